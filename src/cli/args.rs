@@ -1,0 +1,90 @@
+//! What the user can type: the global options and the command list.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use super::output::ColorChoice;
+use super::{agents, demo_agent, discover, down, launch, whoami};
+
+const AFTER_HELP: &str = "\
+Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent or
+pane not found, 5 tmux unavailable, 6 rate limited, 7 message not delivered.
+
+Every command of the Python Claude Swarm CLI also works under its old name
+(discover-agents, list-agents, ...).";
+
+/// Run several AI coding agents side by side in tmux on one project.
+#[derive(Debug, Parser)]
+#[command(
+    name = "swarm",
+    version,
+    about,
+    long_about = "Run several AI coding agents side by side in tmux on one project: \
+                  swarm finds the agent panes, gives each a stable id, and lets them \
+                  message each other and lock files.",
+    after_help = AFTER_HELP,
+    arg_required_else_help = true,
+    max_term_width = 100
+)]
+pub struct Cli {
+    /// Options every command takes.
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// The command.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Options every command takes, before or after the command name.
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Project root holding the state files [default: $CLAUDESWARM_ROOT,
+    /// else the nearest directory with .git, .claudeswarm.yaml,
+    /// ACTIVE_AGENTS.json, .agent_locks, pyproject.toml or package.json]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        visible_alias = "project-root"
+    )]
+    pub root: Option<PathBuf>,
+
+    /// tmux server to use: a socket name (like tmux -L) or a path
+    /// containing `/` (like tmux -S) [default: the server of the current
+    /// pane ($TMUX), else tmux's default]
+    #[arg(
+        long,
+        global = true,
+        env = "SWARM_TMUX_SOCKET",
+        value_name = "NAME|PATH"
+    )]
+    pub tmux_socket: Option<OsString>,
+
+    /// When to colour the output
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: ColorChoice,
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Find this project's agent panes and update the registry
+    #[command(alias = "discover-agents")]
+    Discover(discover::DiscoverArgs),
+    /// List the registered agents (no tmux call)
+    #[command(alias = "list-agents")]
+    Agents(agents::AgentsArgs),
+    /// Show which agent this pane is
+    Whoami(whoami::WhoamiArgs),
+    /// Open a tmux session with N agent panes
+    Launch(launch::LaunchArgs),
+    /// Stop a session opened by `swarm launch`
+    Down(down::DownArgs),
+    /// Print swarm's version
+    Version,
+    /// The demo agent `swarm launch --agent demo` runs in each pane
+    #[command(hide = true)]
+    DemoAgent(demo_agent::DemoAgentArgs),
+}

@@ -1,0 +1,82 @@
+//! Everything a command needs, resolved once: the project root and its
+//! files, the tmux server, the config (loaded on first use, so that a
+//! broken config does not stop commands that do not read it).
+
+use std::cell::OnceCell;
+use std::env;
+
+use crate::agent_matcher::AgentMatcher;
+use crate::config::{self, Config, LoadedConfig};
+use crate::discovery::DiscoverOptions;
+use crate::error::{Error, Result};
+use crate::store::{Paths, ProjectRoot};
+use crate::tmux::{Server, Tmux};
+
+use super::args::GlobalArgs;
+use super::output::Output;
+
+/// The resolved environment of one command.
+pub struct Context {
+    /// Where output goes.
+    pub out: Output,
+    /// The project root and how it was found.
+    pub root: ProjectRoot,
+    /// The state-file layout under the root.
+    pub paths: Paths,
+    /// The tmux server.
+    pub tmux: Tmux,
+    config: OnceCell<LoadedConfig>,
+}
+
+impl Context {
+    /// Resolves the root and the tmux server (neither runs anything).
+    pub fn new(global: &GlobalArgs, out: Output) -> Result<Context> {
+        let cwd = env::current_dir().map_err(|source| Error::Io {
+            what: "read the current directory".into(),
+            source,
+        })?;
+        let root = ProjectRoot::detect(
+            global.root.as_deref(),
+            env::var_os("CLAUDESWARM_ROOT").as_deref(),
+            &cwd,
+        )?;
+        let paths = Paths::new(root.path.clone());
+        let server = Server::select(
+            global.tmux_socket.as_deref(),
+            env::var_os("TMUX").as_deref(),
+        );
+        Ok(Context {
+            out,
+            root,
+            paths,
+            tmux: Tmux::new(server),
+            config: OnceCell::new(),
+        })
+    }
+
+    /// The config, loaded from the project root on first use.
+    pub fn config(&self) -> Result<&Config> {
+        if let Some(c) = self.config.get() {
+            return Ok(&c.config);
+        }
+        let loaded = config::load(self.paths.root())?;
+        Ok(&self.config.get_or_init(|| loaded).config)
+    }
+
+    /// The agent recogniser configured for this project.
+    pub fn matcher(&self) -> Result<AgentMatcher> {
+        Ok(AgentMatcher::new(
+            self.config()?.discovery.agent_commands.iter().cloned(),
+        ))
+    }
+
+    /// Discovery settings from the config, with an optional override of
+    /// the stale threshold.
+    pub fn discover_options(&self, stale_threshold: Option<u64>) -> Result<DiscoverOptions> {
+        let d = &self.config()?.discovery;
+        Ok(DiscoverOptions {
+            stale_after_secs: stale_threshold.unwrap_or(u64::from(d.stale_threshold)),
+            cross_project: d.enable_cross_project_coordination,
+        })
+    }
+}

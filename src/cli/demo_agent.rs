@@ -1,0 +1,35 @@
+//! `swarm demo-agent` (hidden): the stand-in agent.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::demo_agent;
+use crate::error::{Error, Result};
+use crate::exit_code::ExitCode;
+
+/// Arguments of `swarm demo-agent`.
+#[derive(Debug, Args)]
+pub struct DemoAgentArgs {
+    /// Append each submission to this file as a JSON line
+    #[arg(long, value_name = "FILE")]
+    record: Option<PathBuf>,
+    /// Name shown in the banner [default: the pane id, $TMUX_PANE]
+    #[arg(long)]
+    name: Option<String>,
+}
+
+/// Runs the demo agent on this terminal until it is told to quit.
+pub fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
+    let name = args
+        .name
+        .clone()
+        .or_else(|| std::env::var("TMUX_PANE").ok())
+        .unwrap_or_else(|| "demo".into());
+    let name = crate::sanitize::one_line(&name);
+    demo_agent::run(args.record.as_deref(), &name).map_err(|source| Error::Io {
+        what: "run the demo agent (it needs a terminal)".into(),
+        source,
+    })?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,18 @@
+//! The command-line layer: clap types, one file per command, and all
+//! printing. Commands turn what the user typed into a checked plan before
+//! anything happens.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod agents;
+mod app;
+mod args;
+mod context;
+mod demo_agent;
+mod discover;
+mod down;
+mod launch;
+mod output;
+mod version;
+mod whoami;
+
+pub use app::run;

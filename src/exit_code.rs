@@ -1,0 +1,60 @@
+//! The published table of exit codes (README "Exit codes"): every way a
+//! `swarm` command can end maps to exactly one of these.
+
+/// How a `swarm` process ends. The numbers are part of the interface:
+/// scripts and agents branch on them, so they never change meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ExitCode {
+    /// The command did what was asked (including "nothing to do").
+    Success = 0,
+    /// A handled failure: bad input, unreadable state, a refused operation.
+    Failure = 1,
+    /// The command line itself was wrong (unknown command, missing argument).
+    Usage = 2,
+    /// A file lock is held by another agent.
+    LockHeld = 3,
+    /// The agent, pane or session named does not exist.
+    NotFound = 4,
+    /// tmux is not installed, no server is running, or it did not answer.
+    TmuxUnavailable = 5,
+    /// The sender exceeded its message rate limit.
+    RateLimited = 6,
+    /// The message was saved but not delivered into the pane (queued).
+    NotDelivered = 7,
+}
+
+impl ExitCode {
+    /// Every code with a one-line meaning, in numeric order (used by
+    /// `swarm help exit-codes` and checked against the README in tests).
+    pub const ALL: [(ExitCode, &'static str); 8] = [
+        (ExitCode::Success, "success (also \"nothing to do\")"),
+        (
+            ExitCode::Failure,
+            "error: invalid input, unreadable state, refused operation",
+        ),
+        (
+            ExitCode::Usage,
+            "usage error: unknown command, bad or missing argument",
+        ),
+        (ExitCode::LockHeld, "the file lock is held by another agent"),
+        (ExitCode::NotFound, "agent, pane or session not found"),
+        (
+            ExitCode::TmuxUnavailable,
+            "tmux unavailable: not installed, no server, or timed out",
+        ),
+        (
+            ExitCode::RateLimited,
+            "rate limited: wait before sending more messages",
+        ),
+        (
+            ExitCode::NotDelivered,
+            "message not delivered into the pane (queued in the inbox)",
+        ),
+    ];
+
+    /// The numeric process status.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}

@@ -1,0 +1,33 @@
+//! swarm coordinates several AI coding agents (Claude Code, Codex, Gemini
+//! CLI, aider, ...) that run side by side in tmux panes on one project: it
+//! finds them, carries messages between them, hands out file locks and
+//! makes sure important messages are acknowledged.
+//!
+//! Layers, top to bottom (data never flows back up): `cli` (arguments to a
+//! checked plan, printing), the operations (`discovery`, `launch`, ...),
+//! `store` (project root and state files) and `tmux` (the only code that
+//! spawns tmux). Nothing below `cli` prints.
+
+pub mod agent_matcher;
+pub mod config;
+pub mod demo_agent;
+pub mod discovery;
+pub mod error;
+pub mod exit_code;
+pub mod identity;
+pub mod json;
+pub mod launch;
+pub mod procfs;
+pub mod registry;
+pub mod sanitize;
+pub mod store;
+pub mod sys;
+pub mod time;
+pub mod tmux;
+pub mod validate;
+
+mod cli;
+
+pub use cli::run;
+pub use error::{Error, Result};
+pub use exit_code::ExitCode;

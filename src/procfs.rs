@@ -1,0 +1,176 @@
+//! Reading processes from `/proc`: what a pane runs, its children, its
+//! working directory and its foreground process group. Discovery uses these
+//! instead of spawning `pgrep`/`ps` per pane.
+
+use std::fs;
+use std::path::PathBuf;
+
+/// Fields of `/proc/<pid>/stat` that swarm uses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProcStat {
+    /// Process id.
+    pub pid: u32,
+    /// Name of the executable, at most 15 bytes (`comm`).
+    pub comm: String,
+    /// Parent pid.
+    pub ppid: u32,
+    /// Foreground process group of the controlling terminal, or -1.
+    pub tpgid: i64,
+}
+
+/// Parses the content of `/proc/<pid>/stat`. The command name is in
+/// parentheses and may itself contain spaces and `)`, so it runs to the
+/// last `)`.
+pub fn parse_stat(text: &str) -> Option<ProcStat> {
+    let open = text.find('(')?;
+    let close = text.rfind(')')?;
+    if close < open {
+        return None;
+    }
+    let pid = text[..open].trim().parse().ok()?;
+    let comm = text[open + 1..close].to_owned();
+    // After ") ": state ppid pgrp session tty_nr tpgid ...
+    let mut rest = text[close + 1..].split_ascii_whitespace();
+    let _state = rest.next()?;
+    let ppid = rest.next()?.parse().ok()?;
+    let _pgrp = rest.next()?;
+    let _session = rest.next()?;
+    let _tty = rest.next()?;
+    let tpgid = rest.next()?.parse().ok()?;
+    Some(ProcStat {
+        pid,
+        comm,
+        ppid,
+        tpgid,
+    })
+}
+
+/// `/proc/<pid>/stat`, parsed; `None` when the process is gone.
+pub fn stat(pid: u32) -> Option<ProcStat> {
+    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+}
+
+/// The argument vector of a process; empty for kernel threads, `None` when
+/// the process is gone.
+pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    Some(
+        raw.split(|&b| b == 0)
+            .filter(|a| !a.is_empty())
+            .map(|a| String::from_utf8_lossy(a).into_owned())
+            .collect(),
+    )
+}
+
+/// The working directory of a process, when we may read it.
+pub fn cwd(pid: u32) -> Option<PathBuf> {
+    fs::read_link(format!("/proc/{pid}/cwd")).ok()
+}
+
+/// Direct children of a process: the union of every thread's `children`
+/// file (a multi-threaded parent such as node may fork from any thread).
+/// Falls back to a scan of `/proc` on kernels without `children` files.
+pub fn children(pid: u32) -> Vec<u32> {
+    let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut have_children_files = false;
+    for task in tasks.flatten() {
+        if let Ok(text) = fs::read_to_string(task.path().join("children")) {
+            have_children_files = true;
+            out.extend(
+                text.split_ascii_whitespace()
+                    .filter_map(|p| p.parse::<u32>().ok()),
+            );
+        }
+    }
+    if !have_children_files {
+        return scan_children(pid);
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn scan_children(parent: u32) -> Vec<u32> {
+    let Ok(entries) = fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| stat(pid).is_some_and(|s| s.ppid == parent))
+        .collect()
+}
+
+/// The pane root process and every descendant (breadth first, at most
+/// `limit` processes, so a fork bomb in a pane cannot stall discovery).
+pub fn descendants(root: u32, limit: usize) -> Vec<u32> {
+    let mut out = vec![root];
+    let mut next = 0;
+    while next < out.len() && out.len() < limit {
+        let kids = children(out[next]);
+        for kid in kids {
+            if out.len() >= limit {
+                break;
+            }
+            if !out.contains(&kid) {
+                out.push(kid);
+            }
+        }
+        next += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn parses_stat_with_awkward_names() {
+        let s = parse_stat("4242 (we ird) name)) S 17 4242 4242 34816 4300 4194304 0 0")
+            .expect("parse");
+        assert_eq!(s.pid, 4242);
+        assert_eq!(s.comm, "we ird) name)");
+        assert_eq!(s.ppid, 17);
+        assert_eq!(s.tpgid, 4300);
+        assert_eq!(
+            parse_stat("1 (init) S 0 1 1 0 -1 0").map(|s| s.tpgid),
+            Some(-1)
+        );
+        assert_eq!(parse_stat("garbage"), None);
+        assert_eq!(parse_stat("1 )(x S 0 1 1 0 -1"), None);
+    }
+
+    #[test]
+    fn reads_this_process() {
+        let me = std::process::id();
+        let s = stat(me).expect("own stat");
+        assert_eq!(s.pid, me);
+        assert!(cmdline(me).is_some_and(|a| !a.is_empty()));
+        assert_eq!(cwd(me), std::env::current_dir().ok());
+    }
+
+    #[test]
+    fn finds_a_child() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .expect("spawn");
+        let me = std::process::id();
+        let found = descendants(me, 1000).contains(&child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(found);
+    }
+
+    proptest! {
+        #[test]
+        fn stat_parser_never_panics(s in "\\PC*") {
+            let _ = parse_stat(&s);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Where every state file lives, relative to the project root. Python-
+//! compatible files sit in the root; files only swarm uses live in `.swarm/`.
+
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The state-file layout of one project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Paths {
+    root: PathBuf,
+}
+
+impl Paths {
+    /// The layout under `root` (an absolute, resolved directory).
+    pub fn new(root: impl Into<PathBuf>) -> Paths {
+        Paths { root: root.into() }
+    }
+
+    /// The project root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// `ACTIVE_AGENTS.json`: the agent registry (spec 5.1).
+    pub fn registry(&self) -> PathBuf {
+        self.root.join("ACTIVE_AGENTS.json")
+    }
+
+    /// `agent_messages.log`: the JSONL message log (spec 5.2).
+    pub fn message_log(&self) -> PathBuf {
+        self.root.join("agent_messages.log")
+    }
+
+    /// `.agent_locks/`: one file per file lock (spec 5.3).
+    pub fn locks_dir(&self) -> PathBuf {
+        self.root.join(".agent_locks")
+    }
+
+    /// `PENDING_ACKS.json`, in the root (the original used the cwd).
+    pub fn pending_acks(&self) -> PathBuf {
+        self.root.join("PENDING_ACKS.json")
+    }
+
+    /// `.swarm/`: state that only swarm reads.
+    pub fn swarm_dir(&self) -> PathBuf {
+        self.root.join(".swarm")
+    }
+
+    /// `.swarm/agent_ids.json`: the high-water mark of agent ids.
+    pub fn agent_ids(&self) -> PathBuf {
+        self.swarm_dir().join("agent_ids.json")
+    }
+
+    /// `.swarm/last_read_messages.json` (spec 5.5).
+    pub fn last_read(&self) -> PathBuf {
+        self.swarm_dir().join("last_read_messages.json")
+    }
+
+    /// A short fingerprint of the root, written into panes as
+    /// `@swarm_project` so a pane's agent id is only trusted by the project
+    /// that gave it.
+    pub fn fingerprint(&self) -> String {
+        let digest = Sha256::digest(self.root.as_os_str().as_encoded_bytes());
+        let mut hex = String::with_capacity(16);
+        for byte in &digest[..8] {
+            hex.push_str(&format!("{byte:02x}"));
+        }
+        hex
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_matches_the_python_tool() {
+        let p = Paths::new("/p");
+        assert_eq!(p.registry(), Path::new("/p/ACTIVE_AGENTS.json"));
+        assert_eq!(p.message_log(), Path::new("/p/agent_messages.log"));
+        assert_eq!(p.locks_dir(), Path::new("/p/.agent_locks"));
+        assert_eq!(p.pending_acks(), Path::new("/p/PENDING_ACKS.json"));
+        assert_eq!(
+            p.last_read(),
+            Path::new("/p/.swarm/last_read_messages.json")
+        );
+    }
+
+    #[test]
+    fn fingerprints_differ_per_root() {
+        let a = Paths::new("/p/a").fingerprint();
+        assert_eq!(a.len(), 16);
+        assert_eq!(a, Paths::new("/p/a").fingerprint());
+        assert_ne!(a, Paths::new("/p/b").fingerprint());
+    }
+}

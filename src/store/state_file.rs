@@ -1,0 +1,358 @@
+//! `StateFile`: one JSON (or text) state file, written atomically under a
+//! stable sidecar lock.
+//!
+//! Writers take an exclusive `flock` on `.<name>.lock` beside the file (never
+//! on the data file, which is replaced by rename), read, modify, write a
+//! unique temp file, fsync it and rename it over the target. A reader never
+//! sees a half-written file, and a crash at any point leaves the old or the
+//! new version. Links are not followed: a state file that is a symlink is
+//! reported as damaged and replaced, never written through.
+
+use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::de::DeserializeOwned;
+
+use super::error::StoreError;
+
+/// How long a writer waits for another process to finish with a file.
+pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// What reading a state file found.
+#[derive(Debug, PartialEq)]
+pub enum Loaded<T> {
+    /// No file: a fresh project.
+    Missing,
+    /// A valid file.
+    Valid(T),
+    /// A file that exists but cannot be used (empty, not JSON, wrong
+    /// shape, a symlink); the reason says which.
+    Corrupt(String),
+}
+
+/// One state file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateFile {
+    path: PathBuf,
+}
+
+/// Proof that the caller holds a file's exclusive lock; released on drop
+/// (closing the descriptor releases the `flock`, also when a process dies).
+#[derive(Debug)]
+pub struct StateLock {
+    _file: File,
+    data: PathBuf,
+}
+
+/// Creates `dir` and any missing parents with mode 0700.
+pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    DirBuilder::new().recursive(true).mode(0o700).create(dir)
+}
+
+impl StateFile {
+    /// The state file at `path`.
+    pub fn new(path: impl Into<PathBuf>) -> StateFile {
+        StateFile { path: path.into() }
+    }
+
+    /// Where the data lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn file_name(&self) -> String {
+        self.path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "state".into())
+    }
+
+    fn dir(&self) -> &Path {
+        self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The sidecar lock file, `.<name>.lock` beside the data.
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir().join(format!(".{}.lock", self.file_name()))
+    }
+
+    fn temp_prefix(&self) -> String {
+        format!(".{}.tmp-", self.file_name())
+    }
+
+    /// Takes the exclusive lock, waiting at most `timeout`. Creates the
+    /// directory (0700) and the sidecar (0600) when missing.
+    pub fn lock(&self, timeout: Duration) -> Result<StateLock, StoreError> {
+        let lock_path = self.lock_path();
+        let lock_err = |source| StoreError::Lock {
+            path: lock_path.clone(),
+            source,
+        };
+        ensure_private_dir(self.dir()).map_err(lock_err)?;
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&lock_path)
+            .map_err(lock_err)?;
+        let started = Instant::now();
+        let mut pause = Duration::from_micros(200);
+        loop {
+            match file.try_lock() {
+                Ok(()) => {
+                    return Ok(StateLock {
+                        _file: file,
+                        data: self.path.clone(),
+                    });
+                }
+                Err(TryLockError::WouldBlock) => {
+                    if started.elapsed() >= timeout {
+                        return Err(StoreError::LockTimeout {
+                            path: lock_path,
+                            timeout,
+                        });
+                    }
+                    thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(10));
+                }
+                Err(TryLockError::Error(e)) => return Err(lock_err(e)),
+            }
+        }
+    }
+
+    /// The raw content; `Ok(None)` when the file does not exist.
+    pub fn read(&self) -> Result<Option<Vec<u8>>, StoreError> {
+        let read_err = |source| StoreError::Read {
+            path: self.path.clone(),
+            source,
+        };
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&self.path);
+        let mut file = match file {
+            Ok(f) => f,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+                return Err(StoreError::Corrupt {
+                    path: self.path.clone(),
+                    reason: "it is a symbolic link, and swarm never follows links for state files"
+                        .into(),
+                });
+            }
+            Err(e) => return Err(read_err(e)),
+        };
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(read_err)?;
+        Ok(Some(bytes))
+    }
+
+    /// Reads and parses JSON. A missing file is `Missing`; an empty file,
+    /// invalid JSON, the wrong shape or a symlink is `Corrupt` with the
+    /// reason; only I/O failures (permissions, ...) are errors.
+    pub fn read_json<T: DeserializeOwned>(&self) -> Result<Loaded<T>, StoreError> {
+        let bytes = match self.read() {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(Loaded::Missing),
+            Err(StoreError::Corrupt { reason, .. }) => return Ok(Loaded::Corrupt(reason)),
+            Err(e) => return Err(e),
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Loaded::Corrupt("the file is empty".into()));
+        }
+        Ok(match serde_json::from_slice(&bytes) {
+            Ok(value) => Loaded::Valid(value),
+            Err(e) => Loaded::Corrupt(e.to_string()),
+        })
+    }
+
+    /// Replaces the content atomically (temp file, fsync, rename; mode
+    /// 0600). Temp files a crashed writer left behind are removed first:
+    /// holding the lock means no other writer of this file is mid-write.
+    pub fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+        debug_assert_eq!(lock.data, self.path, "lock taken for another file");
+        let write_err = |source| StoreError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        self.remove_stale_temps();
+        let mut temp = tempfile::Builder::new()
+            .prefix(&self.temp_prefix())
+            .rand_bytes(10)
+            .tempfile_in(self.dir())
+            .map_err(write_err)?;
+        temp.write_all(bytes).map_err(write_err)?;
+        temp.as_file().sync_all().map_err(write_err)?;
+        temp.persist(&self.path).map_err(|e| write_err(e.error))?;
+        Ok(())
+    }
+
+    /// Moves a damaged file aside to `<name>.corrupt-<UTC time>` so that it
+    /// is preserved (for the user to inspect) before being replaced.
+    /// Returns where it went, or `None` when there was nothing to move.
+    pub fn preserve(&self, lock: &StateLock) -> Result<Option<PathBuf>, StoreError> {
+        debug_assert_eq!(lock.data, self.path, "lock taken for another file");
+        if fs::symlink_metadata(&self.path).is_err() {
+            return Ok(None);
+        }
+        let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+        let aside = self
+            .dir()
+            .join(format!("{}.corrupt-{stamp}", self.file_name()));
+        fs::rename(&self.path, &aside).map_err(|source| StoreError::Write {
+            path: self.path.clone(),
+            source,
+        })?;
+        Ok(Some(aside))
+    }
+
+    fn remove_stale_temps(&self) {
+        let prefix = self.temp_prefix();
+        let Ok(entries) = fs::read_dir(self.dir()) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            if entry
+                .file_name()
+                .as_encoded_bytes()
+                .starts_with(prefix.as_bytes())
+            {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::{Arc, Barrier};
+
+    fn file(dir: &tempfile::TempDir, name: &str) -> StateFile {
+        StateFile::new(dir.path().join(name))
+    }
+
+    #[test]
+    fn missing_empty_garbage_and_valid() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = file(&dir, "s.json");
+        assert_eq!(
+            f.read_json::<serde_json::Value>().expect("read"),
+            Loaded::Missing
+        );
+        fs::write(f.path(), "  \n").expect("write");
+        assert!(
+            matches!(f.read_json::<serde_json::Value>(), Ok(Loaded::Corrupt(r)) if r.contains("empty"))
+        );
+        fs::write(f.path(), "{\"a\":").expect("write");
+        assert!(matches!(
+            f.read_json::<serde_json::Value>(),
+            Ok(Loaded::Corrupt(_))
+        ));
+        fs::write(f.path(), "[1]").expect("write");
+        assert!(matches!(f.read_json::<Vec<u32>>(), Ok(Loaded::Valid(v)) if v == [1]));
+        assert!(matches!(f.read_json::<String>(), Ok(Loaded::Corrupt(_))));
+    }
+
+    #[test]
+    fn writes_are_private_and_leave_no_temp_files() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = file(&dir, "s.json");
+        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+        // A temp file left by a writer that crashed.
+        fs::write(dir.path().join(".s.json.tmp-crashed"), "half").expect("write");
+        f.write(&lock, b"{}").expect("write");
+        assert_eq!(fs::read(f.path()).expect("read"), b"{}");
+        let mode = fs::metadata(f.path()).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        let mut names: Vec<_> = fs::read_dir(dir.path())
+            .expect("ls")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".s.json.lock", "s.json"]);
+    }
+
+    #[test]
+    fn symlinks_are_reported_not_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let outside = dir.path().join("outside.json");
+        fs::write(&outside, "{\"secret\": 1}").expect("write");
+        let f = file(&dir, "s.json");
+        std::os::unix::fs::symlink(&outside, f.path()).expect("symlink");
+        assert!(
+            matches!(f.read_json::<serde_json::Value>(), Ok(Loaded::Corrupt(r)) if r.contains("symbolic link"))
+        );
+        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+        let aside = f.preserve(&lock).expect("preserve").expect("moved");
+        f.write(&lock, b"{}").expect("write");
+        // The link target is untouched; the link itself was moved aside.
+        assert_eq!(fs::read(&outside).expect("read"), b"{\"secret\": 1}");
+        assert!(
+            fs::symlink_metadata(&aside)
+                .expect("meta")
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(fs::read(f.path()).expect("read"), b"{}");
+    }
+
+    #[test]
+    fn lock_times_out_while_held_and_is_released_on_drop() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = file(&dir, "s.json");
+        let held = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+        let err = f.lock(Duration::from_millis(20)).expect_err("held");
+        assert!(matches!(err, StoreError::LockTimeout { .. }), "{err}");
+        drop(held);
+        f.lock(Duration::from_millis(20)).expect("free again");
+    }
+
+    #[test]
+    fn concurrent_read_modify_write_loses_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("n.json");
+        let threads = 8;
+        let per_thread = 25;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|_| {
+                let path = path.clone();
+                let barrier = Arc::clone(&barrier);
+                thread::spawn(move || {
+                    let f = StateFile::new(path);
+                    barrier.wait();
+                    for _ in 0..per_thread {
+                        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+                        let n = match f.read_json::<u64>().expect("read") {
+                            Loaded::Valid(n) => n,
+                            Loaded::Missing => 0,
+                            Loaded::Corrupt(why) => panic!("torn read: {why}"),
+                        };
+                        f.write(&lock, (n + 1).to_string().as_bytes())
+                            .expect("write");
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().expect("thread");
+        }
+        let f = StateFile::new(path);
+        assert_eq!(
+            f.read_json::<u64>().expect("read"),
+            Loaded::Valid((threads * per_thread) as u64)
+        );
+    }
+}

@@ -1,0 +1,610 @@
+//! `Tmux`: runs tmux commands against one server, with a timeout, and turns
+//! their answers into typed values.
+
+use std::ffi::{OsStr, OsString};
+use std::io::{self, Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::thread;
+use std::time::Duration;
+
+use super::error::TmuxError;
+use super::pane::{LIST_PANES_FORMAT, Pane, PaneId, parse_list_panes};
+use super::server::Server;
+use super::version::Version;
+
+/// How long one tmux call may take before we give up on the server.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A client for one tmux server. Cheap to build: nothing runs until a
+/// method is called, and `tmux -V` runs at most once per process.
+#[derive(Debug)]
+pub struct Tmux {
+    server: Server,
+    program: OsString,
+    timeout: Duration,
+    version: OnceLock<Version>,
+}
+
+/// What to label one pane with: its agent id, and which project gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PaneLabel {
+    /// The pane.
+    pub pane: PaneId,
+    /// The agent id (`agent-3`); also becomes the pane title.
+    pub agent: String,
+    /// A short fingerprint of the project root (see `store::Paths`).
+    pub project: String,
+}
+
+/// A new session for `new_session`.
+#[derive(Clone, Debug)]
+pub struct SessionSpec<'a> {
+    /// Session name (tmux replaces `:` and `.`; callers pass clean names).
+    pub name: &'a str,
+    /// Working directory of the first pane.
+    pub cwd: &'a Path,
+    /// Width and height of the detached session.
+    pub size: (u16, u16),
+    /// The command of the first pane, run by tmux through `sh -c`.
+    pub command: &'a str,
+}
+
+/// Arguments of one tmux invocation. Free text goes through `text`, which
+/// protects a trailing `;` (tmux would take it as a command separator);
+/// `then` starts the next command of a sequence.
+struct Args {
+    argv: Vec<OsString>,
+    command: &'static str,
+}
+
+impl Args {
+    fn new(command: &'static str) -> Args {
+        Args {
+            argv: vec![command.into()],
+            command,
+        }
+    }
+
+    fn flag(mut self, flag: &str) -> Args {
+        self.argv.push(flag.into());
+        self
+    }
+
+    fn text(mut self, text: impl AsRef<OsStr>) -> Args {
+        self.argv.push(escape_trailing_semicolon(text.as_ref()));
+        self
+    }
+
+    fn then(mut self, command: &'static str) -> Args {
+        self.argv.push(";".into());
+        self.argv.push(command.into());
+        self
+    }
+}
+
+/// tmux treats an argument ending in `;` as "end of command" and one ending
+/// in `\;` as a literal `;`, so a literal trailing `;` gets a backslash.
+fn escape_trailing_semicolon(text: &OsStr) -> OsString {
+    let bytes = text.as_bytes();
+    match bytes.split_last() {
+        Some((b';', head)) => {
+            let mut out = head.to_vec();
+            out.extend_from_slice(b"\\;");
+            OsString::from_vec(out)
+        }
+        _ => text.to_owned(),
+    }
+}
+
+impl Tmux {
+    /// A client for `server`, using `tmux` from `PATH`.
+    pub fn new(server: Server) -> Tmux {
+        Tmux {
+            server,
+            program: "tmux".into(),
+            timeout: DEFAULT_TIMEOUT,
+            version: OnceLock::new(),
+        }
+    }
+
+    /// The same client with another per-call timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Tmux {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The server this client talks to.
+    pub fn server(&self) -> &Server {
+        &self.server
+    }
+
+    /// The server's tmux version (`tmux -V`), asked once per process.
+    pub fn version(&self) -> Result<&Version, TmuxError> {
+        if let Some(v) = self.version.get() {
+            return Ok(v);
+        }
+        let out = self.exec_raw(vec!["-V".into()], "-V", None, false)?;
+        let version = Version::parse(&out).ok_or_else(|| TmuxError::BadOutput {
+            command: "-V".into(),
+            detail: format!("expected `tmux X.Y`, got {:?}", out.trim()),
+        })?;
+        Ok(self.version.get_or_init(|| version))
+    }
+
+    /// Every pane of the server (`list-panes -a`), in tmux's order, plus a
+    /// note for each output line that could not be parsed.
+    pub fn list_panes(&self) -> Result<(Vec<Pane>, Vec<String>), TmuxError> {
+        let out = self.exec(
+            Args::new("list-panes")
+                .flag("-a")
+                .flag("-F")
+                .text(LIST_PANES_FORMAT),
+            None,
+        )?;
+        Ok(parse_list_panes(&out))
+    }
+
+    /// The `@swarm_agent` and `@swarm_project` labels of one pane.
+    pub fn pane_labels(
+        &self,
+        pane: &PaneId,
+    ) -> Result<(Option<String>, Option<String>), TmuxError> {
+        let out = self.exec(
+            Args::new("display-message")
+                .flag("-p")
+                .flag("-t")
+                .text(pane.as_str())
+                .text("#{@swarm_agent}\x1f#{@swarm_project}"),
+            None,
+        )?;
+        let line = out.strip_suffix('\n').unwrap_or(&out);
+        let (agent, project) = line.split_once('\x1f').unwrap_or((line, ""));
+        let some = |s: &str| Some(s.to_owned()).filter(|s| !s.is_empty());
+        Ok((some(agent), some(project)))
+    }
+
+    /// Writes agent ids into panes (`@swarm_agent`, `@swarm_project` and the
+    /// pane title), all in one tmux call.
+    pub fn label_panes(&self, labels: &[PaneLabel]) -> Result<(), TmuxError> {
+        let Some((first, rest)) = labels.split_first() else {
+            return Ok(());
+        };
+        let mut args = Self::label_args(Args::new("set-option"), first);
+        for label in rest {
+            args = Self::label_args(args.then("set-option"), label);
+        }
+        self.exec(args, None).map(drop)
+    }
+
+    fn label_args(args: Args, label: &PaneLabel) -> Args {
+        let pane = label.pane.as_str();
+        args.flag("-p")
+            .flag("-t")
+            .text(pane)
+            .flag("--")
+            .text("@swarm_agent")
+            .text(&label.agent)
+            .then("set-option")
+            .flag("-p")
+            .flag("-t")
+            .text(pane)
+            .flag("--")
+            .text("@swarm_project")
+            .text(&label.project)
+            .then("select-pane")
+            .flag("-t")
+            .text(pane)
+            .flag("-T")
+            .text(&label.agent)
+    }
+
+    /// True when a session with exactly this name exists.
+    pub fn has_session(&self, name: &str) -> Result<bool, TmuxError> {
+        match self.exec(
+            Args::new("has-session").flag("-t").text(format!("={name}")),
+            None,
+        ) {
+            Ok(_) => Ok(true),
+            Err(TmuxError::TargetNotFound { .. }) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Creates a detached session and returns the id of its first pane.
+    /// Starts the server when none is running.
+    pub fn new_session(&self, spec: &SessionSpec<'_>) -> Result<PaneId, TmuxError> {
+        let out = self.exec(
+            Args::new("new-session")
+                .flag("-d")
+                .flag("-P")
+                .flag("-F")
+                .text("#{pane_id}")
+                .flag("-s")
+                .text(spec.name)
+                .flag("-c")
+                .text(spec.cwd)
+                .flag("-x")
+                .text(spec.size.0.to_string())
+                .flag("-y")
+                .text(spec.size.1.to_string())
+                .flag("--")
+                .text(spec.command),
+            None,
+        )?;
+        parse_pane_id("new-session", &out)
+    }
+
+    /// Splits `target` and returns the new pane's id; the new pane runs
+    /// `command` through `sh -c` in `cwd`. Focus stays where it was.
+    pub fn split_window(
+        &self,
+        target: &str,
+        cwd: &Path,
+        command: &str,
+    ) -> Result<PaneId, TmuxError> {
+        let out = self.exec(
+            Args::new("split-window")
+                .flag("-d")
+                .flag("-P")
+                .flag("-F")
+                .text("#{pane_id}")
+                .flag("-t")
+                .text(target)
+                .flag("-c")
+                .text(cwd)
+                .flag("--")
+                .text(command),
+            None,
+        )?;
+        parse_pane_id("split-window", &out)
+    }
+
+    /// Applies a layout (`tiled`, `even-horizontal`, ...) to a window.
+    pub fn select_layout(&self, target: &str, layout: &str) -> Result<(), TmuxError> {
+        self.exec(
+            Args::new("select-layout")
+                .flag("-t")
+                .text(target)
+                .flag("--")
+                .text(layout),
+            None,
+        )
+        .map(drop)
+    }
+
+    /// Sets window options on `target` (one call for all of them).
+    pub fn set_window_options(
+        &self,
+        target: &str,
+        options: &[(&str, &str)],
+    ) -> Result<(), TmuxError> {
+        let Some(((k0, v0), rest)) = options.split_first() else {
+            return Ok(());
+        };
+        let set = |args: Args, k: &str, v: &str| {
+            args.flag("-w")
+                .flag("-t")
+                .text(target)
+                .flag("--")
+                .text(k)
+                .text(v)
+        };
+        let mut args = set(Args::new("set-option"), k0, v0);
+        for (k, v) in rest {
+            args = set(args.then("set-option"), k, v);
+        }
+        self.exec(args, None).map(drop)
+    }
+
+    /// Kills a session by exact name.
+    pub fn kill_session(&self, name: &str) -> Result<(), TmuxError> {
+        self.exec(
+            Args::new("kill-session")
+                .flag("-t")
+                .text(format!("={name}")),
+            None,
+        )
+        .map(drop)
+    }
+
+    /// Pastes `text` into a pane exactly as given: it travels on tmux's
+    /// stdin into a uniquely named buffer (never as an argument, so no byte
+    /// of it is interpreted), then `paste-buffer -p -r -d` pastes it as one
+    /// bracketed paste when the application asked for bracketed paste, keeps
+    /// LF as LF, and deletes the buffer. One tmux call.
+    pub fn paste_text(&self, target: &PaneId, text: &[u8]) -> Result<(), TmuxError> {
+        let buffer = unique_buffer_name();
+        let result = self.exec(
+            Args::new("load-buffer")
+                .flag("-b")
+                .text(&buffer)
+                .flag("-")
+                .then("paste-buffer")
+                .flag("-p")
+                .flag("-r")
+                .flag("-d")
+                .flag("-b")
+                .text(&buffer)
+                .flag("-t")
+                .text(target.as_str()),
+            Some(text),
+        );
+        if result.is_err() {
+            // The paste failed after the load: don't leave the text behind.
+            let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
+        }
+        result.map(drop)
+    }
+
+    /// Sends key names (`Enter`, `C-c`) to a pane; never used for text.
+    pub fn send_keys(&self, target: &PaneId, keys: &[&str]) -> Result<(), TmuxError> {
+        let mut args = Args::new("send-keys")
+            .flag("-t")
+            .text(target.as_str())
+            .flag("--");
+        for key in keys {
+            args = args.text(key);
+        }
+        self.exec(args, None).map(drop)
+    }
+
+    /// The visible text of a pane, wrapped lines joined (`capture-pane -pJ`).
+    pub fn capture_pane(&self, target: &PaneId) -> Result<String, TmuxError> {
+        self.exec(
+            Args::new("capture-pane")
+                .flag("-p")
+                .flag("-J")
+                .flag("-t")
+                .text(target.as_str()),
+            None,
+        )
+    }
+
+    /// Expands a format for a target (`display-message -p`).
+    pub fn display(&self, target: &str, format: &str) -> Result<String, TmuxError> {
+        let out = self.exec(
+            Args::new("display-message")
+                .flag("-p")
+                .flag("-t")
+                .text(target)
+                .text(format),
+            None,
+        )?;
+        Ok(out.strip_suffix('\n').unwrap_or(&out).to_owned())
+    }
+
+    /// Puts the user's terminal on a session: `switch-client` when we run
+    /// inside a client of the same server, `attach-session` otherwise.
+    /// Interactive: tmux inherits our terminal and this returns when the
+    /// user detaches.
+    pub fn attach(&self, session: &str) -> Result<(), TmuxError> {
+        let inside = matches!(self.server, Server::Inherited(_));
+        let command = if inside {
+            "switch-client"
+        } else {
+            "attach-session"
+        };
+        let target = escape_trailing_semicolon(OsStr::new(&format!("={session}")));
+        let status = Command::new(&self.program)
+            .args(self.server.args())
+            .arg(command)
+            .arg("-t")
+            .arg(target)
+            .status()
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::NotFound => TmuxError::NotInstalled,
+                _ => TmuxError::Io(e),
+            })?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(TmuxError::Failed {
+                command: command.to_owned(),
+                status: status.code().unwrap_or(-1),
+                stderr: String::new(),
+            })
+        }
+    }
+
+    fn exec(&self, args: Args, stdin: Option<&[u8]>) -> Result<String, TmuxError> {
+        let mut argv = self.server.args();
+        argv.extend(args.argv);
+        self.exec_raw(argv, args.command, stdin, true)
+    }
+
+    fn exec_raw(
+        &self,
+        argv: Vec<OsString>,
+        command: &str,
+        stdin: Option<&[u8]>,
+        classify: bool,
+    ) -> Result<String, TmuxError> {
+        let mut cmd = Command::new(&self.program);
+        cmd.args(&argv);
+        let output = match run_with_timeout(&mut cmd, stdin, self.timeout) {
+            Ok(Some(output)) => output,
+            Ok(None) => {
+                return Err(TmuxError::Timeout {
+                    command: command.to_owned(),
+                    timeout: self.timeout,
+                });
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(TmuxError::NotInstalled),
+            Err(e) => return Err(TmuxError::Io(e)),
+        };
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if !output.status.success() {
+            let status = output.status.code().unwrap_or(-1);
+            return Err(if classify {
+                TmuxError::classify(command, status, &stderr, self.server.to_string())
+            } else {
+                TmuxError::Failed {
+                    command: command.to_owned(),
+                    status,
+                    stderr: stderr.trim().to_owned(),
+                }
+            });
+        }
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+fn parse_pane_id(command: &str, out: &str) -> Result<PaneId, TmuxError> {
+    out.trim().parse().map_err(|detail| TmuxError::BadOutput {
+        command: command.to_owned(),
+        detail,
+    })
+}
+
+/// `swarm-<pid>-<counter>-<random>`: unique across processes and calls, so
+/// concurrent senders never paste each other's buffer.
+fn unique_buffer_name() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    let random = uuid::Uuid::new_v4().simple().to_string();
+    format!("swarm-{}-{n}-{}", std::process::id(), &random[..12])
+}
+
+/// What a finished child printed.
+struct Finished {
+    status: std::process::ExitStatus,
+    stdout: Vec<u8>,
+    stderr: Vec<u8>,
+}
+
+/// Runs `cmd` to completion, feeding it `stdin`, for at most `timeout`.
+/// `Ok(None)` means it timed out and was killed. The pipes are serviced by
+/// helper threads so a chatty child can never fill a pipe and stall.
+fn run_with_timeout(
+    cmd: &mut Command,
+    stdin: Option<&[u8]>,
+    timeout: Duration,
+) -> io::Result<Option<Finished>> {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn()?;
+    let (tx, rx) = mpsc::channel();
+    let pipes = Pipes::take(&mut child, stdin)?;
+    thread::spawn(move || {
+        let _ = tx.send(pipes.drain());
+    });
+    match rx.recv_timeout(timeout) {
+        Ok((stdout, stderr)) => {
+            let status = child.wait()?;
+            Ok(Some(Finished {
+                status,
+                stdout,
+                stderr,
+            }))
+        }
+        Err(_) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            Ok(None)
+        }
+    }
+}
+
+struct Pipes {
+    stdin: Option<(std::process::ChildStdin, Vec<u8>)>,
+    stdout: std::process::ChildStdout,
+    stderr: std::process::ChildStderr,
+}
+
+impl Pipes {
+    fn take(child: &mut Child, input: Option<&[u8]>) -> io::Result<Pipes> {
+        let missing = || io::Error::other("child pipe was not set up");
+        let stdin = match input {
+            Some(bytes) => Some((child.stdin.take().ok_or_else(missing)?, bytes.to_vec())),
+            None => None,
+        };
+        Ok(Pipes {
+            stdin,
+            stdout: child.stdout.take().ok_or_else(missing)?,
+            stderr: child.stderr.take().ok_or_else(missing)?,
+        })
+    }
+
+    fn drain(self) -> (Vec<u8>, Vec<u8>) {
+        let Pipes {
+            stdin,
+            mut stdout,
+            mut stderr,
+        } = self;
+        let err_reader = thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = stderr.read_to_end(&mut buf);
+            buf
+        });
+        if let Some((mut pipe, bytes)) = stdin {
+            // A child that exits without reading gives EPIPE: its status and
+            // stderr say what happened, so the write error adds nothing.
+            let _ = pipe.write_all(&bytes);
+        }
+        let mut out = Vec::new();
+        let _ = stdout.read_to_end(&mut out);
+        let err = err_reader.join().unwrap_or_default();
+        (out, err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trailing_semicolons_are_protected() {
+        let esc = |s: &str| escape_trailing_semicolon(OsStr::new(s));
+        assert_eq!(esc("a;"), "a\\;");
+        assert_eq!(esc(";"), "\\;");
+        assert_eq!(esc("a\\;"), "a\\\\;");
+        assert_eq!(esc("a;b"), "a;b");
+        assert_eq!(esc(""), "");
+    }
+
+    #[test]
+    fn buffer_names_are_unique() {
+        let a = unique_buffer_name();
+        let b = unique_buffer_name();
+        assert_ne!(a, b);
+        assert!(a.starts_with(&format!("swarm-{}-", std::process::id())));
+    }
+
+    #[test]
+    fn timeout_kills_the_child() {
+        let mut cmd = Command::new("sleep");
+        cmd.arg("60");
+        let started = std::time::Instant::now();
+        let out = run_with_timeout(&mut cmd, None, Duration::from_millis(50)).expect("spawn");
+        assert!(out.is_none());
+        // Without the kill, wait() would block for the full minute.
+        assert!(started.elapsed() < Duration::from_secs(50));
+    }
+
+    #[test]
+    fn stdin_reaches_the_child_and_output_comes_back() {
+        let mut cmd = Command::new("cat");
+        let out = run_with_timeout(&mut cmd, Some(b"x;y\n"), Duration::from_secs(5))
+            .expect("spawn")
+            .expect("finished");
+        assert!(out.status.success());
+        assert_eq!(out.stdout, b"x;y\n");
+    }
+
+    #[test]
+    fn missing_binary_is_not_installed() {
+        let mut tmux = Tmux::new(Server::Named("x".into()));
+        tmux.program = "/nonexistent/tmux".into();
+        assert!(matches!(tmux.list_panes(), Err(TmuxError::NotInstalled)));
+    }
+}

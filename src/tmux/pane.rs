@@ -1,0 +1,214 @@
+//! Panes as `list-panes -a` describes them, and the parser for its output.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Field separator in our `-F` formats: ASCII unit separator, which tmux
+/// escapes inside session names, so it cannot appear inside a field.
+pub const FIELD_SEPARATOR: char = '\x1f';
+
+/// The `list-panes -a -F` format the parser expects. The one free-text field
+/// (the session name) comes last so that nothing in it can shift the others.
+pub const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}";
+
+/// A tmux pane id, `%N`: stable for the life of the pane on its server.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct PaneId(String);
+
+impl PaneId {
+    /// The id as tmux writes it (`%3`).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The number after `%`.
+    pub fn number(&self) -> u32 {
+        self.0[1..].parse().unwrap_or(u32::MAX)
+    }
+}
+
+impl FromStr for PaneId {
+    type Err = String;
+
+    /// Accepts exactly `%` followed by ASCII digits (no sign, no spaces).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let digits = s.strip_prefix('%').unwrap_or("");
+        if !digits.is_empty()
+            && digits.len() <= 10
+            && digits.bytes().all(|b| b.is_ascii_digit())
+            && digits.parse::<u32>().is_ok()
+        {
+            Ok(PaneId(s.to_owned()))
+        } else {
+            Err(format!(
+                "invalid tmux pane id {s:?}: expected % followed by a number, e.g. %0 or %12"
+            ))
+        }
+    }
+}
+
+impl TryFrom<String> for PaneId {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<PaneId> for String {
+    fn from(id: PaneId) -> String {
+        id.0
+    }
+}
+
+impl fmt::Display for PaneId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One pane of the server, as listed by `list-panes -a`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pane {
+    /// `%N`.
+    pub id: PaneId,
+    /// The pid of the pane's root process (usually a shell).
+    pub pid: u32,
+    /// Session the pane belongs to.
+    pub session: String,
+    /// Window index within the session.
+    pub window_index: u32,
+    /// Pane index within the window.
+    pub pane_index: u32,
+    /// The pane's process has exited but the pane remains (remain-on-exit).
+    pub dead: bool,
+    /// Our `@swarm_agent` pane option: the agent id we gave this pane.
+    pub agent_label: Option<String>,
+    /// Our `@swarm_project` pane option: which project gave that id.
+    pub project_label: Option<String>,
+}
+
+impl Pane {
+    /// `session:window.pane`, the address the Python tool keys agents by.
+    pub fn address(&self) -> String {
+        format!("{}:{}.{}", self.session, self.window_index, self.pane_index)
+    }
+}
+
+/// Parses `list-panes -a -F LIST_PANES_FORMAT` output. Lines that do not
+/// have the expected shape are returned separately (with the reason) rather
+/// than aborting the whole listing.
+pub fn parse_list_panes(output: &str) -> (Vec<Pane>, Vec<String>) {
+    let mut panes = Vec::new();
+    let mut skipped = Vec::new();
+    for line in output.lines().filter(|l| !l.is_empty()) {
+        match parse_line(line) {
+            Ok(pane) => panes.push(pane),
+            Err(why) => skipped.push(format!("{why}: {:?}", line)),
+        }
+    }
+    (panes, skipped)
+}
+
+fn parse_line(line: &str) -> Result<Pane, &'static str> {
+    let mut fields = line.splitn(8, FIELD_SEPARATOR);
+    let mut next = || fields.next().ok_or("too few fields");
+    let id = next()?.parse().map_err(|_| "bad pane id")?;
+    let pid = next()?.parse().map_err(|_| "bad pane pid")?;
+    let window_index = next()?.parse().map_err(|_| "bad window index")?;
+    let pane_index = next()?.parse().map_err(|_| "bad pane index")?;
+    let dead = next()? == "1";
+    let agent_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
+    let project_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
+    let session = next()?.to_owned();
+    Ok(Pane {
+        id,
+        pid,
+        session,
+        window_index,
+        pane_index,
+        dead,
+        agent_label,
+        project_label,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn line(fields: &[&str]) -> String {
+        fields.join("\x1f")
+    }
+
+    #[test]
+    fn parses_a_listing() {
+        let out = format!(
+            "{}\n{}\n",
+            line(&["%0", "101", "0", "0", "0", "agent-0", "ab12", "swarm"]),
+            line(&["%7", "202", "1", "3", "1", "", "", "odd\x1fname"])
+        );
+        let (panes, skipped) = parse_list_panes(&out);
+        assert!(skipped.is_empty(), "{skipped:?}");
+        assert_eq!(panes.len(), 2);
+        assert_eq!(panes[0].address(), "swarm:0.0");
+        assert_eq!(panes[0].agent_label.as_deref(), Some("agent-0"));
+        assert_eq!(panes[1].id.number(), 7);
+        assert!(panes[1].dead);
+        assert_eq!(panes[1].agent_label, None);
+        // The free-text field is last, so a separator inside it is kept.
+        assert_eq!(panes[1].session, "odd\x1fname");
+    }
+
+    #[test]
+    fn skips_malformed_lines_and_says_why() {
+        let out = format!(
+            "garbage\n{}\n{}\n",
+            line(&["%1", "x", "0", "0", "0", "", "", "s"]),
+            line(&["%2", "5", "0", "0", "0", "", "", "s"])
+        );
+        let (panes, skipped) = parse_list_panes(&out);
+        assert_eq!(panes.len(), 1);
+        assert_eq!(skipped.len(), 2);
+        assert!(skipped[1].starts_with("bad pane pid"));
+    }
+
+    #[test]
+    fn pane_ids_are_strict() {
+        assert!("%0".parse::<PaneId>().is_ok());
+        assert!("%123".parse::<PaneId>().is_ok());
+        for bad in [
+            "",
+            "%",
+            "0",
+            "%-1",
+            "%+1",
+            "% 1",
+            "%1\n",
+            "%１",
+            "%99999999999",
+        ] {
+            assert!(bad.parse::<PaneId>().is_err(), "{bad:?} accepted");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn parser_never_panics(s in "\\PC*") {
+            let _ = parse_list_panes(&s);
+        }
+
+        #[test]
+        fn parser_round_trips_any_session_name(name in "\\PC*", n in 0u32..100000) {
+            let name = name.replace(['\n', '\r'], " ");
+            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", &name]);
+            let (panes, skipped) = parse_list_panes(&out);
+            prop_assert!(skipped.is_empty());
+            prop_assert_eq!(&panes[0].session, &name);
+            prop_assert_eq!(panes[0].id.number(), n);
+        }
+    }
+}
