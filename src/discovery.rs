@@ -635,8 +635,17 @@ mod tests {
         let first = run(time::now(), &panes, &[&panes[0]], None, 0);
         // Someone copies agent-0's label onto another pane.
         let panes = [pane(0, None), pane(1, Some("agent-0"))];
-        let out = run(time::now(), &panes, &[&panes[0], &panes[1]], Some(&first.registry), first.next_id);
-        assert_eq!(ids(&out), [("agent-0", "%0", "active"), ("agent-1", "%1", "active")]);
+        let out = run(
+            time::now(),
+            &panes,
+            &[&panes[0], &panes[1]],
+            Some(&first.registry),
+            first.next_id,
+        );
+        assert_eq!(
+            ids(&out),
+            [("agent-0", "%0", "active"), ("agent-1", "%1", "active")]
+        );
     }
 
     #[test]

@@ -144,7 +144,10 @@ pub fn launch(
     )?;
     let mut panes = vec![first];
     for _ in 1..plan.count {
-        match tmux.split_window(&window, paths.root(), &plan.command) {
+        // Splitting the newest pane keeps pane order = launch order, so
+        // agent-0, agent-1, ... read left to right, top to bottom.
+        let newest = panes[panes.len() - 1].to_string();
+        match tmux.split_window(&newest, paths.root(), &plan.command) {
             Ok(pane) => panes.push(pane),
             // The window's panes all exited: nothing left to split.
             Err(TmuxError::TargetNotFound { .. }) => break,

@@ -101,7 +101,10 @@ impl TmuxError {
     pub(crate) fn classify(command: &str, status: i32, stderr: &str, server: String) -> TmuxError {
         let text = stderr.trim().to_owned();
         let lower = text.to_lowercase();
-        if lower.contains("no server running") || lower.contains("error connecting to") {
+        if lower.contains("no server running")
+            || lower.contains("error connecting to")
+            || lower.contains("server exited unexpectedly")
+        {
             return TmuxError::NoServer {
                 server,
                 stderr: text,

@@ -1,0 +1,249 @@
+//! The command line itself: help, exit codes, errors for bad input, and
+//! identity detection.
+
+use crate::harness::{Project, TmuxServer, redacted, stdout_json, swarm, swarm_outside_tmux};
+
+#[test]
+fn help_lists_commands_and_exit_codes() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .arg("--help")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    redacted(|| insta::assert_snapshot!("help", help));
+}
+
+#[test]
+fn no_arguments_prints_help_and_is_a_usage_error() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Usage: swarm"));
+}
+
+#[test]
+fn unknown_commands_are_usage_errors() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .arg("frobnicate")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn python_command_names_still_work() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    swarm(&project, &server)
+        .arg("discover-agents")
+        .assert()
+        .success();
+    let out = swarm(&project, &server)
+        .args(["list-agents", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(stdout_json(&out)[0]["id"], "agent-0");
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .arg("version")
+        .output()
+        .expect("run");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("swarm {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn no_tmux_server_exits_5_with_a_hint() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .env(
+            "SWARM_TMUX_SOCKET",
+            format!("swarm-test-absent-{}", std::process::id()),
+        )
+        .arg("discover")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(5));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no tmux server is running"), "{stderr}");
+    assert!(stderr.contains("hint:"), "{stderr}");
+}
+
+#[test]
+fn tmux_not_installed_exits_5() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .env("PATH", project.path())
+        .arg("discover")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("tmux is not installed"));
+}
+
+#[test]
+fn agents_without_a_registry_is_empty_not_an_error() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .arg("agents")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "No active agents found.\n"
+    );
+    let out = swarm_outside_tmux(&project)
+        .args(["agents", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(stdout_json(&out), serde_json::json!([]));
+}
+
+#[test]
+fn a_registry_written_by_the_python_tool_is_read() {
+    let project = Project::new();
+    // Byte for byte what the Python tool writes (spec 5.1), plus an old
+    // entry without tmux_pane_id.
+    project.write(
+        "ACTIVE_AGENTS.json",
+        r#"{
+  "session_name": "swarm",
+  "updated_at": "2026-11-21T13:26:58.589963+00:00",
+  "agents": [
+    {
+      "id": "agent-0",
+      "pane_index": "swarm:0.0",
+      "pid": 18877,
+      "status": "active",
+      "last_seen": "2026-11-21T13:26:58.589963+00:00",
+      "session_name": "swarm",
+      "tmux_pane_id": "%0"
+    },
+    {
+      "id": "agent-1",
+      "pane_index": "swarm:0.1",
+      "pid": 18878,
+      "status": "active",
+      "last_seen": "2026-11-21T13:26:58+00:00",
+      "session_name": "swarm"
+    }
+  ],
+  "session_names": ["swarm"]
+}"#,
+    );
+    let out = swarm_outside_tmux(&project)
+        .arg("agents")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    redacted(|| insta::assert_snapshot!("agents_from_python_registry", text));
+    let out = swarm_outside_tmux(&project)
+        .args(["agents", "--json"])
+        .output()
+        .expect("run");
+    let json = stdout_json(&out);
+    assert_eq!(json[1]["tmux_pane_id"], serde_json::Value::Null);
+    redacted(|| insta::assert_json_snapshot!("agents_json", json));
+}
+
+#[test]
+fn root_detection_and_the_root_flag() {
+    let project = Project::new();
+    std::fs::create_dir_all(project.file("src/deep")).expect("mkdir");
+    let out = swarm_outside_tmux(&project)
+        .current_dir(project.file("src/deep"))
+        .env("TMUX_PANE", "%0")
+        .args(["whoami", "--json"])
+        .env(
+            "SWARM_TMUX_SOCKET",
+            format!("swarm-test-absent-{}", std::process::id()),
+        )
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json = stdout_json(&out);
+    assert_eq!(json["project_root"], project.path().display().to_string());
+    assert_eq!(json["project_root_source"], "marker .git");
+    let out = swarm_outside_tmux(&project)
+        .args(["--root", "does-not-exist", "agents"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does-not-exist"));
+}
+
+#[test]
+fn whoami_outside_tmux_says_so() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .arg("whoami")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not running inside a tmux pane"));
+    let out = swarm_outside_tmux(&project)
+        .env("TMUX_PANE", "%1;rm -rf /")
+        .arg("whoami")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a tmux pane id"));
+}
+
+#[test]
+fn whoami_in_an_agent_pane_uses_the_registry_then_the_pane_label() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let whoami = || {
+        let out = swarm(&project, &server)
+            .env("TMUX_PANE", &pane)
+            .args(["whoami", "--json"])
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        stdout_json(&out)
+    };
+    let me = whoami();
+    assert_eq!(
+        (me["agent"].as_str(), me["source"].as_str()),
+        (Some("agent-0"), Some("registry"))
+    );
+    // Without a registry the pane's own label still answers.
+    std::fs::remove_file(project.file("ACTIVE_AGENTS.json")).expect("rm");
+    let me = whoami();
+    assert_eq!(
+        (me["agent"].as_str(), me["source"].as_str()),
+        (Some("agent-0"), Some("pane-label"))
+    );
+    // A pane that is not an agent is told so (exit 0, as the original).
+    let shell = server.shell(&project.path());
+    let out = swarm(&project, &server)
+        .env("TMUX_PANE", &shell)
+        .arg("whoami")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("You are NOT registered as an agent."));
+}

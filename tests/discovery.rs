@@ -1,0 +1,180 @@
+//! Discovery against real panes: which panes are agents, which ids they
+//! get, and how the registry survives damage.
+
+use crate::harness::{Project, TmuxServer, stdout_json, swarm};
+
+fn ids(project: &Project) -> Vec<(String, String)> {
+    project
+        .agents()
+        .into_iter()
+        .map(|(id, pane, _)| (id, pane))
+        .collect()
+}
+
+#[test]
+fn agents_are_found_and_shells_are_not() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let a = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    let _shell = server.shell(&project.path());
+    let b = server.demo_agent(&project.path(), &project.file("b.jsonl"));
+    let _other = server.pane(&project.path(), "sleep 86400");
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(
+        ids(&project),
+        [
+            ("agent-0".to_string(), a.clone()),
+            ("agent-1".to_string(), b.clone())
+        ]
+    );
+    assert_eq!(server.pane_option(&a, "@swarm_agent"), "agent-0");
+    assert_eq!(server.pane_option(&b, "@swarm_agent"), "agent-1");
+}
+
+#[test]
+fn agents_of_other_projects_are_left_out() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let elsewhere = Project::new();
+    let mine = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    server.demo_agent(&elsewhere.path(), &elsewhere.file("b.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(ids(&project), [("agent-0".to_string(), mine)]);
+}
+
+#[test]
+fn ids_are_stable_and_never_reused() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes: Vec<String> = (0..3)
+        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("{i}.jsonl"))))
+        .collect();
+    swarm(&project, &server).arg("discover").assert().success();
+    let first = ids(&project);
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(ids(&project), first, "rediscovery changed ids");
+
+    server.kill_pane(&panes[1]);
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(
+        ids(&project),
+        [
+            ("agent-0".to_string(), panes[0].clone()),
+            ("agent-2".to_string(), panes[2].clone())
+        ]
+    );
+    let newcomer = server.demo_agent(&project.path(), &project.file("new.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let now = ids(&project);
+    assert_eq!(now.len(), 3);
+    assert!(now.contains(&("agent-3".to_string(), newcomer)), "{now:?}");
+}
+
+#[test]
+fn an_agent_that_exits_leaves_a_stale_entry_while_its_pane_lives() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // The agent runs under a shell that stays once it quits.
+    let command = format!(
+        "'{}' demo-agent; exec bash --norc --noprofile",
+        crate::harness::swarm_bin()
+    );
+    let pane = server.pane(&project.path(), &command);
+    server.wait_for_screen(&pane, "waiting for messages");
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(
+        project.agents(),
+        [("agent-0".into(), pane.clone(), "active".into())]
+    );
+    server.tmux(&["send-keys", "-t", &pane, "C-c"]);
+    crate::harness::wait_for("the demo agent to exit", || {
+        let out = server.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            &pane,
+            "#{pane_current_command}",
+        ]);
+        (out.trim() == "bash").then_some(())
+    });
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(
+        project.agents(),
+        [("agent-0".into(), pane.clone(), "stale".into())]
+    );
+    // `agents` lists only active agents unless asked.
+    let out = swarm(&project, &server)
+        .args(["agents", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(stdout_json(&out), serde_json::json!([]));
+    let out = swarm(&project, &server)
+        .args(["agents", "--json", "--all"])
+        .output()
+        .expect("run");
+    assert_eq!(stdout_json(&out)[0]["status"], "stale");
+}
+
+#[test]
+fn a_corrupt_registry_is_preserved_and_rebuilt_with_the_same_ids() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let a = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    let b = server.demo_agent(&project.path(), &project.file("b.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let before = ids(&project);
+
+    project.write("ACTIVE_AGENTS.json", "{\"agents\": [garbage");
+    // Readers warn and carry on.
+    let out = swarm(&project, &server)
+        .arg("agents")
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("damaged"));
+
+    let out = swarm(&project, &server)
+        .arg("discover")
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("warning") && stderr.contains("damaged"),
+        "{stderr}"
+    );
+    // Same ids as before: the panes carry their labels.
+    assert_eq!(ids(&project), before);
+    assert_eq!(
+        before.iter().map(|(_, p)| p.clone()).collect::<Vec<_>>(),
+        [a, b]
+    );
+    // The damaged file was kept for inspection.
+    let aside: Vec<String> = project
+        .ls(".")
+        .into_iter()
+        .filter(|n| n.starts_with("ACTIVE_AGENTS.json.corrupt-"))
+        .collect();
+    assert_eq!(aside.len(), 1);
+    assert_eq!(project.read(&aside[0]), "{\"agents\": [garbage");
+}
+
+#[test]
+fn the_registry_has_the_python_shape() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    let out = swarm(&project, &server)
+        .args(["discover", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let file = project.read("ACTIVE_AGENTS.json");
+    // What --json prints is the file (plus a newline).
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{file}\n"));
+    crate::harness::redacted(|| insta::assert_snapshot!("registry_file", file));
+}

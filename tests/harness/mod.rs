@@ -1,0 +1,305 @@
+//! Test harness: a private tmux server per test, a project directory, and
+//! a `swarm` command wired to both. Nothing here touches the user's own
+//! tmux server: every call passes `-L swarm-test-<unique>` and `-f
+//! /dev/null`, and `TMUX`/`TMUX_PANE` are removed from the environment.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::{Duration, Instant};
+
+/// The swarm binary under test.
+pub fn swarm_bin() -> &'static str {
+    env!("CARGO_BIN_EXE_swarm")
+}
+
+/// How long `wait_for` waits for a condition before failing the test.
+/// Generous: the machine is shared and slow; a healthy run takes
+/// milliseconds.
+pub const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Polls `check` until it returns `Some`, failing the test with `what`
+/// after `PATIENCE`. This waits for an observable event (a line in a
+/// file, text on screen); it never stands in for synchronisation.
+pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(2);
+    loop {
+        if let Some(v) = check() {
+            return v;
+        }
+        assert!(started.elapsed() < PATIENCE, "timed out waiting for {what}");
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(50));
+    }
+}
+
+/// A private tmux server, killed when dropped.
+pub struct TmuxServer {
+    pub socket: String,
+}
+
+impl TmuxServer {
+    /// Starts a server with one placeholder session (`harness`) so that it
+    /// keeps running while tests open and close panes.
+    pub fn start() -> TmuxServer {
+        static COUNTER: AtomicU32 = AtomicU32::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let server = TmuxServer {
+            socket: format!("swarm-test-{}-{n}-{nanos:x}", std::process::id()),
+        };
+        server.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            "harness",
+            "-x",
+            "200",
+            "-y",
+            "50",
+            "--",
+            "sleep 86400",
+        ]);
+        server
+    }
+
+    /// A `tmux` command for this server.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new("tmux");
+        cmd.args(["-L", &self.socket, "-f", "/dev/null"])
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE");
+        cmd
+    }
+
+    /// Runs tmux and returns stdout; fails the test on error.
+    pub fn tmux(&self, args: &[&str]) -> String {
+        let out = self.try_tmux(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// Runs tmux and returns whatever happened.
+    pub fn try_tmux(&self, args: &[&str]) -> Output {
+        self.command().args(args).output().expect("run tmux")
+    }
+
+    /// Opens a pane (a new window of the harness session) running
+    /// `command` through `sh -c` in `cwd`; returns its id (`%N`).
+    pub fn pane(&self, cwd: &Path, command: &str) -> String {
+        let cwd = cwd.to_str().expect("utf-8 path");
+        self.tmux(&[
+            "new-window",
+            "-d",
+            "-P",
+            "-F",
+            "#{pane_id}",
+            "-t",
+            "harness",
+            "-c",
+            cwd,
+            "--",
+            command,
+        ])
+        .trim()
+        .to_owned()
+    }
+
+    /// A pane at an interactive bash prompt, ready for input.
+    pub fn shell(&self, cwd: &Path) -> String {
+        let pane = self.pane(cwd, "PS1='ready$ ' exec bash --norc --noprofile");
+        self.wait_for_screen(&pane, "ready$");
+        pane
+    }
+
+    /// A pane running the demo agent, recording into `record`; returns
+    /// once the agent has switched on bracketed paste.
+    pub fn demo_agent(&self, cwd: &Path, record: &Path) -> String {
+        let command = format!(
+            "exec '{}' demo-agent --record '{}'",
+            swarm_bin(),
+            record.display()
+        );
+        let pane = self.pane(cwd, &command);
+        self.wait_for_screen(&pane, "waiting for messages");
+        pane
+    }
+
+    /// The visible text of a pane.
+    pub fn capture(&self, pane: &str) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-t", pane])
+    }
+
+    /// Waits until `text` is on the pane's screen.
+    pub fn wait_for_screen(&self, pane: &str, text: &str) {
+        wait_for(&format!("{text:?} on pane {pane}"), || {
+            self.capture(pane).contains(text).then_some(())
+        });
+    }
+
+    /// Pane ids of every pane, in `list-panes -a` order.
+    pub fn pane_ids(&self) -> Vec<String> {
+        self.tmux(&["list-panes", "-a", "-F", "#{pane_id}"])
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+
+    /// A pane option (`@swarm_agent`), empty when unset.
+    pub fn pane_option(&self, pane: &str, option: &str) -> String {
+        self.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            pane,
+            &format!("#{{{option}}}"),
+        ])
+        .trim_end()
+        .to_owned()
+    }
+
+    /// Kills a pane (its processes get SIGHUP).
+    pub fn kill_pane(&self, pane: &str) {
+        self.tmux(&["kill-pane", "-t", pane]);
+    }
+}
+
+impl Drop for TmuxServer {
+    fn drop(&mut self) {
+        let _ = self.command().arg("kill-server").output();
+    }
+}
+
+/// A scratch project: a temp directory with a `.git` marker.
+pub struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let dir = tempfile::Builder::new()
+            .prefix("swarm-test-")
+            .tempdir()
+            .expect("tempdir");
+        fs::create_dir(dir.path().join(".git")).expect("mkdir .git");
+        Project { dir }
+    }
+
+    /// The project root (symlinks resolved, as swarm sees it).
+    pub fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().expect("canonical")
+    }
+
+    pub fn file(&self, rel: &str) -> PathBuf {
+        self.path().join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.file(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        fs::write(self.file(rel), text).expect("write");
+    }
+
+    /// The registry, parsed.
+    pub fn registry(&self) -> serde_json::Value {
+        serde_json::from_str(&self.read("ACTIVE_AGENTS.json")).expect("registry is JSON")
+    }
+
+    /// `(id, tmux_pane_id, status)` of every registry entry, in order.
+    pub fn agents(&self) -> Vec<(String, String, String)> {
+        let reg = self.registry();
+        reg["agents"]
+            .as_array()
+            .expect("agents array")
+            .iter()
+            .map(|a| {
+                let s = |k: &str| a[k].as_str().unwrap_or_default().to_owned();
+                (s("id"), s("tmux_pane_id"), s("status"))
+            })
+            .collect()
+    }
+
+    /// Names of the files in a directory of the project, sorted.
+    pub fn ls(&self, rel: &str) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.file(rel))
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+}
+
+/// `swarm` in `project`, talking to `server`, with a clean environment.
+pub fn swarm(project: &Project, server: &TmuxServer) -> assert_cmd::Command {
+    let mut cmd = swarm_outside_tmux(project);
+    cmd.env("SWARM_TMUX_SOCKET", &server.socket);
+    cmd
+}
+
+/// `swarm` in `project` with no tmux server configured at all.
+pub fn swarm_outside_tmux(project: &Project) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::new(swarm_bin());
+    cmd.current_dir(project.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("CLAUDESWARM_ROOT")
+        .env_remove("SWARM_TMUX_SOCKET")
+        .env("NO_COLOR", "1")
+        .timeout(PATIENCE);
+    cmd
+}
+
+/// Parses a command's stdout as JSON.
+pub fn stdout_json(output: &Output) -> serde_json::Value {
+    serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stdout)
+        )
+    })
+}
+
+/// The JSON lines of a demo agent's record file (empty if not created).
+pub fn records(path: &Path) -> Vec<serde_json::Value> {
+    fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("record line is JSON"))
+        .collect()
+}
+
+/// Waits until the record file holds `n` submissions and returns them.
+pub fn wait_for_records(path: &Path, n: usize) -> Vec<serde_json::Value> {
+    wait_for(&format!("{n} submissions in {}", path.display()), || {
+        let r = records(path);
+        (r.len() >= n).then_some(r)
+    })
+}
+
+/// Runs snapshot assertions with times, pids and temp paths replaced by
+/// placeholders, so snapshots hold exactly what users see minus what
+/// changes per run.
+pub fn redacted(f: impl FnOnce()) {
+    let mut settings = insta::Settings::clone_current();
+    settings.add_filter(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00", "[time]");
+    settings.add_filter(r#""pid": \d+"#, r#""pid": [pid]"#);
+    settings.add_filter(r"PID: \d+", "PID: [pid]");
+    settings.add_filter(r"/tmp/swarm-test-[A-Za-z0-9_]+", "[project]");
+    settings.add_filter(r"swarm-test-\d+-\d+-[0-9a-f]+", "[socket]");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.bind(f);
+}

@@ -1,0 +1,9 @@
+//! Integration tests: the real `swarm` binary against real, private tmux
+//! servers. One test binary; each module covers one area.
+
+mod harness;
+
+mod cli;
+mod discovery;
+mod launch;
+mod tmux_seam;
