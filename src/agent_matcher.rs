@@ -88,17 +88,23 @@ impl AgentMatcher {
     }
 
     /// The first agent among a pane's processes (the root first, then its
-    /// descendants breadth first), read from `/proc`.
+    /// descendants breadth first, at most `MAX_PROCESSES_PER_PANE`), read
+    /// from `/proc`. Stops at the first match, so a pane whose root process
+    /// is the agent costs one read.
     pub fn find_in_pane(&self, pane_pid: u32) -> Option<AgentProcess> {
-        procfs::descendants(pane_pid, MAX_PROCESSES_PER_PANE)
-            .into_iter()
-            .find_map(|pid| {
-                let argv = procfs::cmdline(pid)?;
-                Some(AgentProcess {
-                    pid,
-                    command: self.identify(&argv)?,
-                })
-            })
+        let mut queue = std::collections::VecDeque::from([pane_pid]);
+        let mut seen = 0;
+        while let Some(pid) = queue.pop_front() {
+            if let Some(command) = procfs::cmdline(pid).and_then(|argv| self.identify(&argv)) {
+                return Some(AgentProcess { pid, command });
+            }
+            seen += 1;
+            if seen + queue.len() < MAX_PROCESSES_PER_PANE {
+                let room = MAX_PROCESSES_PER_PANE - seen - queue.len();
+                queue.extend(procfs::children(pid).into_iter().take(room));
+            }
+        }
+        None
     }
 }
 
