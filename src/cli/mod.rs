@@ -3,6 +3,9 @@
 //! anything happens.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+// Used by the messaging and lock commands, which land next.
+#[allow(dead_code)]
+mod actor;
 mod agents;
 mod app;
 mod args;

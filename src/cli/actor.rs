@@ -1,0 +1,71 @@
+//! Which agent a command acts as (the sender of a message, the holder of a
+//! lock): detected from the pane it runs in, or named explicitly. Inside an
+//! agent's pane, naming a different agent is refused unless the caller says
+//! `--as-other`, so an agent cannot speak for another by accident.
+
+use crate::error::{Error, Result};
+use crate::identity;
+use crate::validate;
+
+use super::agents::load_registry;
+use super::context::Context;
+
+/// The agent a command acts as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Actor {
+    /// The agent id.
+    pub id: String,
+    /// True when an explicit id overrode this pane's own identity
+    /// (`--as-other`); callers record that.
+    pub as_other: bool,
+    /// This pane's own agent id, when it has one.
+    pub pane_agent: Option<String>,
+}
+
+/// Resolves the acting agent. `explicit` is the value of `flag` (`--from`,
+/// `--agent`), validated as an agent id.
+pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str) -> Result<Actor> {
+    let explicit = explicit
+        .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
+        .transpose()?;
+    let pane = identity::current_pane()?;
+    let pane_agent = match &pane {
+        Some(pane) => {
+            let registry = load_registry(ctx)?;
+            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+        }
+        None => None,
+    };
+    match (explicit, pane_agent) {
+        (Some(id), Some(own)) if id != own => {
+            if as_other {
+                Ok(Actor {
+                    id,
+                    as_other: true,
+                    pane_agent: Some(own),
+                })
+            } else {
+                Err(Error::Invalid(format!(
+                    "this pane is {own}, but {flag} {id} names another agent; \
+                     add --as-other to act for {id} deliberately (it is recorded)"
+                )))
+            }
+        }
+        (Some(id), own) => Ok(Actor {
+            id,
+            as_other: false,
+            pane_agent: own,
+        }),
+        (None, Some(own)) => Ok(Actor {
+            id: own.clone(),
+            as_other: false,
+            pane_agent: Some(own),
+        }),
+        (None, None) => Err(Error::NoIdentity(match pane {
+            Some(pane) => format!(
+                "pane {pane} is not a registered agent of this project, so {flag} is required"
+            ),
+            None => format!("not running inside a tmux pane, so {flag} is required"),
+        })),
+    }
+}
