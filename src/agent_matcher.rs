@@ -122,6 +122,17 @@ fn is_interpreter(name: &str) -> bool {
             .is_some_and(|v| !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()))
 }
 
+/// What kind of program holds a pane's terminal.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ForegroundKind {
+    /// A coding agent (named by its command): text typed is a prompt.
+    Agent(String),
+    /// An interactive shell: text typed would run as commands.
+    Shell,
+    /// Something else (an editor, a pager, a build): not ours to type into.
+    Other,
+}
+
 /// What holds a pane's terminal right now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Foreground {
@@ -129,24 +140,55 @@ pub struct Foreground {
     pub pid: u32,
     /// Its program name.
     pub program: String,
-    /// True when that is an interactive shell (typing would run commands).
-    pub is_shell: bool,
+    /// Agent, shell or other.
+    pub kind: ForegroundKind,
 }
 
-/// The foreground process of the terminal whose session leader is
-/// `pane_pid` (the `tpgid` in its `/proc` stat), or `None` when unknown.
-pub fn foreground(pane_pid: u32) -> Option<Foreground> {
-    let root = procfs::stat(pane_pid)?;
-    let pid = u32::try_from(root.tpgid).ok().filter(|&p| p > 0)?;
-    let program = procfs::cmdline(pid)
-        .and_then(|argv| argv.first().map(|a| program_name(a)))
-        .or_else(|| procfs::stat(pid).map(|s| s.comm.to_lowercase()))?;
-    let is_shell = SHELLS.contains(&program.as_str());
-    Some(Foreground {
-        pid,
-        program,
-        is_shell,
-    })
+impl AgentMatcher {
+    /// The foreground of the terminal whose session leader is `pane_pid`
+    /// (the `tpgid` in its `/proc` stat); `None` when the pane's process is
+    /// gone or unreadable. A wrapper in the foreground (`npx claude`, `env
+    /// ... codex`) counts as the agent it runs in the same process group.
+    pub fn foreground(&self, pane_pid: u32) -> Option<Foreground> {
+        let root = procfs::stat(pane_pid)?;
+        let pid = u32::try_from(root.tpgid).ok().filter(|&p| p > 0)?;
+        let argv = procfs::cmdline(pid).unwrap_or_default();
+        let program = argv
+            .first()
+            .map(|a| program_name(a))
+            .or_else(|| procfs::stat(pid).map(|s| s.comm.to_lowercase()))?;
+        let kind = if let Some(agent) = self.identify(&argv) {
+            ForegroundKind::Agent(agent)
+        } else if SHELLS.contains(&program.as_str()) {
+            ForegroundKind::Shell
+        } else {
+            self.agent_in_group(pid)
+                .map(ForegroundKind::Agent)
+                .unwrap_or(ForegroundKind::Other)
+        };
+        Some(Foreground { pid, program, kind })
+    }
+
+    /// An agent among the descendants of `leader` that belong to its
+    /// process group.
+    fn agent_in_group(&self, leader: u32) -> Option<String> {
+        let mut queue = std::collections::VecDeque::from(procfs::children(leader));
+        let mut seen = 0;
+        while let Some(pid) = queue.pop_front() {
+            seen += 1;
+            if seen > MAX_PROCESSES_PER_PANE {
+                return None;
+            }
+            if procfs::stat(pid).is_none_or(|s| s.pgrp != leader) {
+                continue;
+            }
+            if let Some(agent) = procfs::cmdline(pid).and_then(|argv| self.identify(&argv)) {
+                return Some(agent);
+            }
+            queue.extend(procfs::children(pid));
+        }
+        None
+    }
 }
 
 #[cfg(test)]

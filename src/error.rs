@@ -37,6 +37,26 @@ pub enum Error {
         /// Known active agents, for the hint.
         known: Vec<String>,
     },
+    /// The sender is over its message rate limit.
+    #[error(
+        "rate limited: {sender} may send {max} messages per {window_secs}s; the next send is allowed in {wait_secs}s (this message was saved to the inbox, not delivered)"
+    )]
+    RateLimited {
+        /// Who.
+        sender: String,
+        /// Messages allowed per window.
+        max: u32,
+        /// The window.
+        window_secs: u64,
+        /// Seconds until the next send is allowed.
+        wait_secs: u64,
+    },
+    /// No message has this id (or prefix).
+    #[error("no message with id {0} in the log")]
+    UnknownMessage(String),
+    /// A broadcast found nobody to send to.
+    #[error("{0}")]
+    NoRecipients(String),
     /// The command must run inside an agent's pane, or be told who it is.
     #[error("{0}")]
     NoIdentity(String),
@@ -74,7 +94,11 @@ impl Error {
         match self {
             Error::Tmux(e) => e.exit_code(),
             Error::Usage(_) => ExitCode::Usage,
-            Error::UnknownAgent { .. } | Error::NoSession(_) => ExitCode::NotFound,
+            Error::UnknownAgent { .. }
+            | Error::NoSession(_)
+            | Error::NoRecipients(_)
+            | Error::UnknownMessage(_) => ExitCode::NotFound,
+            Error::RateLimited { .. } => ExitCode::RateLimited,
             Error::Store(_)
             | Error::Config(_)
             | Error::Invalid(_)
@@ -112,6 +136,13 @@ impl Error {
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
             Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::RateLimited { wait_secs, .. } => Some(format!(
+                "wait {wait_secs}s, then deliver it with `swarm redeliver --all-queued`; \
+                 the limit is rate_limiting.messages_per_minute in .claudeswarm.toml"
+            )),
+            Error::NoRecipients(_) => {
+                Some("run `swarm discover` if agents are running but not registered".into())
+            }
             _ => None,
         }
     }

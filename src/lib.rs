@@ -9,15 +9,22 @@
 //! spawns tmux). Nothing below `cli` prints.
 
 pub mod agent_matcher;
+pub mod claude_hooks;
 pub mod config;
+pub mod delivery;
 pub mod demo_agent;
 pub mod discovery;
 pub mod error;
 pub mod exit_code;
 pub mod identity;
+pub mod inbox;
 pub mod json;
 pub mod launch;
+pub mod message;
+pub mod message_log;
+pub mod messaging;
 pub mod procfs;
+pub mod rate_limit;
 pub mod registry;
 pub mod sanitize;
 pub mod store;

@@ -14,6 +14,8 @@ pub struct ProcStat {
     pub comm: String,
     /// Parent pid.
     pub ppid: u32,
+    /// Process group.
+    pub pgrp: u32,
     /// Foreground process group of the controlling terminal, or -1.
     pub tpgid: i64,
 }
@@ -33,7 +35,7 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
     let mut rest = text[close + 1..].split_ascii_whitespace();
     let _state = rest.next()?;
     let ppid = rest.next()?.parse().ok()?;
-    let _pgrp = rest.next()?;
+    let pgrp = rest.next()?.parse().ok()?;
     let _session = rest.next()?;
     let _tty = rest.next()?;
     let tpgid = rest.next()?.parse().ok()?;
@@ -41,6 +43,7 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
         pid,
         comm,
         ppid,
+        pgrp,
         tpgid,
     })
 }
@@ -116,6 +119,7 @@ mod tests {
         assert_eq!(s.pid, 4242);
         assert_eq!(s.comm, "we ird) name)");
         assert_eq!(s.ppid, 17);
+        assert_eq!(s.pgrp, 4242);
         assert_eq!(s.tpgid, 4300);
         assert_eq!(
             parse_stat("1 (init) S 0 1 1 0 -1 0").map(|s| s.tpgid),

@@ -10,7 +10,10 @@ use crate::exit_code::ExitCode;
 use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
-use super::{agents, demo_agent, discover, down, launch, version, whoami};
+use super::{
+    agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver, version,
+    whoami,
+};
 
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.
@@ -46,6 +49,11 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         Command::Discover(args) => discover::run(&ctx, &args),
         Command::Agents(args) => agents::run(&ctx, &args),
         Command::Whoami(args) => whoami::run(&ctx, &args),
+        Command::Msg(args) => msg::run(&ctx, &args),
+        Command::Broadcast(args) => broadcast::run(&ctx, &args),
+        Command::Inbox(args) => inbox::run(&ctx, &args),
+        Command::Redeliver(args) => redeliver::run(&ctx, &args),
+        Command::Hooks(args) => hooks::run(&ctx, &args),
         Command::Launch(args) => launch::run(&ctx, &args),
         Command::Down(args) => down::run(&ctx, &args),
         Command::Version | Command::DemoAgent(_) => Ok(ExitCode::Success),

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
-use super::{agents, demo_agent, discover, down, launch, whoami};
+use super::{
+    agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver, whoami,
+};
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent or
@@ -78,6 +80,19 @@ pub enum Command {
     Agents(agents::AgentsArgs),
     /// Show which agent this pane is
     Whoami(whoami::WhoamiArgs),
+    /// Send a message to one agent
+    #[command(alias = "send-message")]
+    Msg(msg::MsgArgs),
+    /// Send a message to every active agent
+    #[command(alias = "broadcast-message")]
+    Broadcast(broadcast::BroadcastArgs),
+    /// Show the messages sent to an agent
+    #[command(alias = "check-messages")]
+    Inbox(inbox::InboxArgs),
+    /// Try again to deliver queued messages into their panes
+    Redeliver(redeliver::RedeliverArgs),
+    /// Install or remove swarm's Claude Code hooks
+    Hooks(hooks::HooksArgs),
     /// Open a tmux session with N agent panes
     Launch(launch::LaunchArgs),
     /// Stop a session opened by `swarm launch`

@@ -5,10 +5,14 @@
 use std::cell::OnceCell;
 use std::env;
 
+use std::time::Duration;
+
 use crate::agent_matcher::AgentMatcher;
 use crate::config::{self, Config, LoadedConfig};
 use crate::discovery::DiscoverOptions;
 use crate::error::{Error, Result};
+use crate::messaging::{MessagingSettings, Messenger};
+use crate::rate_limit::RateLimit;
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
@@ -68,6 +72,38 @@ impl Context {
         Ok(AgentMatcher::new(
             self.config()?.discovery.agent_commands.iter().cloned(),
         ))
+    }
+
+    /// Messaging settings from the config.
+    pub fn messaging_settings(&self) -> Result<MessagingSettings> {
+        let c = self.config()?;
+        Ok(MessagingSettings {
+            rate: RateLimit {
+                max: c.rate_limiting.messages_per_minute,
+                window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
+            },
+            ..MessagingSettings::default()
+        })
+    }
+
+    /// Message types declared in the config, besides the built-in ones.
+    pub fn custom_types(&self) -> Result<Vec<String>> {
+        self.config()?;
+        Ok(Vec::new())
+    }
+
+    /// A messenger over this project and tmux server.
+    pub fn messenger<'a>(
+        &'a self,
+        matcher: &'a AgentMatcher,
+        settings: MessagingSettings,
+    ) -> Messenger<'a> {
+        Messenger {
+            tmux: &self.tmux,
+            paths: &self.paths,
+            matcher,
+            settings,
+        }
     }
 
     /// Discovery settings from the config, with an optional override of

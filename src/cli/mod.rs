@@ -3,18 +3,22 @@
 //! anything happens.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-// Used by the messaging and lock commands, which land next.
-#[allow(dead_code)]
 mod actor;
 mod agents;
 mod app;
 mod args;
+mod broadcast;
 mod context;
 mod demo_agent;
 mod discover;
 mod down;
+mod hooks;
+mod inbox;
 mod launch;
+mod message_input;
+mod msg;
 mod output;
+mod redeliver;
 mod version;
 mod whoami;
 

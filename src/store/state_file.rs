@@ -180,6 +180,18 @@ impl StateFile {
     /// 0600). Temp files a crashed writer left behind are removed first:
     /// holding the lock means no other writer of this file is mid-write.
     pub fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+        self.replace(lock, bytes, true)
+    }
+
+    /// Like `write`, without the fsync: still atomic for readers and
+    /// crash-safe for the process, but a power loss may bring back the
+    /// previous version. For state that is cheap to lose (rate-limit
+    /// windows, read cursors) and written on hot paths.
+    pub fn write_unsynced(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+        self.replace(lock, bytes, false)
+    }
+
+    fn replace(&self, lock: &StateLock, bytes: &[u8], sync: bool) -> Result<(), StoreError> {
         debug_assert_eq!(lock.data, self.path, "lock taken for another file");
         let write_err = |source| StoreError::Write {
             path: self.path.clone(),
@@ -192,7 +204,9 @@ impl StateFile {
             .tempfile_in(self.dir())
             .map_err(write_err)?;
         temp.write_all(bytes).map_err(write_err)?;
-        temp.as_file().sync_all().map_err(write_err)?;
+        if sync {
+            temp.as_file().sync_all().map_err(write_err)?;
+        }
         temp.persist(&self.path).map_err(|e| write_err(e.error))?;
         Ok(())
     }

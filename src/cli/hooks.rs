@@ -1,0 +1,59 @@
+//! `swarm hooks install|uninstall`: swarm's Claude Code hooks in
+//! `.claude/settings.json`.
+
+use clap::{Args, Subcommand};
+
+use crate::claude_hooks::{self, Change};
+use crate::error::Result;
+use crate::exit_code::ExitCode;
+use crate::launch;
+
+use super::context::Context;
+
+/// Arguments of `swarm hooks`.
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    action: HooksAction,
+}
+
+#[derive(Debug, Subcommand)]
+enum HooksAction {
+    /// Add swarm's hooks (merged into the file, never replacing it): each
+    /// prompt submission shows the agent's new messages
+    Install,
+    /// Remove exactly the hooks `install` adds
+    Uninstall,
+}
+
+/// How hooks invoke swarm: `swarm` when this binary is the one on PATH,
+/// else its full path.
+fn swarm_command() -> String {
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = launch::find_on_path("swarm").and_then(|p| p.canonicalize().ok());
+    match me {
+        Some(me) if on_path.as_ref() != Some(&me) => launch::shell_quote(&me.to_string_lossy()),
+        _ => "swarm".into(),
+    }
+}
+
+/// Installs or removes the hooks.
+pub fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
+    let hooks = claude_hooks::swarm_hooks(&swarm_command());
+    let (change, verb): (Change, &str) = match args.action {
+        HooksAction::Install => (claude_hooks::install(&ctx.paths, &hooks)?, "added"),
+        HooksAction::Uninstall => (claude_hooks::uninstall(&ctx.paths, &hooks)?, "removed"),
+    };
+    let mut s = String::new();
+    for h in &change.changed {
+        s.push_str(&format!("{verb}: {h}\n"));
+    }
+    for h in &change.unchanged {
+        s.push_str(&format!("unchanged: {h}\n"));
+    }
+    s.push_str(&format!("in {}\n", change.file.display()));
+    ctx.out.print(&s)?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,162 @@
+//! `swarm msg AGENT TYPE CONTENT...` (alias `send-message`).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::exit_code::ExitCode;
+use crate::message::MessageType;
+use crate::message_log::Outcome;
+use crate::messaging::{Recipients, SendReport, SendRequest};
+use crate::validate;
+
+use super::actor;
+use super::agents::load_registry;
+use super::context::Context;
+use super::message_input;
+
+/// Arguments of `swarm msg`.
+#[derive(Debug, Args)]
+pub struct MsgArgs {
+    /// Recipient agent id
+    #[arg(value_name = "AGENT")]
+    agent: String,
+    /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
+    /// (case-insensitive, `-` or `_`)
+    #[arg(value_name = "TYPE")]
+    msg_type: String,
+    /// The message; words are joined with spaces; `-` reads stdin. Put `--`
+    /// before a message that starts with `-`
+    #[arg(value_name = "CONTENT")]
+    content: Vec<String>,
+    /// Read the message from a file
+    #[arg(long, value_name = "FILE", conflicts_with = "content")]
+    file: Option<PathBuf>,
+    /// Sender agent id [default: this pane's agent]; required outside tmux
+    #[arg(long, alias = "sender-id", value_name = "ID")]
+    from: Option<String>,
+    /// Allow --from to name another agent than this pane's own (recorded)
+    #[arg(long)]
+    as_other: bool,
+    /// Print the message and its delivery outcome as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
+#[derive(Serialize)]
+pub struct SentJson<'a> {
+    msg_id: &'a str,
+    sender: &'a str,
+    recipients: &'a [String],
+    msg_type: &'a str,
+    content: &'a str,
+    timestamp: String,
+    outcomes: serde_json::Map<String, serde_json::Value>,
+    delivered: usize,
+    queued: usize,
+    rate_limited_for_seconds: Option<u64>,
+    body_file: Option<String>,
+}
+
+impl<'a> SentJson<'a> {
+    /// The JSON view of a report.
+    pub fn new(report: &'a SendReport) -> SentJson<'a> {
+        let m = &report.message;
+        let outcomes = report
+            .outcomes
+            .iter()
+            .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
+            .collect();
+        SentJson {
+            msg_id: &m.msg_id,
+            sender: &m.sender,
+            recipients: &m.recipients,
+            msg_type: m.msg_type.as_str(),
+            content: &m.content,
+            timestamp: crate::time::utc_iso(m.created),
+            outcomes,
+            delivered: report.delivered(),
+            queued: report.outcomes.len() - report.delivered(),
+            rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
+            body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+}
+
+/// The exit code of a send: 6 when rate limited, 7 when anyone's copy was
+/// queued, else 0.
+pub fn exit_code(report: &SendReport) -> ExitCode {
+    if report.rate_limited.is_some() {
+        ExitCode::RateLimited
+    } else if report.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
+        ExitCode::NotDelivered
+    } else {
+        ExitCode::Success
+    }
+}
+
+/// The rate-limit refusal, on stderr.
+pub fn rate_limit_note(ctx: &Context, report: &SendReport) {
+    if let Some(wait) = report.rate_limited {
+        let rate = ctx.messaging_settings().map(|s| s.rate).ok();
+        ctx.out.error(&Error::RateLimited {
+            sender: report.message.sender.clone(),
+            max: rate.map(|r| r.max).unwrap_or_default(),
+            window_secs: rate.map(|r| r.window.as_secs()).unwrap_or_default(),
+            wait_secs: wait.as_secs_f64().ceil() as u64,
+        });
+    }
+}
+
+/// Sends one message.
+pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
+    let settings = ctx.messaging_settings()?;
+    let recipient =
+        validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
+    let msg_type =
+        MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
+    let content = message_input::content(&args.content, args.file.as_deref())?;
+    let actor = actor::resolve(ctx, args.from.as_deref(), args.as_other, "--from")?;
+    let registry =
+        load_registry(ctx)?.unwrap_or_else(|| crate::registry::Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, settings);
+    let report = messenger.send(
+        &registry,
+        SendRequest {
+            sender: actor.id.clone(),
+            to: Recipients::One(recipient.clone()),
+            msg_type,
+            content,
+            sent_by: actor.as_other.then(|| actor.pane_agent.clone()).flatten(),
+        },
+    )?;
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    rate_limit_note(ctx, &report);
+    if args.json {
+        ctx.out.json(&SentJson::new(&report))?;
+        return Ok(exit_code(&report));
+    }
+    let outcome = report
+        .outcomes
+        .first()
+        .map(|(_, o)| o.clone())
+        .unwrap_or_else(|| Outcome::queued("no recipient"));
+    let id = &report.message.msg_id;
+    let text = if outcome.is_delivered() {
+        format!("[DELIVERED] Message sent to {recipient} (id {id})\n")
+    } else {
+        format!(
+            "[QUEUED] Message saved to {recipient}'s inbox (id {id})\n  reason: {}\n  (they see it with `swarm inbox`; retry with `swarm redeliver {}`)\n",
+            outcome.reason.as_deref().unwrap_or("not delivered"),
+            &id[..8.min(id.len())]
+        )
+    };
+    ctx.out.print(&text)?;
+    Ok(exit_code(&report))
+}
