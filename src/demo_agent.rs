@@ -179,6 +179,9 @@ impl InputParser {
 struct Record<'a> {
     n: u64,
     at: String,
+    /// Unix seconds when the first byte of this submission arrived (for
+    /// measuring delivery latency).
+    first_byte_unix: f64,
     text: &'a str,
     bytes: usize,
     pastes: u32,
@@ -214,6 +217,7 @@ fn event_loop(out: &mut impl Write, mut recorder: Option<&mut File>) -> io::Resu
     let mut stdin = io::stdin().lock();
     let mut buf = [0u8; 8192];
     let mut count = 0u64;
+    let mut first_byte: Option<f64> = None;
     loop {
         let n = match stdin.read(&mut buf) {
             Ok(0) => return Ok(()),
@@ -223,20 +227,25 @@ fn event_loop(out: &mut impl Write, mut recorder: Option<&mut File>) -> io::Resu
             Err(e) if e.raw_os_error() == Some(libc::EIO) => return Ok(()),
             Err(e) => return Err(e),
         };
+        let arrived = time::unix_seconds(time::now());
+        first_byte.get_or_insert(arrived);
         for event in parser.feed(&buf[..n]) {
             match event {
                 Event::Quit => return Ok(()),
+                Event::Edited if parser.input().is_empty() => first_byte = None,
                 Event::Edited => {
                     let shown = sanitize::one_line(&parser.input());
                     write!(out, "\r\x1b[K> {shown}")?;
                 }
                 Event::Submit { text, pastes } => {
+                    let started = first_byte.take().unwrap_or(arrived);
                     count += 1;
                     let now = time::now();
                     if let Some(file) = recorder.as_deref_mut() {
                         let rec = Record {
                             n: count,
                             at: time::utc_iso(now),
+                            first_byte_unix: started,
                             text: &text,
                             bytes: text.len(),
                             pastes,
