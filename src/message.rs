@@ -114,6 +114,10 @@ pub struct Message {
     pub content: String,
     /// When it was created.
     pub created: DateTime<Utc>,
+    /// The recipient must acknowledge it (`swarm ack`).
+    pub requires_ack: bool,
+    /// The message this one answers (an ACK names the acknowledged one).
+    pub parent_msg_id: Option<String>,
 }
 
 impl Message {
@@ -131,7 +135,40 @@ impl Message {
             msg_type,
             content,
             created: time::now(),
+            requires_ack: false,
+            parent_msg_id: None,
         }
+    }
+
+    /// The Python tool's `to_dict` (spec 7.3), as kept in
+    /// `PENDING_ACKS.json`. swarm does not sign messages: `signature` is
+    /// empty.
+    pub fn to_dict(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("sender_id".into(), Value::String(self.sender.clone()));
+        m.insert(
+            "timestamp".into(),
+            Value::String(time::local_naive_iso(self.created)),
+        );
+        m.insert(
+            "msg_type".into(),
+            Value::String(self.msg_type.as_str().to_owned()),
+        );
+        m.insert("content".into(), Value::String(self.content.clone()));
+        m.insert(
+            "recipients".into(),
+            Value::Array(self.recipients.iter().cloned().map(Value::String).collect()),
+        );
+        m.insert("msg_id".into(), Value::String(self.msg_id.clone()));
+        m.insert("signature".into(), Value::String(String::new()));
+        m.insert("delivery_status".into(), Value::Object(Map::new()));
+        if self.requires_ack {
+            m.insert("requires_ack".into(), Value::Bool(true));
+        }
+        if let Some(parent) = &self.parent_msg_id {
+            m.insert("parent_msg_id".into(), Value::String(parent.clone()));
+        }
+        Value::Object(m)
     }
 
     /// The header every delivered message starts with:
@@ -173,8 +210,8 @@ impl Message {
             msg_id: self.msg_id.clone(),
             context_id: None,
             task: None,
-            requires_ack: None,
-            parent_msg_id: None,
+            requires_ack: self.requires_ack.then_some(true),
+            parent_msg_id: self.parent_msg_id.clone(),
             delivery_status: status,
             success_count: ok,
             failure_count: self.recipients.len() as u64 - ok,

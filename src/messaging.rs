@@ -9,11 +9,15 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::acks;
 use crate::agent_matcher::AgentMatcher;
 use crate::delivery::{self, DeliverySettings, Target};
 use crate::error::{Error, Result};
-use crate::message::{Message, MessageType};
+use crate::message::{LogEntry, Message, MessageType};
 use crate::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
+
+/// Outcome per recipient, in recipient order.
+pub type Outcomes = Vec<(String, Outcome)>;
 use crate::rate_limit::{RateLimit, RateLimiter, Verdict};
 use crate::registry::{AgentRecord, AgentStatus, Registry};
 use crate::store::{Paths, ensure_private_dir};
@@ -85,6 +89,35 @@ pub struct SendRequest {
     pub content: String,
     /// Set when an agent sends as another (`--as-other`): the real one.
     pub sent_by: Option<String>,
+    /// The recipient must acknowledge it within this long (one recipient
+    /// only): the message is recorded in `PENDING_ACKS.json` and retried.
+    pub ack_timeout: Option<Duration>,
+    /// The message this one answers.
+    pub parent_msg_id: Option<String>,
+    /// Sent by swarm itself (retries, escalations, ACK notices): not
+    /// subject to the sender's rate limit.
+    pub system: bool,
+}
+
+impl SendRequest {
+    /// A plain request: no ACK, no parent, rate limited.
+    pub fn new(
+        sender: String,
+        to: Recipients,
+        msg_type: MessageType,
+        content: String,
+    ) -> SendRequest {
+        SendRequest {
+            sender,
+            to,
+            msg_type,
+            content,
+            sent_by: None,
+            ack_timeout: None,
+            parent_msg_id: None,
+            system: false,
+        }
+    }
 }
 
 /// What happened to a message.
@@ -126,21 +159,46 @@ impl Messenger<'_> {
     /// Sends one message: to one agent or a broadcast.
     pub fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
+        if req.ack_timeout.is_some() && recipients.len() != 1 {
+            return Err(Error::Invalid(
+                "an acknowledgement can only be asked of one recipient".into(),
+            ));
+        }
         let mut warnings = Vec::new();
-        let (verdict, note) = RateLimiter::new(self.paths).check_and_record(
-            &req.sender,
-            self.settings.rate,
-            time::now(),
-        )?;
-        warnings.extend(note);
-        let message = Message::new(
+        let verdict = if req.system {
+            Verdict::Allowed
+        } else {
+            let (verdict, note) = RateLimiter::new(self.paths).check_and_record(
+                &req.sender,
+                self.settings.rate,
+                time::now(),
+            )?;
+            warnings.extend(note);
+            verdict
+        };
+        let mut message = Message::new(
             req.sender.clone(),
             recipients.iter().map(|a| a.id.clone()).collect(),
             req.msg_type,
             req.content,
         );
+        message.parent_msg_id = req.parent_msg_id;
+        if req.ack_timeout.is_some() {
+            message.requires_ack = true;
+            message.content = format!("{} {}", acks::marker(&message.msg_id), message.content);
+        }
         let log = MessageLog::new(self.paths);
         warnings.extend(log.append(&[message.log_entry(&[])])?);
+        if let Some(timeout) = req.ack_timeout {
+            // Recorded before any delivery attempt: from here on the retry
+            // loop owns it, whatever happens to this process.
+            warnings.extend(acks::register(
+                self.paths,
+                &message,
+                &recipients[0].id,
+                timeout,
+            )?);
+        }
 
         let note = req
             .sent_by
@@ -172,10 +230,10 @@ impl Messenger<'_> {
             });
         }
 
-        let (text, body_file) =
-            self.pane_text(&message.msg_id, &message.header(), &message.content)?;
-        let outcomes = self.deliver_all(&recipients, &text, &message.header());
-        warnings.extend(log.append(&[DeliveryRecord::new(&message.msg_id, &outcomes, note)])?);
+        let (text, body_file) = self.pane_text(&message.log_entry(&[]), None)?;
+        let (outcomes, more) =
+            self.deliver_logged(&message.msg_id, &recipients, &text, &message.header(), note)?;
+        warnings.extend(more);
         Ok(SendReport {
             message,
             outcomes,
@@ -189,27 +247,25 @@ impl Messenger<'_> {
     /// outcome is "queued" and who is still registered. Returns the
     /// attempts per message (messages with nothing to retry are left out).
     pub fn redeliver(&self, registry: &Registry, views: &[MessageView]) -> Result<Vec<Redelivery>> {
-        let log = MessageLog::new(self.paths);
         let mut done = Vec::new();
         for view in views {
-            let targets: Vec<&AgentRecord> = view
+            let targets: Vec<AgentRecord> = view
                 .outcomes
                 .iter()
                 .filter(|(_, o)| o.status == Status::Queued)
-                .filter_map(|(r, _)| registry.find(r))
+                .filter_map(|(r, _)| registry.find(r).cloned())
                 .collect();
             if targets.is_empty() {
                 continue;
             }
-            let header = view.entry.header();
-            let (text, _) = self.pane_text(&view.entry.msg_id, &header, &view.entry.content)?;
-            let owned: Vec<AgentRecord> = targets.into_iter().cloned().collect();
-            let outcomes = self.deliver_all(&owned, &text, &header);
-            log.append(&[DeliveryRecord::new(
+            let (text, _) = self.pane_text(&view.entry, None)?;
+            let (outcomes, _) = self.deliver_logged(
                 &view.entry.msg_id,
-                &outcomes,
+                &targets,
+                &text,
+                &view.entry.header(),
                 Some("redelivery".into()),
-            )])?;
+            )?;
             done.push(Redelivery {
                 view: view.clone(),
                 outcomes,
@@ -218,19 +274,78 @@ impl Messenger<'_> {
         Ok(done)
     }
 
+    /// Delivers `text` for message `msg_id` to `targets` (in parallel when
+    /// there are several) and appends the outcomes to the log.
+    pub fn deliver_logged(
+        &self,
+        msg_id: &str,
+        targets: &[AgentRecord],
+        text: &str,
+        marker: &str,
+        note: Option<String>,
+    ) -> Result<(Outcomes, Vec<String>)> {
+        let outcomes = self.deliver_all(targets, text, marker);
+        let warnings =
+            MessageLog::new(self.paths).append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?;
+        Ok((outcomes, warnings))
+    }
+
+    /// The text typed into panes for a logged message: `header: content`,
+    /// with `prefix` (a retry mark) before the content, the ACK hint on its
+    /// own line when an answer is required, and for a long body a one-line
+    /// pointer to `.swarm/messages/<id>.md` holding it.
+    pub fn pane_text(
+        &self,
+        entry: &LogEntry,
+        prefix: Option<&str>,
+    ) -> Result<(String, Option<PathBuf>)> {
+        let header = entry.header();
+        let prefix = prefix.map(|p| format!("{p} ")).unwrap_or_default();
+        let hint = if entry.requires_ack == Some(true) {
+            format!("\n{}", acks::hint(&entry.msg_id))
+        } else {
+            String::new()
+        };
+        let content = &entry.content;
+        if content.len() <= self.settings.max_inline_bytes {
+            return Ok((format!("{header}: {prefix}{content}{hint}"), None));
+        }
+        let path = self.write_body(&entry.msg_id, &header, content)?;
+        let lines = content.lines().count();
+        Ok((
+            format!(
+                "{header}: {prefix}(long message, {} bytes in {lines} lines) read it in full: {}{hint}",
+                content.len(),
+                path.display()
+            ),
+            Some(path),
+        ))
+    }
+
     fn resolve(&self, registry: &Registry, req: &SendRequest) -> Result<Vec<AgentRecord>> {
         let known = || registry.active().map(|a| a.id.clone()).collect::<Vec<_>>();
         match &req.to {
-            Recipients::One(id) => registry
-                .find(id)
-                .filter(|a| a.status != AgentStatus::Dead)
-                .cloned()
-                .map(|a| vec![a])
-                .ok_or_else(|| Error::UnknownAgent {
-                    id: id.clone(),
-                    registry: self.paths.registry(),
-                    known: known(),
-                }),
+            Recipients::One(id) => {
+                match registry.find(id).filter(|a| a.status != AgentStatus::Dead) {
+                    Some(a) => Ok(vec![a.clone()]),
+                    // swarm's own notices (an ACK to a sender that is not a
+                    // registered agent) still go to the log, queued.
+                    None if req.system => Ok(vec![AgentRecord {
+                        id: id.clone(),
+                        pane_index: String::new(),
+                        pid: 0,
+                        status: AgentStatus::Active,
+                        last_seen: String::new(),
+                        session_name: String::new(),
+                        tmux_pane_id: None,
+                    }]),
+                    None => Err(Error::UnknownAgent {
+                        id: id.clone(),
+                        registry: self.paths.registry(),
+                        known: known(),
+                    }),
+                }
+            }
             Recipients::All { include_self } => {
                 let all: Vec<AgentRecord> = registry
                     .active()
@@ -258,17 +373,8 @@ impl Messenger<'_> {
         }
     }
 
-    /// The text typed into panes: the message, or for a long body a
-    /// one-line pointer to `.swarm/messages/<id>.md` holding it.
-    fn pane_text(
-        &self,
-        msg_id: &str,
-        header: &str,
-        content: &str,
-    ) -> Result<(String, Option<PathBuf>)> {
-        if content.len() <= self.settings.max_inline_bytes {
-            return Ok((format!("{header}: {content}"), None));
-        }
+    /// Writes a long body to `.swarm/messages/<id>.md` (once).
+    fn write_body(&self, msg_id: &str, header: &str, content: &str) -> Result<PathBuf> {
         let dir = self.paths.swarm_dir().join("messages");
         let path = dir.join(format!("{msg_id}.md"));
         let write_err = |source| Error::Io {
@@ -290,15 +396,7 @@ impl Messenger<'_> {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(write_err(e)),
         }
-        let lines = content.lines().count();
-        Ok((
-            format!(
-                "{header}: (long message, {} bytes in {lines} lines) read it in full: {}",
-                content.len(),
-                path.display()
-            ),
-            Some(path),
-        ))
+        Ok(path)
     }
 
     fn deliver_all(

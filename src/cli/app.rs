@@ -11,8 +11,8 @@ use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
-    agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver, version,
-    whoami,
+    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, housekeeping, inbox, launch,
+    msg, redeliver, version, watch, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -45,17 +45,35 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    match cli.command {
-        Command::Discover(args) => discover::run(&ctx, &args),
-        Command::Agents(args) => agents::run(&ctx, &args),
-        Command::Whoami(args) => whoami::run(&ctx, &args),
-        Command::Msg(args) => msg::run(&ctx, &args),
-        Command::Broadcast(args) => broadcast::run(&ctx, &args),
-        Command::Inbox(args) => inbox::run(&ctx, &args),
-        Command::Redeliver(args) => redeliver::run(&ctx, &args),
-        Command::Hooks(args) => hooks::run(&ctx, &args),
-        Command::Launch(args) => launch::run(&ctx, &args),
-        Command::Down(args) => down::run(&ctx, &args),
+    // `watch` does its own housekeeping; `acks` wants it done before it
+    // lists; every other command does it after its own work.
+    match &cli.command {
+        Command::Watch(_) => {}
+        Command::Acks(_) => housekeeping::quietly(&ctx),
+        _ => {
+            let result = run_command(&ctx, cli.command);
+            housekeeping::quietly(&ctx);
+            return result;
+        }
+    }
+    run_command(&ctx, cli.command)
+}
+
+fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Discover(args) => discover::run(ctx, &args),
+        Command::Agents(args) => agents::run(ctx, &args),
+        Command::Whoami(args) => whoami::run(ctx, &args),
+        Command::Msg(args) => msg::run(ctx, &args),
+        Command::Broadcast(args) => broadcast::run(ctx, &args),
+        Command::Inbox(args) => inbox::run(ctx, &args),
+        Command::Ack(args) => ack::run(ctx, &args),
+        Command::Acks(args) => acks::run(ctx, &args),
+        Command::Redeliver(args) => redeliver::run(ctx, &args),
+        Command::Watch(args) => watch::run(ctx, &args),
+        Command::Hooks(args) => hooks::run(ctx, &args),
+        Command::Launch(args) => launch::run(ctx, &args),
+        Command::Down(args) => down::run(ctx, &args),
         Command::Version | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

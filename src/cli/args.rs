@@ -7,7 +7,8 @@ use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
 use super::{
-    agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver, whoami,
+    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver,
+    watch, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -89,8 +90,15 @@ pub enum Command {
     /// Show the messages sent to an agent
     #[command(alias = "check-messages")]
     Inbox(inbox::InboxArgs),
+    /// Acknowledge a message that asked for it
+    #[command(alias = "acknowledge-message")]
+    Ack(ack::AckArgs),
+    /// List messages waiting for an acknowledgement
+    Acks(acks::AcksArgs),
     /// Try again to deliver queued messages into their panes
     Redeliver(redeliver::RedeliverArgs),
+    /// Keep discovery fresh and send ACK retries as they fall due
+    Watch(watch::WatchArgs),
     /// Install or remove swarm's Claude Code hooks
     Hooks(hooks::HooksArgs),
     /// Open a tmux session with N agent panes

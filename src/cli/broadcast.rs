@@ -54,18 +54,16 @@ pub fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let actor = actor::resolve(ctx, args.from.as_deref(), args.as_other, "--from")?;
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let report = ctx.messenger(&matcher, settings).send(
-        &registry,
-        SendRequest {
-            sender: actor.id.clone(),
-            to: Recipients::All {
-                include_self: args.include_self,
-            },
-            msg_type,
-            content,
-            sent_by: actor.as_other.then(|| actor.pane_agent.clone()).flatten(),
+    let mut req = SendRequest::new(
+        actor.id.clone(),
+        Recipients::All {
+            include_self: args.include_self,
         },
-    )?;
+        msg_type,
+        content,
+    );
+    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
+    let report = ctx.messenger(&matcher, settings).send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -7,6 +7,7 @@ use std::env;
 
 use std::time::Duration;
 
+use crate::acks::AckSettings;
 use crate::agent_matcher::AgentMatcher;
 use crate::config::{self, Config, LoadedConfig};
 use crate::discovery::DiscoverOptions;
@@ -84,6 +85,12 @@ impl Context {
             },
             ..MessagingSettings::default()
         })
+    }
+
+    /// The ACK retry schedule from the config.
+    pub fn ack_settings(&self) -> Result<AckSettings> {
+        self.config()?;
+        Ok(AckSettings::default())
     }
 
     /// Message types declared in the config, besides the built-in ones.

@@ -3,6 +3,8 @@
 //! anything happens.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod ack;
+mod acks;
 mod actor;
 mod agents;
 mod app;
@@ -13,6 +15,7 @@ mod demo_agent;
 mod discover;
 mod down;
 mod hooks;
+mod housekeeping;
 mod inbox;
 mod launch;
 mod message_input;
@@ -20,6 +23,7 @@ mod msg;
 mod output;
 mod redeliver;
 mod version;
+mod watch;
 mod whoami;
 
 pub use app::run;

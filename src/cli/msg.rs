@@ -40,6 +40,15 @@ pub struct MsgArgs {
     /// Allow --from to name another agent than this pane's own (recorded)
     #[arg(long)]
     as_other: bool,
+    /// Require an acknowledgement (`swarm ack ID`): retried with the same
+    /// id until answered, then escalated to every agent
+    #[arg(long)]
+    ack: bool,
+    /// Seconds before the first retry when not acknowledged [default:
+    /// acks.timeout_seconds, 30]
+    #[arg(long, value_name = "SECONDS", requires = "ack",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    ack_timeout: Option<u64>,
     /// Print the message and its delivery outcome as JSON
     #[arg(long)]
     json: bool,
@@ -124,16 +133,24 @@ pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         load_registry(ctx)?.unwrap_or_else(|| crate::registry::Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, settings);
-    let report = messenger.send(
-        &registry,
-        SendRequest {
-            sender: actor.id.clone(),
-            to: Recipients::One(recipient.clone()),
-            msg_type,
-            content,
-            sent_by: actor.as_other.then(|| actor.pane_agent.clone()).flatten(),
-        },
-    )?;
+    let ack_timeout = if args.ack {
+        Some(
+            args.ack_timeout
+                .map(std::time::Duration::from_secs)
+                .unwrap_or(ctx.ack_settings()?.timeout),
+        )
+    } else {
+        None
+    };
+    let mut req = SendRequest::new(
+        actor.id.clone(),
+        Recipients::One(recipient.clone()),
+        msg_type,
+        content,
+    );
+    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
+    req.ack_timeout = ack_timeout;
+    let report = messenger.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }
@@ -148,7 +165,7 @@ pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         .map(|(_, o)| o.clone())
         .unwrap_or_else(|| Outcome::queued("no recipient"));
     let id = &report.message.msg_id;
-    let text = if outcome.is_delivered() {
+    let mut text = if outcome.is_delivered() {
         format!("[DELIVERED] Message sent to {recipient} (id {id})\n")
     } else {
         format!(
@@ -157,6 +174,13 @@ pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             &id[..8.min(id.len())]
         )
     };
+    if let Some(wait) = ack_timeout {
+        text.push_str(&format!(
+            "[ACK-REQUIRED] {recipient} answers with `swarm ack {}`; retried after {}s if not, then escalated\n",
+            crate::acks::short(id),
+            wait.as_secs()
+        ));
+    }
     ctx.out.print(&text)?;
     Ok(exit_code(&report))
 }

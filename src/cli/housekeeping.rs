@@ -1,0 +1,39 @@
+//! Work that no one has to remember to start: due ACK retries and
+//! escalations, processed by whichever swarm command runs next (after a
+//! cheap check) and continuously by `swarm watch`.
+
+use crate::acks::{self, ProcessReport};
+use crate::error::Result;
+use crate::registry::Registry;
+use crate::time;
+
+use super::agents::load_registry;
+use super::context::Context;
+
+/// Sends what is due, if anything (one small file read when nothing is).
+pub fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
+    if !acks::work_due(&ctx.paths, time::now()) {
+        return Ok(None);
+    }
+    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    let report = acks::process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
+    Ok(Some(report))
+}
+
+/// The same, for commands whose own output must stay clean: problems
+/// become warnings on stderr.
+pub fn quietly(ctx: &Context) {
+    match process_due_acks(ctx) {
+        Ok(Some(report)) => {
+            for w in &report.warnings {
+                ctx.out.warn(w);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => ctx
+            .out
+            .warn(&format!("could not process due ACK retries: {e}")),
+    }
+}
