@@ -24,6 +24,7 @@ pub mod launch;
 pub mod message;
 pub mod message_log;
 pub mod messaging;
+pub mod onboarding;
 pub mod procfs;
 pub mod rate_limit;
 pub mod registry;

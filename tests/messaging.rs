@@ -543,3 +543,25 @@ fn many_writers_produce_whole_log_lines() {
     assert_eq!(ids.len(), processes * per_process);
     assert_eq!(outcomes, processes * per_process);
 }
+
+#[test]
+fn onboarding_sixteen_agents_with_default_settings_reaches_each_once() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let n = 16;
+    for i in 0..n {
+        server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl")));
+    }
+    let out = swarm(&project, &server).arg("onboard").output().expect("run");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Onboarded 16 agents: 16 delivered"));
+    for i in 0..n {
+        let got = wait_for_records(&project.file(&format!("rec-{i}.jsonl")), 1);
+        assert_eq!(got.len(), 1);
+        let (sender, kind, body) = parse_submission(got[0]["text"].as_str().expect("text"));
+        assert_eq!((sender.as_str(), kind.as_str()), ("system", "INFO"));
+        assert!(body.starts_with("=== SWARM COORDINATION ACTIVE ===") && body.contains("agent-15"));
+    }
+    // One broadcast, counted once: the default limit of 10 leaves room.
+    swarm(&project, &server).arg("onboard").assert().success();
+}

@@ -12,7 +12,7 @@ use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
     ack, acks, agents, broadcast, demo_agent, discover, down, hooks, housekeeping, inbox, launch,
-    msg, redeliver, version, watch, whoami,
+    msg, onboard, redeliver, version, watch, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -69,6 +69,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Inbox(args) => inbox::run(ctx, &args),
         Command::Ack(args) => ack::run(ctx, &args),
         Command::Acks(args) => acks::run(ctx, &args),
+        Command::Onboard(args) => onboard::run(ctx, &args),
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
         Command::Hooks(args) => hooks::run(ctx, &args),

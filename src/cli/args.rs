@@ -7,8 +7,8 @@ use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
 use super::{
-    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, redeliver,
-    watch, whoami,
+    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, onboard,
+    redeliver, watch, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -95,6 +95,8 @@ pub enum Command {
     Ack(ack::AckArgs),
     /// List messages waiting for an acknowledgement
     Acks(acks::AcksArgs),
+    /// Tell every agent, once, how to work in this swarm
+    Onboard(onboard::OnboardArgs),
     /// Try again to deliver queued messages into their panes
     Redeliver(redeliver::RedeliverArgs),
     /// Keep discovery fresh and send ACK retries as they fall due

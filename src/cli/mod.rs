@@ -20,6 +20,7 @@ mod inbox;
 mod launch;
 mod message_input;
 mod msg;
+mod onboard;
 mod output;
 mod redeliver;
 mod version;
