@@ -552,8 +552,15 @@ fn onboarding_sixteen_agents_with_default_settings_reaches_each_once() {
     for i in 0..n {
         server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl")));
     }
-    let out = swarm(&project, &server).arg("onboard").output().expect("run");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = swarm(&project, &server)
+        .arg("onboard")
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(String::from_utf8_lossy(&out.stdout).contains("Onboarded 16 agents: 16 delivered"));
     for i in 0..n {
         let got = wait_for_records(&project.file(&format!("rec-{i}.jsonl")), 1);
