@@ -56,11 +56,18 @@ impl Context {
 
     /// The config, loaded from the project root on first use.
     pub fn config(&self) -> Result<&Config> {
+        Ok(&self.loaded_config()?.config)
+    }
+
+    /// The config with the file it came from and the origin of each
+    /// value: the file found from the project root upward, overridden by
+    /// `SWARM_<SECTION>_<KEY>` variables.
+    pub fn loaded_config(&self) -> Result<&LoadedConfig> {
         if let Some(c) = self.config.get() {
-            return Ok(&c.config);
+            return Ok(c);
         }
-        let loaded = config::load(self.paths.root())?;
-        Ok(&self.config.get_or_init(|| loaded).config)
+        let loaded = config::load(self.paths.root(), &config::process_env())?;
+        Ok(self.config.get_or_init(|| loaded))
     }
 
     /// The agent recogniser configured for this project.
