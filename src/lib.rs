@@ -10,8 +10,10 @@
 
 pub mod agent_matcher;
 pub mod config;
+pub mod coordination;
 pub mod demo_agent;
 pub mod discovery;
+pub mod doctor;
 pub mod error;
 pub mod exit_code;
 pub mod identity;
@@ -20,6 +22,7 @@ pub mod launch;
 pub mod procfs;
 pub mod registry;
 pub mod sanitize;
+pub mod setup;
 pub mod store;
 pub mod sys;
 pub mod time;

@@ -10,7 +10,10 @@ use crate::exit_code::ExitCode;
 use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
-use super::{agents, demo_agent, discover, down, launch, version, whoami};
+use super::{
+    agents, completions, config, coord, demo_agent, discover, doctor, down, init, launch, version,
+    whoami,
+};
 
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.
@@ -38,6 +41,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     // Commands that need no project.
     match &cli.command {
         Command::Version => return version::run(out),
+        Command::Completions(args) => return completions::run(out, args),
         Command::DemoAgent(args) => return demo_agent::run(args),
         _ => {}
     }
@@ -48,6 +52,10 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         Command::Whoami(args) => whoami::run(&ctx, &args),
         Command::Launch(args) => launch::run(&ctx, &args),
         Command::Down(args) => down::run(&ctx, &args),
-        Command::Version | Command::DemoAgent(_) => Ok(ExitCode::Success),
+        Command::Init(args) => init::run(&ctx, &args),
+        Command::Doctor(args) => doctor::run(&ctx, &args),
+        Command::Config(args) => config::run(&ctx, &args),
+        Command::Coord(args) => coord::run(&ctx, &args),
+        Command::Version | Command::Completions(_) | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
-use super::{agents, demo_agent, discover, down, launch, whoami};
+use super::{
+    agents, completions, config, coord, demo_agent, discover, doctor, down, init, launch, whoami,
+};
 
 const AFTER_HELP: &str = "\
 Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent or
@@ -82,6 +84,18 @@ pub enum Command {
     Launch(launch::LaunchArgs),
     /// Stop a session opened by `swarm launch`
     Down(down::DownArgs),
+    /// Set up this project: config file, tmux check, next steps
+    Init(init::InitArgs),
+    /// Check tmux, the project root, the config and the state files
+    Doctor(doctor::DoctorArgs),
+    /// Write, show, check or edit the configuration
+    #[command(arg_required_else_help = true)]
+    Config(config::ConfigArgs),
+    /// Read or add to the shared COORDINATION.md
+    #[command(arg_required_else_help = true)]
+    Coord(coord::CoordArgs),
+    /// Print a shell completion script (bash, zsh, fish, ...)
+    Completions(completions::CompletionsArgs),
     /// Print swarm's version
     Version,
     /// The demo agent `swarm launch --agent demo` runs in each pane

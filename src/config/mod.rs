@@ -18,7 +18,7 @@ pub use load::{
     load, load_file, load_with, process_env,
 };
 pub use model::{Acks, Config, Dashboard, Discovery, Locking, Messaging, Onboarding, RateLimiting};
-pub use template::render as template;
+pub use template::{render as template, write as write_template};
 pub use tree::MAX_YAML_DEPTH;
 
 #[cfg(test)]

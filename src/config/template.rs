@@ -2,8 +2,11 @@
 //! comment, in TOML or YAML. Values are written as JSON literals, which
 //! both formats read the same way for numbers, booleans, strings and lists.
 
+use std::path::Path;
+
 use serde_json::Value;
 
+use super::error::ConfigError;
 use super::load::Format;
 use super::model::Config;
 use super::schema::{KEYS, Key, SECTIONS};
@@ -14,6 +17,16 @@ Any key can be overridden for one command with an environment variable
 SWARM_<SECTION>_<KEY>, e.g. SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE=20.
 Check this file with `swarm config validate`; see the effective values
 with `swarm config show`.";
+
+/// Writes the default configuration to `path` in the format its name
+/// says. An existing file is replaced only with `replace`.
+pub fn write(path: &Path, replace: bool) -> crate::error::Result<Format> {
+    let format = Format::of(path).ok_or_else(|| ConfigError::Format {
+        path: path.to_owned(),
+    })?;
+    crate::store::write_document(path, render(format).as_bytes(), replace)?;
+    Ok(format)
+}
 
 /// The commented default configuration in `format`.
 pub fn render(format: Format) -> String {
