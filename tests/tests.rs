@@ -4,6 +4,9 @@
 mod harness;
 
 mod cli;
+mod config;
+mod coord;
 mod discovery;
 mod launch;
+mod setup;
 mod tmux_seam;
