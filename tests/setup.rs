@@ -2,7 +2,7 @@
 
 use std::process::Output;
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_outside_tmux};
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
 
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -19,7 +19,7 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
     let out = swarm(&project, &server).arg("init").output().expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("(non-interactive: yes)"), "{text}");
+    assert!(text.contains("(stdin is not a terminal: yes)"), "{text}");
     assert!(text.contains(&format!(
         "created {}",
         project.file(".claudeswarm.toml").display()
@@ -52,6 +52,28 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
         config,
         "a second run changes nothing"
     );
+}
+
+#[test]
+fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.pane(
+        &project.path(),
+        &format!(
+            "env -u CLAUDESWARM_ROOT NO_COLOR=1 '{}' init; echo INIT-EXIT-$?; sleep 86400",
+            swarm_bin()
+        ),
+    );
+    server.wait_for_screen(&pane, "[Y/n]");
+    server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
+    server.wait_for_screen(&pane, "INIT-EXIT-0");
+    let screen = server.capture(&pane);
+    assert!(
+        screen.contains("skipped: swarm uses the defaults"),
+        "{screen}"
+    );
+    assert!(!project.file(".claudeswarm.toml").exists());
 }
 
 #[test]

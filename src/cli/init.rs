@@ -28,7 +28,13 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let out = &ctx.out;
     let ok = out.good("✓");
     let warn = out.caution("⚠");
-    let interactive = !args.yes && io::stdin().is_terminal();
+    let answer = if args.yes {
+        Answer::Yes("--yes")
+    } else if io::stdin().is_terminal() {
+        Answer::Ask
+    } else {
+        Answer::Yes("stdin is not a terminal")
+    };
     let root = ctx.paths.root();
     out.print(&format!("{}\n\n", out.bold("=== swarm project set-up ===")))?;
 
@@ -60,11 +66,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
         None => {
             let path = root.join(config::DEFAULT_CONFIG_FILE);
             out.print(&format!("  {warn} no config file\n"))?;
-            if confirm(
-                ctx,
-                interactive,
-                "Create .claudeswarm.toml with the defaults?",
-            )? {
+            if confirm(ctx, answer, "Create .claudeswarm.toml with the defaults?")? {
                 config::write_template(&path, false)?;
                 out.print(&format!(
                     "  {ok} created {} (every key, its default and a comment)\n",
@@ -158,11 +160,20 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
+/// How questions get answered.
+#[derive(Clone, Copy)]
+enum Answer {
+    /// Ask on the terminal.
+    Ask,
+    /// Yes, for this reason.
+    Yes(&'static str),
+}
+
 /// Asks a yes/no question on a terminal (default yes; end of input counts
-/// as yes); without one, says so and answers yes.
-fn confirm(ctx: &Context, interactive: bool, question: &str) -> Result<bool> {
-    if !interactive {
-        ctx.out.print("  (non-interactive: yes)\n")?;
+/// as yes), or says why the answer is yes without asking.
+fn confirm(ctx: &Context, answer: Answer, question: &str) -> Result<bool> {
+    if let Answer::Yes(why) = answer {
+        ctx.out.print(&format!("  ({why}: yes)\n"))?;
         return Ok(true);
     }
     ctx.out.print(&format!("  {question} [Y/n] "))?;

@@ -256,3 +256,15 @@ fn search_prefers_yaml_and_walks_up() {
     assert_eq!(find(&sub), Some(dir.path().join(".claudeswarm.yaml")));
     assert_eq!(load(&sub, &[]).expect("load").config, Config::default());
 }
+
+#[test]
+fn the_readme_lists_every_key() {
+    let readme = include_str!("../../README.md");
+    for key in schema::KEYS {
+        assert!(
+            readme.contains(&format!("| `{}` |", key.path())),
+            "README.md's config table lacks {}",
+            key.path()
+        );
+    }
+}
