@@ -59,20 +59,22 @@ pub fn parse_toml(text: &str) -> Result<Parsed, SyntaxError> {
         parsed
             .lines
             .insert(key.clone(), line_at(text, k.span().start));
-        toml_entry(text, &key, v, &mut parsed, &mut map);
+        toml_entry(text, &key, &key, v, &mut parsed, &mut map);
     }
     parsed.value = Value::Object(map);
     Ok(parsed)
 }
 
+/// Adds `name = v` (at key path `path`) to `into`, recording key lines.
 fn toml_entry(
     text: &str,
     path: &str,
+    name: &str,
     v: &toml::Spanned<toml::de::DeValue<'_>>,
     parsed: &mut Parsed,
     into: &mut Map<String, Value>,
 ) {
-    let name = path.rsplit('.').next().unwrap_or(path).to_owned();
+    let name = name.to_owned();
     if let toml::de::DeValue::Table(t) = v.get_ref() {
         let mut inner = Map::new();
         for (k, child) in t.iter() {
@@ -81,7 +83,7 @@ fn toml_entry(
                 .lines
                 .entry(child_path.clone())
                 .or_insert_with(|| line_at(text, k.span().start));
-            toml_entry(text, &child_path, child, parsed, &mut inner);
+            toml_entry(text, &child_path, k.get_ref(), child, parsed, &mut inner);
         }
         into.insert(name, Value::Object(inner));
         return;
@@ -301,7 +303,22 @@ fn line_at(text: &str, offset: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    proptest! {
+        #[test]
+        fn no_document_panics_the_parsers_or_the_checker(
+            s in prop_oneof!["[\\PC\n]{0,200}", "[a-z_\\[\\]=:\" \n0-9{},.#-]{0,160}"]
+        ) {
+            for parsed in [parse_toml(&s), parse_yaml(&s)].into_iter().flatten() {
+                let _ = super::super::schema::check_document(&parsed.value);
+                for key in parsed.lines.keys() {
+                    let _ = parsed.line_of(key);
+                }
+            }
+        }
+    }
 
     #[test]
     fn toml_lines_and_values() {
@@ -315,6 +332,12 @@ mod tests {
         assert_eq!(p.line_of("locking.stale_timeout"), Some(3));
         assert_eq!(p.line_of("acks.retry_delays[1]"), Some(6));
         assert_eq!(p.line_of("acks.nope"), Some(5));
+    }
+
+    #[test]
+    fn quoted_toml_keys_keep_their_dots() {
+        let p = parse_toml("[locking]\n\"a.b\" = 1\n").expect("parse");
+        assert_eq!(p.value, json!({"locking": {"a.b": 1}}));
     }
 
     #[test]
