@@ -74,6 +74,27 @@ pub enum Error {
     /// `down` found nothing to stop.
     #[error("tmux session {0:?} does not exist")]
     NoSession(String),
+    /// `config validate` found no file to check.
+    #[error("no config file found (looked for .claudeswarm.yaml and .claudeswarm.toml in {} and its parents)", root.display())]
+    NoConfigFile {
+        /// Where the search started.
+        root: PathBuf,
+    },
+    /// `config edit` found no usable editor.
+    #[error(
+        "no editor found ($EDITOR is unset or unusable, and none of vim, vi, nano, emacs is on PATH)"
+    )]
+    NoEditor,
+    /// The editor ran but failed.
+    #[error("the editor `{editor}` exited with {status}; {} was not checked", path.display())]
+    EditorFailed {
+        /// The editor program.
+        editor: String,
+        /// How it ended.
+        status: String,
+        /// The file it was editing.
+        path: PathBuf,
+    },
     /// A local I/O failure outside the state files (the terminal, a record
     /// file).
     #[error("could not {what}: {source}")]
@@ -105,6 +126,9 @@ impl Error {
             | Error::NoIdentity(_)
             | Error::NotInstalled { .. }
             | Error::SessionExists(_)
+            | Error::NoConfigFile { .. }
+            | Error::NoEditor
+            | Error::EditorFailed { .. }
             | Error::Io { .. } => ExitCode::Failure,
         }
     }
@@ -120,7 +144,25 @@ impl Error {
             Error::Store(StoreError::BadRoot { .. }) => {
                 Some("pass an existing directory to --root".into())
             }
-            Error::Config(_) => Some("fix the file, or check it with `swarm config validate`".into()),
+            Error::Store(StoreError::Exists { .. }) => Some("add --force to replace it".into()),
+            Error::Config(ConfigError::Invalid { .. }) => Some(
+                "fix each problem listed (file and line, or environment variable), then check \
+                 again with `swarm config validate`"
+                    .into(),
+            ),
+            Error::Config(ConfigError::Format { .. }) => {
+                Some("name the file with .toml, .yaml or .yml".into())
+            }
+            Error::Config(ConfigError::NotFound { .. }) => Some(
+                "check the path, or create the file with `swarm config init -o FILE`".into(),
+            ),
+            Error::Config(ConfigError::TooLarge { .. }) => {
+                Some("a config file is a few kilobytes: check that this is the right file".into())
+            }
+            Error::Config(ConfigError::Read { path, .. }) => Some(format!(
+                "check the file's owner and permissions (`ls -l {}`)",
+                path.display()
+            )),
             Error::UnknownAgent { known, .. } if known.is_empty() => {
                 Some("no agents are registered: run `swarm discover` (or `swarm launch N`)".into())
             }
@@ -142,6 +184,13 @@ impl Error {
             )),
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())
+            }
+            Error::NoConfigFile { .. } => Some(
+                "create one with `swarm config init` (or check another file with --file)".into(),
+            ),
+            Error::NoEditor => Some("set EDITOR (e.g. `export EDITOR=nano`) or install vim or nano".into()),
+            Error::EditorFailed { .. } => {
+                Some("check the file with `swarm config validate` after editing it".into())
             }
             _ => None,
         }

@@ -3,8 +3,12 @@
 
 mod harness;
 
+mod acks;
 mod cli;
+mod config;
+mod coord;
 mod discovery;
 mod launch;
 mod messaging;
+mod setup;
 mod tmux_seam;

@@ -11,8 +11,8 @@ use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
-    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, housekeeping, inbox, launch,
-    msg, onboard, redeliver, version, watch, whoami,
+    ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
+    hooks, housekeeping, inbox, init, launch, msg, onboard, redeliver, version, watch, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -41,6 +41,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     // Commands that need no project.
     match &cli.command {
         Command::Version => return version::run(out),
+        Command::Completions(args) => return completions::run(out, args),
         Command::DemoAgent(args) => return demo_agent::run(args),
         _ => {}
     }
@@ -75,6 +76,10 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),
-        Command::Version | Command::DemoAgent(_) => Ok(ExitCode::Success),
+        Command::Init(args) => init::run(ctx, &args),
+        Command::Doctor(args) => doctor::run(ctx, &args),
+        Command::Config(args) => config::run(ctx, &args),
+        Command::Coord(args) => coord::run(ctx, &args),
+        Command::Version | Command::Completions(_) | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

@@ -7,8 +7,8 @@ use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
 use super::{
-    ack, acks, agents, broadcast, demo_agent, discover, down, hooks, inbox, launch, msg, onboard,
-    redeliver, watch, whoami,
+    ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
+    hooks, inbox, init, launch, msg, onboard, redeliver, watch, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -107,6 +107,18 @@ pub enum Command {
     Launch(launch::LaunchArgs),
     /// Stop a session opened by `swarm launch`
     Down(down::DownArgs),
+    /// Set up this project: config file, tmux check, next steps
+    Init(init::InitArgs),
+    /// Check tmux, the project root, the config and the state files
+    Doctor(doctor::DoctorArgs),
+    /// Write, show, check or edit the configuration
+    #[command(arg_required_else_help = true)]
+    Config(config::ConfigArgs),
+    /// Read or add to the shared COORDINATION.md
+    #[command(arg_required_else_help = true)]
+    Coord(coord::CoordArgs),
+    /// Print a shell completion script (bash, zsh, fish, ...)
+    Completions(completions::CompletionsArgs),
     /// Print swarm's version
     Version,
     /// The demo agent `swarm launch --agent demo` runs in each pane

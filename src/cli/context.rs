@@ -4,12 +4,12 @@
 
 use std::cell::OnceCell;
 use std::env;
-
 use std::time::Duration;
 
 use crate::acks::AckSettings;
 use crate::agent_matcher::AgentMatcher;
 use crate::config::{self, Config, LoadedConfig};
+use crate::delivery::DeliverySettings;
 use crate::discovery::DiscoverOptions;
 use crate::error::{Error, Result};
 use crate::messaging::{MessagingSettings, Messenger};
@@ -61,11 +61,18 @@ impl Context {
 
     /// The config, loaded from the project root on first use.
     pub fn config(&self) -> Result<&Config> {
+        Ok(&self.loaded_config()?.config)
+    }
+
+    /// The config with the file it came from and the origin of each
+    /// value: the file found from the project root upward, overridden by
+    /// `SWARM_<SECTION>_<KEY>` variables.
+    pub fn loaded_config(&self) -> Result<&LoadedConfig> {
         if let Some(c) = self.config.get() {
-            return Ok(&c.config);
+            return Ok(c);
         }
-        let loaded = config::load(self.paths.root())?;
-        Ok(&self.config.get_or_init(|| loaded).config)
+        let loaded = config::load(self.paths.root(), &config::process_env())?;
+        Ok(self.config.get_or_init(|| loaded))
     }
 
     /// The agent recogniser configured for this project.
@@ -83,20 +90,29 @@ impl Context {
                 max: c.rate_limiting.messages_per_minute,
                 window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
             },
-            ..MessagingSettings::default()
+            delivery: DeliverySettings {
+                pause: Duration::from_millis(u64::from(c.messaging.delivery_pause_ms)),
+                confirm: c.messaging.confirm_delivery,
+                ..DeliverySettings::default()
+            },
+            max_inline_bytes: c.messaging.max_inline_bytes as usize,
         })
     }
 
     /// The ACK retry schedule from the config.
     pub fn ack_settings(&self) -> Result<AckSettings> {
-        self.config()?;
-        Ok(AckSettings::default())
+        let a = &self.config()?.acks;
+        let secs = |s: u32| Duration::from_secs(u64::from(s));
+        Ok(AckSettings {
+            timeout: secs(a.timeout_seconds),
+            delays: a.retry_delays.iter().copied().map(secs).collect(),
+            max_retries: a.max_retries,
+        })
     }
 
     /// Message types declared in the config, besides the built-in ones.
     pub fn custom_types(&self) -> Result<Vec<String>> {
-        self.config()?;
-        Ok(Vec::new())
+        Ok(self.config()?.messaging.custom_types.clone())
     }
 
     /// A messenger over this project and tmux server.

@@ -52,6 +52,12 @@ pub enum StoreError {
         /// As given.
         path: PathBuf,
     },
+    /// A file that is only ever created, never replaced, exists already.
+    #[error("{} already exists", path.display())]
+    Exists {
+        /// The file.
+        path: PathBuf,
+    },
     /// A state file could not be encoded (never expected in practice).
     #[error("could not encode {}: {source}", path.display())]
     Encode {

@@ -1,11 +1,14 @@
 //! The only code that touches state files: where the project root is, where
 //! each file lives, and atomic, lock-protected reads and writes.
 
+mod document;
 mod error;
+pub mod inspect;
 mod paths;
 mod root;
 mod state_file;
 
+pub use document::{read_document, write_document};
 pub use error::StoreError;
 pub use paths::Paths;
 pub use root::{MARKERS, ProjectRoot, RootSource};

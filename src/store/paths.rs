@@ -42,6 +42,11 @@ impl Paths {
         self.root.join("PENDING_ACKS.json")
     }
 
+    /// `COORDINATION.md`: the agents' shared notes (spec 15.9).
+    pub fn coordination(&self) -> PathBuf {
+        self.root.join("COORDINATION.md")
+    }
+
     /// `.swarm/`: state that only swarm reads.
     pub fn swarm_dir(&self) -> PathBuf {
         self.root.join(".swarm")

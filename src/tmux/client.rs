@@ -41,6 +41,15 @@ pub struct PaneLabel {
     pub project: String,
 }
 
+/// What `server_info` found: where the server listens and its sessions.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ServerInfo {
+    /// The socket path as the server reports it (empty with no sessions).
+    pub socket_path: String,
+    /// Session names, in tmux's order.
+    pub sessions: Vec<String>,
+}
+
 /// A new session for `new_session`.
 #[derive(Clone, Debug)]
 pub struct SessionSpec<'a> {
@@ -213,6 +222,27 @@ impl Tmux {
             Err(TmuxError::TargetNotFound { .. }) => Ok(false),
             Err(e) => Err(e),
         }
+    }
+
+    /// The server's socket and its sessions (`list-sessions`); fails with
+    /// `NoServer` when nothing listens on the socket.
+    pub fn server_info(&self) -> Result<ServerInfo, TmuxError> {
+        let out = self.exec(
+            Args::new("list-sessions")
+                .flag("-F")
+                .text("#{socket_path}\x1f#{session_name}"),
+            None,
+        )?;
+        let mut info = ServerInfo::default();
+        for line in out.lines().filter(|l| !l.is_empty()) {
+            // The session name, the free-text field, comes last.
+            let (socket, session) = line.split_once('\x1f').unwrap_or(("", line));
+            if info.socket_path.is_empty() {
+                info.socket_path = socket.to_owned();
+            }
+            info.sessions.push(session.to_owned());
+        }
+        Ok(info)
     }
 
     /// Creates a detached session and returns the id of its first pane.

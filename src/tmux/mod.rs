@@ -8,7 +8,7 @@ mod pane;
 mod server;
 mod version;
 
-pub use client::{PaneLabel, SessionSpec, Tmux};
+pub use client::{PaneLabel, ServerInfo, SessionSpec, Tmux};
 pub use error::TmuxError;
 pub use pane::{LIST_PANES_FORMAT, Pane, PaneId, parse_list_panes};
 pub use server::Server;

@@ -1,0 +1,30 @@
+//! `swarm completions SHELL`: a completion script for the shell.
+
+use clap::{Args, CommandFactory};
+use clap_complete::Shell;
+
+use crate::error::Result;
+use crate::exit_code::ExitCode;
+
+use super::args::Cli;
+use super::output::Output;
+
+/// Arguments of `swarm completions`.
+#[derive(Debug, Args)]
+#[command(after_help = "Install, for example:
+  bash: swarm completions bash > ~/.local/share/bash-completion/completions/swarm
+  zsh:  swarm completions zsh > ~/.zfunc/_swarm   (with ~/.zfunc in $fpath)
+  fish: swarm completions fish > ~/.config/fish/completions/swarm.fish")]
+pub struct CompletionsArgs {
+    /// The shell
+    #[arg(value_enum)]
+    shell: Shell,
+}
+
+/// Prints the script.
+pub fn run(out: &Output, args: &CompletionsArgs) -> Result<ExitCode> {
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut Cli::command(), "swarm", &mut script);
+    out.print(&String::from_utf8_lossy(&script))?;
+    Ok(ExitCode::Success)
+}

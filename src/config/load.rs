@@ -1,0 +1,345 @@
+//! Loading: find the file (project root, then its parents), parse it,
+//! check every key, apply `SWARM_<SECTION>_<KEY>` environment overrides,
+//! and remember where each value came from.
+
+use std::ffi::OsString;
+use std::fmt;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::error::{ConfigError, Place, Problem};
+use super::model::Config;
+use super::schema::{self, KEYS, Key, SECTIONS};
+use super::tree::{self, Parsed};
+
+/// File names searched in each directory, in order.
+pub const CONFIG_FILE_NAMES: [&str; 2] = [".claudeswarm.yaml", ".claudeswarm.toml"];
+
+/// The file `config init` writes when given no name.
+pub const DEFAULT_CONFIG_FILE: &str = ".claudeswarm.toml";
+
+/// Largest config file accepted (parity: 1 MiB).
+pub const MAX_CONFIG_BYTES: u64 = 1_048_576;
+
+/// The two file formats, chosen by the file name's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// `.toml`.
+    Toml,
+    /// `.yaml` or `.yml`.
+    Yaml,
+}
+
+impl Format {
+    /// The format a file name says (case-insensitive), if any.
+    pub fn of(path: &Path) -> Option<Format> {
+        let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
+        match ext.as_str() {
+            "toml" => Some(Format::Toml),
+            "yaml" | "yml" => Some(Format::Yaml),
+            _ => None,
+        }
+    }
+}
+
+/// Where one value of the effective configuration came from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// Nobody set it.
+    Default,
+    /// The config file.
+    File(PathBuf),
+    /// This environment variable.
+    Env(String),
+}
+
+impl fmt::Display for Origin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Origin::Default => f.write_str("default"),
+            Origin::File(p) => write!(f, "file {}", p.display()),
+            Origin::Env(v) => write!(f, "env {v}"),
+        }
+    }
+}
+
+/// The effective configuration, the file it was read from (`None`: no
+/// file) and the origin of every key.
+#[derive(Clone, Debug)]
+pub struct LoadedConfig {
+    /// The values.
+    pub config: Config,
+    /// The file, when one was used.
+    pub file: Option<PathBuf>,
+    /// Every key of `schema::KEYS`, in order, with its origin.
+    pub origins: Vec<(&'static Key, Origin)>,
+}
+
+impl LoadedConfig {
+    /// The origin of the key at `path` (`rate_limiting.window_seconds`).
+    pub fn origin(&self, path: &str) -> Option<&Origin> {
+        self.origins
+            .iter()
+            .find(|(k, _)| k.path() == path)
+            .map(|(_, o)| o)
+    }
+}
+
+/// The `SWARM_*` variables of this process: the only ones that can
+/// override the config.
+pub fn process_env() -> Vec<(OsString, OsString)> {
+    std::env::vars_os()
+        .filter(|(k, _)| k.as_encoded_bytes().starts_with(b"SWARM_"))
+        .collect()
+}
+
+/// Finds the config file: `.claudeswarm.yaml` then `.claudeswarm.toml` in
+/// the project root, then in each parent directory.
+pub fn find(root: &Path) -> Option<PathBuf> {
+    root.ancestors()
+        .flat_map(|dir| CONFIG_FILE_NAMES.iter().map(move |n| dir.join(n)))
+        .find(|p| p.is_file())
+}
+
+/// The config of a project root: the file `find` finds (defaults when
+/// none), with `env` applied on top.
+pub fn load(root: &Path, env: &[(OsString, OsString)]) -> Result<LoadedConfig, ConfigError> {
+    load_with(find(root).as_deref(), env)
+}
+
+/// Loads and checks one file, without environment overrides.
+pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
+    load_with(Some(path), &[]).map(|l| l.config)
+}
+
+/// Loads `file` (defaults when `None`) and applies `env`. Every problem
+/// of the file and of the variables is reported at once.
+pub fn load_with(
+    file: Option<&Path>,
+    env: &[(OsString, OsString)],
+) -> Result<LoadedConfig, ConfigError> {
+    let mut problems = Vec::new();
+    let parsed = match file {
+        Some(path) => parse_file(path, &mut problems)?,
+        None => Parsed::default(),
+    };
+    let overrides = env_overrides(env, &mut problems);
+    if !problems.is_empty() {
+        return Err(ConfigError::Invalid { problems });
+    }
+
+    let mut merged = serde_json::to_value(Config::default()).unwrap_or(Value::Null);
+    let mut origins: Vec<(&'static Key, Origin)> =
+        KEYS.iter().map(|k| (k, Origin::Default)).collect();
+    for (key, origin) in origins.iter_mut() {
+        let from_file = file.and_then(|path| {
+            let value = lookup(&parsed.value, key)?;
+            Some((value.clone(), Origin::File(path.to_owned())))
+        });
+        let from_env = overrides
+            .iter()
+            .find(|(k, _, _)| std::ptr::eq(*k, *key))
+            .map(|(_, var, value)| (value.clone(), Origin::Env(var.clone())));
+        if let Some((value, from)) = from_env.or(from_file) {
+            set(&mut merged, key, value);
+            *origin = from;
+        }
+    }
+    let config = serde_json::from_value(merged).map_err(|e| ConfigError::Invalid {
+        // Every value was checked against its key's type above, so this
+        // only happens when `Config` and `schema::KEYS` disagree.
+        problems: vec![Problem {
+            place: Place::File {
+                path: file.map(Path::to_owned).unwrap_or_default(),
+                line: None,
+            },
+            key: String::new(),
+            message: format!("internal error: the config table and its type disagree: {e}"),
+        }],
+    })?;
+    Ok(LoadedConfig {
+        config,
+        file: file.map(Path::to_owned),
+        origins,
+    })
+}
+
+/// Reads, parses and checks a file; problems go to `problems`, and only
+/// file-level failures (missing, unreadable, too large) are errors.
+fn parse_file(path: &Path, problems: &mut Vec<Problem>) -> Result<Parsed, ConfigError> {
+    let format = Format::of(path).ok_or_else(|| ConfigError::Format {
+        path: path.to_owned(),
+    })?;
+    let read_err = |source: io::Error| {
+        if source.kind() == io::ErrorKind::NotFound {
+            ConfigError::NotFound {
+                path: path.to_owned(),
+            }
+        } else {
+            ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }
+        }
+    };
+    let size = fs::metadata(path).map_err(read_err)?.len();
+    if size > MAX_CONFIG_BYTES {
+        return Err(ConfigError::TooLarge {
+            path: path.to_owned(),
+            size,
+        });
+    }
+    let text = fs::read_to_string(path).map_err(read_err)?;
+    let parsed = match format {
+        Format::Toml => tree::parse_toml(&text),
+        Format::Yaml => tree::parse_yaml(&text),
+    };
+    let parsed = match parsed {
+        Ok(p) => p,
+        Err(e) => {
+            let what = match format {
+                Format::Toml => "TOML",
+                Format::Yaml => "YAML",
+            };
+            problems.push(Problem {
+                place: Place::File {
+                    path: path.to_owned(),
+                    line: e.line,
+                },
+                key: String::new(),
+                message: format!("not valid {what}: {}", e.message),
+            });
+            return Ok(Parsed::default());
+        }
+    };
+    let mut found: Vec<Problem> = parsed
+        .unsupported
+        .iter()
+        .map(|(key, message)| (key.clone(), message.clone()))
+        .chain(
+            schema::check_document(&parsed.value)
+                .into_iter()
+                .map(|f| (f.key, f.message)),
+        )
+        .map(|(key, message)| Problem {
+            place: Place::File {
+                path: path.to_owned(),
+                line: parsed.line_of(&key),
+            },
+            key,
+            message,
+        })
+        .collect();
+    // TOML tables come back sorted by name; people read files top down.
+    found.sort_by_key(|p| match p.place {
+        Place::File { line, .. } => line.unwrap_or(0),
+        Place::Env(_) => 0,
+    });
+    problems.extend(found);
+    Ok(parsed)
+}
+
+/// The valid overrides among `env`, as `(key, variable, value)`; problems
+/// (unknown variables, unparsable or out-of-range values) go to
+/// `problems`.
+fn env_overrides(
+    env: &[(OsString, OsString)],
+    problems: &mut Vec<Problem>,
+) -> Vec<(&'static Key, String, Value)> {
+    let mut out = Vec::new();
+    let mut vars: Vec<(&str, &OsString)> = env
+        .iter()
+        .filter_map(|(k, v)| Some((k.to_str()?, v)))
+        .filter(|(k, _)| k.starts_with("SWARM_"))
+        .collect();
+    vars.sort_by_key(|(k, _)| *k);
+    for (var, raw) in vars {
+        let problem = |key: &str, message: String| Problem {
+            place: Place::Env(var.to_owned()),
+            key: key.to_owned(),
+            message,
+        };
+        let Some(key) = KEYS.iter().find(|k| k.env_var().as_deref() == Some(var)) else {
+            if let Some(message) = unknown_env_var(var) {
+                problems.push(problem("", message));
+            }
+            continue;
+        };
+        let path = key.path();
+        let Some(raw) = raw.to_str() else {
+            problems.push(problem(&path, "the value is not valid UTF-8".into()));
+            continue;
+        };
+        match schema::parse_env(&key.kind, raw) {
+            Ok(value) => {
+                let found = schema::check_key(key, &value);
+                if found.is_empty() {
+                    out.push((key, var.to_owned(), value));
+                }
+                problems.extend(found.into_iter().map(|f| problem(&f.key, f.message)));
+            }
+            Err(message) => problems.push(problem(&path, message)),
+        }
+    }
+    out
+}
+
+/// For a `SWARM_<SECTION>_...` variable that names no key: why it is
+/// wrong. Other `SWARM_*` variables (like `SWARM_TMUX_SOCKET`) are not
+/// config overrides and are left alone.
+fn unknown_env_var(var: &str) -> Option<String> {
+    let (section, _) = SECTIONS.iter().find(|(s, _)| {
+        var.strip_prefix("SWARM_")
+            .and_then(|rest| rest.strip_prefix(&s.to_ascii_uppercase()))
+            .is_some_and(|rest| rest.starts_with('_'))
+    })?;
+    let names: Vec<String> = KEYS
+        .iter()
+        .filter(|k| k.section == *section)
+        .filter_map(Key::env_var)
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    Some(format!(
+        "not a config key{}; [{section}] is set with {}",
+        schema::suggestion(var, &refs),
+        names.join(", ")
+    ))
+}
+
+fn lookup<'a>(doc: &'a Value, key: &Key) -> Option<&'a Value> {
+    if key.section.is_empty() {
+        doc.get(key.name)
+    } else {
+        doc.get(key.section)?.get(key.name)
+    }
+}
+
+fn set(doc: &mut Value, key: &Key, value: Value) {
+    let Value::Object(top) = doc else {
+        return;
+    };
+    if key.section.is_empty() {
+        top.insert(key.name.to_owned(), value);
+        return;
+    }
+    let section = top
+        .entry(key.section.to_owned())
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Value::Object(keys) = section {
+        keys.insert(key.name.to_owned(), value);
+    }
+}
+
+impl Config {
+    /// Every value outside its allowed range, as `section.key: problem`.
+    pub fn validate(&self) -> Vec<String> {
+        let doc = serde_json::to_value(self).unwrap_or(Value::Null);
+        schema::check_document(&doc)
+            .into_iter()
+            .map(|f| format!("{}: {}", f.key, f.message))
+            .collect()
+    }
+}

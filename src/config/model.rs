@@ -1,0 +1,205 @@
+//! The typed configuration: one struct per section, each with the default
+//! of every key. Checking happens before a value gets here (see `schema`),
+//! so code that reads a `Config` can trust its ranges.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::agent_matcher::DEFAULT_AGENT_COMMANDS;
+
+/// The whole configuration.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// Message rate limits.
+    pub rate_limiting: RateLimiting,
+    /// File locks.
+    pub locking: Locking,
+    /// Agent discovery.
+    pub discovery: Discovery,
+    /// Onboarding (accepted for parity).
+    pub onboarding: Onboarding,
+    /// Web dashboard (accepted for parity).
+    pub dashboard: Dashboard,
+    /// How messages reach an agent's pane (swarm's own section).
+    pub messaging: Messaging,
+    /// Acknowledgements of `--ack` messages (swarm's own section).
+    pub acks: Acks,
+    /// Accepted for parity; the project root is found as spec 2.1 says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_root: Option<PathBuf>,
+}
+
+/// `[rate_limiting]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateLimiting {
+    /// Messages a sender may send per window (1..=1000).
+    pub messages_per_minute: u32,
+    /// Window length in seconds (1..=3600).
+    pub window_seconds: u32,
+}
+
+/// `[locking]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Locking {
+    /// Seconds after which a lock is stale (60..=86400).
+    pub stale_timeout: u32,
+    /// Accepted for parity.
+    pub auto_cleanup: bool,
+    /// Reason recorded when a lock is taken without one.
+    pub default_reason: String,
+}
+
+/// `[discovery]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Discovery {
+    /// Seconds an agent that disappeared stays listed as stale (10..=3600).
+    pub stale_threshold: u32,
+    /// Accepted for parity (`swarm discover --watch` has its own interval).
+    pub auto_refresh_interval: Option<u32>,
+    /// Also list agents whose pane works outside this project.
+    pub enable_cross_project_coordination: bool,
+    /// Program names that are agents (swarm's own key).
+    pub agent_commands: Vec<String>,
+}
+
+/// `[onboarding]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Onboarding {
+    /// Accepted for parity.
+    pub enabled: bool,
+    /// Extra onboarding messages.
+    pub custom_messages: Option<Vec<String>>,
+    /// Accepted for parity.
+    pub auto_onboard: bool,
+}
+
+/// `[dashboard]`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Dashboard {
+    /// Accepted for parity.
+    pub enabled: bool,
+    /// 1024..=65535.
+    pub port: u32,
+    /// Non-empty host name.
+    pub host: String,
+    /// Accepted for parity.
+    pub auto_open_browser: bool,
+    /// Seconds, at least 1.
+    pub refresh_interval: u32,
+}
+
+/// `[messaging]`: how a message is put into an agent's pane.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Messaging {
+    /// Milliseconds between pasting a message and pressing Enter
+    /// (0..=5000). Some agents drop an Enter that follows a paste too
+    /// closely (Gemini CLI below about 50 ms), hence 150.
+    pub delivery_pause_ms: u32,
+    /// Messages longer than this many bytes (256..=10240) are written to a
+    /// file and the agent gets a one-line pointer to it.
+    pub max_inline_bytes: u32,
+    /// Check on screen that a message was submitted, pressing Enter once
+    /// more when it was not (never pasting twice).
+    pub confirm_delivery: bool,
+    /// Extra message types besides the built-in ones (upper case, `A-Z`,
+    /// `0-9` and `-`).
+    pub custom_types: Vec<String>,
+}
+
+/// `[acks]`: what happens to a message sent with `--ack`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Acks {
+    /// Seconds to wait for the acknowledgement before the first retry
+    /// (1..=300).
+    pub timeout_seconds: u32,
+    /// Seconds before each further retry (each 1..=3600); past the end of
+    /// the list (and before the escalation) the wait keeps doubling.
+    pub retry_delays: Vec<u32>,
+    /// Retries before the message is escalated to everyone (0..=10).
+    pub max_retries: u32,
+}
+
+impl Default for RateLimiting {
+    fn default() -> Self {
+        RateLimiting {
+            messages_per_minute: 10,
+            window_seconds: 60,
+        }
+    }
+}
+
+impl Default for Locking {
+    fn default() -> Self {
+        Locking {
+            stale_timeout: 300,
+            auto_cleanup: false,
+            default_reason: "working".into(),
+        }
+    }
+}
+
+impl Default for Discovery {
+    fn default() -> Self {
+        Discovery {
+            stale_threshold: 60,
+            auto_refresh_interval: None,
+            enable_cross_project_coordination: false,
+            agent_commands: DEFAULT_AGENT_COMMANDS
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
+
+impl Default for Onboarding {
+    fn default() -> Self {
+        Onboarding {
+            enabled: true,
+            custom_messages: None,
+            auto_onboard: false,
+        }
+    }
+}
+
+impl Default for Dashboard {
+    fn default() -> Self {
+        Dashboard {
+            enabled: true,
+            port: 8080,
+            host: "localhost".into(),
+            auto_open_browser: true,
+            refresh_interval: 1,
+        }
+    }
+}
+
+impl Default for Messaging {
+    fn default() -> Self {
+        Messaging {
+            delivery_pause_ms: 150,
+            max_inline_bytes: 4096,
+            confirm_delivery: false,
+            custom_types: Vec::new(),
+        }
+    }
+}
+
+impl Default for Acks {
+    fn default() -> Self {
+        Acks {
+            timeout_seconds: 30,
+            retry_delays: vec![60, 120],
+            max_retries: 3,
+        }
+    }
+}

@@ -1,0 +1,270 @@
+//! Loading, checking and overriding the config as a whole.
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::*;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).expect("write");
+    p
+}
+
+fn problems(r: Result<impl std::fmt::Debug, ConfigError>) -> Vec<Problem> {
+    match r {
+        Err(ConfigError::Invalid { problems }) => problems,
+        other => panic!("expected problems, got {other:?}"),
+    }
+}
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (OsString::from(k), OsString::from(v)))
+        .collect()
+}
+
+#[test]
+fn defaults_match_the_spec() {
+    let c = Config::default();
+    assert_eq!(c.rate_limiting.messages_per_minute, 10);
+    assert_eq!(c.rate_limiting.window_seconds, 60);
+    assert_eq!(c.locking.stale_timeout, 300);
+    assert_eq!(c.discovery.stale_threshold, 60);
+    assert_eq!(c.dashboard.port, 8080);
+    assert_eq!(c.messaging.delivery_pause_ms, 150);
+    assert_eq!(c.messaging.max_inline_bytes, 4096);
+    assert_eq!(c.acks.retry_delays, [60, 120]);
+    assert_eq!(c.acks.max_retries, 3);
+    assert!(c.validate().is_empty(), "{:?}", c.validate());
+}
+
+#[test]
+fn the_key_table_matches_the_config_type() {
+    // Every key of the serialised Config is in the table and the reverse,
+    // so nothing can be added to one and forgotten in the other.
+    let c = Config {
+        project_root: Some(PathBuf::from("/")),
+        ..Config::default()
+    };
+    let doc = serde_json::to_value(&c).expect("json");
+    let mut from_type = Vec::new();
+    for (name, v) in doc.as_object().expect("object") {
+        match v.as_object() {
+            Some(keys) => from_type.extend(keys.keys().map(|k| format!("{name}.{k}"))),
+            None => from_type.push(name.clone()),
+        }
+    }
+    let from_table: Vec<String> = schema::KEYS.iter().map(|k| k.path()).collect();
+    let mut a = from_type.clone();
+    let mut b = from_table.clone();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
+
+#[test]
+fn templates_hold_every_key_and_load_as_the_defaults() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, format) in [("t.toml", Format::Toml), ("t.yaml", Format::Yaml)] {
+        let text = template(format);
+        for key in schema::KEYS {
+            assert!(text.contains(key.name), "{name} lacks {}", key.path());
+        }
+        let path = write(dir.path(), name, &text);
+        let loaded = load_with(Some(&path), &[]).expect(name);
+        assert_eq!(loaded.config, Config::default(), "{name}");
+        assert_eq!(
+            loaded.origin("rate_limiting.window_seconds"),
+            Some(&Origin::File(path.clone()))
+        );
+        assert_eq!(
+            loaded.origin("discovery.auto_refresh_interval"),
+            Some(&Origin::Default),
+            "{name}: unset keys are commented out"
+        );
+    }
+}
+
+#[test]
+fn toml_and_yaml_load_the_same_values() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(
+        dir.path(),
+        "a.toml",
+        "[rate_limiting]\nmessages_per_minute = 20\n[discovery]\nagent_commands = [\"claude\", \"opencode\"]\n",
+    );
+    let y = write(
+        dir.path(),
+        "a.yaml",
+        "rate_limiting:\n  messages_per_minute: 20\ndiscovery:\n  agent_commands: [claude, opencode]\n",
+    );
+    let a = load_file(&t).expect("toml");
+    assert_eq!(a, load_file(&y).expect("yaml"));
+    assert_eq!(a.rate_limiting.messages_per_minute, 20);
+    assert_eq!(a.rate_limiting.window_seconds, 60);
+}
+
+#[test]
+fn problems_name_file_line_and_key() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(
+        dir.path(),
+        "c.toml",
+        "[rate_limiting]\nwindow_seconds = 5\nburst_size = 3\n",
+    );
+    let p = problems(load_file(&t));
+    assert_eq!(p.len(), 1);
+    assert_eq!(p[0].key, "rate_limiting.burst_size");
+    assert_eq!(
+        p[0].place,
+        Place::File {
+            path: t.clone(),
+            line: Some(3)
+        }
+    );
+    assert!(p[0].to_string().starts_with(&format!(
+        "{}:3: rate_limiting.burst_size: unknown key",
+        t.display()
+    )));
+    let y = write(
+        dir.path(),
+        "c.yaml",
+        "locking:\n  stale_timeout: 60\nrate_limit:\n  x: 1\n",
+    );
+    let p = problems(load_file(&y));
+    assert_eq!(
+        (p[0].key.as_str(), &p[0].place),
+        (
+            "rate_limit",
+            &Place::File {
+                path: y,
+                line: Some(3)
+            }
+        )
+    );
+}
+
+#[test]
+fn every_problem_is_reported_in_file_order() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(
+        dir.path(),
+        "r.toml",
+        "[rate_limiting]\nmessages_per_minute = 0\nwindow_seconds = 7200\n[locking]\nstale_timeout = 5\nauto_cleanup = \"yes\"\n",
+    );
+    let lines: Vec<Option<usize>> = problems(load_file(&t))
+        .into_iter()
+        .map(|p| match p.place {
+            Place::File { line, .. } => line,
+            Place::Env(_) => None,
+        })
+        .collect();
+    assert_eq!(lines, [Some(2), Some(3), Some(5), Some(6)]);
+}
+
+#[test]
+fn syntax_errors_and_file_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(dir.path(), "s.toml", "[rate_limiting\n");
+    let p = problems(load_file(&t));
+    assert!(p[0].message.starts_with("not valid TOML"), "{p:?}");
+    let y = write(dir.path(), "s.yaml", "a: [\n");
+    assert!(
+        problems(load_file(&y))[0]
+            .message
+            .starts_with("not valid YAML")
+    );
+    assert!(matches!(
+        load_file(&dir.path().join("none.toml")),
+        Err(ConfigError::NotFound { .. })
+    ));
+    let x = write(dir.path(), "c.ini", "");
+    assert!(matches!(load_file(&x), Err(ConfigError::Format { .. })));
+    let big = write(
+        dir.path(),
+        "big.yaml",
+        &"#".repeat(MAX_CONFIG_BYTES as usize + 1),
+    );
+    assert!(matches!(load_file(&big), Err(ConfigError::TooLarge { .. })));
+}
+
+#[test]
+fn env_overrides_win_and_say_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(
+        dir.path(),
+        "e.toml",
+        "[rate_limiting]\nmessages_per_minute = 5\n",
+    );
+    let loaded = load_with(
+        Some(&t),
+        &env(&[
+            ("SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE", "20"),
+            ("SWARM_ACKS_RETRY_DELAYS", "5,10,15"),
+            ("SWARM_TMUX_SOCKET", "not-a-config-key"),
+        ]),
+    )
+    .expect("load");
+    assert_eq!(loaded.config.rate_limiting.messages_per_minute, 20);
+    assert_eq!(loaded.config.acks.retry_delays, [5, 10, 15]);
+    assert_eq!(
+        loaded.origin("rate_limiting.messages_per_minute"),
+        Some(&Origin::Env(
+            "SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE".into()
+        ))
+    );
+    assert_eq!(
+        loaded.origin("rate_limiting.window_seconds"),
+        Some(&Origin::Default)
+    );
+}
+
+#[test]
+fn bad_env_values_name_the_variable() {
+    let p = problems(load_with(
+        None,
+        &env(&[
+            ("SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE", "lots"),
+            ("SWARM_ACKS_MAX_RETRIES", "99"),
+            ("SWARM_LOCKING_STALE_TIMOUT", "60"),
+        ]),
+    ));
+    let text: Vec<String> = p.iter().map(|p| p.to_string()).collect();
+    assert_eq!(text.len(), 3, "{text:?}");
+    assert!(
+        text[0].starts_with(
+            "$SWARM_ACKS_MAX_RETRIES: acks.max_retries: must be between 0 and 10, got 99"
+        ),
+        "{text:?}"
+    );
+    assert!(text[1].starts_with("$SWARM_LOCKING_STALE_TIMOUT: not a config key (did you mean `SWARM_LOCKING_STALE_TIMEOUT`?)"), "{text:?}");
+    assert!(text[2].contains("expected a whole number"), "{text:?}");
+}
+
+#[test]
+fn search_prefers_yaml_and_walks_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sub = dir.path().join("a/b");
+    fs::create_dir_all(&sub).expect("mkdir");
+    assert_eq!(find(&sub), None);
+    write(dir.path(), ".claudeswarm.toml", "");
+    assert_eq!(find(&sub), Some(dir.path().join(".claudeswarm.toml")));
+    write(dir.path(), ".claudeswarm.yaml", "");
+    assert_eq!(find(&sub), Some(dir.path().join(".claudeswarm.yaml")));
+    assert_eq!(load(&sub, &[]).expect("load").config, Config::default());
+}
+
+#[test]
+fn the_readme_lists_every_key() {
+    let readme = include_str!("../../README.md");
+    for key in schema::KEYS {
+        assert!(
+            readme.contains(&format!("| `{}` |", key.path())),
+            "README.md's config table lacks {}",
+            key.path()
+        );
+    }
+}

@@ -1,0 +1,304 @@
+//! `swarm init`, `swarm doctor`, help, completions and colour.
+
+use std::process::Output;
+
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn init_is_non_interactive_without_a_terminal_and_idempotent() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let out = swarm(&project, &server).arg("init").output().expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("(stdin is not a terminal: yes)"), "{text}");
+    assert!(text.contains(&format!(
+        "created {}",
+        project.file(".claudeswarm.toml").display()
+    )));
+    assert!(text.contains("session(s) on tmux socket"), "{text}");
+    for next in [
+        "swarm launch 4",
+        "swarm discover",
+        "swarm msg",
+        "swarm lock",
+        "swarm monitor",
+        "swarm hooks install",
+        "swarm guard install",
+    ] {
+        assert!(text.contains(next), "{next} missing from\n{text}");
+    }
+    let config = project.read(".claudeswarm.toml");
+    let out = swarm(&project, &server)
+        .args(["init", "--yes"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    assert!(
+        stdout(&out).contains("exists and is valid"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        project.read(".claudeswarm.toml"),
+        config,
+        "a second run changes nothing"
+    );
+}
+
+#[test]
+fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.pane(
+        &project.path(),
+        &format!(
+            "env -u CLAUDESWARM_ROOT NO_COLOR=1 '{}' init; echo INIT-EXIT-$?; sleep 86400",
+            swarm_bin()
+        ),
+    );
+    server.wait_for_screen(&pane, "[Y/n]");
+    server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
+    server.wait_for_screen(&pane, "INIT-EXIT-0");
+    let screen = server.capture(&pane);
+    assert!(
+        screen.contains("skipped: swarm uses the defaults"),
+        "{screen}"
+    );
+    assert!(!project.file(".claudeswarm.toml").exists());
+}
+
+#[test]
+fn init_reports_missing_tmux_and_still_finishes() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .args(["init", "--yes"])
+        .env("PATH", project.path())
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("tmux is not installed"), "{text}");
+    assert!(text.contains("1. Install tmux"), "{text}");
+}
+
+#[test]
+fn doctor_on_a_healthy_project() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    swarm(&project, &server)
+        .args(["config", "init"])
+        .assert()
+        .success();
+    swarm(&project, &server).arg("discover").assert().success();
+    let out = swarm(&project, &server)
+        .arg("doctor")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("0 warnings, 0 failures"), "{text}");
+    let out = swarm(&project, &server)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("run");
+    let json = stdout_json(&out);
+    assert_eq!(json["ok"], true);
+    let checks = json["checks"].as_array().expect("checks");
+    assert!(checks.iter().all(|c| c["status"] == "ok"), "{json:#}");
+    let message = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["check"] == name)
+            .and_then(|c| c["message"].as_str())
+            .unwrap_or_else(|| panic!("no {name} check in {json:#}"))
+            .to_owned()
+    };
+    assert!(message("tmux server").contains(&format!("socket `{}`", server.socket)));
+    assert!(message("project root").contains("marker .git"));
+    assert!(message("ACTIVE_AGENTS.json").contains("1 agent(s)"));
+    assert!(message("registered panes").contains("all 1 registered"));
+}
+
+#[test]
+fn doctor_on_a_broken_project_says_what_to_fix() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    server.kill_pane(&pane);
+    project.write(".claudeswarm.toml", "[locking]\nstale_timeout = 5\n");
+    project.write("agent_messages.log", "{\"msg_id\": \"1\"}\nnot json\n");
+    std::fs::create_dir(project.file(".agent_locks")).expect("mkdir");
+    project.write(".agent_locks/abc.lock", "{broken");
+    project.write(".ACTIVE_AGENTS.json.tmp-crashed1234", "half");
+    project.write("PENDING_ACKS.json.corrupt-20260101T000000Z", "x");
+    let out = swarm(&project, &server)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "a failed check exits 1");
+    let json = stdout_json(&out);
+    assert_eq!(json["ok"], false);
+    let checks = json["checks"].as_array().expect("checks");
+    let find = |name: &str| {
+        checks
+            .iter()
+            .find(|c| c["check"] == name)
+            .unwrap_or_else(|| panic!("no {name} check in {json:#}"))
+    };
+    let config = find("config");
+    assert_eq!(config["status"], "fail");
+    assert!(
+        config["details"][0]
+            .as_str()
+            .expect("detail")
+            .contains("locking.stale_timeout")
+    );
+    assert!(
+        config["fix"]
+            .as_str()
+            .expect("fix")
+            .contains("swarm config validate")
+    );
+    let panes = find("registered panes");
+    assert_eq!(panes["status"], "warn");
+    assert!(
+        panes["details"][0]
+            .as_str()
+            .expect("detail")
+            .contains(&format!("pane {pane}"))
+    );
+    assert!(
+        panes["fix"]
+            .as_str()
+            .expect("fix")
+            .contains("swarm discover")
+    );
+    assert_eq!(find("agent_messages.log")["status"], "warn");
+    assert_eq!(find(".agent_locks/")["status"], "warn");
+    assert_eq!(find("temp files")["status"], "warn");
+    assert_eq!(find("damaged copies")["status"], "warn");
+    // A damaged registry is a failure with the way out.
+    project.write("ACTIVE_AGENTS.json", "{\"agents\": ");
+    let out = swarm(&project, &server)
+        .arg("doctor")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let text = stdout(&out);
+    assert!(text.contains("FAIL  ACTIVE_AGENTS.json"), "{text}");
+    assert!(text.contains("fix: run `swarm discover`"), "{text}");
+}
+
+#[test]
+fn doctor_without_a_tmux_server_warns_and_without_tmux_fails() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .env(
+            "SWARM_TMUX_SOCKET",
+            format!("swarm-test-absent-{}", std::process::id()),
+        )
+        .arg("doctor")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("warn  tmux server"),
+        "{}",
+        stdout(&out)
+    );
+    let out = swarm_outside_tmux(&project)
+        .env("PATH", project.path())
+        .arg("doctor")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stdout(&out).contains("FAIL  tmux"), "{}", stdout(&out));
+}
+
+#[test]
+fn help_and_version_commands() {
+    let project = Project::new();
+    let help = swarm_outside_tmux(&project)
+        .arg("help")
+        .output()
+        .expect("run");
+    assert!(help.status.success());
+    let flag = swarm_outside_tmux(&project)
+        .arg("--help")
+        .output()
+        .expect("run");
+    assert_eq!(help.stdout, flag.stdout, "`swarm help` is `swarm --help`");
+    let out = swarm_outside_tmux(&project)
+        .args(["help", "config"])
+        .output()
+        .expect("run");
+    assert!(stdout(&out).contains("Usage: swarm config"));
+    swarm_outside_tmux(&project)
+        .arg("version")
+        .assert()
+        .success();
+}
+
+#[test]
+fn completions_for_each_shell() {
+    let project = Project::new();
+    for shell in ["bash", "zsh", "fish"] {
+        let out = swarm_outside_tmux(&project)
+            .args(["completions", shell])
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{shell}");
+        let text = stdout(&out);
+        assert!(
+            text.contains("swarm") && text.contains("doctor"),
+            "{shell}: {text}"
+        );
+    }
+    let out = swarm_outside_tmux(&project)
+        .args(["completions", "tcsh"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn new_commands_honour_color_choices() {
+    let project = Project::new();
+    let run = |args: &[&str], color: Option<&str>, no_color: bool| {
+        let mut cmd = swarm_outside_tmux(&project);
+        cmd.env(
+            "SWARM_TMUX_SOCKET",
+            format!("swarm-test-absent-{}", std::process::id()),
+        );
+        if !no_color {
+            cmd.env_remove("NO_COLOR");
+        }
+        if let Some(c) = color {
+            cmd.args(["--color", c]);
+        }
+        stdout(&cmd.args(args).output().expect("run"))
+    };
+    for args in [&["doctor"][..], &["init", "--yes"], &["config", "show"]] {
+        assert!(
+            run(args, Some("always"), true).contains('\x1b'),
+            "{args:?} --color always"
+        );
+        assert!(
+            !run(args, Some("never"), false).contains('\x1b'),
+            "{args:?} --color never"
+        );
+        // Not a terminal (and NO_COLOR set by the harness): plain.
+        assert!(!run(args, None, true).contains('\x1b'), "{args:?} auto");
+    }
+}
