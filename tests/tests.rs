@@ -8,6 +8,7 @@ mod cli;
 mod config;
 mod coord;
 mod discovery;
+mod hostile_input;
 mod launch;
 mod messaging;
 mod setup;
