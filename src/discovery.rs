@@ -183,10 +183,15 @@ fn commit(
         }
     };
     let (ids, ids_problem) = AgentIds::read(paths)?;
+    let rebuild_ids = ids_problem.is_some();
     if let Some(why) = ids_problem {
+        let aside = AgentIds::preserve(paths)?;
         warnings.push(format!(
-            "{} is damaged ({why}); agent ids continue from the registry and pane labels",
-            paths.agent_ids().display()
+            "{} was damaged ({why}); {} and rebuilt it from the registry and the pane labels",
+            paths.agent_ids().display(),
+            aside
+                .map(|p| format!("moved it to {}", p.display()))
+                .unwrap_or_else(|| "it could not be moved aside".into())
         ));
     }
     let fingerprint = paths.fingerprint();
@@ -200,7 +205,7 @@ fn commit(
         stale_after_secs: opts.stale_after_secs,
     });
     file.write(&lock, &merged.registry)?;
-    if merged.next_id != ids.next {
+    if merged.next_id != ids.next || rebuild_ids {
         AgentIds::fresh(merged.next_id).write(paths, &lock)?;
     }
     Ok(Discovery {

@@ -10,7 +10,7 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -281,12 +281,23 @@ impl MessageLog {
             }
         }
         let mut file = OpenOptions::new()
+            .read(true)
             .append(true)
             .create(true)
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(path)
             .map_err(write_err)?;
+        // A log cut short mid-line (a crash of another tool, a full disk)
+        // must not swallow our first line into its torn last one.
+        let len = file.metadata().map_err(write_err)?.len();
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, len - 1).map_err(write_err)?;
+            if last[0] != b'\n' {
+                buf.insert(0, b'\n');
+            }
+        }
         file.write_all(&buf).map_err(write_err)?;
         drop(lock);
         Ok(warnings)
@@ -395,6 +406,19 @@ mod tests {
         let views = contents.messages();
         assert_eq!(views.len(), 1);
         assert_eq!(views[0].outcome_for("agent-1"), Some(&Outcome::delivered()));
+    }
+
+    #[test]
+    fn a_torn_last_line_does_not_swallow_the_next_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        fs::write(paths.message_log(), b"{\"sender\": \"a\", \"timest").expect("write");
+        let log = MessageLog::new(&paths);
+        let m = message(4);
+        log.append(&[m.log_entry(&[true])]).expect("append");
+        let contents = log.read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (1, 1));
+        assert_eq!(contents.messages()[0].entry.msg_id, m.msg_id);
     }
 
     #[test]

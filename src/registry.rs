@@ -239,6 +239,14 @@ impl AgentIds {
         })
     }
 
+    /// Moves a damaged mark aside (kept for inspection) before it is
+    /// rebuilt; returns where it went.
+    pub fn preserve(paths: &Paths) -> Result<Option<std::path::PathBuf>, StoreError> {
+        let file = StateFile::new(paths.agent_ids());
+        let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
+        file.preserve(&lock)
+    }
+
     /// A mark that hands out `next` first.
     pub fn fresh(next: u64) -> AgentIds {
         AgentIds {

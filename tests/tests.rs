@@ -9,6 +9,7 @@ mod config;
 mod coord;
 mod discovery;
 mod hostile_input;
+mod hostile_state;
 mod launch;
 mod messaging;
 mod setup;
