@@ -192,12 +192,12 @@ fn damaged_state_files_never_crash_a_command_or_get_overwritten() {
                     failures.push(format!("{label}: printed the symlink target's content"));
                 }
             }
-            if let Some(bytes) = &kept {
-                if !preserved(&path, bytes) {
-                    failures.push(format!(
-                        "{rel} {how:?}: the damaged content was overwritten"
-                    ));
-                }
+            if let Some(bytes) = &kept
+                && !preserved(&path, bytes)
+            {
+                failures.push(format!(
+                    "{rel} {how:?}: the damaged content was overwritten"
+                ));
             }
             if fs::read_to_string(&outside).expect("outside") != secret {
                 failures.push(format!("{rel} {how:?}: wrote through the symlink"));
