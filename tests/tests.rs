@@ -7,6 +7,7 @@ mod acks;
 mod cli;
 mod config;
 mod coord;
+mod crash;
 mod discovery;
 mod hostile_input;
 mod hostile_state;

@@ -110,6 +110,10 @@ impl StateFile {
         loop {
             match file.try_lock() {
                 Ok(()) => {
+                    // Holding the lock means no other writer of this file is
+                    // mid-write: temp files left now were left by a writer
+                    // that died.
+                    self.remove_stale_temps();
                     return Ok(StateLock {
                         _file: file,
                         data: self.path.clone(),
@@ -177,8 +181,8 @@ impl StateFile {
     }
 
     /// Replaces the content atomically (temp file, fsync, rename; mode
-    /// 0600). Temp files a crashed writer left behind are removed first:
-    /// holding the lock means no other writer of this file is mid-write.
+    /// 0600). Temp files a crashed writer left behind were removed when the
+    /// lock was taken.
     pub fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
         self.replace(lock, bytes, true)
     }
@@ -197,7 +201,6 @@ impl StateFile {
             path: self.path.clone(),
             source,
         };
-        self.remove_stale_temps();
         let mut temp = tempfile::Builder::new()
             .prefix(&self.temp_prefix())
             .rand_bytes(10)
@@ -283,9 +286,9 @@ mod tests {
     fn writes_are_private_and_leave_no_temp_files() {
         let dir = tempfile::tempdir().expect("tempdir");
         let f = file(&dir, "s.json");
-        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
         // A temp file left by a writer that crashed.
         fs::write(dir.path().join(".s.json.tmp-crashed"), "half").expect("write");
+        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
         f.write(&lock, b"{}").expect("write");
         assert_eq!(fs::read(f.path()).expect("read"), b"{}");
         let mode = fs::metadata(f.path()).expect("meta").permissions().mode() & 0o777;

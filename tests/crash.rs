@@ -1,0 +1,130 @@
+//! Crash consistency: swarm processes killed with SIGKILL at random points
+//! while they write the registry, the log and PENDING_ACKS.json. Every
+//! state file must still parse and hold a complete version, and the temp
+//! files a killed writer leaves are removed by the next command.
+
+use std::fs;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::harness::{Project, TmuxServer, swarm, swarm_bin};
+
+/// A small deterministic generator (xorshift), so a failing trial can be
+/// replayed from the printed seed.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+fn check_state(project: &Project, trial: usize, seed: u64) {
+    let ctx = format!("trial {trial} (seed {seed})");
+    let registry: Value = serde_json::from_str(&project.read("ACTIVE_AGENTS.json"))
+        .unwrap_or_else(|e| panic!("{ctx}: registry does not parse: {e}"));
+    assert_eq!(registry["agents"][0]["id"], "agent-0", "{ctx}: {registry}");
+    if let Ok(text) = fs::read_to_string(project.file("PENDING_ACKS.json")) {
+        let pending: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{ctx}: pending does not parse: {e}"));
+        assert!(pending["pending_acks"].is_array(), "{ctx}: {pending}");
+    }
+    if let Ok(text) = fs::read_to_string(project.file("agent_messages.log")) {
+        for line in text.lines() {
+            serde_json::from_str::<Value>(line)
+                .unwrap_or_else(|e| panic!("{ctx}: torn log line {line:?}: {e}"));
+        }
+    }
+}
+
+fn temp_files(project: &Project) -> Vec<String> {
+    let mut found = Vec::new();
+    for dir in [".", ".swarm"] {
+        for entry in fs::read_dir(project.file(dir))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.contains(".tmp-") {
+                found.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn killed_writers_leave_every_state_file_whole() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("rec.jsonl"));
+    project.write(
+        ".claudeswarm.toml",
+        "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 0\n",
+    );
+    swarm(&project, &server).arg("discover").assert().success();
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64 | 1)
+        .unwrap_or(7);
+    let mut rng = Rng(seed);
+    let commands: [&[&str]; 3] = [
+        &["discover"],
+        &[
+            "msg",
+            "agent-0",
+            "QUESTION",
+            "--from",
+            "t",
+            "--ack",
+            "crash test",
+        ],
+        &["ack", "ffffffff", "--agent", "agent-0"],
+    ];
+    let trials = 300;
+    let mut killed = 0;
+    for trial in 0..trials {
+        let args = commands[(rng.next() % commands.len() as u64) as usize];
+        let mut child = Command::new(swarm_bin())
+            .current_dir(project.path())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env("SWARM_TMUX_SOCKET", &server.socket)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Anywhere from before start-up to after the end of the command.
+        std::thread::sleep(Duration::from_micros(rng.next() % 12_000));
+        if matches!(child.try_wait(), Ok(None)) {
+            killed += 1;
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        check_state(&project, trial, seed);
+    }
+    // Most trials must really have hit a running process.
+    assert!(
+        killed > trials / 2,
+        "only {killed} of {trials} kills hit a running process"
+    );
+    // The next commands clean up what killed writers left behind.
+    swarm(&project, &server).arg("discover").assert().success();
+    swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "--from", "t", "--ack", "after"])
+        .assert()
+        .success();
+    swarm(&project, &server)
+        .args(["inbox", "--agent", "agent-0", "--new"])
+        .assert()
+        .success();
+    assert_eq!(temp_files(&project), Vec::<String>::new());
+    check_state(&project, trials, seed);
+}
