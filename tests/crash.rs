@@ -128,3 +128,40 @@ fn killed_writers_leave_every_state_file_whole() {
     assert_eq!(temp_files(&project), Vec::<String>::new());
     check_state(&project, trials, seed);
 }
+
+#[test]
+fn state_files_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("rec.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "--from", "t", "--ack", "private?"])
+        .assert()
+        .success();
+    swarm(&project, &server)
+        .args(["inbox", "--agent", "agent-0", "--new"])
+        .assert()
+        .success();
+    let mode = |rel: &str| {
+        fs::metadata(project.file(rel))
+            .expect(rel)
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(".swarm"), 0o700);
+    for rel in [
+        "ACTIVE_AGENTS.json",
+        "agent_messages.log",
+        "PENDING_ACKS.json",
+        ".swarm/agent_ids.json",
+        ".swarm/read_cursors.json",
+        ".swarm/last_read_messages.json",
+        ".swarm/rate_limits.json",
+        ".swarm/ack_due",
+    ] {
+        assert_eq!(mode(rel), 0o600, "{rel}");
+    }
+}
