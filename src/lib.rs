@@ -9,14 +9,18 @@
 //! spawns tmux). Nothing below `cli` prints.
 
 pub mod agent_matcher;
+pub mod audit;
 pub mod config;
 pub mod demo_agent;
 pub mod discovery;
 pub mod error;
 pub mod exit_code;
+pub mod git;
+pub mod guard;
 pub mod identity;
 pub mod json;
 pub mod launch;
+pub mod locks;
 pub mod procfs;
 pub mod registry;
 pub mod sanitize;

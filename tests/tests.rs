@@ -6,4 +6,5 @@ mod harness;
 mod cli;
 mod discovery;
 mod launch;
+mod locks;
 mod tmux_seam;

@@ -5,6 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::identity;
+use crate::tmux::PaneId;
 use crate::validate;
 
 use super::agents::load_registry;
@@ -29,13 +30,7 @@ pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
     let pane = identity::current_pane()?;
-    let pane_agent = match &pane {
-        Some(pane) => {
-            let registry = load_registry(ctx)?;
-            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
-        }
-        None => None,
-    };
+    let pane_agent = pane_agent(ctx, pane.as_ref())?;
     match (explicit, pane_agent) {
         (Some(id), Some(own)) if id != own => {
             if as_other {
@@ -68,4 +63,20 @@ pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str
             None => format!("not running inside a tmux pane, so {flag} is required"),
         })),
     }
+}
+
+/// The agent this process's pane is, if any (no error outside tmux).
+pub fn detect(ctx: &Context) -> Result<Option<String>> {
+    let pane = identity::current_pane()?;
+    pane_agent(ctx, pane.as_ref())
+}
+
+fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
+    Ok(match pane {
+        Some(pane) => {
+            let registry = load_registry(ctx)?;
+            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+        }
+        None => None,
+    })
 }

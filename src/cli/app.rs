@@ -10,7 +10,9 @@ use crate::exit_code::ExitCode;
 use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
-use super::{agents, demo_agent, discover, down, launch, version, whoami};
+use super::{
+    agents, demo_agent, discover, down, guard, launch, lock, locks, unlock, version, who, whoami,
+};
 
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.
@@ -39,6 +41,10 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     match &cli.command {
         Command::Version => return version::run(out),
         Command::DemoAgent(args) => return demo_agent::run(args),
+        // Must allow the edit even when the project cannot be set up.
+        Command::Guard(args) if matches!(args.command, guard::GuardCommand::CheckEdit) => {
+            return Ok(guard::check_edit(&cli.global, out));
+        }
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
@@ -48,6 +54,13 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         Command::Whoami(args) => whoami::run(&ctx, &args),
         Command::Launch(args) => launch::run(&ctx, &args),
         Command::Down(args) => down::run(&ctx, &args),
+        Command::Lock(args) => lock::run(&ctx, &args),
+        Command::AcquireFileLock(args) => lock::run(&ctx, &args.into()),
+        Command::Unlock(args) => unlock::run(&ctx, &args),
+        Command::Who(args) => who::run(&ctx, &args),
+        Command::Locks(args) => locks::run(&ctx, &args),
+        Command::CleanupStaleLocks => locks::run(&ctx, &locks::LocksArgs::clean()),
+        Command::Guard(args) => guard::run(&ctx, &args),
         Command::Version | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

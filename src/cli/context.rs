@@ -4,11 +4,13 @@
 
 use std::cell::OnceCell;
 use std::env;
+use std::path::PathBuf;
 
 use crate::agent_matcher::AgentMatcher;
 use crate::config::{self, Config, LoadedConfig};
 use crate::discovery::DiscoverOptions;
 use crate::error::{Error, Result};
+use crate::locks::{LockKey, LockTable};
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
@@ -25,6 +27,8 @@ pub struct Context {
     pub paths: Paths,
     /// The tmux server.
     pub tmux: Tmux,
+    /// The current directory (relative lock paths start there).
+    pub cwd: PathBuf,
     config: OnceCell<LoadedConfig>,
 }
 
@@ -50,6 +54,7 @@ impl Context {
             root,
             paths,
             tmux: Tmux::new(server),
+            cwd,
             config: OnceCell::new(),
         })
     }
@@ -61,6 +66,19 @@ impl Context {
         }
         let loaded = config::load(self.paths.root())?;
         Ok(&self.config.get_or_init(|| loaded).config)
+    }
+
+    /// The project's file locks, with the configured stale timeout.
+    pub fn lock_table(&self) -> Result<LockTable> {
+        Ok(LockTable::new(
+            &self.paths,
+            self.config()?.locking.stale_timeout,
+        ))
+    }
+
+    /// A lock path or pattern as typed, normalised against the project.
+    pub fn lock_key(&self, raw: &str) -> Result<LockKey> {
+        Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
     }
 
     /// The agent recogniser configured for this project.

@@ -3,8 +3,6 @@
 //! anything happens.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-// Used by the messaging and lock commands, which land next.
-#[allow(dead_code)]
 mod actor;
 mod agents;
 mod app;
@@ -13,9 +11,15 @@ mod context;
 mod demo_agent;
 mod discover;
 mod down;
+mod guard;
 mod launch;
+mod lock;
+mod lock_view;
+mod locks;
 mod output;
+mod unlock;
 mod version;
+mod who;
 mod whoami;
 
 pub use app::run;
