@@ -5,6 +5,7 @@ mod harness;
 
 mod cli;
 mod discovery;
+mod guard;
 mod launch;
 mod locks;
 mod tmux_seam;
