@@ -53,19 +53,35 @@ impl Repo {
 
     fn git(&self, args: &[&str]) -> Output {
         let out = self.command("git").args(args).output().expect("run git");
-        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         out
     }
 
     fn commit(&self, message: &str) -> Output {
         self.command("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", message])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@example.com",
+                "commit",
+                "-q",
+                "-m",
+                message,
+            ])
             .output()
             .expect("run git commit")
     }
 
     fn swarm(&self, args: &[&str]) -> Output {
-        self.command(swarm_bin()).args(args).output().expect("run swarm")
+        self.command(swarm_bin())
+            .args(args)
+            .output()
+            .expect("run swarm")
     }
 
     fn hook(&self) -> std::path::PathBuf {
@@ -99,8 +115,10 @@ fn pre_commit_guard_blocks_locked_files_and_passes_the_rest() {
     let repo = Repo::new();
     repo.swarm(&["guard", "install"]).expect_success();
     assert!(repo.hook().exists());
-    repo.swarm(&["lock", "src/a.py", "--agent", "agent-2", "--reason", "refactor"])
-        .expect_success();
+    repo.swarm(&[
+        "lock", "src/a.py", "--agent", "agent-2", "--reason", "refactor",
+    ])
+    .expect_success();
 
     // Touching a locked file: refused, naming the holder and the reason.
     repo.write("src/a.py", "a = 2\n");
@@ -126,14 +144,25 @@ fn pre_commit_guard_blocks_locked_files_and_passes_the_rest() {
     let out = repo
         .command("git")
         .env("SWARM_GUARD", "off")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-m", "bypass"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "bypass",
+        ])
         .output()
         .expect("run git");
     out.expect_success();
 
     // Once released, nothing stands in the way.
-    repo.swarm(&["unlock", "src/c.py", "--agent", "agent-2"]).expect_success();
-    repo.swarm(&["unlock", "src/a.py", "--agent", "agent-2"]).expect_success();
+    repo.swarm(&["unlock", "src/c.py", "--agent", "agent-2"])
+        .expect_success();
+    repo.swarm(&["unlock", "src/a.py", "--agent", "agent-2"])
+        .expect_success();
     repo.write("src/b.py", "b = 3\n");
     repo.git(&["add", "src/b.py"]);
     repo.commit("after").expect_success();
@@ -172,9 +201,16 @@ fn install_merges_with_an_existing_hook_and_uninstall_restores_it() {
     fs::set_permissions(repo.hook(), fs::Permissions::from_mode(0o750)).expect("chmod");
 
     let out = repo.swarm(&["guard", "install"]).expect_success();
-    assert!(text(&out.stdout).contains("Added the swarm guard"), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("Added the swarm guard"),
+        "{}",
+        text(&out.stdout)
+    );
     let merged = fs::read_to_string(repo.hook()).expect("read");
-    assert!(merged.starts_with("#!/bin/sh\n# >>> swarm guard >>>"), "{merged}");
+    assert!(
+        merged.starts_with("#!/bin/sh\n# >>> swarm guard >>>"),
+        "{merged}"
+    );
     assert!(merged.ends_with("# the team's own checks\necho team-hook-ran >&2\nexit 0\n"));
     // Installing twice adds nothing.
     repo.swarm(&["guard", "install"]).expect_success();
@@ -182,7 +218,8 @@ fn install_merges_with_an_existing_hook_and_uninstall_restores_it() {
 
     // Both run: the guard first (it refuses here), the team's hook when it
     // lets the commit through.
-    repo.swarm(&["lock", "src/a.py", "--agent", "agent-2"]).expect_success();
+    repo.swarm(&["lock", "src/a.py", "--agent", "agent-2"])
+        .expect_success();
     repo.write("src/a.py", "a = 2\n");
     repo.git(&["add", "src/a.py"]);
     let out = repo.commit("blocked");
@@ -196,7 +233,11 @@ fn install_merges_with_an_existing_hook_and_uninstall_restores_it() {
 
     repo.swarm(&["guard", "uninstall"]).expect_success();
     assert_eq!(fs::read_to_string(repo.hook()).expect("read"), original);
-    let mode = fs::metadata(repo.hook()).expect("meta").permissions().mode() & 0o777;
+    let mode = fs::metadata(repo.hook())
+        .expect("meta")
+        .permissions()
+        .mode()
+        & 0o777;
     assert_eq!(mode, 0o750);
     let out = repo.swarm(&["guard", "uninstall"]).expect_success();
     assert!(text(&out.stdout).contains("nothing to do"));
@@ -213,7 +254,11 @@ fn a_hook_swarm_created_is_removed_and_a_foreign_one_is_left_alone() {
     fs::write(repo.hook(), python).expect("write");
     let out = repo.swarm(&["guard", "install"]);
     assert_eq!(out.status.code(), Some(1));
-    assert!(text(&out.stderr).contains("not a shell script"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not a shell script"),
+        "{}",
+        text(&out.stderr)
+    );
     assert_eq!(fs::read_to_string(repo.hook()).expect("read"), python);
 }
 
@@ -264,14 +309,24 @@ fn hook_input(tool: &str, cwd: &Path, file: &str) -> String {
 fn claude_code_edits_of_locked_files_are_blocked_with_the_holder_named() {
     let repo = Repo::new();
     let root = repo.path();
-    repo.swarm(&["lock", "src/a.py", "--agent", "agent-2", "--reason", "JWT refactor"])
-        .expect_success();
+    repo.swarm(&[
+        "lock",
+        "src/a.py",
+        "--agent",
+        "agent-2",
+        "--reason",
+        "JWT refactor",
+    ])
+    .expect_success();
     let a = root.join("src/a.py").to_string_lossy().into_owned();
     for tool in ["Edit", "Write", "MultiEdit"] {
         let out = check_edit(&root, &hook_input(tool, &root, &a), &[]);
         assert_eq!(out.status.code(), Some(2), "{tool}");
         let err = text(&out.stderr);
-        assert!(err.contains("agent-2") && err.contains("JWT refactor"), "{err}");
+        assert!(
+            err.contains("agent-2") && err.contains("JWT refactor"),
+            "{err}"
+        );
         assert!(out.stdout.is_empty());
     }
     // A relative path is taken from the session's directory.
@@ -290,7 +345,11 @@ fn claude_code_edits_of_locked_files_are_blocked_with_the_holder_named() {
         assert_eq!(out.status.code(), Some(0), "{input}");
         assert!(out.stderr.is_empty(), "{}", text(&out.stderr));
     }
-    let out = check_edit(&root, &hook_input("Edit", &root, &a), &[("SWARM_GUARD", "off")]);
+    let out = check_edit(
+        &root,
+        &hook_input("Edit", &root, &a),
+        &[("SWARM_GUARD", "off")],
+    );
     assert_eq!(out.status.code(), Some(0));
 }
 
@@ -308,12 +367,24 @@ fn malformed_hook_input_never_blocks_or_crashes() {
     ] {
         let out = check_edit(&root, input, &[]);
         assert_eq!(out.status.code(), Some(0), "{input:?}");
-        assert!(text(&out.stderr).contains("not checked"), "{input:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("not checked"),
+            "{input:?}: {}",
+            text(&out.stderr)
+        );
     }
     // Even a project it cannot read (a broken config) allows the edit.
-    fs::write(root.join(".claudeswarm.toml"), "[locking]\nstale_timeout = \"x\"\n").expect("write");
+    fs::write(
+        root.join(".claudeswarm.toml"),
+        "[locking]\nstale_timeout = \"x\"\n",
+    )
+    .expect("write");
     let a = root.join("src/a.py").to_string_lossy().into_owned();
     let out = check_edit(&root, &hook_input("Edit", &root, &a), &[]);
     assert_eq!(out.status.code(), Some(0));
-    assert!(text(&out.stderr).contains("not checked"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("not checked"),
+        "{}",
+        text(&out.stderr)
+    );
 }
