@@ -62,7 +62,12 @@ impl Repo {
     }
 
     fn commit(&self, message: &str) -> Output {
+        self.commit_with(message, &[])
+    }
+
+    fn commit_with(&self, message: &str, env: &[(&str, &str)]) -> Output {
         self.command("git")
+            .envs(env.iter().copied())
             .args([
                 "-c",
                 "user.name=t",
@@ -141,22 +146,8 @@ fn pre_commit_guard_blocks_locked_files_and_passes_the_rest() {
     assert!(!repo.commit("rename a").status.success());
 
     // Bypassed on purpose.
-    let out = repo
-        .command("git")
-        .env("SWARM_GUARD", "off")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "-m",
-            "bypass",
-        ])
-        .output()
-        .expect("run git");
-    out.expect_success();
+    repo.commit_with("bypass", &[("SWARM_GUARD", "off")])
+        .expect_success();
 
     // Once released, nothing stands in the way.
     repo.swarm(&["unlock", "src/c.py", "--agent", "agent-2"])

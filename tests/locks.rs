@@ -26,6 +26,14 @@ fn lock(project: &Project, agent: &str, args: &[&str]) -> std::process::Output {
         .expect("run swarm lock")
 }
 
+/// `swarm ARGS...` in `project`, outside tmux.
+fn run(project: &Project, args: &[&str]) -> std::process::Output {
+    swarm_outside_tmux(project)
+        .args(args)
+        .output()
+        .expect("run swarm")
+}
+
 fn code(out: &std::process::Output) -> Option<i32> {
     out.status.code()
 }
@@ -426,10 +434,7 @@ fn only_the_holder_releases_and_force_is_recorded() {
         code(&lock(&project, "agent-1", &["a.py", "--reason", "mine"])),
         Some(0)
     );
-    let out = swarm_outside_tmux(&project)
-        .args(["unlock", "a.py", "--agent", "agent-2"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["unlock", "a.py", "--agent", "agent-2"]);
     assert_eq!(code(&out), Some(3));
     assert!(
         stderr(&out).contains("locked by agent-1"),
@@ -437,16 +442,16 @@ fn only_the_holder_releases_and_force_is_recorded() {
         stderr(&out)
     );
     assert!(lock_file(&project, "a.py").is_some());
-    let out = swarm_outside_tmux(&project)
-        .args([
+    let out = run(
+        &project,
+        &[
             "release-file-lock",
             "a.py",
             "--agent-id",
             "agent-2",
             "--force",
-        ])
-        .output()
-        .expect("run");
+        ],
+    );
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("held by agent-1"));
     assert!(lock_file(&project, "a.py").is_none());
@@ -458,10 +463,7 @@ fn only_the_holder_releases_and_force_is_recorded() {
     assert_eq!(audit["path"], "a.py");
     assert_eq!(audit["reason"], "mine");
     // Releasing what nobody holds is fine.
-    let out = swarm_outside_tmux(&project)
-        .args(["unlock", "a.py", "--agent", "agent-1"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["unlock", "a.py", "--agent", "agent-1"]);
     assert_eq!(code(&out), Some(0));
 }
 
@@ -490,25 +492,16 @@ fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
         let out = lock(&project, "agent-2", &[path]);
         assert_eq!(code(&out), Some(1), "{path}");
         assert!(stderr(&out).contains("damaged"), "{path}: {}", stderr(&out));
-        let out = swarm_outside_tmux(&project)
-            .args(["who", path])
-            .output()
-            .expect("who");
+        let out = run(&project, &["who", path]);
         assert_eq!(code(&out), Some(0));
         assert!(stderr(&out).contains("damaged"), "{path}: {}", stderr(&out));
     }
-    let out = swarm_outside_tmux(&project)
-        .args(["locks", "--json"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["locks", "--json"]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert_eq!(stdout_json(&out).as_array().map(Vec::len), Some(1));
     assert_eq!(stderr(&out).matches("is damaged").count(), shapes.len());
     // Freshly written damaged files may be the Python tool mid-write: kept.
-    let out = swarm_outside_tmux(&project)
-        .args(["locks", "--clean"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["locks", "--clean"]);
     assert_eq!(code(&out), Some(0));
     assert_eq!(lock_files(&project).len(), shapes.len() + 1);
     let old = SystemTime::now() - Duration::from_secs(60);
@@ -519,10 +512,7 @@ fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
             .expect("open");
         file.set_modified(old).expect("set mtime");
     }
-    let out = swarm_outside_tmux(&project)
-        .arg("cleanup-stale-locks")
-        .output()
-        .expect("run");
+    let out = run(&project, &["cleanup-stale-locks"]);
     assert_eq!(code(&out), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Removed 5 damaged lock file(s)"));
     assert_eq!(lock_files(&project), [lock_file_name("ok.py")]);
@@ -547,36 +537,24 @@ fn listing_and_who_never_delete_anything() {
         &["who", "old.py"],
         &["who-has-lock", "old.py", "--json"],
     ] {
-        let out = swarm_outside_tmux(&project)
-            .args(args)
-            .output()
-            .expect("run");
+        let out = run(&project, args);
         assert_eq!(code(&out), Some(0), "{args:?}");
         assert_eq!(lock_files(&project).len(), 2, "{args:?} deleted a lock");
     }
-    let out = swarm_outside_tmux(&project)
-        .args(["locks"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["locks"]);
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         text.contains("new.py") && !text.contains("old.py"),
         "{text}"
     );
-    let out = swarm_outside_tmux(&project)
-        .args(["who", "old.py", "--json"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["who", "old.py", "--json"]);
     assert_eq!(stdout_json(&out)["locks"][0]["stale"], true);
     // A stale lock does not stop anyone; it is taken over.
     let out = lock(&project, "agent-2", &["old.py"]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert!(String::from_utf8_lossy(&out.stdout).contains("Took over the stale lock of agent-1"));
     python_lock(&project, "agent-1", "older.py", unix_now() - 1000.0, "");
-    let out = swarm_outside_tmux(&project)
-        .args(["locks", "--clean"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["locks", "--clean"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Cleaned up 1 stale lock(s)"));
     assert_eq!(lock_files(&project).len(), 2);
 }
@@ -589,22 +567,13 @@ fn who_reports_every_lock_that_covers_a_path() {
         Some(0)
     );
     assert_eq!(code(&lock(&project, "agent-2", &["lib/*.py"])), Some(0));
-    let out = swarm_outside_tmux(&project)
-        .args(["who", "src/a.py", "--json"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["who", "src/a.py", "--json"]);
     let json = stdout_json(&out);
     assert_eq!(json["path"], "src/a.py");
     assert_eq!(json["locks"][0]["agent_id"], "agent-1");
-    let out = swarm_outside_tmux(&project)
-        .args(["who", "lib/x.py"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["who", "lib/x.py"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Lock on: lib/*.py (overlaps lib/x.py)"));
-    let out = swarm_outside_tmux(&project)
-        .args(["who", "docs/x"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["who", "docs/x"]);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "No active lock on: docs/x\n"
@@ -626,10 +595,7 @@ fn wait_retries_until_the_holder_lets_go() {
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn");
-    let out = swarm_outside_tmux(&project)
-        .args(["unlock", "a.py", "--agent", "agent-1"])
-        .output()
-        .expect("unlock");
+    let out = run(&project, &["unlock", "a.py", "--agent", "agent-1"]);
     assert_eq!(code(&out), Some(0));
     let out = waiter.wait_with_output().expect("wait");
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
@@ -642,16 +608,16 @@ fn wait_retries_until_the_holder_lets_go() {
 #[test]
 fn the_python_tools_command_forms_work() {
     let project = Project::new();
-    let out = swarm_outside_tmux(&project)
-        .args([
+    let out = run(
+        &project,
+        &[
             "acquire-file-lock",
             "a.py",
             "because",
             "--agent-id",
             "agent-1",
-        ])
-        .output()
-        .expect("run");
+        ],
+    );
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
@@ -661,10 +627,10 @@ fn the_python_tools_command_forms_work() {
         lock_file(&project, "a.py").expect("lock")["reason"],
         "because"
     );
-    let out = swarm_outside_tmux(&project)
-        .args(["acquire-file-lock", "a.py", "--agent-id", "agent-2"])
-        .output()
-        .expect("run");
+    let out = run(
+        &project,
+        &["acquire-file-lock", "a.py", "--agent-id", "agent-2"],
+    );
     assert_eq!(code(&out), Some(3));
 }
 
@@ -679,10 +645,7 @@ fn a_python_lock_file_is_read_and_ours_has_exactly_its_shape() {
         1795267578.9710896,
         "editing a",
     );
-    let out = swarm_outside_tmux(&project)
-        .args(["who", "src/a.py", "--json"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["who", "src/a.py", "--json"]);
     let json = stdout_json(&out);
     assert_eq!(json["locks"][0]["agent_id"], "agent-1");
     assert_eq!(json["locks"][0]["locked_at"], 1795267578.9710896);
@@ -704,10 +667,7 @@ fn a_python_lock_file_is_read_and_ours_has_exactly_its_shape() {
     settings.bind(|| insta::assert_snapshot!("lock_file", ours));
     assert!(!ours.ends_with('\n'));
     // `swarm locks` as people see it.
-    let out = swarm_outside_tmux(&project)
-        .args(["locks", "--include-stale"])
-        .output()
-        .expect("run");
+    let out = run(&project, &["locks", "--include-stale"]);
     let mut settings = insta::Settings::clone_current();
     settings.add_filter(r"Locked at: .* UTC", "Locked at: [time] UTC");
     settings.add_filter(r"Age: [0-9.]+ seconds", "Age: [age] seconds");

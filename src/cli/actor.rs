@@ -3,6 +3,7 @@
 //! agent's pane, naming a different agent is refused unless the caller says
 //! `--as-other`, so an agent cannot speak for another by accident.
 
+use crate::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::error::{Error, Result};
 use crate::identity;
 use crate::tmux::PaneId;
@@ -79,4 +80,18 @@ fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
         }
         None => None,
     })
+}
+
+/// Records in the audit log that `actor` acted for another agent than its
+/// pane's own (`--as-other`) to do `action`; does nothing otherwise.
+pub fn record_as_other(ctx: &Context, actor: &Actor, action: &str) -> Result<()> {
+    if !actor.as_other {
+        return Ok(());
+    }
+    let mut e = AuditEvent::new(AuditKind::AsOther, Some(&actor.id));
+    e.detail = Some(format!(
+        "{action} from the pane of {}",
+        actor.pane_agent.as_deref().unwrap_or("?")
+    ));
+    Ok(AuditLog::new(&ctx.paths).record(&[e])?)
 }

@@ -7,15 +7,14 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 
-use crate::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::locks::{Acquired, AcquiredLock, LockError, LockKey, LockTable, MAX_REASON_CHARS, now};
 use crate::sanitize;
 
-use super::actor::{self, Actor};
+use super::actor;
 use super::context::Context;
-use super::lock_view::{LockJson, shown};
+use super::lock_view::{LockJson, as_typed, joined, shown};
 
 /// Arguments of `swarm lock`.
 #[derive(Debug, Args)]
@@ -94,9 +93,7 @@ pub fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         .collect::<Result<Vec<LockKey>>>()?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let table = ctx.lock_table()?;
-    if actor.as_other {
-        record_as_other(ctx, &actor, &keys)?;
-    }
+    actor::record_as_other(ctx, &actor, &format!("lock {}", joined(&keys)))?;
     let deadline = args.wait.map(|s| Instant::now() + Duration::from_secs(s));
     let mut pause = Duration::from_millis(50);
     let acquired = loop {
@@ -129,19 +126,6 @@ pub fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn record_as_other(ctx: &Context, actor: &Actor, keys: &[LockKey]) -> Result<()> {
-    let mut e = AuditEvent::new(AuditKind::AsOther, Some(&actor.id));
-    e.detail = Some(format!(
-        "lock {} from the pane of {}",
-        keys.iter()
-            .map(LockKey::as_str)
-            .collect::<Vec<_>>()
-            .join(" "),
-        actor.pane_agent.as_deref().unwrap_or("?")
-    ));
-    AuditLog::new(&ctx.paths).record(&[e]).map_err(Error::from)
-}
-
 fn report(
     ctx: &Context,
     args: &LockArgs,
@@ -161,12 +145,7 @@ fn report(
     }
     let mut s = String::new();
     for a in acquired {
-        let typed = args
-            .paths
-            .iter()
-            .zip(keys)
-            .find(|(_, k)| k.as_str() == a.record.filepath)
-            .map_or(a.record.filepath.as_str(), |(typed, _)| typed.as_str());
+        let typed = as_typed(&args.paths, keys, &a.record.filepath);
         let verb = match a.how {
             Acquired::Refreshed => "refreshed",
             Acquired::Created | Acquired::TookOver(_) => "acquired",

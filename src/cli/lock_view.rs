@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::locks::{HeldLock, LockRecord, LockTable, has_glob_chars};
+use crate::locks::{HeldLock, LockKey, LockRecord, LockTable, has_glob_chars};
 use crate::sanitize;
 use crate::time;
 
@@ -70,4 +70,22 @@ pub fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
 /// A stored path or pattern, safe to print.
 pub fn shown(filepath: &str) -> String {
     sanitize::one_line(filepath)
+}
+
+/// How the user typed the path that normalised to `filepath` (the first
+/// of `typed` whose key it is), for messages that echo their input.
+pub fn as_typed<'a>(typed: &'a [String], keys: &[LockKey], filepath: &'a str) -> &'a str {
+    typed
+        .iter()
+        .zip(keys)
+        .find(|(_, k)| k.as_str() == filepath)
+        .map_or(filepath, |(t, _)| t.as_str())
+}
+
+/// The keys, space-separated, for the audit log.
+pub fn joined(keys: &[LockKey]) -> String {
+    keys.iter()
+        .map(LockKey::as_str)
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -3,7 +3,6 @@
 
 use clap::Args;
 
-use crate::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 use crate::locks::{LockKey, Released};
@@ -11,7 +10,7 @@ use crate::time;
 
 use super::actor;
 use super::context::Context;
-use super::lock_view::shown;
+use super::lock_view::{as_typed, joined, shown};
 
 /// Arguments of `swarm unlock`.
 #[derive(Debug, Args)]
@@ -39,29 +38,13 @@ pub fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
         .map(|p| ctx.lock_key(p))
         .collect::<Result<Vec<LockKey>>>()?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
-    if actor.as_other {
-        let mut e = AuditEvent::new(AuditKind::AsOther, Some(&actor.id));
-        e.detail = Some(format!(
-            "unlock {} from the pane of {}",
-            keys.iter()
-                .map(LockKey::as_str)
-                .collect::<Vec<_>>()
-                .join(" "),
-            actor.pane_agent.as_deref().unwrap_or("?")
-        ));
-        AuditLog::new(&ctx.paths).record(&[e])?;
-    }
+    actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
     let table = ctx.lock_table()?;
     let released = table.release(&keys, &actor.id, args.force)?;
     let now = crate::locks::now();
     let mut s = String::new();
     for (key, how) in released {
-        let typed = args
-            .paths
-            .iter()
-            .zip(&keys)
-            .find(|(_, k)| **k == key)
-            .map_or(key.as_str(), |(typed, _)| typed.as_str());
+        let typed = as_typed(&args.paths, &keys, key.as_str());
         let typed = shown(typed);
         match how {
             Released::Removed(_) => s.push_str(&format!("Lock released on: {typed}\n")),

@@ -191,6 +191,10 @@ impl LockTable {
             self.save_if_dirty(&guard, &view)?;
             return Err(LockError::Held(conflicts));
         }
+        // New files first: if a writer outside swarm wins one of them, the
+        // files this call created are removed again before any existing
+        // lock was refreshed or taken over.
+        plans.sort_by_key(|(_, plan)| !matches!(plan, Plan::Create));
         let mut done = Vec::new();
         let mut created: Vec<LockEntry> = Vec::new();
         for (key, plan) in plans {
@@ -306,6 +310,7 @@ impl LockTable {
             // Rebuilt by the next operation that needs it.
             Loaded::Missing | Loaded::Corrupt(_) => None,
         };
+        let mut changed = false;
         for (key, plan) in &plans {
             let entry = match plan {
                 Released::Removed(held) | Released::Forced(held) => LockEntry::Held(held.clone()),
@@ -320,9 +325,10 @@ impl LockTable {
                 && let Some(index) = index.as_mut()
             {
                 index.remove(&entry);
+                changed = true;
             }
         }
-        if let Some(index) = index {
+        if let Some(index) = index.filter(|_| changed) {
             self.save(&guard, &index)?;
         }
         Ok(plans)

@@ -174,8 +174,6 @@ impl StateDir {
 mod tests {
     use super::*;
     use crate::store::{DEFAULT_LOCK_TIMEOUT, StateFile};
-    use std::sync::{Arc, Barrier};
-    use std::thread;
 
     #[test]
     fn create_new_refuses_an_existing_name_and_replace_overwrites() {
@@ -200,36 +198,6 @@ mod tests {
         assert!(dir.remove(&guard, "a.lock").expect("remove"));
         assert!(!dir.remove(&guard, "a.lock").expect("remove"));
         assert_eq!(dir.read("a.lock").expect("read"), None);
-    }
-
-    #[test]
-    fn exactly_one_concurrent_creator_wins_without_any_lock() {
-        // The guarantee the Python tool relies on too: no flock involved.
-        let tmp = tempfile::tempdir().expect("tempdir");
-        let dir = StateDir::new(tmp.path());
-        for round in 0..50 {
-            let name = format!("r{round}.lock");
-            let racers = 8;
-            let barrier = Arc::new(Barrier::new(racers));
-            let handles: Vec<_> = (0..racers)
-                .map(|i| {
-                    let (dir, name, barrier) = (dir.clone(), name.clone(), Arc::clone(&barrier));
-                    thread::spawn(move || {
-                        barrier.wait();
-                        dir.create_new(&name, format!("{i}").as_bytes())
-                            .expect("create")
-                            .then_some(i)
-                    })
-                })
-                .collect();
-            let winners: Vec<usize> = handles
-                .into_iter()
-                .filter_map(|h| h.join().expect("thread"))
-                .collect();
-            assert_eq!(winners.len(), 1, "round {round}: {winners:?}");
-            let content = dir.read(&name).expect("read").expect("exists");
-            assert_eq!(content, winners[0].to_string().as_bytes());
-        }
     }
 
     #[test]
