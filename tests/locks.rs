@@ -1,7 +1,8 @@
 //! File locks: one winner per race, one lock per file however it is
 //! spelled, globs and directories in both directions, ownership, damaged
-//! lock files, and the Python tool's file format. None of these need tmux:
-//! the holder is named with `--agent` outside any pane.
+//! lock files, and the Python tool's file format. Only the last test needs
+//! tmux (the holder detected from the pane); the others name the holder
+//! with `--agent` outside any pane.
 
 use std::fs::{self, File, OpenOptions};
 use std::path::Path;
@@ -14,7 +15,7 @@ use proptest::prelude::*;
 use swarm::locks::{Acquired, LockError, LockKey, LockTable, lock_file_name};
 use swarm::store::{Paths, StateDir};
 
-use crate::harness::{Project, stdout_json, swarm_bin, swarm_outside_tmux};
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
 
 /// `swarm lock ARGS... --agent AGENT` in `project`; returns the output.
 fn lock(project: &Project, agent: &str, args: &[&str]) -> std::process::Output {
@@ -760,4 +761,39 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn the_holder_is_the_agent_of_the_pane_and_acting_for_another_is_recorded() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let in_pane = |args: &[&str]| {
+        swarm(&project, &server)
+            .env("TMUX_PANE", &pane)
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = in_pane(&["lock", "a.py", "--json"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout_json(&out)["acquired"][0]["agent_id"], "agent-0");
+    // Naming another agent inside this pane needs --as-other.
+    let out = in_pane(&["lock", "b.py", "--agent", "agent-7"]);
+    assert_eq!(code(&out), Some(1));
+    assert!(stderr(&out).contains("--as-other"), "{}", stderr(&out));
+    let out = in_pane(&["lock", "a.py", "--agent", "agent-7", "--as-other", "--json"]);
+    assert_eq!(code(&out), Some(3));
+    let json = stdout_json(&out);
+    assert_eq!(json["acquired"], serde_json::json!([]));
+    assert_eq!(json["conflicts"][0]["agent_id"], "agent-0");
+    let audit = project.read(".swarm/audit.log");
+    assert!(
+        audit.contains(r#""event": "as-other", "by": "agent-7""#),
+        "{audit}"
+    );
+    // The pane's own agent releases without naming itself.
+    assert_eq!(code(&in_pane(&["unlock", "a.py"])), Some(0));
+    assert!(lock_file(&project, "a.py").is_none());
 }

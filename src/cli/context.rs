@@ -81,6 +81,11 @@ impl Context {
         Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
     }
 
+    /// Several of them, in order; the first invalid one is the error.
+    pub fn lock_keys(&self, raw: &[String]) -> Result<Vec<LockKey>> {
+        raw.iter().map(|p| self.lock_key(p)).collect()
+    }
+
     /// The agent recogniser configured for this project.
     pub fn matcher(&self) -> Result<AgentMatcher> {
         Ok(AgentMatcher::new(

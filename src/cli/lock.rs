@@ -86,11 +86,7 @@ pub fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
     };
     let reason = args.reason.as_deref().map(clean).transpose()?;
     let default_reason = clean(&ctx.config()?.locking.default_reason)?;
-    let keys = args
-        .paths
-        .iter()
-        .map(|p| ctx.lock_key(p))
-        .collect::<Result<Vec<LockKey>>>()?;
+    let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let table = ctx.lock_table()?;
     actor::record_as_other(ctx, &actor, &format!("lock {}", joined(&keys)))?;

@@ -5,7 +5,7 @@ use clap::Args;
 
 use crate::error::Result;
 use crate::exit_code::ExitCode;
-use crate::locks::{LockKey, Released};
+use crate::locks::Released;
 use crate::time;
 
 use super::actor;
@@ -32,11 +32,7 @@ pub struct UnlockArgs {
 
 /// Releases the locks.
 pub fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
-    let keys = args
-        .paths
-        .iter()
-        .map(|p| ctx.lock_key(p))
-        .collect::<Result<Vec<LockKey>>>()?;
+    let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
     let table = ctx.lock_table()?;
