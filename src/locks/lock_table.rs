@@ -567,7 +567,10 @@ impl LockTable {
             path: self.index.path().to_owned(),
             source,
         })?;
-        self.index.write(guard, &bytes)?;
+        // The index is checked against the directory on every use and
+        // rebuilt when it does not match, so it need not reach the disk
+        // before the command ends.
+        self.index.write_cache(guard, &bytes)?;
         Ok(())
     }
 

@@ -180,6 +180,17 @@ impl StateFile {
     /// 0600). Temp files a crashed writer left behind are removed first:
     /// holding the lock means no other writer of this file is mid-write.
     pub fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_with(lock, bytes, true)
+    }
+
+    /// Like `write` but without waiting for the disk (no fsync): only for
+    /// a cache that is rebuilt from other files whenever it is missing,
+    /// damaged or out of date, which is what a crash can leave.
+    pub fn write_cache(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+        self.write_with(lock, bytes, false)
+    }
+
+    fn write_with(&self, lock: &StateLock, bytes: &[u8], sync: bool) -> Result<(), StoreError> {
         debug_assert_eq!(lock.data, self.path, "lock taken for another file");
         let write_err = |source| StoreError::Write {
             path: self.path.clone(),
@@ -192,7 +203,9 @@ impl StateFile {
             .tempfile_in(self.dir())
             .map_err(write_err)?;
         temp.write_all(bytes).map_err(write_err)?;
-        temp.as_file().sync_all().map_err(write_err)?;
+        if sync {
+            temp.as_file().sync_all().map_err(write_err)?;
+        }
         temp.persist(&self.path).map_err(|e| write_err(e.error))?;
         Ok(())
     }
