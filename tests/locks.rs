@@ -489,6 +489,9 @@ fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
         project.write(&format!(".agent_locks/{}", lock_file_name(path)), content);
     }
     python_lock(&project, "agent-1", "ok.py", unix_now(), "fine");
+    // Not even a file.
+    fs::create_dir(project.file(&format!(".agent_locks/{}", lock_file_name("f.py"))))
+        .expect("mkdir");
     for (path, _) in shapes {
         let out = lock(&project, "agent-2", &[path]);
         assert_eq!(code(&out), Some(1), "{path}");
@@ -500,7 +503,9 @@ fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
     let out = run(&project, &["locks", "--json"]);
     assert_eq!(code(&out), Some(0), "{}", stderr(&out));
     assert_eq!(stdout_json(&out).as_array().map(Vec::len), Some(1));
-    assert_eq!(stderr(&out).matches("is damaged").count(), shapes.len());
+    assert_eq!(stderr(&out).matches("is damaged").count(), shapes.len() + 1);
+    fs::remove_dir(project.file(&format!(".agent_locks/{}", lock_file_name("f.py"))))
+        .expect("rmdir");
     // Freshly written damaged files may be the Python tool mid-write: kept.
     let out = run(&project, &["locks", "--clean"]);
     assert_eq!(code(&out), Some(0));

@@ -453,6 +453,11 @@ impl LockTable {
                 Err(problem) => damaged(problem),
             }),
             Err(StoreError::Corrupt { reason, .. }) => Some(damaged(reason)),
+            // Something else in the directory's place must not make every
+            // listing fail.
+            Err(StoreError::Read { source, .. }) if source.raw_os_error() == Some(libc::EISDIR) => {
+                Some(damaged("it is a directory".into()))
+            }
             Err(e) => return Err(e.into()),
         })
     }
