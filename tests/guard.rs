@@ -7,7 +7,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use crate::harness::swarm_bin;
+use crate::harness::{TmuxServer, swarm_bin};
 
 /// A scratch git repository with one commit, `src/a.py` and `src/b.py`.
 struct Repo {
@@ -375,6 +375,84 @@ fn malformed_hook_input_never_blocks_or_crashes() {
     assert_eq!(out.status.code(), Some(0));
     assert!(
         text(&out.stderr).contains("not checked"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn an_agent_commits_and_edits_files_it_locked_itself() {
+    let server = TmuxServer::start();
+    let repo = Repo::new();
+    let root = repo.path();
+    let pane = server.demo_agent(&root, &root.join(".agent-record.jsonl"));
+    let as_agent = |cmd: &mut Command| {
+        cmd.env("SWARM_TMUX_SOCKET", &server.socket)
+            .env("TMUX_PANE", &pane);
+    };
+    let mut discover = repo.command(swarm_bin());
+    as_agent(discover.arg("discover"));
+    discover.output().expect("discover").expect_success();
+    repo.swarm(&["guard", "install"]).expect_success();
+    let mut lock = repo.command(swarm_bin());
+    as_agent(lock.args(["lock", "src/a.py"]));
+    lock.output().expect("lock").expect_success();
+    repo.swarm(&["lock", "src/b.py", "--agent", "agent-5"])
+        .expect_success();
+
+    // Its own lock does not stop it.
+    let a = root.join("src/a.py").to_string_lossy().into_owned();
+    let mut edit = Command::new(swarm_bin());
+    edit.args(["guard", "check-edit"])
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    as_agent(&mut edit);
+    let mut child = edit.spawn().expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(hook_input("Edit", &root, &a).as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    repo.write("src/a.py", "a = 2\n");
+    repo.git(&["add", "src/a.py"]);
+    let mut commit = repo.command("git");
+    commit.args([
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "mine",
+    ]);
+    as_agent(&mut commit);
+    commit.output().expect("commit").expect_success();
+
+    // Another agent's lock does.
+    repo.write("src/b.py", "b = 2\n");
+    repo.git(&["add", "src/b.py"]);
+    let mut commit = repo.command("git");
+    commit.args([
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.com",
+        "commit",
+        "-q",
+        "-m",
+        "theirs",
+    ]);
+    as_agent(&mut commit);
+    let out = commit.output().expect("commit");
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("agent-5"),
         "{}",
         text(&out.stderr)
     );
