@@ -27,11 +27,18 @@ pub struct Hook {
 /// The hooks swarm installs, for a swarm invoked as `swarm` (a command
 /// name or a quoted path).
 pub fn swarm_hooks(swarm: &str) -> Vec<Hook> {
-    vec![Hook {
-        event: "UserPromptSubmit",
-        matcher: None,
-        command: format!("{swarm} inbox --new --hook"),
-    }]
+    vec![
+        Hook {
+            event: "UserPromptSubmit",
+            matcher: None,
+            command: format!("{swarm} inbox --new --hook"),
+        },
+        Hook {
+            event: "PreToolUse",
+            matcher: Some("Edit|Write|MultiEdit"),
+            command: format!("{swarm} guard check-edit"),
+        },
+    ]
 }
 
 /// What `install` or `uninstall` changed.
@@ -235,10 +242,13 @@ mod tests {
         let (dir, paths) = setup(None);
         let hooks = swarm_hooks("swarm");
         let c = install(&paths, &hooks).expect("install");
-        assert_eq!(c.changed.len(), 1);
+        assert_eq!(c.changed.len(), 2);
         assert_eq!(
             read(&dir),
-            json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "swarm inbox --new --hook"}]}]}})
+            json!({"hooks": {
+                "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "swarm inbox --new --hook"}]}],
+                "PreToolUse": [{"matcher": "Edit|Write|MultiEdit", "hooks": [{"type": "command", "command": "swarm guard check-edit"}]}]
+            }})
         );
         let again = install(&paths, &hooks).expect("install");
         assert!(again.changed.is_empty());
@@ -257,7 +267,7 @@ mod tests {
             Some(2)
         );
         let c = uninstall(&paths, &hooks).expect("uninstall");
-        assert_eq!(c.changed.len(), 1);
+        assert_eq!(c.changed.len(), 2);
         let back: Value = serde_json::from_str(original).expect("json");
         assert_eq!(read(&dir), back);
     }

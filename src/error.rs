@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use crate::config::ConfigError;
 use crate::exit_code::ExitCode;
+use crate::guard::GuardError;
+use crate::locks::LockError;
 use crate::store::StoreError;
 use crate::tmux::TmuxError;
 
@@ -18,6 +20,12 @@ pub enum Error {
     /// A state file could not be read, written or locked.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// A file lock could not be taken, released or read.
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    /// A guard command failed, or the guard refused a commit.
+    #[error(transparent)]
+    Guard(#[from] GuardError),
     /// The config file is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
@@ -114,6 +122,8 @@ impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             Error::Tmux(e) => e.exit_code(),
+            Error::Lock(e) => e.exit_code(),
+            Error::Guard(e) => e.exit_code(),
             Error::Usage(_) => ExitCode::Usage,
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
@@ -137,6 +147,8 @@ impl Error {
     pub fn hint(&self) -> Option<String> {
         match self {
             Error::Tmux(e) => e.hint(),
+            Error::Lock(e) => e.hint(),
+            Error::Guard(e) => e.hint(),
             Error::Store(StoreError::LockTimeout { .. }) => Some(
                 "another swarm command is stuck holding the lock; find it with `ps aux | grep swarm`"
                     .into(),

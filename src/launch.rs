@@ -202,6 +202,20 @@ pub fn down(
     }
 }
 
+/// How other programs (hooks, other panes) should run this swarm: `swarm`
+/// when the `swarm` on `PATH` is this very binary, else its full path,
+/// shell-quoted.
+pub fn swarm_invocation() -> String {
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = find_on_path("swarm").and_then(|p| p.canonicalize().ok());
+    match me {
+        Some(me) if on_path.as_ref() != Some(&me) => shell_quote(&me.to_string_lossy()),
+        _ => "swarm".into(),
+    }
+}
+
 /// The full path of `program` when it is an executable file on `PATH`.
 pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;

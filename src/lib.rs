@@ -10,6 +10,7 @@
 
 pub mod acks;
 pub mod agent_matcher;
+pub mod audit;
 pub mod claude_hooks;
 pub mod config;
 pub mod coordination;
@@ -19,10 +20,13 @@ pub mod discovery;
 pub mod doctor;
 pub mod error;
 pub mod exit_code;
+pub mod git;
+pub mod guard;
 pub mod identity;
 pub mod inbox;
 pub mod json;
 pub mod launch;
+pub mod locks;
 pub mod message;
 pub mod message_log;
 pub mod messaging;

@@ -61,6 +61,42 @@ pub struct Integration {
     pub setup: Option<fn(&Paths) -> Result<String>>,
 }
 
+fn install_claude_hooks(paths: &Paths) -> Result<String> {
+    let hooks = crate::claude_hooks::swarm_hooks(&crate::launch::swarm_invocation());
+    let change = crate::claude_hooks::install(paths, &hooks)?;
+    Ok(if change.changed.is_empty() {
+        format!("swarm's hooks are already in {}", change.file.display())
+    } else {
+        format!(
+            "added {} hook(s) to {}",
+            change.changed.len(),
+            change.file.display()
+        )
+    })
+}
+
+fn install_git_guard(paths: &Paths) -> Result<String> {
+    use crate::guard::{Installed, PreCommitHook};
+    let dir = match crate::git::Git::new(paths.root()).hooks_dir() {
+        Ok(dir) => dir,
+        // Not a git repository (or no git): nothing to guard.
+        Err(e) => return Ok(format!("skipped: {e}")),
+    };
+    let hook = PreCommitHook::new(&dir);
+    let exe = std::env::current_exe().map_err(|source| crate::error::Error::Io {
+        what: "find the swarm executable for the hook".into(),
+        source,
+    })?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let outcome = hook.install(&crate::launch::shell_quote(&exe.to_string_lossy()))?;
+    let path = hook.path().display();
+    Ok(match outcome {
+        Installed::Created => format!("created {path}"),
+        Installed::Added => format!("added the guard to {path}"),
+        Installed::AlreadyThere => format!("the guard is already in {path}"),
+    })
+}
+
 /// The integrations init offers, in order. Wiring one in means giving it
 /// a `setup` function; nothing else in init changes.
 pub fn integrations() -> [Integration; 2] {
@@ -69,13 +105,13 @@ pub fn integrations() -> [Integration; 2] {
             name: "Claude Code hook",
             command: "swarm hooks install",
             what: "shows each agent its new messages before every prompt",
-            setup: None,
+            setup: Some(install_claude_hooks),
         },
         Integration {
             name: "git guard",
             command: "swarm guard install",
             what: "stops a commit that touches a file another agent has locked",
-            setup: None,
+            setup: Some(install_git_guard),
         },
     ]
 }

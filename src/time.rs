@@ -55,6 +55,20 @@ pub fn age_seconds(then: DateTime<Utc>, now: DateTime<Utc>) -> f64 {
     ((now - then).num_microseconds().unwrap_or(i64::MAX) as f64 / 1e6).max(0.0)
 }
 
+/// A duration for people: `12.3s`, `4m05s`, `2h03m`.
+pub fn human_duration(secs: f64) -> String {
+    let secs = secs.max(0.0);
+    if secs < 60.0 {
+        return format!("{secs:.1}s");
+    }
+    let whole = secs as u64;
+    if whole < 3600 {
+        format!("{}m{:02}s", whole / 60, whole % 60)
+    } else {
+        format!("{}h{:02}m", whole / 3600, whole % 3600 / 60)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +94,14 @@ mod tests {
     fn local_naive_round_trips() {
         let t = DateTime::from_timestamp(1_795_267_578, 123_456_000).expect("valid");
         assert_eq!(parse_iso(&local_naive_iso(t)), Some(t));
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human_duration(-1.0), "0.0s");
+        assert_eq!(human_duration(12.34), "12.3s");
+        assert_eq!(human_duration(245.0), "4m05s");
+        assert_eq!(human_duration(7380.0), "2h03m");
     }
 
     #[test]

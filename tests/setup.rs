@@ -31,11 +31,16 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
         "swarm msg",
         "swarm lock",
         "swarm monitor",
-        "swarm hooks install",
-        "swarm guard install",
     ] {
         assert!(text.contains(next), "{next} missing from\n{text}");
     }
+    // Without a terminal the integrations are set up, not just named.
+    assert!(text.contains("Claude Code hook: added 2 hook(s)"), "{text}");
+    assert!(
+        project
+            .read(".claude/settings.json")
+            .contains("guard check-edit")
+    );
     let config = project.read(".claudeswarm.toml");
     let out = swarm(&project, &server)
         .args(["init", "--yes"])
@@ -65,8 +70,14 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
             swarm_bin()
         ),
     );
-    server.wait_for_screen(&pane, "[Y/n]");
-    server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
+    for question in [
+        "[Y/n]",
+        "Set up the Claude Code hook",
+        "Set up the git guard",
+    ] {
+        server.wait_for_screen(&pane, question);
+        server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
+    }
     server.wait_for_screen(&pane, "INIT-EXIT-0");
     let screen = server.capture(&pane);
     assert!(
@@ -74,6 +85,7 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
         "{screen}"
     );
     assert!(!project.file(".claudeswarm.toml").exists());
+    assert!(!project.file(".claude/settings.json").exists());
 }
 
 #[test]

@@ -3,8 +3,10 @@
 //! agent's pane, naming a different agent is refused unless the caller says
 //! `--as-other`, so an agent cannot speak for another by accident.
 
+use crate::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::error::{Error, Result};
 use crate::identity;
+use crate::tmux::PaneId;
 use crate::validate;
 
 use super::agents::load_registry;
@@ -29,13 +31,7 @@ pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
     let pane = identity::current_pane()?;
-    let pane_agent = match &pane {
-        Some(pane) => {
-            let registry = load_registry(ctx)?;
-            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
-        }
-        None => None,
-    };
+    let pane_agent = pane_agent(ctx, pane.as_ref())?;
     match (explicit, pane_agent) {
         (Some(id), Some(own)) if id != own => {
             if as_other {
@@ -68,4 +64,34 @@ pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str
             None => format!("not running inside a tmux pane, so {flag} is required"),
         })),
     }
+}
+
+/// The agent this process's pane is, if any (no error outside tmux).
+pub fn detect(ctx: &Context) -> Result<Option<String>> {
+    let pane = identity::current_pane()?;
+    pane_agent(ctx, pane.as_ref())
+}
+
+fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
+    Ok(match pane {
+        Some(pane) => {
+            let registry = load_registry(ctx)?;
+            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+        }
+        None => None,
+    })
+}
+
+/// Records in the audit log that `actor` acted for another agent than its
+/// pane's own (`--as-other`) to do `action`; does nothing otherwise.
+pub fn record_as_other(ctx: &Context, actor: &Actor, action: &str) -> Result<()> {
+    if !actor.as_other {
+        return Ok(());
+    }
+    let mut e = AuditEvent::new(AuditKind::AsOther, Some(&actor.id));
+    e.detail = Some(format!(
+        "{action} from the pane of {}",
+        actor.pane_agent.as_deref().unwrap_or("?")
+    ));
+    Ok(AuditLog::new(&ctx.paths).record(&[e])?)
 }

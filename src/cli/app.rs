@@ -12,7 +12,8 @@ use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    hooks, housekeeping, inbox, init, launch, msg, onboard, redeliver, version, watch, whoami,
+    guard, hooks, housekeeping, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock,
+    version, watch, who, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -43,13 +44,18 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         Command::Version => return version::run(out),
         Command::Completions(args) => return completions::run(out, args),
         Command::DemoAgent(args) => return demo_agent::run(args),
+        // Must allow the edit even when the project cannot be set up.
+        Command::Guard(args) if matches!(args.command, guard::GuardCommand::CheckEdit) => {
+            return Ok(guard::check_edit(&cli.global, out));
+        }
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    // `watch` does its own housekeeping; `acks` wants it done before it
-    // lists; every other command does it after its own work.
+    // `watch` does its own housekeeping, and the git guard should not
+    // send messages in the middle of a commit; `acks` wants it done before
+    // it lists; every other command does it after its own work.
     match &cli.command {
-        Command::Watch(_) => {}
+        Command::Watch(_) | Command::Guard(_) => {}
         Command::Acks(_) => housekeeping::quietly(&ctx),
         _ => {
             let result = run_command(&ctx, cli.command);
@@ -80,6 +86,13 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),
         Command::Coord(args) => coord::run(ctx, &args),
+        Command::Lock(args) => lock::run(ctx, &args),
+        Command::AcquireFileLock(args) => lock::run(ctx, &args.into()),
+        Command::Unlock(args) => unlock::run(ctx, &args),
+        Command::Who(args) => who::run(ctx, &args),
+        Command::Locks(args) => locks::run(ctx, &args),
+        Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
+        Command::Guard(args) => guard::run(ctx, &args),
         Command::Version | Command::Completions(_) | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

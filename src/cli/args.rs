@@ -8,7 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use super::output::ColorChoice;
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    hooks, inbox, init, launch, msg, onboard, redeliver, watch, whoami,
+    guard, hooks, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock, watch, who,
+    whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -16,7 +17,7 @@ Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent or
 pane not found, 5 tmux unavailable, 6 rate limited, 7 message not delivered.
 
 Every command of the Python Claude Swarm CLI also works under its old name
-(discover-agents, list-agents, ...).";
+(discover-agents, list-agents, acquire-file-lock, ...).";
 
 /// Run several AI coding agents side by side in tmux on one project.
 #[derive(Debug, Parser)]
@@ -103,6 +104,25 @@ pub enum Command {
     Watch(watch::WatchArgs),
     /// Install or remove swarm's Claude Code hooks
     Hooks(hooks::HooksArgs),
+    /// Lock files, directories or glob patterns for this agent (all or none)
+    Lock(lock::LockArgs),
+    /// Release this agent's locks (another agent's only with --force)
+    #[command(alias = "release-file-lock")]
+    Unlock(unlock::UnlockArgs),
+    /// Show which locks cover or overlap a path
+    #[command(alias = "who-has-lock")]
+    Who(who::WhoArgs),
+    /// List the locks, or remove stale and damaged ones with --clean
+    #[command(alias = "list-all-locks")]
+    Locks(locks::LocksArgs),
+    /// Enforce locks: a git pre-commit check and a Claude Code edit check
+    Guard(guard::GuardArgs),
+    /// The Python tool's `acquire-file-lock FILEPATH [REASON]`
+    #[command(hide = true)]
+    AcquireFileLock(lock::AcquireFileLockArgs),
+    /// The Python tool's `cleanup-stale-locks` (`swarm locks --clean`)
+    #[command(hide = true)]
+    CleanupStaleLocks,
     /// Open a tmux session with N agent panes
     Launch(launch::LaunchArgs),
     /// Stop a session opened by `swarm launch`

@@ -4,6 +4,7 @@
 
 use std::cell::OnceCell;
 use std::env;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::acks::AckSettings;
@@ -12,6 +13,7 @@ use crate::config::{self, Config, LoadedConfig};
 use crate::delivery::DeliverySettings;
 use crate::discovery::DiscoverOptions;
 use crate::error::{Error, Result};
+use crate::locks::{LockKey, LockTable};
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::rate_limit::RateLimit;
 use crate::store::{Paths, ProjectRoot};
@@ -30,6 +32,8 @@ pub struct Context {
     pub paths: Paths,
     /// The tmux server.
     pub tmux: Tmux,
+    /// The current directory (relative lock paths start there).
+    pub cwd: PathBuf,
     config: OnceCell<LoadedConfig>,
 }
 
@@ -55,6 +59,7 @@ impl Context {
             root,
             paths,
             tmux: Tmux::new(server),
+            cwd,
             config: OnceCell::new(),
         })
     }
@@ -73,6 +78,24 @@ impl Context {
         }
         let loaded = config::load(self.paths.root(), &config::process_env())?;
         Ok(self.config.get_or_init(|| loaded))
+    }
+
+    /// The project's file locks, with the configured stale timeout.
+    pub fn lock_table(&self) -> Result<LockTable> {
+        Ok(LockTable::new(
+            &self.paths,
+            self.config()?.locking.stale_timeout,
+        ))
+    }
+
+    /// A lock path or pattern as typed, normalised against the project.
+    pub fn lock_key(&self, raw: &str) -> Result<LockKey> {
+        Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
+    }
+
+    /// Several of them, in order; the first invalid one is the error.
+    pub fn lock_keys(&self, raw: &[String]) -> Result<Vec<LockKey>> {
+        raw.iter().map(|p| self.lock_key(p)).collect()
     }
 
     /// The agent recogniser configured for this project.

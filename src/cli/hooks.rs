@@ -20,28 +20,16 @@ pub struct HooksArgs {
 #[derive(Debug, Subcommand)]
 enum HooksAction {
     /// Add swarm's hooks (merged into the file, never replacing it): each
-    /// prompt submission shows the agent's new messages
+    /// prompt submission shows the agent's new messages, and an Edit, Write
+    /// or MultiEdit of a file another agent has locked is blocked
     Install,
     /// Remove exactly the hooks `install` adds
     Uninstall,
 }
 
-/// How hooks invoke swarm: `swarm` when this binary is the one on PATH,
-/// else its full path.
-fn swarm_command() -> String {
-    let me = std::env::current_exe()
-        .ok()
-        .and_then(|p| p.canonicalize().ok());
-    let on_path = launch::find_on_path("swarm").and_then(|p| p.canonicalize().ok());
-    match me {
-        Some(me) if on_path.as_ref() != Some(&me) => launch::shell_quote(&me.to_string_lossy()),
-        _ => "swarm".into(),
-    }
-}
-
 /// Installs or removes the hooks.
 pub fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
-    let hooks = claude_hooks::swarm_hooks(&swarm_command());
+    let hooks = claude_hooks::swarm_hooks(&launch::swarm_invocation());
     let (change, verb): (Change, &str) = match args.action {
         HooksAction::Install => (claude_hooks::install(&ctx.paths, &hooks)?, "added"),
         HooksAction::Uninstall => (claude_hooks::uninstall(&ctx.paths, &hooks)?, "removed"),

@@ -99,11 +99,17 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let mut later = Vec::new();
     for integration in setup::integrations() {
         match integration.setup {
-            Some(setup_fn) => {
+            Some(setup_fn)
+                if confirm(
+                    ctx,
+                    answer,
+                    &format!("Set up the {} ({})?", integration.name, integration.what),
+                )? =>
+            {
                 let done = setup_fn(&ctx.paths)?;
                 out.print(&format!("  {ok} {}: {done}\n", integration.name))?;
             }
-            None => {
+            _ => {
                 out.print(&format!(
                     "  - {}: set up with `{}` ({})\n",
                     integration.name, integration.command, integration.what

@@ -130,7 +130,7 @@ pub fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     if args.no_attach || !interactive {
         s.push_str(&format!(
             "\nAttach with: {attach_cmd}\nStop with:   {} down --session {}\n",
-            self_command(),
+            launch::swarm_invocation(),
             launched.session
         ));
         ctx.out.print(&s)?;
@@ -185,17 +185,6 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
         layout: args.layout.clone(),
         force: args.force,
     })
-}
-
-/// How to run this swarm again: `swarm` when that is on PATH, else its
-/// full path.
-fn self_command() -> String {
-    let me = std::env::current_exe().ok();
-    let on_path = launch::find_on_path("swarm").and_then(|p| p.canonicalize().ok());
-    match me {
-        Some(me) if on_path.as_ref() != Some(&me) => launch::shell_quote(&me.to_string_lossy()),
-        _ => "swarm".into(),
-    }
 }
 
 /// The shell command that attaches to the session on our server.

@@ -1,15 +1,19 @@
 //! The only code that touches state files: where the project root is, where
 //! each file lives, and atomic, lock-protected reads and writes.
 
+mod append_file;
 mod document;
 mod error;
 pub mod inspect;
 mod paths;
 mod root;
+mod state_dir;
 mod state_file;
 
+pub use append_file::AppendFile;
 pub use document::{read_document, write_document};
 pub use error::StoreError;
 pub use paths::Paths;
 pub use root::{MARKERS, ProjectRoot, RootSource};
+pub use state_dir::StateDir;
 pub use state_file::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir};

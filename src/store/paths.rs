@@ -62,6 +62,20 @@ impl Paths {
         self.swarm_dir().join("last_read_messages.json")
     }
 
+    /// `.swarm/lock_index.json`: which lock files hold patterns or
+    /// unusual spellings, and which directories have locks below them, so
+    /// that taking a lock need not read every lock file. Its sidecar lock
+    /// is the lock of the whole `.agent_locks/` directory.
+    pub fn lock_index(&self) -> PathBuf {
+        self.swarm_dir().join("lock_index.json")
+    }
+
+    /// `.swarm/audit.log`: JSON lines recording forced and administrative
+    /// actions (forced unlocks, stale takeovers, cleanups, `--as-other`).
+    pub fn audit_log(&self) -> PathBuf {
+        self.swarm_dir().join("audit.log")
+    }
+
     /// A short fingerprint of the root, written into panes as
     /// `@swarm_project` so a pane's agent id is only trusted by the project
     /// that gave it.

@@ -189,8 +189,9 @@ impl StateFile {
 
     /// Like `write`, without the fsync: still atomic for readers and
     /// crash-safe for the process, but a power loss may bring back the
-    /// previous version. For state that is cheap to lose (rate-limit
-    /// windows, read cursors) and written on hot paths.
+    /// previous version. For state that is cheap to lose or rebuilt from
+    /// other files (rate-limit windows, read cursors, the lock index) and
+    /// written on hot paths.
     pub fn write_unsynced(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
         self.replace(lock, bytes, false)
     }

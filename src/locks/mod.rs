@@ -1,0 +1,27 @@
+//! File locks between agents (spec 5.3 and 8, with the fixes of section
+//! 17): one lock file per path in `.agent_locks/`, named by the SHA-256 of
+//! the root-relative path so that every spelling of a path is one lock and
+//! the Python tool sees the same locks. Locks are advisory; `guard`
+//! enforces them where edits happen.
+
+mod conflict;
+mod error;
+mod glob_model;
+mod held_lock;
+mod lock_entry;
+mod lock_index;
+mod lock_key;
+mod lock_record;
+mod lock_table;
+
+pub use conflict::Conflict;
+pub use error::LockError;
+pub use glob_model::GlobModel;
+pub use held_lock::HeldLock;
+pub use lock_entry::LockEntry;
+pub use lock_index::{INDEX_VERSION, LockIndex};
+pub use lock_key::{KeyKind, LockKey, has_glob_chars, lock_file_name};
+pub use lock_record::{LockRecord, MAX_REASON_CHARS};
+pub use lock_table::{
+    Acquired, AcquiredLock, CleanReport, DAMAGED_GRACE, LockTable, Related, Released, now,
+};
