@@ -370,3 +370,28 @@ fn a_corrupt_pending_file_is_reported_and_kept() {
     );
     assert_eq!(pending(&project, &server).len(), 1);
 }
+
+#[test]
+fn watch_removes_stale_locks() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    std::fs::create_dir_all(project.file(".agent_locks")).expect("mkdir");
+    // A lock in the Python tool's shape, taken an hour ago: stale.
+    let stale = project
+        .file(".agent_locks/4cb4854bf9d4ea6bf9cb31f4eda6b48b73b87992490f60aace407970d380db90.lock");
+    let old = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("clock")
+        .as_secs_f64()
+        - 3600.0;
+    std::fs::write(
+        &stale,
+        format!("{{\n  \"agent_id\": \"agent-1\",\n  \"filepath\": \"src/a.py\",\n  \"locked_at\": {old},\n  \"reason\": \"gone\"\n}}"),
+    )
+    .expect("write");
+    let _watch = Watcher::start(&project, &server);
+    wait_for("the stale lock to be removed", || {
+        (!stale.exists()).then_some(())
+    });
+    assert!(project.read(".swarm/audit.log").contains("src/a.py"));
+}

@@ -1,6 +1,7 @@
 //! `swarm watch`: keeps the swarm running without anyone having to type a
-//! command: rediscovers agents every interval and sends ACK retries and
-//! escalations as they fall due. Stops cleanly on Ctrl-C or SIGTERM.
+//! command: every interval it rediscovers agents and removes stale locks,
+//! and it sends ACK retries and escalations as they fall due. Stops
+//! cleanly on Ctrl-C or SIGTERM.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -69,6 +70,29 @@ pub fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                     }
                 }
                 Err(e) => ctx.out.warn(&format!("discovery failed: {e}")),
+            }
+            match ctx
+                .lock_table()
+                .and_then(|t| Ok(t.clean(Some("swarm watch"))?))
+            {
+                Ok(report) => {
+                    for held in &report.stale {
+                        log(
+                            ctx,
+                            &format!(
+                                "removed the stale lock on {} ({})",
+                                held.record.filepath, held.record.agent_id
+                            ),
+                        )?;
+                    }
+                    for (name, why) in &report.damaged {
+                        log(
+                            ctx,
+                            &format!("removed the damaged lock file {name} ({why})"),
+                        )?;
+                    }
+                }
+                Err(e) => ctx.out.warn(&format!("could not clean stale locks: {e}")),
             }
             next_discovery = Instant::now() + interval;
         }
