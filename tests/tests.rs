@@ -4,6 +4,7 @@
 mod harness;
 
 mod acks;
+mod aliases;
 mod cli;
 mod config;
 mod coord;

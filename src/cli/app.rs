@@ -12,8 +12,8 @@ use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, hooks, housekeeping, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock,
-    version, watch, who, whoami,
+    guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, msg, onboard, redeliver,
+    unlock, version, watch, who, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -42,6 +42,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     // Commands that need no project.
     match &cli.command {
         Command::Version => return version::run(out),
+        Command::Help(args) => return help::run(out, args),
         Command::Completions(args) => return completions::run(out, args),
         Command::DemoAgent(args) => return demo_agent::run(args),
         // Must allow the edit even when the project cannot be set up.
@@ -93,6 +94,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Locks(args) => locks::run(ctx, &args),
         Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
         Command::Guard(args) => guard::run(ctx, &args),
-        Command::Version | Command::Completions(_) | Command::DemoAgent(_) => Ok(ExitCode::Success),
+        Command::Version | Command::Help(_) | Command::Completions(_) | Command::DemoAgent(_) => {
+            Ok(ExitCode::Success)
+        }
     }
 }

@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use super::output::ColorChoice;
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, hooks, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock, watch, who,
-    whoami,
+    guard, help, hooks, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock, watch,
+    who, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -30,6 +30,7 @@ Every command of the Python Claude Swarm CLI also works under its old name
                   message each other and lock files.",
     after_help = AFTER_HELP,
     arg_required_else_help = true,
+    disable_help_subcommand = true,
     max_term_width = 100
 )]
 pub struct Cli {
@@ -141,6 +142,9 @@ pub enum Command {
     Completions(completions::CompletionsArgs),
     /// Print swarm's version
     Version,
+    /// Print help: of swarm, of a command, `aliases` (the Python tool's
+    /// command names) or `exit-codes`
+    Help(help::HelpArgs),
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),

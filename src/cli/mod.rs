@@ -19,6 +19,7 @@ mod discover;
 mod doctor;
 mod down;
 mod guard;
+mod help;
 mod hooks;
 mod housekeeping;
 mod inbox;
