@@ -6,6 +6,7 @@ mod harness;
 mod acks;
 mod aliases;
 mod cli;
+mod concurrency;
 mod config;
 mod coord;
 mod crash;
