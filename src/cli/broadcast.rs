@@ -1,7 +1,5 @@
 //! `swarm broadcast TYPE CONTENT...` (alias `broadcast-message`).
 
-use std::path::PathBuf;
-
 use clap::Args;
 
 use crate::error::{Error, Result};
@@ -10,10 +8,9 @@ use crate::message::MessageType;
 use crate::messaging::{Recipients, SendRequest};
 use crate::registry::Registry;
 
-use super::actor;
 use super::agents::load_registry;
 use super::context::Context;
-use super::message_input;
+use super::message_input::MessageArgs;
 use super::msg::{SentJson, exit_code, rate_limit_note};
 
 /// Arguments of `swarm broadcast`.
@@ -22,18 +19,8 @@ pub struct BroadcastArgs {
     /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
     #[arg(value_name = "TYPE")]
     msg_type: String,
-    /// The message; words are joined with spaces; `-` reads stdin
-    #[arg(value_name = "CONTENT")]
-    content: Vec<String>,
-    /// Read the message from a file
-    #[arg(long, value_name = "FILE", conflicts_with = "content")]
-    file: Option<PathBuf>,
-    /// Sender agent id [default: this pane's agent]; required outside tmux
-    #[arg(long, alias = "sender-id", value_name = "ID")]
-    from: Option<String>,
-    /// Allow --from to name another agent than this pane's own (recorded)
-    #[arg(long)]
-    as_other: bool,
+    #[command(flatten)]
+    message: MessageArgs,
     /// Deliver to the sender too
     #[arg(long)]
     include_self: bool,
@@ -50,8 +37,8 @@ pub fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let msg_type =
         MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
-    let content = message_input::content(&args.content, args.file.as_deref())?;
-    let actor = actor::resolve(ctx, args.from.as_deref(), args.as_other, "--from")?;
+    let content = args.message.body()?;
+    let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let mut req = SendRequest::new(

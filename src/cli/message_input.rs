@@ -3,10 +3,46 @@
 //! silently; sizes are capped before anything is read into memory whole.
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
 
 use crate::error::{Error, Result};
 use crate::message::{self, MAX_CONTENT_BYTES};
+
+use super::actor::{self, Actor};
+use super::context::Context;
+
+/// The body of a message and its sender, as `msg` and `broadcast` take
+/// them.
+#[derive(Debug, Args)]
+pub struct MessageArgs {
+    /// The message; words are joined with spaces; `-` reads stdin. Put `--`
+    /// before a message that starts with `-`
+    #[arg(value_name = "CONTENT")]
+    content: Vec<String>,
+    /// Read the message from a file
+    #[arg(long, value_name = "FILE", conflicts_with = "content")]
+    file: Option<PathBuf>,
+    /// Sender agent id [default: this pane's agent]; required outside tmux
+    #[arg(long, alias = "sender-id", value_name = "ID")]
+    from: Option<String>,
+    /// Allow --from to name another agent than this pane's own (recorded)
+    #[arg(long)]
+    as_other: bool,
+}
+
+impl MessageArgs {
+    /// The sanitised body.
+    pub fn body(&self) -> Result<String> {
+        content(&self.content, self.file.as_deref())
+    }
+
+    /// The sending agent.
+    pub fn sender(&self, ctx: &Context) -> Result<Actor> {
+        actor::resolve(ctx, self.from.as_deref(), self.as_other, "--from")
+    }
+}
 
 /// Reads at most this much from stdin or a file (then reports "too long").
 const READ_CAP: u64 = 4 * MAX_CONTENT_BYTES as u64;

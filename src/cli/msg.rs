@@ -1,7 +1,5 @@
 //! `swarm msg AGENT TYPE CONTENT...` (alias `send-message`).
 
-use std::path::PathBuf;
-
 use clap::Args;
 use serde::Serialize;
 
@@ -12,10 +10,9 @@ use crate::message_log::Outcome;
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::validate;
 
-use super::actor;
 use super::agents::load_registry;
 use super::context::Context;
-use super::message_input;
+use super::message_input::MessageArgs;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
@@ -27,19 +24,8 @@ pub struct MsgArgs {
     /// (case-insensitive, `-` or `_`)
     #[arg(value_name = "TYPE")]
     msg_type: String,
-    /// The message; words are joined with spaces; `-` reads stdin. Put `--`
-    /// before a message that starts with `-`
-    #[arg(value_name = "CONTENT")]
-    content: Vec<String>,
-    /// Read the message from a file
-    #[arg(long, value_name = "FILE", conflicts_with = "content")]
-    file: Option<PathBuf>,
-    /// Sender agent id [default: this pane's agent]; required outside tmux
-    #[arg(long, alias = "sender-id", value_name = "ID")]
-    from: Option<String>,
-    /// Allow --from to name another agent than this pane's own (recorded)
-    #[arg(long)]
-    as_other: bool,
+    #[command(flatten)]
+    message: MessageArgs,
     /// Require an acknowledgement (`swarm ack ID`): retried with the same
     /// id until answered, then escalated to every agent
     #[arg(long)]
@@ -127,8 +113,8 @@ pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
     let msg_type =
         MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
-    let content = message_input::content(&args.content, args.file.as_deref())?;
-    let actor = actor::resolve(ctx, args.from.as_deref(), args.as_other, "--from")?;
+    let content = args.message.body()?;
+    let actor = args.message.sender(ctx)?;
     let registry =
         load_registry(ctx)?.unwrap_or_else(|| crate::registry::Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
