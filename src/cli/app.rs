@@ -12,8 +12,8 @@ use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, msg, onboard, redeliver,
-    unlock, version, watch, who, whoami,
+    guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, monitor, msg, onboard,
+    redeliver, unlock, version, watch, who, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -52,11 +52,11 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    // `watch` does its own housekeeping, and the git guard should not
-    // send messages in the middle of a commit; `acks` wants it done before
-    // it lists; every other command does it after its own work.
+    // `watch` and `monitor` do their own housekeeping, and the git guard
+    // should not send messages in the middle of a commit; `acks` wants it
+    // done before it lists; every other command does it after its own work.
     match &cli.command {
-        Command::Watch(_) | Command::Guard(_) => {}
+        Command::Watch(_) | Command::Monitor(_) | Command::Guard(_) => {}
         Command::Acks(_) => housekeeping::quietly(&ctx),
         _ => {
             let result = run_command(&ctx, cli.command);
@@ -80,6 +80,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Onboard(args) => onboard::run(ctx, &args),
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
+        Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),

@@ -8,8 +8,8 @@ use clap::{Args, Parser, Subcommand};
 use super::output::ColorChoice;
 use super::{
     ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, help, hooks, inbox, init, launch, lock, locks, msg, onboard, redeliver, unlock, watch,
-    who, whoami,
+    guard, help, hooks, inbox, init, launch, lock, locks, monitor, msg, onboard, redeliver, unlock,
+    watch, who, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -103,6 +103,9 @@ pub enum Command {
     Redeliver(redeliver::RedeliverArgs),
     /// Keep discovery fresh and send ACK retries as they fall due
     Watch(watch::WatchArgs),
+    /// Live view of agents, locks, pending ACKs and messages
+    #[command(alias = "start-monitoring")]
+    Monitor(monitor::MonitorArgs),
     /// Install or remove swarm's Claude Code hooks
     Hooks(hooks::HooksArgs),
     /// Lock files, directories or glob patterns for this agent (all or none)

@@ -29,6 +29,7 @@ mod lock;
 mod lock_view;
 mod locks;
 mod message_input;
+mod monitor;
 mod msg;
 mod onboard;
 mod output;

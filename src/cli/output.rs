@@ -51,6 +51,11 @@ impl Output {
         }
     }
 
+    /// True when stdout gets colour.
+    pub fn colors_stdout(&self) -> bool {
+        self.color_out
+    }
+
     /// Writes text to stdout as is.
     pub fn print(&self, text: &str) -> Result<()> {
         let mut out = io::stdout().lock();

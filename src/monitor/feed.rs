@@ -1,0 +1,112 @@
+//! How one message looks in the feed: time, sender, recipients, its type
+//! in the type's colour, tags (queued, awaiting an acknowledgement), then
+//! the content, wrapped to the feed's width and cut with a marker when it
+//! is long. Everything taken from the log is sanitised here or before.
+
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
+
+use crate::sanitize;
+
+use super::palette::{TypeColor, type_color};
+use super::state::{AckMark, FeedMessage, MonitorState};
+use super::text;
+
+/// Rows one message takes at most; longer ones end with a marker.
+pub const MAX_ROWS: usize = 6;
+
+/// Rows after the first are indented this much.
+const INDENT: usize = 2;
+
+/// The ratatui colour of a type.
+pub fn color_of(msg_type: &str) -> Color {
+    match type_color(msg_type) {
+        TypeColor::Red => Color::LightRed,
+        TypeColor::Yellow => Color::LightYellow,
+        TypeColor::Green => Color::LightGreen,
+        TypeColor::Blue => Color::LightBlue,
+        TypeColor::Magenta => Color::LightMagenta,
+        TypeColor::White => Color::White,
+    }
+}
+
+/// Recipients in a few cells: `agent-1`, `agent-1,agent-2`, `5 agents`.
+pub fn recipients_label(recipients: &[String]) -> String {
+    match recipients {
+        [] => "nobody".into(),
+        [one] => sanitize::one_line(one),
+        list if list.len() <= 3 => sanitize::one_line(&list.join(",")),
+        list => format!("{} agents", list.len()),
+    }
+}
+
+/// The rows of one message at `width` cells.
+pub fn rows(state: &MonitorState, msg: &FeedMessage, width: u16) -> Vec<Line<'static>> {
+    let dim = Style::new().fg(Color::DarkGray);
+    let when = msg
+        .when
+        .map(|t| t.with_timezone(&state.tz).format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| "--:--:--".into());
+    let mut spans: Vec<(String, Style)> = vec![
+        (format!("{when} "), dim),
+        (
+            sanitize::one_line(&msg.entry.sender),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        (" → ".into(), dim),
+        (
+            recipients_label(&msg.entry.recipients),
+            Style::new().fg(Color::Gray),
+        ),
+        (" ".into(), Style::new()),
+        (
+            sanitize::one_line(&msg.entry.msg_type),
+            Style::new()
+                .fg(color_of(&msg.entry.msg_type))
+                .add_modifier(Modifier::BOLD),
+        ),
+        (" ".into(), Style::new()),
+    ];
+    for (tag, style) in tags(state, msg) {
+        spans.push((tag, style));
+        spans.push((" ".into(), Style::new()));
+    }
+    spans.push((msg.body.clone(), Style::new()));
+    text::wrap(&spans, usize::from(width), INDENT, MAX_ROWS)
+}
+
+/// The tags shown before the content.
+fn tags(state: &MonitorState, msg: &FeedMessage) -> Vec<(String, Style)> {
+    let mut out = Vec::new();
+    match msg.ack {
+        AckMark::Asked => {
+            if let Some(p) = state.pending_ack(&msg.entry.msg_id) {
+                let retries = match p.retry_count {
+                    0 => String::new(),
+                    1 => ", 1 retry".into(),
+                    n => format!(", {n} retries"),
+                };
+                out.push((
+                    format!("[awaiting ACK{retries}]"),
+                    Style::new().fg(Color::Black).bg(Color::LightYellow),
+                ));
+            }
+        }
+        AckMark::Escalated => out.push((
+            "[unacknowledged, escalated]".into(),
+            Style::new().fg(Color::Black).bg(Color::LightRed),
+        )),
+        AckMark::Acknowledged => out.push(("[acked]".into(), Style::new().fg(Color::Green))),
+        AckMark::NotAsked => {}
+    }
+    let queued = msg.queued();
+    if queued > 0 {
+        let label = if msg.outcomes.len() == 1 {
+            "[queued]".to_owned()
+        } else {
+            format!("[queued {queued}/{}]", msg.outcomes.len())
+        };
+        out.push((label, Style::new().fg(Color::Yellow)));
+    }
+    out
+}

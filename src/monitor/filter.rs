@@ -1,0 +1,188 @@
+//! Which messages the monitor shows: the filters given on the command line
+//! (type, agent, age), fixed for the whole run, and the ones changed with
+//! keys while it runs (type, agent, text).
+
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+
+use crate::message::LogEntry;
+
+/// The command-line filters. A message is kept when it passes all of
+/// them; the others are never buffered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaseFilter {
+    /// Wire type names; empty means every type.
+    pub types: Vec<String>,
+    /// Agent ids matched against the sender and every recipient; empty
+    /// means every agent.
+    pub agents: Vec<String>,
+    /// Only messages logged at or after this time.
+    pub since: Option<DateTime<Utc>>,
+}
+
+impl BaseFilter {
+    /// True when `entry` (logged at `when`) passes.
+    pub fn matches(&self, entry: &LogEntry, when: Option<DateTime<Utc>>) -> bool {
+        (self.types.is_empty() || self.types.contains(&entry.msg_type))
+            && (self.agents.is_empty() || self.agents.iter().any(|a| involves(entry, a)))
+            // A time that cannot be read cannot be shown to be recent.
+            && self.since.is_none_or(|since| when.is_some_and(|t| t >= since))
+    }
+
+    /// True when no filter is set.
+    pub fn is_empty(&self) -> bool {
+        self.types.is_empty() && self.agents.is_empty() && self.since.is_none()
+    }
+}
+
+/// The filters changed with keys while the monitor runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ViewFilter {
+    /// One wire type (`t` cycles).
+    pub msg_type: Option<String>,
+    /// One agent, sender or recipient (`a` cycles).
+    pub agent: Option<String>,
+    /// Text searched for, case-insensitively, in the sender, recipients,
+    /// type and content (`/`).
+    pub text: String,
+}
+
+impl ViewFilter {
+    /// True when `entry` passes; `haystack` is its lowercased searchable
+    /// text.
+    pub fn matches(&self, entry: &LogEntry, haystack: &str) -> bool {
+        self.msg_type.as_ref().is_none_or(|t| *t == entry.msg_type)
+            && self.agent.as_ref().is_none_or(|a| involves(entry, a))
+            && (self.text.is_empty() || haystack.contains(&self.text.to_lowercase()))
+    }
+
+    /// True when no filter is set.
+    pub fn is_empty(&self) -> bool {
+        self.msg_type.is_none() && self.agent.is_none() && self.text.is_empty()
+    }
+}
+
+/// True when `agent` sent the message or is one of its recipients (a
+/// message to `all` involves everyone).
+pub fn involves(entry: &LogEntry, agent: &str) -> bool {
+    entry.sender == agent || entry.is_for(agent)
+}
+
+/// Parses an age such as `30s`, `10m`, `2h`, `1d` or `1h30m`; a bare
+/// number is seconds.
+pub fn parse_duration(input: &str) -> Result<Duration, String> {
+    let text = input.trim();
+    let bad = || {
+        format!(
+            "invalid duration {input:?}: use a number with s, m, h or d, such as 30s, 10m, 2h or 1h30m"
+        )
+    };
+    if text.is_empty() {
+        return Err(bad());
+    }
+    if let Ok(secs) = text.parse::<u64>() {
+        return Ok(Duration::from_secs(secs));
+    }
+    let mut total: u64 = 0;
+    let mut digits = String::new();
+    for c in text.chars() {
+        if c.is_ascii_digit() {
+            digits.push(c);
+            continue;
+        }
+        let unit = match c.to_ascii_lowercase() {
+            's' => 1,
+            'm' => 60,
+            'h' => 3600,
+            'd' => 86_400,
+            _ => return Err(bad()),
+        };
+        let n: u64 = digits.parse().map_err(|_| bad())?;
+        digits.clear();
+        total = n
+            .checked_mul(unit)
+            .and_then(|s| total.checked_add(s))
+            .ok_or_else(bad)?;
+    }
+    if !digits.is_empty() {
+        return Err(bad());
+    }
+    // Later than anything chrono can subtract from now is no filter a
+    // person means; refuse it rather than overflow.
+    if total > 100 * 365 * 86_400 {
+        return Err(format!("duration {input:?} is longer than 100 years"));
+    }
+    Ok(Duration::from_secs(total))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, MessageType};
+
+    fn entry(from: &str, to: &[&str], kind: &'static str) -> LogEntry {
+        Message::new(
+            from.into(),
+            to.iter().map(|s| s.to_string()).collect(),
+            MessageType::builtin(kind),
+            "Needs the Auth module".into(),
+        )
+        .log_entry(&[])
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
+        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
+        assert_eq!(parse_duration(" 45 "), Ok(Duration::from_secs(45)));
+        assert_eq!(parse_duration("2H"), Ok(Duration::from_secs(7200)));
+        for bad in ["", "m", "10x", "1.5h", "-3m", "10m5", "h10"] {
+            assert!(parse_duration(bad).is_err(), "{bad:?}");
+        }
+        assert!(parse_duration("99999999999999999999d").is_err());
+        assert!(parse_duration("1000000d").is_err());
+    }
+
+    #[test]
+    fn base_filter_combines_type_agent_and_age() {
+        let e = entry("agent-0", &["agent-1"], "BLOCKED");
+        let now = crate::time::now();
+        let mut f = BaseFilter::default();
+        assert!(f.matches(&e, Some(now)));
+        f.types = vec!["BLOCKED".into(), "INFO".into()];
+        assert!(f.matches(&e, Some(now)));
+        f.agents = vec!["agent-1".into()];
+        assert!(f.matches(&e, Some(now)));
+        f.agents = vec!["agent-2".into()];
+        assert!(!f.matches(&e, Some(now)));
+        f.agents.clear();
+        f.since = Some(now);
+        assert!(f.matches(&e, Some(now)));
+        assert!(!f.matches(&e, Some(now - chrono::Duration::seconds(1))));
+        assert!(!f.matches(&e, None));
+        f.types = vec!["INFO".into()];
+        assert!(!f.matches(&e, Some(now)));
+    }
+
+    #[test]
+    fn view_filter_text_is_case_insensitive() {
+        let e = entry("agent-0", &["all"], "INFO");
+        let hay = "agent-0 all info needs the auth module";
+        let mut f = ViewFilter {
+            text: "AUTH".into(),
+            ..ViewFilter::default()
+        };
+        assert!(f.matches(&e, hay));
+        f.agent = Some("agent-7".into());
+        assert!(f.matches(&e, hay), "a broadcast to all involves everyone");
+        f.msg_type = Some("BLOCKED".into());
+        assert!(!f.matches(&e, hay));
+        f.msg_type = None;
+        f.text = "nowhere".into();
+        assert!(!f.matches(&e, hay));
+    }
+}

@@ -1,0 +1,82 @@
+//! The plain stream (`swarm monitor --plain`, or stdout not a terminal):
+//! one line per message, `[sender][HH:MM:SS][TYPE] -> recipients: content`,
+//! and one per status change, `-- HH:MM:SS what changed`. Lines are built
+//! here from sanitised text; the command prints them, colouring the type
+//! only when stdout is a terminal.
+
+use chrono::{DateTime, FixedOffset, Utc};
+
+use super::state::FeedMessage;
+use crate::sanitize;
+
+/// A message line in three parts, so that the type can be coloured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessageLine {
+    /// `[sender][HH:MM:SS][`
+    pub head: String,
+    /// The type.
+    pub msg_type: String,
+    /// `] -> recipients: content`
+    pub tail: String,
+}
+
+impl MessageLine {
+    /// The whole line, uncoloured.
+    pub fn plain(&self) -> String {
+        format!("{}{}{}", self.head, self.msg_type, self.tail)
+    }
+}
+
+/// The line of one message; times are shown in `tz`.
+pub fn message_line(msg: &FeedMessage, tz: &FixedOffset) -> MessageLine {
+    let e = &msg.entry;
+    let when = msg
+        .when
+        .map(|t| t.with_timezone(tz).format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| "--:--:--".into());
+    MessageLine {
+        head: format!("[{}][{when}][", sanitize::one_line(&e.sender)),
+        msg_type: sanitize::one_line(&e.msg_type),
+        tail: format!(
+            "] -> {}: {}",
+            sanitize::one_line(&e.recipients.join(", ")),
+            sanitize::one_line(&e.content)
+        ),
+    }
+}
+
+/// A status line: `-- HH:MM:SS text`.
+pub fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> String {
+    format!(
+        "-- {} {}",
+        at.with_timezone(tz).format("%H:%M:%S"),
+        sanitize::one_line(text)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, MessageType};
+
+    #[test]
+    fn one_safe_line_per_message() {
+        let mut m = Message::new(
+            "agent-0".into(),
+            vec!["agent-1".into(), "agent-2".into()],
+            MessageType::builtin("BLOCKED"),
+            String::new(),
+        );
+        m.created = crate::time::from_unix_seconds(1_795_267_578.0).expect("time");
+        let mut entry = m.log_entry(&[]);
+        entry.content = "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into();
+        let line = message_line(
+            &FeedMessage::new(entry),
+            &FixedOffset::east_opt(0).expect("utc"),
+        );
+        assert_eq!(
+            line.plain(),
+            "[agent-0][13:26:18][BLOCKED] -> agent-1, agent-2: need src/a.py please"
+        );
+    }
+}

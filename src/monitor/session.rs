@@ -1,0 +1,230 @@
+//! `Session`: the monitor's event loop core, shared by the live view and
+//! the plain stream. One channel carries every reason to wake up (a file
+//! changed, a key was pressed, the worker finished a job, a stop signal);
+//! a slow tick (once a second) is the only timer, for ages on screen and
+//! ACK retries falling due. Each wake-up reads only what changed: new log
+//! lines by byte offset, and the status file whose event arrived.
+
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use ratatui::crossterm::event::Event as TermEvent;
+
+use crate::acks::{self, PendingEntry};
+use crate::error::{Error, Result};
+use crate::log_tail::LogTail;
+use crate::message_log::Record;
+use crate::registry::Registry;
+use crate::store::Paths;
+use crate::sys;
+use crate::time;
+
+use super::file_watch::{Dirty, FileWatch};
+use super::state::Level;
+use super::status::{self, LockView};
+use super::worker::{Job, Report, Worker, WorkerSetup};
+
+/// How often ages are redrawn and due ACK retries looked for.
+pub const TICK: Duration = Duration::from_secs(1);
+
+/// A reason to wake up.
+#[derive(Debug)]
+pub enum Event {
+    /// Files changed.
+    Files(Dirty),
+    /// A key, a paste or a resize.
+    Input(TermEvent),
+    /// A job finished.
+    Worker(Report),
+    /// Something to tell the user.
+    Note(Level, String),
+    /// SIGINT, SIGTERM or SIGHUP.
+    Stop,
+}
+
+/// Everything that happened since the last wake-up, with the files that
+/// changed already read.
+#[derive(Debug, Default)]
+pub struct Update {
+    /// New log records.
+    pub records: Vec<Record>,
+    /// New log lines that could not be read.
+    pub skipped: usize,
+    /// The registry, when it changed (and a note when it is damaged).
+    pub registry: Option<(Option<Registry>, Option<String>)>,
+    /// The locks, when they changed.
+    pub locks: Option<(Vec<LockView>, Option<String>)>,
+    /// The pending acknowledgements, when they changed.
+    pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
+    /// Keys, pastes and resizes, in order.
+    pub inputs: Vec<TermEvent>,
+    /// Finished jobs.
+    pub reports: Vec<Report>,
+    /// Things to tell the user.
+    pub notes: Vec<(Level, String)>,
+    /// The tick came round.
+    pub tick: bool,
+    /// A stop signal arrived.
+    pub stop: bool,
+}
+
+/// The running core of a monitor.
+#[derive(Debug)]
+pub struct Session {
+    paths: Paths,
+    tail: LogTail,
+    tx: Sender<Event>,
+    rx: Receiver<Event>,
+    watch: Option<FileWatch>,
+    worker: Worker,
+    acks_in_flight: bool,
+    next_tick: Instant,
+}
+
+impl Session {
+    /// Starts watching the project and its stop signals, starts the
+    /// worker, and reads everything once: the returned update holds the
+    /// whole log and every status file.
+    pub fn open(paths: Paths, worker: WorkerSetup) -> Result<(Session, Update)> {
+        let (tx, rx) = mpsc::channel();
+        let stop = sys::stop_signals().map_err(|source| Error::Io {
+            what: "install the Ctrl-C handler".into(),
+            source,
+        })?;
+        let to_loop = tx.clone();
+        std::thread::spawn(move || {
+            if stop.recv().is_ok() {
+                let _ = to_loop.send(Event::Stop);
+            }
+        });
+        let mut first = Update::default();
+        let (changed, failed) = (tx.clone(), tx.clone());
+        let watch = match FileWatch::start(
+            &paths,
+            move |dirty| {
+                let _ = changed.send(Event::Files(dirty));
+            },
+            move |e| {
+                let _ = failed.send(Event::Note(Level::Warn, e));
+            },
+        ) {
+            Ok(w) => Some(w),
+            Err(e) => {
+                first.notes.push((
+                    Level::Warn,
+                    format!("file events unavailable ({e}); checking for changes every second"),
+                ));
+                None
+            }
+        };
+        let (tail, batch) = LogTail::open(&paths)?;
+        first.records = batch.records;
+        first.skipped = batch.skipped;
+        let reports = tx.clone();
+        let worker = Worker::spawn(worker, move |r| {
+            let _ = reports.send(Event::Worker(r));
+        });
+        let mut session = Session {
+            paths,
+            tail,
+            tx,
+            rx,
+            watch,
+            worker,
+            acks_in_flight: false,
+            next_tick: Instant::now() + TICK,
+        };
+        let mut dirty = Dirty::all();
+        dirty.log = false;
+        session.read(dirty, &mut first)?;
+        session.check_acks();
+        Ok((session, first))
+    }
+
+    /// Where events can be sent from other threads (the key reader).
+    pub fn sender(&self) -> Sender<Event> {
+        self.tx.clone()
+    }
+
+    /// Queues a job for the worker.
+    pub fn submit(&mut self, job: Job) {
+        self.worker.submit(job);
+    }
+
+    /// Waits for the next event (at most until the next tick), takes every
+    /// other event already waiting, and reads what changed.
+    pub fn wait(&mut self) -> Result<Update> {
+        let mut update = Update::default();
+        let mut dirty = Dirty::default();
+        let timeout = self.next_tick.saturating_duration_since(Instant::now());
+        let first = match self.rx.recv_timeout(timeout) {
+            Ok(e) => Some(e),
+            Err(RecvTimeoutError::Timeout) => None,
+            // Cannot happen while we hold a sender; stop rather than spin.
+            Err(RecvTimeoutError::Disconnected) => Some(Event::Stop),
+        };
+        for event in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| self.rx.try_recv().ok()))
+        {
+            match event {
+                Event::Files(d) => dirty.merge(d),
+                Event::Input(i) => update.inputs.push(i),
+                Event::Worker(r) => {
+                    if matches!(r, Report::Acks(_)) {
+                        self.acks_in_flight = false;
+                    }
+                    update.reports.push(r);
+                }
+                Event::Note(level, text) => update.notes.push((level, text)),
+                Event::Stop => update.stop = true,
+            }
+        }
+        if Instant::now() >= self.next_tick {
+            update.tick = true;
+            self.next_tick = Instant::now() + TICK;
+            if self.watch.is_none() {
+                dirty = Dirty::all();
+            }
+            // Following the log costs two system calls when nothing is
+            // new: cheap insurance against a lost event.
+            dirty.log = true;
+        }
+        self.read(dirty, &mut update)?;
+        if update.tick || dirty.acks {
+            self.check_acks();
+        }
+        Ok(update)
+    }
+
+    fn read(&mut self, dirty: Dirty, update: &mut Update) -> Result<()> {
+        if dirty.locks_dir
+            && let Some(w) = self.watch.as_mut()
+        {
+            w.watch_locks_dir();
+        }
+        if dirty.log {
+            let batch = self.tail.read_new()?;
+            update.records.extend(batch.records);
+            update.skipped += batch.skipped;
+        }
+        if dirty.registry {
+            update.registry = Some(status::read_registry(&self.paths));
+        }
+        if dirty.locks {
+            update.locks = Some(status::read_locks(&self.paths));
+        }
+        if dirty.acks {
+            update.acks = Some(status::read_acks(&self.paths));
+        }
+        Ok(())
+    }
+
+    /// Hands due ACK work to the worker, once at a time.
+    fn check_acks(&mut self) {
+        if !self.acks_in_flight && acks::work_due(&self.paths, time::now()) {
+            self.acks_in_flight = true;
+            self.worker.submit(Job::ProcessAcks);
+        }
+    }
+}

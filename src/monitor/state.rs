@@ -1,0 +1,992 @@
+//! `MonitorState`: everything the live view shows and how keys change it.
+//! Pure data: it is fed log records, file snapshots, the time and key
+//! presses, and answers with what to do (quit, send a message); it never
+//! reads a file, a clock or the terminal itself, so every screen can be
+//! built in a test.
+
+use std::collections::{HashMap, VecDeque};
+
+use chrono::{DateTime, FixedOffset, Utc};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::layout::Rect;
+
+use crate::acks::{self, PendingEntry};
+use crate::message::{self, BUILTIN_TYPES, LogEntry, MessageType};
+use crate::message_log::{Outcome, Record, Status as Delivery};
+use crate::registry::Registry;
+use crate::sanitize;
+use crate::time;
+use crate::validate;
+
+use super::feed;
+use super::filter::{BaseFilter, ViewFilter};
+use super::layout;
+use super::session::Update;
+use super::status::{LockView, Status};
+
+/// Messages kept for the feed unless told otherwise.
+pub const DEFAULT_CAPACITY: usize = 100;
+
+/// How long a notice stays in the footer.
+const NOTICE_SECONDS: i64 = 10;
+
+/// What became of a request for an acknowledgement, as far as the log
+/// tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckMark {
+    /// The message did not ask for one.
+    NotAsked,
+    /// It asked; whether it still waits is in the pending list.
+    Asked,
+    /// The recipient acknowledged it.
+    Acknowledged,
+    /// Nobody acknowledged it and it was escalated to every agent.
+    Escalated,
+}
+
+/// One message in the feed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeedMessage {
+    /// The log line.
+    pub entry: LogEntry,
+    /// When it was logged, if the timestamp could be read.
+    pub when: Option<DateTime<Utc>>,
+    /// Delivery per recipient, `None` until an outcome is known.
+    pub outcomes: Vec<(String, Option<Delivery>)>,
+    /// The content made safe to draw (controls removed) and without the
+    /// acknowledgement marker, which the feed shows as a tag.
+    pub body: String,
+    /// Lowercased sender, recipients, type and body, for `/`.
+    pub haystack: String,
+    /// Acknowledgement state.
+    pub ack: AckMark,
+}
+
+impl FeedMessage {
+    /// Prepares a log entry for the feed.
+    pub fn new(entry: LogEntry) -> FeedMessage {
+        let when = time::parse_iso(&entry.timestamp);
+        let marker = acks::marker(&entry.msg_id);
+        let asked = entry.requires_ack == Some(true) || entry.content.starts_with(&marker);
+        let content = entry
+            .content
+            .strip_prefix(&marker)
+            .map(str::trim_start)
+            .unwrap_or(&entry.content);
+        let body = sanitize::strip_controls(content).replace('\t', "    ");
+        // swarm logs a message before delivering it (every recipient
+        // `false`) and its outcome afterwards as a delivery record; only
+        // the Python tool's lines (naive local times, no offset) carry the
+        // real outcome in `delivery_status`.
+        let outcome_in_line = DateTime::parse_from_rfc3339(&entry.timestamp).is_err();
+        let outcomes = entry
+            .recipients
+            .iter()
+            .map(|r| {
+                let known = entry
+                    .delivery_status
+                    .get(r)
+                    .and_then(|v| v.as_bool())
+                    .filter(|_| outcome_in_line);
+                let status = known.map(|d| {
+                    if d {
+                        Delivery::Delivered
+                    } else {
+                        Delivery::Queued
+                    }
+                });
+                (r.clone(), status)
+            })
+            .collect();
+        let haystack = format!(
+            "{} {} {} {}",
+            entry.sender,
+            entry.recipients.join(" "),
+            entry.msg_type,
+            body
+        )
+        .to_lowercase();
+        FeedMessage {
+            when,
+            outcomes,
+            body,
+            haystack,
+            ack: if asked {
+                AckMark::Asked
+            } else {
+                AckMark::NotAsked
+            },
+            entry,
+        }
+    }
+
+    /// Recipients whose copy waits in their inbox.
+    pub fn queued(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|(_, o)| *o == Some(Delivery::Queued))
+            .count()
+    }
+}
+
+/// The latest message an agent sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Activity {
+    /// When.
+    pub at: Option<DateTime<Utc>>,
+    /// Its type.
+    pub msg_type: String,
+}
+
+/// How serious a notice is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// Something done.
+    Info,
+    /// Something to look at.
+    Warn,
+    /// Something failed.
+    Error,
+}
+
+/// A line shown in the footer for a while.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// The text (already one safe line).
+    pub text: String,
+    /// Its level.
+    pub level: Level,
+    /// When it was posted.
+    pub at: DateTime<Utc>,
+}
+
+/// Which field the message composer is at.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ComposeStep {
+    /// The recipient: an agent id or `all`.
+    To,
+    /// The message type.
+    Type,
+    /// The content.
+    Text,
+}
+
+/// A message being written in the monitor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Compose {
+    /// The field being edited.
+    pub step: ComposeStep,
+    /// Recipient.
+    pub to: String,
+    /// Type.
+    pub msg_type: String,
+    /// Content.
+    pub text: String,
+    /// Why the last Enter was refused.
+    pub error: Option<String>,
+}
+
+/// What keys are doing.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Scrolling and single-key commands.
+    Normal,
+    /// The help overlay.
+    Help,
+    /// Typing a search; `before` is restored by Esc.
+    Search {
+        /// The search text before `/` was pressed.
+        before: String,
+    },
+    /// Writing a message.
+    Compose(Compose),
+}
+
+/// A message to send, checked: the recipient is an agent id or `all`, the
+/// type a valid wire type, the content sanitised and within the size
+/// limit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Outgoing {
+    /// `all` or an agent id.
+    pub to: String,
+    /// Wire type.
+    pub msg_type: String,
+    /// Content.
+    pub content: String,
+}
+
+/// What the event loop should do after a key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// Nothing beyond drawing again.
+    None,
+    /// Stop the monitor.
+    Quit,
+    /// Send this message.
+    Send(Outgoing),
+}
+
+/// Everything the live view shows.
+#[derive(Clone, Debug)]
+pub struct MonitorState {
+    /// The project root, for the header.
+    pub project: String,
+    /// The sender id of messages written in the monitor.
+    pub sender: String,
+    /// The time ages are computed against.
+    pub now: DateTime<Utc>,
+    /// The offset times are shown in.
+    pub tz: FixedOffset,
+    /// Messages kept.
+    pub capacity: usize,
+    /// Command-line filters: what is not kept.
+    pub base: BaseFilter,
+    /// Key filters: what is kept but not shown.
+    pub view: ViewFilter,
+    /// The feed, oldest first.
+    pub messages: VecDeque<FeedMessage>,
+    /// Latest message per sender (every message read, kept or not).
+    pub activity: HashMap<String, Activity>,
+    /// Agents, locks and pending acknowledgements.
+    pub status: Status,
+    /// Locks older than this are stale.
+    pub stale_after: std::time::Duration,
+    /// Rows scrolled up from the newest message (0 follows new ones).
+    pub scroll: usize,
+    /// What keys are doing.
+    pub mode: Mode,
+    /// The latest notice.
+    pub notice: Option<Notice>,
+    /// Terminal size (columns, rows).
+    pub viewport: (u16, u16),
+    /// Valid message types (built-in and configured).
+    pub known_types: Vec<String>,
+    /// Log lines that could not be read as messages.
+    pub skipped_lines: usize,
+}
+
+impl MonitorState {
+    /// An empty state.
+    pub fn new(project: String, now: DateTime<Utc>, tz: FixedOffset) -> MonitorState {
+        MonitorState {
+            project,
+            sender: "operator".into(),
+            now,
+            tz,
+            capacity: DEFAULT_CAPACITY,
+            base: BaseFilter::default(),
+            view: ViewFilter::default(),
+            messages: VecDeque::new(),
+            activity: HashMap::new(),
+            status: Status::default(),
+            stale_after: std::time::Duration::from_secs(300),
+            scroll: 0,
+            mode: Mode::Normal,
+            notice: None,
+            viewport: (80, 24),
+            known_types: MessageType::all(&[]),
+            skipped_lines: 0,
+        }
+    }
+
+    /// Moves the clock (ages, the header's time) and lets an old notice
+    /// go.
+    pub fn set_now(&mut self, now: DateTime<Utc>, tz: FixedOffset) {
+        self.now = now;
+        self.tz = tz;
+        if self
+            .notice
+            .as_ref()
+            .is_some_and(|n| (now - n.at).num_seconds() >= NOTICE_SECONDS)
+        {
+            self.notice = None;
+        }
+    }
+
+    /// Records the terminal size.
+    pub fn set_viewport(&mut self, width: u16, height: u16) {
+        self.viewport = (width, height);
+    }
+
+    /// Shows a notice in the footer (made one safe line first).
+    pub fn notify(&mut self, level: Level, text: &str) {
+        self.notice = Some(Notice {
+            text: sanitize::one_line(text),
+            level,
+            at: self.now,
+        });
+    }
+
+    /// Takes in new log records: messages that pass the command-line
+    /// filters join the feed (`added` is called with each), delivery
+    /// records update outcomes, and acknowledgements and escalations mark
+    /// the message they answer.
+    pub fn ingest(&mut self, records: Vec<Record>, mut added: impl FnMut(&FeedMessage)) {
+        let width = self.feed_width();
+        let mut new_rows = 0;
+        for record in records {
+            match record {
+                Record::Message(entry) => {
+                    let msg = FeedMessage::new(entry);
+                    self.note_activity(&msg);
+                    self.mark_answered(&msg.entry);
+                    if !self.base.matches(&msg.entry, msg.when) {
+                        continue;
+                    }
+                    if self.scroll > 0 && self.view.matches(&msg.entry, &msg.haystack) {
+                        new_rows += feed::rows(self, &msg, width).len();
+                    }
+                    added(&msg);
+                    self.messages.push_back(msg);
+                    while self.messages.len() > self.capacity {
+                        self.messages.pop_front();
+                    }
+                }
+                Record::Delivery(d) => {
+                    let Some(msg) = self.find_mut(&d.msg_id) else {
+                        continue;
+                    };
+                    for (recipient, value) in d.outcomes {
+                        let Ok(outcome) = serde_json::from_value::<Outcome>(value) else {
+                            continue;
+                        };
+                        match msg.outcomes.iter_mut().find(|(r, _)| *r == recipient) {
+                            Some(slot) => slot.1 = Some(outcome.status),
+                            None => msg.outcomes.push((recipient, Some(outcome.status))),
+                        }
+                    }
+                }
+            }
+        }
+        // Someone reading older messages keeps their place.
+        if self.scroll > 0 {
+            self.scroll += new_rows;
+        }
+    }
+
+    fn note_activity(&mut self, msg: &FeedMessage) {
+        let newer = self
+            .activity
+            .get(&msg.entry.sender)
+            .is_none_or(|a| a.at <= msg.when || msg.when.is_none());
+        if newer {
+            self.activity.insert(
+                msg.entry.sender.clone(),
+                Activity {
+                    at: msg.when,
+                    msg_type: msg.entry.msg_type.clone(),
+                },
+            );
+        }
+    }
+
+    fn mark_answered(&mut self, entry: &LogEntry) {
+        let Some(parent) = &entry.parent_msg_id else {
+            return;
+        };
+        let mark = if entry.msg_type == "ACK" {
+            AckMark::Acknowledged
+        } else if entry.content.starts_with("[UNACKNOWLEDGED]") {
+            AckMark::Escalated
+        } else {
+            return;
+        };
+        if let Some(msg) = self.find_mut(parent) {
+            // A late acknowledgement still counts after an escalation.
+            if msg.ack != AckMark::Acknowledged {
+                msg.ack = mark;
+            }
+        }
+    }
+
+    fn find_mut(&mut self, msg_id: &str) -> Option<&mut FeedMessage> {
+        self.messages
+            .iter_mut()
+            .rev()
+            .find(|m| m.entry.msg_id == msg_id)
+    }
+
+    /// Replaces the registry.
+    pub fn set_registry(&mut self, registry: Option<Registry>) {
+        self.status.registry = registry;
+    }
+
+    /// Replaces the locks.
+    pub fn set_locks(&mut self, locks: Vec<LockView>) {
+        self.status.locks = locks;
+    }
+
+    /// Replaces the pending acknowledgements.
+    pub fn set_acks(&mut self, acks: Vec<PendingEntry>) {
+        self.status.acks = acks;
+    }
+
+    /// Takes the log records and status files out of a session update;
+    /// returns the problems found reading them, for the caller to show.
+    pub fn absorb(
+        &mut self,
+        update: &mut Update,
+        added: impl FnMut(&FeedMessage),
+    ) -> Vec<(Level, String)> {
+        let mut problems = Vec::new();
+        self.ingest(std::mem::take(&mut update.records), added);
+        if update.skipped > 0 {
+            self.skipped_lines += update.skipped;
+            update.skipped = 0;
+        }
+        if let Some((registry, note)) = update.registry.take() {
+            self.set_registry(registry);
+            problems.extend(note.map(|n| (Level::Warn, n)));
+        }
+        if let Some((locks, note)) = update.locks.take() {
+            self.set_locks(locks);
+            problems.extend(note.map(|n| (Level::Warn, n)));
+        }
+        if let Some((acks, note)) = update.acks.take() {
+            self.set_acks(acks);
+            problems.extend(note.map(|n| (Level::Warn, n)));
+        }
+        problems
+    }
+
+    /// The pending acknowledgement of a message, if it still waits.
+    pub fn pending_ack(&self, msg_id: &str) -> Option<&PendingEntry> {
+        self.status.acks.iter().find(|e| e.msg_id == msg_id)
+    }
+
+    /// Messages that pass the key filters, oldest first.
+    pub fn visible(&self) -> impl DoubleEndedIterator<Item = &FeedMessage> {
+        self.messages
+            .iter()
+            .filter(|m| self.view.matches(&m.entry, &m.haystack))
+    }
+
+    /// Rows the status panel would like when it sits above the feed.
+    pub fn status_rows(&self) -> u16 {
+        let agents = self
+            .status
+            .registry
+            .as_ref()
+            .map_or(0, |r| r.agents.len())
+            .max(1);
+        let rows = 3 + agents + self.status.locks.len().max(1) + self.status.acks.len().max(1);
+        u16::try_from(rows).unwrap_or(u16::MAX)
+    }
+
+    fn areas(&self) -> layout::Areas {
+        let (w, h) = self.viewport;
+        layout::areas(Rect::new(0, 0, w, h), self.status_rows())
+    }
+
+    fn feed_width(&self) -> u16 {
+        self.areas().feed.width
+    }
+
+    fn page(&self) -> usize {
+        self.areas().page().max(1)
+    }
+
+    fn max_scroll(&self) -> usize {
+        let width = self.feed_width();
+        let total: usize = self
+            .visible()
+            .map(|m| feed::rows(self, m, width).len())
+            .sum();
+        total.saturating_sub(self.page())
+    }
+
+    fn scroll_by(&mut self, up: isize) {
+        let max = self.max_scroll();
+        let now = self.scroll.min(max);
+        self.scroll = now.saturating_add_signed(up).min(max);
+    }
+
+    /// Handles a key press.
+    pub fn handle_key(&mut self, key: KeyEvent) -> Action {
+        if key.kind == KeyEventKind::Release {
+            return Action::None;
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && key.code == KeyCode::Char('c') {
+            return Action::Quit;
+        }
+        match self.mode.clone() {
+            Mode::Normal => self.normal_key(key.code),
+            Mode::Help => {
+                self.mode = Mode::Normal;
+                Action::None
+            }
+            Mode::Search { before } => {
+                match key.code {
+                    KeyCode::Enter => self.mode = Mode::Normal,
+                    KeyCode::Esc => {
+                        self.view.text = before;
+                        self.mode = Mode::Normal;
+                    }
+                    KeyCode::Backspace => {
+                        self.view.text.pop();
+                    }
+                    KeyCode::Char('u') if ctrl => self.view.text.clear(),
+                    KeyCode::Char(c) if !ctrl => self.view.text.push(c),
+                    _ => {}
+                }
+                self.scroll = 0;
+                Action::None
+            }
+            Mode::Compose(compose) => self.compose_key(compose, key.code, ctrl),
+        }
+    }
+
+    /// Handles pasted text: it goes into whatever is being typed.
+    pub fn handle_paste(&mut self, text: &str) {
+        match &mut self.mode {
+            Mode::Search { .. } => {
+                self.view.text.push_str(&sanitize::one_line(text));
+                self.scroll = 0;
+            }
+            Mode::Compose(c) => match c.step {
+                ComposeStep::To => c.to.push_str(sanitize::one_line(text).trim()),
+                ComposeStep::Type => c.msg_type.push_str(sanitize::one_line(text).trim()),
+                // A message may have several lines.
+                ComposeStep::Text => c.text.push_str(&sanitize::strip_controls(text)),
+            },
+            Mode::Normal | Mode::Help => {}
+        }
+    }
+
+    fn normal_key(&mut self, code: KeyCode) -> Action {
+        let page = self.page() as isize;
+        match code {
+            KeyCode::Char('q') | KeyCode::Esc => return Action::Quit,
+            KeyCode::Char('?') => self.mode = Mode::Help,
+            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(1),
+            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(-1),
+            KeyCode::PageUp => self.scroll_by(page),
+            KeyCode::PageDown => self.scroll_by(-page),
+            KeyCode::Home | KeyCode::Char('g') => self.scroll = self.max_scroll(),
+            KeyCode::End | KeyCode::Char('G') => self.scroll = 0,
+            KeyCode::Char('/') => {
+                self.mode = Mode::Search {
+                    before: self.view.text.clone(),
+                }
+            }
+            KeyCode::Char('t') => {
+                self.view.msg_type = next_in(&self.types_present(), self.view.msg_type.as_deref());
+                self.scroll = 0;
+            }
+            KeyCode::Char('a') => {
+                self.view.agent = next_in(&self.agents_known(), self.view.agent.as_deref());
+                self.scroll = 0;
+            }
+            KeyCode::Char('c') => {
+                self.view = ViewFilter::default();
+                self.scroll = 0;
+            }
+            KeyCode::Char('m') => {
+                self.mode = Mode::Compose(Compose {
+                    step: ComposeStep::To,
+                    to: self.view.agent.clone().unwrap_or_default(),
+                    msg_type: String::new(),
+                    text: String::new(),
+                    error: None,
+                })
+            }
+            _ => {}
+        }
+        Action::None
+    }
+
+    fn compose_key(&mut self, mut c: Compose, code: KeyCode, ctrl: bool) -> Action {
+        let field = match c.step {
+            ComposeStep::To => &mut c.to,
+            ComposeStep::Type => &mut c.msg_type,
+            ComposeStep::Text => &mut c.text,
+        };
+        match code {
+            KeyCode::Esc => {
+                self.mode = Mode::Normal;
+                return Action::None;
+            }
+            KeyCode::Backspace => {
+                field.pop();
+            }
+            KeyCode::Char('u') if ctrl => field.clear(),
+            KeyCode::Char(ch) if !ctrl => field.push(ch),
+            KeyCode::Tab => {
+                let options = match c.step {
+                    ComposeStep::To => {
+                        let mut o = vec!["all".to_owned()];
+                        o.extend(self.agents_registered());
+                        o
+                    }
+                    ComposeStep::Type => self.known_types.clone(),
+                    ComposeStep::Text => Vec::new(),
+                };
+                if let Some(next) = complete(&options, field) {
+                    *field = next;
+                }
+            }
+            KeyCode::Enter => {
+                c.error = None;
+                match c.step {
+                    ComposeStep::To => {
+                        let to = c.to.trim().to_owned();
+                        if to.eq_ignore_ascii_case("all") {
+                            c.to = "all".into();
+                            c.step = ComposeStep::Type;
+                        } else {
+                            match validate::agent_id(&to) {
+                                Ok(id) => {
+                                    c.to = id;
+                                    c.step = ComposeStep::Type;
+                                }
+                                Err(e) => c.error = Some(e),
+                            }
+                        }
+                    }
+                    ComposeStep::Type => {
+                        let input = if c.msg_type.trim().is_empty() {
+                            "INFO"
+                        } else {
+                            c.msg_type.as_str()
+                        };
+                        let custom: Vec<String> = self
+                            .known_types
+                            .iter()
+                            .filter(|t| !BUILTIN_TYPES.contains(&t.as_str()))
+                            .cloned()
+                            .collect();
+                        match MessageType::parse(input, &custom) {
+                            Ok(t) => {
+                                c.msg_type = t.as_str().to_owned();
+                                c.step = ComposeStep::Text;
+                            }
+                            Err(e) => c.error = Some(e),
+                        }
+                    }
+                    ComposeStep::Text => match message::clean_content(&c.text) {
+                        Ok(content) => {
+                            self.mode = Mode::Normal;
+                            self.notify(
+                                Level::Info,
+                                &format!("sending {} to {}...", c.msg_type, c.to),
+                            );
+                            return Action::Send(Outgoing {
+                                to: c.to,
+                                msg_type: c.msg_type,
+                                content,
+                            });
+                        }
+                        Err(e) => c.error = Some(e),
+                    },
+                }
+            }
+            _ => {}
+        }
+        self.mode = Mode::Compose(c);
+        Action::None
+    }
+
+    /// Types of the kept messages, built-in ones in their usual order
+    /// first.
+    fn types_present(&self) -> Vec<String> {
+        let mut types: Vec<String> = Vec::new();
+        for m in &self.messages {
+            if !types.contains(&m.entry.msg_type) {
+                types.push(m.entry.msg_type.clone());
+            }
+        }
+        types.sort_by_key(|t| {
+            (
+                BUILTIN_TYPES
+                    .iter()
+                    .position(|b| b == t)
+                    .unwrap_or(BUILTIN_TYPES.len()),
+                t.clone(),
+            )
+        });
+        types
+    }
+
+    fn agents_registered(&self) -> Vec<String> {
+        let mut ids: Vec<String> = self
+            .status
+            .registry
+            .iter()
+            .flat_map(|r| r.agents.iter().map(|a| a.id.clone()))
+            .collect();
+        ids.sort_by_key(|id| agent_sort_key(id));
+        ids
+    }
+
+    /// Registered agents and everyone who sent or received a kept
+    /// message.
+    fn agents_known(&self) -> Vec<String> {
+        let mut ids = self.agents_registered();
+        for m in &self.messages {
+            for id in std::iter::once(&m.entry.sender).chain(&m.entry.recipients) {
+                if id != "all" && !ids.contains(id) {
+                    ids.push(id.clone());
+                }
+            }
+        }
+        ids.sort_by_key(|id| agent_sort_key(id));
+        ids
+    }
+}
+
+/// `agent-2` before `agent-10`.
+fn agent_sort_key(id: &str) -> (String, u64, String) {
+    match validate::agent_number(id) {
+        Some(n) => ("agent-".into(), n, String::new()),
+        None => (id.to_owned(), 0, id.to_owned()),
+    }
+}
+
+/// The option after `current`, or the first; `None` after the last (so
+/// cycling comes back to "no filter").
+fn next_in(options: &[String], current: Option<&str>) -> Option<String> {
+    match current {
+        None => options.first().cloned(),
+        Some(cur) => options
+            .iter()
+            .position(|o| o == cur)
+            .and_then(|i| options.get(i + 1))
+            .cloned(),
+    }
+}
+
+/// Tab completion: the first option starting with what was typed; when
+/// what was typed is an option already, the next one.
+fn complete(options: &[String], typed: &str) -> Option<String> {
+    if let Some(i) = options.iter().position(|o| o.eq_ignore_ascii_case(typed)) {
+        return options.get((i + 1) % options.len()).cloned();
+    }
+    let lower = typed.to_lowercase();
+    options
+        .iter()
+        .find(|o| o.to_lowercase().starts_with(&lower))
+        .cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::Message;
+    use crate::message_log::DeliveryRecord;
+
+    fn key(code: KeyCode) -> KeyEvent {
+        KeyEvent::new(code, KeyModifiers::NONE)
+    }
+
+    fn state() -> MonitorState {
+        let now = time::from_unix_seconds(1_795_267_578.0).expect("time");
+        MonitorState::new("/p".into(), now, FixedOffset::east_opt(0).expect("utc"))
+    }
+
+    fn msg(from: &str, to: &str, kind: &'static str, text: &str) -> Message {
+        Message::new(
+            from.into(),
+            vec![to.into()],
+            MessageType::builtin(kind),
+            text.into(),
+        )
+    }
+
+    fn feed_of(s: &MonitorState) -> Vec<String> {
+        s.visible().map(|m| m.body.clone()).collect()
+    }
+
+    #[test]
+    fn the_feed_keeps_the_newest_within_capacity_and_base_filter() {
+        let mut s = state();
+        s.capacity = 3;
+        s.base.types = vec!["BLOCKED".into(), "INFO".into()];
+        let records: Vec<Record> = (0..6)
+            .map(|i| {
+                let kind = if i == 4 { "QUESTION" } else { "INFO" };
+                Record::Message(msg("agent-0", "agent-1", kind, &format!("m{i}")).log_entry(&[]))
+            })
+            .collect();
+        let mut seen = Vec::new();
+        s.ingest(records, |m| seen.push(m.body.clone()));
+        assert_eq!(seen, ["m0", "m1", "m2", "m3", "m5"]);
+        assert_eq!(feed_of(&s), ["m2", "m3", "m5"]);
+        // Activity counts every message, kept or not.
+        assert_eq!(s.activity["agent-0"].msg_type, "INFO");
+    }
+
+    #[test]
+    fn outcomes_and_acknowledgements_update_their_message() {
+        let mut s = state();
+        let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
+        m.requires_ack = true;
+        m.content = format!("{} need a.py", acks::marker(&m.msg_id));
+        s.ingest(vec![Record::Message(m.log_entry(&[]))], |_| {});
+        let fm = &s.messages[0];
+        assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));
+        assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
+        let queued = DeliveryRecord::new(
+            &m.msg_id,
+            &[("agent-1".into(), Outcome::queued("shell"))],
+            None,
+        );
+        s.ingest(vec![Record::Delivery(queued)], |_| {});
+        assert_eq!(s.messages[0].queued(), 1);
+        let mut esc = msg("agent-0", "agent-2", "BLOCKED", "[UNACKNOWLEDGED] x");
+        esc.parent_msg_id = Some(m.msg_id.clone());
+        s.ingest(vec![Record::Message(esc.log_entry(&[true]))], |_| {});
+        assert_eq!(s.messages[0].ack, AckMark::Escalated);
+        let mut ack = msg("agent-1", "agent-0", "ACK", "ACK");
+        ack.parent_msg_id = Some(m.msg_id.clone());
+        s.ingest(vec![Record::Message(ack.log_entry(&[true]))], |_| {});
+        assert_eq!(s.messages[0].ack, AckMark::Acknowledged);
+    }
+
+    #[test]
+    fn keys_cycle_filters_and_search() {
+        let mut s = state();
+        s.ingest(
+            vec![
+                Record::Message(msg("agent-0", "agent-1", "INFO", "alpha").log_entry(&[])),
+                Record::Message(msg("agent-2", "agent-0", "BLOCKED", "Beta").log_entry(&[])),
+                Record::Message(msg("agent-10", "agent-2", "INFO", "gamma").log_entry(&[])),
+            ],
+            |_| {},
+        );
+        s.handle_key(key(KeyCode::Char('t')));
+        assert_eq!(s.view.msg_type.as_deref(), Some("BLOCKED"));
+        assert_eq!(feed_of(&s), ["Beta"]);
+        s.handle_key(key(KeyCode::Char('t')));
+        assert_eq!(s.view.msg_type.as_deref(), Some("INFO"));
+        s.handle_key(key(KeyCode::Char('t')));
+        assert_eq!(s.view.msg_type, None);
+        for want in ["agent-0", "agent-1", "agent-2", "agent-10"] {
+            s.handle_key(key(KeyCode::Char('a')));
+            assert_eq!(s.view.agent.as_deref(), Some(want));
+        }
+        s.handle_key(key(KeyCode::Char('a')));
+        assert_eq!(s.view.agent, None);
+
+        s.handle_key(key(KeyCode::Char('/')));
+        for c in "BET".chars() {
+            s.handle_key(key(KeyCode::Char(c)));
+        }
+        assert_eq!(feed_of(&s), ["Beta"]);
+        s.handle_key(key(KeyCode::Esc));
+        assert_eq!((s.mode.clone(), feed_of(&s).len()), (Mode::Normal, 3));
+        s.handle_key(key(KeyCode::Char('/')));
+        s.handle_key(key(KeyCode::Char('m')));
+        s.handle_key(key(KeyCode::Enter));
+        assert_eq!(feed_of(&s), ["gamma"]);
+        s.handle_key(key(KeyCode::Char('c')));
+        assert_eq!(feed_of(&s).len(), 3);
+        assert_eq!(s.handle_key(key(KeyCode::Char('q'))), Action::Quit);
+        assert_eq!(
+            s.handle_key(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Action::Quit
+        );
+    }
+
+    #[test]
+    fn composing_checks_each_field_then_sends() {
+        let mut s = state();
+        let mut reg = Registry::empty(String::new());
+        reg.agents = vec![crate::registry::AgentRecord {
+            id: "agent-1".into(),
+            pane_index: "s:0.0".into(),
+            pid: 1,
+            status: crate::registry::AgentStatus::Active,
+            last_seen: String::new(),
+            session_name: "s".into(),
+            tmux_pane_id: None,
+        }];
+        s.set_registry(Some(reg));
+        s.handle_key(key(KeyCode::Char('m')));
+        let typed = |s: &mut MonitorState, text: &str| {
+            for c in text.chars() {
+                s.handle_key(key(KeyCode::Char(c)));
+            }
+        };
+        typed(&mut s, "bad id");
+        s.handle_key(key(KeyCode::Enter));
+        let Mode::Compose(c) = &s.mode else {
+            panic!("left compose")
+        };
+        assert!(c.error.as_deref().is_some_and(|e| e.contains("invalid")));
+        s.handle_key(KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL));
+        s.handle_key(key(KeyCode::Char('a')));
+        s.handle_key(key(KeyCode::Tab));
+        let Mode::Compose(c) = &s.mode else {
+            panic!("left compose")
+        };
+        assert_eq!(c.to, "all");
+        s.handle_key(key(KeyCode::Tab));
+        s.handle_key(key(KeyCode::Enter));
+        typed(&mut s, "question");
+        s.handle_key(key(KeyCode::Enter));
+        s.handle_key(key(KeyCode::Enter));
+        let Mode::Compose(c) = &s.mode else {
+            panic!("left compose")
+        };
+        assert!(c.error.as_deref().is_some_and(|e| e.contains("empty")));
+        s.handle_paste("is a.py free?\x1b[2J\nthanks");
+        assert_eq!(
+            s.handle_key(key(KeyCode::Enter)),
+            Action::Send(Outgoing {
+                to: "agent-1".into(),
+                msg_type: "QUESTION".into(),
+                content: "is a.py free?\nthanks".into(),
+            })
+        );
+        assert_eq!(s.mode, Mode::Normal);
+        s.handle_key(key(KeyCode::Char('m')));
+        s.handle_key(key(KeyCode::Esc));
+        assert_eq!(s.mode, Mode::Normal);
+    }
+
+    #[test]
+    fn scrolling_stays_put_while_new_messages_arrive() {
+        let mut s = state();
+        s.set_viewport(60, 15);
+        let batch = |from: usize, n: usize| -> Vec<Record> {
+            (from..from + n)
+                .map(|i| {
+                    Record::Message(
+                        msg("agent-0", "agent-1", "INFO", &format!("m{i}")).log_entry(&[]),
+                    )
+                })
+                .collect()
+        };
+        s.ingest(batch(0, 30), |_| {});
+        s.handle_key(key(KeyCode::Up));
+        s.handle_key(key(KeyCode::Up));
+        assert_eq!(s.scroll, 2);
+        s.ingest(batch(30, 3), |_| {});
+        assert_eq!(s.scroll, 5);
+        s.handle_key(key(KeyCode::End));
+        assert_eq!(s.scroll, 0);
+        s.ingest(batch(33, 3), |_| {});
+        assert_eq!(s.scroll, 0, "following the newest");
+        s.handle_key(key(KeyCode::Home));
+        let top = s.scroll;
+        assert!(top > 0);
+        s.handle_key(key(KeyCode::Up));
+        assert_eq!(s.scroll, top, "cannot scroll past the oldest");
+        s.handle_key(key(KeyCode::PageDown));
+        assert!(s.scroll < top);
+    }
+
+    #[test]
+    fn notices_expire() {
+        let mut s = state();
+        s.notify(Level::Warn, "careful\x1b[31m\nnow");
+        assert_eq!(
+            s.notice.as_ref().map(|n| n.text.as_str()),
+            Some("careful now")
+        );
+        let tz = s.tz;
+        s.set_now(s.now + chrono::Duration::seconds(NOTICE_SECONDS), tz);
+        assert_eq!(s.notice, None);
+    }
+}

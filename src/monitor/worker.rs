@@ -1,0 +1,251 @@
+//! The monitor's worker thread: sends the messages written in the monitor
+//! and the ACK retries and escalations that fall due (as `swarm watch`
+//! does). A delivery waits on the recipient's pane for a moment; doing it
+//! here keeps the screen live meanwhile. Jobs run one at a time, in order.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Sender};
+use std::thread::JoinHandle;
+
+use crate::acks::{self, AckSettings};
+use crate::agent_matcher::AgentMatcher;
+use crate::error::Result;
+use crate::message::MessageType;
+use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
+use crate::registry::{Registry, RegistryFile, RegistryState};
+use crate::store::Paths;
+use crate::time;
+use crate::tmux::{Server, Tmux};
+
+use super::state::{Level, Outgoing};
+
+/// What the worker needs, owned (it runs on its own thread).
+#[derive(Debug)]
+pub struct WorkerSetup {
+    /// The tmux server the agents run on.
+    pub server: Server,
+    /// The project's files.
+    pub paths: Paths,
+    /// Recognises agents in panes.
+    pub matcher: AgentMatcher,
+    /// Delivery and rate-limit settings.
+    pub messaging: MessagingSettings,
+    /// The retry schedule.
+    pub acks: AckSettings,
+    /// Sender id of messages written in the monitor.
+    pub sender: String,
+    /// Message types from the config.
+    pub custom_types: Vec<String>,
+}
+
+/// A job for the worker.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Job {
+    /// Send what is due of the ACK retries and escalations.
+    ProcessAcks,
+    /// Send a message written in the monitor.
+    Send(Outgoing),
+}
+
+/// What a job did, as lines for the user.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Report {
+    /// The outcome of `Job::Send`.
+    Sent(Vec<(Level, String)>),
+    /// The outcome of `Job::ProcessAcks` (empty when nothing was due).
+    Acks(Vec<(Level, String)>),
+}
+
+/// A running worker. Dropping it lets the job in progress finish (a
+/// delivery is never cut off between its paste and its Enter) and skips
+/// the ones still queued.
+#[derive(Debug)]
+pub struct Worker {
+    jobs: Option<Sender<Job>>,
+    stopping: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Worker {
+    /// Starts the thread; `report` is called on it with each job's outcome.
+    pub fn spawn(setup: WorkerSetup, report: impl Fn(Report) + Send + 'static) -> Worker {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let stopping = Arc::new(AtomicBool::new(false));
+        let stop = Arc::clone(&stopping);
+        let thread = std::thread::spawn(move || {
+            let tmux = Tmux::new(setup.server.clone());
+            while let Ok(job) = rx.recv() {
+                if stop.load(Ordering::SeqCst) {
+                    return;
+                }
+                report(match job {
+                    Job::ProcessAcks => Report::Acks(process_acks(&setup, &tmux)),
+                    Job::Send(out) => Report::Sent(send(&setup, &tmux, out)),
+                });
+            }
+        });
+        Worker {
+            jobs: Some(tx),
+            stopping,
+            thread: Some(thread),
+        }
+    }
+
+    /// Queues a job.
+    pub fn submit(&self, job: Job) {
+        if let Some(tx) = &self.jobs {
+            // A worker that stopped has nothing left to report to.
+            let _ = tx.send(job);
+        }
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.jobs = None;
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn registry(paths: &Paths) -> Registry {
+    match RegistryFile::new(paths).read() {
+        Ok(RegistryState::Valid(registry, _)) => registry,
+        // The status panel already reports a damaged registry.
+        _ => Registry::empty(String::new()),
+    }
+}
+
+fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
+    Messenger {
+        tmux,
+        paths: &setup.paths,
+        matcher: &setup.matcher,
+        settings: setup.messaging.clone(),
+    }
+}
+
+/// The same work as `swarm watch`'s housekeeping, with the outcome as
+/// lines instead of printed output.
+fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    if !acks::work_due(&setup.paths, time::now()) {
+        return Vec::new();
+    }
+    let report = match acks::process_due(
+        &messenger(setup, tmux),
+        &registry(&setup.paths),
+        &setup.acks,
+        time::now(),
+    ) {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![(
+                Level::Error,
+                format!("could not process due ACK retries: {e}"),
+            )];
+        }
+    };
+    let mut lines: Vec<(Level, String)> = report
+        .warnings
+        .into_iter()
+        .map(|w| (Level::Warn, w))
+        .collect();
+    for (id, to, n, outcome) in report.retried {
+        let how = if outcome.is_delivered() {
+            "delivered"
+        } else {
+            "queued"
+        };
+        lines.push((
+            Level::Info,
+            format!("retry {n} of {} to {to}: {how}", acks::short(&id)),
+        ));
+    }
+    for (id, to, _) in report.escalated {
+        lines.push((
+            Level::Warn,
+            format!(
+                "escalated {} (no acknowledgement from {to})",
+                acks::short(&id)
+            ),
+        ));
+    }
+    lines
+}
+
+fn send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Vec<(Level, String)> {
+    match try_send(setup, tmux, out) {
+        Ok(report) => describe(&report),
+        Err(e) => vec![(Level::Error, format!("not sent: {e}"))],
+    }
+}
+
+fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendReport> {
+    let msg_type =
+        MessageType::parse(&out.msg_type, &setup.custom_types).map_err(crate::Error::Invalid)?;
+    let to = if out.to == "all" {
+        Recipients::All {
+            include_self: false,
+        }
+    } else {
+        Recipients::One(out.to)
+    };
+    let req = SendRequest::new(setup.sender.clone(), to, msg_type, out.content);
+    messenger(setup, tmux).send(&registry(&setup.paths), req)
+}
+
+fn describe(report: &SendReport) -> Vec<(Level, String)> {
+    let m = &report.message;
+    let mut lines: Vec<(Level, String)> = report
+        .warnings
+        .iter()
+        .map(|w| (Level::Warn, w.clone()))
+        .collect();
+    if let Some(wait) = report.rate_limited {
+        lines.push((
+            Level::Warn,
+            format!(
+                "rate limited: {} saved to the inbox, not delivered; next send in {}s",
+                acks::short(&m.msg_id),
+                wait.as_secs_f64().ceil()
+            ),
+        ));
+        return lines;
+    }
+    let total = report.outcomes.len();
+    let queued: Vec<&str> = report
+        .outcomes
+        .iter()
+        .filter(|(_, o)| !o.is_delivered())
+        .map(|(r, _)| r.as_str())
+        .collect();
+    let to = if total == 1 {
+        m.recipients.join("")
+    } else {
+        format!("{total} agents")
+    };
+    if queued.is_empty() {
+        lines.push((
+            Level::Info,
+            format!("sent {} to {to}: delivered", m.msg_type.as_str()),
+        ));
+    } else {
+        let why = report
+            .outcomes
+            .iter()
+            .find_map(|(_, o)| o.reason.clone())
+            .unwrap_or_default();
+        lines.push((
+            Level::Warn,
+            format!(
+                "sent {} to {to}: queued for {} ({why})",
+                m.msg_type.as_str(),
+                queued.join(", ")
+            ),
+        ));
+    }
+    lines
+}
