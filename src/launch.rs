@@ -37,7 +37,12 @@ pub struct LaunchPlan {
     pub layout: String,
     /// Replace an existing session of that name.
     pub force: bool,
+    /// A command for a monitor pane beside the agents, if one is wanted.
+    pub monitor: Option<String>,
 }
+
+/// Share of the window's width the monitor pane takes.
+const MONITOR_PERCENT: u8 = 35;
 
 /// What `launch` made.
 #[derive(Clone, Debug)]
@@ -50,6 +55,8 @@ pub struct Launched {
     pub vanished: Vec<PaneId>,
     /// The registry refresh that registered them.
     pub discovery: Discovery,
+    /// The monitor pane, when one was asked for.
+    pub monitor: Option<PaneId>,
 }
 
 /// The default session name: `swarm-` and the project directory's name,
@@ -157,6 +164,21 @@ pub fn launch(
         let _ = tmux.select_layout(&window, &plan.layout);
     }
     let discovery = discovery::register_panes(tmux, paths, matcher, &panes, opts)?;
+    // Added last, so that it changes neither the agents' pane order nor
+    // their layout; it is no agent, so discovery passes it by.
+    let monitor = match &plan.monitor {
+        Some(command) => {
+            match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor")
+            {
+                Ok(pane) => Some(pane),
+                // Every agent pane exited and took the window with it;
+                // the caller reports the vanished panes.
+                Err(TmuxError::TargetNotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        None => None,
+    };
     let mut agents = Vec::new();
     let mut vanished = Vec::new();
     for pane in panes {
@@ -170,6 +192,7 @@ pub fn launch(
         agents,
         vanished,
         discovery,
+        monitor,
     })
 }
 

@@ -17,5 +17,6 @@ mod hostile_state;
 mod launch;
 mod locks;
 mod messaging;
+mod monitor;
 mod setup;
 mod tmux_seam;

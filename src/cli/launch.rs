@@ -52,6 +52,9 @@ pub struct LaunchArgs {
     /// Replace a session of the same name
     #[arg(long)]
     force: bool,
+    /// Add a pane running `swarm monitor` beside the agents
+    #[arg(long)]
+    monitor: bool,
     /// Print what was launched as JSON (implies --no-attach)
     #[arg(long)]
     json: bool,
@@ -69,6 +72,8 @@ struct LaunchReport<'a> {
     session: &'a str,
     command: &'a str,
     agents: Vec<LaunchedAgent<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    monitor: Option<&'a str>,
     attach: String,
 }
 
@@ -109,6 +114,7 @@ pub fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                     pane_index: address(pane.as_str()),
                 })
                 .collect(),
+            monitor: launched.monitor.as_ref().map(|p| p.as_str()),
             attach: attach_cmd,
         })?;
         return Ok(ExitCode::Success);
@@ -125,6 +131,9 @@ pub fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             pane.as_str(),
             address(pane.as_str())
         ));
+    }
+    if let Some(pane) = &launched.monitor {
+        s.push_str(&format!("  {:<10} {}\n", "monitor", pane.as_str()));
     }
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if args.no_attach || !interactive {
@@ -178,12 +187,29 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
             program.to_owned()
         }
     };
+    let monitor = if args.monitor {
+        let exe = std::env::current_exe().map_err(|source| Error::Io {
+            what: "find the swarm executable for the monitor pane".into(),
+            source,
+        })?;
+        // `exec`: the pane is the monitor, and closes when it quits. The
+        // root is passed on so that the pane shows this project even when
+        // it was given with --root.
+        Some(format!(
+            "exec {} monitor --root {}",
+            launch::shell_quote(&exe.to_string_lossy()),
+            launch::shell_quote(&ctx.paths.root().to_string_lossy())
+        ))
+    } else {
+        None
+    };
     Ok(LaunchPlan {
         count: args.count,
         command,
         session,
         layout: args.layout.clone(),
         force: args.force,
+        monitor,
     })
 }
 

@@ -8,6 +8,10 @@ use ratatui::layout::Rect;
 /// Terminals at least this wide show the status panel beside the feed.
 pub const SIDE_BY_SIDE_FROM: u16 = 100;
 
+/// Sections of the status panel (agents, locks, pending ACKs); in a tight
+/// spot each gets one line.
+pub const STATUS_SECTIONS: u16 = 3;
+
 /// The areas of one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Areas {
@@ -51,9 +55,15 @@ pub fn areas(area: Rect, status_rows: u16) -> Areas {
             side_by_side: true,
         };
     }
-    // Stacked: the status takes what it needs plus its border row, at
-    // most half of the body, so the feed always keeps room.
-    let status_h = status_rows.saturating_add(1).min(body_h / 2);
+    // Stacked: the status takes what it needs plus its border row when
+    // that is at most half of the body, else one line per section, so the
+    // feed always keeps room.
+    let full = status_rows.saturating_add(1);
+    let status_h = if full <= body_h / 2 {
+        full
+    } else {
+        (STATUS_SECTIONS + 1).min(body_h / 2)
+    };
     Areas {
         header,
         status: Rect::new(body.x, body.y, area.width, status_h),
@@ -99,7 +109,9 @@ mod tests {
     fn narrow_terminals_stack_and_wide_ones_do_not() {
         let a = areas(Rect::new(0, 0, 60, 15), 9);
         assert!(!a.side_by_side);
-        assert_eq!((a.status.height, a.feed.height), (6, 7));
+        assert_eq!((a.status.height, a.feed.height), (4, 9));
+        let roomy = areas(Rect::new(0, 0, 80, 24), 9);
+        assert_eq!((roomy.status.height, roomy.feed.height), (10, 12));
         let b = areas(Rect::new(0, 0, 160, 40), 9);
         assert!(b.side_by_side);
         assert_eq!(b.status.width + b.feed.width, 160);

@@ -80,11 +80,30 @@ fn header(state: &MonitorState, frame: &mut Frame<'_>, area: Rect) {
     );
 }
 
-/// A status section: title, item rows, and what the "none" row says.
+/// A status section: title, item rows, what the "none" row says, and each
+/// item in brief for the one-line form.
 struct Section {
     title: Line<'static>,
     items: Vec<Line<'static>>,
     empty: &'static str,
+    brief: Vec<Vec<Span<'static>>>,
+    /// What goes between two items in brief.
+    sep: &'static str,
+}
+
+impl Section {
+    /// The title followed by every item in brief, on one line.
+    fn inline(self) -> Vec<Span<'static>> {
+        let mut spans = self.title.spans;
+        spans.push(Span::raw(": "));
+        for (i, item) in self.brief.into_iter().enumerate() {
+            if i > 0 {
+                spans.push(Span::raw(self.sep));
+            }
+            spans.extend(item);
+        }
+        spans
+    }
 }
 
 fn status_panel(state: &MonitorState, frame: &mut Frame<'_>, areas: &Areas) {
@@ -112,26 +131,34 @@ fn status_panel(state: &MonitorState, frame: &mut Frame<'_>, areas: &Areas) {
     );
     let mut lines: Vec<Line<'static>> = Vec::new();
     for (section, rows) in sections.into_iter().zip(rows) {
+        let n = section.items.len();
         if rows == 0 {
             continue;
         }
-        lines.push(fit(section.title.spans, width));
-        let shown = rows - 1;
-        if shown == 0 {
-            continue;
-        }
-        if section.items.is_empty() {
-            lines.push(Line::styled(format!("  {}", section.empty), DIM));
-            continue;
-        }
-        let hidden = section.items.len().saturating_sub(shown);
-        let take = if hidden > 0 { shown - 1 } else { shown };
-        for item in section.items.into_iter().take(take) {
-            lines.push(fit(item.spans, width));
-        }
-        if hidden > 0 {
+        if n == 0 {
+            lines.push(fit(section.title.spans, width));
+            if rows > 1 {
+                lines.push(Line::styled(format!("  {}", section.empty), DIM));
+            }
+        } else if n < rows {
+            lines.push(fit(section.title.spans, width));
+            lines.extend(section.items.into_iter().map(|i| fit(i.spans, width)));
+        } else if rows <= 2 {
+            // No room for a row per item: all of them in brief, on the
+            // title's line.
+            lines.push(fit(section.inline(), width));
+        } else {
+            lines.push(fit(section.title.spans, width));
+            let shown = rows - 2;
+            lines.extend(
+                section
+                    .items
+                    .into_iter()
+                    .take(shown)
+                    .map(|i| fit(i.spans, width)),
+            );
             lines.push(Line::styled(
-                format!("  {ELLIPSIS} {} more", hidden + 1),
+                format!("  {ELLIPSIS} {} more", n - shown),
                 DIM,
             ));
         }
@@ -169,112 +196,127 @@ fn agents(state: &MonitorState) -> Section {
         .as_ref()
         .map(|r| r.agents.as_slice())
         .unwrap_or_default();
-    let items = list
-        .iter()
-        .map(|a| {
-            let activity = state.activity.get(&a.id);
-            let blocked = activity.is_some_and(|x| x.msg_type == "BLOCKED");
-            let (dot, word, color) = match a.status {
-                AgentStatus::Active if blocked => ("●", "blocked", Color::LightRed),
-                AgentStatus::Active => ("●", "active", Color::LightGreen),
-                AgentStatus::Stale => ("○", "stale", Color::Yellow),
-                AgentStatus::Dead => ("○", "dead", Color::DarkGray),
-            };
-            let mut spans = vec![
-                Span::styled(format!(" {dot} "), Style::new().fg(color)),
-                Span::styled(format!("{:<9}", sanitize::one_line(&a.id)), BOLD),
-                Span::styled(format!(" {word:<7}"), Style::new().fg(color)),
-            ];
-            match activity {
-                Some(x) => {
-                    let age =
-                        x.at.map(|t| acks::format_age(time::age_seconds(t, state.now)))
-                            .unwrap_or_else(|| "?".into());
-                    spans.push(Span::styled(format!(" {age:>6} "), DIM));
-                    spans.push(Span::styled(
-                        sanitize::one_line(&x.msg_type),
-                        Style::new().fg(feed::color_of(&x.msg_type)),
-                    ));
-                }
-                None => spans.push(Span::styled("      -", DIM)),
+    let mut items = Vec::new();
+    let mut brief = Vec::new();
+    for a in list {
+        let activity = state.activity.get(&a.id);
+        let blocked = activity.is_some_and(|x| x.msg_type == "BLOCKED");
+        let (dot, word, color) = match a.status {
+            AgentStatus::Active if blocked => ("●", "blocked", Color::LightRed),
+            AgentStatus::Active => ("●", "active", Color::LightGreen),
+            AgentStatus::Stale => ("○", "stale", Color::Yellow),
+            AgentStatus::Dead => ("○", "dead", Color::DarkGray),
+        };
+        let id = sanitize::one_line(&a.id);
+        brief.push(vec![
+            Span::styled(format!("{dot} "), Style::new().fg(color)),
+            Span::styled(id.clone(), BOLD),
+        ]);
+        let mut spans = vec![
+            Span::styled(format!(" {dot} "), Style::new().fg(color)),
+            Span::styled(format!("{id:<9}"), BOLD),
+            Span::styled(format!(" {word:<7}"), Style::new().fg(color)),
+        ];
+        match activity {
+            Some(x) => {
+                let age =
+                    x.at.map(|t| acks::format_age(time::age_seconds(t, state.now)))
+                        .unwrap_or_else(|| "?".into());
+                spans.push(Span::styled(format!(" {age:>6} "), DIM));
+                spans.push(Span::styled(
+                    sanitize::one_line(&x.msg_type),
+                    Style::new().fg(feed::color_of(&x.msg_type)),
+                ));
             }
-            Line::from(spans)
-        })
-        .collect();
+            None => spans.push(Span::styled("      -", DIM)),
+        }
+        items.push(Line::from(spans));
+    }
     Section {
         title: title("Agents", list.len(), Color::LightCyan),
         items,
         empty: "no agents registered",
+        brief,
+        sep: " ",
     }
 }
 
 fn locks(state: &MonitorState) -> Section {
-    let items = state
-        .status
-        .locks
-        .iter()
-        .map(|l| {
-            let stale = l.is_stale(state.now, state.stale_after);
-            let mut spans = vec![
-                Span::raw(format!(" {} ", sanitize::one_line(&l.filepath))),
-                Span::styled(sanitize::one_line(&l.agent_id), BOLD),
-                Span::styled(format!(" {}", acks::format_age(l.age(state.now))), DIM),
-            ];
-            if stale {
-                spans.push(Span::styled(
-                    " STALE",
-                    Style::new()
-                        .fg(Color::LightRed)
-                        .add_modifier(Modifier::BOLD),
-                ));
-            }
-            if !l.reason.is_empty() {
-                spans.push(Span::styled(
-                    format!(" {}", sanitize::one_line(&l.reason)),
-                    DIM,
-                ));
-            }
-            Line::from(spans)
-        })
-        .collect();
+    let mut items = Vec::new();
+    let mut brief = Vec::new();
+    for l in &state.status.locks {
+        let path = sanitize::one_line(&l.filepath);
+        let holder = sanitize::one_line(&l.agent_id);
+        let stale = l.is_stale(state.now, state.stale_after).then(|| {
+            Span::styled(
+                " STALE",
+                Style::new()
+                    .fg(Color::LightRed)
+                    .add_modifier(Modifier::BOLD),
+            )
+        });
+        let mut short = vec![
+            Span::raw(format!("{path} ")),
+            Span::styled(holder.clone(), BOLD),
+        ];
+        short.extend(stale.clone());
+        brief.push(short);
+        let mut spans = vec![
+            Span::raw(format!(" {path} ")),
+            Span::styled(holder, BOLD),
+            Span::styled(format!(" {}", acks::format_age(l.age(state.now))), DIM),
+        ];
+        spans.extend(stale);
+        if !l.reason.is_empty() {
+            spans.push(Span::styled(
+                format!(" {}", sanitize::one_line(&l.reason)),
+                DIM,
+            ));
+        }
+        items.push(Line::from(spans));
+    }
     Section {
         title: title("Locks", state.status.locks.len(), Color::LightMagenta),
         items,
         empty: "no locks held",
+        brief,
+        sep: "; ",
     }
 }
 
 fn pending(state: &MonitorState) -> Section {
-    let items = state
-        .status
-        .acks
-        .iter()
-        .map(|e| {
-            let age = time::parse_iso(&e.sent_at)
-                .map(|t| acks::format_age(time::age_seconds(t, state.now)))
-                .unwrap_or_else(|| "?".into());
-            let retries = match e.retry_count {
-                0 => "no retry yet".to_owned(),
-                1 => "1 retry".to_owned(),
-                n => format!("{n} retries"),
-            };
-            Line::from(vec![
-                Span::styled(
-                    format!(" {} ", acks::short(&sanitize::one_line(&e.msg_id))),
-                    DIM,
-                ),
-                Span::styled(sanitize::one_line(&e.sender_id), BOLD),
-                Span::raw("→"),
-                Span::styled(sanitize::one_line(&e.recipient_id), BOLD),
-                Span::styled(format!(" {age}"), Style::new().fg(Color::LightYellow)),
-                Span::styled(format!(", {retries}"), DIM),
-            ])
-        })
-        .collect();
+    let mut items = Vec::new();
+    let mut brief = Vec::new();
+    for e in &state.status.acks {
+        let age = time::parse_iso(&e.sent_at)
+            .map(|t| acks::format_age(time::age_seconds(t, state.now)))
+            .unwrap_or_else(|| "?".into());
+        let retries = match e.retry_count {
+            0 => "no retry yet".to_owned(),
+            1 => "1 retry".to_owned(),
+            n => format!("{n} retries"),
+        };
+        let pair = vec![
+            Span::styled(sanitize::one_line(&e.sender_id), BOLD),
+            Span::raw("→"),
+            Span::styled(sanitize::one_line(&e.recipient_id), BOLD),
+            Span::styled(format!(" {age}"), Style::new().fg(Color::LightYellow)),
+        ];
+        brief.push(pair.clone());
+        let mut spans = vec![Span::styled(
+            format!(" {} ", acks::short(&sanitize::one_line(&e.msg_id))),
+            DIM,
+        )];
+        spans.extend(pair);
+        spans.push(Span::styled(format!(", {retries}"), DIM));
+        items.push(Line::from(spans));
+    }
     Section {
         title: title("Pending ACKs", state.status.acks.len(), Color::LightYellow),
         items,
         empty: "none",
+        brief,
+        sep: "; ",
     }
 }
 

@@ -661,7 +661,14 @@ impl MonitorState {
                                 c.msg_type = t.as_str().to_owned();
                                 c.step = ComposeStep::Text;
                             }
-                            Err(e) => c.error = Some(e),
+                            // The full list does not fit a footer; Tab
+                            // goes through it.
+                            Err(_) => {
+                                c.error = Some(format!(
+                                    "unknown type {:?} (Tab goes through the types)",
+                                    input.trim()
+                                ))
+                            }
                         }
                     }
                     ComposeStep::Text => match message::clean_content(&c.text) {

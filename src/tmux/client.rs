@@ -294,6 +294,54 @@ impl Tmux {
         parse_pane_id("split-window", &out)
     }
 
+    /// Adds a pane on the right of `target`'s window, spanning its full
+    /// height and taking `percent` of its width, titled `title`; the new
+    /// pane runs `command` through `sh -c` in `cwd`. Focus stays where it
+    /// was. One tmux call.
+    pub fn split_full_height(
+        &self,
+        target: &str,
+        cwd: &Path,
+        command: &str,
+        percent: u8,
+        title: &str,
+    ) -> Result<PaneId, TmuxError> {
+        // `-l N%` arrived in tmux 3.1; older servers know `-p N`.
+        let size = if self.version()?.at_least(3, 1) {
+            ("-l", format!("{percent}%"))
+        } else {
+            ("-p", percent.to_string())
+        };
+        let out = self.exec(
+            Args::new("split-window")
+                .flag("-d")
+                .flag("-h")
+                .flag("-f")
+                .flag(size.0)
+                .text(size.1)
+                .flag("-P")
+                .flag("-F")
+                .text("#{pane_id}")
+                .flag("-t")
+                .text(target)
+                .flag("-c")
+                .text(cwd)
+                .flag("--")
+                .text(command),
+            None,
+        )?;
+        let pane = parse_pane_id("split-window", &out)?;
+        self.exec(
+            Args::new("select-pane")
+                .flag("-t")
+                .text(pane.as_str())
+                .flag("-T")
+                .text(title),
+            None,
+        )?;
+        Ok(pane)
+    }
+
     /// Applies a layout (`tiled`, `even-horizontal`, ...) to a window.
     pub fn select_layout(&self, target: &str, layout: &str) -> Result<(), TmuxError> {
         self.exec(

@@ -1,0 +1,369 @@
+//! Snapshots of the live view drawn into ratatui's test backend from a
+//! fixed state: the status panel, colours per type, filters, the message
+//! composer, long and hostile text, and terminals down to nothing.
+
+use chrono::{DateTime, FixedOffset, Utc};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::style::Color;
+use serde_json::{Map, Value};
+
+use swarm::acks::{self, PendingEntry};
+use swarm::message::{BUILTIN_TYPES, LogEntry};
+use swarm::message_log::{DeliveryRecord, Outcome, Record};
+use swarm::monitor::{LockView, MonitorState, render};
+use swarm::registry::{AgentRecord, AgentStatus, Registry};
+use swarm::time;
+
+/// 2026-11-21 13:26:18 UTC: "now" in every test.
+const NOW: f64 = 1_795_267_578.0;
+
+fn at(secs_before_now: f64) -> DateTime<Utc> {
+    time::from_unix_seconds(NOW - secs_before_now).expect("time")
+}
+
+fn utc() -> FixedOffset {
+    FixedOffset::east_opt(0).expect("utc")
+}
+
+fn entry(id: &str, from: &str, to: &[&str], kind: &str, ago: f64, content: &str) -> LogEntry {
+    LogEntry {
+        sender: from.into(),
+        timestamp: time::utc_iso(at(ago)),
+        msg_type: kind.into(),
+        content: content.into(),
+        recipients: to.iter().map(|s| s.to_string()).collect(),
+        msg_id: id.into(),
+        context_id: None,
+        task: None,
+        requires_ack: None,
+        parent_msg_id: None,
+        delivery_status: Map::new(),
+        success_count: 0,
+        failure_count: 0,
+    }
+}
+
+fn delivered(id: &str, to: &[&str]) -> Record {
+    let outcomes: Vec<(String, Outcome)> = to
+        .iter()
+        .map(|r| (r.to_string(), Outcome::delivered()))
+        .collect();
+    Record::Delivery(DeliveryRecord::new(id, &outcomes, None))
+}
+
+fn agent(id: &str, pane: &str, status: AgentStatus) -> AgentRecord {
+    AgentRecord {
+        id: id.into(),
+        pane_index: pane.into(),
+        pid: 100,
+        status,
+        last_seen: time::utc_iso(at(10.0)),
+        session_name: "swarm-demo".into(),
+        tmux_pane_id: Some("%1".into()),
+    }
+}
+
+fn lock(path: &str, holder: &str, ago: f64, reason: &str) -> LockView {
+    LockView {
+        filepath: path.into(),
+        agent_id: holder.into(),
+        locked_at: NOW - ago,
+        reason: reason.into(),
+    }
+}
+
+fn pending(id: &str, from: &str, to: &str, ago: f64, retries: u32) -> PendingEntry {
+    PendingEntry {
+        msg_id: id.into(),
+        sender_id: from.into(),
+        recipient_id: to.into(),
+        message: Value::Null,
+        sent_at: time::utc_iso(at(ago)),
+        retry_count: retries,
+        next_retry_at: time::utc_iso(at(ago - 30.0)),
+    }
+}
+
+const ACK_ID: &str = "7f3c2a10-0000-4000-8000-000000000001";
+
+/// A swarm of three agents in the middle of some work.
+fn busy_state() -> MonitorState {
+    let mut s = MonitorState::new("/home/dev/shop".into(), at(0.0), utc());
+    let mut registry = Registry::empty(time::utc_iso(at(5.0)));
+    registry.agents = vec![
+        agent("agent-0", "swarm-demo:0.0", AgentStatus::Active),
+        agent("agent-1", "swarm-demo:0.1", AgentStatus::Active),
+        agent("agent-2", "swarm-demo:0.2", AgentStatus::Stale),
+    ];
+    registry.recompute_sessions();
+    s.set_registry(Some(registry));
+    s.set_locks(vec![
+        lock("src/auth.py", "agent-1", 185.0, "JWT refactor"),
+        lock("docs/*.md", "agent-2", 900.0, ""),
+    ]);
+    s.set_acks(vec![pending(ACK_ID, "agent-0", "agent-1", 45.0, 1)]);
+    let asks_ack = format!("{} which schema do we use?", acks::marker(ACK_ID));
+    let mut with_ack = entry(ACK_ID, "agent-0", &["agent-1"], "QUESTION", 45.0, &asks_ack);
+    with_ack.requires_ack = Some(true);
+    s.ingest(
+        vec![
+            Record::Message(entry(
+                "m1",
+                "agent-0",
+                &["agent-1", "agent-2"],
+                "INFO",
+                600.0,
+                "schema v2 merged",
+            )),
+            delivered("m1", &["agent-1", "agent-2"]),
+            Record::Message(entry(
+                "m2",
+                "agent-2",
+                &["agent-0"],
+                "COMPLETED",
+                400.0,
+                "tests green on main",
+            )),
+            delivered("m2", &["agent-0"]),
+            Record::Message(with_ack),
+            Record::Message(entry(
+                "m3",
+                "agent-1",
+                &["agent-0"],
+                "BLOCKED",
+                30.0,
+                "need src/db.py, locked by agent-2",
+            )),
+            Record::Delivery(DeliveryRecord::new(
+                "m3",
+                &[(
+                    "agent-0".into(),
+                    Outcome::queued("a shell is in the foreground"),
+                )],
+                None,
+            )),
+        ],
+        |_| {},
+    );
+    s
+}
+
+/// The screen as text, one `|`-terminated row per line (so the width
+/// shows and no trailing space is lost).
+fn screen(buffer: &Buffer) -> String {
+    let mut out = String::new();
+    for y in 0..buffer.area.height {
+        let mut skip = 0;
+        for x in 0..buffer.area.width {
+            let symbol = buffer[(x, y)].symbol();
+            if skip == 0 {
+                out.push_str(symbol);
+            }
+            skip = std::cmp::max(skip, ratatui::text::Span::raw(symbol).width()).saturating_sub(1);
+        }
+        out.push_str("|\n");
+    }
+    out
+}
+
+fn draw(state: &MonitorState, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal.draw(|f| render(state, f)).expect("draw");
+    terminal.backend().buffer().clone()
+}
+
+fn snapshot(state: &mut MonitorState, width: u16, height: u16) -> String {
+    state.set_viewport(width, height);
+    screen(&draw(state, width, height))
+}
+
+fn key(state: &mut MonitorState, code: KeyCode) {
+    state.handle_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+fn typed(state: &mut MonitorState, text: &str) {
+    for c in text.chars() {
+        key(state, KeyCode::Char(c));
+    }
+}
+
+#[test]
+fn status_panel_shows_agents_locks_and_pending_acks() {
+    let mut s = busy_state();
+    super::snapshots(|| insta::assert_snapshot!("monitor_busy_wide", snapshot(&mut s, 120, 20)));
+}
+
+#[test]
+fn a_narrow_terminal_stacks_the_panels() {
+    let mut s = busy_state();
+    super::snapshots(|| insta::assert_snapshot!("monitor_busy_80x24", snapshot(&mut s, 80, 24)));
+}
+
+#[test]
+fn a_60x15_terminal_still_shows_everything_it_can() {
+    let mut s = busy_state();
+    super::snapshots(|| insta::assert_snapshot!("monitor_busy_60x15", snapshot(&mut s, 60, 15)));
+}
+
+#[test]
+fn no_terminal_size_makes_it_panic() {
+    let mut s = busy_state();
+    let long = "word ".repeat(2000) + &"漢字😀".repeat(300);
+    s.ingest(
+        vec![Record::Message(entry(
+            "m9",
+            "agent-0",
+            &["agent-1"],
+            "INFO",
+            1.0,
+            &long,
+        ))],
+        |_| {},
+    );
+    for width in 0..=70 {
+        for height in 0..=18 {
+            s.set_viewport(width, height);
+            let buffer = draw(&s, width, height);
+            assert_eq!(buffer.area.width, width);
+        }
+    }
+    // With the help overlay and the composer open too.
+    key(&mut s, KeyCode::Char('?'));
+    for (w, h) in [(1, 1), (5, 3), (20, 6), (60, 15)] {
+        draw(&s, w, h);
+    }
+    key(&mut s, KeyCode::Esc);
+    key(&mut s, KeyCode::Char('m'));
+    typed(&mut s, &"x".repeat(300));
+    for (w, h) in [(1, 1), (5, 3), (20, 6), (60, 15)] {
+        draw(&s, w, h);
+    }
+}
+
+#[test]
+fn every_type_has_its_colour() {
+    let expected = |t: &str| match t {
+        "BLOCKED" => Color::LightRed,
+        "QUESTION" | "ACK" => Color::LightYellow,
+        "COMPLETED" => Color::LightGreen,
+        "INFO" | "REVIEW-REQUEST" => Color::LightBlue,
+        "CHALLENGE" => Color::LightMagenta,
+        _ => Color::White,
+    };
+    let mut s = MonitorState::new("/p".into(), at(0.0), utc());
+    s.capacity = 50;
+    let types: Vec<String> = BUILTIN_TYPES
+        .iter()
+        .map(|t| t.to_string())
+        .chain(["DEPLOY-DONE".to_string()])
+        .collect();
+    let records = types
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            Record::Message(entry(
+                &format!("t{i}"),
+                "a",
+                &["b"],
+                t,
+                100.0 - i as f64,
+                "x",
+            ))
+        })
+        .collect();
+    s.ingest(records, |_| {});
+    s.set_viewport(60, 40);
+    let buffer = draw(&s, 60, 40);
+    for t in &types {
+        let found = (0..buffer.area.height).find_map(|y| {
+            let row: String = (0..buffer.area.width)
+                .map(|x| buffer[(x, y)].symbol())
+                .collect();
+            row.find(&format!(" {t} ")).map(|x| (x as u16 + 1, y))
+        });
+        let (x, y) = found.unwrap_or_else(|| panic!("{t} is not on screen"));
+        assert_eq!(buffer[(x, y)].fg, expected(t), "colour of {t}");
+    }
+}
+
+#[test]
+fn key_filters_narrow_the_feed_and_say_so() {
+    let mut s = busy_state();
+    s.set_viewport(100, 16);
+    key(&mut s, KeyCode::Char('a'));
+    assert_eq!(s.view.agent.as_deref(), Some("agent-0"));
+    key(&mut s, KeyCode::Char('/'));
+    typed(&mut s, "SCHEMA");
+    super::snapshots(|| {
+        insta::assert_snapshot!("monitor_search_typing", snapshot(&mut s, 100, 16))
+    });
+    key(&mut s, KeyCode::Enter);
+    key(&mut s, KeyCode::Char('t'));
+    assert_eq!(s.view.msg_type.as_deref(), Some("QUESTION"));
+    super::snapshots(|| insta::assert_snapshot!("monitor_filtered", snapshot(&mut s, 100, 16)));
+    key(&mut s, KeyCode::Char('t'));
+    key(&mut s, KeyCode::Char('/'));
+    typed(&mut s, "nothing like this");
+    key(&mut s, KeyCode::Enter);
+    assert!(snapshot(&mut s, 100, 16).contains("no message matches the filters"));
+}
+
+#[test]
+fn the_composer_prompts_field_by_field() {
+    let mut s = busy_state();
+    key(&mut s, KeyCode::Char('m'));
+    typed(&mut s, "agent-1");
+    key(&mut s, KeyCode::Enter);
+    typed(&mut s, "urgent");
+    key(&mut s, KeyCode::Enter);
+    let screen = snapshot(&mut s, 100, 12);
+    let footer = screen.lines().last().expect("footer");
+    super::snapshots(|| insta::assert_snapshot!("monitor_compose_error", footer));
+    key(&mut s, KeyCode::Backspace);
+    for _ in 0.."urgen".len() {
+        key(&mut s, KeyCode::Backspace);
+    }
+    typed(&mut s, "review");
+    key(&mut s, KeyCode::Tab);
+    key(&mut s, KeyCode::Enter);
+    typed(&mut s, "please look at src/auth.py");
+    let screen = snapshot(&mut s, 100, 12);
+    super::snapshots(|| {
+        insta::assert_snapshot!(
+            "monitor_compose_text",
+            screen.lines().last().expect("footer")
+        )
+    });
+}
+
+#[test]
+fn long_messages_are_cut_with_a_marker_and_escapes_are_harmless() {
+    let mut s = MonitorState::new("/p".into(), at(0.0), utc());
+    let hostile = "\x1b[2J\x1b[H\x1b]0;pwned title\x07\x1b[31mred?\x1b[0m \u{202e}gnp.exe \x07bell\r\nsecond line\x1b]52;c;ZXZpbA==\x1b\\";
+    let long = format!("start {} end", "lorem ipsum ".repeat(60));
+    s.ingest(
+        vec![
+            Record::Message(entry("h1", "agent-0", &["agent-1"], "INFO", 20.0, hostile)),
+            Record::Message(entry(
+                "h2",
+                "agent-1\x1b[5m",
+                &["all"],
+                "CHALLENGE",
+                10.0,
+                &long,
+            )),
+        ],
+        |_| {},
+    );
+    let text = snapshot(&mut s, 70, 24);
+    super::snapshots(|| insta::assert_snapshot!("monitor_long_and_hostile", text));
+    assert!(!text.contains('\x1b') && !text.contains('\x07'));
+    assert!(text.contains("red? gnp.exe bell"));
+    assert!(
+        text.contains("… (+"),
+        "the long message is not marked as cut"
+    );
+}
