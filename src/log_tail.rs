@@ -185,24 +185,29 @@ fn read_lines(
     path: &Path,
     batch: &mut TailBatch,
 ) -> Result<(), StoreError> {
-    let mut chunk = Vec::new();
-    let n = (&followed.file)
-        .read_to_end(&mut chunk)
-        .map_err(|source| read_err(path, source))?;
-    if n == 0 {
-        return Ok(());
-    }
-    followed.offset += n as u64;
+    // Read straight after the pending bytes, with room for everything the
+    // file holds now: a large log is read without a copy or a regrowth.
+    let len = followed.file.metadata().map(|m| m.len()).unwrap_or(0);
+    let room = usize::try_from(len.saturating_sub(followed.offset)).unwrap_or(0);
     let mut bytes = std::mem::take(&mut followed.pending);
-    bytes.extend_from_slice(&chunk);
-    let complete = match bytes.iter().rposition(|&b| b == b'\n') {
-        Some(i) => i + 1,
-        None => 0,
+    let had = bytes.len();
+    bytes.reserve(room);
+    let n = (&followed.file)
+        .read_to_end(&mut bytes)
+        .map_err(|source| read_err(path, source))?;
+    followed.offset += n as u64;
+    let complete = match bytes[had..].iter().rposition(|&b| b == b'\n') {
+        Some(i) => had + i + 1,
+        None => {
+            followed.pending = bytes;
+            return Ok(());
+        }
     };
-    followed.pending = bytes.split_off(complete);
-    for line in bytes.split(|&b| b == b'\n') {
+    for line in bytes[..complete].split(|&b| b == b'\n') {
         parse_into(line, batch);
     }
+    bytes.drain(..complete);
+    followed.pending = bytes;
     Ok(())
 }
 
@@ -213,7 +218,12 @@ fn flush_pending(followed: &mut Followed, batch: &mut TailBatch) {
 }
 
 fn parse_into(line: &[u8], batch: &mut TailBatch) {
-    let text = String::from_utf8_lossy(line);
+    // Checking UTF-8 whole is much faster than the lossy walk, which only
+    // a damaged line needs.
+    let text = match std::str::from_utf8(line) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(line),
+    };
     if text.trim().is_empty() {
         return;
     }

@@ -1,5 +1,6 @@
-//! The few operating-system calls std does not offer: probing a pid, and
-//! switching a terminal into raw mode (for the demo agent). All `unsafe` in
+//! The few operating-system calls std does not offer: probing a pid,
+//! switching a terminal into raw mode (for the demo agent), turning stop
+//! signals into messages, and noticing a closed stdout pipe. All `unsafe` in
 //! swarm lives here, each block a single libc call on values we own.
 #![allow(unsafe_code)]
 
@@ -20,6 +21,20 @@ pub fn pid_alive(pid: u32) -> bool {
     // SAFETY: kill with signal 0 sends nothing; it only checks the pid.
     let rc = unsafe { libc::kill(pid, 0) };
     rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// True when stdout is a pipe whose reader has gone away (`swarm monitor |
+/// head -1` after head exits): a program that only writes when something
+/// happens would otherwise not find out until its next line.
+pub fn stdout_reader_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: polls one descriptor we own, without waiting.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
 }
 
 /// A terminal put into raw mode; the previous mode is restored on drop.

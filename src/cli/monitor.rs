@@ -17,6 +17,7 @@ use crate::monitor::{
     WorkerSetup,
 };
 use crate::registry::AgentStatus;
+use crate::sys;
 use crate::time;
 use crate::validate;
 
@@ -132,7 +133,7 @@ pub fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     if plan.plain {
         return plain(ctx, &mut session, &mut state, &mut first);
     }
-    let problems = state.absorb(&mut first, |_| {});
+    let problems = state.absorb(&mut first, None);
     for (level, text) in problems.into_iter().chain(first.notes) {
         state.notify(level, &text);
     }
@@ -148,7 +149,7 @@ fn plain(
     state: &mut MonitorState,
     first: &mut Update,
 ) -> Result<ExitCode> {
-    let problems = state.absorb(first, |_| {});
+    let problems = state.absorb(first, None);
     warn_all(ctx, problems.into_iter().chain(first.notes.drain(..)));
     let mut out = String::new();
     for m in &state.messages {
@@ -163,14 +164,17 @@ fn plain(
     ctx.out.print(&out)?;
     loop {
         let mut update = session.wait()?;
-        if update.stop {
+        if update.stop || (update.tick && sys::stdout_reader_gone()) {
             return Ok(ExitCode::Success);
         }
         let (before, before_at) = (state.status.clone(), state.now);
         state.set_now(time::now(), local_offset());
         let mut out = String::new();
         let tz = state.tz;
-        let problems = state.absorb(&mut update, |m| out.push_str(&message_line(ctx, m, &tz)));
+        let problems = state.absorb(
+            &mut update,
+            Some(&mut |m: &FeedMessage| out.push_str(&message_line(ctx, m, &tz))),
+        );
         warn_all(ctx, problems.into_iter().chain(update.notes.drain(..)));
         for change in monitor::changes(
             &before,

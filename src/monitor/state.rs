@@ -318,25 +318,54 @@ impl MonitorState {
     }
 
     /// Takes in new log records: messages that pass the command-line
-    /// filters join the feed (`added` is called with each), delivery
-    /// records update outcomes, and acknowledgements and escalations mark
-    /// the message they answer.
-    pub fn ingest(&mut self, records: Vec<Record>, mut added: impl FnMut(&FeedMessage)) {
+    /// filters join the feed, delivery records update outcomes, and
+    /// acknowledgements and escalations mark the message they answer.
+    /// `added`, when given, sees every message that joins; without it,
+    /// messages that a long batch would push out again at once are never
+    /// prepared for display (the first read of a large log).
+    pub fn ingest(
+        &mut self,
+        records: Vec<Record>,
+        mut added: Option<&mut dyn FnMut(&FeedMessage)>,
+    ) {
         let width = self.feed_width();
         let mut new_rows = 0;
-        for record in records {
+        let whens: Vec<Option<DateTime<Utc>>> = records
+            .iter()
+            .map(|r| match r {
+                Record::Message(e) => time::parse_iso(&e.timestamp),
+                Record::Delivery(_) => None,
+            })
+            .collect();
+        let mut pass_over = if added.is_some() {
+            0
+        } else {
+            let joining = records
+                .iter()
+                .zip(&whens)
+                .filter(|(r, when)| matches!(r, Record::Message(e) if self.base.matches(e, **when)))
+                .count();
+            joining.saturating_sub(self.capacity)
+        };
+        for (record, when) in records.into_iter().zip(whens) {
             match record {
                 Record::Message(entry) => {
-                    let msg = FeedMessage::new(entry);
-                    self.note_activity(&msg);
-                    self.mark_answered(&msg.entry);
-                    if !self.base.matches(&msg.entry, msg.when) {
+                    self.note_activity(&entry, when);
+                    self.mark_answered(&entry);
+                    if !self.base.matches(&entry, when) {
                         continue;
                     }
+                    if pass_over > 0 {
+                        pass_over -= 1;
+                        continue;
+                    }
+                    let msg = FeedMessage::new(entry);
                     if self.scroll > 0 && self.view.matches(&msg.entry, &msg.haystack) {
                         new_rows += feed::rows(self, &msg, width).len();
                     }
-                    added(&msg);
+                    if let Some(f) = added.as_mut() {
+                        f(&msg);
+                    }
                     self.messages.push_back(msg);
                     while self.messages.len() > self.capacity {
                         self.messages.pop_front();
@@ -364,17 +393,17 @@ impl MonitorState {
         }
     }
 
-    fn note_activity(&mut self, msg: &FeedMessage) {
+    fn note_activity(&mut self, entry: &LogEntry, when: Option<DateTime<Utc>>) {
         let newer = self
             .activity
-            .get(&msg.entry.sender)
-            .is_none_or(|a| a.at <= msg.when || msg.when.is_none());
+            .get(&entry.sender)
+            .is_none_or(|a| a.at <= when || when.is_none());
         if newer {
             self.activity.insert(
-                msg.entry.sender.clone(),
+                entry.sender.clone(),
                 Activity {
-                    at: msg.when,
-                    msg_type: msg.entry.msg_type.clone(),
+                    at: when,
+                    msg_type: entry.msg_type.clone(),
                 },
             );
         }
@@ -426,7 +455,7 @@ impl MonitorState {
     pub fn absorb(
         &mut self,
         update: &mut Update,
-        added: impl FnMut(&FeedMessage),
+        added: Option<&mut dyn FnMut(&FeedMessage)>,
     ) -> Vec<(Level, String)> {
         let mut problems = Vec::new();
         self.ingest(std::mem::take(&mut update.records), added);
@@ -816,11 +845,50 @@ mod tests {
             })
             .collect();
         let mut seen = Vec::new();
-        s.ingest(records, |m| seen.push(m.body.clone()));
+        s.ingest(
+            records,
+            Some(&mut |m: &FeedMessage| seen.push(m.body.clone())),
+        );
         assert_eq!(seen, ["m0", "m1", "m2", "m3", "m5"]);
         assert_eq!(feed_of(&s), ["m2", "m3", "m5"]);
         // Activity counts every message, kept or not.
         assert_eq!(s.activity["agent-0"].msg_type, "INFO");
+    }
+
+    #[test]
+    fn a_long_batch_gives_the_same_feed_when_only_the_kept_part_is_prepared() {
+        let mut records = Vec::new();
+        for i in 0..300 {
+            let kind = if i % 7 == 0 { "BLOCKED" } else { "INFO" };
+            let mut m = msg(
+                &format!("agent-{}", i % 5),
+                "agent-9",
+                kind,
+                &format!("m{i}"),
+            );
+            m.msg_id = format!("id-{i}");
+            m.parent_msg_id = (i % 11 == 0 && i > 0).then(|| format!("id-{}", i - 1));
+            if m.parent_msg_id.is_some() {
+                m.msg_type = MessageType::builtin("ACK");
+            }
+            records.push(Record::Message(m.log_entry(&[])));
+            records.push(Record::Delivery(DeliveryRecord::new(
+                &format!("id-{i}"),
+                &[("agent-9".into(), Outcome::delivered())],
+                None,
+            )));
+        }
+        let mut lazy = state();
+        lazy.capacity = 20;
+        lazy.base.types = vec!["INFO".into(), "ACK".into()];
+        let mut eager = lazy.clone();
+        lazy.ingest(records.clone(), None);
+        let mut n = 0;
+        eager.ingest(records, Some(&mut |_: &FeedMessage| n += 1));
+        assert_eq!(lazy.messages, eager.messages);
+        assert_eq!(lazy.activity, eager.activity);
+        assert_eq!(lazy.messages.len(), 20);
+        assert!(n > 200);
     }
 
     #[test]
@@ -829,7 +897,7 @@ mod tests {
         let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
         m.requires_ack = true;
         m.content = format!("{} need a.py", acks::marker(&m.msg_id));
-        s.ingest(vec![Record::Message(m.log_entry(&[]))], |_| {});
+        s.ingest(vec![Record::Message(m.log_entry(&[]))], None);
         let fm = &s.messages[0];
         assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));
         assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
@@ -838,15 +906,15 @@ mod tests {
             &[("agent-1".into(), Outcome::queued("shell"))],
             None,
         );
-        s.ingest(vec![Record::Delivery(queued)], |_| {});
+        s.ingest(vec![Record::Delivery(queued)], None);
         assert_eq!(s.messages[0].queued(), 1);
         let mut esc = msg("agent-0", "agent-2", "BLOCKED", "[UNACKNOWLEDGED] x");
         esc.parent_msg_id = Some(m.msg_id.clone());
-        s.ingest(vec![Record::Message(esc.log_entry(&[true]))], |_| {});
+        s.ingest(vec![Record::Message(esc.log_entry(&[true]))], None);
         assert_eq!(s.messages[0].ack, AckMark::Escalated);
         let mut ack = msg("agent-1", "agent-0", "ACK", "ACK");
         ack.parent_msg_id = Some(m.msg_id.clone());
-        s.ingest(vec![Record::Message(ack.log_entry(&[true]))], |_| {});
+        s.ingest(vec![Record::Message(ack.log_entry(&[true]))], None);
         assert_eq!(s.messages[0].ack, AckMark::Acknowledged);
     }
 
@@ -859,7 +927,7 @@ mod tests {
                 Record::Message(msg("agent-2", "agent-0", "BLOCKED", "Beta").log_entry(&[])),
                 Record::Message(msg("agent-10", "agent-2", "INFO", "gamma").log_entry(&[])),
             ],
-            |_| {},
+            None,
         );
         s.handle_key(key(KeyCode::Char('t')));
         assert_eq!(s.view.msg_type.as_deref(), Some("BLOCKED"));
@@ -965,15 +1033,15 @@ mod tests {
                 })
                 .collect()
         };
-        s.ingest(batch(0, 30), |_| {});
+        s.ingest(batch(0, 30), None);
         s.handle_key(key(KeyCode::Up));
         s.handle_key(key(KeyCode::Up));
         assert_eq!(s.scroll, 2);
-        s.ingest(batch(30, 3), |_| {});
+        s.ingest(batch(30, 3), None);
         assert_eq!(s.scroll, 5);
         s.handle_key(key(KeyCode::End));
         assert_eq!(s.scroll, 0);
-        s.ingest(batch(33, 3), |_| {});
+        s.ingest(batch(33, 3), None);
         assert_eq!(s.scroll, 0, "following the newest");
         s.handle_key(key(KeyCode::Home));
         let top = s.scroll;

@@ -124,7 +124,7 @@ pub fn run(session: &mut Session, state: &mut MonitorState) -> Result<()> {
         if update.stop {
             return Ok(());
         }
-        let problems = state.absorb(&mut update, |_| {});
+        let problems = state.absorb(&mut update, None);
         for (level, text) in problems.into_iter().chain(update.notes) {
             state.notify(level, &text);
         }

@@ -379,3 +379,30 @@ fn a_closed_pipe_ends_the_stream_quietly() {
     assert!(status.success(), "{status:?}");
     assert_eq!(stderr, "");
 }
+
+#[test]
+fn a_closed_pipe_ends_the_stream_even_when_nothing_happens() {
+    let project = Project::new();
+    project.write(
+        "agent_messages.log",
+        &(log_line(
+            "m1",
+            "agent-0",
+            &["agent-1"],
+            "INFO",
+            "2026-11-21T13:20:00+00:00",
+            "only",
+        ) + "\n"),
+    );
+    let mut guard = Guard(command(&project, &["--plain"]).spawn().expect("start"));
+    let child = &mut guard.0;
+    let mut reader = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut first = String::new();
+    reader.read_line(&mut first).expect("read");
+    assert!(first.contains("only"), "{first}");
+    // Like `swarm monitor | head -1`: nothing new is ever written, and
+    // the monitor still notices that nobody reads any more.
+    drop(reader);
+    let status = wait_exit(child);
+    assert!(status.success(), "{status:?}");
+}

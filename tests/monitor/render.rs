@@ -146,7 +146,7 @@ fn busy_state() -> MonitorState {
                 None,
             )),
         ],
-        |_| {},
+        None,
     );
     s
 }
@@ -221,7 +221,7 @@ fn no_terminal_size_makes_it_panic() {
             1.0,
             &long,
         ))],
-        |_| {},
+        None,
     );
     for width in 0..=70 {
         for height in 0..=18 {
@@ -274,7 +274,7 @@ fn every_type_has_its_colour() {
             ))
         })
         .collect();
-    s.ingest(records, |_| {});
+    s.ingest(records, None);
     s.set_viewport(60, 40);
     let buffer = draw(&s, 60, 40);
     for t in &types {
@@ -356,7 +356,7 @@ fn long_messages_are_cut_with_a_marker_and_escapes_are_harmless() {
                 &long,
             )),
         ],
-        |_| {},
+        None,
     );
     let text = snapshot(&mut s, 70, 24);
     super::snapshots(|| insta::assert_snapshot!("monitor_long_and_hostile", text));
