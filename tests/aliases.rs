@@ -147,6 +147,7 @@ fn help_aliases_lists_them_all() {
         "who-has-lock",
         "list-all-locks",
         "cleanup-stale-locks",
+        "start-monitoring",
     ] {
         assert!(text.contains(name), "{name} missing");
     }

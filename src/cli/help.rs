@@ -20,7 +20,7 @@ pub struct HelpArgs {
 
 /// The Python tool's commands, with their original argument shape, and
 /// what runs them in swarm.
-pub const ALIASES: [(&str, &str); 16] = [
+pub const ALIASES: [(&str, &str); 17] = [
     (
         "discover-agents [--watch] [--interval N] [--json] [--stale-threshold N]",
         "swarm discover",
@@ -47,6 +47,10 @@ pub const ALIASES: [(&str, &str); 16] = [
     ("who-has-lock FILEPATH [--json]", "swarm who"),
     ("list-all-locks [--include-stale] [--json]", "swarm locks"),
     ("cleanup-stale-locks", "swarm locks --clean"),
+    (
+        "start-monitoring [--filter-type TYPE] [--filter-agent ID] [--no-tmux]",
+        "swarm monitor",
+    ),
     ("onboard", "swarm onboard"),
     ("whoami", "swarm whoami"),
     ("init [-y]", "swarm init"),

@@ -6,16 +6,12 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
-use std::fs::{self, OpenOptions};
-use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
-use serde_json::Value;
 
 use crate::acks::{self, PendingEntry};
+use crate::locks::{DAMAGED_GRACE, LockEntry, LockTable};
 use crate::registry::{AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::sanitize;
 use crate::store::Paths;
@@ -91,61 +87,49 @@ pub fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
     }
 }
 
-/// Largest lock file read; a real one is about 150 bytes.
-const MAX_LOCK_FILE: u64 = 64 * 1024;
-
-/// Every readable lock in `.agent_locks/`, sorted by path. Files that are
-/// not lock files, or do not hold a lock record, are skipped: a reader
-/// must never be stopped by a file it does not understand.
+/// Every valid lock, sorted by path, from the locks module's listing (the
+/// same files `swarm locks` shows); damaged lock files are counted in the
+/// note, since they block their paths until `swarm locks --clean`.
 pub fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
-    let dir = paths.locks_dir();
-    let entries = match fs::read_dir(&dir) {
+    // Listing does not judge staleness: the monitor does, against the time
+    // it shows.
+    let entries = match LockTable::new(paths, 0).list() {
         Ok(entries) => entries,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return (Vec::new(), None),
-        Err(e) => {
-            return (
-                Vec::new(),
-                Some(format!("could not list {}: {e}", dir.display())),
-            );
-        }
+        Err(e) => return (Vec::new(), Some(format!("could not list the locks: {e}"))),
     };
-    let mut locks: Vec<LockView> = entries
-        .filter_map(Result::ok)
-        .filter(|e| is_lock_file_name(&e.file_name().to_string_lossy()))
-        .filter_map(|e| read_lock(&e.path()))
-        .collect();
-    locks.sort_by(|a, b| a.filepath.cmp(&b.filepath));
-    (locks, None)
-}
-
-/// `<64 hex digits>.lock`, the only names lock files have.
-fn is_lock_file_name(name: &str) -> bool {
-    name.strip_suffix(".lock")
-        .is_some_and(|stem| stem.len() == 64 && stem.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-fn read_lock(path: &Path) -> Option<LockView> {
-    let file = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
+    let now = SystemTime::now();
+    let mut locks = Vec::new();
+    let mut damaged = 0;
+    for entry in entries {
+        match entry {
+            LockEntry::Held(held) => locks.push(LockView {
+                filepath: held.record.filepath,
+                agent_id: held.record.agent_id,
+                locked_at: held.record.locked_at,
+                reason: held.record.reason,
+            }),
+            // A lock file being written is empty for a moment: only one
+            // that stays damaged is worth a word.
+            LockEntry::Damaged { modified, .. } => {
+                let settled = modified
+                    .and_then(|m| now.duration_since(m).ok())
+                    .is_none_or(|age| age >= DAMAGED_GRACE);
+                damaged += usize::from(settled);
+            }
+        }
     }
-    let mut bytes = Vec::new();
-    file.take(MAX_LOCK_FILE).read_to_end(&mut bytes).ok()?;
-    let value: Value = serde_json::from_slice(&bytes).ok()?;
-    let text = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-    Some(LockView {
-        filepath: text("filepath")?,
-        agent_id: text("agent_id")?,
-        locked_at: value
-            .get("locked_at")
-            .and_then(Value::as_f64)
-            .filter(|t| t.is_finite())?,
-        reason: text("reason").unwrap_or_default(),
-    })
+    let note = (damaged > 0).then(|| {
+        format!(
+            "{damaged} damaged lock file{} in {} block{} {} path{}; `swarm locks --clean` removes {}",
+            if damaged == 1 { "" } else { "s" },
+            paths.locks_dir().display(),
+            if damaged == 1 { "s" } else { "" },
+            if damaged == 1 { "its" } else { "their" },
+            if damaged == 1 { "" } else { "s" },
+            if damaged == 1 { "it" } else { "them" },
+        )
+    });
+    (locks, note)
 }
 
 /// One change between two readings of the status, for the plain stream.
@@ -385,7 +369,10 @@ pub fn changes(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::locks::lock_file_name;
     use crate::registry::AgentRecord;
+    use serde_json::Value;
+    use std::fs;
 
     fn agent(id: &str, status: AgentStatus) -> AgentRecord {
         AgentRecord {
@@ -421,35 +408,30 @@ mod tests {
     }
 
     #[test]
-    fn lock_files_are_read_tolerantly() {
+    fn locks_are_listed_and_damaged_files_counted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         assert_eq!(read_locks(&paths), (Vec::new(), None));
         fs::create_dir(paths.locks_dir()).expect("mkdir");
-        let name = |c: char| format!("{}.lock", c.to_string().repeat(64));
+        let file = |path: &str| paths.locks_dir().join(lock_file_name(path));
         let good = r#"{"agent_id": "agent-1", "filepath": "src/a.py", "locked_at": 1795267578.97, "reason": "editing"}"#;
-        fs::write(paths.locks_dir().join(name('a')), good).expect("write");
-        // No reason, and an extra key: still a lock.
-        let other =
-            r#"{"agent_id": "agent-2", "filepath": "docs/*", "locked_at": 1795267000, "x": 1}"#;
-        fs::write(paths.locks_dir().join(name('b')), other).expect("write");
-        for (c, bad) in [
-            ('c', "not json"),
-            ('d', r#"{"agent_id": "a", "filepath": "x"}"#),
-            ('e', r#"{"agent_id": 1, "filepath": "x", "locked_at": 1}"#),
-            ('f', "[]"),
-        ] {
-            fs::write(paths.locks_dir().join(name(c)), bad).expect("write");
+        fs::write(file("src/a.py"), good).expect("write");
+        // An extra key does not stop a file being a lock.
+        let other = r#"{"agent_id": "agent-2", "filepath": "docs/*", "locked_at": 1795267000, "reason": "", "x": 1}"#;
+        fs::write(file("docs/*"), other).expect("write");
+        fs::write(file("c"), "not json").expect("write");
+        fs::write(file("d"), r#"{"agent_id": "a", "filepath": "d"}"#).expect("write");
+        let old = SystemTime::now() - DAMAGED_GRACE - Duration::from_secs(1);
+        for name in ["c", "d"] {
+            fs::File::options()
+                .write(true)
+                .open(file(name))
+                .and_then(|f| f.set_modified(old))
+                .expect("age the file");
         }
-        fs::write(paths.locks_dir().join("notes.lock"), good).expect("write");
-        fs::write(paths.locks_dir().join(".index"), good).expect("write");
-        std::os::unix::fs::symlink(
-            paths.locks_dir().join(name('a')),
-            paths.locks_dir().join(name('9')),
-        )
-        .expect("symlink");
+        // Being written right now: not counted yet.
+        fs::write(file("e"), "").expect("write");
         let (locks, note) = read_locks(&paths);
-        assert_eq!(note, None);
         assert_eq!(
             locks,
             vec![
@@ -465,6 +447,8 @@ mod tests {
                 },
             ]
         );
+        let note = note.expect("damaged files are mentioned");
+        assert!(note.starts_with("2 damaged lock files in "), "{note}");
     }
 
     #[test]

@@ -19,6 +19,10 @@ struct Stream {
 }
 
 fn command(project: &Project, args: &[&str]) -> Command {
+    command_named(project, "monitor", args)
+}
+
+fn command_named(project: &Project, name: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new(swarm_bin());
     cmd.current_dir(project.path())
         .env_remove("TMUX")
@@ -31,7 +35,7 @@ fn command(project: &Project, args: &[&str]) -> Command {
         )
         .env("NO_COLOR", "1")
         .env("TZ", "UTC")
-        .arg("monitor")
+        .arg(name)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -41,7 +45,14 @@ fn command(project: &Project, args: &[&str]) -> Command {
 
 impl Stream {
     fn start(project: &Project, args: &[&str]) -> Stream {
-        let mut child = command(project, args).spawn().expect("start the monitor");
+        Stream::new(project, args, "monitor")
+    }
+
+    /// The monitor under another of its names.
+    fn new(project: &Project, args: &[&str], name: &str) -> Stream {
+        let mut child = command_named(project, name, args)
+            .spawn()
+            .expect("start the monitor");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -405,4 +416,48 @@ fn a_closed_pipe_ends_the_stream_even_when_nothing_happens() {
     drop(reader);
     let status = wait_exit(child);
     assert!(status.success(), "{status:?}");
+}
+
+#[test]
+fn the_python_name_and_arguments_still_work() {
+    let project = Project::new();
+    project.write(
+        "agent_messages.log",
+        &([
+            log_line(
+                "m1",
+                "agent-0",
+                &["agent-1"],
+                "INFO",
+                "2026-11-21T13:20:00+00:00",
+                "not this",
+            ),
+            log_line(
+                "m2",
+                "agent-0",
+                &["agent-1"],
+                "BLOCKED",
+                "2026-11-21T13:21:00+00:00",
+                "this",
+            ),
+        ]
+        .join("\n")
+            + "\n"),
+    );
+    let mut stream = Stream::new(
+        &project,
+        &[
+            "--filter-type",
+            "BLOCKED",
+            "--filter-agent",
+            "agent-1",
+            "--no-tmux",
+        ],
+        "start-monitoring",
+    );
+    stream.expect("watching");
+    let (status, lines, stderr) = stream.stop();
+    assert!(status.success(), "{stderr}");
+    assert_eq!(lines[0], "[agent-0][13:21:00][BLOCKED] -> agent-1: this");
+    assert_eq!(lines.len(), 2, "{lines:?}");
 }
