@@ -163,7 +163,7 @@ fn plain(
     out.push('\n');
     ctx.out.print(&out)?;
     loop {
-        let mut update = session.wait()?;
+        let mut update = session.wait();
         if update.stop || (update.tick && sys::stdout_reader_gone()) {
             return Ok(ExitCode::Success);
         }

@@ -136,7 +136,7 @@ impl Session {
         };
         let mut dirty = Dirty::all();
         dirty.log = false;
-        session.read(dirty, &mut first)?;
+        session.read(dirty, &mut first);
         session.check_acks();
         Ok((session, first))
     }
@@ -153,7 +153,7 @@ impl Session {
 
     /// Waits for the next event (at most until the next tick), takes every
     /// other event already waiting, and reads what changed.
-    pub fn wait(&mut self) -> Result<Update> {
+    pub fn wait(&mut self) -> Update {
         let mut update = Update::default();
         let mut dirty = Dirty::default();
         let timeout = self.next_tick.saturating_duration_since(Instant::now());
@@ -190,23 +190,32 @@ impl Session {
             // new: cheap insurance against a lost event.
             dirty.log = true;
         }
-        self.read(dirty, &mut update)?;
+        self.read(dirty, &mut update);
         if update.tick || dirty.acks {
             self.check_acks();
         }
-        Ok(update)
+        update
     }
 
-    fn read(&mut self, dirty: Dirty, update: &mut Update) -> Result<()> {
+    fn read(&mut self, dirty: Dirty, update: &mut Update) {
         if dirty.locks_dir
             && let Some(w) = self.watch.as_mut()
         {
             w.watch_locks_dir();
         }
         if dirty.log {
-            let batch = self.tail.read_new()?;
-            update.records.extend(batch.records);
-            update.skipped += batch.skipped;
+            // A log that cannot be read for a while (its permissions
+            // changed, the disk went away) is reported, not fatal: the
+            // next change or tick tries again.
+            match self.tail.read_new() {
+                Ok(batch) => {
+                    update.records.extend(batch.records);
+                    update.skipped += batch.skipped;
+                }
+                Err(e) => update
+                    .notes
+                    .push((Level::Error, format!("could not read the message log: {e}"))),
+            }
         }
         if dirty.registry {
             update.registry = Some(status::read_registry(&self.paths));
@@ -217,7 +226,6 @@ impl Session {
         if dirty.acks {
             update.acks = Some(status::read_acks(&self.paths));
         }
-        Ok(())
     }
 
     /// Hands due ACK work to the worker, once at a time.

@@ -120,7 +120,7 @@ pub fn run(session: &mut Session, state: &mut MonitorState) -> Result<()> {
             .terminal
             .draw(|frame| render(state, frame))
             .map_err(term_err("draw on the terminal"))?;
-        let mut update = session.wait()?;
+        let mut update = session.wait();
         if update.stop {
             return Ok(());
         }
