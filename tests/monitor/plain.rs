@@ -461,3 +461,30 @@ fn the_python_name_and_arguments_still_work() {
     assert_eq!(lines[0], "[agent-0][13:21:00][BLOCKED] -> agent-1: this");
     assert_eq!(lines.len(), 2, "{lines:?}");
 }
+
+#[test]
+fn only_the_type_is_coloured_and_only_when_asked() {
+    let project = Project::new();
+    project.write(
+        "agent_messages.log",
+        &(log_line(
+            "m1",
+            "agent-0",
+            &["agent-1"],
+            "BLOCKED",
+            "2026-11-21T13:20:00+00:00",
+            "stuck",
+        ) + "\n"),
+    );
+    let mut plain = Stream::start(&project, &[]);
+    let line = plain.expect("stuck");
+    assert_eq!(line, "[agent-0][13:20:00][BLOCKED] -> agent-1: stuck");
+    plain.stop();
+    let mut coloured = Stream::start(&project, &["--color", "always"]);
+    let line = coloured.expect("stuck");
+    assert_eq!(
+        line,
+        "[agent-0][13:20:00][\u{1b}[91mBLOCKED\u{1b}[39m] -> agent-1: stuck"
+    );
+    coloured.stop();
+}

@@ -277,16 +277,24 @@ fn every_type_has_its_colour() {
     s.ingest(records, None);
     s.set_viewport(60, 40);
     let buffer = draw(&s, 60, 40);
+    let mut table = String::new();
     for t in &types {
         let found = (0..buffer.area.height).find_map(|y| {
             let row: String = (0..buffer.area.width)
                 .map(|x| buffer[(x, y)].symbol())
                 .collect();
-            row.find(&format!(" {t} ")).map(|x| (x as u16 + 1, y))
+            // A byte offset; every cell before it holds one character.
+            row.find(&format!(" {t} "))
+                .map(|at| (row[..at].chars().count() as u16 + 1, y))
         });
         let (x, y) = found.unwrap_or_else(|| panic!("{t} is not on screen"));
-        assert_eq!(buffer[(x, y)].fg, expected(t), "colour of {t}");
+        // Every cell of the name, not just its first.
+        for i in 0..t.len() as u16 {
+            assert_eq!(buffer[(x + i, y)].fg, expected(t), "colour of {t}");
+        }
+        table.push_str(&format!("{t:<20} {:?}\n", buffer[(x, y)].fg));
     }
+    super::snapshots(|| insta::assert_snapshot!("monitor_type_colours", table));
 }
 
 #[test]
