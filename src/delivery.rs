@@ -108,29 +108,44 @@ pub fn deliver(
         return Outcome::queued(describe(pane, "press Enter in", &e));
     }
     if settings.confirm {
-        confirm(tmux, pane, marker, settings.pause);
+        confirm(tmux, pane, text, marker, settings.pause);
     }
     Outcome::delivered()
 }
 
-/// If the line under the cursor (the agent's input box) still shows the
-/// message, its Enter was dropped: press Enter once more. Never pastes.
-fn confirm(tmux: &Tmux, pane: &PaneId, marker: &str, pause: Duration) {
-    std::thread::sleep(pause);
-    let Ok(cursor) = tmux.display(pane.as_str(), "#{cursor_y}") else {
+/// Least wait before looking at the screen: the agent needs a moment to
+/// redraw after Enter.
+const CONFIRM_WAIT: Duration = Duration::from_millis(100);
+
+/// If the rows ending at the cursor (the agent's input box) still hold the
+/// message, its Enter was dropped: press Enter once more. Never pastes, so
+/// it can never duplicate a message; if it sees the message elsewhere near
+/// the cursor (an agent echoing it), the extra Enter lands on an empty
+/// prompt, which submits nothing.
+fn confirm(tmux: &Tmux, pane: &PaneId, text: &str, marker: &str, pause: Duration) {
+    std::thread::sleep(pause.max(CONFIRM_WAIT));
+    let Ok(geometry) = tmux.display(pane.as_str(), "#{cursor_y} #{pane_width}") else {
         return;
     };
-    let Ok(y) = cursor.trim().parse::<usize>() else {
+    let mut numbers = geometry.split_whitespace().map(|n| n.parse::<usize>().ok());
+    let (Some(Some(y)), Some(Some(width))) = (numbers.next(), numbers.next()) else {
         return;
     };
-    let Ok(screen) = tmux.capture_pane(pane) else {
+    let Ok(screen) = tmux.capture_rows(pane) else {
         return;
     };
-    if screen
+    // The rows the message can take up when wrapped at the pane's width.
+    let rows: usize = text
         .lines()
-        .nth(y)
-        .is_some_and(|line| line.contains(marker))
-    {
+        .map(|l| l.chars().count() / width.max(1) + 1)
+        .sum::<usize>()
+        .clamp(1, 50);
+    let start = (y + 1).saturating_sub(rows + 1);
+    let near_cursor: String = screen.lines().skip(start).take(y + 1 - start).collect();
+    // A piece of the header without spaces ("15:14:20][INFO]:"), so that
+    // joining wrapped rows (which lose a space at the wrap) still finds it.
+    let token = format!("{}:", marker.rsplit(' ').next().unwrap_or(marker));
+    if near_cursor.contains(&token) {
         let _ = tmux.send_keys(pane, &["Enter"]);
     }
 }

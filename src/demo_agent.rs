@@ -37,6 +37,9 @@ pub enum Event {
     Edited,
     /// Ctrl-C on an empty input box, or Ctrl-D: quit.
     Quit,
+    /// An Enter ignored on purpose (`dropping_enters`); the count since
+    /// the last paste.
+    EnterIgnored(u32),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +59,8 @@ pub struct InputParser {
     state: State,
     input: Vec<u8>,
     pastes: u32,
+    drop_after_paste: u32,
+    to_drop: u32,
 }
 
 impl Default for InputParser {
@@ -64,11 +69,23 @@ impl Default for InputParser {
             state: State::Normal,
             input: Vec::new(),
             pastes: 0,
+            drop_after_paste: 0,
+            to_drop: 0,
         }
     }
 }
 
 impl InputParser {
+    /// A parser that ignores the first `n` Enter presses after each paste,
+    /// as an agent does that drops an Enter arriving too soon after a
+    /// paste (Gemini CLI below about 50 ms). For testing delivery.
+    pub fn dropping_enters(n: u32) -> InputParser {
+        InputParser {
+            drop_after_paste: n,
+            ..InputParser::default()
+        }
+    }
+
     /// The current content of the input box.
     pub fn input(&self) -> String {
         String::from_utf8_lossy(&self.input).into_owned()
@@ -97,6 +114,7 @@ impl InputParser {
                         self.input.push(if byte == b'\r' { b'\n' } else { byte });
                     }
                     self.pastes += 1;
+                    self.to_drop = self.drop_after_paste;
                     return Some(Event::Edited);
                 }
                 self.state = State::Paste(buf);
@@ -128,6 +146,10 @@ impl InputParser {
             b'\r' | b'\n' => {
                 if self.input.is_empty() {
                     return None;
+                }
+                if self.to_drop > 0 {
+                    self.to_drop -= 1;
+                    return Some(Event::EnterIgnored(self.drop_after_paste - self.to_drop));
                 }
                 let text = String::from_utf8_lossy(&std::mem::take(&mut self.input)).into_owned();
                 let pastes = std::mem::take(&mut self.pastes);
@@ -191,7 +213,7 @@ struct Record<'a> {
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
 /// readers never see half a line).
-pub fn run(record: Option<&Path>, name: &str) -> io::Result<()> {
+pub fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
     let mut recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
         None => None,
@@ -206,14 +228,21 @@ pub fn run(record: Option<&Path>, name: &str) -> io::Result<()> {
         "\x1b[?2004h\x1b[2J\x1b[H{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
     )?;
     out.flush()?;
-    let result = event_loop(&mut out, recorder.as_mut());
+    let result = event_loop(
+        &mut out,
+        recorder.as_mut(),
+        InputParser::dropping_enters(drop_enters),
+    );
     let _ = write!(out, "\x1b[?2004l\r\n");
     let _ = out.flush();
     result
 }
 
-fn event_loop(out: &mut impl Write, mut recorder: Option<&mut File>) -> io::Result<()> {
-    let mut parser = InputParser::default();
+fn event_loop(
+    out: &mut impl Write,
+    mut recorder: Option<&mut File>,
+    mut parser: InputParser,
+) -> io::Result<()> {
     let mut stdin = io::stdin().lock();
     let mut buf = [0u8; 8192];
     let mut count = 0u64;
@@ -232,6 +261,13 @@ fn event_loop(out: &mut impl Write, mut recorder: Option<&mut File>) -> io::Resu
         for event in parser.feed(&buf[..n]) {
             match event {
                 Event::Quit => return Ok(()),
+                Event::EnterIgnored(n) => {
+                    let shown = sanitize::one_line(&parser.input());
+                    write!(
+                        out,
+                        "\r\x1b[K(ignored Enter {n} after a paste)\r\n> {shown}"
+                    )?;
+                }
                 Event::Edited if parser.input().is_empty() => first_byte = None,
                 Event::Edited => {
                     let shown = sanitize::one_line(&parser.input());
@@ -320,6 +356,17 @@ mod tests {
         let mut p = InputParser::default();
         let ev = p.feed(b"\x1b[200~a\x1b[31mb\x1b[201~\r");
         assert_eq!(submissions(ev), [submit("a\x1b[31mb", 1)]);
+    }
+
+    #[test]
+    fn an_agent_that_drops_the_first_enter_after_a_paste() {
+        let mut p = InputParser::dropping_enters(1);
+        assert_eq!(
+            p.feed(b"\x1b[200~hi\x1b[201~\r"),
+            [Event::Edited, Event::EnterIgnored(1)]
+        );
+        assert_eq!(p.input(), "hi");
+        assert_eq!(submissions(p.feed(b"\r")), [submit("hi", 1)]);
     }
 
     #[test]

@@ -572,3 +572,91 @@ fn onboarding_sixteen_agents_with_default_settings_reaches_each_once() {
     // One broadcast, counted once: the default limit of 10 leaves room.
     swarm(&project, &server).arg("onboard").assert().success();
 }
+
+/// A demo agent that ignores the first `drop` Enter presses after a paste.
+fn dropping_agent(server: &TmuxServer, project: &Project, name: &str, drop: u32) -> String {
+    let command = format!(
+        "exec '{}' demo-agent --record '{}' --drop-enters {drop}",
+        swarm_bin(),
+        project.file(&format!("{name}.jsonl")).display()
+    );
+    let pane = server.pane(&project.path(), &command);
+    server.wait_for_screen(&pane, "waiting for messages");
+    pane
+}
+
+#[test]
+fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let plain = dropping_agent(&server, &project, "plain", 1);
+    let confirmed = dropping_agent(&server, &project, "confirmed", 1);
+    let stubborn = dropping_agent(&server, &project, "stubborn", 2);
+    swarm(&project, &server).arg("discover").assert().success();
+    let ids = project.agents();
+    let id_of = |pane: &str| {
+        ids.iter()
+            .find(|a| a.1 == pane)
+            .map(|a| a.0.clone())
+            .expect("registered")
+    };
+
+    // Without confirmation a dropped Enter leaves the text in the box.
+    project.write(
+        ".claudeswarm.toml",
+        "[messaging]\nconfirm_delivery = false\n",
+    );
+    swarm(&project, &server)
+        .args([
+            "msg",
+            &id_of(&plain),
+            "INFO",
+            "--from",
+            "t",
+            "left in the box",
+        ])
+        .assert()
+        .success();
+    server.wait_for_screen(&plain, "(ignored Enter 1 after a paste)");
+    assert!(records(&project.file("plain.jsonl")).is_empty());
+
+    // With it, swarm sees the text still waiting and presses Enter once more.
+    project.write(
+        ".claudeswarm.toml",
+        "[messaging]\nconfirm_delivery = true\n",
+    );
+    swarm(&project, &server)
+        .args([
+            "msg",
+            &id_of(&confirmed),
+            "INFO",
+            "--from",
+            "t",
+            "submitted after all",
+        ])
+        .assert()
+        .success();
+    let got = wait_for_records(&project.file("confirmed.jsonl"), 1);
+    assert_eq!(
+        parse_submission(got[0]["text"].as_str().expect("text")).2,
+        "submitted after all"
+    );
+    assert_eq!(got[0]["pastes"], 1);
+
+    // An agent that drops two Enters gets exactly one more press, never a
+    // second paste: the text is in its box once, unsubmitted.
+    swarm(&project, &server)
+        .args(["msg", &id_of(&stubborn), "INFO", "--from", "t", "only once"])
+        .assert()
+        .success();
+    server.wait_for_screen(&stubborn, "(ignored Enter 2 after a paste)");
+    assert!(records(&project.file("stubborn.jsonl")).is_empty());
+    let screen = server.capture(&stubborn);
+    let last = screen
+        .lines()
+        .filter(|l| l.starts_with("> "))
+        .last()
+        .expect("prompt");
+    assert_eq!(last.matches("only once").count(), 1, "{last}");
+    assert_eq!(records(&project.file("confirmed.jsonl")).len(), 1);
+}

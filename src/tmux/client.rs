@@ -443,6 +443,18 @@ impl Tmux {
         )
     }
 
+    /// The visible rows of a pane as the screen shows them (no joining of
+    /// wrapped lines), so that row numbers match `#{cursor_y}`.
+    pub fn capture_rows(&self, target: &PaneId) -> Result<String, TmuxError> {
+        self.exec(
+            Args::new("capture-pane")
+                .flag("-p")
+                .flag("-t")
+                .text(target.as_str()),
+            None,
+        )
+    }
+
     /// Expands a format for a target (`display-message -p`).
     pub fn display(&self, target: &str, format: &str) -> Result<String, TmuxError> {
         let out = self.exec(
