@@ -654,8 +654,8 @@ fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
     let screen = server.capture(&stubborn);
     let last = screen
         .lines()
-        .filter(|l| l.starts_with("> "))
-        .last()
+        .rev()
+        .find(|l| l.starts_with("> "))
         .expect("prompt");
     assert_eq!(last.matches("only once").count(), 1, "{last}");
     assert_eq!(records(&project.file("confirmed.jsonl")).len(), 1);
