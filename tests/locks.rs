@@ -102,13 +102,13 @@ fn key(project: &Project, raw: &str) -> LockKey {
 // * threads calling only the exclusive create, with no flock at all: the
 //   guarantee that still holds against the Python tool, which never takes
 //   swarm's flock.
-// 32 racers x 200 rounds in all for one path: 10 rounds of processes and
-// 190 of library threads.
+// 32 racers x 500 rounds in all for one path (the design target): 10 rounds
+// of processes and 490 of library threads.
 // ---------------------------------------------------------------------
 
 const RACERS: usize = 32;
 const PROCESS_ROUNDS: usize = 10;
-const LIBRARY_ROUNDS: usize = 190;
+const LIBRARY_ROUNDS: usize = 490;
 
 /// Runs one `swarm lock PATH --agent agent-I` process per agent at the
 /// same moment: each waits on its own FIFO, and the test closes them all
