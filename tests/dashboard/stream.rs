@@ -149,7 +149,9 @@ fn an_http_1_0_client_gets_the_events_unchunked() {
         .expect("send");
     let mut got = Vec::new();
     let mut buf = [0u8; 4096];
+    let deadline = std::time::Instant::now() + crate::harness::PATIENCE;
     while !String::from_utf8_lossy(&got).contains("event: connected\ndata: {") {
+        assert!(std::time::Instant::now() < deadline, "no connected event");
         let n = conn.read(&mut buf).expect("read");
         assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&got));
         got.extend_from_slice(&buf[..n]);
