@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::config::ConfigError;
+use crate::dashboard::DashboardError;
 use crate::exit_code::ExitCode;
 use crate::guard::GuardError;
 use crate::locks::LockError;
@@ -29,6 +30,9 @@ pub enum Error {
     /// The config file is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// The dashboard could not start.
+    #[error(transparent)]
+    Dashboard(#[from] DashboardError),
     /// The command line was wrong in a way clap could not see.
     #[error("{0}")]
     Usage(String),
@@ -132,6 +136,7 @@ impl Error {
             Error::RateLimited { .. } => ExitCode::RateLimited,
             Error::Store(_)
             | Error::Config(_)
+            | Error::Dashboard(_)
             | Error::Invalid(_)
             | Error::NoIdentity(_)
             | Error::NotInstalled { .. }
@@ -149,6 +154,7 @@ impl Error {
             Error::Tmux(e) => e.hint(),
             Error::Lock(e) => e.hint(),
             Error::Guard(e) => e.hint(),
+            Error::Dashboard(e) => e.hint(),
             Error::Store(StoreError::LockTimeout { .. }) => Some(
                 "another swarm command is stuck holding the lock; find it with `ps aux | grep swarm`"
                     .into(),

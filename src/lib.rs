@@ -14,6 +14,7 @@ pub mod audit;
 pub mod claude_hooks;
 pub mod config;
 pub mod coordination;
+pub mod dashboard;
 pub mod delivery;
 pub mod demo_agent;
 pub mod discovery;

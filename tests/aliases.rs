@@ -81,6 +81,8 @@ fn every_python_command_name_runs_with_its_original_arguments() {
         (vec!["init", "-y"], false),
         (vec!["config", "show"], false),
         (vec!["config", "validate"], false),
+        (vec!["reload"], false),
+        (vec!["reload", "--source", "github"], false),
         (vec!["--project-root", ".", "list-agents"], false),
         (vec!["help"], false),
         (vec!["version"], false),
@@ -148,6 +150,8 @@ fn help_aliases_lists_them_all() {
         "list-all-locks",
         "cleanup-stale-locks",
         "start-monitoring",
+        "start-dashboard",
+        "reload",
     ] {
         assert!(text.contains(name), "{name} missing");
     }
@@ -156,4 +160,12 @@ fn help_aliases_lists_them_all() {
         .output()
         .expect("run");
     assert!(!String::from_utf8_lossy(&help.stdout).contains("send-message"));
+    // Only what swarm really lacks is listed as not provided.
+    let missing = text
+        .split("Not provided:")
+        .nth(1)
+        .expect("a Not provided line");
+    for provided in ["start-dashboard", "reload", "start-monitoring"] {
+        assert!(!missing.contains(provided), "{provided} is provided");
+    }
 }

@@ -10,6 +10,7 @@ mod concurrency;
 mod config;
 mod coord;
 mod crash;
+mod dashboard;
 mod discovery;
 mod guard;
 mod hostile_input;

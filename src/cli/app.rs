@@ -11,9 +11,9 @@ use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
-    ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, monitor, msg, onboard,
-    redeliver, unlock, version, watch, who, whoami,
+    ack, acks, agents, broadcast, completions, config, coord, dashboard, demo_agent, discover,
+    doctor, down, guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, monitor, msg,
+    onboard, redeliver, reload, unlock, version, watch, who, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -44,6 +44,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         Command::Version => return version::run(out),
         Command::Help(args) => return help::run(out, args),
         Command::Completions(args) => return completions::run(out, args),
+        Command::Reload(args) => return reload::run(out, args),
         Command::DemoAgent(args) => return demo_agent::run(args),
         // Must allow the edit even when the project cannot be set up.
         Command::Guard(args) if matches!(args.command, guard::GuardCommand::CheckEdit) => {
@@ -52,11 +53,13 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    // `watch` and `monitor` do their own housekeeping, and the git guard
-    // should not send messages in the middle of a commit; `acks` wants it
-    // done before it lists; every other command does it after its own work.
+    // `watch` and `monitor` do their own housekeeping, the dashboard only
+    // shows (and a command stopped with Ctrl-C should end at once), and the
+    // git guard should not send messages in the middle of a commit; `acks`
+    // wants it done before it lists; every other command does it after its
+    // own work.
     match &cli.command {
-        Command::Watch(_) | Command::Monitor(_) | Command::Guard(_) => {}
+        Command::Watch(_) | Command::Monitor(_) | Command::Dashboard(_) | Command::Guard(_) => {}
         Command::Acks(_) => housekeeping::quietly(&ctx),
         _ => {
             let result = run_command(&ctx, cli.command);
@@ -81,6 +84,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
+        Command::Dashboard(args) => dashboard::run(ctx, &args),
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),
@@ -95,8 +99,10 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Locks(args) => locks::run(ctx, &args),
         Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
         Command::Guard(args) => guard::run(ctx, &args),
-        Command::Version | Command::Help(_) | Command::Completions(_) | Command::DemoAgent(_) => {
-            Ok(ExitCode::Success)
-        }
+        Command::Version
+        | Command::Help(_)
+        | Command::Completions(_)
+        | Command::Reload(_)
+        | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

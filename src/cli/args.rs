@@ -7,9 +7,9 @@ use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
 use super::{
-    ack, acks, agents, broadcast, completions, config, coord, demo_agent, discover, doctor, down,
-    guard, help, hooks, inbox, init, launch, lock, locks, monitor, msg, onboard, redeliver, unlock,
-    watch, who, whoami,
+    ack, acks, agents, broadcast, completions, config, coord, dashboard, demo_agent, discover,
+    doctor, down, guard, help, hooks, inbox, init, launch, lock, locks, monitor, msg, onboard,
+    redeliver, reload, unlock, watch, who, whoami,
 };
 
 const AFTER_HELP: &str = "\
@@ -106,6 +106,9 @@ pub enum Command {
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
     Monitor(monitor::MonitorArgs),
+    /// Serve a live web view of the swarm (and its JSON API)
+    #[command(alias = "start-dashboard")]
+    Dashboard(dashboard::DashboardArgs),
     /// Install or remove swarm's Claude Code hooks
     Hooks(hooks::HooksArgs),
     /// Lock files, directories or glob patterns for this agent (all or none)
@@ -143,6 +146,8 @@ pub enum Command {
     Coord(coord::CoordArgs),
     /// Print a shell completion script (bash, zsh, fish, ...)
     Completions(completions::CompletionsArgs),
+    /// Say how to update swarm (the Python tool's `reload`; changes nothing)
+    Reload(reload::ReloadArgs),
     /// Print swarm's version
     Version,
     /// Print help: of swarm, of a command, `aliases` (the Python tool's

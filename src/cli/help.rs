@@ -20,7 +20,7 @@ pub struct HelpArgs {
 
 /// The Python tool's commands, with their original argument shape, and
 /// what runs them in swarm.
-pub const ALIASES: [(&str, &str); 17] = [
+pub const ALIASES: [(&str, &str); 19] = [
     (
         "discover-agents [--watch] [--interval N] [--json] [--stale-threshold N]",
         "swarm discover",
@@ -51,10 +51,15 @@ pub const ALIASES: [(&str, &str); 17] = [
         "start-monitoring [--filter-type TYPE] [--filter-agent ID] [--no-tmux]",
         "swarm monitor",
     ),
+    (
+        "start-dashboard [--port N] [--host H] [--no-browser] [--reload]",
+        "swarm dashboard",
+    ),
     ("onboard", "swarm onboard"),
     ("whoami", "swarm whoami"),
     ("init [-y]", "swarm init"),
     ("config init|show|validate|edit", "swarm config"),
+    ("reload [--source local|github]", "swarm reload"),
     ("help, version", "swarm help, swarm version"),
 ];
 
@@ -95,8 +100,8 @@ fn aliases() -> String {
         s.push_str(&format!("  {python:<width$}  {ours}\n"));
     }
     s.push_str(
-        "\nNot provided: start-dashboard, reload, and the agent-to-agent extras (cards,\n\
-         tasks, delegate, find-agent, context, memory, learning, resolve-conflict).\n",
+        "\nNot provided: the agent-to-agent extras (cards, tasks, delegate, find-agent,\n\
+         context, memory, learning, resolve-conflict).\n",
     );
     s
 }

@@ -20,7 +20,7 @@ pub struct Config {
     pub discovery: Discovery,
     /// Onboarding (accepted for parity).
     pub onboarding: Onboarding,
-    /// Web dashboard (accepted for parity).
+    /// Web dashboard (`swarm dashboard`).
     pub dashboard: Dashboard,
     /// How messages reach an agent's pane (swarm's own section).
     pub messaging: Messaging,
@@ -83,15 +83,16 @@ pub struct Onboarding {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Dashboard {
-    /// Accepted for parity.
+    /// Accepted for parity (unused, as in the original).
     pub enabled: bool,
-    /// 1024..=65535.
+    /// The default port, 1024..=65535.
     pub port: u32,
-    /// Non-empty host name.
+    /// The default host (a name or an address).
     pub host: String,
-    /// Accepted for parity.
+    /// Open a browser when the dashboard starts, when one can be.
     pub auto_open_browser: bool,
-    /// Seconds, at least 1.
+    /// Seconds between checks for changes no file event announced; at
+    /// least 1.
     pub refresh_interval: u32,
 }
 

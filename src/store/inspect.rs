@@ -1,9 +1,11 @@
-//! Looking at state files without using them, for `swarm doctor`: what
-//! kind of file each is, its mode, and the names in a state directory.
+//! Looking at state files without using them: what kind of file each is,
+//! its mode, and the names in a state directory (for `swarm doctor`); and
+//! cheap stamps that change whenever a file or a directory's entries do
+//! (for the dashboard's change detection).
 
 use std::fs;
 use std::io;
-use std::os::unix::fs::PermissionsExt;
+use std::os::unix::fs::{DirEntryExt, MetadataExt, PermissionsExt};
 use std::path::Path;
 
 use super::error::StoreError;
@@ -90,9 +92,79 @@ pub fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
     Ok(names)
 }
 
+/// What identifies one version of a file: device, inode, size and
+/// modification time (ns). State files are replaced by rename, so a new
+/// version has a new inode even when the clock did not move; `None` when
+/// the path is missing or cannot be looked at.
+pub type Stamp = Option<(u64, u64, u64, i128)>;
+
+/// The stamp of `path` (a final symbolic link is not followed).
+pub fn stamp(path: &Path) -> Stamp {
+    let m = fs::symlink_metadata(path).ok()?;
+    let mtime = i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec());
+    Some((m.dev(), m.ino(), m.len(), mtime))
+}
+
+/// The entries of directory `dir` whose names end with `suffix`, as
+/// sorted (name, inode) pairs, read from the directory alone (no file is
+/// opened or looked at): a file created, removed or replaced by rename
+/// changes the list. Empty when the directory does not exist.
+pub fn dir_entries(dir: &Path, suffix: &str) -> Result<Vec<(String, u64)>, StoreError> {
+    let read_err = |source| StoreError::Read {
+        path: dir.to_owned(),
+        source,
+    };
+    let entries = match fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(read_err(e)),
+    };
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(read_err)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(suffix) {
+            found.push((name, entry.ino()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stamps_change_with_every_new_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = dir.path().join("f");
+        assert_eq!(stamp(&f), None);
+        fs::write(&f, "one").expect("write");
+        let first = stamp(&f);
+        assert!(first.is_some());
+        // Replaced by rename within the same clock tick: a new inode.
+        let t = dir.path().join("t");
+        fs::write(&t, "two").expect("write");
+        fs::rename(&t, &f).expect("rename");
+        assert_ne!(stamp(&f), first);
+
+        let locks = dir.path().join("locks");
+        assert!(dir_entries(&locks, ".lock").expect("missing").is_empty());
+        fs::create_dir(&locks).expect("mkdir");
+        fs::write(locks.join("b.lock"), "").expect("write");
+        fs::write(locks.join("a.lock"), "").expect("write");
+        fs::write(locks.join("a.lock.tmp"), "").expect("write");
+        let names: Vec<String> = dir_entries(&locks, ".lock")
+            .expect("list")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["a.lock", "b.lock"]);
+        let before = dir_entries(&locks, ".lock").expect("list");
+        fs::rename(locks.join("a.lock.tmp"), locks.join("a.lock")).expect("rename");
+        assert_ne!(dir_entries(&locks, ".lock").expect("list"), before);
+    }
 
     #[test]
     fn kinds_and_listing() {

@@ -1,0 +1,313 @@
+// swarm dashboard: renders what /api/v1 serves and keeps it live from the
+// event stream. Every piece of text from the swarm (ids, paths, reasons,
+// message bodies) is untrusted: it only ever reaches the page through
+// textContent, attributes set one by one, or the title property.
+'use strict';
+
+(function () {
+  const MAX_MESSAGES = 100;
+  const RECONNECTS = 5;
+  const TYPES = [
+    'QUESTION', 'REVIEW-REQUEST', 'BLOCKED', 'COMPLETED', 'CHALLENGE', 'INFO', 'ACK',
+    'TASK-DELEGATION', 'TASK-RESULT', 'CONFLICT', 'NEGOTIATION', 'CAPABILITY-QUERY',
+    'CAPABILITY-RESPONSE', 'REVIEW-FEEDBACK', 'CONTEXT-UPDATE',
+  ];
+
+  const state = {
+    messages: new Map(),
+    awaitingAck: new Set(),
+    attempts: 0,
+    source: null,
+  };
+
+  function byId(id) {
+    return document.getElementById(id);
+  }
+
+  function text(value) {
+    if (value === undefined || value === null) return '';
+    return typeof value === 'string' ? value : String(value);
+  }
+
+  function el(tag, className, content) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (content !== undefined && content !== null) node.textContent = text(content);
+    return node;
+  }
+
+  function list(value) {
+    return Array.isArray(value) ? value : [];
+  }
+
+  // A time as the state files hold it: ISO 8601 with an offset, without
+  // one (local time, as the Python tool writes message times), or Unix
+  // seconds (lock files).
+  function parseTime(value) {
+    if (typeof value === 'number' && isFinite(value)) return new Date(value * 1000);
+    if (typeof value !== 'string') return null;
+    if (/^\d+(\.\d+)?$/.test(value)) return new Date(Number(value) * 1000);
+    const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(\.\d+)?(Z|[+-]\d\d:\d\d)?$/.exec(value);
+    if (!m) return null;
+    const d = new Date(m[1] + (m[2] ? m[2].slice(0, 4) : '') + (m[3] || ''));
+    return isNaN(d.getTime()) ? null : d;
+  }
+
+  function span(seconds) {
+    if (seconds < 60) return seconds + 's';
+    if (seconds < 3600) return Math.floor(seconds / 60) + 'm' + (seconds % 60 ? ' ' + (seconds % 60) + 's' : '');
+    if (seconds < 86400) return Math.floor(seconds / 3600) + 'h ' + Math.floor((seconds % 3600) / 60) + 'm';
+    return Math.floor(seconds / 86400) + 'd ' + Math.floor((seconds % 86400) / 3600) + 'h';
+  }
+
+  function relative(value) {
+    const d = parseTime(value);
+    if (!d) return '–';
+    const seconds = Math.round((Date.now() - d.getTime()) / 1000);
+    return seconds < 0 ? 'in ' + span(-seconds) : span(seconds) + ' ago';
+  }
+
+  function clock(value) {
+    const d = parseTime(value);
+    return d ? d.toLocaleString() : text(value);
+  }
+
+  // An element showing how long ago `value` was; kept current by tick().
+  function timeNode(tag, value) {
+    const node = el(tag, 'time', relative(value));
+    node.dataset.time = text(value);
+    node.title = clock(value);
+    return node;
+  }
+
+  function tick() {
+    for (const node of document.querySelectorAll('[data-time]')) {
+      node.textContent = relative(node.dataset.time);
+    }
+  }
+
+  function typeClass(type) {
+    const t = text(type).toUpperCase();
+    return TYPES.includes(t) ? 'type type-' + t.toLowerCase() : 'type type-other';
+  }
+
+  function fill(bodyId, emptyId, rows) {
+    byId(bodyId).replaceChildren(...rows);
+    byId(emptyId).hidden = rows.length > 0;
+  }
+
+  function row(cells) {
+    const tr = el('tr');
+    for (const cell of cells) {
+      tr.append(cell instanceof Node ? cell : el('td', null, cell));
+    }
+    return tr;
+  }
+
+  function wrapCell(node) {
+    const td = el('td');
+    td.append(node);
+    return td;
+  }
+
+  function renderAgents(body) {
+    const agents = list(body && body.agents);
+    fill('agents', 'agents-empty', agents.map((a) => {
+      const status = text(a.status) || 'unknown';
+      const pane = el('td', 'mono', a.pane_index);
+      if (a.tmux_pane_id) pane.title = 'tmux pane ' + text(a.tmux_pane_id);
+      return row([
+        el('td', 'mono strong', a.id),
+        pane,
+        wrapCell(el('span', 'pill st-' + (['active', 'stale'].includes(status) ? status : 'other'), status)),
+        timeNode('td', a.last_seen),
+      ]);
+    }));
+    byId('agents-count').textContent = String(agents.length);
+    const session = body && body.session_name;
+    byId('session').textContent = session ? 'session ' + text(session) : '';
+  }
+
+  function renderLocks(body) {
+    const locks = list(body && body.locks);
+    fill('locks', 'locks-empty', locks.map((l) => {
+      const path = el('td', 'mono strong', l.filepath);
+      if (l.lock_file) path.title = text(l.lock_file);
+      return row([path, el('td', 'mono', l.agent_id), timeNode('td', l.locked_at), el('td', 'reason', l.reason)]);
+    }));
+    byId('locks-count').textContent = String(locks.length);
+  }
+
+  function renderAcks(body) {
+    const acks = list(body && body.pending_acks);
+    state.awaitingAck = new Set(acks.map((a) => text(a.msg_id)));
+    fill('acks', 'acks-empty', acks.map((a) => {
+      const id = el('td', 'mono', text(a.msg_id).slice(0, 8));
+      const message = a.message && typeof a.message === 'object' ? a.message : {};
+      id.title = text(a.msg_id) + (message.content ? '\n\n' + text(message.content) : '');
+      return row([
+        id,
+        el('td', 'mono', text(a.sender_id) + ' → ' + text(a.recipient_id)),
+        timeNode('td', a.sent_at),
+        el('td', 'num-cell', a.retry_count),
+        timeNode('td', a.next_retry_at),
+      ]);
+    }));
+    byId('acks-count').textContent = String(acks.length);
+    byId('stat-acks').textContent = String(acks.length);
+    renderMessages();
+  }
+
+  function renderStats(body) {
+    if (!body || typeof body !== 'object') return;
+    byId('stat-agents').textContent = text(body.agent_count);
+    byId('stat-locks').textContent = text(body.lock_count);
+    byId('stat-messages').textContent = text(body.message_count);
+    const latest = byId('stat-latest');
+    latest.textContent = relative(body.latest_activity);
+    latest.dataset.time = text(body.latest_activity);
+    latest.title = clock(body.latest_activity);
+    const types = body.message_types && typeof body.message_types === 'object' ? body.message_types : {};
+    byId('types').replaceChildren(...Object.keys(types).sort().map((t) => {
+      const chip = el('span', typeClass(t), t + ' ' + text(types[t]));
+      chip.title = text(types[t]) + ' of the latest messages are ' + t;
+      return chip;
+    }));
+  }
+
+  function messageKey(m) {
+    return m.msg_id ? text(m.msg_id)
+      : [m.timestamp, m.sender, m.msg_type, list(m.recipients).join(',')].map(text).join('-');
+  }
+
+  // `replace`: the body is the whole recent history, not an update.
+  function takeMessages(body, replace) {
+    const incoming = list(body && body.messages).filter((m) => m && typeof m === 'object');
+    if (replace) state.messages.clear();
+    const known = incoming.filter((m) => state.messages.has(messageKey(m))).length;
+    for (const m of incoming) state.messages.set(messageKey(m), m);
+    while (state.messages.size > MAX_MESSAGES) {
+      state.messages.delete(state.messages.keys().next().value);
+    }
+    renderMessages();
+    // More arrived at once than an event carries: fetch the history again
+    // so that none is missing in between.
+    const limit = body && typeof body.limit === 'number' ? body.limit : 0;
+    if (!replace && known === 0 && incoming.length > 0 && incoming.length >= limit && state.messages.size > incoming.length) {
+      load('/api/v1/messages?limit=' + MAX_MESSAGES, (b) => takeMessages(b, true));
+    }
+  }
+
+  function renderMessages() {
+    const items = Array.from(state.messages.values()).reverse().map((m) => {
+      const li = el('li', 'message');
+      const head = el('div', 'head');
+      head.append(
+        timeNode('span', m.timestamp),
+        el('span', 'mono strong', m.sender),
+        el('span', 'arrow', '→'),
+        el('span', 'mono', list(m.recipients).map(text).join(', ')),
+        el('span', typeClass(m.msg_type), m.msg_type),
+      );
+      if (state.awaitingAck.has(text(m.msg_id))) head.append(el('span', 'flag flag-ack', 'awaiting ACK'));
+      const status = m.delivery_status && typeof m.delivery_status === 'object' ? m.delivery_status : {};
+      const queued = Object.keys(status).filter((r) => status[r] === false);
+      if (queued.length) {
+        const flag = el('span', 'flag flag-queued', 'in inbox: ' + queued.join(', '));
+        flag.title = 'not typed into the pane; waiting in the inbox';
+        head.append(flag);
+      }
+      li.append(head, el('div', 'content', m.content));
+      return li;
+    });
+    byId('messages').replaceChildren(...items);
+    byId('messages-empty').hidden = items.length > 0;
+    byId('messages-count').textContent = String(state.messages.size);
+  }
+
+  function problem(message) {
+    byId('problem').textContent = message ? message : '';
+  }
+
+  function connection(label, kind) {
+    const pill = byId('connection');
+    pill.textContent = label;
+    pill.className = 'pill pill-' + kind;
+  }
+
+  function load(path, render) {
+    return fetch(path, { headers: { Accept: 'application/json' }, cache: 'no-store' })
+      .then((r) => {
+        if (!r.ok) throw new Error(path + ': HTTP ' + r.status);
+        return r.json();
+      })
+      .then(render)
+      .catch((e) => problem(text(e && e.message ? e.message : e)));
+  }
+
+  function handler(render) {
+    return (event) => {
+      try {
+        render(JSON.parse(event.data));
+      } catch (e) {
+        problem('unreadable ' + event.type + ' event');
+      }
+    };
+  }
+
+  function connect() {
+    const source = new EventSource('/api/v1/stream');
+    state.source = source;
+    source.addEventListener('connected', () => {
+      state.attempts = 0;
+      connection('live', 'live');
+      problem('');
+    });
+    source.addEventListener('agents', handler(renderAgents));
+    source.addEventListener('locks', handler(renderLocks));
+    source.addEventListener('acks', handler(renderAcks));
+    source.addEventListener('messages', handler((b) => takeMessages(b, false)));
+    source.addEventListener('stats', handler(renderStats));
+    source.addEventListener('heartbeat', handler((b) => {
+      byId('connection').title = 'last heartbeat ' + clock(b && b.timestamp);
+    }));
+    // The server's own `error` events carry data; the browser's (the
+    // connection failed) do not.
+    source.addEventListener('error', (event) => {
+      if (event instanceof MessageEvent && event.data) {
+        handler((b) => problem('server: ' + text(b && b.error)))(event);
+        return;
+      }
+      if (source.readyState === EventSource.CLOSED) {
+        source.close();
+        if (state.attempts < RECONNECTS) {
+          state.attempts += 1;
+          connection('reconnecting…', 'wait');
+          setTimeout(connect, 2000 * state.attempts);
+        } else {
+          connection('disconnected', 'down');
+          problem('The connection to the dashboard was lost; reload the page to try again.');
+        }
+      } else {
+        connection('reconnecting…', 'wait');
+      }
+    });
+  }
+
+  function start() {
+    Promise.all([
+      load('/api/v1/agents', renderAgents),
+      load('/api/v1/locks', renderLocks),
+      load('/api/v1/acks', renderAcks),
+      load('/api/v1/messages?limit=' + MAX_MESSAGES, (b) => takeMessages(b, true)),
+      load('/api/v1/stats', renderStats),
+    ]).then(connect);
+    setInterval(tick, 10000);
+  }
+
+  if (document.readyState === 'loading') {
+    document.addEventListener('DOMContentLoaded', start);
+  } else {
+    start();
+  }
+}());

@@ -1,0 +1,230 @@
+//! `MessageFeed`: the latest messages of the log, kept in memory and
+//! brought up to date by following the log by byte offset (`LogTail`), so
+//! that a request costs only the lines written since the last one, however
+//! large the log has grown. Each message carries its latest delivery
+//! outcome per recipient, merged in from swarm's delivery records.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use serde_json::Value;
+
+use crate::log_tail::{LogTail, TailBatch};
+use crate::message::LogEntry;
+use crate::message_log::Record;
+use crate::store::{Paths, StoreError};
+
+/// How many of the latest messages are kept: the largest `limit` the API
+/// serves (spec 11.2), and the sample its statistics are taken over.
+pub const KEPT_MESSAGES: usize = 1000;
+
+/// The latest messages of one project's log.
+#[derive(Debug)]
+pub struct MessageFeed {
+    paths: Paths,
+    tail: Option<LogTail>,
+    /// Oldest first, each with its sequence number.
+    kept: VecDeque<(u64, LogEntry)>,
+    /// Message id to the sequence number of the latest message with it.
+    by_id: HashMap<String, u64>,
+    next_seq: u64,
+}
+
+impl MessageFeed {
+    /// A feed of the log of `paths`; nothing is read until `refresh`.
+    pub fn new(paths: &Paths) -> MessageFeed {
+        MessageFeed {
+            paths: paths.clone(),
+            tail: None,
+            kept: VecDeque::new(),
+            by_id: HashMap::new(),
+            next_seq: 0,
+        }
+    }
+
+    /// Reads what was written since the last call. The first call reads
+    /// the whole log (its rotated part first). After a rotation or a
+    /// truncation the log is read again from the start, so the feed always
+    /// holds what a fresh read of the files would give. Returns true when
+    /// the messages changed.
+    pub fn refresh(&mut self) -> Result<bool, StoreError> {
+        let batch = match self.tail.as_mut() {
+            Some(tail) => tail.read_new()?,
+            None => return self.reopen().map(|()| true),
+        };
+        if batch.rotated {
+            self.reopen()?;
+            return Ok(true);
+        }
+        Ok(self.absorb(batch))
+    }
+
+    /// The latest `n` messages, oldest first.
+    pub fn latest(&self, n: usize) -> impl Iterator<Item = &LogEntry> {
+        self.kept
+            .iter()
+            .skip(self.kept.len().saturating_sub(n))
+            .map(|(_, e)| e)
+    }
+
+    /// How many messages are kept (at most `KEPT_MESSAGES`).
+    pub fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// How many kept messages there are of each type.
+    pub fn type_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for (_, e) in &self.kept {
+            *counts.entry(e.msg_type.clone()).or_insert(0) += 1;
+        }
+        counts
+    }
+
+    fn reopen(&mut self) -> Result<(), StoreError> {
+        let (tail, batch) = LogTail::open(&self.paths)?;
+        self.tail = Some(tail);
+        self.kept.clear();
+        self.by_id.clear();
+        self.absorb(batch);
+        Ok(())
+    }
+
+    fn absorb(&mut self, batch: TailBatch) -> bool {
+        let mut changed = false;
+        for record in batch.records {
+            match record {
+                Record::Message(entry) => {
+                    let seq = self.next_seq;
+                    self.next_seq += 1;
+                    self.by_id.insert(entry.msg_id.clone(), seq);
+                    self.kept.push_back((seq, entry));
+                    if self.kept.len() > KEPT_MESSAGES
+                        && let Some((old, e)) = self.kept.pop_front()
+                        && self.by_id.get(&e.msg_id) == Some(&old)
+                    {
+                        self.by_id.remove(&e.msg_id);
+                    }
+                    changed = true;
+                }
+                Record::Delivery(d) => {
+                    let Some(entry) = self.entry_mut(&d.msg_id) else {
+                        continue;
+                    };
+                    for (recipient, outcome) in &d.outcomes {
+                        let delivered =
+                            outcome.get("status").and_then(Value::as_str) == Some("delivered");
+                        entry
+                            .delivery_status
+                            .insert(recipient.clone(), Value::Bool(delivered));
+                    }
+                    let ok = entry
+                        .delivery_status
+                        .values()
+                        .filter(|v| v.as_bool() == Some(true))
+                        .count() as u64;
+                    entry.success_count = ok;
+                    entry.failure_count = entry.delivery_status.len() as u64 - ok;
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    fn entry_mut(&mut self, msg_id: &str) -> Option<&mut LogEntry> {
+        let seq = *self.by_id.get(msg_id)?;
+        let front = self.kept.front()?.0;
+        let index = usize::try_from(seq.checked_sub(front)?).ok()?;
+        self.kept.get_mut(index).map(|(_, e)| e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::message::{Message, MessageType};
+    use crate::message_log::{DeliveryRecord, MessageLog, Outcome};
+
+    fn message(n: usize) -> Message {
+        Message::new(
+            "agent-0".into(),
+            vec!["agent-1".into(), "agent-2".into()],
+            MessageType::builtin("INFO"),
+            format!("message {n}"),
+        )
+    }
+
+    fn contents(feed: &MessageFeed, n: usize) -> Vec<String> {
+        feed.latest(n).map(|e| e.content.clone()).collect()
+    }
+
+    #[test]
+    fn keeps_the_latest_messages_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let mut feed = MessageFeed::new(&paths);
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), 0);
+        assert!(!feed.refresh().expect("refresh"), "nothing new");
+        let log = MessageLog::new(&paths);
+        let batch: Vec<_> = (0..KEPT_MESSAGES + 5)
+            .map(|n| message(n).log_entry(&[true, true]))
+            .collect();
+        log.append(&batch).expect("append");
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), KEPT_MESSAGES);
+        assert_eq!(contents(&feed, 2), ["message 1003", "message 1004"]);
+        assert_eq!(feed.latest(usize::MAX).count(), KEPT_MESSAGES);
+        assert_eq!(feed.type_counts().get("INFO"), Some(&KEPT_MESSAGES));
+    }
+
+    #[test]
+    fn delivery_records_update_their_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let log = MessageLog::new(&paths);
+        let m = message(1);
+        log.append(&[m.log_entry(&[false, false])]).expect("append");
+        let mut feed = MessageFeed::new(&paths);
+        feed.refresh().expect("refresh");
+        let entry = feed.latest(1).next().cloned().expect("entry");
+        assert_eq!((entry.success_count, entry.failure_count), (0, 2));
+        log.append(&[DeliveryRecord::new(
+            &m.msg_id,
+            &[
+                ("agent-1".into(), Outcome::delivered()),
+                ("agent-2".into(), Outcome::queued("shell in foreground")),
+            ],
+            None,
+        )])
+        .expect("append");
+        assert!(feed.refresh().expect("refresh"));
+        let entry = feed.latest(1).next().cloned().expect("entry");
+        assert_eq!(entry.delivery_status["agent-1"], Value::Bool(true));
+        assert_eq!(entry.delivery_status["agent-2"], Value::Bool(false));
+        assert_eq!((entry.success_count, entry.failure_count), (1, 1));
+    }
+
+    #[test]
+    fn a_rotated_or_truncated_log_is_read_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let line = serde_json::to_string(&message(0).log_entry(&[true, true])).expect("json");
+        let log = MessageLog::new(&paths).with_rotation(line.len() as u64 * 3);
+        let mut feed = MessageFeed::new(&paths);
+        for n in 0..10 {
+            log.append(&[message(n).log_entry(&[true, true])])
+                .expect("append");
+            feed.refresh().expect("refresh");
+        }
+        // What a fresh read of the two files gives, nothing lost or doubled.
+        let mut fresh = MessageFeed::new(&paths);
+        fresh.refresh().expect("refresh");
+        assert_eq!(contents(&feed, 100), contents(&fresh, 100));
+        assert_eq!(contents(&feed, 1), ["message 9"]);
+        std::fs::write(paths.message_log(), "").expect("truncate");
+        std::fs::remove_file(dir.path().join("agent_messages.log.old")).expect("rm");
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), 0);
+    }
+}

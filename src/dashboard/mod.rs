@@ -1,0 +1,32 @@
+//! `swarm dashboard`: a small web server that shows the swarm live in a
+//! browser (agents, locks, pending acknowledgements, messages), with the
+//! Python tool's JSON API and event stream (spec 11) and the fixes of its
+//! section 17: authentication covers every path, the page needs no inline
+//! script, stale locks are left out, a deleted lock is noticed, and the
+//! files are read afresh for every request.
+
+mod api;
+mod app;
+mod assets;
+mod basic_auth;
+mod browser;
+mod cors;
+mod error;
+mod event_stream;
+mod listen;
+mod live;
+mod message_feed;
+mod request;
+mod response;
+mod server;
+mod settings;
+mod slots;
+
+pub use api::{DEFAULT_LIMIT, MAX_LIMIT, STREAM_LIMIT};
+pub use basic_auth::BasicAuth;
+pub use browser::{Opened, open as open_browser};
+pub use cors::{Cors, DEFAULT_ORIGINS};
+pub use error::DashboardError;
+pub use event_stream::HEARTBEAT;
+pub use server::{Running, Server};
+pub use settings::{Report, Settings};
