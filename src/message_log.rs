@@ -351,20 +351,11 @@ impl MessageLog {
 }
 
 fn open_if_exists(path: &Path) -> Result<Option<File>, StoreError> {
-    match OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(path)
-    {
-        Ok(f) => Ok(Some(f)),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        // A symlink: the next append moves it aside; until then it holds
-        // nothing of ours.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => Ok(None),
-        Err(source) => Err(StoreError::Read {
-            path: path.to_owned(),
-            source,
-        }),
+    match crate::store::open_for_read(path) {
+        // A symlink, FIFO or directory: the next append moves it aside;
+        // until then it holds nothing of ours.
+        Err(StoreError::Corrupt { .. }) => Ok(None),
+        other => other,
     }
 }
 

@@ -1,7 +1,7 @@
 //! Hostile state: every state file truncated, emptied, filled with binary
 //! garbage, given the wrong JSON shape, replaced by a symlink pointing out
-//! of the project, or by a directory (which even root cannot read as a
-//! file). Every command then ends with a documented exit code and a clear
+//! of the project, by a directory (which even root cannot read as a file)
+//! or by a FIFO (which would block a reader forever). Every command then ends with a documented exit code and a clear
 //! message, never a panic, and the damaged content is preserved: left in
 //! place, or moved aside to `<name>.corrupt-<time>`, never overwritten.
 
@@ -18,15 +18,17 @@ enum Damage {
     WrongShape,
     SymlinkOut,
     Directory,
+    Fifo,
 }
 
-const DAMAGES: [Damage; 6] = [
+const DAMAGES: [Damage; 7] = [
     Damage::Truncated,
     Damage::Empty,
     Damage::Garbage,
     Damage::WrongShape,
     Damage::SymlinkOut,
     Damage::Directory,
+    Damage::Fifo,
 ];
 
 /// State files, and valid JSON of the wrong shape for each.
@@ -132,6 +134,16 @@ fn damage(path: &Path, how: Damage, wrong: &str, outside: &Path) -> Option<Vec<u
             fs::write(path.join("inside"), "kept").expect("write");
             return None;
         }
+        // Opening a FIFO for reading blocks until a writer comes: no
+        // command may hang on one.
+        Damage::Fifo => {
+            let ok = std::process::Command::new("mkfifo")
+                .arg(path)
+                .status()
+                .expect("mkfifo");
+            assert!(ok.success());
+            return None;
+        }
     };
     fs::write(path, &bytes).expect("write damage");
     Some(bytes)
@@ -204,7 +216,7 @@ fn damaged_state_files_never_crash_a_command_or_get_overwritten() {
             }
         }
     }
-    assert!(runs >= 8 * 6 * 8);
+    assert!(runs >= 8 * 7 * 8);
     assert!(
         failures.is_empty(),
         "{} problems in {runs} runs:\n{}",

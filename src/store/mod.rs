@@ -16,4 +16,6 @@ pub use error::StoreError;
 pub use paths::Paths;
 pub use root::{MARKERS, ProjectRoot, RootSource};
 pub use state_dir::StateDir;
-pub use state_file::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir};
+pub use state_file::{
+    DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir, open_for_read,
+};

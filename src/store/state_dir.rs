@@ -9,9 +9,8 @@
 //! Temp names never end in `.lock`, so the Python tool does not take them
 //! for lock files.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -74,21 +73,10 @@ impl StateDir {
     /// link is reported as damaged, never followed.
     pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let path = self.file(name);
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&path);
-        let mut file = match file {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                return Err(StoreError::Corrupt {
-                    path,
-                    reason: "it is a symbolic link, and swarm never follows links for state files"
-                        .into(),
-                });
-            }
-            Err(source) => return Err(StoreError::Read { path, source }),
+        let mut file = match super::state_file::open_for_read(&path) {
+            Ok(Some(f)) => f,
+            Ok(None) => return Ok(None),
+            Err(e) => return Err(e),
         };
         let mut bytes = Vec::with_capacity(256);
         file.read_to_end(&mut bytes)

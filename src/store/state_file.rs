@@ -48,6 +48,41 @@ pub struct StateLock {
     data: PathBuf,
 }
 
+/// Opens a state file for reading: never through a symlink, never blocking
+/// on a FIFO someone put in its place, and only if it is a regular file.
+/// `Ok(None)` when it does not exist; anything else that is not a regular
+/// file is reported as damaged.
+pub fn open_for_read(path: &Path) -> Result<Option<File>, StoreError> {
+    let corrupt = |reason: &str| StoreError::Corrupt {
+        path: path.to_owned(),
+        reason: reason.into(),
+    };
+    let read_err = |source| StoreError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+            return Err(corrupt(
+                "it is a symbolic link, and swarm never follows links for state files",
+            ));
+        }
+        Err(e) => return Err(read_err(e)),
+    };
+    if !file.metadata().map_err(read_err)?.is_file() {
+        return Err(corrupt(
+            "it is not a regular file (a directory, FIFO, socket or device)",
+        ));
+    }
+    Ok(Some(file))
+}
+
 /// Creates `dir` and any missing parents with mode 0700.
 pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
@@ -140,21 +175,8 @@ impl StateFile {
             path: self.path.clone(),
             source,
         };
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&self.path);
-        let mut file = match file {
-            Ok(f) => f,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-            Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
-                return Err(StoreError::Corrupt {
-                    path: self.path.clone(),
-                    reason: "it is a symbolic link, and swarm never follows links for state files"
-                        .into(),
-                });
-            }
-            Err(e) => return Err(read_err(e)),
+        let Some(mut file) = open_for_read(&self.path)? else {
+            return Ok(None);
         };
         let mut bytes = Vec::new();
         file.read_to_end(&mut bytes).map_err(read_err)?;
