@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::a2a::A2aError;
 use crate::config::ConfigError;
 use crate::exit_code::ExitCode;
 use crate::guard::GuardError;
@@ -29,6 +30,9 @@ pub enum Error {
     /// The config file is invalid.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A card, task or context is missing, or a task change is refused.
+    #[error(transparent)]
+    A2a(#[from] A2aError),
     /// The command line was wrong in a way clap could not see.
     #[error("{0}")]
     Usage(String),
@@ -124,6 +128,7 @@ impl Error {
             Error::Tmux(e) => e.exit_code(),
             Error::Lock(e) => e.exit_code(),
             Error::Guard(e) => e.exit_code(),
+            Error::A2a(e) => e.exit_code(),
             Error::Usage(_) => ExitCode::Usage,
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
@@ -149,6 +154,7 @@ impl Error {
             Error::Tmux(e) => e.hint(),
             Error::Lock(e) => e.hint(),
             Error::Guard(e) => e.hint(),
+            Error::A2a(e) => e.hint(),
             Error::Store(StoreError::LockTimeout { .. }) => Some(
                 "another swarm command is stuck holding the lock; find it with `ps aux | grep swarm`"
                     .into(),
