@@ -110,6 +110,8 @@ impl CardRegistry {
             };
             let mut card = AgentCard::new(agent, changes.name.as_deref().unwrap_or(""));
             changes.apply(&mut card);
+            // A new card was created and changed in the same instant.
+            card.updated_at = card.created_at.clone();
             cards.insert(agent.to_owned(), card.clone());
             Ok((card, how))
         })?;

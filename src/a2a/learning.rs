@@ -113,10 +113,11 @@ impl AgentPerformance {
         }
     }
 
-    /// Skills by success rate, best first (equal rates in file order).
-    pub fn skills_by_success(&self) -> Vec<&SkillMetrics> {
-        let mut out: Vec<&SkillMetrics> = self.skill_metrics.iter().map(|(_, m)| m).collect();
-        out.sort_by(|a, b| b.success_rate.total_cmp(&a.success_rate));
+    /// Skills (their keys) by success rate, best first (equal rates in
+    /// file order).
+    pub fn skills_by_success(&self) -> Vec<(&str, &SkillMetrics)> {
+        let mut out: Vec<(&str, &SkillMetrics)> = self.skill_metrics.iter().collect();
+        out.sort_by(|a, b| b.1.success_rate.total_cmp(&a.1.success_rate));
         out
     }
 }
