@@ -11,6 +11,7 @@ mod conflict;
 mod delegation;
 mod entries;
 mod error;
+mod health;
 mod learning;
 mod memory;
 mod ordered_map;
@@ -29,6 +30,7 @@ pub use delegation::{
 };
 pub use entries::{Entries, Record};
 pub use error::A2aError;
+pub use health::{FileHealth, check_files};
 pub use learning::{AgentPerformance, LearningStore, SkillMetrics};
 pub use memory::{
     AgentMemory, AgentRelationship, Cleared, LearnedPattern, MemoryStore, TaskMemory,

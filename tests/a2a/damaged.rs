@@ -261,3 +261,23 @@ fn an_unreadable_record_survives_writes_to_its_file() {
     assert_eq!(file["contexts"]["new"]["summary"], "summary");
     assert!(aside_files(&project, "CONTEXTS.json").is_empty());
 }
+
+#[test]
+fn doctor_reports_the_a2a_files() {
+    let project = Project::new();
+    ok(&project, &["tasks", "create", "x", "--creator", "agent-0"]);
+    project.write("AGENT_CARDS.json", r#"{"cards": [1]}"#);
+    let out = run(&project, &["doctor", "--json"]);
+    let report: Value = serde_json::from_str(&super::stdout(&out)).expect("JSON");
+    let text = report.to_string();
+    assert!(
+        text.contains("TASKS.json") && text.contains("readable, 1 record(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("AGENT_CARDS.json") && text.contains("is damaged"),
+        "{text}"
+    );
+    // Looking changed nothing.
+    assert_eq!(project.read("AGENT_CARDS.json"), r#"{"cards": [1]}"#);
+}
