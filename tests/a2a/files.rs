@@ -337,3 +337,53 @@ fn what_swarm_writes_has_the_python_shape() {
         settings.bind(|| redacted(|| insta::assert_snapshot!(name, text)));
     }
 }
+
+#[test]
+fn text_from_the_files_never_reaches_the_terminal_raw() {
+    let project = Project::new();
+    let hostile = "evil\u{1b}]0;pwned\u{7}\u{1b}[2J\r\nline\u{202e}";
+    let at = "2025-11-18T14:30:00+00:00";
+    let mut task = python_task("cccc", hostile, "pending", "normal", json!(hostile), at);
+    task["constraints"] = json!([hostile]);
+    python_file(
+        &project,
+        "TASKS.json",
+        &json!({"version": "1.0", "updated_at": at, "tasks": {"cccc": task}}),
+    );
+    python_file(
+        &project,
+        "AGENT_CARDS.json",
+        &json!({"version": "1.0", "updated_at": at, "cards": {
+        "agent-0": {"agent_id": "agent-0", "name": hostile, "description": hostile, "skills": [hostile]}}}),
+    );
+    python_file(
+        &project,
+        "CONTEXTS.json",
+        &json!({"version": "1.0", "updated_at": at, "contexts": {
+        "c": {"context_id": "c", "name": "c", "summary": hostile,
+              "decisions": [{"decision": hostile, "by": hostile, "reason": hostile}]}}}),
+    );
+    for args in [
+        &["tasks", "list"][..],
+        &["tasks", "get", "cccc"],
+        &["cards", "list"],
+        &["cards", "get", "agent-0"],
+        &["context", "list"],
+        &["context", "get", "c"],
+    ] {
+        let out = ok(&project, args);
+        assert!(
+            out.contains("evil") && out.contains("line"),
+            "{args:?}: {out}"
+        );
+        assert!(
+            !out.contains('\u{1b}')
+                && !out.contains('\u{7}')
+                && !out.contains('\r')
+                && !out.contains('\u{202e}'),
+            "{args:?}: {out:?}"
+        );
+        // Stored text stays on its own line of the table.
+        assert!(!out.contains("\nline"), "{args:?}: {out:?}");
+    }
+}
