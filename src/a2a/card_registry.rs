@@ -2,6 +2,7 @@
 //! (spec 15.1): registering, updating and reading them.
 
 use crate::error::Result;
+use crate::sanitize;
 use crate::store::Paths;
 
 use super::agent_card::{AgentCard, Availability};
@@ -134,7 +135,7 @@ impl CardRegistry {
         self.file.update::<AgentCard, _>(notes, |cards| {
             let card = cards
                 .get_mut(agent)
-                .ok_or_else(|| A2aError::NoCard(agent.to_owned()))?;
+                .ok_or_else(|| A2aError::NoCard(sanitize::one_line(agent)))?;
             changes.apply(card);
             Ok(card.clone())
         })

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::Result;
+use crate::sanitize;
 use crate::store::Paths;
 use crate::time;
 
@@ -385,7 +386,7 @@ impl Delegation {
         let task = self.tasks.get(task_id, notes)?;
         if task.status.is_terminal() {
             return Err(A2aError::TaskClosed {
-                id: task.task_id,
+                id: sanitize::one_line(&task.task_id),
                 status: task.status,
             }
             .into());
@@ -408,7 +409,7 @@ impl Delegation {
         let assigned = self.tasks.modify(&task.task_id, notes, |t| {
             if t.status.is_terminal() {
                 return Err(A2aError::TaskClosed {
-                    id: t.task_id.clone(),
+                    id: sanitize::one_line(&t.task_id),
                     status: t.status,
                 }
                 .into());

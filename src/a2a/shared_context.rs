@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::error::Result;
+use crate::sanitize;
 use crate::store::Paths;
 use crate::time;
 
@@ -216,7 +217,7 @@ impl ContextStore {
         self.file.update::<SharedContext, _>(notes, |contexts| {
             let context = contexts
                 .get_mut(id)
-                .ok_or_else(|| A2aError::NoContext(id.to_owned()))?;
+                .ok_or_else(|| A2aError::NoContext(sanitize::one_line(id)))?;
             let d = context.add_decision(decision, by, reason);
             Ok((context.clone(), d))
         })

@@ -4,6 +4,7 @@
 //! under the file's lock, so concurrent agents lose nothing.
 
 use crate::error::Result;
+use crate::sanitize;
 use crate::store::Paths;
 
 use super::entries::Entries;
@@ -45,10 +46,7 @@ impl TaskStore {
     pub fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Task> {
         let tasks = self.file.read::<Task>(notes)?;
         let key = resolve(&tasks, id)?;
-        Ok(tasks
-            .get(&key)
-            .cloned()
-            .ok_or(A2aError::NoTask(id.to_owned()))?)
+        Ok(tasks.get(&key).cloned().ok_or_else(|| not_found(id))?)
     }
 
     /// Stores a new task and returns it.
@@ -72,18 +70,24 @@ impl TaskStore {
     ) -> Result<(Task, R)> {
         self.file.update::<Task, _>(notes, |tasks| {
             let key = resolve(tasks, id)?;
-            let task = tasks.get_mut(&key).ok_or(A2aError::NoTask(id.to_owned()))?;
+            let task = tasks.get_mut(&key).ok_or_else(|| not_found(id))?;
             let r = change(task)?;
             Ok((task.clone(), r))
         })
     }
 }
 
+/// The error for an id that names no readable task; what was typed is
+/// cleaned before it can reach a terminal.
+fn not_found(given: &str) -> A2aError {
+    A2aError::NoTask(sanitize::one_line(given))
+}
+
 /// The full id `given` names: itself, or the one id it is a prefix of.
 fn resolve(tasks: &Entries<Task>, given: &str) -> Result<String, A2aError> {
     let given = given.trim();
     if given.is_empty() {
-        return Err(A2aError::NoTask(given.to_owned()));
+        return Err(not_found(given));
     }
     if tasks.contains_key(given) {
         return Ok(given.to_owned());
@@ -91,15 +95,15 @@ fn resolve(tasks: &Entries<Task>, given: &str) -> Result<String, A2aError> {
     // `tasks list` shows ids as `1b4e28ba...`: accept what it shows.
     let prefix = given.trim_end_matches('.');
     if prefix.is_empty() {
-        return Err(A2aError::NoTask(given.to_owned()));
+        return Err(not_found(given));
     }
     let mut matches = tasks.keys_starting_with(prefix);
     match matches.len() {
         1 => Ok(matches.remove(0)),
-        0 => Err(A2aError::NoTask(given.to_owned())),
+        0 => Err(not_found(given)),
         _ => Err(A2aError::AmbiguousTask {
-            prefix: given.to_owned(),
-            matches,
+            prefix: sanitize::one_line(given),
+            matches: matches.iter().map(|m| sanitize::one_line(m)).collect(),
         }),
     }
 }

@@ -41,7 +41,7 @@ pub fn run(ctx: &Context, args: &DelegateArgs) -> Result<ExitCode> {
         .collect();
     ctx.out.print(&format!(
         "Task delegated successfully!\n  Task: {}\n  Assigned to: {}\n  Match score: {:.2}\n  Matched skills: {}\n",
-        result.task_id,
+        shown(&result.task_id),
         result.agent_id.as_deref().map(shown).unwrap_or_default(),
         result.match_score,
         if matched.is_empty() {

@@ -87,7 +87,8 @@ pub fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     }
     let mut s = format!(
         "Task updated: {}\n  Status: {}\n",
-        task.task_id, task.status
+        shown(&task.task_id),
+        task.status
     );
     if let Some(a) = &task.assigned_to {
         s.push_str(&format!("  Assignee: {}\n", shown(a)));
