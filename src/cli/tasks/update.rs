@@ -17,15 +17,28 @@ use super::super::context::Context;
 /// the same name for tasks made by the command line).
 const COMMAND_LINE: &str = "cli";
 
+/// The workflow, for the help (a test keeps it equal to the one enforced).
+const WORKFLOW: &str = "\
+A task moves from one status to the next like this:
+  pending    -> assigned, cancelled
+  assigned   -> working, blocked, cancelled, pending
+  working    -> review, blocked, failed, cancelled, completed
+  review     -> completed, working, failed, cancelled
+  blocked    -> pending, assigned, working, cancelled, failed
+  failed     -> pending
+  completed and cancelled are final.";
+
 /// Arguments of `swarm tasks update`.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("changes").required(true).multiple(true).args(["status", "assignee"])))]
+#[command(
+    group(ArgGroup::new("changes").required(true).multiple(true).args(["status", "assignee"])),
+    after_help = WORKFLOW
+)]
 pub struct UpdateArgs {
     /// The task: its id, or a unique beginning of it
     #[arg(value_name = "TASK_ID")]
     task_id: String,
-    /// The new status; it must follow from the current one (see `swarm
-    /// help tasks update`)
+    /// The new status; it must follow from the current one (listed below)
     #[arg(long, value_name = "STATUS", value_parser = status_parser())]
     status: Option<TaskStatus>,
     /// Give the task to this agent (a pending task becomes assigned)
@@ -95,4 +108,29 @@ pub fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     }
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_help_shows_the_enforced_workflow() {
+        for status in TaskStatus::ALL {
+            let next = status.next();
+            if next.is_empty() {
+                continue;
+            }
+            let line = format!(
+                "  {:<10} -> {}\n",
+                status.as_str(),
+                next.iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            assert!(WORKFLOW.contains(&line), "{line:?}");
+        }
+        assert!(WORKFLOW.ends_with("completed and cancelled are final."));
+    }
 }
