@@ -1,8 +1,10 @@
 //! `Entries`: the records of one A2A store file (cards by agent, tasks by
 //! id, the delegation history, ...), in file order. A record swarm cannot
-//! read is kept as it was found and written back untouched, so that
-//! nothing another tool wrote is ever lost by a swarm write (the Python
-//! tool drops such records on its next write).
+//! read is kept as it was found and written back untouched, so that a
+//! swarm write loses nothing another tool wrote (the Python tool drops
+//! such records on its next write). The one exception is a command that
+//! writes that very record anew (an agent registering its card again),
+//! and it says so.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
