@@ -100,6 +100,7 @@ pub const CHECKS: &[Check] = &[
     agent_ids_file,
     message_log,
     pending_acks,
+    a2a_files,
     lock_dir,
     registry_panes,
     leftover_files,
@@ -371,6 +372,39 @@ fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
     )
 }
 
+/// The agent-to-agent store files (cards, tasks, ...) that exist.
+fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
+    let found = match crate::a2a::check_files(s.paths) {
+        Ok(found) => found,
+        Err(e) => {
+            return vec![Outcome::fail(
+                "A2A files",
+                format!("could not read them: {e}"),
+                "check the files' owner and permissions",
+            )];
+        }
+    };
+    let mut out = Vec::new();
+    for f in found {
+        if let Some(o) = file_itself(f.name, &f.path) {
+            out.push(o);
+            continue;
+        }
+        out.push(if f.problems.is_empty() {
+            Outcome::ok(f.name, format!("readable, {} record(s)", f.records))
+        } else {
+            Outcome::warn(
+                f.name,
+                format!("{} record(s) readable, with problems", f.records),
+                "the next swarm command that writes it moves a damaged file aside; records it \
+                 cannot read are kept as they are",
+            )
+            .with_details(f.problems)
+        });
+    }
+    out
+}
+
 /// A JSON state file that is checked only for being readable JSON.
 fn json_file(check: &str, path: &Path, fix: &str) -> Vec<Outcome> {
     let mut out: Vec<Outcome> = file_itself(check, path).into_iter().collect();
@@ -488,6 +522,7 @@ fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
         s.paths.root().to_owned(),
         s.paths.swarm_dir(),
         s.paths.locks_dir(),
+        s.paths.memory_dir(),
     ];
     let mut temps: Vec<PathBuf> = Vec::new();
     let mut corrupt: Vec<PathBuf> = Vec::new();

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::a2a::A2aError;
 use crate::config::ConfigError;
 use crate::dashboard::DashboardError;
 use crate::exit_code::ExitCode;
@@ -33,6 +34,9 @@ pub enum Error {
     /// The dashboard could not start.
     #[error(transparent)]
     Dashboard(#[from] DashboardError),
+    /// A card, task or context is missing, or a task change is refused.
+    #[error(transparent)]
+    A2a(#[from] A2aError),
     /// The command line was wrong in a way clap could not see.
     #[error("{0}")]
     Usage(String),
@@ -128,6 +132,7 @@ impl Error {
             Error::Tmux(e) => e.exit_code(),
             Error::Lock(e) => e.exit_code(),
             Error::Guard(e) => e.exit_code(),
+            Error::A2a(e) => e.exit_code(),
             Error::Usage(_) => ExitCode::Usage,
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
@@ -155,6 +160,7 @@ impl Error {
             Error::Lock(e) => e.hint(),
             Error::Guard(e) => e.hint(),
             Error::Dashboard(e) => e.hint(),
+            Error::A2a(e) => e.hint(),
             Error::Store(StoreError::LockTimeout { .. }) => Some(
                 "another swarm command is stuck holding the lock; find it with `ps aux | grep swarm`"
                     .into(),

@@ -14,7 +14,8 @@ pub enum ExitCode {
     Usage = 2,
     /// A file lock is held by another agent.
     LockHeld = 3,
-    /// The agent, pane or session named does not exist.
+    /// The agent, pane, session, message or record (card, task, context)
+    /// named does not exist.
     NotFound = 4,
     /// tmux is not installed, no server is running, or it did not answer.
     TmuxUnavailable = 5,
@@ -38,7 +39,10 @@ impl ExitCode {
             "usage error: unknown command, bad or missing argument",
         ),
         (ExitCode::LockHeld, "the file lock is held by another agent"),
-        (ExitCode::NotFound, "agent, pane or session not found"),
+        (
+            ExitCode::NotFound,
+            "not found: agent, pane, session, message, card, task or context",
+        ),
         (
             ExitCode::TmuxUnavailable,
             "tmux unavailable: not installed, no server, or timed out",

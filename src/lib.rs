@@ -8,6 +8,7 @@
 //! `store` (project root and state files) and `tmux` (the only code that
 //! spawns tmux). Nothing below `cli` prints.
 
+pub mod a2a;
 pub mod acks;
 pub mod agent_matcher;
 pub mod audit;

@@ -3,6 +3,7 @@
 
 mod harness;
 
+mod a2a;
 mod acks;
 mod aliases;
 mod cli;

@@ -11,9 +11,10 @@ use super::args::{Cli, Command};
 use super::context::Context;
 use super::output::{Output, is_broken_pipe};
 use super::{
-    ack, acks, agents, broadcast, completions, config, coord, dashboard, demo_agent, discover,
-    doctor, down, guard, help, hooks, housekeeping, inbox, init, launch, lock, locks, monitor, msg,
-    onboard, redeliver, reload, unlock, version, watch, who, whoami,
+    ack, acks, agents, broadcast, cards, completions, config, coord, dashboard, delegate,
+    demo_agent, discover, doctor, down, find_agent, guard, help, hooks, housekeeping, inbox, init,
+    launch, learning, lock, locks, memory, monitor, msg, onboard, redeliver, reload,
+    resolve_conflict, shared_context, tasks, unlock, version, watch, who, whoami,
 };
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -92,6 +93,14 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),
         Command::Coord(args) => coord::run(ctx, &args),
+        Command::Cards(args) => cards::run(ctx, &args),
+        Command::Tasks(args) => tasks::run(ctx, &args),
+        Command::Delegate(args) => delegate::run(ctx, &args),
+        Command::FindAgent(args) => find_agent::run(ctx, &args),
+        Command::SharedContext(args) => shared_context::run(ctx, &args),
+        Command::Memory(args) => memory::run(ctx, &args),
+        Command::Learning(args) => learning::run(ctx, &args),
+        Command::ResolveConflict(args) => resolve_conflict::run(ctx, &args),
         Command::Lock(args) => lock::run(ctx, &args),
         Command::AcquireFileLock(args) => lock::run(ctx, &args.into()),
         Command::Unlock(args) => unlock::run(ctx, &args),

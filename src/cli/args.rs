@@ -7,14 +7,31 @@ use clap::{Args, Parser, Subcommand};
 
 use super::output::ColorChoice;
 use super::{
-    ack, acks, agents, broadcast, completions, config, coord, dashboard, demo_agent, discover,
-    doctor, down, guard, help, hooks, inbox, init, launch, lock, locks, monitor, msg, onboard,
-    redeliver, reload, unlock, watch, who, whoami,
+    ack, acks, agents, broadcast, cards, completions, config, coord, dashboard, delegate,
+    demo_agent, discover, doctor, down, find_agent, guard, help, hooks, inbox, init, launch,
+    learning, lock, locks, memory, monitor, msg, onboard, redeliver, reload, resolve_conflict,
+    shared_context, tasks, unlock, watch, who, whoami,
 };
 
+// clap can give subcommands only one heading, so the Python tool's
+// agent-to-agent commands (a separate, optional toolbox that never sends
+// messages or touches locks) are hidden from the list above and listed
+// here under their own heading. A test keeps these lines equal to the
+// commands' own descriptions.
 const AFTER_HELP: &str = "\
-Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent or
-pane not found, 5 tmux unavailable, 6 rate limited, 7 message not delivered.
+Task coordination (the Python tool's agent-to-agent commands):
+  cards             Agent cards: each agent's skills, tools and availability
+  tasks             Tasks with a status workflow and a history
+  delegate          Give a task to the active agent whose card fits it best
+  find-agent        Find agents by skill, or the best agent for an objective
+  context           Shared contexts and the decisions taken in them
+  memory            Show or clear an agent's memory
+  learning          Show an agent's learning stats
+  resolve-conflict  Advise who should have a locked path (changes no lock)
+
+Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent, pane,
+task or other record not found, 5 tmux unavailable, 6 rate limited, 7 message
+not delivered.
 
 Every command of the Python Claude Swarm CLI also works under its old name
 (discover-agents, list-agents, acquire-file-lock, ...).";
@@ -144,6 +161,30 @@ pub enum Command {
     /// Read or add to the shared COORDINATION.md
     #[command(arg_required_else_help = true)]
     Coord(coord::CoordArgs),
+    /// Agent cards: each agent's skills, tools and availability
+    #[command(hide = true, arg_required_else_help = true)]
+    Cards(cards::CardsArgs),
+    /// Tasks with a status workflow and a history
+    #[command(hide = true, arg_required_else_help = true)]
+    Tasks(tasks::TasksArgs),
+    /// Give a task to the active agent whose card fits it best
+    #[command(hide = true)]
+    Delegate(delegate::DelegateArgs),
+    /// Find agents by skill, or the best agent for an objective
+    #[command(hide = true)]
+    FindAgent(find_agent::FindAgentArgs),
+    /// Shared contexts and the decisions taken in them
+    #[command(name = "context", hide = true, arg_required_else_help = true)]
+    SharedContext(shared_context::SharedContextArgs),
+    /// Show or clear an agent's memory
+    #[command(hide = true, arg_required_else_help = true)]
+    Memory(memory::MemoryArgs),
+    /// Show an agent's learning stats
+    #[command(hide = true, arg_required_else_help = true)]
+    Learning(learning::LearningArgs),
+    /// Advise who should have a locked path (changes no lock)
+    #[command(hide = true)]
+    ResolveConflict(resolve_conflict::ResolveConflictArgs),
     /// Print a shell completion script (bash, zsh, fish, ...)
     Completions(completions::CompletionsArgs),
     /// Say how to update swarm (the Python tool's `reload`; changes nothing)
@@ -156,4 +197,36 @@ pub enum Command {
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// The names of the commands listed under "Task coordination".
+    const A2A: [&str; 8] = [
+        "cards",
+        "tasks",
+        "delegate",
+        "find-agent",
+        "context",
+        "memory",
+        "learning",
+        "resolve-conflict",
+    ];
+
+    #[test]
+    fn the_task_coordination_section_matches_the_commands() {
+        let cli = Cli::command();
+        for name in A2A {
+            let cmd = cli.find_subcommand(name).expect(name);
+            assert!(cmd.is_hide_set(), "{name} is listed in the section instead");
+            let about = cmd.get_about().expect("about").to_string();
+            let line = format!("  {name:<16}  {about}\n");
+            assert!(AFTER_HELP.contains(&line), "{line:?}");
+        }
+        let section = AFTER_HELP.split("\n\n").next().expect("section");
+        assert_eq!(section.lines().count(), A2A.len() + 1);
+    }
 }

@@ -20,7 +20,7 @@ pub struct HelpArgs {
 
 /// The Python tool's commands, with their original argument shape, and
 /// what runs them in swarm.
-pub const ALIASES: [(&str, &str); 19] = [
+pub const ALIASES: [(&str, &str); 27] = [
     (
         "discover-agents [--watch] [--interval N] [--json] [--stale-threshold N]",
         "swarm discover",
@@ -60,6 +60,29 @@ pub const ALIASES: [(&str, &str); 19] = [
     ("init [-y]", "swarm init"),
     ("config init|show|validate|edit", "swarm config"),
     ("reload [--source local|github]", "swarm reload"),
+    (
+        "cards list|get AGENT_ID|register|update [--agent-id ID] [--json]",
+        "swarm cards",
+    ),
+    (
+        "tasks list|get TASK_ID|create OBJECTIVE|update TASK_ID [--status S]",
+        "swarm tasks",
+    ),
+    ("delegate TASK_ID", "swarm delegate"),
+    (
+        "find-agent --skill S | --objective TEXT [--json]",
+        "swarm find-agent",
+    ),
+    (
+        "context list|get ID|create ID SUMMARY|add-decision ID DECISION",
+        "swarm context",
+    ),
+    ("memory get|clear [--agent-id ID]", "swarm memory"),
+    ("learning stats [--agent-id ID] [--json]", "swarm learning"),
+    (
+        "resolve-conflict FILEPATH [--requester ID]",
+        "swarm resolve-conflict",
+    ),
     ("help, version", "swarm help, swarm version"),
 ];
 
@@ -94,15 +117,13 @@ fn aliases() -> String {
     let width = ALIASES.iter().map(|(p, _)| p.len()).max().unwrap_or(0);
     let mut s = String::from(
         "The Python tool's command names run the swarm command on the right, with their\n\
-         original arguments and flags. They are hidden from `swarm --help`.\n\n",
+         original arguments and flags. Names that differ from swarm's are hidden from\n\
+         `swarm --help`; the agent-to-agent commands keep their names and are listed\n\
+         there under \"Task coordination\".\n\n",
     );
     for (python, ours) in ALIASES {
         s.push_str(&format!("  {python:<width$}  {ours}\n"));
     }
-    s.push_str(
-        "\nNot provided: the agent-to-agent extras (cards, tasks, delegate, find-agent,\n\
-         context, memory, learning, resolve-conflict).\n",
-    );
     s
 }
 

@@ -3,6 +3,7 @@
 //! anything happens.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod a2a_view;
 mod ack;
 mod acks;
 mod actor;
@@ -10,15 +11,18 @@ mod agents;
 mod app;
 mod args;
 mod broadcast;
+mod cards;
 mod completions;
 mod config;
 mod context;
 mod coord;
 mod dashboard;
+mod delegate;
 mod demo_agent;
 mod discover;
 mod doctor;
 mod down;
+mod find_agent;
 mod guard;
 mod help;
 mod hooks;
@@ -26,9 +30,11 @@ mod housekeeping;
 mod inbox;
 mod init;
 mod launch;
+mod learning;
 mod lock;
 mod lock_view;
 mod locks;
+mod memory;
 mod message_input;
 mod monitor;
 mod msg;
@@ -36,6 +42,9 @@ mod onboard;
 mod output;
 mod redeliver;
 mod reload;
+mod resolve_conflict;
+mod shared_context;
+mod tasks;
 mod unlock;
 mod version;
 mod watch;

@@ -47,6 +47,41 @@ impl Paths {
         self.root.join("COORDINATION.md")
     }
 
+    /// `AGENT_CARDS.json`: what each agent can do (spec 5.6).
+    pub fn agent_cards(&self) -> PathBuf {
+        self.root.join("AGENT_CARDS.json")
+    }
+
+    /// `TASKS.json`: tasks and their history (spec 5.7).
+    pub fn tasks(&self) -> PathBuf {
+        self.root.join("TASKS.json")
+    }
+
+    /// `DELEGATION_HISTORY.json`: every delegation attempt (spec 5.8).
+    pub fn delegation_history(&self) -> PathBuf {
+        self.root.join("DELEGATION_HISTORY.json")
+    }
+
+    /// `LEARNING_DATA.json`: per-agent performance records (spec 5.9).
+    pub fn learning_data(&self) -> PathBuf {
+        self.root.join("LEARNING_DATA.json")
+    }
+
+    /// `.agent_memory/`: one `<agent_id>.json` per agent (spec 5.10).
+    pub fn memory_dir(&self) -> PathBuf {
+        self.root.join(".agent_memory")
+    }
+
+    /// `CONTEXTS.json`: shared contexts and their decisions (spec 5.11).
+    pub fn contexts(&self) -> PathBuf {
+        self.root.join("CONTEXTS.json")
+    }
+
+    /// `CONFLICT_LOG.json`: resolved lock conflicts (spec 5.12).
+    pub fn conflict_log(&self) -> PathBuf {
+        self.root.join("CONFLICT_LOG.json")
+    }
+
     /// `.swarm/`: state that only swarm reads.
     pub fn swarm_dir(&self) -> PathBuf {
         self.root.join(".swarm")
@@ -104,6 +139,16 @@ mod tests {
             p.last_read(),
             Path::new("/p/.swarm/last_read_messages.json")
         );
+        assert_eq!(p.agent_cards(), Path::new("/p/AGENT_CARDS.json"));
+        assert_eq!(p.tasks(), Path::new("/p/TASKS.json"));
+        assert_eq!(
+            p.delegation_history(),
+            Path::new("/p/DELEGATION_HISTORY.json")
+        );
+        assert_eq!(p.learning_data(), Path::new("/p/LEARNING_DATA.json"));
+        assert_eq!(p.memory_dir(), Path::new("/p/.agent_memory"));
+        assert_eq!(p.contexts(), Path::new("/p/CONTEXTS.json"));
+        assert_eq!(p.conflict_log(), Path::new("/p/CONFLICT_LOG.json"));
     }
 
     #[test]

@@ -256,6 +256,21 @@ impl StateFile {
         Ok(Some(aside))
     }
 
+    /// Deletes the file; `Ok(false)` when there was none. Only the data
+    /// goes: the sidecar lock stays, since other processes may be waiting
+    /// on it.
+    pub fn remove(&self, lock: &StateLock) -> Result<bool, StoreError> {
+        debug_assert_eq!(lock.data, self.path, "lock taken for another file");
+        match fs::remove_file(&self.path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(source) => Err(StoreError::Write {
+                path: self.path.clone(),
+                source,
+            }),
+        }
+    }
+
     fn remove_stale_temps(&self) {
         let prefix = self.temp_prefix();
         let Ok(entries) = fs::read_dir(self.dir()) else {
@@ -346,6 +361,18 @@ mod tests {
                 .is_symlink()
         );
         assert_eq!(fs::read(f.path()).expect("read"), b"{}");
+    }
+
+    #[test]
+    fn remove_deletes_the_data_and_keeps_the_lock() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = file(&dir, "s.json");
+        let lock = f.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+        assert!(!f.remove(&lock).expect("nothing to remove"));
+        f.write(&lock, b"{}").expect("write");
+        assert!(f.remove(&lock).expect("remove"));
+        assert_eq!(f.read().expect("read"), None);
+        assert!(f.lock_path().exists());
     }
 
     #[test]
