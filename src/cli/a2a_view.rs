@@ -35,6 +35,16 @@ pub fn shown(text: &str) -> String {
     sanitize::one_line(text)
 }
 
+/// Stored items joined with `", "` (Python's `", ".join(items)`), each
+/// as `shown` prints it.
+pub fn joined(items: &[String]) -> String {
+    items
+        .iter()
+        .map(|s| shown(s))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// The first `n` characters of stored text, as `shown` prints it
 /// (Python's `text[:n]`).
 pub fn head(text: &str, n: usize) -> String {

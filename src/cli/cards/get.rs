@@ -6,7 +6,7 @@ use crate::a2a::{A2aError, CardRegistry};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 
-use super::super::a2a_view::{percent, shown, warn_notes};
+use super::super::a2a_view::{joined, percent, shown, warn_notes};
 use super::super::context::Context;
 
 /// Arguments of `swarm cards get`.
@@ -30,19 +30,12 @@ pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
         ctx.out.json(&card)?;
         return Ok(ExitCode::Success);
     }
-    let list = |items: &[String]| {
-        items
-            .iter()
-            .map(|s| shown(s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut s = format!("=== Agent Card: {} ===\n", shown(&card.agent_id));
     s.push_str(&format!("  Name: {}\n", shown(&card.name)));
     s.push_str(&format!("  Description: {}\n", shown(&card.description)));
     s.push_str(&format!("  Availability: {}\n", card.availability));
-    s.push_str(&format!("  Skills: {}\n", list(&card.skills)));
-    s.push_str(&format!("  Tools: {}\n", list(&card.tools)));
+    s.push_str(&format!("  Skills: {}\n", joined(&card.skills)));
+    s.push_str(&format!("  Tools: {}\n", joined(&card.tools)));
     if !card.success_rates.is_empty() {
         s.push_str("  Success Rates:\n");
         let mut rates: Vec<(&str, &f64)> = card.success_rates.iter().collect();

@@ -6,7 +6,7 @@ use crate::a2a::{A2aError, ContextStore};
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 
-use super::super::a2a_view::{shown, warn_notes};
+use super::super::a2a_view::{joined, shown, warn_notes};
 use super::super::context::Context;
 
 /// Arguments of `swarm context get`.
@@ -30,20 +30,13 @@ pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
         ctx.out.json(&c)?;
         return Ok(ExitCode::Success);
     }
-    let list = |items: &[String]| {
-        items
-            .iter()
-            .map(|s| shown(s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut s = format!("=== Context: {} ===\n", shown(&c.context_id));
     s.push_str(&format!("  Summary: {}\n", shown(&c.summary)));
     if !c.files_touched.is_empty() {
-        s.push_str(&format!("  Files: {}\n", list(&c.files_touched)));
+        s.push_str(&format!("  Files: {}\n", joined(&c.files_touched)));
     }
     if !c.related_contexts.is_empty() {
-        s.push_str(&format!("  Related: {}\n", list(&c.related_contexts)));
+        s.push_str(&format!("  Related: {}\n", joined(&c.related_contexts)));
     }
     if !c.decisions.is_empty() {
         s.push_str("  Decisions:\n");

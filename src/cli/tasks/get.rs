@@ -6,7 +6,7 @@ use crate::a2a::TaskStore;
 use crate::error::Result;
 use crate::exit_code::ExitCode;
 
-use super::super::a2a_view::{shown, warn_notes};
+use super::super::a2a_view::{joined, shown, warn_notes};
 use super::super::context::Context;
 
 /// Arguments of `swarm tasks get`.
@@ -31,13 +31,6 @@ pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
         ctx.out.json(&t)?;
         return Ok(ExitCode::Success);
     }
-    let list = |items: &[String]| {
-        items
-            .iter()
-            .map(|s| shown(s))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
     let mut s = format!("=== Task: {} ===\n", shown(&t.task_id));
     s.push_str(&format!("  Objective: {}\n", shown(&t.objective)));
     s.push_str(&format!("  Status: {}\n", t.status));
@@ -51,13 +44,13 @@ pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
             .unwrap_or_else(|| "unassigned".into())
     ));
     if !t.constraints.is_empty() {
-        s.push_str(&format!("  Constraints: {}\n", list(&t.constraints)));
+        s.push_str(&format!("  Constraints: {}\n", joined(&t.constraints)));
     }
     if !t.files.is_empty() {
-        s.push_str(&format!("  Files: {}\n", list(&t.files)));
+        s.push_str(&format!("  Files: {}\n", joined(&t.files)));
     }
     if !t.blocked_by.is_empty() {
-        s.push_str(&format!("  Blocked by: {}\n", list(&t.blocked_by)));
+        s.push_str(&format!("  Blocked by: {}\n", joined(&t.blocked_by)));
     }
     s.push_str(&format!("  Created: {}\n", shown(&t.created_at)));
     s.push_str(&format!("  Updated: {}\n", shown(&t.updated_at)));
