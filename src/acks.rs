@@ -40,9 +40,14 @@ pub fn hint(msg_id: &str) -> String {
     format!("(acknowledge with: swarm ack {})", short(msg_id))
 }
 
-/// The first 8 characters of an id (enough to acknowledge it).
+/// The first 8 characters of an id (enough to acknowledge it). Ids read
+/// from the log are untrusted text, so this never cuts inside a character.
 pub fn short(msg_id: &str) -> &str {
-    &msg_id[..8.min(msg_id.len())]
+    let end = msg_id
+        .char_indices()
+        .nth(8)
+        .map_or(msg_id.len(), |(i, _)| i);
+    &msg_id[..end]
 }
 
 /// Retry schedule settings.
@@ -555,6 +560,13 @@ mod tests {
         assert_eq!(s.wait_before(5, secs(1)), secs(28));
         // A short --ack-timeout gives a short schedule.
         assert_eq!(AckSettings::default().wait_before(2, secs(1)), secs(2));
+    }
+
+    #[test]
+    fn short_ids_never_split_a_character() {
+        assert_eq!(short("9c2c68bd-7f2c-490f"), "9c2c68bd");
+        assert_eq!(short("abc"), "abc");
+        assert_eq!(short("ééééééééé"), "éééééééé");
     }
 
     #[test]

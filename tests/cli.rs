@@ -247,3 +247,26 @@ fn whoami_in_an_agent_pane_uses_the_registry_then_the_pane_label() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("You are NOT registered as an agent."));
 }
+
+#[test]
+fn a_hostile_message_id_in_the_log_is_shown_not_crashed_on() {
+    let project = Project::new();
+    // Byte 8 of this id falls inside a two-byte character.
+    project.write(
+        "agent_messages.log",
+        "{\"sender\": \"x\", \"timestamp\": \"2026-11-21T13:27:02.029457\", \"msg_type\": \"INFO\", \"content\": \"hi\", \"recipients\": [\"agent-0\"], \"msg_id\": \"a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\"}\n",
+    );
+    for extra in [&[][..], &["--new"][..], &["--new", "--hook"][..]] {
+        let out = swarm_outside_tmux(&project)
+            .args(["inbox", "--agent", "agent-0"])
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{extra:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
+    }
+}

@@ -160,7 +160,7 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
             "{} {} (id {})\n",
             e.header(),
             crate::sanitize::strip_controls(&e.content),
-            short(&e.msg_id)
+            crate::acks::short(&e.msg_id)
         ));
     }
     if view.held_back > 0 {
@@ -183,10 +183,6 @@ fn clone_args(args: &InboxArgs) -> InboxArgs {
         quiet: args.quiet,
         hook: args.hook,
     }
-}
-
-fn short(id: &str) -> &str {
-    &id[..8.min(id.len())]
 }
 
 fn message_json<'a>(v: &'a MessageView, agent: &str) -> MessageJson<'a> {
@@ -243,7 +239,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
         for line in crate::sanitize::strip_controls(&e.content).lines() {
             s.push_str(&format!("  {line}\n"));
         }
-        s.push_str(&format!("  (ID: {})", short(&e.msg_id)));
+        s.push_str(&format!("  (ID: {})", crate::acks::short(&e.msg_id)));
         if let Some(o) = v.outcome_for(agent).filter(|o| o.status == Status::Queued) {
             s.push_str(&format!(
                 "  [not typed into your pane: {}]",

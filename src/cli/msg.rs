@@ -157,7 +157,7 @@ pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         format!(
             "[QUEUED] Message saved to {recipient}'s inbox (id {id})\n  reason: {}\n  (they see it with `swarm inbox`; retry with `swarm redeliver {}`)\n",
             outcome.reason.as_deref().unwrap_or("not delivered"),
-            &id[..8.min(id.len())]
+            crate::acks::short(id)
         )
     };
     if let Some(wait) = ack_timeout {

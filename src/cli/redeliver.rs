@@ -72,13 +72,13 @@ pub fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             if o.is_delivered() {
                 s.push_str(&format!(
                     "{} -> {agent}: delivered\n",
-                    &id[..8.min(id.len())]
+                    crate::acks::short(id)
                 ));
             } else {
                 still_queued = true;
                 s.push_str(&format!(
                     "{} -> {agent}: still queued ({})\n",
-                    &id[..8.min(id.len())],
+                    crate::acks::short(id),
                     o.reason.as_deref().unwrap_or("not delivered")
                 ));
             }
