@@ -7,7 +7,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::time;
+use crate::support::time;
 
 use super::entries::Record;
 use super::ordered_map::OrderedMap;

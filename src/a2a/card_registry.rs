@@ -1,9 +1,9 @@
 //! `CardRegistry`: the agent cards of a project, `AGENT_CARDS.json`
 //! (spec 15.1): registering, updating and reading them.
 
-use crate::error::Result;
-use crate::sanitize;
+use super::error::Result;
 use crate::store::Paths;
+use crate::support::sanitize;
 
 use super::agent_card::{AgentCard, Availability};
 use super::error::A2aError;

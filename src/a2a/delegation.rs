@@ -8,10 +8,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::Result;
-use crate::sanitize;
+use super::error::Result;
 use crate::store::Paths;
-use crate::time;
+use crate::support::sanitize;
+use crate::support::time;
 
 use super::agent_card::AgentCard;
 use super::card_registry::CardRegistry;
@@ -388,8 +388,7 @@ impl Delegation {
             return Err(A2aError::TaskClosed {
                 id: sanitize::one_line(&task.task_id),
                 status: task.status,
-            }
-            .into());
+            });
         }
         let cards = self.cards.list(notes)?;
         let Some(best) = find_best(&cards, &task) else {
@@ -398,7 +397,7 @@ impl Delegation {
                 DelegationResult::failure(&task.task_id, None, capitalised(&reason)),
                 notes,
             )?;
-            return Err(reason.into());
+            return Err(reason);
         };
         let agent = best.card.agent_id.clone();
         let message = format!(
@@ -411,10 +410,9 @@ impl Delegation {
                 return Err(A2aError::TaskClosed {
                     id: sanitize::one_line(&t.task_id),
                     status: t.status,
-                }
-                .into());
+                });
             }
-            Ok(t.assign(&agent, &message)?)
+            t.assign(&agent, &message)
         });
         if let Err(e) = assigned {
             let failure = A2aError::AssignFailed(e.to_string());
@@ -422,7 +420,7 @@ impl Delegation {
                 DelegationResult::failure(&task.task_id, Some(&agent), capitalised(&failure)),
                 notes,
             )?;
-            return Err(failure.into());
+            return Err(failure);
         }
         let result = DelegationResult {
             success: true,

@@ -1,13 +1,23 @@
 //! Failures of the A2A commands (cards, tasks, delegation, contexts,
 //! conflicts), each with its exit code and a hint.
 
-use crate::exit_code::ExitCode;
+use crate::store::StoreError;
+use crate::support::exit_code::ExitCode;
 
 use super::task::TaskStatus;
 
-/// What can go wrong with the A2A stores beyond reading and writing them.
+/// Short for `Result<T, A2aError>`.
+pub type Result<T, E = A2aError> = std::result::Result<T, E>;
+
+/// What can go wrong with the A2A stores and `COORDINATION.md`.
 #[derive(Debug, thiserror::Error)]
 pub enum A2aError {
+    /// A store file could not be read, written or locked.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A value given by the user is not acceptable.
+    #[error("{0}")]
+    Invalid(String),
     /// No agent card for this agent.
     #[error("no card found for agent: {0}")]
     NoCard(String),
@@ -66,6 +76,7 @@ impl A2aError {
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
+            A2aError::Store(_) | A2aError::Invalid(_) => return None,
             A2aError::NoCard(_) => {
                 "list the cards with `swarm cards list`; an agent registers with `swarm cards register --skills ...`".into()
             }

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use crate::error::Result;
+use super::error::Result;
 use crate::store::Paths;
 
 use super::agent_card::AgentCard;

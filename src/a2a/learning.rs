@@ -6,9 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::Result;
+use super::error::Result;
 use crate::store::Paths;
-use crate::time;
+use crate::support::time;
 
 use super::entries::Record;
 use super::ordered_map::OrderedMap;

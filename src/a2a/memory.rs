@@ -8,10 +8,10 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
+use super::error::{A2aError, Result};
+use crate::domain::validate;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
-use crate::time;
-use crate::validate;
+use crate::support::time;
 
 use super::ordered_map::OrderedMap;
 
@@ -197,7 +197,7 @@ impl MemoryStore {
     /// The file of `agent`, whose id must be a plain name (it becomes a
     /// file name: nothing like `../x` gets through).
     fn file(&self, agent: &str) -> Result<StateFile> {
-        let id = validate::agent_id(agent).map_err(Error::Invalid)?;
+        let id = validate::agent_id(agent).map_err(A2aError::Invalid)?;
         Ok(StateFile::new(self.dir.join(format!("{id}.json"))))
     }
 

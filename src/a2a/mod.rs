@@ -8,6 +8,7 @@
 mod agent_card;
 mod card_registry;
 mod conflict;
+pub mod coordination;
 mod delegation;
 mod entries;
 mod error;

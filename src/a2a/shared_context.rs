@@ -5,10 +5,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::error::Result;
-use crate::sanitize;
+use super::error::Result;
 use crate::store::Paths;
-use crate::time;
+use crate::support::sanitize;
+use crate::support::time;
 
 use super::entries::Record;
 use super::error::A2aError;
@@ -198,7 +198,7 @@ impl ContextStore {
     ) -> Result<SharedContext> {
         self.file.update::<SharedContext, _>(notes, |contexts| {
             if !force && contexts.contains_key(&context.context_id) {
-                return Err(A2aError::ContextExists(context.context_id.clone()).into());
+                return Err(A2aError::ContextExists(context.context_id.clone()));
             }
             contexts.insert(context.context_id.clone(), context.clone());
             Ok(context)

@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::error::Result;
-use crate::json::{self, Layout};
+use super::error::Result;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StoreError};
-use crate::time;
+use crate::support::json::{self, Layout};
+use crate::support::time;
 
 use super::entries::{Entries, Record};
 
@@ -210,7 +210,9 @@ mod tests {
         assert!(notes[0].contains("is damaged"), "{notes:?}");
         // A failed change leaves the damaged file where it is.
         let mut notes = Vec::new();
-        let err = s.update::<Item, ()>(&mut notes, |_| Err(crate::Error::Invalid("no".into())));
+        let err = s.update::<Item, ()>(&mut notes, |_| {
+            Err(super::super::A2aError::Invalid("no".into()))
+        });
         assert!(err.is_err());
         assert_eq!(
             fs::read_to_string(s.path()).expect("read"),

@@ -8,7 +8,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::time;
+use crate::support::time;
 
 use super::entries::Record;
 use super::error::A2aError;

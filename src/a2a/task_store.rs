@@ -3,9 +3,9 @@
 //! by `tasks list`) and listing them. Every change is a read-modify-write
 //! under the file's lock, so concurrent agents lose nothing.
 
-use crate::error::Result;
-use crate::sanitize;
+use super::error::Result;
 use crate::store::Paths;
+use crate::support::sanitize;
 
 use super::entries::Entries;
 use super::error::A2aError;
@@ -46,7 +46,7 @@ impl TaskStore {
     pub fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Task> {
         let tasks = self.file.read::<Task>(notes)?;
         let key = resolve(&tasks, id)?;
-        Ok(tasks.get(&key).cloned().ok_or_else(|| not_found(id))?)
+        tasks.get(&key).cloned().ok_or_else(|| not_found(id))
     }
 
     /// Stores a new task and returns it.

@@ -3,14 +3,14 @@
 //! agent's pane, naming a different agent is refused unless the caller says
 //! `--as-other`, so an agent cannot speak for another by accident.
 
-use crate::audit::{AuditEvent, AuditKind, AuditLog};
+use crate::agents::identity;
+use crate::domain::validate;
 use crate::error::{Error, Result};
-use crate::identity;
+use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::tmux::PaneId;
-use crate::validate;
 
-use super::agents::load_registry;
-use super::context::Context;
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
 
 /// The agent a command acts as.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,17 +5,21 @@ use std::ffi::OsString;
 use clap::Parser;
 
 use crate::error::Result;
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
-use super::args::{Cli, Command};
-use super::context::Context;
-use super::output::{Output, is_broken_pipe};
-use super::{
-    ack, acks, agents, broadcast, cards, completions, config, coord, dashboard, delegate,
-    demo_agent, discover, doctor, down, find_agent, guard, help, hooks, housekeeping, inbox, init,
-    launch, learning, lock, locks, memory, monitor, msg, onboard, redeliver, reload,
-    resolve_conflict, shared_context, tasks, unlock, version, watch, who, whoami,
+use super::a2a::{
+    cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
+use super::acks::{ack, list as acks};
+use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::locks::{list as locks, lock, unlock, who};
+use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
+use super::servers::{dashboard, monitor};
+use super::setup::{config, doctor, guard, hooks, init};
+use super::{completions, help, housekeeping, reload, version};
+use crate::cli::args::{Cli, Command};
+use crate::cli::context::Context;
+use crate::cli::output::{Output, is_broken_pipe};
 
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.

@@ -5,13 +5,17 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use super::output::ColorChoice;
-use super::{
-    ack, acks, agents, broadcast, cards, completions, config, coord, dashboard, delegate,
-    demo_agent, discover, doctor, down, find_agent, guard, help, hooks, inbox, init, launch,
-    learning, lock, locks, memory, monitor, msg, onboard, redeliver, reload, resolve_conflict,
-    shared_context, tasks, unlock, watch, who, whoami,
+use super::a2a::{
+    cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
+use super::acks::{ack, list as acks};
+use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::locks::{list as locks, lock, unlock, who};
+use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
+use super::servers::{dashboard, monitor};
+use super::setup::{config, doctor, guard, hooks, init};
+use super::{completions, help, reload};
+use crate::cli::output::ColorChoice;
 
 // clap can give subcommands only one heading, so the Python tool's
 // agent-to-agent commands (a separate, optional toolbox that never sends

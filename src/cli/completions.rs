@@ -4,10 +4,10 @@ use clap::{Args, CommandFactory};
 use clap_complete::Shell;
 
 use crate::error::Result;
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
-use super::args::Cli;
-use super::output::Output;
+use crate::cli::args::Cli;
+use crate::cli::output::Output;
 
 /// Arguments of `swarm completions`.
 #[derive(Debug, Args)]

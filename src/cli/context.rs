@@ -8,19 +8,19 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::acks::AckSettings;
-use crate::agent_matcher::AgentMatcher;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::discovery::DiscoverOptions;
 use crate::config::{self, Config, LoadedConfig};
-use crate::delivery::DeliverySettings;
-use crate::discovery::DiscoverOptions;
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
+use crate::messaging::delivery::DeliverySettings;
+use crate::messaging::rate_limit::RateLimit;
 use crate::messaging::{MessagingSettings, Messenger};
-use crate::rate_limit::RateLimit;
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
-use super::args::GlobalArgs;
-use super::output::Output;
+use crate::cli::args::GlobalArgs;
+use crate::cli::output::Output;
 
 /// The resolved environment of one command.
 pub struct Context {

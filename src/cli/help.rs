@@ -5,10 +5,10 @@
 use clap::{Args, CommandFactory};
 
 use crate::error::{Error, Result};
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
-use super::args::Cli;
-use super::output::Output;
+use crate::cli::args::Cli;
+use crate::cli::output::Output;
 
 /// Arguments of `swarm help`.
 #[derive(Debug, Args)]

@@ -2,13 +2,14 @@
 //! escalations, processed by whichever swarm command runs next (after a
 //! cheap check) and continuously by `swarm watch`.
 
-use crate::acks::{self, ProcessReport};
+use crate::acks;
+use crate::agents::registry::Registry;
 use crate::error::Result;
-use crate::registry::Registry;
-use crate::time;
+use crate::messaging::{ProcessReport, process_due};
+use crate::support::time;
 
-use super::agents::load_registry;
-use super::context::Context;
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
 
 /// Sends what is due, if anything (one small file read when nothing is).
 pub fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
@@ -18,7 +19,7 @@ pub fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
-    let report = acks::process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
+    let report = process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
     Ok(Some(report))
 }
 

@@ -9,7 +9,7 @@ use owo_colors::OwoColorize;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::json::{self, Layout};
+use crate::support::json::{self, Layout};
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

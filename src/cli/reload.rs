@@ -8,9 +8,9 @@ use std::path::Path;
 use clap::{Args, ValueEnum};
 
 use crate::error::Result;
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
-use super::output::Output;
+use crate::cli::output::Output;
 
 /// Where to update from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

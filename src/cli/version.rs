@@ -1,9 +1,9 @@
 //! `swarm version`.
 
 use crate::error::Result;
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
-use super::output::Output;
+use crate::cli::output::Output;
 
 /// Prints `swarm <version>`.
 pub fn run(out: &Output) -> Result<ExitCode> {

@@ -5,6 +5,8 @@
 use std::fmt;
 use std::path::PathBuf;
 
+use crate::store::StoreError;
+
 use super::MAX_CONFIG_BYTES;
 
 /// Where a problem is.
@@ -53,6 +55,9 @@ impl fmt::Display for Problem {
 /// A configuration that could not be used.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
+    /// The default configuration could not be written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
     /// A file named explicitly (`--file`) does not exist.
     #[error("config file {} does not exist", path.display())]
     NotFound {

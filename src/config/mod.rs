@@ -17,7 +17,10 @@ pub use load::{
     CONFIG_FILE_NAMES, DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find,
     load, load_file, load_with, process_env,
 };
-pub use model::{Acks, Config, Dashboard, Discovery, Locking, Messaging, Onboarding, RateLimiting};
+pub use model::{
+    Acks, Config, DEFAULT_AGENT_COMMANDS, Dashboard, Discovery, Locking, Messaging, Onboarding,
+    RateLimiting,
+};
 pub use template::{render as template, write as write_template};
 pub use tree::MAX_YAML_DEPTH;
 

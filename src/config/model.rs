@@ -6,7 +6,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent_matcher::DEFAULT_AGENT_COMMANDS;
+/// Agent programs recognised when the config names none.
+pub const DEFAULT_AGENT_COMMANDS: [&str; 5] = ["claude", "claude-code", "codex", "gemini", "aider"];
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::validate;
+use crate::domain::validate;
 
 /// A key of the config file.
 #[derive(Debug)]

@@ -20,7 +20,7 @@ with `swarm config show`.";
 
 /// Writes the default configuration to `path` in the format its name
 /// says. An existing file is replaced only with `replace`.
-pub fn write(path: &Path, replace: bool) -> crate::error::Result<Format> {
+pub fn write(path: &Path, replace: bool) -> Result<Format, ConfigError> {
     let format = Format::of(path).ok_or_else(|| ConfigError::Format {
         path: path.to_owned(),
     })?;

@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::acks::PendingEntry;
+use crate::agents::registry::Registry;
 use crate::locks::{LockEntry, LockError, LockTable};
-use crate::registry::Registry;
 use crate::store::{Paths, inspect};
-use crate::time;
+use crate::support::time;
 
 use super::message_feed::{KEPT_MESSAGES, MessageFeed};
 

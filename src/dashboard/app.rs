@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde_json::json;
 
-use crate::monitor;
-use crate::time;
+use crate::snapshot;
+use crate::support::time;
 
 use super::api;
 use super::assets;
@@ -165,7 +165,7 @@ impl App {
         Reply::Full(match path {
             "/health" => Response::json(200, &api::health(&self.settings.paths, time::now())),
             "/api/v1/agents" => {
-                let (registry, _) = monitor::read_registry(&self.settings.paths);
+                let (registry, _) = snapshot::read_registry(&self.settings.paths);
                 Response::json(200, &api::agents(registry.as_ref()))
             }
             "/api/v1/locks" => match self.live_locks() {
@@ -173,7 +173,7 @@ impl App {
                 Err(r) => r,
             },
             "/api/v1/acks" => {
-                let (pending, _) = monitor::read_acks(&self.settings.paths);
+                let (pending, _) = snapshot::read_acks(&self.settings.paths);
                 Response::json(200, &api::acks(&pending))
             }
             "/api/v1/messages" => match api::limit(req.query_param("limit").as_deref()) {
@@ -214,7 +214,7 @@ impl App {
     }
 
     fn stats(&self) -> Response {
-        let (registry, _) = monitor::read_registry(&self.settings.paths);
+        let (registry, _) = snapshot::read_registry(&self.settings.paths);
         let locks = match self.live_locks() {
             Ok(l) => l,
             Err(r) => return r,

@@ -3,6 +3,9 @@
 use std::io;
 use std::net::SocketAddr;
 
+use crate::error::{Error, Reported};
+use crate::support::exit_code::ExitCode;
+
 /// A failure to start serving. Messages read after "failed to ...".
 #[derive(Debug, thiserror::Error)]
 pub enum DashboardError {
@@ -39,9 +42,18 @@ pub enum DashboardError {
     Thread(io::Error),
 }
 
-impl DashboardError {
-    /// What the user can do about it.
-    pub fn hint(&self) -> Option<String> {
+impl From<DashboardError> for Error {
+    fn from(e: DashboardError) -> Error {
+        Error::Server(Box::new(e))
+    }
+}
+
+impl Reported for DashboardError {
+    fn exit_code(&self) -> ExitCode {
+        ExitCode::Failure
+    }
+
+    fn hint(&self) -> Option<String> {
         match self {
             DashboardError::PortInUse { port, .. } => Some(format!(
                 "try a different port with --port (or dashboard.port in the config), or stop \

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::time;
+use crate::support::time;
 
 use super::api;
 use super::app::App;

@@ -11,10 +11,10 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::monitor::{self, Dirty, FileWatch};
-use crate::registry::Registry;
+use crate::agents::registry::Registry;
+use crate::snapshot::{self, Dirty, FileWatch};
 use crate::store::inspect::{self, Stamp};
-use crate::time;
+use crate::support::time;
 
 use super::api;
 use super::app::App;
@@ -282,7 +282,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let registry_changed = fresh || dirty.registry || registry_stamp != seen.registry_stamp;
     if registry_changed {
         seen.registry_stamp = registry_stamp;
-        let (registry, note) = monitor::read_registry(paths);
+        let (registry, note) = snapshot::read_registry(paths);
         notes.extend(note);
         seen.registry = registry;
         out.push((Topic::Agents, api::agents(seen.registry.as_ref())));
@@ -314,7 +314,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let acks_stamp = inspect::stamp(&paths.pending_acks());
     if fresh || dirty.acks || acks_stamp != seen.acks_stamp {
         seen.acks_stamp = acks_stamp;
-        let (pending, note) = monitor::read_acks(paths);
+        let (pending, note) = snapshot::read_acks(paths);
         notes.extend(note);
         out.push((Topic::Acks, api::acks(&pending)));
     }

@@ -8,9 +8,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde_json::Value;
 
-use crate::log_tail::{LogTail, TailBatch};
-use crate::message::LogEntry;
-use crate::message_log::Record;
+use crate::domain::message::LogEntry;
+use crate::messaging::log_tail::{LogTail, TailBatch};
+use crate::messaging::message_log::Record;
 use crate::store::{Paths, StoreError};
 
 /// How many of the latest messages are kept: the largest `limit` the API
@@ -142,8 +142,8 @@ impl MessageFeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{Message, MessageType};
-    use crate::message_log::{DeliveryRecord, MessageLog, Outcome};
+    use crate::domain::message::{Message, MessageType};
+    use crate::messaging::message_log::{DeliveryRecord, MessageLog, Outcome};
 
     fn message(n: usize) -> Message {
         Message::new(

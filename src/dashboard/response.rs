@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde_json::{Value, json};
 
-use crate::json::{self, Layout};
+use crate::support::json::{self, Layout};
 
 /// Sent with every answer: no sniffing, no framing, a content security
 /// policy that allows the dashboard's own files and nothing inline, no

@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use crate::exit_code::ExitCode;
-use crate::git::GitError;
+use crate::guard::git::GitError;
 use crate::locks::Conflict;
+use crate::support::exit_code::ExitCode;
 
 /// A guard operation that could not be done, or a commit it refuses.
 #[derive(Debug, thiserror::Error)]

@@ -5,6 +5,7 @@
 
 mod edit_request;
 mod error;
+pub mod git;
 mod pre_commit;
 
 pub use edit_request::EditRequest;

@@ -2,8 +2,8 @@
 
 use std::fmt;
 
-use crate::sanitize;
-use crate::time;
+use crate::support::sanitize;
+use crate::support::time;
 
 use super::held_lock::HeldLock;
 

@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::exit_code::ExitCode;
 use crate::store::StoreError;
+use crate::support::exit_code::ExitCode;
 
 use super::conflict::Conflict;
 use super::lock_record::MAX_REASON_CHARS;

@@ -3,8 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::json::{self, Layout};
-use crate::validate;
+use crate::domain::validate;
+use crate::support::json::{self, Layout};
 
 use super::lock_key::lock_file_name;
 

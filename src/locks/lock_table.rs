@@ -14,11 +14,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::audit::{AuditEvent, AuditKind, AuditLog};
+use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateDir, StateFile, StateLock, StoreError,
 };
-use crate::time;
+use crate::support::time;
 
 use super::conflict::Conflict;
 use super::error::LockError;

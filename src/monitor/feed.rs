@@ -6,7 +6,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
-use crate::sanitize;
+use crate::support::sanitize;
 
 use super::palette::{TypeColor, type_color};
 use super::state::{AckMark, FeedMessage, MonitorState};

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::message::LogEntry;
+use crate::domain::message::LogEntry;
 
 /// The command-line filters. A message is kept when it passes all of
 /// them; the others are never buffered.
@@ -119,7 +119,7 @@ pub fn parse_duration(input: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{Message, MessageType};
+    use crate::domain::message::{Message, MessageType};
 
     fn entry(from: &str, to: &[&str], kind: &'static str) -> LogEntry {
         Message::new(
@@ -150,7 +150,7 @@ mod tests {
     #[test]
     fn base_filter_combines_type_agent_and_age() {
         let e = entry("agent-0", &["agent-1"], "BLOCKED");
-        let now = crate::time::now();
+        let now = crate::support::time::now();
         let mut f = BaseFilter::default();
         assert!(f.matches(&e, Some(now)));
         f.types = vec!["BLOCKED".into(), "INFO".into()];

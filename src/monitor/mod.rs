@@ -4,7 +4,6 @@
 //! event loop's inputs and `tui` the terminal.
 
 mod feed;
-mod file_watch;
 mod filter;
 mod layout;
 mod palette;
@@ -12,12 +11,10 @@ mod plain;
 mod render;
 mod session;
 mod state;
-mod status;
 mod text;
 mod tui;
 mod worker;
 
-pub use file_watch::{Dirty, FileWatch};
 pub use filter::{BaseFilter, ViewFilter, parse_duration};
 pub use layout::{Areas, areas};
 pub use palette::{TypeColor, type_color};
@@ -28,6 +25,5 @@ pub use state::{
     AckMark, Action, Activity, Compose, ComposeStep, DEFAULT_CAPACITY, FeedMessage, Level, Mode,
     MonitorState, Notice, Outgoing,
 };
-pub use status::{LockView, Status, StatusChange, changes, read_acks, read_locks, read_registry};
 pub use tui::run as run_tui;
 pub use worker::{Job, Report, Worker, WorkerSetup};

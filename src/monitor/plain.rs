@@ -7,7 +7,7 @@
 use chrono::{DateTime, FixedOffset, Utc};
 
 use super::state::FeedMessage;
-use crate::sanitize;
+use crate::support::sanitize;
 
 /// A message line in three parts, so that the type can be coloured.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::{Message, MessageType};
+    use crate::domain::message::{Message, MessageType};
 
     #[test]
     fn one_safe_line_per_message() {
@@ -67,7 +67,7 @@ mod tests {
             MessageType::builtin("BLOCKED"),
             String::new(),
         );
-        m.created = crate::time::from_unix_seconds(1_795_267_578.0).expect("time");
+        m.created = crate::support::time::from_unix_seconds(1_795_267_578.0).expect("time");
         let mut entry = m.log_entry(&[]);
         entry.content = "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into();
         let line = message_line(

@@ -10,9 +10,9 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use crate::acks;
-use crate::registry::AgentStatus;
-use crate::sanitize;
-use crate::time;
+use crate::agents::registry::AgentStatus;
+use crate::support::sanitize;
+use crate::support::time;
 
 use super::feed;
 use super::layout::{self, Areas};

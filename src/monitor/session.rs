@@ -11,18 +11,18 @@ use std::time::{Duration, Instant};
 use ratatui::crossterm::event::Event as TermEvent;
 
 use crate::acks::{self, PendingEntry};
+use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
-use crate::log_tail::LogTail;
-use crate::message_log::Record;
-use crate::registry::Registry;
+use crate::messaging::log_tail::LogTail;
+use crate::messaging::message_log::Record;
 use crate::store::Paths;
-use crate::sys;
-use crate::time;
+use crate::support::sys;
+use crate::support::time;
 
-use super::file_watch::{Dirty, FileWatch};
 use super::state::Level;
-use super::status::{self, LockView};
 use super::worker::{Job, Report, Worker, WorkerSetup};
+use crate::snapshot::{self as status, LockView};
+use crate::snapshot::{Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub const TICK: Duration = Duration::from_secs(1);

@@ -11,18 +11,18 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 
 use crate::acks::{self, PendingEntry};
-use crate::message::{self, BUILTIN_TYPES, LogEntry, MessageType};
-use crate::message_log::{Outcome, Record, Status as Delivery};
-use crate::registry::Registry;
-use crate::sanitize;
-use crate::time;
-use crate::validate;
+use crate::agents::registry::Registry;
+use crate::domain::message::{self, BUILTIN_TYPES, LogEntry, MessageType};
+use crate::domain::validate;
+use crate::messaging::message_log::{Outcome, Record, Status as Delivery};
+use crate::support::sanitize;
+use crate::support::time;
 
 use super::feed;
 use super::filter::{BaseFilter, ViewFilter};
 use super::layout;
 use super::session::Update;
-use super::status::{LockView, Status};
+use crate::snapshot::{LockView, Status};
 
 /// Messages kept for the feed unless told otherwise.
 pub const DEFAULT_CAPACITY: usize = 100;
@@ -808,8 +808,8 @@ fn complete(options: &[String], typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::message::Message;
-    use crate::message_log::DeliveryRecord;
+    use crate::domain::message::Message;
+    use crate::messaging::message_log::DeliveryRecord;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -967,11 +967,11 @@ mod tests {
     fn composing_checks_each_field_then_sends() {
         let mut s = state();
         let mut reg = Registry::empty(String::new());
-        reg.agents = vec![crate::registry::AgentRecord {
+        reg.agents = vec![crate::agents::registry::AgentRecord {
             id: "agent-1".into(),
             pane_index: "s:0.0".into(),
             pid: 1,
-            status: crate::registry::AgentStatus::Active,
+            status: crate::agents::registry::AgentStatus::Active,
             last_seen: String::new(),
             session_name: "s".into(),
             tmux_pane_id: None,

@@ -20,7 +20,7 @@ use ratatui::crossterm::terminal::{
 };
 
 use crate::error::{Error, Result};
-use crate::time;
+use crate::support::time;
 
 use super::render::render;
 use super::session::{Event, Session};

@@ -9,13 +9,13 @@ use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 
 use crate::acks::{self, AckSettings};
-use crate::agent_matcher::AgentMatcher;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::domain::message::MessageType;
 use crate::error::Result;
-use crate::message::MessageType;
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
-use crate::registry::{Registry, RegistryFile, RegistryState};
 use crate::store::Paths;
-use crate::time;
+use crate::support::time;
 use crate::tmux::{Server, Tmux};
 
 use super::state::{Level, Outgoing};
@@ -134,7 +134,7 @@ fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     if !acks::work_due(&setup.paths, time::now()) {
         return Vec::new();
     }
-    let report = match acks::process_due(
+    let report = match crate::messaging::process_due(
         &messenger(setup, tmux),
         &registry(&setup.paths),
         &setup.acks,

@@ -2,6 +2,7 @@
 //! each file lives, and atomic, lock-protected reads and writes.
 
 mod append_file;
+pub mod audit;
 mod document;
 mod error;
 pub mod inspect;

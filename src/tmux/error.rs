@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use crate::exit_code::ExitCode;
+use crate::support::exit_code::ExitCode;
 
 /// A tmux call that did not do what was asked. The text reads after
 /// "failed to ...", and keeps tmux's own words where it said something.

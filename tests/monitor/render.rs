@@ -11,11 +11,12 @@ use ratatui::style::Color;
 use serde_json::{Map, Value};
 
 use swarm::acks::{self, PendingEntry};
-use swarm::message::{BUILTIN_TYPES, LogEntry};
-use swarm::message_log::{DeliveryRecord, Outcome, Record};
-use swarm::monitor::{LockView, MonitorState, render};
-use swarm::registry::{AgentRecord, AgentStatus, Registry};
-use swarm::time;
+use swarm::agents::registry::{AgentRecord, AgentStatus, Registry};
+use swarm::domain::message::{BUILTIN_TYPES, LogEntry};
+use swarm::messaging::message_log::{DeliveryRecord, Outcome, Record};
+use swarm::monitor::{MonitorState, render};
+use swarm::snapshot::LockView;
+use swarm::support::time;
 
 /// 2026-11-21 13:26:18 UTC: "now" in every test.
 const NOW: f64 = 1_795_267_578.0;

@@ -1,0 +1,387 @@
+//! The demo agent: a tiny stand-in for an agent CLI. It puts its terminal
+//! in raw mode, asks for bracketed paste (as Claude Code, Codex and Gemini
+//! CLI do), and treats "text, then Enter" as one submission, which it shows
+//! with a timestamp and can record as a JSON line. `swarm launch --agent
+//! demo` runs it, and the tests read its record to see exactly what an
+//! agent received.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::support::sanitize;
+use crate::support::sys::RawTerminal;
+use crate::support::time;
+
+/// The line the demo agent prints once it is ready for input (after it
+/// has asked for bracketed paste); tests wait for it on screen.
+pub const READY_BANNER: &str = "waiting for messages";
+
+/// Bracketed paste start and end markers.
+const PASTE_START: &[u8] = b"\x1b[200~";
+const PASTE_END: &[u8] = b"\x1b[201~";
+
+/// What the input parser makes of the bytes typed or pasted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// Enter with text in the input box: one submission.
+    Submit {
+        /// The text, exactly as received (invalid UTF-8 replaced).
+        text: String,
+        /// How many bracketed pastes it was made of.
+        pastes: u32,
+    },
+    /// The input box changed (typing, a paste, backspace).
+    Edited,
+    /// Ctrl-C on an empty input box, or Ctrl-D: quit.
+    Quit,
+    /// An Enter ignored on purpose (`dropping_enters`); the count since
+    /// the last paste.
+    EnterIgnored(u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum State {
+    Normal,
+    Escape,
+    Csi(Vec<u8>),
+    Paste(Vec<u8>),
+}
+
+/// A byte-level parser for what a terminal application receives:
+/// keystrokes, CSI sequences and bracketed pastes. Pasted text never
+/// submits on its own, even when it contains newlines; only a separate
+/// Enter does.
+#[derive(Clone, Debug)]
+pub struct InputParser {
+    state: State,
+    input: Vec<u8>,
+    pastes: u32,
+    drop_after_paste: u32,
+    to_drop: u32,
+}
+
+impl Default for InputParser {
+    fn default() -> Self {
+        InputParser {
+            state: State::Normal,
+            input: Vec::new(),
+            pastes: 0,
+            drop_after_paste: 0,
+            to_drop: 0,
+        }
+    }
+}
+
+impl InputParser {
+    /// A parser that ignores the first `n` Enter presses after each paste,
+    /// as an agent does that drops an Enter arriving too soon after a
+    /// paste (Gemini CLI below about 50 ms). For testing delivery.
+    pub fn dropping_enters(n: u32) -> InputParser {
+        InputParser {
+            drop_after_paste: n,
+            ..InputParser::default()
+        }
+    }
+
+    /// The current content of the input box.
+    pub fn input(&self) -> String {
+        String::from_utf8_lossy(&self.input).into_owned()
+    }
+
+    /// Feeds bytes; returns what happened, in order.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<Event> {
+        let mut events = Vec::new();
+        for &b in bytes {
+            if let Some(e) = self.byte(b) {
+                events.push(e);
+            }
+        }
+        events
+    }
+
+    fn byte(&mut self, b: u8) -> Option<Event> {
+        match std::mem::replace(&mut self.state, State::Normal) {
+            State::Paste(mut buf) => {
+                buf.push(b);
+                if buf.ends_with(PASTE_END) {
+                    buf.truncate(buf.len() - PASTE_END.len());
+                    // Terminals send LF in pastes as CR; `paste-buffer -r`
+                    // keeps LF. Either way it is a line break, not Enter.
+                    for byte in buf {
+                        self.input.push(if byte == b'\r' { b'\n' } else { byte });
+                    }
+                    self.pastes += 1;
+                    self.to_drop = self.drop_after_paste;
+                    return Some(Event::Edited);
+                }
+                self.state = State::Paste(buf);
+                None
+            }
+            State::Escape => {
+                if b == b'[' {
+                    self.state = State::Csi(Vec::new());
+                }
+                None
+            }
+            State::Csi(mut seq) => {
+                seq.push(b);
+                if (0x40..=0x7e).contains(&b) {
+                    if seq == PASTE_START[2..] {
+                        self.state = State::Paste(Vec::new());
+                    }
+                } else if seq.len() < 32 {
+                    self.state = State::Csi(seq);
+                }
+                None
+            }
+            State::Normal => self.normal(b),
+        }
+    }
+
+    fn normal(&mut self, b: u8) -> Option<Event> {
+        match b {
+            b'\r' | b'\n' => {
+                if self.input.is_empty() {
+                    return None;
+                }
+                if self.to_drop > 0 {
+                    self.to_drop -= 1;
+                    return Some(Event::EnterIgnored(self.drop_after_paste - self.to_drop));
+                }
+                let text = String::from_utf8_lossy(&std::mem::take(&mut self.input)).into_owned();
+                let pastes = std::mem::take(&mut self.pastes);
+                Some(Event::Submit { text, pastes })
+            }
+            0x1b => {
+                self.state = State::Escape;
+                None
+            }
+            0x03 => {
+                if self.input.is_empty() {
+                    Some(Event::Quit)
+                } else {
+                    self.input.clear();
+                    self.pastes = 0;
+                    Some(Event::Edited)
+                }
+            }
+            0x04 if self.input.is_empty() => Some(Event::Quit),
+            0x15 => {
+                self.input.clear();
+                self.pastes = 0;
+                Some(Event::Edited)
+            }
+            0x7f | 0x08 => {
+                // Remove one whole UTF-8 character.
+                while let Some(last) = self.input.pop() {
+                    if last & 0xc0 != 0x80 {
+                        break;
+                    }
+                }
+                Some(Event::Edited)
+            }
+            b'\t' => {
+                self.input.push(b);
+                Some(Event::Edited)
+            }
+            b if b < 0x20 => None,
+            b => {
+                self.input.push(b);
+                Some(Event::Edited)
+            }
+        }
+    }
+}
+
+/// One line of the `--record` file.
+#[derive(Debug, Serialize)]
+struct Record<'a> {
+    n: u64,
+    at: String,
+    /// Unix seconds when the first byte of this submission arrived (for
+    /// measuring delivery latency).
+    first_byte_unix: f64,
+    text: &'a str,
+    bytes: usize,
+    pastes: u32,
+}
+
+/// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
+/// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
+/// with `record`, appended as a JSON line (one `write`, so concurrent
+/// readers never see half a line).
+pub fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
+    let mut recorder = match record {
+        Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
+        None => None,
+    };
+    let stdin = io::stdin();
+    let _raw = RawTerminal::enable(&stdin)?;
+    let mut out = io::stdout().lock();
+    // Bracketed paste on, then the banner: once the banner is on screen,
+    // the terminal has also processed the mode switch.
+    write!(
+        out,
+        "\x1b[?2004h\x1b[2J\x1b[H{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
+    )?;
+    out.flush()?;
+    let result = event_loop(
+        &mut out,
+        recorder.as_mut(),
+        InputParser::dropping_enters(drop_enters),
+    );
+    let _ = write!(out, "\x1b[?2004l\r\n");
+    let _ = out.flush();
+    result
+}
+
+fn event_loop(
+    out: &mut impl Write,
+    mut recorder: Option<&mut File>,
+    mut parser: InputParser,
+) -> io::Result<()> {
+    let mut stdin = io::stdin().lock();
+    let mut buf = [0u8; 8192];
+    let mut count = 0u64;
+    let mut first_byte: Option<f64> = None;
+    loop {
+        let n = match stdin.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            // EIO: the terminal went away (the pane was closed).
+            Err(e) if e.raw_os_error() == Some(libc::EIO) => return Ok(()),
+            Err(e) => return Err(e),
+        };
+        let arrived = time::unix_seconds(time::now());
+        first_byte.get_or_insert(arrived);
+        for event in parser.feed(&buf[..n]) {
+            match event {
+                Event::Quit => return Ok(()),
+                Event::EnterIgnored(n) => {
+                    let shown = sanitize::one_line(&parser.input());
+                    write!(
+                        out,
+                        "\r\x1b[K(ignored Enter {n} after a paste)\r\n> {shown}"
+                    )?;
+                }
+                Event::Edited if parser.input().is_empty() => first_byte = None,
+                Event::Edited => {
+                    let shown = sanitize::one_line(&parser.input());
+                    write!(out, "\r\x1b[K> {shown}")?;
+                }
+                Event::Submit { text, pastes } => {
+                    let started = first_byte.take().unwrap_or(arrived);
+                    count += 1;
+                    let now = time::now();
+                    if let Some(file) = recorder.as_deref_mut() {
+                        let rec = Record {
+                            n: count,
+                            at: time::utc_iso(now),
+                            first_byte_unix: started,
+                            text: &text,
+                            bytes: text.len(),
+                            pastes,
+                        };
+                        let mut line = serde_json::to_vec(&rec).map_err(io::Error::other)?;
+                        line.push(b'\n');
+                        file.write_all(&line)?;
+                    }
+                    let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
+                    write!(
+                        out,
+                        "\r\x1b[K[{stamp}] submission {count} ({} bytes):\r\n",
+                        text.len()
+                    )?;
+                    for line in sanitize::strip_controls(&text).split('\n') {
+                        write!(out, "  {line}\r\n")?;
+                    }
+                    write!(out, "\r\n> ")?;
+                }
+            }
+        }
+        out.flush()?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn submit(text: &str, pastes: u32) -> Event {
+        Event::Submit {
+            text: text.into(),
+            pastes,
+        }
+    }
+
+    fn submissions(events: Vec<Event>) -> Vec<Event> {
+        events
+            .into_iter()
+            .filter(|e| matches!(e, Event::Submit { .. }))
+            .collect()
+    }
+
+    #[test]
+    fn paste_then_enter_is_one_submission() {
+        let mut p = InputParser::default();
+        let ev = p.feed(b"\x1b[200~line 1\nline 2;\n\x1b[201~\r");
+        assert_eq!(submissions(ev), [submit("line 1\nline 2;\n", 1)]);
+    }
+
+    #[test]
+    fn pastes_split_across_reads_are_reassembled() {
+        let mut p = InputParser::default();
+        let mut ev = p.feed(b"\x1b[20");
+        ev.extend(p.feed(b"0~abc\x1b[2"));
+        ev.extend(p.feed(b"01~"));
+        assert_eq!(p.input(), "abc");
+        ev.extend(p.feed(b"\r"));
+        assert_eq!(submissions(ev), [submit("abc", 1)]);
+    }
+
+    #[test]
+    fn typing_editing_and_empty_enter() {
+        let mut p = InputParser::default();
+        assert!(submissions(p.feed(b"\r\r")).is_empty());
+        let ev = p.feed("héé\x7f!\x1b[A\r".as_bytes());
+        assert_eq!(submissions(ev), [submit("hé!", 0)]);
+    }
+
+    #[test]
+    fn an_escape_inside_a_paste_stays_text() {
+        let mut p = InputParser::default();
+        let ev = p.feed(b"\x1b[200~a\x1b[31mb\x1b[201~\r");
+        assert_eq!(submissions(ev), [submit("a\x1b[31mb", 1)]);
+    }
+
+    #[test]
+    fn an_agent_that_drops_the_first_enter_after_a_paste() {
+        let mut p = InputParser::dropping_enters(1);
+        assert_eq!(
+            p.feed(b"\x1b[200~hi\x1b[201~\r"),
+            [Event::Edited, Event::EnterIgnored(1)]
+        );
+        assert_eq!(p.input(), "hi");
+        assert_eq!(submissions(p.feed(b"\r")), [submit("hi", 1)]);
+    }
+
+    #[test]
+    fn ctrl_c_clears_then_quits() {
+        let mut p = InputParser::default();
+        assert_eq!(p.feed(b"x\x03"), [Event::Edited, Event::Edited]);
+        assert_eq!(p.input(), "");
+        assert_eq!(p.feed(b"\x03"), [Event::Quit]);
+        assert_eq!(InputParser::default().feed(b"\x04"), [Event::Quit]);
+    }
+
+    #[test]
+    fn two_pastes_before_enter_are_merged_and_counted() {
+        let mut p = InputParser::default();
+        let ev = p.feed(b"\x1b[200~a\x1b[201~\x1b[200~b\x1b[201~\r");
+        assert_eq!(submissions(ev), [submit("ab", 2)]);
+    }
+}

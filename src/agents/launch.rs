@@ -1,0 +1,297 @@
+//! `launch` and `down`: a tmux session with N agent panes, each labelled
+//! with its agent id, and its removal.
+
+use std::path::Path;
+
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::discovery::{self, DiscoverOptions, Discovery};
+use crate::error::{Error, Result};
+use crate::store::Paths;
+use crate::tmux::{PaneId, SessionSpec, Tmux, TmuxError};
+
+/// Most agent panes one `launch` opens.
+pub const MAX_AGENTS: u8 = 16;
+
+/// Layouts `launch --layout` accepts (tmux's presets).
+pub const LAYOUTS: [&str; 5] = [
+    "tiled",
+    "even-horizontal",
+    "even-vertical",
+    "main-horizontal",
+    "main-vertical",
+];
+
+/// Size of the detached session; it follows the terminal once attached.
+const SESSION_SIZE: (u16, u16) = (240, 64);
+
+/// A checked launch request.
+#[derive(Clone, Debug)]
+pub struct LaunchPlan {
+    /// How many agent panes (1..=16).
+    pub count: u8,
+    /// The shell command each pane runs.
+    pub command: String,
+    /// Session name (validated by `session_name`).
+    pub session: String,
+    /// One of `LAYOUTS`.
+    pub layout: String,
+    /// Replace an existing session of that name.
+    pub force: bool,
+    /// A command for a monitor pane beside the agents, if one is wanted.
+    pub monitor: Option<String>,
+}
+
+/// Share of the window's width the monitor pane takes.
+const MONITOR_PERCENT: u8 = 35;
+
+/// What `launch` made.
+#[derive(Clone, Debug)]
+pub struct Launched {
+    /// The session.
+    pub session: String,
+    /// Each pane and the agent id it got (in pane order).
+    pub agents: Vec<(PaneId, String)>,
+    /// Panes whose command exited at once (their pane closed).
+    pub vanished: Vec<PaneId>,
+    /// The registry refresh that registered them.
+    pub discovery: Discovery,
+    /// The monitor pane, when one was asked for.
+    pub monitor: Option<PaneId>,
+}
+
+/// The default session name: `swarm-` and the project directory's name,
+/// with anything tmux would mangle (`.`, `:`) or a shell would trip on
+/// replaced by `-`.
+pub fn default_session_name(root: &Path) -> String {
+    let base = root
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let clean: String = base
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let clean = clean.trim_matches('-');
+    if clean.is_empty() {
+        "swarm".into()
+    } else {
+        format!("swarm-{clean}")
+    }
+}
+
+/// Checks a session name given by the user.
+pub fn session_name(name: &str) -> Result<String> {
+    let ok = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('-')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if ok {
+        Ok(name.to_owned())
+    } else {
+        Err(Error::Invalid(format!(
+            "invalid session name {name:?}: use 1-64 letters, digits, `-` or `_`, not starting with `-`"
+        )))
+    }
+}
+
+/// Quotes a string for `sh -c` (tmux runs pane commands through the shell).
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b))
+    {
+        return s.to_owned();
+    }
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// Opens the session, starts `count` panes running the command, labels
+/// them, and registers them as agents (whether or not their program has
+/// started yet).
+pub fn launch(
+    tmux: &Tmux,
+    paths: &Paths,
+    matcher: &AgentMatcher,
+    opts: &DiscoverOptions,
+    plan: &LaunchPlan,
+) -> Result<Launched> {
+    if tmux
+        .has_session(&plan.session)
+        .or_else(no_server_means_no_session)?
+    {
+        if !plan.force {
+            return Err(Error::SessionExists(plan.session.clone()));
+        }
+        tmux.kill_session(&plan.session)?;
+    }
+    let first = tmux.new_session(&SessionSpec {
+        name: &plan.session,
+        cwd: paths.root(),
+        size: SESSION_SIZE,
+        command: &plan.command,
+    })?;
+    let window = format!("={}:", plan.session);
+    tmux.set_window_options(
+        &window,
+        &[
+            ("pane-border-status", "top"),
+            (
+                "pane-border-format",
+                " #{?@swarm_agent,#{@swarm_agent},#{pane_title}} ",
+            ),
+        ],
+    )?;
+    let mut panes = vec![first];
+    for _ in 1..plan.count {
+        // Splitting the newest pane keeps pane order = launch order, so
+        // agent-0, agent-1, ... read left to right, top to bottom.
+        let newest = panes[panes.len() - 1].to_string();
+        match tmux.split_window(&newest, paths.root(), &plan.command) {
+            Ok(pane) => panes.push(pane),
+            // The window's panes all exited: nothing left to split.
+            Err(TmuxError::TargetNotFound { .. }) => break,
+            Err(e) => return Err(e.into()),
+        }
+        // Rebalance after every split so the next one has room.
+        let _ = tmux.select_layout(&window, &plan.layout);
+    }
+    let discovery = discovery::register_panes(tmux, paths, matcher, &panes, opts)?;
+    // Added last, so that it changes neither the agents' pane order nor
+    // their layout; it is no agent, so discovery passes it by.
+    let monitor = match &plan.monitor {
+        Some(command) => {
+            match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor")
+            {
+                Ok(pane) => Some(pane),
+                // Every agent pane exited and took the window with it;
+                // the caller reports the vanished panes.
+                Err(TmuxError::TargetNotFound { .. }) => None,
+                Err(e) => return Err(e.into()),
+            }
+        }
+        None => None,
+    };
+    let mut agents = Vec::new();
+    let mut vanished = Vec::new();
+    for pane in panes {
+        match discovery.registry.find_by_pane(pane.as_str()) {
+            Some(a) => agents.push((pane, a.id.clone())),
+            None => vanished.push(pane),
+        }
+    }
+    Ok(Launched {
+        session: plan.session.clone(),
+        agents,
+        vanished,
+        discovery,
+        monitor,
+    })
+}
+
+fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
+    match e {
+        TmuxError::NoServer { .. } => Ok(false),
+        e => Err(e),
+    }
+}
+
+/// Kills the session and refreshes the registry (its agents are gone).
+pub fn down(
+    tmux: &Tmux,
+    paths: &Paths,
+    matcher: &AgentMatcher,
+    opts: &DiscoverOptions,
+    session: &str,
+) -> Result<Discovery> {
+    if !tmux
+        .has_session(session)
+        .or_else(no_server_means_no_session)?
+    {
+        return Err(Error::NoSession(session.to_owned()));
+    }
+    tmux.kill_session(session)?;
+    match discovery::refresh(tmux, paths, matcher, opts) {
+        // That was the last session: the server exited with it.
+        Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(paths),
+        other => other,
+    }
+}
+
+/// How other programs (hooks, other panes) should run this swarm: `swarm`
+/// when the `swarm` on `PATH` is this very binary, else its full path,
+/// shell-quoted.
+pub fn swarm_invocation() -> String {
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    let on_path = find_on_path("swarm").and_then(|p| p.canonicalize().ok());
+    match me {
+        Some(me) if on_path.as_ref() != Some(&me) => shell_quote(&me.to_string_lossy()),
+        _ => "swarm".into(),
+    }
+}
+
+/// The full path of `program` when it is an executable file on `PATH`.
+pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| {
+            p.metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_names_from_directories() {
+        assert_eq!(
+            default_session_name(Path::new("/x/my-proj")),
+            "swarm-my-proj"
+        );
+        assert_eq!(
+            default_session_name(Path::new("/x/a.b:c d")),
+            "swarm-a-b-c-d"
+        );
+        assert_eq!(default_session_name(Path::new("/")), "swarm");
+        assert_eq!(default_session_name(Path::new("/x/...")), "swarm");
+    }
+
+    #[test]
+    fn session_names_are_checked() {
+        assert!(session_name("work_1-a").is_ok());
+        for bad in [
+            "",
+            "-x",
+            "a.b",
+            "a:b",
+            "a b",
+            "a;b",
+            "#{x}",
+            &"x".repeat(65),
+        ] {
+            assert!(session_name(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn shell_quoting() {
+        assert_eq!(shell_quote("/usr/bin/swarm"), "/usr/bin/swarm");
+        assert_eq!(shell_quote("/a b/swarm"), "'/a b/swarm'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("$(x);"), "'$(x);'");
+    }
+}

@@ -1,0 +1,360 @@
+//! The agent registry, `ACTIVE_AGENTS.json`, in exactly the Python tool's
+//! shape (spec 5.1) so both tools read each other's file; and the agent-id
+//! high-water mark in `.swarm/agent_ids.json`, so ids are never reused.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::domain::validate;
+use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::support::json::{self, Layout};
+
+/// The registry file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Registry {
+    /// The session of the first agent, or `"unknown"`.
+    pub session_name: String,
+    /// When discovery last wrote it (aware UTC ISO).
+    pub updated_at: String,
+    /// Active agents in tmux order, then retained stale ones.
+    pub agents: Vec<AgentRecord>,
+    /// Sorted unique session names; omitted when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub session_names: Vec<String>,
+}
+
+/// One agent. Field order and names are the Python tool's; it rejects any
+/// other key, so none may be added here.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentRecord {
+    /// `agent-N`.
+    pub id: String,
+    /// `session:window.pane`, for display (identity is `tmux_pane_id`).
+    pub pane_index: String,
+    /// The pane's root process (usually its shell).
+    pub pid: u32,
+    /// `active` or `stale`.
+    pub status: AgentStatus,
+    /// When discovery last saw it (aware UTC ISO).
+    pub last_seen: String,
+    /// Its tmux session.
+    pub session_name: String,
+    /// `%N`; `null` in registries written by old versions.
+    #[serde(default)]
+    pub tmux_pane_id: Option<String>,
+}
+
+/// Whether an agent was seen by the last discovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentStatus {
+    /// Seen by the last discovery.
+    Active,
+    /// Its pane is still there but no agent runs in it right now.
+    Stale,
+    /// Known to the Python tool; never written by swarm.
+    Dead,
+}
+
+impl AgentStatus {
+    /// The word used in the file and in listings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentStatus::Active => "active",
+            AgentStatus::Stale => "stale",
+            AgentStatus::Dead => "dead",
+        }
+    }
+}
+
+impl Registry {
+    /// An empty registry stamped `updated_at`.
+    pub fn empty(updated_at: String) -> Registry {
+        Registry {
+            session_name: "unknown".into(),
+            updated_at,
+            agents: Vec::new(),
+            session_names: Vec::new(),
+        }
+    }
+
+    /// The agent with this id.
+    pub fn find(&self, id: &str) -> Option<&AgentRecord> {
+        self.agents.iter().find(|a| a.id == id)
+    }
+
+    /// The agent in this pane (`%N`).
+    pub fn find_by_pane(&self, pane: &str) -> Option<&AgentRecord> {
+        self.agents
+            .iter()
+            .find(|a| a.tmux_pane_id.as_deref() == Some(pane))
+    }
+
+    /// Agents seen by the last discovery.
+    pub fn active(&self) -> impl Iterator<Item = &AgentRecord> {
+        self.agents
+            .iter()
+            .filter(|a| a.status == AgentStatus::Active)
+    }
+
+    /// Fills `session_name` and `session_names` from the agents, as the
+    /// Python tool does.
+    pub fn recompute_sessions(&mut self) {
+        self.session_name = self
+            .agents
+            .first()
+            .map(|a| a.session_name.clone())
+            .unwrap_or_else(|| "unknown".into());
+        let mut names: Vec<String> = self.agents.iter().map(|a| a.session_name.clone()).collect();
+        names.sort();
+        names.dedup();
+        self.session_names = names;
+    }
+
+    /// Parses a registry leniently: unknown keys are ignored, and an agent
+    /// entry with a missing or malformed field is skipped (and reported)
+    /// instead of discarding the whole file.
+    pub fn from_value(value: Value) -> Result<(Registry, Vec<String>), String> {
+        let Value::Object(mut top) = value else {
+            return Err("expected a JSON object at the top level".into());
+        };
+        let mut text = |key: &str| match top.remove(key) {
+            Some(Value::String(s)) => Ok(s),
+            Some(_) => Err(format!("`{key}` is not a string")),
+            None => Err(format!("`{key}` is missing")),
+        };
+        let session_name = text("session_name")?;
+        let updated_at = text("updated_at")?;
+        let agents = match top.remove("agents") {
+            Some(Value::Array(a)) => a,
+            Some(_) => return Err("`agents` is not a list".into()),
+            None => return Err("`agents` is missing".into()),
+        };
+        let mut skipped = Vec::new();
+        let mut records: Vec<AgentRecord> = Vec::with_capacity(agents.len());
+        for (i, agent) in agents.into_iter().enumerate() {
+            match serde_json::from_value::<AgentRecord>(agent) {
+                Ok(rec) => match validate::agent_id(&rec.id) {
+                    Ok(_) if records.iter().any(|r| r.id == rec.id) => {
+                        skipped.push(format!("agent entry {i}: duplicate id {:?}", rec.id));
+                    }
+                    Ok(_) => records.push(rec),
+                    Err(e) => skipped.push(format!("agent entry {i}: {e}")),
+                },
+                Err(e) => skipped.push(format!("agent entry {i}: {e}")),
+            }
+        }
+        let session_names = match top.remove("session_names") {
+            Some(v) => serde_json::from_value(v).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        Ok((
+            Registry {
+                session_name,
+                updated_at,
+                agents: records,
+                session_names,
+            },
+            skipped,
+        ))
+    }
+}
+
+/// What reading the registry found.
+#[derive(Debug)]
+pub enum RegistryState {
+    /// No registry yet.
+    Missing,
+    /// A usable registry, and the entries that had to be skipped.
+    Valid(Registry, Vec<String>),
+    /// The file cannot be used; the reason says why.
+    Corrupt(String),
+}
+
+/// The registry file of a project.
+#[derive(Clone, Debug)]
+pub struct RegistryFile {
+    file: StateFile,
+}
+
+impl RegistryFile {
+    /// The registry of the project laid out by `paths`.
+    pub fn new(paths: &Paths) -> RegistryFile {
+        RegistryFile {
+            file: StateFile::new(paths.registry()),
+        }
+    }
+
+    /// The underlying state file (for locking and preserving).
+    pub fn state_file(&self) -> &StateFile {
+        &self.file
+    }
+
+    /// Reads without locking (writes are atomic renames, so this sees a
+    /// complete old or new version).
+    pub fn read(&self) -> Result<RegistryState, StoreError> {
+        Ok(match self.file.read_json::<Value>()? {
+            Loaded::Missing => RegistryState::Missing,
+            Loaded::Corrupt(why) => RegistryState::Corrupt(why),
+            Loaded::Valid(v) => match Registry::from_value(v) {
+                Ok((reg, skipped)) => RegistryState::Valid(reg, skipped),
+                Err(why) => RegistryState::Corrupt(why),
+            },
+        })
+    }
+
+    /// Writes the registry (indent 2, ASCII, no trailing newline: the
+    /// Python tool's exact bytes). The caller holds the registry lock.
+    pub fn write(&self, lock: &StateLock, registry: &Registry) -> Result<(), StoreError> {
+        let bytes =
+            json::to_vec(registry, Layout::Indent2).map_err(|source| StoreError::Encode {
+                path: self.file.path().to_owned(),
+                source,
+            })?;
+        self.file.write(lock, &bytes)
+    }
+}
+
+/// `.swarm/agent_ids.json`: the next agent number to hand out. Only
+/// written under the registry's lock.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentIds {
+    /// Format version of this file.
+    pub version: u32,
+    /// The next `agent-N` number; never decreases.
+    pub next: u64,
+}
+
+impl AgentIds {
+    const VERSION: u32 = 1;
+
+    /// Reads the high-water mark; a missing or damaged file counts as 0
+    /// (the registry and the pane labels still keep ids from going back).
+    pub fn read(paths: &Paths) -> Result<(AgentIds, Option<String>), StoreError> {
+        let file = StateFile::new(paths.agent_ids());
+        Ok(match file.read_json::<AgentIds>()? {
+            Loaded::Valid(ids) => (ids, None),
+            Loaded::Missing => (AgentIds::fresh(0), None),
+            Loaded::Corrupt(why) => (AgentIds::fresh(0), Some(why)),
+        })
+    }
+
+    /// Moves a damaged mark aside (kept for inspection) before it is
+    /// rebuilt; returns where it went.
+    pub fn preserve(paths: &Paths) -> Result<Option<std::path::PathBuf>, StoreError> {
+        let file = StateFile::new(paths.agent_ids());
+        let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
+        file.preserve(&lock)
+    }
+
+    /// A mark that hands out `next` first.
+    pub fn fresh(next: u64) -> AgentIds {
+        AgentIds {
+            version: Self::VERSION,
+            next,
+        }
+    }
+
+    /// Writes it; `registry_lock` proves the registry's lock is held.
+    pub fn write(&self, paths: &Paths, _registry_lock: &StateLock) -> Result<(), StoreError> {
+        let file = StateFile::new(paths.agent_ids());
+        // Its own sidecar lock is uncontended: every writer already holds
+        // the registry's lock.
+        let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
+        let bytes = json::to_vec(self, Layout::Indent2).map_err(|source| StoreError::Encode {
+            path: paths.agent_ids(),
+            source,
+        })?;
+        file.write(&lock, &bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn python_registry() -> Value {
+        json!({
+          "session_name": "swarm",
+          "updated_at": "2026-11-21T13:26:58.589963+00:00",
+          "agents": [{
+              "id": "agent-0", "pane_index": "swarm:0.0", "pid": 18877,
+              "status": "active", "last_seen": "2026-11-21T13:26:58.589963+00:00",
+              "session_name": "swarm", "tmux_pane_id": "%0"
+          }],
+          "session_names": ["swarm"]
+        })
+    }
+
+    #[test]
+    fn round_trips_the_python_shape_byte_for_byte() {
+        let v = python_registry();
+        let (reg, skipped) = Registry::from_value(v.clone()).expect("parse");
+        assert!(skipped.is_empty());
+        let ours = json::to_string(&reg, Layout::Indent2).expect("encode");
+        assert_eq!(ours, json::to_string(&v, Layout::Indent2).expect("encode"));
+        assert!(ours.starts_with("{\n  \"session_name\": \"swarm\",\n  \"updated_at\""));
+    }
+
+    #[test]
+    fn old_registries_without_pane_ids_and_extra_keys_are_read() {
+        let v = json!({
+          "session_name": "s", "updated_at": "x", "extra": 1,
+          "agents": [{"id": "agent-3", "pane_index": "s:0.1", "pid": 5,
+                      "status": "stale", "last_seen": "y", "session_name": "s", "note": "z"}]
+        });
+        let (reg, skipped) = Registry::from_value(v).expect("parse");
+        assert!(skipped.is_empty());
+        assert_eq!(reg.agents[0].tmux_pane_id, None);
+        assert_eq!(reg.agents[0].status, AgentStatus::Stale);
+        assert!(reg.session_names.is_empty());
+    }
+
+    #[test]
+    fn bad_entries_are_skipped_not_fatal() {
+        let v = json!({
+          "session_name": "s", "updated_at": "x",
+          "agents": [
+            {"id": "agent-0", "pane_index": "s:0.0", "pid": 1, "status": "active",
+             "last_seen": "y", "session_name": "s", "tmux_pane_id": "%0"},
+            {"id": "agent-1"},
+            "nonsense",
+            {"id": "bad id", "pane_index": "s:0.0", "pid": 1, "status": "active",
+             "last_seen": "y", "session_name": "s"},
+            {"id": "agent-0", "pane_index": "s:0.2", "pid": 1, "status": "active",
+             "last_seen": "y", "session_name": "s"}
+          ]
+        });
+        let (reg, skipped) = Registry::from_value(v).expect("parse");
+        assert_eq!(reg.agents.len(), 1);
+        assert_eq!(skipped.len(), 4, "{skipped:?}");
+    }
+
+    #[test]
+    fn wrong_top_level_shapes_are_corrupt() {
+        for v in [
+            json!([]),
+            json!({"agents": []}),
+            json!({"session_name": "s", "updated_at": "x", "agents": {}}),
+        ] {
+            assert!(Registry::from_value(v).is_err());
+        }
+    }
+
+    #[test]
+    fn sessions_are_recomputed() {
+        let (mut reg, _) = Registry::from_value(python_registry()).expect("parse");
+        reg.agents.push(AgentRecord {
+            session_name: "alpha".into(),
+            ..reg.agents[0].clone()
+        });
+        reg.recompute_sessions();
+        assert_eq!(reg.session_name, "swarm");
+        assert_eq!(reg.session_names, ["alpha", "swarm"]);
+        reg.agents.clear();
+        reg.recompute_sessions();
+        assert_eq!(reg.session_name, "unknown");
+        assert!(reg.session_names.is_empty());
+    }
+}

@@ -1,0 +1,47 @@
+//! `swarm coord`: the shared `COORDINATION.md` in the project root.
+
+mod add;
+mod init;
+mod show;
+
+use clap::{Args, Subcommand};
+
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm coord`.
+#[derive(Debug, Args)]
+pub struct CoordArgs {
+    #[command(subcommand)]
+    command: CoordCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum CoordCommand {
+    /// Print COORDINATION.md, or one section of it
+    Show(show::ShowArgs),
+    /// Append a line to a section (safe when several agents add at once)
+    Add(add::AddArgs),
+    /// Write COORDINATION.md from the template
+    Init(init::InitArgs),
+}
+
+/// Runs the `coord` subcommand.
+pub fn run(ctx: &Context, args: &CoordArgs) -> Result<ExitCode> {
+    match &args.command {
+        CoordCommand::Show(a) => show::run(ctx, a),
+        CoordCommand::Add(a) => add::run(ctx, a),
+        CoordCommand::Init(a) => init::run(ctx, a),
+    }
+}
+
+/// The project's name, for the file's title: the root directory's name.
+fn project_name(ctx: &Context) -> String {
+    ctx.paths
+        .root()
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "project".into())
+}

@@ -1,0 +1,32 @@
+//! `swarm coord init [--force]`.
+
+use clap::Args;
+
+use crate::a2a::coordination;
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+use crate::support::time;
+
+use super::project_name;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm coord init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// Replace an existing COORDINATION.md
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// Writes the template, titled with the project's name and dated today
+/// (UTC).
+pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
+    let date = time::now().format("%Y-%m-%d").to_string();
+    let path = coordination::init(&ctx.paths, &project_name(ctx), &date, args.force)?;
+    ctx.out.print(&format!(
+        "{} {}\n\nAgents add to it with: swarm coord add SECTION TEXT\n",
+        ctx.out.good("Created"),
+        path.display()
+    ))?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,35 @@
+//! `swarm memory`: an agent's memory of tasks, patterns and other agents
+//! (`.agent_memory/<id>.json`, the Python tool's `memory` group).
+
+mod clear;
+mod get;
+
+use clap::{Args, Subcommand};
+
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm memory`.
+#[derive(Debug, Args)]
+pub struct MemoryArgs {
+    #[command(subcommand)]
+    command: MemoryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum MemoryCommand {
+    /// Show what an agent remembers (creates nothing)
+    Get(get::GetArgs),
+    /// Forget everything an agent remembers
+    Clear(clear::ClearArgs),
+}
+
+/// Runs the `memory` subcommand.
+pub fn run(ctx: &Context, args: &MemoryArgs) -> Result<ExitCode> {
+    match &args.command {
+        MemoryCommand::Get(a) => get::run(ctx, a),
+        MemoryCommand::Clear(a) => clear::run(ctx, a),
+    }
+}

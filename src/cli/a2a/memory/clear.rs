@@ -1,0 +1,43 @@
+//! `swarm memory clear [--agent-id ID]`: what the original meant to do
+//! (it always failed).
+
+use clap::Args;
+
+use crate::a2a::{Cleared, MemoryStore};
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::a2a::a2a_view::acting_agent;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm memory clear`.
+#[derive(Debug, Args)]
+pub struct ClearArgs {
+    /// Whose memory [default: this pane's agent]
+    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    agent: Option<String>,
+    /// Act for --agent-id although this pane is another agent (recorded)
+    #[arg(long, requires = "agent")]
+    as_other: bool,
+}
+
+/// Deletes the agent's memory file (a damaged one is moved aside).
+pub fn run(ctx: &Context, args: &ClearArgs) -> Result<ExitCode> {
+    let agent = acting_agent(
+        ctx,
+        args.agent.as_deref(),
+        args.as_other,
+        "--agent-id",
+        "memory clear",
+    )?;
+    let text = match MemoryStore::new(&ctx.paths).clear(&agent)? {
+        Cleared::Removed => format!("Memory cleared for agent: {agent}\n"),
+        Cleared::Nothing => format!("No memory stored for agent: {agent} (nothing to clear)\n"),
+        Cleared::MovedAside(aside) => format!(
+            "Memory cleared for agent: {agent}\n  (the file was damaged: moved it to {})\n",
+            aside.display()
+        ),
+    };
+    ctx.out.print(&text)?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,43 @@
+//! `swarm context`: shared contexts and the decisions taken in them
+//! (`CONTEXTS.json`, the Python tool's `context` group).
+
+mod add_decision;
+mod create;
+mod get;
+mod list;
+
+use clap::{Args, Subcommand};
+
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm context`.
+#[derive(Debug, Args)]
+pub struct SharedContextArgs {
+    #[command(subcommand)]
+    command: SharedContextCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum SharedContextCommand {
+    /// List the contexts that are not archived, most recent first
+    List(list::ListArgs),
+    /// Show one context with its decisions
+    Get(get::GetArgs),
+    /// Create a context (an existing one only with --force)
+    Create(create::CreateArgs),
+    /// Record a decision in a context
+    AddDecision(add_decision::AddDecisionArgs),
+}
+
+/// Runs the `context` subcommand.
+pub fn run(ctx: &Context, args: &SharedContextArgs) -> Result<ExitCode> {
+    match &args.command {
+        SharedContextCommand::List(a) => list::run(ctx, a),
+        SharedContextCommand::Get(a) => get::run(ctx, a),
+        SharedContextCommand::Create(a) => create::run(ctx, a),
+        SharedContextCommand::AddDecision(a) => add_decision::run(ctx, a),
+    }
+}

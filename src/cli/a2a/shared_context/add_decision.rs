@@ -1,0 +1,68 @@
+//! `swarm context add-decision ID DECISION [--reason R] [--by AGENT]`:
+//! what the original meant to do (it always failed).
+
+use clap::Args;
+
+use crate::a2a::ContextStore;
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::a2a::a2a_view::{acting_agent, optional_text, shown, text, warn_notes};
+use crate::cli::context::Context;
+
+/// Arguments of `swarm context add-decision`.
+#[derive(Debug, Args)]
+pub struct AddDecisionArgs {
+    /// The context
+    #[arg(value_name = "ID")]
+    context_id: String,
+    /// What was decided
+    #[arg(value_name = "DECISION")]
+    decision: String,
+    /// Why
+    #[arg(long, value_name = "TEXT")]
+    reason: Option<String>,
+    /// Who decided [default: this pane's agent]
+    #[arg(long, value_name = "AGENT")]
+    by: Option<String>,
+    /// Act for --by although this pane is another agent (recorded)
+    #[arg(long, requires = "by")]
+    as_other: bool,
+    /// Print the decision as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Adds the decision; exit 4 when the context does not exist.
+pub fn run(ctx: &Context, args: &AddDecisionArgs) -> Result<ExitCode> {
+    let decision = text("the decision", &args.decision)?;
+    let reason = optional_text("--reason", args.reason.as_deref())?;
+    let by = acting_agent(
+        ctx,
+        args.by.as_deref(),
+        args.as_other,
+        "--by",
+        "context add-decision",
+    )?;
+    let mut notes = Vec::new();
+    let added = ContextStore::new(&ctx.paths).add_decision(
+        args.context_id.trim(),
+        &decision,
+        &by,
+        &reason,
+        &mut notes,
+    );
+    warn_notes(ctx, &notes);
+    let (c, d) = added?;
+    if args.json {
+        ctx.out.json(&d)?;
+        return Ok(ExitCode::Success);
+    }
+    ctx.out.print(&format!(
+        "Decision added to context: {}\n  Decision: {}\n  By: {}\n",
+        shown(&c.context_id),
+        shown(&d.decision),
+        d.by
+    ))?;
+    Ok(ExitCode::Success)
+}

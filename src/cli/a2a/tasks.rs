@@ -1,0 +1,43 @@
+//! `swarm tasks`: tasks with a status workflow and a history
+//! (`TASKS.json`, the Python tool's `tasks` group).
+
+mod create;
+mod get;
+mod list;
+mod update;
+
+use clap::{Args, Subcommand};
+
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm tasks`.
+#[derive(Debug, Args)]
+pub struct TasksArgs {
+    #[command(subcommand)]
+    command: TasksCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum TasksCommand {
+    /// List open tasks, most urgent first
+    List(list::ListArgs),
+    /// Show one task
+    Get(get::GetArgs),
+    /// Create a task
+    Create(create::CreateArgs),
+    /// Change a task's status or assignee
+    Update(update::UpdateArgs),
+}
+
+/// Runs the `tasks` subcommand.
+pub fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode> {
+    match &args.command {
+        TasksCommand::List(a) => list::run(ctx, a),
+        TasksCommand::Get(a) => get::run(ctx, a),
+        TasksCommand::Create(a) => create::run(ctx, a),
+        TasksCommand::Update(a) => update::run(ctx, a),
+    }
+}

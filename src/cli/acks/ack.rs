@@ -1,0 +1,121 @@
+//! `swarm ack ID` (alias `acknowledge-message`): answer a message that
+//! asked for an acknowledgement. The sender gets an `ACK` message naming
+//! the acknowledged id.
+
+use clap::Args;
+
+use crate::acks::{self, AckResult};
+use crate::agents::registry::Registry;
+use crate::domain::message::MessageType;
+use crate::error::{Error, Result};
+use crate::messaging::message_log::MessageLog;
+use crate::messaging::{Recipients, SendRequest};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::actor;
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm ack`.
+#[derive(Debug, Args)]
+pub struct AckArgs {
+    /// The message id, or a unique prefix of it (8 characters are enough)
+    #[arg(value_name = "ID")]
+    id: String,
+    /// Who acknowledges [default: this pane's agent]; must be the recipient
+    #[arg(long, alias = "agent-id", value_name = "ID")]
+    agent: Option<String>,
+    /// Allow --agent to name another agent than this pane's own (recorded)
+    #[arg(long)]
+    as_other: bool,
+    /// A short answer sent along with the ACK
+    #[arg(long, value_name = "TEXT")]
+    note: Option<String>,
+}
+
+/// Acknowledges a message.
+pub fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
+    let prefix = args.id.trim().to_lowercase();
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+        return Err(Error::Invalid(format!(
+            "{:?} is not a message id: give at least 4 characters of it (hex digits and `-`)",
+            args.id
+        )));
+    }
+    let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    let (result, warnings) = acks::acknowledge(&ctx.paths, &prefix, &actor.id)?;
+    for w in &warnings {
+        ctx.out.warn(w);
+    }
+    match result {
+        AckResult::Acknowledged(entry) => {
+            let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+            let note = args
+                .note
+                .as_deref()
+                .map(crate::support::sanitize::one_line)
+                .filter(|n| !n.trim().is_empty())
+                .map(|n| format!(": {}", n.trim()))
+                .unwrap_or_default();
+            let mut req = SendRequest::new(
+                actor.id.clone(),
+                Recipients::One(entry.sender_id.clone()),
+                MessageType::builtin("ACK"),
+                format!("ACK {}{note}", entry.msg_id),
+            );
+            req.parent_msg_id = Some(entry.msg_id.clone());
+            req.system = true;
+            let matcher = ctx.matcher()?;
+            let report = ctx
+                .messenger(&matcher, ctx.messaging_settings()?)
+                .send(&registry, req)?;
+            for w in &report.warnings {
+                ctx.out.warn(w);
+            }
+            let how = if report.delivered() > 0 {
+                "delivered to their pane"
+            } else {
+                "saved to their inbox"
+            };
+            ctx.out.print(&format!(
+                "ACK sent for message {} to {} ({how})\n",
+                entry.msg_id, entry.sender_id
+            ))?;
+            Ok(ExitCode::Success)
+        }
+        AckResult::NotRecipient { msg_id, recipient } => Err(Error::Invalid(format!(
+            "only {recipient} can acknowledge message {msg_id} (you are {})",
+            actor.id
+        ))),
+        AckResult::Ambiguous(ids) => Err(Error::Invalid(format!(
+            "{prefix} matches {} pending messages ({}); give more of the id",
+            ids.len(),
+            ids.join(", ")
+        ))),
+        AckResult::NotPending => not_pending(ctx, &prefix, &actor.id),
+    }
+}
+
+/// Nothing pending matches: say whether it was already answered (harmless,
+/// exit 0) or never existed (exit 4).
+fn not_pending(ctx: &Context, prefix: &str, agent: &str) -> Result<ExitCode> {
+    let views = MessageLog::new(&ctx.paths).read()?.messages();
+    let Some(original) = views.iter().find(|v| v.entry.msg_id.starts_with(prefix)) else {
+        return Err(Error::UnknownMessage(prefix.to_owned()));
+    };
+    let id = &original.entry.msg_id;
+    let answered = views.iter().any(|v| {
+        v.entry.msg_type == "ACK"
+            && v.entry.parent_msg_id.as_deref() == Some(id)
+            && v.entry.sender == agent
+    });
+    let text = if answered {
+        format!("Message {id} was already acknowledged; nothing to do.\n")
+    } else if original.entry.requires_ack == Some(true) {
+        format!("No acknowledgement is pending for message {id} (it was answered or escalated).\n")
+    } else {
+        format!("Message {id} did not ask for an acknowledgement; nothing to do.\n")
+    };
+    ctx.out.print(&text)?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,114 @@
+//! `swarm discover` (alias `discover-agents`).
+
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::agents::discovery::{self, Discovery};
+use crate::agents::registry::{AgentStatus, Registry};
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+use crate::support::sys;
+
+use crate::cli::context::Context;
+use crate::cli::output::Output;
+
+/// Arguments of `swarm discover`.
+#[derive(Debug, Args)]
+pub struct DiscoverArgs {
+    /// Print the registry (the ACTIVE_AGENTS.json object) as JSON
+    #[arg(long)]
+    json: bool,
+    /// Keep rediscovering every --interval seconds until Ctrl-C
+    #[arg(long)]
+    watch: bool,
+    /// Seconds between scans with --watch
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    interval: u64,
+    /// Seconds an agent that vanished while its pane lives on stays listed
+    /// as stale [default: discovery.stale_threshold, 60]
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    stale_threshold: Option<u64>,
+}
+
+/// Runs one discovery, or keeps running them with `--watch`.
+pub fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
+    let matcher = ctx.matcher()?;
+    let opts = ctx.discover_options(args.stale_threshold)?;
+    if !args.watch {
+        let found = discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts)?;
+        report_warnings(&ctx.out, &found);
+        if args.json {
+            ctx.out.json(&found.registry)?;
+        } else {
+            ctx.out.print(&render(&ctx.out, &found.registry, true))?;
+        }
+        return Ok(ExitCode::Success);
+    }
+    let stop = sys::stop_signals().map_err(|source| Error::Io {
+        what: "install the Ctrl-C handler".into(),
+        source,
+    })?;
+    if !args.json {
+        ctx.out.print("Watching for agents (Ctrl+C to stop)...\n")?;
+    }
+    loop {
+        let found = discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts)?;
+        report_warnings(&ctx.out, &found);
+        if args.json {
+            ctx.out.json(&found.registry)?;
+        } else {
+            ctx.out
+                .print(&format!("\n{}", render(&ctx.out, &found.registry, false)))?;
+        }
+        match stop.recv_timeout(Duration::from_secs(args.interval)) {
+            Err(RecvTimeoutError::Timeout) => continue,
+            Ok(_) | Err(RecvTimeoutError::Disconnected) => {
+                if !args.json {
+                    ctx.out.print("\nStopped watching.\n")?;
+                }
+                return Ok(ExitCode::Success);
+            }
+        }
+    }
+}
+
+fn report_warnings(out: &Output, found: &Discovery) {
+    for w in &found.warnings {
+        out.warn(w);
+    }
+}
+
+/// The Python tool's discovery block; `single` adds the closing lines of a
+/// one-off run.
+fn render(out: &Output, registry: &Registry, single: bool) -> String {
+    let mut s = format!(
+        "=== Agent Discovery [{}] ===\nSession: {}\nTotal agents: {}\n\n",
+        registry.updated_at,
+        registry.session_name,
+        registry.agents.len()
+    );
+    for a in &registry.agents {
+        let sym = match a.status {
+            AgentStatus::Active => out.good("✓"),
+            AgentStatus::Stale => out.caution("⚠"),
+            AgentStatus::Dead => out.bad("✗"),
+        };
+        s.push_str(&format!(
+            "  {sym} {:<12} | {:<20} | PID: {:<8} | {}\n",
+            a.id,
+            a.pane_index,
+            a.pid,
+            a.status.as_str()
+        ));
+    }
+    if single {
+        if registry.agents.is_empty() {
+            s.push_str("  No agents discovered.\n");
+        }
+        s.push_str("\nRegistry saved to: ACTIVE_AGENTS.json\n");
+    }
+    s
+}

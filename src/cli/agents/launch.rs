@@ -1,0 +1,231 @@
+//! `swarm launch N`: a tmux session with N labelled agent panes.
+
+use std::io::IsTerminal;
+
+use clap::{Args, ValueEnum};
+use serde::Serialize;
+
+use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS};
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+use crate::tmux::Server;
+
+use crate::cli::context::Context;
+
+/// The agent CLIs `--agent` knows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum AgentKind {
+    /// Claude Code (`claude`)
+    Claude,
+    /// OpenAI Codex CLI (`codex`)
+    Codex,
+    /// Gemini CLI (`gemini`)
+    Gemini,
+    /// aider (`aider`)
+    Aider,
+    /// swarm's built-in demo agent: shows what it receives, needs nothing installed
+    Demo,
+}
+
+/// Arguments of `swarm launch`.
+#[derive(Debug, Args)]
+pub struct LaunchArgs {
+    /// How many agent panes to open (1-16)
+    #[arg(value_parser = clap::value_parser!(u8).range(1..=i64::from(MAX_AGENTS)))]
+    count: u8,
+    /// Agent CLI to run in every pane [default: claude]
+    #[arg(long, value_enum, conflicts_with = "cmd")]
+    agent: Option<AgentKind>,
+    /// Shell command to run in every pane instead of a known agent
+    #[arg(long, value_name = "CMD")]
+    cmd: Option<String>,
+    /// tmux session name [default: swarm-<project directory name>]
+    #[arg(long, value_name = "NAME")]
+    session: Option<String>,
+    /// Pane layout
+    #[arg(long, default_value = "tiled",
+          value_parser = clap::builder::PossibleValuesParser::new(LAYOUTS))]
+    layout: String,
+    /// Do not attach to the session afterwards (never attaches without a terminal)
+    #[arg(long)]
+    no_attach: bool,
+    /// Replace a session of the same name
+    #[arg(long)]
+    force: bool,
+    /// Add a pane running `swarm monitor` beside the agents
+    #[arg(long)]
+    monitor: bool,
+    /// Print what was launched as JSON (implies --no-attach)
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct LaunchedAgent<'a> {
+    id: &'a str,
+    pane: &'a str,
+    pane_index: String,
+}
+
+#[derive(Serialize)]
+struct LaunchReport<'a> {
+    session: &'a str,
+    command: &'a str,
+    agents: Vec<LaunchedAgent<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    monitor: Option<&'a str>,
+    attach: String,
+}
+
+/// Turns the arguments into a plan, launches, reports and attaches.
+pub fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
+    let plan = plan(ctx, args)?;
+    let matcher = ctx.matcher()?;
+    let opts = ctx.discover_options(None)?;
+    let launched = launch::launch(&ctx.tmux, &ctx.paths, &matcher, &opts, &plan)?;
+    for w in &launched.discovery.warnings {
+        ctx.out.warn(w);
+    }
+    for pane in &launched.vanished {
+        ctx.out.warn(&format!(
+            "pane {pane} closed right away: check that `{}` runs in {}",
+            plan.command,
+            ctx.paths.root().display()
+        ));
+    }
+    let attach_cmd = attach_command(ctx.tmux.server(), &launched.session);
+    let registry = &launched.discovery.registry;
+    let address = |pane: &str| {
+        registry
+            .find_by_pane(pane)
+            .map(|a| a.pane_index.clone())
+            .unwrap_or_default()
+    };
+    if args.json {
+        ctx.out.json(&LaunchReport {
+            session: &launched.session,
+            command: &plan.command,
+            agents: launched
+                .agents
+                .iter()
+                .map(|(pane, id)| LaunchedAgent {
+                    id,
+                    pane: pane.as_str(),
+                    pane_index: address(pane.as_str()),
+                })
+                .collect(),
+            monitor: launched.monitor.as_ref().map(|p| p.as_str()),
+            attach: attach_cmd,
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    let mut s = format!(
+        "Launched tmux session {} with {} agent{}:\n",
+        ctx.out.bold(&launched.session),
+        launched.agents.len(),
+        if launched.agents.len() == 1 { "" } else { "s" }
+    );
+    for (pane, id) in &launched.agents {
+        s.push_str(&format!(
+            "  {id:<10} {:<5} {}\n",
+            pane.as_str(),
+            address(pane.as_str())
+        ));
+    }
+    if let Some(pane) = &launched.monitor {
+        s.push_str(&format!("  {:<10} {}\n", "monitor", pane.as_str()));
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if args.no_attach || !interactive {
+        s.push_str(&format!(
+            "\nAttach with: {attach_cmd}\nStop with:   {} down --session {}\n",
+            launch::swarm_invocation(),
+            launched.session
+        ));
+        ctx.out.print(&s)?;
+        return Ok(ExitCode::Success);
+    }
+    ctx.out.print(&s)?;
+    ctx.tmux.attach(&launched.session)?;
+    Ok(ExitCode::Success)
+}
+
+fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
+    let session = match &args.session {
+        Some(name) => launch::session_name(name)?,
+        None => launch::default_session_name(ctx.paths.root()),
+    };
+    let command = match (&args.cmd, args.agent) {
+        (Some(cmd), _) if cmd.trim().is_empty() => {
+            return Err(Error::Invalid("--cmd cannot be empty".into()));
+        }
+        (Some(cmd), _) => cmd.clone(),
+        (None, Some(AgentKind::Demo)) => {
+            let exe = std::env::current_exe().map_err(|source| Error::Io {
+                what: "find the swarm executable for the demo agent".into(),
+                source,
+            })?;
+            format!("{} demo-agent", launch::shell_quote(&exe.to_string_lossy()))
+        }
+        (None, kind) => {
+            let program = match kind.unwrap_or(AgentKind::Claude) {
+                AgentKind::Claude | AgentKind::Demo => "claude",
+                AgentKind::Codex => "codex",
+                AgentKind::Gemini => "gemini",
+                AgentKind::Aider => "aider",
+            };
+            if launch::find_on_path(program).is_none() {
+                return Err(Error::NotInstalled {
+                    command: program.into(),
+                    hint: format!(
+                        "install it, choose another agent with --agent, run any command with --cmd, \
+                         or try the built-in demo agent: `swarm launch {} --agent demo`",
+                        args.count
+                    ),
+                });
+            }
+            program.to_owned()
+        }
+    };
+    let monitor = if args.monitor {
+        let exe = std::env::current_exe().map_err(|source| Error::Io {
+            what: "find the swarm executable for the monitor pane".into(),
+            source,
+        })?;
+        // `exec`: the pane is the monitor, and closes when it quits. The
+        // root is passed on so that the pane shows this project even when
+        // it was given with --root.
+        Some(format!(
+            "exec {} monitor --root {}",
+            launch::shell_quote(&exe.to_string_lossy()),
+            launch::shell_quote(&ctx.paths.root().to_string_lossy())
+        ))
+    } else {
+        None
+    };
+    Ok(LaunchPlan {
+        count: args.count,
+        command,
+        session,
+        layout: args.layout.clone(),
+        force: args.force,
+        monitor,
+    })
+}
+
+/// The shell command that attaches to the session on our server.
+fn attach_command(server: &Server, session: &str) -> String {
+    let mut parts = vec!["tmux".to_owned()];
+    if !matches!(server, Server::Inherited(_)) {
+        parts.extend(
+            server
+                .args()
+                .iter()
+                .map(|a| launch::shell_quote(&a.to_string_lossy())),
+        );
+    }
+    parts.push("attach".into());
+    parts.push("-t".into());
+    parts.push(launch::shell_quote(session));
+    parts.join(" ")
+}

@@ -1,0 +1,78 @@
+//! `swarm agents` (alias `list-agents`): the registry, read without tmux.
+
+use clap::Args;
+
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm agents`.
+#[derive(Debug, Args)]
+pub struct AgentsArgs {
+    /// Print the agents as a JSON array (the registry's agent objects)
+    #[arg(long)]
+    json: bool,
+    /// Include agents that are stale (pane alive, agent not seen lately)
+    #[arg(long)]
+    all: bool,
+}
+
+/// Reads the registry, warning (not failing) when it is damaged.
+pub fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
+    Ok(match RegistryFile::new(&ctx.paths).read()? {
+        RegistryState::Missing => None,
+        RegistryState::Valid(reg, skipped) => {
+            for s in skipped {
+                ctx.out
+                    .warn(&format!("{}: ignored {s}", ctx.paths.registry().display()));
+            }
+            Some(reg)
+        }
+        RegistryState::Corrupt(why) => {
+            ctx.out.warn(&format!(
+                "{} is damaged ({why}); treating it as empty until `swarm discover` rebuilds it",
+                ctx.paths.registry().display()
+            ));
+            None
+        }
+    })
+}
+
+/// Lists the agents.
+pub fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
+    let registry = load_registry(ctx)?;
+    let agents: Vec<&AgentRecord> = registry
+        .iter()
+        .flat_map(|r| r.agents.iter())
+        .filter(|a| args.all || a.status == AgentStatus::Active)
+        .collect();
+    if args.json {
+        ctx.out.json(&agents)?;
+        return Ok(ExitCode::Success);
+    }
+    if agents.is_empty() {
+        ctx.out.print("No active agents found.\n")?;
+        if registry.is_none() {
+            ctx.out
+                .note("  (no registry yet: run `swarm discover`, or `swarm launch N`)");
+        }
+        return Ok(ExitCode::Success);
+    }
+    let title = if args.all { "Agents" } else { "Active Agents" };
+    let mut s = format!("=== {title} ({}) ===\n", agents.len());
+    for a in agents {
+        let status = if a.status == AgentStatus::Active {
+            String::new()
+        } else {
+            format!(" | {}", a.status.as_str())
+        };
+        s.push_str(&format!(
+            "  {:<12} | {:<20} | PID: {}{status}\n",
+            a.id, a.pane_index, a.pid
+        ));
+    }
+    ctx.out.print(&s)?;
+    Ok(ExitCode::Success)
+}

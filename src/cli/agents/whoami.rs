@@ -1,0 +1,103 @@
+//! `swarm whoami`: which agent this pane is (at most one tmux call).
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::agents::identity::{self, Source};
+use crate::agents::registry::AgentRecord;
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm whoami`.
+#[derive(Debug, Args)]
+pub struct WhoamiArgs {
+    /// Print the identity as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Identity<'a> {
+    pane: &'a str,
+    agent: Option<&'a str>,
+    source: Option<&'static str>,
+    project_root: String,
+    project_root_source: String,
+    record: Option<&'a AgentRecord>,
+}
+
+/// Prints who this pane is.
+pub fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
+    let Some(pane) = identity::current_pane()? else {
+        return Err(Error::NoIdentity(
+            "not running inside a tmux pane ($TMUX_PANE is not set); `whoami` only works in tmux panes"
+                .into(),
+        ));
+    };
+    let registry = load_registry(ctx)?;
+    let me = identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane);
+    if args.json {
+        ctx.out.json(&Identity {
+            pane: me.pane.as_str(),
+            agent: me.agent.as_deref(),
+            source: me.source.map(|s| match s {
+                Source::Registry => "registry",
+                Source::PaneLabel => "pane-label",
+            }),
+            project_root: ctx.paths.root().display().to_string(),
+            project_root_source: ctx.root.source.to_string(),
+            record: me.record.as_ref(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    let mut s = String::new();
+    match (&me.agent, &me.record) {
+        (Some(id), record) => {
+            s.push_str("=== Agent Identity ===\n\n");
+            s.push_str(&format!("  Agent ID: {id}\n"));
+            if let Some(r) = record {
+                s.push_str(&format!("  Pane: {} ({})\n", r.pane_index, me.pane));
+                s.push_str(&format!("  PID: {}\n", r.pid));
+                s.push_str(&format!("  Status: {}\n", r.status.as_str()));
+                s.push_str(&format!("  Session: {}\n", r.session_name));
+                s.push_str(&format!("  Last Seen: {}\n", r.last_seen));
+            } else {
+                s.push_str(&format!("  Pane: {}\n", me.pane));
+                s.push_str("  Status: labelled, not in the registry (run `swarm discover`)\n");
+            }
+            s.push_str(&format!("  Project: {}\n", ctx.paths.root().display()));
+            s.push_str("\nYou ARE registered as an agent.\n\n");
+            s.push_str("Commands available (agent ID auto-detected):\n");
+            s.push_str("  swarm agents                      # who else is here\n");
+            s.push_str("  swarm discover                    # refresh the registry\n");
+        }
+        (None, _) => {
+            s.push_str("=== Current Pane ===\n\n");
+            s.push_str(&format!("  Pane: {}\n", me.pane));
+            s.push_str(&format!("  Project: {}\n", ctx.paths.root().display()));
+            s.push_str("\nYou are NOT registered as an agent.\n\nRegistered agents:\n");
+            let agents = registry
+                .as_ref()
+                .map(|r| r.agents.as_slice())
+                .unwrap_or(&[]);
+            if agents.is_empty() {
+                s.push_str("  (none)\n");
+            }
+            for a in agents {
+                s.push_str(&format!(
+                    "  - {} (pane: {} {}, PID: {})\n",
+                    a.id,
+                    a.pane_index,
+                    a.tmux_pane_id.as_deref().unwrap_or("?"),
+                    a.pid
+                ));
+            }
+            s.push_str("\nTo discover and register agents, run:\n  swarm discover\n");
+        }
+    }
+    ctx.out.print(&s)?;
+    Ok(ExitCode::Success)
+}

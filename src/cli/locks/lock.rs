@@ -1,0 +1,166 @@
+//! `swarm lock PATH...` (and the Python name `acquire-file-lock PATH
+//! [REASON]`): take locks for the acting agent, all or none.
+
+use std::thread;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::locks::{Acquired, AcquiredLock, LockError, LockKey, LockTable, MAX_REASON_CHARS, now};
+use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
+
+use crate::cli::actor;
+use crate::cli::context::Context;
+use crate::cli::locks::lock_view::{LockJson, as_typed, joined, shown};
+
+/// Arguments of `swarm lock`.
+#[derive(Debug, Args)]
+pub struct LockArgs {
+    /// Files, directories (`src/auth/`: everything below it) or glob
+    /// patterns (`'src/*.py'`; `*` also matches `/`) to lock
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// Why (shown to agents that find the lock in their way) [default:
+    /// locking.default_reason]
+    #[arg(long, short, value_name = "TEXT")]
+    reason: Option<String>,
+    /// The agent taking the lock [default: this pane's agent]
+    #[arg(long, visible_alias = "agent-id", value_name = "ID")]
+    agent: Option<String>,
+    /// Act for --agent although this pane is another agent (recorded)
+    #[arg(long, requires = "agent")]
+    as_other: bool,
+    /// When a lock is in the way, keep trying for up to this many seconds
+    #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86400))]
+    wait: Option<u64>,
+    /// Print what was acquired (or what is in the way) as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Arguments of `acquire-file-lock` (the Python tool's form).
+#[derive(Debug, Args)]
+pub struct AcquireFileLockArgs {
+    /// The file to lock
+    #[arg(value_name = "FILEPATH")]
+    path: String,
+    /// Why
+    #[arg(value_name = "REASON")]
+    reason: Option<String>,
+    /// The agent taking the lock [default: this pane's agent]
+    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    agent: Option<String>,
+}
+
+impl From<AcquireFileLockArgs> for LockArgs {
+    fn from(a: AcquireFileLockArgs) -> LockArgs {
+        LockArgs {
+            paths: vec![a.path],
+            reason: a.reason,
+            agent: a.agent,
+            as_other: false,
+            wait: None,
+            json: false,
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Report {
+    acquired: Vec<LockJson>,
+    conflicts: Vec<LockJson>,
+}
+
+/// Takes the locks, waiting with `--wait`.
+pub fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
+    // A reason is shown in other agents' terminals: no control sequences.
+    let clean = |r: &str| -> Result<String> {
+        let len = r.chars().count();
+        if len > MAX_REASON_CHARS {
+            return Err(LockError::ReasonTooLong { len }.into());
+        }
+        Ok(sanitize::one_line(r))
+    };
+    let reason = args.reason.as_deref().map(clean).transpose()?;
+    let default_reason = clean(&ctx.config()?.locking.default_reason)?;
+    let keys = ctx.lock_keys(&args.paths)?;
+    let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    let table = ctx.lock_table()?;
+    actor::record_as_other(ctx, &actor, &format!("lock {}", joined(&keys)))?;
+    let deadline = args.wait.map(|s| Instant::now() + Duration::from_secs(s));
+    let mut pause = Duration::from_millis(50);
+    let acquired = loop {
+        match table.acquire(&keys, &actor.id, reason.as_deref(), &default_reason) {
+            Ok(acquired) => break acquired,
+            // Waiting for another agent to finish, not for a race to
+            // settle: a growing pause keeps the polling cheap.
+            Err(LockError::Held(_)) if deadline.is_some_and(|d| Instant::now() < d) => {
+                let left = deadline.map_or(pause, |d| d.saturating_duration_since(Instant::now()));
+                thread::sleep(pause.min(left));
+                pause = (pause * 2).min(Duration::from_secs(1));
+            }
+            Err(LockError::Held(conflicts)) => {
+                if args.json {
+                    let now = now();
+                    ctx.out.json(&Report {
+                        acquired: Vec::new(),
+                        conflicts: conflicts
+                            .iter()
+                            .map(|c| LockJson::new(&c.held.record, &table, now))
+                            .collect(),
+                    })?;
+                }
+                return Err(LockError::Held(conflicts).into());
+            }
+            Err(e) => return Err(e.into()),
+        }
+    };
+    report(ctx, args, &table, &keys, &acquired)?;
+    Ok(ExitCode::Success)
+}
+
+fn report(
+    ctx: &Context,
+    args: &LockArgs,
+    table: &LockTable,
+    keys: &[LockKey],
+    acquired: &[AcquiredLock],
+) -> Result<()> {
+    let now = now();
+    if args.json {
+        return ctx.out.json(&Report {
+            acquired: acquired
+                .iter()
+                .map(|a| LockJson::new(&a.record, table, now))
+                .collect(),
+            conflicts: Vec::new(),
+        });
+    }
+    let mut s = String::new();
+    for a in acquired {
+        let typed = as_typed(&args.paths, keys, &a.record.filepath);
+        let verb = match a.how {
+            Acquired::Refreshed => "refreshed",
+            Acquired::Created | Acquired::TookOver(_) => "acquired",
+        };
+        s.push_str(&format!("Lock {verb} on: {}\n", shown(typed)));
+        if typed != a.record.filepath {
+            s.push_str(&format!("  Path: {}\n", shown(&a.record.filepath)));
+        }
+        s.push_str(&format!("  Agent: {}\n", a.record.agent_id));
+        if !a.record.reason.is_empty() {
+            s.push_str(&format!("  Reason: {}\n", a.record.reason));
+        }
+        if let Acquired::TookOver(old) = &a.how {
+            s.push_str(&format!(
+                "  Took over the stale lock of {} (held for {})\n",
+                old.record.agent_id,
+                crate::support::time::human_duration(old.record.age(now))
+            ));
+        }
+    }
+    ctx.out.print(&s)
+}

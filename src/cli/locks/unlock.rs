@@ -1,0 +1,65 @@
+//! `swarm unlock PATH...` (alias `release-file-lock`): release the acting
+//! agent's locks; another agent's only with `--force`, which is recorded.
+
+use clap::Args;
+
+use crate::error::Result;
+use crate::locks::Released;
+use crate::support::exit_code::ExitCode;
+use crate::support::time;
+
+use crate::cli::actor;
+use crate::cli::context::Context;
+use crate::cli::locks::lock_view::{as_typed, joined, shown};
+
+/// Arguments of `swarm unlock`.
+#[derive(Debug, Args)]
+pub struct UnlockArgs {
+    /// Paths or patterns to release, spelled any way that names the same
+    /// lock
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<String>,
+    /// The agent releasing [default: this pane's agent]
+    #[arg(long, visible_alias = "agent-id", value_name = "ID")]
+    agent: Option<String>,
+    /// Act for --agent although this pane is another agent (recorded)
+    #[arg(long, requires = "agent")]
+    as_other: bool,
+    /// Release locks held by other agents too (recorded in .swarm/audit.log)
+    #[arg(long)]
+    force: bool,
+}
+
+/// Releases the locks.
+pub fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
+    let keys = ctx.lock_keys(&args.paths)?;
+    let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
+    let table = ctx.lock_table()?;
+    let released = table.release(&keys, &actor.id, args.force)?;
+    let now = crate::locks::now();
+    let mut s = String::new();
+    for (key, how) in released {
+        let typed = as_typed(&args.paths, &keys, key.as_str());
+        let typed = shown(typed);
+        match how {
+            Released::Removed(_) => s.push_str(&format!("Lock released on: {typed}\n")),
+            Released::NotLocked => s.push_str(&format!("No lock on: {typed} (nothing to release)\n")),
+            Released::Forced(held) => s.push_str(&format!(
+                "Lock released on: {typed}\n  Forced: it was held by {} for {}{} (recorded in .swarm/audit.log)\n",
+                held.record.agent_id,
+                time::human_duration(held.record.age(now)),
+                match shown(&held.record.reason) {
+                    r if r.is_empty() => String::new(),
+                    r => format!(", reason: {r}"),
+                },
+            )),
+            Released::ForcedDamaged(problem) => s.push_str(&format!(
+                "Removed the damaged lock file of: {typed} ({}; recorded in .swarm/audit.log)\n",
+                shown(&problem)
+            )),
+        }
+    }
+    ctx.out.print(&s)?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,90 @@
+//! `swarm broadcast TYPE CONTENT...` (alias `broadcast-message`).
+
+use clap::Args;
+
+use crate::agents::registry::Registry;
+use crate::domain::message::MessageType;
+use crate::error::{Error, Result};
+use crate::messaging::{Recipients, SendRequest};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
+use crate::cli::messaging::message_input::MessageArgs;
+use crate::cli::messaging::msg::{SentJson, exit_code, rate_limit_note};
+
+/// Arguments of `swarm broadcast`.
+#[derive(Debug, Args)]
+pub struct BroadcastArgs {
+    /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
+    #[arg(value_name = "TYPE")]
+    msg_type: String,
+    #[command(flatten)]
+    message: MessageArgs,
+    /// Deliver to the sender too
+    #[arg(long)]
+    include_self: bool,
+    /// Print the message and every recipient's outcome as JSON
+    #[arg(long)]
+    json: bool,
+    /// List every recipient's outcome
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+/// Sends one message to every active agent.
+pub fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
+    let settings = ctx.messaging_settings()?;
+    let msg_type =
+        MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
+    let content = args.message.body()?;
+    let actor = args.message.sender(ctx)?;
+    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let mut req = SendRequest::new(
+        actor.id.clone(),
+        Recipients::All {
+            include_self: args.include_self,
+        },
+        msg_type,
+        content,
+    );
+    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
+    let report = ctx.messenger(&matcher, settings).send(&registry, req)?;
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    rate_limit_note(ctx, &report);
+    if args.json {
+        ctx.out.json(&SentJson::new(&report))?;
+        return Ok(exit_code(&report));
+    }
+    let total = report.outcomes.len();
+    let ok = report.delivered();
+    let mut s = if ok == total {
+        format!("✓ Broadcast delivered to {total}/{total} agents (real-time)\n")
+    } else if ok > 0 {
+        format!(
+            "✓ Message broadcast: {ok}/{total} real-time, {}/{total} inbox\n",
+            total - ok
+        )
+    } else {
+        format!("✓ Message sent to inbox: {total}/{total} agents\n")
+    };
+    let mut sorted = report.outcomes.clone();
+    sorted.sort_by(|a, b| a.0.cmp(&b.0));
+    for (id, o) in &sorted {
+        if o.is_delivered() {
+            if args.verbose {
+                s.push_str(&format!("  ✓ delivered: {id}\n"));
+            }
+        } else {
+            s.push_str(&format!(
+                "  📬 in inbox: {id} ({})\n",
+                o.reason.as_deref().unwrap_or("not delivered")
+            ));
+        }
+    }
+    ctx.out.print(&s)?;
+    Ok(exit_code(&report))
+}

@@ -1,0 +1,255 @@
+//! `swarm inbox` (alias `check-messages`): the messages addressed to an
+//! agent. `--new` shows the oldest unread ones and marks exactly those as
+//! read; `--hook` is the compact form for Claude Code's prompt hook.
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::domain::validate;
+use crate::error::{Error, Result};
+use crate::messaging::inbox::{self, InboxView, ReadState, Selection};
+use crate::messaging::message_log::{MessageLog, MessageView, Status};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::actor;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm inbox`.
+#[derive(Debug, Args)]
+pub struct InboxArgs {
+    /// Whose inbox [default: this pane's agent]
+    #[arg(long, alias = "agent-id", value_name = "ID")]
+    agent: Option<String>,
+    /// Only unread messages, oldest first; marks the ones shown as read
+    #[arg(long, alias = "new-only")]
+    new: bool,
+    /// At most this many messages
+    #[arg(long, value_name = "N", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    limit: u32,
+    /// Print the messages as JSON
+    #[arg(long)]
+    json: bool,
+    /// One line per message: `[sender:TYPE] content`
+    #[arg(short, long)]
+    quiet: bool,
+    /// Compact block for Claude Code's prompt hook: nothing when there is
+    /// nothing new, and never a failing exit code
+    #[arg(long, hide = true)]
+    hook: bool,
+}
+
+#[derive(Serialize)]
+struct InboxJson<'a> {
+    agent: &'a str,
+    unread_before: usize,
+    held_back: usize,
+    messages: Vec<MessageJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct MessageJson<'a> {
+    msg_id: &'a str,
+    sender: &'a str,
+    msg_type: &'a str,
+    timestamp: &'a str,
+    content: &'a str,
+    recipients: &'a [String],
+    delivered_to_pane: Option<bool>,
+    queued_reason: Option<&'a str>,
+}
+
+/// Shows an inbox.
+pub fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
+    if args.hook {
+        // A hook must never stand in the agent's way: whatever happens,
+        // print what we can and exit 0.
+        if let Ok(text) = hook_text(ctx, args) {
+            let _ = ctx.out.print(&text);
+        }
+        return Ok(ExitCode::Success);
+    }
+    let agent = agent(ctx, args)?;
+    let (view, notes) = read(ctx, &agent, args)?;
+    for n in notes {
+        ctx.out.warn(&n);
+    }
+    if args.json {
+        ctx.out.json(&InboxJson {
+            agent: &agent,
+            unread_before: view.unread,
+            held_back: view.held_back,
+            messages: view.shown.iter().map(|v| message_json(v, &agent)).collect(),
+        })?;
+    } else if args.quiet {
+        let mut s = String::new();
+        for v in &view.shown {
+            let e = &v.entry;
+            s.push_str(&format!(
+                "[{}:{}] {}\n",
+                e.sender,
+                e.msg_type,
+                crate::support::sanitize::one_line(&e.content)
+            ));
+        }
+        if view.held_back > 0 {
+            s.push_str(&more_line(&view, args));
+        }
+        ctx.out.print(&s)?;
+    } else {
+        ctx.out.print(&render(&agent, &view, args))?;
+    }
+    mark_read(ctx, &agent, &view)?;
+    Ok(ExitCode::Success)
+}
+
+fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
+    match &args.agent {
+        Some(id) => validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}"))),
+        None => Ok(actor::resolve(ctx, None, false, "--agent")?.id),
+    }
+}
+
+fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
+    let contents = MessageLog::new(&ctx.paths).read()?;
+    let state = ReadState::new(&ctx.paths);
+    let (cursor, note) = state.cursor(agent)?;
+    let selection = if args.new {
+        Selection::New
+    } else {
+        Selection::Recent
+    };
+    let view = inbox::select(
+        &contents.messages(),
+        agent,
+        cursor.as_ref(),
+        selection,
+        args.limit as usize,
+    );
+    Ok((view, note.into_iter().collect()))
+}
+
+fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
+    if let Some(cursor) = &view.new_cursor {
+        ReadState::new(&ctx.paths).advance(agent, cursor)?;
+    }
+    Ok(())
+}
+
+fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
+    let agent = agent(ctx, args)?;
+    let (view, _) = read(
+        ctx,
+        &agent,
+        &InboxArgs {
+            new: true,
+            ..clone_args(args)
+        },
+    )?;
+    if view.shown.is_empty() {
+        return Ok(String::new());
+    }
+    let mut s = format!(
+        "📬 swarm: {} new message{} for {agent}\n",
+        view.unread,
+        if view.unread == 1 { "" } else { "s" }
+    );
+    for v in &view.shown {
+        let e = &v.entry;
+        s.push_str(&format!(
+            "{} {} (id {})\n",
+            e.header(),
+            crate::support::sanitize::strip_controls(&e.content),
+            crate::acks::short(&e.msg_id)
+        ));
+    }
+    if view.held_back > 0 {
+        s.push_str(&format!(
+            "({} more: run `swarm inbox --new`)\n",
+            view.held_back
+        ));
+    }
+    s.push_str("Reply with: swarm msg <agent-id> <TYPE> \"...\"\n");
+    mark_read(ctx, &agent, &view)?;
+    Ok(s)
+}
+
+fn clone_args(args: &InboxArgs) -> InboxArgs {
+    InboxArgs {
+        agent: args.agent.clone(),
+        new: args.new,
+        limit: args.limit,
+        json: args.json,
+        quiet: args.quiet,
+        hook: args.hook,
+    }
+}
+
+fn message_json<'a>(v: &'a MessageView, agent: &str) -> MessageJson<'a> {
+    let outcome = v.outcome_for(agent);
+    MessageJson {
+        msg_id: &v.entry.msg_id,
+        sender: &v.entry.sender,
+        msg_type: &v.entry.msg_type,
+        timestamp: &v.entry.timestamp,
+        content: &v.entry.content,
+        recipients: &v.entry.recipients,
+        delivered_to_pane: outcome.map(|o| o.is_delivered()),
+        queued_reason: outcome
+            .filter(|o| o.status == Status::Queued)
+            .and_then(|o| o.reason.as_deref()),
+    }
+}
+
+fn more_line(view: &InboxView, args: &InboxArgs) -> String {
+    if args.new {
+        format!(
+            "({} more new message{} not shown: run `swarm inbox --new` again, or raise --limit)\n",
+            view.held_back,
+            if view.held_back == 1 { "" } else { "s" }
+        )
+    } else {
+        format!(
+            "({} older message{} not shown. Use --limit to see more)\n",
+            view.held_back,
+            if view.held_back == 1 { "" } else { "s" }
+        )
+    }
+}
+
+fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
+    if view.shown.is_empty() {
+        return if args.new {
+            format!("No new messages for {agent}\n")
+        } else {
+            format!("No messages for {agent}\n")
+        };
+    }
+    let mut s = format!(
+        "=== Messages for {agent} ({} {}) ===\n\n",
+        view.shown.len(),
+        if args.new { "new" } else { "recent" }
+    );
+    for v in &view.shown {
+        let e = &v.entry;
+        s.push_str(&format!(
+            "[{}] From: {} ({})\n",
+            e.timestamp, e.sender, e.msg_type
+        ));
+        for line in crate::support::sanitize::strip_controls(&e.content).lines() {
+            s.push_str(&format!("  {line}\n"));
+        }
+        s.push_str(&format!("  (ID: {})", crate::acks::short(&e.msg_id)));
+        if let Some(o) = v.outcome_for(agent).filter(|o| o.status == Status::Queued) {
+            s.push_str(&format!(
+                "  [not typed into your pane: {}]",
+                o.reason.as_deref().unwrap_or("queued")
+            ));
+        }
+        s.push_str("\n\n");
+    }
+    if view.held_back > 0 {
+        s.push_str(&more_line(view, args));
+    }
+    s
+}

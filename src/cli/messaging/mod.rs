@@ -1,0 +1,9 @@
+//! Commands that send and read messages.
+
+pub(crate) mod broadcast;
+pub(crate) mod inbox;
+pub(crate) mod message_input;
+pub(crate) mod msg;
+pub(crate) mod onboard;
+pub(crate) mod redeliver;
+pub(crate) mod watch;

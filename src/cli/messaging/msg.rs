@@ -1,0 +1,172 @@
+//! `swarm msg AGENT TYPE CONTENT...` (alias `send-message`).
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::domain::message::MessageType;
+use crate::domain::validate;
+use crate::error::{Error, Result};
+use crate::messaging::message_log::Outcome;
+use crate::messaging::{Recipients, SendReport, SendRequest};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::agents::list::load_registry;
+use crate::cli::context::Context;
+use crate::cli::messaging::message_input::MessageArgs;
+
+/// Arguments of `swarm msg`.
+#[derive(Debug, Args)]
+pub struct MsgArgs {
+    /// Recipient agent id
+    #[arg(value_name = "AGENT")]
+    agent: String,
+    /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
+    /// (case-insensitive, `-` or `_`)
+    #[arg(value_name = "TYPE")]
+    msg_type: String,
+    #[command(flatten)]
+    message: MessageArgs,
+    /// Require an acknowledgement (`swarm ack ID`): retried with the same
+    /// id until answered, then escalated to every agent
+    #[arg(long)]
+    ack: bool,
+    /// Seconds before the first retry when not acknowledged [default:
+    /// acks.timeout_seconds, 30]
+    #[arg(long, value_name = "SECONDS", requires = "ack",
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    ack_timeout: Option<u64>,
+    /// Print the message and its delivery outcome as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
+#[derive(Serialize)]
+pub struct SentJson<'a> {
+    msg_id: &'a str,
+    sender: &'a str,
+    recipients: &'a [String],
+    msg_type: &'a str,
+    content: &'a str,
+    timestamp: String,
+    outcomes: serde_json::Map<String, serde_json::Value>,
+    delivered: usize,
+    queued: usize,
+    rate_limited_for_seconds: Option<u64>,
+    body_file: Option<String>,
+}
+
+impl<'a> SentJson<'a> {
+    /// The JSON view of a report.
+    pub fn new(report: &'a SendReport) -> SentJson<'a> {
+        let m = &report.message;
+        let outcomes = report
+            .outcomes
+            .iter()
+            .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
+            .collect();
+        SentJson {
+            msg_id: &m.msg_id,
+            sender: &m.sender,
+            recipients: &m.recipients,
+            msg_type: m.msg_type.as_str(),
+            content: &m.content,
+            timestamp: crate::support::time::utc_iso(m.created),
+            outcomes,
+            delivered: report.delivered(),
+            queued: report.outcomes.len() - report.delivered(),
+            rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
+            body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+}
+
+/// The exit code of a send: 6 when rate limited, 7 when anyone's copy was
+/// queued, else 0.
+pub fn exit_code(report: &SendReport) -> ExitCode {
+    if report.rate_limited.is_some() {
+        ExitCode::RateLimited
+    } else if report.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
+        ExitCode::NotDelivered
+    } else {
+        ExitCode::Success
+    }
+}
+
+/// The rate-limit refusal, on stderr.
+pub fn rate_limit_note(ctx: &Context, report: &SendReport) {
+    if let Some(wait) = report.rate_limited {
+        let rate = ctx.messaging_settings().map(|s| s.rate).ok();
+        ctx.out.error(&Error::RateLimited {
+            sender: report.message.sender.clone(),
+            max: rate.map(|r| r.max).unwrap_or_default(),
+            window_secs: rate.map(|r| r.window.as_secs()).unwrap_or_default(),
+            wait_secs: wait.as_secs_f64().ceil() as u64,
+        });
+    }
+}
+
+/// Sends one message.
+pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
+    let settings = ctx.messaging_settings()?;
+    let recipient =
+        validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
+    let msg_type =
+        MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
+    let content = args.message.body()?;
+    let actor = args.message.sender(ctx)?;
+    let registry = load_registry(ctx)?
+        .unwrap_or_else(|| crate::agents::registry::Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, settings);
+    let ack_timeout = if args.ack {
+        Some(
+            args.ack_timeout
+                .map(std::time::Duration::from_secs)
+                .unwrap_or(ctx.ack_settings()?.timeout),
+        )
+    } else {
+        None
+    };
+    let mut req = SendRequest::new(
+        actor.id.clone(),
+        Recipients::One(recipient.clone()),
+        msg_type,
+        content,
+    );
+    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
+    req.ack_timeout = ack_timeout;
+    let report = messenger.send(&registry, req)?;
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    rate_limit_note(ctx, &report);
+    if args.json {
+        ctx.out.json(&SentJson::new(&report))?;
+        return Ok(exit_code(&report));
+    }
+    let outcome = report
+        .outcomes
+        .first()
+        .map(|(_, o)| o.clone())
+        .unwrap_or_else(|| Outcome::queued("no recipient"));
+    let id = &report.message.msg_id;
+    let mut text = if outcome.is_delivered() {
+        format!("[DELIVERED] Message sent to {recipient} (id {id})\n")
+    } else {
+        format!(
+            "[QUEUED] Message saved to {recipient}'s inbox (id {id})\n  reason: {}\n  (they see it with `swarm inbox`; retry with `swarm redeliver {}`)\n",
+            outcome.reason.as_deref().unwrap_or("not delivered"),
+            crate::acks::short(id)
+        )
+    };
+    if let Some(wait) = ack_timeout {
+        text.push_str(&format!(
+            "[ACK-REQUIRED] {recipient} answers with `swarm ack {}`; retried after {}s if not, then escalated\n",
+            crate::acks::short(id),
+            wait.as_secs()
+        ));
+    }
+    ctx.out.print(&text)?;
+    Ok(exit_code(&report))
+}

@@ -1,0 +1,96 @@
+//! `swarm onboard`: discover the agents and tell each of them, once, how
+//! to work in this swarm (one broadcast, counted once against the rate
+//! limit, so any number of agents can be onboarded).
+
+use clap::Args;
+
+use crate::agents::discovery;
+use crate::domain::message::MessageType;
+use crate::error::{Error, Result};
+use crate::messaging::onboarding;
+use crate::messaging::{Recipients, SendRequest};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+use crate::cli::messaging::msg::{exit_code, rate_limit_note};
+
+/// The sender id of onboarding messages (the original's).
+const SENDER: &str = "system";
+
+/// Arguments of `swarm onboard`.
+#[derive(Debug, Args)]
+pub struct OnboardArgs {
+    /// Print the onboarding text instead of sending it
+    #[arg(long)]
+    dry_run: bool,
+}
+
+/// Onboards every agent.
+pub fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
+    let matcher = ctx.matcher()?;
+    let found = discovery::refresh(
+        &ctx.tmux,
+        &ctx.paths,
+        &matcher,
+        &ctx.discover_options(None)?,
+    )?;
+    for w in &found.warnings {
+        ctx.out.warn(w);
+    }
+    let agents: Vec<String> = found.registry.active().map(|a| a.id.clone()).collect();
+    if agents.is_empty() {
+        return Err(Error::NoRecipients(
+            "no agents discovered in this project: start agents in tmux panes (or `swarm launch N`)"
+                .into(),
+        ));
+    }
+    let extra = ctx
+        .config()?
+        .onboarding
+        .custom_messages
+        .clone()
+        .unwrap_or_default();
+    let text = onboarding::message(&agents, &extra);
+    if args.dry_run {
+        ctx.out.print(&format!("{text}\n"))?;
+        return Ok(ExitCode::Success);
+    }
+    let content = crate::domain::message::clean_content(&text).map_err(Error::Invalid)?;
+    let matcher = ctx.matcher()?;
+    let report = ctx.messenger(&matcher, ctx.messaging_settings()?).send(
+        &found.registry,
+        SendRequest::new(
+            SENDER.into(),
+            Recipients::All { include_self: true },
+            MessageType::builtin("INFO"),
+            content,
+        ),
+    )?;
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    rate_limit_note(ctx, &report);
+    let mut s = format!(
+        "Onboarded {} agent{}: {} delivered in real time",
+        agents.len(),
+        if agents.len() == 1 { "" } else { "s" },
+        report.delivered()
+    );
+    let queued: Vec<String> = report
+        .outcomes
+        .iter()
+        .filter(|(_, o)| !o.is_delivered())
+        .map(|(a, o)| format!("{a} ({})", o.reason.as_deref().unwrap_or("queued")))
+        .collect();
+    if queued.is_empty() {
+        s.push_str(".\n");
+    } else {
+        s.push_str(&format!(
+            ", {} waiting in their inbox: {}\n",
+            queued.len(),
+            queued.join(", ")
+        ));
+    }
+    ctx.out.print(&s)?;
+    Ok(exit_code(&report))
+}

@@ -1,0 +1,154 @@
+//! `swarm watch`: keeps the swarm running without anyone having to type a
+//! command: every interval it rediscovers agents and removes stale locks,
+//! and it sends ACK retries and escalations as they fall due. Stops
+//! cleanly on Ctrl-C or SIGTERM.
+
+use std::sync::mpsc::RecvTimeoutError;
+use std::time::{Duration, Instant};
+
+use chrono::Local;
+use clap::Args;
+
+use crate::acks;
+use crate::agents::discovery;
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+use crate::support::sys;
+use crate::support::time;
+
+use crate::cli::context::Context;
+use crate::cli::housekeeping;
+
+/// Arguments of `swarm watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Seconds between agent discoveries
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    interval: u64,
+}
+
+/// Longest sleep between checks for new due work written by others.
+const CHECK_EVERY: Duration = Duration::from_secs(1);
+
+/// Runs until stopped.
+pub fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
+    let stop = sys::stop_signals().map_err(|source| Error::Io {
+        what: "install the Ctrl-C handler".into(),
+        source,
+    })?;
+    let matcher = ctx.matcher()?;
+    let opts = ctx.discover_options(None)?;
+    let interval = Duration::from_secs(args.interval);
+    ctx.out.print(&format!(
+        "Watching {} (discovery every {}s, ACK retries as they fall due; Ctrl+C to stop)\n",
+        ctx.paths.root().display(),
+        args.interval
+    ))?;
+    let mut next_discovery = Instant::now();
+    loop {
+        if Instant::now() >= next_discovery {
+            match discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts) {
+                Ok(found) => {
+                    for w in &found.warnings {
+                        ctx.out.warn(w);
+                    }
+                    if !found.added.is_empty()
+                        || !found.dropped.is_empty()
+                        || !found.went_stale.is_empty()
+                    {
+                        log(
+                            ctx,
+                            &format!(
+                                "agents: {} active{}{}{}",
+                                found.registry.active().count(),
+                                list(" joined", &found.added),
+                                list(" stale", &found.went_stale),
+                                list(" left", &found.dropped)
+                            ),
+                        )?;
+                    }
+                }
+                Err(e) => ctx.out.warn(&format!("discovery failed: {e}")),
+            }
+            match ctx
+                .lock_table()
+                .and_then(|t| Ok(t.clean(Some("swarm watch"))?))
+            {
+                Ok(report) => {
+                    for held in &report.stale {
+                        log(
+                            ctx,
+                            &format!(
+                                "removed the stale lock on {} ({})",
+                                held.record.filepath, held.record.agent_id
+                            ),
+                        )?;
+                    }
+                    for (name, why) in &report.damaged {
+                        log(
+                            ctx,
+                            &format!("removed the damaged lock file {name} ({why})"),
+                        )?;
+                    }
+                }
+                Err(e) => ctx.out.warn(&format!("could not clean stale locks: {e}")),
+            }
+            next_discovery = Instant::now() + interval;
+        }
+        match housekeeping::process_due_acks(ctx) {
+            Ok(Some(report)) => {
+                for w in &report.warnings {
+                    ctx.out.warn(w);
+                }
+                for (id, to, n, outcome) in &report.retried {
+                    let how = if outcome.is_delivered() {
+                        "delivered"
+                    } else {
+                        "queued"
+                    };
+                    log(
+                        ctx,
+                        &format!("retry {n} of {} to {to}: {how}", acks::short(id)),
+                    )?;
+                }
+                for (id, to, _) in &report.escalated {
+                    log(
+                        ctx,
+                        &format!(
+                            "escalated {} (no acknowledgement from {to})",
+                            acks::short(id)
+                        ),
+                    )?;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => ctx
+                .out
+                .warn(&format!("could not process due ACK retries: {e}")),
+        }
+        let until_discovery = next_discovery.saturating_duration_since(Instant::now());
+        let until_due = acks::next_due_in(&ctx.paths, time::now()).unwrap_or(CHECK_EVERY);
+        let nap = until_discovery.min(until_due).min(CHECK_EVERY);
+        match stop.recv_timeout(nap) {
+            Err(RecvTimeoutError::Timeout) => {}
+            Ok(_) | Err(RecvTimeoutError::Disconnected) => {
+                ctx.out.print("Stopped watching.\n")?;
+                return Ok(ExitCode::Success);
+            }
+        }
+    }
+}
+
+fn list(label: &str, ids: &[String]) -> String {
+    if ids.is_empty() {
+        String::new()
+    } else {
+        format!(",{label}: {}", ids.join(" "))
+    }
+}
+
+fn log(ctx: &Context, line: &str) -> Result<()> {
+    ctx.out
+        .print(&format!("[{}] {line}\n", Local::now().format("%H:%M:%S")))
+}

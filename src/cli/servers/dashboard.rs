@@ -1,0 +1,183 @@
+//! `swarm dashboard` (alias `start-dashboard`): serves the live web view
+//! of the swarm until Ctrl-C or SIGTERM.
+
+use std::env;
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::dashboard::{BasicAuth, Cors, Opened, Server, Settings, open_browser};
+use crate::domain::validate;
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
+use crate::support::sys;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm dashboard`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Authentication: set DASHBOARD_USERNAME and DASHBOARD_PASSWORD (both) to require
+them on every request. Other web origins allowed to call the API from a browser:
+ALLOWED_ORIGINS (comma-separated).")]
+pub struct DashboardArgs {
+    /// Port to listen on; 0 picks a free one [default: dashboard.port, 8080]
+    #[arg(long, value_name = "N")]
+    port: Option<u16>,
+    /// Host to listen on: localhost (both 127.0.0.1 and ::1), an address of
+    /// this machine, or 0.0.0.0 / :: for every interface [default:
+    /// dashboard.host, localhost]
+    #[arg(long, value_name = "HOST")]
+    host: Option<String>,
+    /// Do not open a browser (one is opened only when dashboard.auto_open_browser
+    /// is set, a graphical session runs and xdg-open is installed)
+    #[arg(long)]
+    no_browser: bool,
+    /// Accepted for the Python tool's `start-dashboard --reload`; no effect
+    /// (the page is built into swarm)
+    #[arg(long, hide = true)]
+    reload: bool,
+}
+
+/// The checked arguments.
+struct Plan {
+    host: String,
+    port: u16,
+    open_browser: bool,
+    settings: Settings,
+}
+
+fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
+    let config = ctx.config()?;
+    let (raw_host, what) = match &args.host {
+        Some(h) => (h.clone(), "--host"),
+        None => (config.dashboard.host.clone(), "dashboard.host"),
+    };
+    let host = validate::host(&raw_host).map_err(|e| Error::Invalid(format!("{what}: {e}")))?;
+    if let Some(w) = &host.warning {
+        ctx.out.warn(w);
+    }
+    let port = match args.port {
+        Some(p) => p,
+        None => u16::try_from(config.dashboard.port).map_err(|_| {
+            Error::Invalid(format!(
+                "dashboard.port: {} is not a port",
+                config.dashboard.port
+            ))
+        })?,
+    };
+    let user = env::var("DASHBOARD_USERNAME").ok();
+    let password = env::var("DASHBOARD_PASSWORD").ok();
+    let auth = BasicAuth::from_values(user.as_deref(), password.as_deref());
+    if auth.is_none() && (user.is_some() || password.is_some()) {
+        ctx.out.warn(
+            "only one of DASHBOARD_USERNAME and DASHBOARD_PASSWORD is set (or one is empty): \
+             the dashboard runs without authentication",
+        );
+    }
+    if auth.is_none() && !is_loopback(&host.name) {
+        ctx.out.warn(&format!(
+            "anyone who can reach {} can read the agents, locks and messages; set \
+             DASHBOARD_USERNAME and DASHBOARD_PASSWORD to require a password",
+            host.name
+        ));
+    }
+    let cors = Cors::from_env_value(env::var("ALLOWED_ORIGINS").ok().as_deref(), auth.is_some());
+    let out = ctx.out.clone();
+    let settings = Settings {
+        paths: ctx.paths.clone(),
+        stale_after: config.locking.stale_timeout,
+        tick: Duration::from_secs(u64::from(config.dashboard.refresh_interval.max(1))),
+        auth,
+        cors,
+        report: Arc::new(move |m: &str| out.warn(&sanitize::one_line(m))),
+    };
+    Ok(Plan {
+        host: host.name,
+        port,
+        open_browser: config.dashboard.auto_open_browser && !args.no_browser,
+        settings,
+    })
+}
+
+fn is_loopback(host: &str) -> bool {
+    match host.parse::<IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => host
+            .strip_suffix('.')
+            .unwrap_or(host)
+            .eq_ignore_ascii_case("localhost"),
+    }
+}
+
+/// The address to type into a browser: the host as given, an IPv6 address
+/// in brackets, and loopback for "every interface".
+fn url(host: &str, port: u16) -> String {
+    let shown = match host.parse::<IpAddr>() {
+        Ok(IpAddr::V4(ip)) if ip.is_unspecified() => "127.0.0.1".to_owned(),
+        Ok(IpAddr::V6(ip)) if ip.is_unspecified() => "[::1]".to_owned(),
+        Ok(IpAddr::V6(ip)) => format!("[{ip}]"),
+        Ok(IpAddr::V4(ip)) => ip.to_string(),
+        Err(_) => host.to_owned(),
+    };
+    format!("http://{shown}:{port}")
+}
+
+/// Serves until stopped.
+pub fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
+    let plan = plan(ctx, args)?;
+    // Installed before anything starts, so that Ctrl-C at any moment ends
+    // the dashboard cleanly.
+    let stop = sys::stop_signals().map_err(|source| Error::Io {
+        what: "install the Ctrl-C handler".into(),
+        source,
+    })?;
+    let server = Server::bind(&plan.host, plan.port, plan.settings)?;
+    let url = url(&plan.host, server.port());
+    let listening: Vec<String> = server.addrs().iter().map(ToString::to_string).collect();
+    ctx.out.print(&format!(
+        "swarm dashboard for {}\nDashboard URL: {url}\nListening on {}\nPress Ctrl+C to stop\n",
+        ctx.paths.root().display(),
+        listening.join(", "),
+    ))?;
+    let running = server.start()?;
+    if plan.open_browser {
+        match open_browser(&url) {
+            Opened::Started(_) => ctx.out.note(&format!("Opened browser to {url}")),
+            Opened::Unavailable(why) => ctx.out.note(&format!("Not opening a browser: {why}")),
+            Opened::Failed(why) => ctx.out.warn(&format!("could not open a browser: {why}")),
+        }
+    }
+    // Any stop signal, or the signal thread going away, ends the server.
+    let _ = stop.recv();
+    running.stop();
+    ctx.out.print("Dashboard stopped\n")?;
+    Ok(ExitCode::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_a_browser_can_open() {
+        assert_eq!(url("localhost", 8080), "http://localhost:8080");
+        assert_eq!(url("127.0.0.1", 1), "http://127.0.0.1:1");
+        assert_eq!(url("0.0.0.0", 2), "http://127.0.0.1:2");
+        assert_eq!(url("::", 3), "http://[::1]:3");
+        assert_eq!(url("::1", 4), "http://[::1]:4");
+    }
+
+    #[test]
+    fn loopback_hosts() {
+        for h in ["localhost", "LOCALHOST.", "127.0.0.1", "127.1.2.3", "::1"] {
+            assert!(is_loopback(h), "{h}");
+        }
+        for h in ["0.0.0.0", "::", "192.168.1.2", "example.com"] {
+            assert!(!is_loopback(h), "{h}");
+        }
+    }
+}

@@ -1,0 +1,42 @@
+//! `swarm config`: write, show, check and edit the configuration.
+
+mod edit;
+mod init;
+mod show;
+mod validate;
+
+use clap::{Args, Subcommand};
+
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm config`.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    #[command(subcommand)]
+    command: ConfigCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum ConfigCommand {
+    /// Write a config file with every key, its default and a comment
+    Init(init::InitArgs),
+    /// Show the effective config and where each value came from
+    Show(show::ShowArgs),
+    /// Check a config file (and SWARM_* overrides); report every problem
+    Validate(validate::ValidateArgs),
+    /// Open the config file in $EDITOR, then check it
+    Edit(edit::EditArgs),
+}
+
+/// Runs the `config` subcommand.
+pub fn run(ctx: &Context, args: &ConfigArgs) -> Result<ExitCode> {
+    match &args.command {
+        ConfigCommand::Init(a) => init::run(ctx, a),
+        ConfigCommand::Show(a) => show::run(ctx, a),
+        ConfigCommand::Validate(a) => validate::run(ctx, a),
+        ConfigCommand::Edit(a) => edit::run(ctx, a),
+    }
+}

@@ -1,0 +1,61 @@
+//! `swarm config init`: write the default configuration, commented.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::config::{self, Format};
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm config init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// File to write; its name picks the format (.toml, .yaml or .yml)
+    /// [default: .claudeswarm.toml in the project root]
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Replace the file if it exists
+    #[arg(short, long)]
+    force: bool,
+}
+
+/// Writes the file and says how to look at it.
+pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
+    let path = match &args.output {
+        Some(p) => absolute(p)?,
+        None => ctx.paths.root().join(config::DEFAULT_CONFIG_FILE),
+    };
+    let format = config::write_template(&path, args.force)?;
+    let name = match format {
+        Format::Toml => "TOML",
+        Format::Yaml => "YAML",
+    };
+    ctx.out.print(&format!(
+        "{} {} ({name}): every key with its default and a comment.\n\n\
+         See the effective values: swarm config show\n\
+         Edit it:                  swarm config edit\n",
+        ctx.out.good("Created"),
+        path.display()
+    ))?;
+    if let Some(found) = config::find(ctx.paths.root())
+        && found != path
+    {
+        ctx.out.warn(&format!(
+            "swarm reads {} (found first from the project root), not this file",
+            found.display()
+        ));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// `path` made absolute against the current directory (for messages; the
+/// file is the same either way).
+pub fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).map_err(|source| Error::Io {
+        what: format!("resolve {}", path.display()),
+        source,
+    })
+}

@@ -1,0 +1,134 @@
+//! `swarm config show`: the effective configuration, and for every value
+//! whether it is the default, from the file, or from a `SWARM_*` variable.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{Map, Value, json};
+
+use crate::config::{self, LoadedConfig, Origin, schema};
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use super::init::absolute;
+use crate::cli::context::Context;
+
+/// Arguments of `swarm config show`.
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// Print the config as JSON (the Python tool's shape), with the origin
+    /// of each value under "_sources"
+    #[arg(long)]
+    json: bool,
+    /// Show this file instead of the one found from the project root
+    #[arg(long, value_name = "FILE")]
+    file: Option<PathBuf>,
+}
+
+/// Prints the configuration.
+pub fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
+    let owned;
+    let loaded: &LoadedConfig = match &args.file {
+        Some(f) => {
+            owned = config::load_with(Some(&absolute(f)?), &config::process_env())?;
+            &owned
+        }
+        None => ctx.loaded_config()?,
+    };
+    if args.json {
+        ctx.out.json(&as_json(loaded))?;
+    } else {
+        ctx.out.print(&render(ctx, loaded))?;
+    }
+    Ok(ExitCode::Success)
+}
+
+fn as_json(loaded: &LoadedConfig) -> Value {
+    let mut doc = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
+    let sources: Map<String, Value> = loaded
+        .origins
+        .iter()
+        .map(|(key, origin)| {
+            let v = match origin {
+                Origin::Default => json!({"from": "default"}),
+                Origin::File(p) => json!({"from": "file", "path": p.display().to_string()}),
+                Origin::Env(var) => json!({"from": "env", "variable": var}),
+            };
+            (key.path(), v)
+        })
+        .collect();
+    if let Value::Object(map) = &mut doc {
+        map.insert("_sources".into(), Value::Object(sources));
+    }
+    doc
+}
+
+fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
+    let values = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
+    let mut s = match &loaded.file {
+        Some(f) => format!("Config file: {}\n", f.display()),
+        None => format!(
+            "Config file: none, defaults in use (no .claudeswarm.yaml or .claudeswarm.toml in {} or its parents)\n",
+            ctx.paths.root().display()
+        ),
+    };
+    // `key = value` lines, origins aligned in a column after them.
+    let rows: Vec<(Option<&str>, String, String)> = loaded
+        .origins
+        .iter()
+        .map(|(key, origin)| {
+            let value = if key.section.is_empty() {
+                values.get(key.name)
+            } else {
+                values.get(key.section).and_then(|v| v.get(key.name))
+            };
+            let value = match value {
+                None | Some(Value::Null) => "(not set)".to_owned(),
+                Some(v) => literal(v),
+            };
+            let origin = match origin {
+                Origin::Default => "default".to_owned(),
+                Origin::File(_) => "file".to_owned(),
+                Origin::Env(var) => format!("env {var}"),
+            };
+            let section = (!key.section.is_empty()).then_some(key.section);
+            (section, format!("{} = {value}", key.name), origin)
+        })
+        .collect();
+    let width = rows
+        .iter()
+        .map(|(_, kv, _)| kv.chars().count())
+        .filter(|&w| w <= 48)
+        .max()
+        .unwrap_or(0);
+    // `Some(section)` once a group has been started; top-level keys have
+    // no section and come first.
+    let mut current: Option<Option<&str>> = None;
+    for (section, kv, origin) in &rows {
+        if current != Some(*section) {
+            s.push('\n');
+            if let Some(name) = section {
+                s.push_str(&ctx.out.bold(&format!("[{name}]")));
+                s.push('\n');
+            }
+            current = Some(*section);
+        }
+        let pad = width.saturating_sub(kv.chars().count());
+        s.push_str(&format!("  {kv}{}  {origin}\n", " ".repeat(pad)));
+    }
+    debug_assert_eq!(rows.len(), schema::KEYS.len());
+    s
+}
+
+/// A value as TOML and JSON both write it: `10`, `true`, `"text"`,
+/// `["a", "b"]`. Control characters in strings come out escaped, so
+/// nothing in a config file can drive the terminal.
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Array(items) => {
+            let parts: Vec<String> = items.iter().map(literal).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        other => other.to_string(),
+    }
+}

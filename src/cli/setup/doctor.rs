@@ -1,0 +1,93 @@
+//! `swarm doctor`: checks tmux, the project root, the config, the state
+//! files and the registry against the live panes, and says how to fix
+//! anything that is off. Exit 1 when any check fails.
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::config;
+use crate::error::Result;
+use crate::setup::doctor::{self, Outcome, Status, Subject};
+use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print the results as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct Report<'a> {
+    ok: bool,
+    counts: Counts,
+    checks: &'a [Outcome],
+}
+
+#[derive(Serialize)]
+struct Counts {
+    ok: usize,
+    warn: usize,
+    fail: usize,
+}
+
+/// Runs every check and reports.
+pub fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
+    let env = config::process_env();
+    let outcomes = doctor::run(&Subject {
+        root: &ctx.root,
+        paths: &ctx.paths,
+        tmux: &ctx.tmux,
+        env: &env,
+    });
+    let (ok, warn, fail) = doctor::tally(&outcomes);
+    if args.json {
+        ctx.out.json(&Report {
+            ok: fail == 0,
+            counts: Counts { ok, warn, fail },
+            checks: &outcomes,
+        })?;
+    } else {
+        let width = outcomes.iter().map(|o| o.check.len()).max().unwrap_or(0);
+        let mut s = String::new();
+        for o in &outcomes {
+            let label = match o.status {
+                Status::Ok => ctx.out.good("ok  "),
+                Status::Warn => ctx.out.caution("warn"),
+                Status::Fail => ctx.out.bad("FAIL"),
+            };
+            // Details can quote file content and pane names: one clean
+            // line each.
+            s.push_str(&format!(
+                "{label}  {:<width$}  {}\n",
+                o.check,
+                sanitize::one_line(&o.message)
+            ));
+            for d in &o.details {
+                s.push_str(&format!(
+                    "      {:width$}    {}\n",
+                    "",
+                    sanitize::one_line(d)
+                ));
+            }
+            if let Some(fix) = &o.fix {
+                s.push_str(&format!("      {:width$}  fix: {fix}\n", ""));
+            }
+        }
+        s.push_str(&format!(
+            "\n{ok} ok, {warn} warning{}, {fail} failure{}\n",
+            if warn == 1 { "" } else { "s" },
+            if fail == 1 { "" } else { "s" }
+        ));
+        ctx.out.print(&s)?;
+    }
+    Ok(if fail > 0 {
+        ExitCode::Failure
+    } else {
+        ExitCode::Success
+    })
+}

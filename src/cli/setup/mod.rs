@@ -1,0 +1,7 @@
+//! Setting a project up and checking it: init, hooks, the git guard, the config, doctor.
+
+pub(crate) mod config;
+pub(crate) mod doctor;
+pub(crate) mod guard;
+pub(crate) mod hooks;
+pub(crate) mod init;

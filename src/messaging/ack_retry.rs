@@ -1,0 +1,129 @@
+//! The ACK retry engine: sends the retries and escalations that the
+//! pending list says are due. Claiming happens in `acks` under the pending
+//! file's lock before anything is sent, so however many processes run this
+//! at once, each retry goes out at most once.
+
+use chrono::{DateTime, Utc};
+
+use crate::acks::{self, AckSettings, DueAction, PendingEntry, format_age, marker};
+use crate::agents::registry::Registry;
+use crate::domain::message::MessageType;
+use crate::error::Result;
+use crate::support::time;
+
+use super::message_log::Outcome;
+use super::send::{Messenger, Recipients, SendRequest};
+
+/// What one processing pass did.
+#[derive(Clone, Debug, Default)]
+pub struct ProcessReport {
+    /// Retries sent: message id, recipient, retry number, outcome.
+    pub retried: Vec<(String, String, u32, Outcome)>,
+    /// Escalations: message id, recipient, escalation message id.
+    pub escalated: Vec<(String, String, String)>,
+    /// Problems worth reporting.
+    pub warnings: Vec<String>,
+}
+
+/// Sends every retry and escalation that is due, each exactly once even
+/// with several processes doing this at the same time.
+pub fn process_due(
+    messenger: &Messenger<'_>,
+    registry: &Registry,
+    settings: &AckSettings,
+    now: DateTime<Utc>,
+) -> Result<ProcessReport> {
+    let mut report = ProcessReport::default();
+    let (actions, warnings) = acks::claim_due(
+        messenger.paths,
+        |id| registry.find(id).is_some(),
+        settings,
+        now,
+    )?;
+    report.warnings.extend(warnings);
+    for action in actions {
+        match action {
+            DueAction::Retry { entry, n } => {
+                let Some(target) = registry.find(&entry.recipient_id).cloned() else {
+                    continue;
+                };
+                let log_entry = entry.log_entry();
+                let mark = format!("[RETRY {n}/{}]", settings.max_retries);
+                let (text, _) = messenger.pane_text(&log_entry, Some(&mark))?;
+                let (outcomes, warnings) = messenger.deliver_logged(
+                    &entry.msg_id,
+                    &[target],
+                    &text,
+                    &log_entry.header(),
+                    Some(format!("retry {n}/{}", settings.max_retries)),
+                )?;
+                report.warnings.extend(warnings);
+                for (r, o) in outcomes {
+                    report.retried.push((entry.msg_id.clone(), r, n, o));
+                }
+            }
+            DueAction::Escalate {
+                entry,
+                recipient_gone,
+            } => {
+                let sent = escalate(messenger, registry, &entry, recipient_gone, now, settings)?;
+                report.warnings.extend(sent.1);
+                report
+                    .escalated
+                    .push((entry.msg_id.clone(), entry.recipient_id.clone(), sent.0));
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn escalate(
+    messenger: &Messenger<'_>,
+    registry: &Registry,
+    entry: &PendingEntry,
+    recipient_gone: bool,
+    now: DateTime<Utc>,
+    settings: &AckSettings,
+) -> Result<(String, Vec<String>)> {
+    let age = entry
+        .sent()
+        .map(|s| format_age(time::age_seconds(s, now)))
+        .unwrap_or_else(|| "unknown age".into());
+    let original = entry.log_entry().content;
+    let original = original
+        .strip_prefix(&format!("{} ", marker(&entry.msg_id)))
+        .unwrap_or(&original);
+    let content = if recipient_gone {
+        format!(
+            "[UNACKNOWLEDGED] {} has left the swarm: message {} from {} ({age} old) was never acknowledged. Original: {original}",
+            entry.recipient_id, entry.msg_id, entry.sender_id
+        )
+    } else {
+        format!(
+            "[UNACKNOWLEDGED] Message {} from {} to {} unacknowledged after {} retries ({age} old). Original: {original}",
+            entry.msg_id, entry.sender_id, entry.recipient_id, settings.max_retries
+        )
+    };
+    let msg_type = MessageType::parse(&entry.log_entry().msg_type, &[entry.log_entry().msg_type])
+        .unwrap_or_else(|_| MessageType::builtin("INFO"));
+    let mut req = SendRequest::new(
+        entry.sender_id.clone(),
+        Recipients::All { include_self: true },
+        msg_type,
+        content,
+    );
+    req.system = true;
+    req.parent_msg_id = Some(entry.msg_id.clone());
+    match messenger.send(registry, req) {
+        Ok(report) => Ok((report.message.msg_id, report.warnings)),
+        // Nobody left to tell: the entry is closed all the same.
+        Err(crate::error::Error::NoRecipients(why)) => Ok((
+            String::new(),
+            vec![format!(
+                "escalation of {} reached nobody: {why}",
+                entry.msg_id
+            )],
+        )),
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,358 @@
+//! `LogTail`: follows `agent_messages.log` by byte offset, the way
+//! `tail -F` does, so a change costs only the new lines however large the
+//! log has grown. A rotation (the log renamed to `.old` and a new one
+//! started) or a truncation is noticed; no line is lost or read twice.
+//!
+//! The tail keeps the file it follows open: an open file stays the same
+//! file across a rename, so lines appended just before a rotation are still
+//! read from it before moving on to the new log.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::messaging::message_log::{Record, parse_line};
+use crate::store::{Paths, StoreError};
+
+/// New lines read from the log, parsed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TailBatch {
+    /// Parsed records in log order.
+    pub records: Vec<Record>,
+    /// Non-blank lines that were neither a message nor a delivery record.
+    pub skipped: usize,
+    /// The log was rotated or truncated since the last read.
+    pub rotated: bool,
+}
+
+/// The file being followed.
+#[derive(Debug)]
+struct Followed {
+    file: File,
+    id: (u64, u64),
+    /// Bytes read so far (the end of `pending` in the file).
+    offset: u64,
+    /// The start of a line whose newline has not been written yet.
+    pending: Vec<u8>,
+}
+
+/// Follows a project's message log.
+#[derive(Debug)]
+pub struct LogTail {
+    path: PathBuf,
+    old: PathBuf,
+    followed: Option<Followed>,
+}
+
+impl LogTail {
+    /// Starts following the log of `paths` and returns everything already
+    /// in it (the rotated part first).
+    pub fn open(paths: &Paths) -> Result<(LogTail, TailBatch), StoreError> {
+        let path = paths.message_log();
+        let old = path.with_file_name("agent_messages.log.old");
+        let mut tail = LogTail {
+            path,
+            old,
+            followed: None,
+        };
+        let mut batch = TailBatch::default();
+        // The current log is opened before the rotated one is read: if a
+        // rotation happens in between, `.old` is then the file already
+        // held open and is not read twice.
+        tail.followed = open_followed(&tail.path)?;
+        if let Some(old) = open_followed(&tail.old)?
+            && Some(old.id) != tail.followed.as_ref().map(|f| f.id)
+        {
+            read_all(old, &tail.old, &mut batch)?;
+        }
+        batch.rotated = false;
+        let more = tail.read_new()?;
+        batch.records.extend(more.records);
+        batch.skipped += more.skipped;
+        Ok((tail, batch))
+    }
+
+    /// Where the log lives.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Reads whatever was appended since the last call.
+    pub fn read_new(&mut self) -> Result<TailBatch, StoreError> {
+        let mut batch = TailBatch::default();
+        let Some(followed) = self.followed.as_mut() else {
+            // No log yet: start following it once it exists.
+            self.followed = open_followed(&self.path)?;
+            return match self.followed {
+                Some(_) => self.read_new(),
+                None => Ok(batch),
+            };
+        };
+        let len = followed
+            .file
+            .metadata()
+            .map_err(|source| read_err(&self.path, source))?
+            .len();
+        if len < followed.offset {
+            // Truncated in place: what is there now is all new.
+            followed
+                .file
+                .seek(SeekFrom::Start(0))
+                .map_err(|source| read_err(&self.path, source))?;
+            followed.offset = 0;
+            followed.pending.clear();
+            batch.rotated = true;
+        }
+        read_lines(followed, &self.path, &mut batch)?;
+        let current = match fs::symlink_metadata(&self.path) {
+            Ok(meta) if meta.is_file() => Some((meta.dev(), meta.ino())),
+            // Missing for a moment during a rotation, or replaced by
+            // something that is not a log: keep the file we have.
+            Ok(_) => None,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(source) => return Err(read_err(&self.path, source)),
+        };
+        if current.is_none_or(|id| id == followed.id) {
+            return Ok(batch);
+        }
+        // Rotated. Every append to the old file happened before the
+        // rename (appends and rotation share one lock), so reading it to
+        // the end once more now gets its last lines.
+        read_lines(followed, &self.path, &mut batch)?;
+        flush_pending(followed, &mut batch);
+        let left = followed.id;
+        batch.rotated = true;
+        self.followed = open_followed(&self.path)?;
+        let now = self.followed.as_ref().map(|f| f.id);
+        // Two rotations since the last read: the log in between is `.old`.
+        if let Some(between) = open_followed(&self.old)?
+            && between.id != left
+            && Some(between.id) != now
+        {
+            read_all(between, &self.old, &mut batch)?;
+        }
+        if let Some(followed) = self.followed.as_mut() {
+            read_lines(followed, &self.path, &mut batch)?;
+        }
+        Ok(batch)
+    }
+}
+
+fn read_err(path: &Path, source: io::Error) -> StoreError {
+    StoreError::Read {
+        path: path.to_owned(),
+        source,
+    }
+}
+
+fn open_followed(path: &Path) -> Result<Option<Followed>, StoreError> {
+    let file = match OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // A symlink: appends move it aside; it holds nothing of ours.
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(source) => return Err(read_err(path, source)),
+    };
+    let meta = file.metadata().map_err(|source| read_err(path, source))?;
+    if !meta.is_file() {
+        // A FIFO or a directory where the log should be: reading it
+        // could block or fail forever.
+        return Ok(None);
+    }
+    Ok(Some(Followed {
+        file,
+        id: (meta.dev(), meta.ino()),
+        offset: 0,
+        pending: Vec::new(),
+    }))
+}
+
+fn read_all(mut followed: Followed, path: &Path, batch: &mut TailBatch) -> Result<(), StoreError> {
+    read_lines(&mut followed, path, batch)?;
+    flush_pending(&mut followed, batch);
+    Ok(())
+}
+
+/// Reads to the end of the file and parses every complete line; an
+/// incomplete last line waits in `pending` for its newline.
+fn read_lines(
+    followed: &mut Followed,
+    path: &Path,
+    batch: &mut TailBatch,
+) -> Result<(), StoreError> {
+    // Read straight after the pending bytes, with room for everything the
+    // file holds now: a large log is read without a copy or a regrowth.
+    let len = followed.file.metadata().map(|m| m.len()).unwrap_or(0);
+    let room = usize::try_from(len.saturating_sub(followed.offset)).unwrap_or(0);
+    let mut bytes = std::mem::take(&mut followed.pending);
+    let had = bytes.len();
+    bytes.reserve(room);
+    let n = (&followed.file)
+        .read_to_end(&mut bytes)
+        .map_err(|source| read_err(path, source))?;
+    followed.offset += n as u64;
+    let complete = match bytes[had..].iter().rposition(|&b| b == b'\n') {
+        Some(i) => had + i + 1,
+        None => {
+            followed.pending = bytes;
+            return Ok(());
+        }
+    };
+    for line in bytes[..complete].split(|&b| b == b'\n') {
+        parse_into(line, batch);
+    }
+    bytes.drain(..complete);
+    followed.pending = bytes;
+    Ok(())
+}
+
+/// A last line without a newline, in a file that will not grow any more.
+fn flush_pending(followed: &mut Followed, batch: &mut TailBatch) {
+    let line = std::mem::take(&mut followed.pending);
+    parse_into(&line, batch);
+}
+
+fn parse_into(line: &[u8], batch: &mut TailBatch) {
+    // Checking UTF-8 whole is much faster than the lossy walk, which only
+    // a damaged line needs.
+    let text = match std::str::from_utf8(line) {
+        Ok(s) => std::borrow::Cow::Borrowed(s),
+        Err(_) => String::from_utf8_lossy(line),
+    };
+    if text.trim().is_empty() {
+        return;
+    }
+    match parse_line(&text) {
+        Some(r) => batch.records.push(r),
+        None => batch.skipped += 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::message::{Message, MessageType};
+    use crate::messaging::message_log::MessageLog;
+    use std::io::Write;
+
+    fn message(n: usize) -> Message {
+        Message::new(
+            "agent-0".into(),
+            vec!["agent-1".into()],
+            MessageType::builtin("INFO"),
+            format!("message {n} {}", "x".repeat(200)),
+        )
+    }
+
+    fn ids(batch: &TailBatch) -> Vec<String> {
+        batch
+            .records
+            .iter()
+            .filter_map(|r| match r {
+                Record::Message(e) => Some(e.content.split(' ').nth(1).unwrap_or("").to_owned()),
+                Record::Delivery(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn reads_only_what_is_new() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let (mut tail, first) = LogTail::open(&paths).expect("open");
+        assert!(first.records.is_empty());
+        let log = MessageLog::new(&paths);
+        log.append(&[message(0).log_entry(&[true])])
+            .expect("append");
+        assert_eq!(ids(&tail.read_new().expect("read")), ["0"]);
+        assert!(tail.read_new().expect("read").records.is_empty());
+        log.append(&[message(1).log_entry(&[true]), message(2).log_entry(&[true])])
+            .expect("append");
+        assert_eq!(ids(&tail.read_new().expect("read")), ["1", "2"]);
+        let (_, again) = LogTail::open(&paths).expect("open");
+        assert_eq!(ids(&again), ["0", "1", "2"]);
+    }
+
+    #[test]
+    fn a_line_written_in_two_parts_is_read_once_whole() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let line = serde_json::to_string(&message(7).log_entry(&[true])).expect("json");
+        let (head, rest) = line.split_at(40);
+        let mut f = File::create(paths.message_log()).expect("create");
+        f.write_all(b"garbage\n").expect("write");
+        f.write_all(head.as_bytes()).expect("write");
+        let (mut tail, first) = LogTail::open(&paths).expect("open");
+        assert_eq!((first.records.len(), first.skipped), (0, 1));
+        f.write_all(rest.as_bytes()).expect("write");
+        assert!(tail.read_new().expect("read").records.is_empty());
+        f.write_all(b"\n").expect("write");
+        assert_eq!(ids(&tail.read_new().expect("read")), ["7"]);
+    }
+
+    #[test]
+    fn rotation_loses_nothing_and_repeats_nothing() {
+        let line = serde_json::to_string(&message(10).log_entry(&[true])).expect("json");
+        // Each log file holds five lines before it is rotated. Reading
+        // after every append, every third, and every eighth covers no
+        // rotation, one, and two rotations between two reads.
+        let rotate_at = (line.len() as u64 + 1) * 9 / 2;
+        for every in [1, 3, 8] {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let paths = Paths::new(dir.path());
+            let log = MessageLog::new(&paths).with_rotation(rotate_at);
+            log.append(&[message(10).log_entry(&[true])])
+                .expect("append");
+            let (mut tail, first) = LogTail::open(&paths).expect("open");
+            let mut seen = ids(&first);
+            let mut rotations = 0;
+            for n in 11..70 {
+                log.append(&[message(n).log_entry(&[true])])
+                    .expect("append");
+                if n % every == 0 {
+                    let batch = tail.read_new().expect("read");
+                    rotations += usize::from(batch.rotated);
+                    seen.extend(ids(&batch));
+                }
+            }
+            seen.extend(ids(&tail.read_new().expect("read")));
+            let expected: Vec<String> = (10..70).map(|n| n.to_string()).collect();
+            assert_eq!(seen, expected, "reading after every {every} appends");
+            assert!(rotations >= 3, "only {rotations} rotations were seen");
+        }
+    }
+
+    #[test]
+    fn truncation_starts_over() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let log = MessageLog::new(&paths);
+        log.append(&[message(0).log_entry(&[true]), message(1).log_entry(&[true])])
+            .expect("append");
+        let (mut tail, _) = LogTail::open(&paths).expect("open");
+        fs::write(paths.message_log(), "").expect("truncate");
+        log.append(&[message(2).log_entry(&[true])])
+            .expect("append");
+        let batch = tail.read_new().expect("read");
+        assert!(batch.rotated);
+        assert_eq!(ids(&batch), ["2"]);
+    }
+
+    #[test]
+    fn a_symlinked_log_is_not_followed() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let target = dir.path().join("elsewhere");
+        let line = serde_json::to_string(&message(1).log_entry(&[true])).expect("json");
+        fs::write(&target, format!("{line}\n")).expect("write");
+        std::os::unix::fs::symlink(&target, paths.message_log()).expect("symlink");
+        let (mut tail, first) = LogTail::open(&paths).expect("open");
+        assert!(first.records.is_empty());
+        assert!(tail.read_new().expect("read").records.is_empty());
+    }
+}

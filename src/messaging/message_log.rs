@@ -1,0 +1,491 @@
+//! `agent_messages.log`: the JSON-lines message log and durable inbox.
+//!
+//! A message is appended before delivery is attempted (from then on it
+//! cannot be lost), and its outcome is appended afterwards as a separate
+//! delivery record. Appends happen under a sidecar `flock`, in one `write`
+//! per batch, so concurrent writers never lose or interleave lines. At
+//! 10 MiB the log is renamed to `agent_messages.log.old` (replacing the
+//! previous one, as the Python tool does) under the same lock, so no
+//! append is ever dropped by a rotation.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Write};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::domain::message::LogEntry;
+use crate::store::{Paths, StateFile, StoreError};
+use crate::support::json::{self, Layout};
+
+/// Size past which the log is rotated before the next append (parity).
+pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
+
+/// How long an append waits for other writers.
+const APPEND_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Whether a recipient got the message into its pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Pasted and submitted in the recipient's pane.
+    Delivered,
+    /// Not typed into the pane; waits in the inbox (`reason` says why).
+    Queued,
+}
+
+/// The outcome of one delivery attempt to one recipient.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Delivered or queued.
+    pub status: Status,
+    /// Why it was queued.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl Outcome {
+    /// Delivered.
+    pub fn delivered() -> Outcome {
+        Outcome {
+            status: Status::Delivered,
+            reason: None,
+        }
+    }
+
+    /// Queued, with the reason.
+    pub fn queued(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Queued,
+            reason: Some(reason.into()),
+        }
+    }
+
+    /// True when delivered.
+    pub fn is_delivered(&self) -> bool {
+        self.status == Status::Delivered
+    }
+}
+
+/// swarm's outcome line. It carries an empty `recipients` list so that
+/// readers of the Python tool, which pick lines by recipient, skip it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeliveryRecord {
+    /// Always `"delivery"`.
+    pub event: String,
+    /// The message this is about.
+    pub msg_id: String,
+    /// When the attempt finished (UTC).
+    pub timestamp: String,
+    /// Always empty (see the type's doc).
+    pub recipients: Vec<String>,
+    /// Outcome per recipient attempted.
+    pub outcomes: Map<String, Value>,
+    /// Who sent it when an agent spoke for another (`--as-other`), or
+    /// what kind of attempt this was (`redelivery`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl DeliveryRecord {
+    /// A record of `outcomes` for `msg_id`, stamped now.
+    pub fn new(
+        msg_id: &str,
+        outcomes: &[(String, Outcome)],
+        note: Option<String>,
+    ) -> DeliveryRecord {
+        let mut map = Map::new();
+        for (recipient, outcome) in outcomes {
+            map.insert(
+                recipient.clone(),
+                serde_json::to_value(outcome).unwrap_or(Value::Null),
+            );
+        }
+        DeliveryRecord {
+            event: "delivery".into(),
+            msg_id: msg_id.to_owned(),
+            timestamp: crate::support::time::utc_iso(crate::support::time::now()),
+            recipients: Vec::new(),
+            outcomes: map,
+            note,
+        }
+    }
+}
+
+/// One parsed log line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Record {
+    /// A message (written by swarm or the Python tool).
+    Message(LogEntry),
+    /// A delivery outcome (swarm only).
+    Delivery(DeliveryRecord),
+}
+
+/// A message with its latest known outcome per recipient.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageView {
+    /// The message line.
+    pub entry: LogEntry,
+    /// Latest outcome per recipient (from delivery records, else from the
+    /// message line's `delivery_status`).
+    pub outcomes: Vec<(String, Outcome)>,
+}
+
+impl MessageView {
+    /// The latest outcome for one recipient.
+    pub fn outcome_for(&self, recipient: &str) -> Option<&Outcome> {
+        self.outcomes
+            .iter()
+            .find(|(r, _)| r == recipient)
+            .map(|(_, o)| o)
+    }
+}
+
+/// Everything in the log (the rotated part first).
+#[derive(Clone, Debug, Default)]
+pub struct LogContents {
+    /// Parsed lines in log order.
+    pub records: Vec<Record>,
+    /// Lines that were neither a message nor a delivery record.
+    pub skipped: usize,
+}
+
+impl LogContents {
+    /// Messages in log order, each with its outcomes merged in.
+    pub fn messages(&self) -> Vec<MessageView> {
+        let mut views: Vec<MessageView> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        for record in &self.records {
+            match record {
+                Record::Message(entry) => {
+                    let outcomes = entry
+                        .recipients
+                        .iter()
+                        .map(|r| {
+                            let delivered =
+                                entry.delivery_status.get(r).and_then(Value::as_bool) == Some(true);
+                            let o = if delivered {
+                                Outcome::delivered()
+                            } else {
+                                Outcome::queued("not delivered in real time")
+                            };
+                            (r.clone(), o)
+                        })
+                        .collect();
+                    index.insert(entry.msg_id.clone(), views.len());
+                    views.push(MessageView {
+                        entry: entry.clone(),
+                        outcomes,
+                    });
+                }
+                Record::Delivery(d) => {
+                    let Some(&i) = index.get(&d.msg_id) else {
+                        continue;
+                    };
+                    for (recipient, value) in &d.outcomes {
+                        let Ok(outcome) = serde_json::from_value::<Outcome>(value.clone()) else {
+                            continue;
+                        };
+                        let view = &mut views[i];
+                        match view.outcomes.iter_mut().find(|(r, _)| r == recipient) {
+                            Some(slot) => slot.1 = outcome,
+                            None => view.outcomes.push((recipient.clone(), outcome)),
+                        }
+                    }
+                }
+            }
+        }
+        views
+    }
+}
+
+/// Parses one line; `None` for blank or foreign lines.
+pub fn parse_line(line: &str) -> Option<Record> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let value: Value = serde_json::from_str(line).ok()?;
+    if value.get("event").and_then(Value::as_str) == Some("delivery") {
+        return serde_json::from_value(value).ok().map(Record::Delivery);
+    }
+    serde_json::from_value(value).ok().map(Record::Message)
+}
+
+/// The message log of a project.
+#[derive(Clone, Debug)]
+pub struct MessageLog {
+    file: StateFile,
+    old: PathBuf,
+    rotate_at: u64,
+}
+
+impl MessageLog {
+    /// The log of the project laid out by `paths`.
+    pub fn new(paths: &Paths) -> MessageLog {
+        let path = paths.message_log();
+        MessageLog {
+            old: path.with_file_name("agent_messages.log.old"),
+            file: StateFile::new(path),
+            rotate_at: ROTATE_BYTES,
+        }
+    }
+
+    /// The same log rotating at another size (for tests).
+    pub fn with_rotation(mut self, bytes: u64) -> MessageLog {
+        self.rotate_at = bytes;
+        self
+    }
+
+    /// Where the log lives.
+    pub fn path(&self) -> &Path {
+        self.file.path()
+    }
+
+    /// Appends records as JSON lines in one write, under the log's lock,
+    /// rotating first when the log has grown past the limit. A log that
+    /// is a symlink is moved aside (never written through); the returned
+    /// warnings say so.
+    pub fn append<T: Serialize>(&self, records: &[T]) -> Result<Vec<String>, StoreError> {
+        let path = self.file.path();
+        let write_err = |source| StoreError::Write {
+            path: path.to_owned(),
+            source,
+        };
+        let mut buf = Vec::with_capacity(512 * records.len());
+        for r in records {
+            buf.extend(
+                json::to_vec(r, Layout::Line).map_err(|source| StoreError::Encode {
+                    path: path.to_owned(),
+                    source,
+                })?,
+            );
+            buf.push(b'\n');
+        }
+        let lock = self.file.lock(APPEND_LOCK_TIMEOUT)?;
+        let mut warnings = Vec::new();
+        if let Ok(meta) = fs::symlink_metadata(path) {
+            if meta.file_type().is_symlink() || !meta.is_file() {
+                if let Some(aside) = self.file.preserve(&lock)? {
+                    warnings.push(format!(
+                        "{} was not a regular file; moved it to {} and started a new log",
+                        path.display(),
+                        aside.display()
+                    ));
+                }
+            } else if meta.len() > self.rotate_at {
+                fs::rename(path, &self.old).map_err(write_err)?;
+            }
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(path)
+            .map_err(write_err)?;
+        // A log cut short mid-line (a crash of another tool, a full disk)
+        // must not swallow our first line into its torn last one.
+        let len = file.metadata().map_err(write_err)?.len();
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, len - 1).map_err(write_err)?;
+            if last[0] != b'\n' {
+                buf.insert(0, b'\n');
+            }
+        }
+        file.write_all(&buf).map_err(write_err)?;
+        drop(lock);
+        Ok(warnings)
+    }
+
+    /// Reads the rotated log and the current one, without locking: the
+    /// current file is opened first and re-checked afterwards, so a
+    /// rotation in between is noticed and the read retried.
+    pub fn read(&self) -> Result<LogContents, StoreError> {
+        for _ in 0..5 {
+            let current = open_if_exists(self.file.path())?;
+            let old = open_if_exists(&self.old)?;
+            let same = match (&current, fs::symlink_metadata(self.file.path())) {
+                (Some(f), Ok(now)) => f.metadata().map(|m| m.ino() == now.ino()).unwrap_or(false),
+                // Still missing, or still not a regular file we would read.
+                (None, Err(_)) => true,
+                (None, Ok(now)) => !now.is_file(),
+                (Some(_), Err(_)) => false,
+            };
+            if !same {
+                continue;
+            }
+            let mut contents = LogContents::default();
+            for (file, path) in [(old, &self.old), (current, &self.file.path().to_owned())] {
+                if let Some(mut f) = file {
+                    let mut bytes = Vec::new();
+                    f.read_to_end(&mut bytes)
+                        .map_err(|source| StoreError::Read {
+                            path: path.clone(),
+                            source,
+                        })?;
+                    for line in bytes.split(|&b| b == b'\n') {
+                        let text = String::from_utf8_lossy(line);
+                        if text.trim().is_empty() {
+                            continue;
+                        }
+                        match parse_line(&text) {
+                            Some(r) => contents.records.push(r),
+                            None => contents.skipped += 1,
+                        }
+                    }
+                }
+            }
+            return Ok(contents);
+        }
+        Err(StoreError::Read {
+            path: self.file.path().to_owned(),
+            source: io::Error::other("the log kept being rotated while it was read"),
+        })
+    }
+}
+
+fn open_if_exists(path: &Path) -> Result<Option<File>, StoreError> {
+    match crate::store::open_for_read(path) {
+        // A symlink, FIFO or directory: the next append moves it aside;
+        // until then it holds nothing of ours.
+        Err(StoreError::Corrupt { .. }) => Ok(None),
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::message::{Message, MessageType};
+    use std::sync::{Arc, Barrier};
+
+    fn message(n: usize) -> Message {
+        Message::new(
+            format!("agent-{}", n % 7),
+            vec!["agent-1".into()],
+            MessageType::builtin("INFO"),
+            format!("message {n} {}", "x".repeat(n % 300)),
+        )
+    }
+
+    #[test]
+    fn appended_messages_and_outcomes_merge_on_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = MessageLog::new(&Paths::new(dir.path()));
+        let m = message(1);
+        log.append(&[m.log_entry(&[false])]).expect("append");
+        log.append(&[DeliveryRecord::new(
+            &m.msg_id,
+            &[("agent-1".into(), Outcome::queued("shell in foreground"))],
+            None,
+        )])
+        .expect("append");
+        log.append(&[DeliveryRecord::new(
+            &m.msg_id,
+            &[("agent-1".into(), Outcome::delivered())],
+            None,
+        )])
+        .expect("append");
+        let contents = log.read().expect("read");
+        assert_eq!(contents.records.len(), 3);
+        let views = contents.messages();
+        assert_eq!(views.len(), 1);
+        assert_eq!(views[0].outcome_for("agent-1"), Some(&Outcome::delivered()));
+    }
+
+    #[test]
+    fn a_torn_last_line_does_not_swallow_the_next_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        fs::write(paths.message_log(), b"{\"sender\": \"a\", \"timest").expect("write");
+        let log = MessageLog::new(&paths);
+        let m = message(4);
+        log.append(&[m.log_entry(&[true])]).expect("append");
+        let contents = log.read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (1, 1));
+        assert_eq!(contents.messages()[0].entry.msg_id, m.msg_id);
+    }
+
+    #[test]
+    fn garbage_lines_are_skipped_not_fatal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let log = MessageLog::new(&paths);
+        fs::write(paths.message_log(), b"not json\n\xff\xfe\n{\"a\": 1}\n\n").expect("write");
+        log.append(&[message(2).log_entry(&[true])])
+            .expect("append");
+        let contents = log.read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (1, 3));
+    }
+
+    #[test]
+    fn a_symlinked_log_is_moved_aside_not_written_through() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let target = dir.path().join("elsewhere");
+        fs::write(&target, "keep\n").expect("write");
+        std::os::unix::fs::symlink(&target, paths.message_log()).expect("symlink");
+        let log = MessageLog::new(&paths);
+        assert!(log.read().expect("read").records.is_empty());
+        let warnings = log
+            .append(&[message(3).log_entry(&[true])])
+            .expect("append");
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(fs::read_to_string(&target).expect("read"), "keep\n");
+        assert_eq!(log.read().expect("read").records.len(), 1);
+    }
+
+    #[test]
+    fn concurrent_writers_with_rotation_lose_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let threads = 8;
+        let per_thread = 150;
+        // About 480 KB are written in all: rotating at 300 KB happens
+        // exactly once mid-run, so the rotated file and the new one must
+        // hold every message between them.
+        let rotate_at = 300 * 1024;
+        let barrier = Arc::new(Barrier::new(threads));
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let paths = paths.clone();
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let log = MessageLog::new(&paths).with_rotation(rotate_at);
+                    barrier.wait();
+                    let mut ids = Vec::new();
+                    for i in 0..per_thread {
+                        let m = message(t * per_thread + i);
+                        log.append(&[m.log_entry(&[true])]).expect("append");
+                        ids.push(m.msg_id);
+                    }
+                    ids
+                })
+            })
+            .collect();
+        let mut sent: Vec<String> = handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("thread"))
+            .collect();
+        assert!(
+            dir.path().join("agent_messages.log.old").exists(),
+            "no rotation happened"
+        );
+        let contents = MessageLog::new(&paths).read().expect("read");
+        assert_eq!(contents.skipped, 0, "a line was torn or interleaved");
+        let mut seen: Vec<String> = contents
+            .messages()
+            .into_iter()
+            .map(|v| v.entry.msg_id)
+            .collect();
+        sent.sort();
+        seen.sort();
+        assert_eq!(seen, sent, "messages were lost or duplicated");
+    }
+}

@@ -1,0 +1,448 @@
+//! Sending: validate, rate-limit, log first, deliver into each recipient's
+//! pane (in parallel for a broadcast), then log the outcome per recipient.
+//! A message that could not be typed into a pane waits in the log (the
+//! inbox) with the reason, and can be redelivered.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::acks;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::domain::message::{LogEntry, Message, MessageType};
+use crate::error::{Error, Result};
+use crate::messaging::delivery::{self, DeliverySettings, Target};
+use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
+
+/// Outcome per recipient, in recipient order.
+pub type Outcomes = Vec<(String, Outcome)>;
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::messaging::rate_limit::{RateLimit, RateLimiter, Verdict};
+use crate::store::{Paths, ensure_private_dir};
+use crate::support::time;
+use crate::tmux::Tmux;
+
+/// Most recipients of one broadcast (parity).
+pub const MAX_BROADCAST_RECIPIENTS: usize = 100;
+
+/// Messaging settings, from the config.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MessagingSettings {
+    /// How each delivery behaves.
+    pub delivery: DeliverySettings,
+    /// Bodies longer than this (bytes) go to `.swarm/messages/<id>.md` and
+    /// the pane gets a one-line pointer.
+    pub max_inline_bytes: usize,
+    /// Per-sender limit.
+    pub rate: RateLimit,
+}
+
+impl Default for MessagingSettings {
+    fn default() -> Self {
+        MessagingSettings {
+            delivery: DeliverySettings::default(),
+            max_inline_bytes: 4096,
+            rate: RateLimit {
+                max: 10,
+                window: Duration::from_secs(60),
+            },
+        }
+    }
+}
+
+/// The world a send needs.
+pub struct Messenger<'a> {
+    /// The tmux server.
+    pub tmux: &'a Tmux,
+    /// The project's files.
+    pub paths: &'a Paths,
+    /// Recognises agents in the foreground of panes.
+    pub matcher: &'a AgentMatcher,
+    /// Settings.
+    pub settings: MessagingSettings,
+}
+
+/// Who a message goes to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recipients {
+    /// One agent.
+    One(String),
+    /// Every active agent, the sender only when `include_self`.
+    All {
+        /// Also deliver to the sender.
+        include_self: bool,
+    },
+}
+
+/// A send request, already validated by the caller's types.
+#[derive(Clone, Debug)]
+pub struct SendRequest {
+    /// Sender id.
+    pub sender: String,
+    /// Recipients.
+    pub to: Recipients,
+    /// Type.
+    pub msg_type: MessageType,
+    /// Sanitised, size-checked body (`message::clean_content`).
+    pub content: String,
+    /// Set when an agent sends as another (`--as-other`): the real one.
+    pub sent_by: Option<String>,
+    /// The recipient must acknowledge it within this long (one recipient
+    /// only): the message is recorded in `PENDING_ACKS.json` and retried.
+    pub ack_timeout: Option<Duration>,
+    /// The message this one answers.
+    pub parent_msg_id: Option<String>,
+    /// Sent by swarm itself (retries, escalations, ACK notices): not
+    /// subject to the sender's rate limit.
+    pub system: bool,
+}
+
+impl SendRequest {
+    /// A plain request: no ACK, no parent, rate limited.
+    pub fn new(
+        sender: String,
+        to: Recipients,
+        msg_type: MessageType,
+        content: String,
+    ) -> SendRequest {
+        SendRequest {
+            sender,
+            to,
+            msg_type,
+            content,
+            sent_by: None,
+            ack_timeout: None,
+            parent_msg_id: None,
+            system: false,
+        }
+    }
+}
+
+/// What happened to a message.
+#[derive(Clone, Debug)]
+pub struct SendReport {
+    /// The message as logged.
+    pub message: Message,
+    /// Outcome per recipient, in recipient order.
+    pub outcomes: Vec<(String, Outcome)>,
+    /// Set when the sender was over its rate limit: the time until the
+    /// next send is allowed. The message is logged, queued for everyone.
+    pub rate_limited: Option<Duration>,
+    /// Where the body went when it was too long to paste.
+    pub body_file: Option<PathBuf>,
+    /// Problems worth telling the user about (damaged state files).
+    pub warnings: Vec<String>,
+}
+
+/// One message tried again.
+#[derive(Clone, Debug)]
+pub struct Redelivery {
+    /// The message as it was before.
+    pub view: MessageView,
+    /// The new outcome per recipient tried.
+    pub outcomes: Vec<(String, Outcome)>,
+}
+
+impl SendReport {
+    /// Recipients whose pane got the message.
+    pub fn delivered(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|(_, o)| o.is_delivered())
+            .count()
+    }
+}
+
+impl Messenger<'_> {
+    /// Sends one message: to one agent or a broadcast.
+    pub fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+        let recipients = self.resolve(registry, &req)?;
+        if req.ack_timeout.is_some() && recipients.len() != 1 {
+            return Err(Error::Invalid(
+                "an acknowledgement can only be asked of one recipient".into(),
+            ));
+        }
+        let mut warnings = Vec::new();
+        let verdict = if req.system {
+            Verdict::Allowed
+        } else {
+            let (verdict, note) = RateLimiter::new(self.paths).check_and_record(
+                &req.sender,
+                self.settings.rate,
+                time::now(),
+            )?;
+            warnings.extend(note);
+            verdict
+        };
+        let mut message = Message::new(
+            req.sender.clone(),
+            recipients.iter().map(|a| a.id.clone()).collect(),
+            req.msg_type,
+            req.content,
+        );
+        message.parent_msg_id = req.parent_msg_id;
+        if req.ack_timeout.is_some() {
+            message.requires_ack = true;
+            message.content = format!("{} {}", acks::marker(&message.msg_id), message.content);
+        }
+        let log = MessageLog::new(self.paths);
+        warnings.extend(log.append(&[message.log_entry(&[])])?);
+        if let Some(timeout) = req.ack_timeout {
+            // Recorded before any delivery attempt: from here on the retry
+            // loop owns it, whatever happens to this process.
+            warnings.extend(acks::register(
+                self.paths,
+                &message,
+                &recipients[0].id,
+                timeout,
+            )?);
+        }
+
+        let note = req
+            .sent_by
+            .as_ref()
+            .map(|by| format!("sent by {by} as {} (--as-other)", message.sender));
+        if let Verdict::Limited(wait) = verdict {
+            let reason = format!(
+                "rate limited: {} sent {} messages in the last {}s",
+                message.sender,
+                self.settings.rate.max,
+                self.settings.rate.window.as_secs()
+            );
+            let outcomes: Vec<(String, Outcome)> = message
+                .recipients
+                .iter()
+                .map(|r| (r.clone(), Outcome::queued(reason.clone())))
+                .collect();
+            warnings.extend(log.append(&[DeliveryRecord::new(
+                &message.msg_id,
+                &outcomes,
+                note,
+            )])?);
+            return Ok(SendReport {
+                message,
+                outcomes,
+                rate_limited: Some(wait),
+                body_file: None,
+                warnings,
+            });
+        }
+
+        let (text, body_file) = self.pane_text(&message.log_entry(&[]), None)?;
+        let (outcomes, more) =
+            self.deliver_logged(&message.msg_id, &recipients, &text, &message.header(), note)?;
+        warnings.extend(more);
+        Ok(SendReport {
+            message,
+            outcomes,
+            rate_limited: None,
+            body_file,
+            warnings,
+        })
+    }
+
+    /// Tries again to deliver queued messages: each recipient whose latest
+    /// outcome is "queued" and who is still registered. Returns the
+    /// attempts per message (messages with nothing to retry are left out).
+    pub fn redeliver(&self, registry: &Registry, views: &[MessageView]) -> Result<Vec<Redelivery>> {
+        let mut done = Vec::new();
+        for view in views {
+            let targets: Vec<AgentRecord> = view
+                .outcomes
+                .iter()
+                .filter(|(_, o)| o.status == Status::Queued)
+                .filter_map(|(r, _)| registry.find(r).cloned())
+                .collect();
+            if targets.is_empty() {
+                continue;
+            }
+            let (text, _) = self.pane_text(&view.entry, None)?;
+            let (outcomes, _) = self.deliver_logged(
+                &view.entry.msg_id,
+                &targets,
+                &text,
+                &view.entry.header(),
+                Some("redelivery".into()),
+            )?;
+            done.push(Redelivery {
+                view: view.clone(),
+                outcomes,
+            });
+        }
+        Ok(done)
+    }
+
+    /// Delivers `text` for message `msg_id` to `targets` (in parallel when
+    /// there are several) and appends the outcomes to the log.
+    pub fn deliver_logged(
+        &self,
+        msg_id: &str,
+        targets: &[AgentRecord],
+        text: &str,
+        marker: &str,
+        note: Option<String>,
+    ) -> Result<(Outcomes, Vec<String>)> {
+        let outcomes = self.deliver_all(targets, text, marker);
+        let warnings =
+            MessageLog::new(self.paths).append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?;
+        Ok((outcomes, warnings))
+    }
+
+    /// The text typed into panes for a logged message: `header: content`,
+    /// with `prefix` (a retry mark) before the content, the ACK hint on its
+    /// own line when an answer is required, and for a long body a one-line
+    /// pointer to `.swarm/messages/<id>.md` holding it.
+    pub fn pane_text(
+        &self,
+        entry: &LogEntry,
+        prefix: Option<&str>,
+    ) -> Result<(String, Option<PathBuf>)> {
+        let header = entry.header();
+        let prefix = prefix.map(|p| format!("{p} ")).unwrap_or_default();
+        let hint = if entry.requires_ack == Some(true) {
+            format!("\n{}", acks::hint(&entry.msg_id))
+        } else {
+            String::new()
+        };
+        let content = &entry.content;
+        if content.len() <= self.settings.max_inline_bytes {
+            return Ok((format!("{header}: {prefix}{content}{hint}"), None));
+        }
+        let path = self.write_body(&entry.msg_id, &header, content)?;
+        let lines = content.lines().count();
+        Ok((
+            format!(
+                "{header}: {prefix}(long message, {} bytes in {lines} lines) read it in full: {}{hint}",
+                content.len(),
+                path.display()
+            ),
+            Some(path),
+        ))
+    }
+
+    fn resolve(&self, registry: &Registry, req: &SendRequest) -> Result<Vec<AgentRecord>> {
+        let known = || registry.active().map(|a| a.id.clone()).collect::<Vec<_>>();
+        match &req.to {
+            Recipients::One(id) => {
+                match registry.find(id).filter(|a| a.status != AgentStatus::Dead) {
+                    Some(a) => Ok(vec![a.clone()]),
+                    // swarm's own notices (an ACK to a sender that is not a
+                    // registered agent) still go to the log, queued.
+                    None if req.system => Ok(vec![AgentRecord {
+                        id: id.clone(),
+                        pane_index: String::new(),
+                        pid: 0,
+                        status: AgentStatus::Active,
+                        last_seen: String::new(),
+                        session_name: String::new(),
+                        tmux_pane_id: None,
+                    }]),
+                    None => Err(Error::UnknownAgent {
+                        id: id.clone(),
+                        registry: self.paths.registry(),
+                        known: known(),
+                    }),
+                }
+            }
+            Recipients::All { include_self } => {
+                let all: Vec<AgentRecord> = registry
+                    .active()
+                    .filter(|a| *include_self || a.id != req.sender)
+                    .cloned()
+                    .collect();
+                if all.is_empty() {
+                    return Err(Error::NoRecipients(if registry.active().next().is_some() {
+                        format!(
+                            "no other active agents: only {} is active (use --include-self to send to yourself)",
+                            req.sender
+                        )
+                    } else {
+                        "no active agents to broadcast to".into()
+                    }));
+                }
+                if all.len() > MAX_BROADCAST_RECIPIENTS {
+                    return Err(Error::Invalid(format!(
+                        "too many recipients for one broadcast ({}, at most {MAX_BROADCAST_RECIPIENTS})",
+                        all.len()
+                    )));
+                }
+                Ok(all)
+            }
+        }
+    }
+
+    /// Writes a long body to `.swarm/messages/<id>.md` (once).
+    fn write_body(&self, msg_id: &str, header: &str, content: &str) -> Result<PathBuf> {
+        let dir = self.paths.swarm_dir().join("messages");
+        let path = dir.join(format!("{msg_id}.md"));
+        let write_err = |source| Error::Io {
+            what: format!("write the long message to {}", path.display()),
+            source,
+        };
+        ensure_private_dir(&dir).map_err(write_err)?;
+        // One file per message id, written once: exclusive creation, so a
+        // redelivery finds it in place and never rewrites it.
+        match fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&path)
+        {
+            Ok(mut file) => file
+                .write_all(format!("{header}\n\n{content}\n").as_bytes())
+                .map_err(write_err)?,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(write_err(e)),
+        }
+        Ok(path)
+    }
+
+    fn deliver_all(
+        &self,
+        recipients: &[AgentRecord],
+        text: &str,
+        marker: &str,
+    ) -> Vec<(String, Outcome)> {
+        let one = |a: &AgentRecord| {
+            let target = Target {
+                agent: a.id.clone(),
+                pane: a.tmux_pane_id.as_deref().and_then(|p| p.parse().ok()),
+                pane_pid: a.pid,
+            };
+            let outcome = delivery::deliver(
+                self.tmux,
+                self.paths,
+                self.matcher,
+                &target,
+                text,
+                marker,
+                &self.settings.delivery,
+            );
+            (a.id.clone(), outcome)
+        };
+        if recipients.len() == 1 {
+            return recipients.iter().map(one).collect();
+        }
+        // A broadcast costs about one send: every pane at once.
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = recipients
+                .iter()
+                .map(|a| scope.spawn(move || one(a)))
+                .collect();
+            handles
+                .into_iter()
+                .zip(recipients)
+                .map(|(h, a)| {
+                    h.join().unwrap_or_else(|_| {
+                        (
+                            a.id.clone(),
+                            Outcome::queued("delivery thread failed unexpectedly"),
+                        )
+                    })
+                })
+                .collect()
+        })
+    }
+}

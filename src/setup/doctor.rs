@@ -1,0 +1,607 @@
+//! `swarm doctor`'s checks. Each check is a plain function from what it
+//! may look at (`Subject`) to results that say ok, warn or fail, and for
+//! anything short of ok, how to fix it. Adding a check is adding a
+//! function to `CHECKS`.
+
+use std::collections::HashSet;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
+use crate::config;
+use crate::store::inspect::{self, Kind};
+use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
+use crate::tmux::{Tmux, TmuxError};
+
+/// How a check came out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Nothing to do.
+    Ok,
+    /// Works, but something deserves a look.
+    Warn,
+    /// Broken: swarm will not work right until it is fixed.
+    Fail,
+}
+
+/// The result of one check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    /// What was checked (`tmux`, `config`, `ACTIVE_AGENTS.json`, ...).
+    pub check: String,
+    /// How it came out.
+    pub status: Status,
+    /// One line saying what was found.
+    pub message: String,
+    /// Further lines (each problem of a config file, each lost pane).
+    pub details: Vec<String>,
+    /// What to do about it; `None` when ok.
+    pub fix: Option<String>,
+}
+
+impl Outcome {
+    fn ok(check: &str, message: impl Into<String>) -> Outcome {
+        Outcome {
+            check: check.into(),
+            status: Status::Ok,
+            message: message.into(),
+            details: Vec::new(),
+            fix: None,
+        }
+    }
+
+    fn warn(check: &str, message: impl Into<String>, fix: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Warn,
+            fix: Some(fix.into()),
+            ..Outcome::ok(check, message)
+        }
+    }
+
+    fn fail(check: &str, message: impl Into<String>, fix: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Fail,
+            ..Outcome::warn(check, message, fix)
+        }
+    }
+
+    fn with_details(mut self, details: Vec<String>) -> Outcome {
+        self.details = details;
+        self
+    }
+}
+
+/// What the checks look at.
+pub struct Subject<'a> {
+    /// The project root and how it was found.
+    pub root: &'a ProjectRoot,
+    /// The state-file layout.
+    pub paths: &'a Paths,
+    /// The tmux server swarm would use.
+    pub tmux: &'a Tmux,
+    /// The `SWARM_*` environment variables (config overrides).
+    pub env: &'a [(OsString, OsString)],
+}
+
+/// A check: looks, never changes anything, and returns one or more
+/// outcomes (none when it does not apply).
+pub type Check = fn(&Subject<'_>) -> Vec<Outcome>;
+
+/// Every check, in the order they are reported.
+pub const CHECKS: &[Check] = &[
+    tmux_installed,
+    tmux_server,
+    project_root,
+    config_file,
+    registry_file,
+    agent_ids_file,
+    message_log,
+    pending_acks,
+    a2a_files,
+    lock_dir,
+    registry_panes,
+    leftover_files,
+];
+
+/// Runs every check.
+pub fn run(subject: &Subject<'_>) -> Vec<Outcome> {
+    CHECKS.iter().flat_map(|check| check(subject)).collect()
+}
+
+const INSTALL_TMUX: &str =
+    "install tmux (Debian/Ubuntu: `apt-get install tmux`, macOS: `brew install tmux`)";
+
+fn tmux_installed(s: &Subject<'_>) -> Vec<Outcome> {
+    vec![match s.tmux.version() {
+        Ok(v) => Outcome::ok("tmux", format!("tmux {v} is installed")),
+        Err(TmuxError::NotInstalled) => Outcome::fail(
+            "tmux",
+            "tmux is not installed (no `tmux` on PATH)",
+            INSTALL_TMUX,
+        ),
+        Err(e) => Outcome::fail(
+            "tmux",
+            format!("could not run `tmux -V`: {e}"),
+            "check that `tmux -V` works in this shell",
+        ),
+    }]
+}
+
+fn tmux_server(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "tmux server";
+    let server = s.tmux.server();
+    vec![match s.tmux.server_info() {
+        Ok(info) => {
+            let socket = if info.socket_path.is_empty() {
+                String::new()
+            } else {
+                format!(", socket {}", info.socket_path)
+            };
+            Outcome::ok(
+                CHECK,
+                format!(
+                    "{server} answers: {} session{}{socket}",
+                    info.sessions.len(),
+                    if info.sessions.len() == 1 { "" } else { "s" }
+                ),
+            )
+        }
+        // Reported by the check above.
+        Err(TmuxError::NotInstalled) => return Vec::new(),
+        Err(TmuxError::NoServer { .. }) => Outcome::warn(
+            CHECK,
+            format!("no tmux server is running on {server}"),
+            "start one with `swarm launch N`, or point swarm at your server with --tmux-socket NAME|PATH",
+        ),
+        Err(e) => Outcome::fail(
+            CHECK,
+            format!("{server} did not answer: {e}"),
+            "check the server with `tmux list-sessions`; restart it if it hangs",
+        ),
+    }]
+}
+
+fn project_root(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "project root";
+    let path = s.root.path.display();
+    vec![match &s.root.source {
+        RootSource::CurrentDir => Outcome::warn(
+            CHECK,
+            format!("{path}: no project marker found, so the current directory is used"),
+            "run swarm from the project (a directory with .git or another marker), or pass \
+             --root / set CLAUDESWARM_ROOT so every agent uses the same root",
+        ),
+        source if !s.root.path.is_dir() => Outcome::fail(
+            CHECK,
+            format!("{path} (from {source}) is not a directory"),
+            "point --root or CLAUDESWARM_ROOT at the project directory",
+        ),
+        source => Outcome::ok(CHECK, format!("{path} (found by {source})")),
+    }]
+}
+
+fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "config";
+    vec![match config::load(s.paths.root(), s.env) {
+        Ok(loaded) => {
+            let from_env = loaded
+                .origins
+                .iter()
+                .filter(|(_, o)| matches!(o, config::Origin::Env(_)))
+                .count();
+            let env_note = if from_env > 0 {
+                format!(" ({from_env} value(s) from SWARM_* variables)")
+            } else {
+                String::new()
+            };
+            match &loaded.file {
+                Some(f) => Outcome::ok(CHECK, format!("{} is valid{env_note}", f.display())),
+                None => Outcome::ok(CHECK, format!("no config file, defaults in use{env_note}")),
+            }
+        }
+        Err(e) => Outcome::fail(
+            CHECK,
+            "the configuration is invalid; every command that reads it will fail",
+            "fix each problem listed, then check with `swarm config validate`",
+        )
+        .with_details(e.problems()),
+    }]
+}
+
+/// A state file that cannot even be looked at: a read error other than
+/// "missing".
+fn unreadable(check: &str, path: &Path, e: &StoreError) -> Outcome {
+    Outcome::fail(
+        check,
+        format!("cannot read it: {e}"),
+        format!(
+            "check its owner and permissions (`ls -l {}`)",
+            path.display()
+        ),
+    )
+}
+
+/// Problems with the file itself (a link, open to other users); `None`
+/// when it is a plain private-enough file or missing.
+fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
+    let st = match inspect::status(path) {
+        Ok(st) => st,
+        Err(e) => return Some(unreadable(check, path, &e)),
+    };
+    match st.kind {
+        Kind::Missing | Kind::File => {}
+        Kind::Symlink => {
+            return Some(Outcome::fail(
+                check,
+                "it is a symbolic link; swarm never follows links for state files",
+                format!(
+                    "replace the link with the real file, or remove it (`rm {}`)",
+                    path.display()
+                ),
+            ));
+        }
+        Kind::Dir | Kind::Other => {
+            return Some(Outcome::fail(
+                check,
+                "it is not a regular file",
+                format!("move {} out of the way", path.display()),
+            ));
+        }
+    }
+    (st.kind == Kind::File && st.mode & 0o022 != 0).then(|| {
+        Outcome::warn(
+            check,
+            format!("other users can change it (mode {:o})", st.mode & 0o777),
+            format!("chmod 600 {}", path.display()),
+        )
+    })
+}
+
+fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "ACTIVE_AGENTS.json";
+    let path = s.paths.registry();
+    let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == Status::Fail) {
+        return out;
+    }
+    out.push(match RegistryFile::new(s.paths).read() {
+        Ok(RegistryState::Missing) => Outcome::ok(
+            CHECK,
+            "no registry yet (`swarm discover` or `swarm launch N` creates it)",
+        ),
+        Ok(RegistryState::Valid(reg, skipped)) if skipped.is_empty() => Outcome::ok(
+            CHECK,
+            format!("readable, {} agent(s) registered", reg.agents.len()),
+        ),
+        Ok(RegistryState::Valid(reg, skipped)) => Outcome::warn(
+            CHECK,
+            format!(
+                "{} agent(s) registered, {} entr{} unusable",
+                reg.agents.len(),
+                skipped.len(),
+                if skipped.len() == 1 { "y" } else { "ies" }
+            ),
+            "run `swarm discover` to rewrite the registry",
+        )
+        .with_details(skipped),
+        Ok(RegistryState::Corrupt(why)) => Outcome::fail(
+            CHECK,
+            format!("damaged: {why}"),
+            "run `swarm discover`: it moves the damaged file aside and rebuilds the registry \
+             with the same ids",
+        ),
+        Err(e) => unreadable(CHECK, &path, &e),
+    });
+    out
+}
+
+fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = ".swarm/agent_ids.json";
+    let path = s.paths.agent_ids();
+    let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == Status::Fail) {
+        return out;
+    }
+    out.push(match StateFile::new(&path).read_json::<AgentIds>() {
+        Ok(Loaded::Missing) => Outcome::ok(CHECK, "none yet (written with the first agent id)"),
+        Ok(Loaded::Valid(ids)) => {
+            Outcome::ok(CHECK, format!("readable, next id agent-{}", ids.next))
+        }
+        Ok(Loaded::Corrupt(why)) => Outcome::fail(
+            CHECK,
+            format!("damaged: {why}"),
+            "run `swarm discover`: it rebuilds the id mark from the registry and the pane labels",
+        ),
+        Err(e) => unreadable(CHECK, &path, &e),
+    });
+    out
+}
+
+fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "agent_messages.log";
+    let path = s.paths.message_log();
+    let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == Status::Fail) {
+        return out;
+    }
+    let bytes = match StateFile::new(&path).read() {
+        Ok(Some(b)) => b,
+        Ok(None) => return out,
+        Err(e) => return vec![unreadable(CHECK, &path, &e)],
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let mut total = 0;
+    let mut bad = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        total += 1;
+        if serde_json::from_str::<serde_json::Value>(line).is_err() {
+            bad.push(i + 1);
+        }
+    }
+    out.push(if bad.is_empty() {
+        Outcome::ok(CHECK, format!("readable, {total} message(s), every line JSON"))
+    } else {
+        Outcome::warn(
+            CHECK,
+            format!(
+                "{} of {total} line(s) are not JSON (first at line {}); those messages cannot be read",
+                bad.len(),
+                bad[0]
+            ),
+            format!(
+                "look at those lines (`sed -n {}p {}`); the rest of the log is fine",
+                bad[0],
+                path.display()
+            ),
+        )
+    });
+    out
+}
+
+fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
+    json_file(
+        "PENDING_ACKS.json",
+        &s.paths.pending_acks(),
+        "it is rebuilt by the next `swarm msg --ack`; move it aside to start over",
+    )
+}
+
+/// The agent-to-agent store files (cards, tasks, ...) that exist.
+fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
+    let found = match crate::a2a::check_files(s.paths) {
+        Ok(found) => found,
+        Err(e) => {
+            return vec![Outcome::fail(
+                "A2A files",
+                format!("could not read them: {e}"),
+                "check the files' owner and permissions",
+            )];
+        }
+    };
+    let mut out = Vec::new();
+    for f in found {
+        if let Some(o) = file_itself(f.name, &f.path) {
+            out.push(o);
+            continue;
+        }
+        out.push(if f.problems.is_empty() {
+            Outcome::ok(f.name, format!("readable, {} record(s)", f.records))
+        } else {
+            Outcome::warn(
+                f.name,
+                format!("{} record(s) readable, with problems", f.records),
+                "the next swarm command that writes it moves a damaged file aside; records it \
+                 cannot read are kept as they are",
+            )
+            .with_details(f.problems)
+        });
+    }
+    out
+}
+
+/// A JSON state file that is checked only for being readable JSON.
+fn json_file(check: &str, path: &Path, fix: &str) -> Vec<Outcome> {
+    let mut out: Vec<Outcome> = file_itself(check, path).into_iter().collect();
+    if out.iter().any(|o| o.status == Status::Fail) {
+        return out;
+    }
+    match StateFile::new(path).read_json::<serde_json::Value>() {
+        Ok(Loaded::Missing) => {}
+        Ok(Loaded::Valid(_)) => out.push(Outcome::ok(check, "readable JSON")),
+        Ok(Loaded::Corrupt(why)) => out.push(Outcome::fail(check, format!("damaged: {why}"), fix)),
+        Err(e) => out.push(unreadable(check, path, &e)),
+    }
+    out
+}
+
+fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = ".agent_locks/";
+    let dir = s.paths.locks_dir();
+    match inspect::status(&dir) {
+        Ok(st) if st.kind == Kind::Missing => return Vec::new(),
+        Ok(st) if st.kind != Kind::Dir => {
+            return vec![Outcome::fail(
+                CHECK,
+                "it is not a directory",
+                format!("move {} out of the way", dir.display()),
+            )];
+        }
+        Ok(_) => {}
+        Err(e) => return vec![unreadable(CHECK, &dir, &e)],
+    }
+    let names = match inspect::list_dir(&dir) {
+        Ok(n) => n,
+        Err(e) => return vec![unreadable(CHECK, &dir, &e)],
+    };
+    let locks: Vec<&String> = names
+        .iter()
+        .filter(|n| n.ends_with(".lock") && !n.starts_with('.'))
+        .collect();
+    let mut bad = Vec::new();
+    for name in &locks {
+        let path = dir.join(name);
+        match StateFile::new(&path).read_json::<serde_json::Value>() {
+            Ok(Loaded::Valid(v)) if v.is_object() => {}
+            Ok(Loaded::Valid(_)) => bad.push(format!("{name}: not a JSON object")),
+            Ok(Loaded::Corrupt(why)) => bad.push(format!("{name}: {why}")),
+            Ok(Loaded::Missing) => {} // released meanwhile
+            Err(e) => bad.push(format!("{name}: {e}")),
+        }
+    }
+    vec![if bad.is_empty() {
+        Outcome::ok(CHECK, format!("readable, {} lock file(s)", locks.len()))
+    } else {
+        Outcome::warn(
+            CHECK,
+            format!("{} of {} lock file(s) are damaged", bad.len(), locks.len()),
+            format!(
+                "a damaged lock protects nothing: look at it, then delete it from {}",
+                dir.display()
+            ),
+        )
+        .with_details(bad)
+    }]
+}
+
+fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "registered panes";
+    let Ok(RegistryState::Valid(reg, _)) = RegistryFile::new(s.paths).read() else {
+        return Vec::new();
+    };
+    if reg.agents.is_empty() {
+        return Vec::new();
+    }
+    let live: HashSet<String> = match s.tmux.list_panes() {
+        Ok((panes, _)) => panes.into_iter().map(|p| p.id.to_string()).collect(),
+        Err(TmuxError::NoServer { .. }) => HashSet::new(),
+        // The tmux checks say why tmux cannot be asked.
+        Err(_) => return Vec::new(),
+    };
+    let mut gone = Vec::new();
+    for a in &reg.agents {
+        match &a.tmux_pane_id {
+            Some(p) if live.contains(p) => {}
+            Some(p) => gone.push(format!(
+                "{} (pane {p}, {}): the pane no longer exists",
+                a.id, a.pane_index
+            )),
+            None => gone.push(format!(
+                "{} ({}): registered without a pane id by an older version",
+                a.id, a.pane_index
+            )),
+        }
+    }
+    vec![if gone.is_empty() {
+        Outcome::ok(
+            CHECK,
+            format!("all {} registered agent pane(s) exist", reg.agents.len()),
+        )
+    } else {
+        Outcome::warn(
+            CHECK,
+            format!(
+                "{} of {} registered agent(s) have no live pane on {}",
+                gone.len(),
+                reg.agents.len(),
+                s.tmux.server()
+            ),
+            "run `swarm discover` to refresh the registry",
+        )
+        .with_details(gone)
+    }]
+}
+
+fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
+    let dirs = [
+        s.paths.root().to_owned(),
+        s.paths.swarm_dir(),
+        s.paths.locks_dir(),
+        s.paths.memory_dir(),
+    ];
+    let mut temps: Vec<PathBuf> = Vec::new();
+    let mut corrupt: Vec<PathBuf> = Vec::new();
+    for dir in &dirs {
+        for name in inspect::list_dir(dir).unwrap_or_default() {
+            if name.contains(".corrupt-") {
+                corrupt.push(dir.join(&name));
+            } else if is_temp_name(&name) {
+                temps.push(dir.join(&name));
+            }
+        }
+    }
+    let list = |v: &[PathBuf]| v.iter().map(|p| p.display().to_string()).collect();
+    let mut out = Vec::new();
+    if !temps.is_empty() {
+        out.push(
+            Outcome::warn(
+                "temp files",
+                format!(
+                    "{} temporary file(s) left by interrupted writes",
+                    temps.len()
+                ),
+                "if no swarm command is running, delete them; the real files are intact",
+            )
+            .with_details(list(&temps)),
+        );
+    }
+    if !corrupt.is_empty() {
+        out.push(
+            Outcome::warn(
+                "damaged copies",
+                format!("{} damaged state file(s) were moved aside", corrupt.len()),
+                "look at them for anything worth keeping, then delete them",
+            )
+            .with_details(list(&corrupt)),
+        );
+    }
+    if out.is_empty() {
+        out.push(Outcome::ok(
+            "leftovers",
+            "no temporary or damaged files left behind",
+        ));
+    }
+    out
+}
+
+/// Temp names of our atomic writes (`.NAME.tmp-XXXX`) and of the Python
+/// tool's (`NAME.json.tmp`, `NAME.lock.tmp`).
+fn is_temp_name(name: &str) -> bool {
+    (name.starts_with('.') && name.contains(".tmp-"))
+        || name.ends_with(".json.tmp")
+        || name.ends_with(".lock.tmp")
+}
+
+/// Counts of each status.
+pub fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
+    let n = |s| outcomes.iter().filter(|o| o.status == s).count();
+    (n(Status::Ok), n(Status::Warn), n(Status::Fail))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn temp_names() {
+        assert!(is_temp_name(".ACTIVE_AGENTS.json.tmp-abcdef0123"));
+        assert!(is_temp_name("TASKS.json.tmp"));
+        assert!(is_temp_name("0123.lock.tmp"));
+        assert!(!is_temp_name("ACTIVE_AGENTS.json"));
+        assert!(!is_temp_name(".ACTIVE_AGENTS.json.lock"));
+    }
+
+    #[test]
+    fn outcomes_carry_fixes_unless_ok() {
+        assert_eq!(Outcome::ok("a", "b").fix, None);
+        assert_eq!(Outcome::warn("a", "b", "c").fix.as_deref(), Some("c"));
+        let f = Outcome::fail("a", "b", "c");
+        assert_eq!((f.status, f.fix.as_deref()), (Status::Fail, Some("c")));
+        assert_eq!(tally(&[Outcome::ok("a", "b"), f]), (1, 0, 1));
+    }
+}

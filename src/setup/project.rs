@@ -1,0 +1,117 @@
+//! The pieces of `swarm init`'s guided set-up that are not printing: the
+//! state of tmux, and the optional integrations (Claude Code hooks, the git
+//! guard) that init either sets up or names as a next step.
+
+use crate::error::Result;
+use crate::store::Paths;
+use crate::tmux::{Tmux, TmuxError, Version};
+
+/// What `swarm init` found out about tmux.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TmuxState {
+    /// No `tmux` on `PATH`.
+    NotInstalled,
+    /// Installed, but nothing listens on the server's socket.
+    NoServer {
+        /// `tmux -V`.
+        version: Version,
+    },
+    /// A server answers.
+    Running {
+        /// `tmux -V`.
+        version: Version,
+        /// How many sessions it has.
+        sessions: usize,
+    },
+    /// tmux did something unexpected (timed out, odd output).
+    Unknown(String),
+}
+
+/// Asks tmux, through the tmux seam: `tmux -V`, then `list-sessions` on
+/// the configured server.
+pub fn tmux_state(tmux: &Tmux) -> TmuxState {
+    let version = match tmux.version() {
+        Ok(v) => v.clone(),
+        Err(TmuxError::NotInstalled) => return TmuxState::NotInstalled,
+        Err(e) => return TmuxState::Unknown(e.to_string()),
+    };
+    match tmux.server_info() {
+        Ok(info) => TmuxState::Running {
+            version,
+            sessions: info.sessions.len(),
+        },
+        Err(TmuxError::NoServer { .. }) => TmuxState::NoServer { version },
+        Err(e) => TmuxState::Unknown(e.to_string()),
+    }
+}
+
+/// An optional integration that `swarm init` offers.
+#[derive(Clone, Copy, Debug)]
+pub struct Integration {
+    /// What it is, for the step's heading.
+    pub name: &'static str,
+    /// The command that sets it up on its own.
+    pub command: &'static str,
+    /// What it does, in one line.
+    pub what: &'static str,
+    /// Sets it up, idempotently, returning what was done (`Created
+    /// .claude/settings.json`) or what was already there. `None` while
+    /// the integration is not part of this build: init then names
+    /// `command` as a next step instead of doing it.
+    pub setup: Option<fn(&Paths) -> Result<String>>,
+}
+
+fn install_claude_hooks(paths: &Paths) -> Result<String> {
+    let hooks = crate::setup::claude_hooks::swarm_hooks(&crate::agents::launch::swarm_invocation());
+    let change = crate::setup::claude_hooks::install(paths, &hooks)?;
+    Ok(if change.changed.is_empty() {
+        format!("swarm's hooks are already in {}", change.file.display())
+    } else {
+        format!(
+            "added {} hook(s) to {}",
+            change.changed.len(),
+            change.file.display()
+        )
+    })
+}
+
+fn install_git_guard(paths: &Paths) -> Result<String> {
+    use crate::guard::{Installed, PreCommitHook};
+    let dir = match crate::guard::git::Git::new(paths.root()).hooks_dir() {
+        Ok(dir) => dir,
+        // Not a git repository (or no git): nothing to guard.
+        Err(e) => return Ok(format!("skipped: {e}")),
+    };
+    let hook = PreCommitHook::new(&dir);
+    let exe = std::env::current_exe().map_err(|source| crate::error::Error::Io {
+        what: "find the swarm executable for the hook".into(),
+        source,
+    })?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let outcome = hook.install(&crate::agents::launch::shell_quote(&exe.to_string_lossy()))?;
+    let path = hook.path().display();
+    Ok(match outcome {
+        Installed::Created => format!("created {path}"),
+        Installed::Added => format!("added the guard to {path}"),
+        Installed::AlreadyThere => format!("the guard is already in {path}"),
+    })
+}
+
+/// The integrations init offers, in order. Wiring one in means giving it
+/// a `setup` function; nothing else in init changes.
+pub fn integrations() -> [Integration; 2] {
+    [
+        Integration {
+            name: "Claude Code hook",
+            command: "swarm hooks install",
+            what: "shows each agent its new messages before every prompt",
+            setup: Some(install_claude_hooks),
+        },
+        Integration {
+            name: "git guard",
+            command: "swarm guard install",
+            what: "stops a commit that touches a file another agent has locked",
+            setup: Some(install_git_guard),
+        },
+    ]
+}

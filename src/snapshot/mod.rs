@@ -1,0 +1,9 @@
+//! What the monitor and the dashboard both read: the registry, the locks
+//! and the pending ACKs as one status, and the file-change events that say
+//! when to read them again.
+
+mod file_watch;
+mod status;
+
+pub use file_watch::{Dirty, FileWatch};
+pub use status::{LockView, Status, StatusChange, changes, read_acks, read_locks, read_registry};

@@ -1,0 +1,9 @@
+//! Small pieces every layer uses and that know nothing of swarm's world:
+//! JSON layouts, time formats, sanitising untrusted text, the exit-code
+//! table and the few operating-system calls std does not offer.
+
+pub mod exit_code;
+pub mod json;
+pub mod sanitize;
+pub mod sys;
+pub mod time;
