@@ -8,25 +8,49 @@
 //! `store` (project root and state files) and `tmux` (the only code that
 //! spawns tmux). Nothing below `cli` prints.
 
-pub mod a2a;
-pub mod acks;
-pub mod agents;
-pub mod config;
-pub mod dashboard;
-pub mod domain;
-pub mod error;
-pub mod guard;
-pub mod locks;
-pub mod messaging;
-pub mod monitor;
-pub mod setup;
-pub mod snapshot;
-pub mod store;
-pub mod support;
-pub mod tmux;
+// Items are `pub(crate)` unless the list at the end exports them.
+#![warn(unreachable_pub)]
+
+mod a2a;
+mod acks;
+mod agents;
+mod config;
+mod dashboard;
+mod domain;
+mod error;
+mod guard;
+mod locks;
+mod messaging;
+mod monitor;
+mod setup;
+mod snapshot;
+mod store;
+mod support;
+mod tmux;
 
 mod cli;
 
 pub use cli::run;
 pub use error::{Error, Result};
 pub use support::exit_code::ExitCode;
+
+// Everything else is private to the crate, so that the compiler reports
+// dead code. What follows is what the integration tests and the fuzz
+// targets use to build state files by hand and to check parsers directly.
+pub use acks::{PendingEntry, marker as ack_marker};
+pub use agents::demo_agent::InputParser;
+pub use agents::launch::find_on_path;
+pub use agents::registry::{AgentRecord, AgentStatus, Registry};
+pub use config::load_file as load_config_file;
+pub use domain::message::{BUILTIN_TYPES, LogEntry};
+pub use domain::validate::agent_id as validate_agent_id;
+pub use locks::{
+    Acquired, GlobModel, LockError, LockKey, LockRecord, LockTable, has_glob_chars, lock_file_name,
+};
+pub use messaging::message_log::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
+pub use monitor::{MonitorState, render};
+pub use snapshot::LockView;
+pub use store::{Paths, StateDir};
+pub use support::json::{Layout, to_vec};
+pub use support::{sanitize, time};
+pub use tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};

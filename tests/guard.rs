@@ -172,7 +172,7 @@ fn a_stale_lock_does_not_block_a_commit() {
     fs::write(
         repo.path().join(format!(
             ".agent_locks/{}",
-            swarm::locks::lock_file_name("src/a.py")
+            swarm::lock_file_name("src/a.py")
         )),
         format!(
             "{{\"agent_id\": \"agent-9\", \"filepath\": \"src/a.py\", \"locked_at\": {old}, \"reason\": \"\"}}"

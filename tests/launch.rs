@@ -121,7 +121,7 @@ fn launch_without_claude_suggests_the_demo_agent() {
     // A PATH with tmux but without claude.
     let bin = project.file("bin");
     std::fs::create_dir(&bin).expect("mkdir");
-    let tmux = swarm::agents::launch::find_on_path("tmux").expect("tmux on PATH");
+    let tmux = swarm::find_on_path("tmux").expect("tmux on PATH");
     std::os::unix::fs::symlink(tmux, bin.join("tmux")).expect("symlink");
     let out = swarm(&project, &server)
         .env("PATH", &bin)

@@ -12,8 +12,8 @@ use std::thread;
 use std::time::{Duration, SystemTime};
 
 use proptest::prelude::*;
-use swarm::locks::{Acquired, LockError, LockKey, LockTable, lock_file_name};
-use swarm::store::{Paths, StateDir};
+use swarm::{Acquired, LockError, LockKey, LockTable, lock_file_name};
+use swarm::{Paths, StateDir};
 
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
 
@@ -741,7 +741,7 @@ proptest! {
     /// path (a file has nothing below it).
     #[test]
     fn conflicts_match_the_globset_oracle(a in lock_spec(), b in lock_spec()) {
-        let glob = swarm::locks::has_glob_chars;
+        let glob = swarm::has_glob_chars;
         let below = |inner: &str, outer: &str| inner.starts_with(&format!("{outer}/"));
         let expected = match (glob(&a), glob(&b)) {
             (false, false) => a == b || below(&a, &b) || below(&b, &a),

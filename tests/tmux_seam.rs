@@ -1,7 +1,7 @@
 //! The tmux seam, driven through the library against a private server:
 //! text reaches an agent byte for byte through a paste buffer.
 
-use swarm::tmux::{PaneId, Server, Tmux, TmuxError};
+use swarm::{PaneId, Server, Tmux, TmuxError};
 
 use crate::harness::{Project, TmuxServer, records, wait_for_records};
 
@@ -89,7 +89,7 @@ fn list_panes_sees_every_pane_with_its_labels() {
         .expect("our pane");
     assert_eq!(p.session, "harness");
     assert_eq!(p.agent_label, None);
-    tmux.label_panes(&[swarm::tmux::PaneLabel {
+    tmux.label_panes(&[swarm::PaneLabel {
         pane: p.id.clone(),
         agent: "agent-7".into(),
         project: "fp;".into(),

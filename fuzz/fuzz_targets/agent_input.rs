@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use swarm::agents::demo_agent::InputParser;
+use swarm::InputParser;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&split, bytes)) = data.split_first() else {

@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     if std::fs::write(&path, rest).is_err() {
         return;
     }
-    if let Ok(config) = swarm::config::load_file(&path) {
+    if let Ok(config) = swarm::load_config_file(&path) {
         assert!(config.validate().is_empty());
     }
 });

@@ -5,7 +5,7 @@
 
 use globset::GlobBuilder;
 use libfuzzer_sys::fuzz_target;
-use swarm::locks::GlobModel;
+use swarm::GlobModel;
 
 fn matcher(pattern: &str) -> Option<globset::GlobMatcher> {
     GlobBuilder::new(pattern)

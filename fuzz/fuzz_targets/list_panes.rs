@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use swarm::tmux::parse_list_panes;
+use swarm::parse_list_panes;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use swarm::locks::LockRecord;
+use swarm::LockRecord;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(record) = LockRecord::parse(data, "0000.lock") {

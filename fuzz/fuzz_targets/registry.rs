@@ -3,13 +3,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use swarm::agents::registry::Registry;
+use swarm::Registry;
 
 fuzz_target!(|data: &[u8]| {
     if let Ok(value) = serde_json::from_slice::<serde_json::Value>(data) {
         if let Ok((registry, _skipped)) = Registry::from_value(value) {
             for a in &registry.agents {
-                assert!(swarm::domain::validate::agent_id(&a.id).is_ok());
+                assert!(swarm::validate_agent_id(&a.id).is_ok());
             }
         }
     }

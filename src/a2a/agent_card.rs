@@ -13,12 +13,12 @@ use super::entries::Record;
 use super::ordered_map::OrderedMap;
 
 /// Proficiency of a skill the card lists without a success rate.
-pub const DEFAULT_PROFICIENCY: f64 = 0.5;
+pub(crate) const DEFAULT_PROFICIENCY: f64 = 0.5;
 
 /// Whether an agent takes new work.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Availability {
+pub(crate) enum Availability {
     /// Takes new work.
     #[default]
     Active,
@@ -30,14 +30,14 @@ pub enum Availability {
 
 impl Availability {
     /// Every value.
-    pub const ALL: [Availability; 3] = [
+    pub(crate) const ALL: [Availability; 3] = [
         Availability::Active,
         Availability::Busy,
         Availability::Offline,
     ];
 
     /// The word used in the file.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Availability::Active => "active",
             Availability::Busy => "busy",
@@ -67,7 +67,7 @@ impl fmt::Display for Availability {
 
 /// One agent's card.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentCard {
+pub(crate) struct AgentCard {
     /// The agent.
     pub agent_id: String,
     /// A name for people.
@@ -129,7 +129,7 @@ impl Record for AgentCard {
 
 impl AgentCard {
     /// A new active card named `name` (the id when empty).
-    pub fn new(agent_id: &str, name: &str) -> AgentCard {
+    pub(crate) fn new(agent_id: &str, name: &str) -> AgentCard {
         let now = now_iso();
         AgentCard {
             agent_id: agent_id.to_owned(),
@@ -148,14 +148,14 @@ impl AgentCard {
     }
 
     /// True when the card lists `skill`, in any case.
-    pub fn has_skill(&self, skill: &str) -> bool {
+    pub(crate) fn has_skill(&self, skill: &str) -> bool {
         let skill = skill.to_lowercase();
         self.skills.iter().any(|s| s.to_lowercase() == skill)
     }
 
     /// How good the agent is at `skill`: 0 when it lacks it, else its
     /// success rate for it (key compared without case), else 0.5.
-    pub fn proficiency(&self, skill: &str) -> f64 {
+    pub(crate) fn proficiency(&self, skill: &str) -> f64 {
         if !self.has_skill(skill) {
             return 0.0;
         }
@@ -168,7 +168,7 @@ impl AgentCard {
     }
 
     /// True when `skill` is one of its specializations, in any case.
-    pub fn specializes_in(&self, skill: &str) -> bool {
+    pub(crate) fn specializes_in(&self, skill: &str) -> bool {
         let skill = skill.to_lowercase();
         self.specializations
             .iter()
@@ -176,12 +176,12 @@ impl AgentCard {
     }
 
     /// True when it takes new work.
-    pub fn is_available(&self) -> bool {
+    pub(crate) fn is_available(&self) -> bool {
         self.availability == Availability::Active
     }
 
     /// Marks the card as changed now.
-    pub fn touch(&mut self) {
+    pub(crate) fn touch(&mut self) {
         self.updated_at = now_iso();
     }
 }

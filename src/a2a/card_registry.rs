@@ -11,7 +11,7 @@ use super::store_file::StoreFile;
 
 /// Changes to a card; `None` leaves a field as it is.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct CardChanges {
+pub(crate) struct CardChanges {
     /// A new name.
     pub name: Option<String>,
     /// A new description.
@@ -26,7 +26,7 @@ pub struct CardChanges {
 
 impl CardChanges {
     /// True when nothing would change.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         *self == CardChanges::default()
     }
 
@@ -52,7 +52,7 @@ impl CardChanges {
 
 /// What `register` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Registered {
+pub(crate) enum Registered {
     /// A new card.
     New,
     /// The agent's card existed and was changed.
@@ -63,20 +63,20 @@ pub enum Registered {
 
 /// The cards of one project.
 #[derive(Clone, Debug)]
-pub struct CardRegistry {
+pub(crate) struct CardRegistry {
     file: StoreFile,
 }
 
 impl CardRegistry {
     /// The cards of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> CardRegistry {
+    pub(crate) fn new(paths: &Paths) -> CardRegistry {
         CardRegistry {
             file: StoreFile::new(paths.agent_cards(), "cards", true),
         }
     }
 
     /// Every readable card, in file order.
-    pub fn list(&self, notes: &mut Vec<String>) -> Result<Vec<AgentCard>> {
+    pub(crate) fn list(&self, notes: &mut Vec<String>) -> Result<Vec<AgentCard>> {
         Ok(self
             .file
             .read::<AgentCard>(notes)?
@@ -86,14 +86,14 @@ impl CardRegistry {
     }
 
     /// The card of `agent`.
-    pub fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentCard>> {
+    pub(crate) fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentCard>> {
         Ok(self.file.read::<AgentCard>(notes)?.get(agent).cloned())
     }
 
     /// Creates the card of `agent`, or changes the fields `changes` names
     /// on an existing one (the original replaced the name, skills and
     /// tools even when they were not given).
-    pub fn register(
+    pub(crate) fn register(
         &self,
         agent: &str,
         changes: CardChanges,
@@ -126,7 +126,7 @@ impl CardRegistry {
     }
 
     /// Changes an existing card.
-    pub fn update(
+    pub(crate) fn update(
         &self,
         agent: &str,
         changes: CardChanges,

@@ -16,11 +16,11 @@ use super::store_file::StoreFile;
 use super::task::Task;
 
 /// Conflicts kept in the log (the oldest go first).
-pub const LOG_CAP: usize = 500;
+pub(crate) const LOG_CAP: usize = 500;
 
 /// How a conflict was decided.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
+pub(crate) enum Strategy {
     /// The agent with the more urgent task wins.
     Priority,
     /// The holder was there first and keeps it.
@@ -29,7 +29,7 @@ pub enum Strategy {
 
 impl Strategy {
     /// The word used in the log.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Strategy::Priority => "priority",
             Strategy::Seniority => "seniority",
@@ -39,7 +39,7 @@ impl Strategy {
 
 /// The decision on a conflict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Resolution {
+pub(crate) struct Resolution {
     /// The conflict.
     pub conflict_id: String,
     /// `priority`, `seniority`, ...
@@ -68,7 +68,7 @@ fn yes() -> bool {
 
 /// A conflict between agents over a resource.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// UUID4.
     pub conflict_id: String,
     /// `file_lock` (swarm records no other kind).
@@ -109,7 +109,7 @@ impl Record for Conflict {}
 
 /// The lock in the way, as a conflict needs it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct HeldBy {
+pub(crate) struct HeldBy {
     /// The holder.
     pub agent: String,
     /// The path or pattern locked (may differ from the resource: a
@@ -124,7 +124,7 @@ pub struct HeldBy {
 impl Conflict {
     /// A pending file-lock conflict: `requester` needs `resource`, which
     /// `held` covers.
-    pub fn file_lock(requester: &str, resource: &str, held: &HeldBy) -> Conflict {
+    pub(crate) fn file_lock(requester: &str, resource: &str, held: &HeldBy) -> Conflict {
         let mut metadata = Map::new();
         let locked_at = time::from_unix_seconds(held.locked_at)
             .map(time::utc_iso)
@@ -152,7 +152,7 @@ impl Conflict {
     /// task is more urgent wins (both need an active task); otherwise the
     /// holder keeps it. Marks the conflict resolved and returns the
     /// strategy used.
-    pub fn resolve(
+    pub(crate) fn resolve(
         &mut self,
         requester_task: Option<&Task>,
         holder_task: Option<&Task>,
@@ -201,7 +201,7 @@ impl Conflict {
 /// The task an agent is on for conflict purposes: its first active task
 /// (assigned, working or review) in list order (most urgent, then
 /// oldest).
-pub fn current_task<'a>(tasks: &[&'a Task], agent: &str) -> Option<&'a Task> {
+pub(crate) fn current_task<'a>(tasks: &[&'a Task], agent: &str) -> Option<&'a Task> {
     tasks
         .iter()
         .copied()
@@ -210,20 +210,20 @@ pub fn current_task<'a>(tasks: &[&'a Task], agent: &str) -> Option<&'a Task> {
 
 /// The conflict log of one project.
 #[derive(Clone, Debug)]
-pub struct ConflictLog {
+pub(crate) struct ConflictLog {
     file: StoreFile,
 }
 
 impl ConflictLog {
     /// The log of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> ConflictLog {
+    pub(crate) fn new(paths: &Paths) -> ConflictLog {
         ConflictLog {
             file: StoreFile::new(paths.conflict_log(), "conflicts", false),
         }
     }
 
     /// Appends `conflicts`, keeping the newest `LOG_CAP`.
-    pub fn record(&self, conflicts: &[Conflict], notes: &mut Vec<String>) -> Result<()> {
+    pub(crate) fn record(&self, conflicts: &[Conflict], notes: &mut Vec<String>) -> Result<()> {
         self.file.update::<Conflict, _>(notes, |log| {
             for c in conflicts {
                 log.push(c.clone());

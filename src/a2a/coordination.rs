@@ -11,13 +11,14 @@ use crate::store::{self, DEFAULT_LOCK_TIMEOUT, Paths, StateFile};
 use crate::support::sanitize;
 
 /// Longest section name accepted.
-pub const MAX_SECTION_CHARS: usize = 100;
+pub(crate) const MAX_SECTION_CHARS: usize = 100;
 
 /// Longest line accepted.
-pub const MAX_LINE_CHARS: usize = 2000;
+pub(crate) const MAX_LINE_CHARS: usize = 2000;
 
 /// The sections of a new file, in order.
-pub const SECTIONS: [&str; 5] = [
+#[cfg(test)]
+const SECTIONS: [&str; 5] = [
     "Sprint Goals",
     "Current Work",
     "Blocked Items",
@@ -27,7 +28,7 @@ pub const SECTIONS: [&str; 5] = [
 
 /// The file `swarm coord init` writes for `project`, dated `date`
 /// (`YYYY-MM-DD`). `COORDINATION.md.example` is this for `my-project`.
-pub fn template(project: &str, date: &str) -> String {
+pub(crate) fn template(project: &str, date: &str) -> String {
     format!(
         "# Coordination File - {project}
 
@@ -63,7 +64,7 @@ file by hand. Keep entries short and dated.
 
 /// What `add` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Added {
+pub(crate) struct Added {
     /// The file.
     pub path: PathBuf,
     /// The line as written.
@@ -75,7 +76,7 @@ pub struct Added {
 }
 
 /// Writes the template; an existing file is replaced only with `force`.
-pub fn init(paths: &Paths, project: &str, date: &str, force: bool) -> Result<PathBuf> {
+pub(crate) fn init(paths: &Paths, project: &str, date: &str, force: bool) -> Result<PathBuf> {
     let path = paths.coordination();
     let _lock = StateFile::new(&path).lock(DEFAULT_LOCK_TIMEOUT)?;
     store::write_document(&path, template(project, date).as_bytes(), force)?;
@@ -86,7 +87,7 @@ pub fn init(paths: &Paths, project: &str, date: &str, force: bool) -> Result<Pat
 /// missing; the file too, with just its title). The text is cleaned to
 /// one line; a line that is not already a list item or table row becomes
 /// a `- ` item, so that it can never turn into a heading.
-pub fn add(paths: &Paths, project: &str, section: &str, text: &str) -> Result<Added> {
+pub(crate) fn add(paths: &Paths, project: &str, section: &str, text: &str) -> Result<Added> {
     let section = section_name(section)?;
     let line = entry_line(text)?;
     let path = paths.coordination();
@@ -107,20 +108,20 @@ pub fn add(paths: &Paths, project: &str, section: &str, text: &str) -> Result<Ad
 }
 
 /// Reads the file; `Ok(None)` when there is none.
-pub fn read(paths: &Paths) -> Result<Option<String>> {
+pub(crate) fn read(paths: &Paths) -> Result<Option<String>> {
     Ok(store::read_document(&paths.coordination())?)
 }
 
 /// The text of one section (its lines without the heading), found as
 /// `add` finds it; `None` when there is no such section.
-pub fn section_text(doc: &str, section: &str) -> Option<String> {
+pub(crate) fn section_text(doc: &str, section: &str) -> Option<String> {
     let lines: Vec<&str> = doc.split_inclusive('\n').collect();
     let (start, end) = find_section(&lines, section)?;
     Some(lines[start + 1..end].concat().trim().to_owned())
 }
 
 /// The names of the sections, in order.
-pub fn section_names(doc: &str) -> Vec<String> {
+pub(crate) fn section_names(doc: &str) -> Vec<String> {
     let lines: Vec<&str> = doc.split_inclusive('\n').collect();
     headings(&lines)
         .into_iter()
@@ -211,7 +212,7 @@ fn find_section(lines: &[&str], section: &str) -> Option<(usize, usize)> {
 /// `doc` with `line` added at the end of `section`'s content, and whether
 /// the section had to be created. Only the new line (and, where the file
 /// or a heading lacked one, a final newline) is added.
-pub fn insert_line(doc: &str, section: &str, line: &str) -> (String, bool) {
+pub(crate) fn insert_line(doc: &str, section: &str, line: &str) -> (String, bool) {
     let lines: Vec<&str> = doc.split_inclusive('\n').collect();
     let Some((start, end)) = find_section(&lines, section) else {
         let mut out = doc.to_owned();

@@ -23,22 +23,22 @@ use super::task::{Task, TaskPriority};
 use super::task_store::TaskStore;
 
 /// Importance of a skill implied by a file's extension.
-pub const FILE_IMPORTANCE: f64 = 0.8;
+pub(crate) const FILE_IMPORTANCE: f64 = 0.8;
 /// Importance of a skill implied by a keyword.
-pub const KEYWORD_IMPORTANCE: f64 = 0.7;
+pub(crate) const KEYWORD_IMPORTANCE: f64 = 0.7;
 /// Importance of a skill named explicitly ("requires rust").
-pub const EXPLICIT_IMPORTANCE: f64 = 1.0;
+pub(crate) const EXPLICIT_IMPORTANCE: f64 = 1.0;
 /// Bonus per specialization, times the skill's importance.
-pub const SPECIALIZATION_BONUS: f64 = 0.05;
+pub(crate) const SPECIALIZATION_BONUS: f64 = 0.05;
 /// The most the specialization bonus adds.
-pub const SPECIALIZATION_CAP: f64 = 0.15;
+pub(crate) const SPECIALIZATION_CAP: f64 = 0.15;
 /// Score of an available agent for a task that needs no particular skill
 /// (plus the priority boost).
-pub const NO_REQUIREMENT_SCORE: f64 = 0.5;
+pub(crate) const NO_REQUIREMENT_SCORE: f64 = 0.5;
 /// Entries kept in the delegation history.
-pub const HISTORY_CAP: usize = 1000;
+pub(crate) const HISTORY_CAP: usize = 1000;
 /// Alternatives recorded with a delegation.
-pub const ALTERNATIVES: usize = 3;
+pub(crate) const ALTERNATIVES: usize = 3;
 
 /// Skills implied by a file extension (lower case, with the dot).
 const EXTENSION_SKILLS: [(&str, &[&str]); 21] = [
@@ -105,7 +105,7 @@ const MENTIONS: [&str; 6] = [
 
 /// A skill a task needs, and how much it matters (0..1).
 #[derive(Clone, Debug, PartialEq)]
-pub struct Requirement {
+pub(crate) struct Requirement {
     /// The skill (lower case).
     pub skill: String,
     /// How much it counts in the score.
@@ -113,7 +113,7 @@ pub struct Requirement {
 }
 
 /// The score boost of a task's priority.
-pub fn priority_boost(priority: TaskPriority) -> f64 {
+pub(crate) fn priority_boost(priority: TaskPriority) -> f64 {
     match priority {
         TaskPriority::Critical => 0.1,
         TaskPriority::High => 0.05,
@@ -124,7 +124,7 @@ pub fn priority_boost(priority: TaskPriority) -> f64 {
 
 /// The skills `task` needs, most important first (ties in the order they
 /// were found: files, then keywords, then explicit mentions).
-pub fn requirements(task: &Task) -> Vec<Requirement> {
+pub(crate) fn requirements(task: &Task) -> Vec<Requirement> {
     let mut found: OrderedMap<f64> = OrderedMap::new();
     let mut need = |skill: &str, importance: f64| {
         let current = found.get(skill).copied().unwrap_or(0.0);
@@ -216,7 +216,7 @@ fn mentioned_skills(text: &str) -> Vec<String> {
 
 /// How well one card fits one task.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Fit {
+pub(crate) struct Fit {
     /// 0..1 (can dip below 0 for a low-priority task).
     pub score: f64,
     /// The card's proficiency for each required skill.
@@ -225,7 +225,7 @@ pub struct Fit {
 
 /// Scores `card` against `requirements` (spec 15.3): the proficiencies
 /// weighted by importance, plus the specialization bonus and `boost`.
-pub fn score(card: &AgentCard, requirements: &[Requirement], boost: f64) -> Fit {
+pub(crate) fn score(card: &AgentCard, requirements: &[Requirement], boost: f64) -> Fit {
     if !card.is_available() {
         return Fit {
             score: 0.0,
@@ -269,7 +269,7 @@ pub fn score(card: &AgentCard, requirements: &[Requirement], boost: f64) -> Fit 
 
 /// The best card for a task.
 #[derive(Clone, Debug, PartialEq)]
-pub struct BestAgent {
+pub(crate) struct BestAgent {
     /// The card.
     pub card: AgentCard,
     /// How well it fits.
@@ -278,7 +278,7 @@ pub struct BestAgent {
 
 /// The active card that fits `task` best (the first of equals, in file
 /// order); `None` when no card scores above 0.
-pub fn find_best(cards: &[AgentCard], task: &Task) -> Option<BestAgent> {
+pub(crate) fn find_best(cards: &[AgentCard], task: &Task) -> Option<BestAgent> {
     let reqs = requirements(task);
     let boost = priority_boost(task.priority);
     let mut scored: Vec<BestAgent> = cards
@@ -296,7 +296,7 @@ pub fn find_best(cards: &[AgentCard], task: &Task) -> Option<BestAgent> {
 
 /// The other active cards that fit `task`, scored without the priority
 /// boost, best first, at most `ALTERNATIVES`.
-pub fn alternatives(cards: &[AgentCard], task: &Task, chosen: &str) -> Vec<(String, f64)> {
+pub(crate) fn alternatives(cards: &[AgentCard], task: &Task, chosen: &str) -> Vec<(String, f64)> {
     let reqs = requirements(task);
     let mut alts: Vec<(String, f64)> = cards
         .iter()
@@ -311,7 +311,7 @@ pub fn alternatives(cards: &[AgentCard], task: &Task, chosen: &str) -> Vec<(Stri
 
 /// One delegation attempt, as `DELEGATION_HISTORY.json` records it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DelegationResult {
+pub(crate) struct DelegationResult {
     /// Whether the task was assigned.
     pub success: bool,
     /// The task.
@@ -363,7 +363,7 @@ impl DelegationResult {
 
 /// Delegation over one project's cards, tasks and history.
 #[derive(Clone, Debug)]
-pub struct Delegation {
+pub(crate) struct Delegation {
     cards: CardRegistry,
     tasks: TaskStore,
     history: StoreFile,
@@ -371,7 +371,7 @@ pub struct Delegation {
 
 impl Delegation {
     /// Delegation in the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> Delegation {
+    pub(crate) fn new(paths: &Paths) -> Delegation {
         Delegation {
             cards: CardRegistry::new(paths),
             tasks: TaskStore::new(paths),
@@ -382,7 +382,11 @@ impl Delegation {
     /// Gives the task `task_id` (or the one its prefix names) to the best
     /// active agent, assigning it and recording the attempt, success or
     /// not. A finished task is refused (the original assigned it anyway).
-    pub fn delegate(&self, task_id: &str, notes: &mut Vec<String>) -> Result<DelegationResult> {
+    pub(crate) fn delegate(
+        &self,
+        task_id: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<DelegationResult> {
         let task = self.tasks.get(task_id, notes)?;
         if task.status.is_terminal() {
             return Err(A2aError::TaskClosed {

@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// A record of an A2A store.
-pub trait Record: Serialize + DeserializeOwned {
+pub(crate) trait Record: Serialize + DeserializeOwned {
     /// What the record's type cannot say by itself (a rate outside
     /// 0..1, ...); `Err` says what is wrong.
     fn check(&self) -> Result<(), String> {
@@ -27,14 +27,14 @@ enum Slot<T> {
 
 /// The records of a store: keyed (a JSON object) or a list.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Entries<T> {
+pub(crate) struct Entries<T> {
     keyed: bool,
     items: Vec<(Option<String>, Slot<T>)>,
 }
 
 impl<T: Record> Entries<T> {
     /// No records; `keyed` says whether the file holds an object or a list.
-    pub fn empty(keyed: bool) -> Entries<T> {
+    pub(crate) fn empty(keyed: bool) -> Entries<T> {
         Entries {
             keyed,
             items: Vec::new(),
@@ -44,7 +44,10 @@ impl<T: Record> Entries<T> {
     /// Reads the records of `value` (an object when `keyed`, else a list);
     /// `Err` when it is neither. Each record that cannot be read is kept
     /// as found and described in the returned problems.
-    pub fn from_value(keyed: bool, value: Value) -> Result<(Entries<T>, Vec<String>), String> {
+    pub(crate) fn from_value(
+        keyed: bool,
+        value: Value,
+    ) -> Result<(Entries<T>, Vec<String>), String> {
         let raw: Vec<(Option<String>, Value)> = match (keyed, value) {
             (true, Value::Object(map)) => map.into_iter().map(|(k, v)| (Some(k), v)).collect(),
             (false, Value::Array(list)) => list.into_iter().map(|v| (None, v)).collect(),
@@ -75,7 +78,7 @@ impl<T: Record> Entries<T> {
 
     /// The records as they go into the file: readable ones serialised,
     /// the others exactly as they were read.
-    pub fn to_value(&self) -> Result<Value, serde_json::Error> {
+    pub(crate) fn to_value(&self) -> Result<Value, serde_json::Error> {
         let value = |slot: &Slot<T>| match slot {
             Slot::Read(r) => serde_json::to_value(r),
             Slot::Kept(v) => Ok(v.clone()),
@@ -97,7 +100,7 @@ impl<T: Record> Entries<T> {
     }
 
     /// The readable record under `key`.
-    pub fn get(&self, key: &str) -> Option<&T> {
+    pub(crate) fn get(&self, key: &str) -> Option<&T> {
         self.items.iter().find_map(|(k, slot)| match slot {
             Slot::Read(r) if k.as_deref() == Some(key) => Some(r),
             _ => None,
@@ -105,7 +108,7 @@ impl<T: Record> Entries<T> {
     }
 
     /// The readable record under `key`, to change.
-    pub fn get_mut(&mut self, key: &str) -> Option<&mut T> {
+    pub(crate) fn get_mut(&mut self, key: &str) -> Option<&mut T> {
         self.items.iter_mut().find_map(|(k, slot)| match slot {
             Slot::Read(r) if k.as_deref() == Some(key) => Some(r),
             _ => None,
@@ -113,12 +116,12 @@ impl<T: Record> Entries<T> {
     }
 
     /// True when there is a record under `key`, readable or not.
-    pub fn contains_key(&self, key: &str) -> bool {
+    pub(crate) fn contains_key(&self, key: &str) -> bool {
         self.items.iter().any(|(k, _)| k.as_deref() == Some(key))
     }
 
     /// Keys starting with `prefix`, in file order (readable or not).
-    pub fn keys_starting_with(&self, prefix: &str) -> Vec<String> {
+    pub(crate) fn keys_starting_with(&self, prefix: &str) -> Vec<String> {
         self.items
             .iter()
             .filter_map(|(k, _)| k.as_deref())
@@ -129,7 +132,7 @@ impl<T: Record> Entries<T> {
 
     /// Puts `record` under `key`: in place when the key exists (like a
     /// Python dict, also over an unreadable record), else at the end.
-    pub fn insert(&mut self, key: String, record: T) {
+    pub(crate) fn insert(&mut self, key: String, record: T) {
         match self
             .items
             .iter_mut()
@@ -141,39 +144,33 @@ impl<T: Record> Entries<T> {
     }
 
     /// Appends `record` to a list.
-    pub fn push(&mut self, record: T) {
+    pub(crate) fn push(&mut self, record: T) {
         self.items.push((None, Slot::Read(record)));
     }
 
     /// Keeps only the last `max` records (the oldest go first).
-    pub fn keep_last(&mut self, max: usize) {
+    pub(crate) fn keep_last(&mut self, max: usize) {
         let excess = self.items.len().saturating_sub(max);
         self.items.drain(..excess);
     }
 
     /// The readable records, in order.
-    pub fn values(&self) -> impl Iterator<Item = &T> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &T> {
         self.items.iter().filter_map(|(_, slot)| match slot {
             Slot::Read(r) => Some(r),
             Slot::Kept(_) => None,
         })
     }
 
-    /// The readable records, to change.
-    pub fn values_mut(&mut self) -> impl Iterator<Item = &mut T> {
-        self.items.iter_mut().filter_map(|(_, slot)| match slot {
-            Slot::Read(r) => Some(r),
-            Slot::Kept(_) => None,
-        })
-    }
-
     /// Every record, readable or not.
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.items.len()
     }
 
     /// True when there are no records at all.
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
 }

@@ -7,7 +7,7 @@ use crate::support::exit_code::ExitCode;
 use super::task::TaskStatus;
 
 /// Short for `Result<T, A2aError>`.
-pub type Result<T, E = A2aError> = std::result::Result<T, E>;
+pub(super) type Result<T, E = A2aError> = std::result::Result<T, E>;
 
 /// What can go wrong with the A2A stores and `COORDINATION.md`.
 #[derive(Debug, thiserror::Error)]

@@ -17,7 +17,7 @@ use super::task::Task;
 
 /// What one store file holds.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FileHealth {
+pub(crate) struct FileHealth {
     /// The file's name (`TASKS.json`).
     pub name: &'static str,
     /// Where it is.
@@ -44,7 +44,7 @@ fn look<T: Record>(name: &'static str, file: StoreFile) -> Result<Option<FileHea
 }
 
 /// Every A2A store file of the project that exists.
-pub fn check_files(paths: &Paths) -> Result<Vec<FileHealth>> {
+pub(crate) fn check_files(paths: &Paths) -> Result<Vec<FileHealth>> {
     let found = [
         look::<AgentCard>(
             "AGENT_CARDS.json",

@@ -16,7 +16,7 @@ use super::store_file::StoreFile;
 
 /// How one agent does with one skill.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SkillMetrics {
+pub(crate) struct SkillMetrics {
     /// The skill.
     #[serde(default)]
     pub skill: String,
@@ -45,7 +45,7 @@ pub struct SkillMetrics {
 
 /// One agent's record.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentPerformance {
+pub(crate) struct AgentPerformance {
     /// Whose.
     pub agent_id: String,
     /// Tasks completed.
@@ -96,7 +96,7 @@ impl Record for AgentPerformance {}
 impl AgentPerformance {
     /// A record with nothing learned yet, as the Python tool would create
     /// it (not stored).
-    pub fn empty(agent: &str) -> AgentPerformance {
+    pub(crate) fn empty(agent: &str) -> AgentPerformance {
         AgentPerformance {
             agent_id: agent.to_owned(),
             tasks_completed: 0,
@@ -115,7 +115,7 @@ impl AgentPerformance {
 
     /// Skills (their keys) by success rate, best first (equal rates in
     /// file order).
-    pub fn skills_by_success(&self) -> Vec<(&str, &SkillMetrics)> {
+    pub(crate) fn skills_by_success(&self) -> Vec<(&str, &SkillMetrics)> {
         let mut out: Vec<(&str, &SkillMetrics)> = self.skill_metrics.iter().collect();
         out.sort_by(|a, b| b.1.success_rate.total_cmp(&a.1.success_rate));
         out
@@ -124,20 +124,24 @@ impl AgentPerformance {
 
 /// The learning data of one project.
 #[derive(Clone, Debug)]
-pub struct LearningStore {
+pub(crate) struct LearningStore {
     file: StoreFile,
 }
 
 impl LearningStore {
     /// The learning data of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> LearningStore {
+    pub(crate) fn new(paths: &Paths) -> LearningStore {
         LearningStore {
             file: StoreFile::new(paths.learning_data(), "agents", true),
         }
     }
 
     /// The record of `agent`; `None` when nothing was recorded yet.
-    pub fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentPerformance>> {
+    pub(crate) fn get(
+        &self,
+        agent: &str,
+        notes: &mut Vec<String>,
+    ) -> Result<Option<AgentPerformance>> {
         Ok(self
             .file
             .read::<AgentPerformance>(notes)?

@@ -17,7 +17,7 @@ use super::ordered_map::OrderedMap;
 
 /// One remembered task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TaskMemory {
+pub(crate) struct TaskMemory {
     /// The task.
     #[serde(default)]
     pub task_id: String,
@@ -46,7 +46,7 @@ pub struct TaskMemory {
 
 /// A pattern the agent learned.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LearnedPattern {
+pub(crate) struct LearnedPattern {
     /// First 12 hex digits of the MD5 of the description.
     #[serde(default)]
     pub pattern_id: String,
@@ -75,7 +75,7 @@ pub struct LearnedPattern {
 
 /// What the agent thinks of another agent.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentRelationship {
+pub(crate) struct AgentRelationship {
     /// The other agent.
     #[serde(default)]
     pub agent_id: String,
@@ -118,7 +118,7 @@ fn one() -> u64 {
 
 /// One agent's memory.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AgentMemory {
+pub(crate) struct AgentMemory {
     /// Whose.
     pub agent_id: String,
     /// Remembered tasks, newest first.
@@ -153,7 +153,7 @@ fn now_iso() -> String {
 
 impl AgentMemory {
     /// An empty memory, as the Python tool would create it (not stored).
-    pub fn empty(agent: &str) -> AgentMemory {
+    pub(crate) fn empty(agent: &str) -> AgentMemory {
         let now = now_iso();
         AgentMemory {
             agent_id: agent.to_owned(),
@@ -171,7 +171,7 @@ impl AgentMemory {
 
 /// What `clear` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Cleared {
+pub(crate) enum Cleared {
     /// The memory file was deleted.
     Removed,
     /// There was no memory file.
@@ -182,13 +182,13 @@ pub enum Cleared {
 
 /// The memory files of one project.
 #[derive(Clone, Debug)]
-pub struct MemoryStore {
+pub(crate) struct MemoryStore {
     dir: PathBuf,
 }
 
 impl MemoryStore {
     /// The memories of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> MemoryStore {
+    pub(crate) fn new(paths: &Paths) -> MemoryStore {
         MemoryStore {
             dir: paths.memory_dir(),
         }
@@ -203,7 +203,7 @@ impl MemoryStore {
 
     /// The memory of `agent`; `None` when it has none. A damaged file is
     /// reported in `notes` and read as none.
-    pub fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentMemory>> {
+    pub(crate) fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentMemory>> {
         let file = self.file(agent)?;
         Ok(match file.read_json::<AgentMemory>() {
             Ok(Loaded::Valid(m)) => Some(m),
@@ -218,7 +218,7 @@ impl MemoryStore {
 
     /// Forgets everything `agent` remembers. A damaged file is moved
     /// aside (kept for inspection), not deleted.
-    pub fn clear(&self, agent: &str) -> Result<Cleared> {
+    pub(crate) fn clear(&self, agent: &str) -> Result<Cleared> {
         let file = self.file(agent)?;
         if !self.dir.exists() {
             return Ok(Cleared::Nothing);

@@ -8,7 +8,7 @@
 mod agent_card;
 mod card_registry;
 mod conflict;
-pub mod coordination;
+pub(crate) mod coordination;
 mod delegation;
 mod entries;
 mod error;
@@ -21,23 +21,15 @@ mod store_file;
 mod task;
 mod task_store;
 
-pub use agent_card::{AgentCard, Availability, DEFAULT_PROFICIENCY};
-pub use card_registry::{CardChanges, CardRegistry, Registered};
-pub use conflict::{Conflict, ConflictLog, HeldBy, LOG_CAP, Resolution, Strategy, current_task};
-pub use delegation::{
-    ALTERNATIVES, BestAgent, Delegation, DelegationResult, EXPLICIT_IMPORTANCE, FILE_IMPORTANCE,
-    Fit, HISTORY_CAP, KEYWORD_IMPORTANCE, NO_REQUIREMENT_SCORE, Requirement, SPECIALIZATION_BONUS,
-    SPECIALIZATION_CAP, alternatives, find_best, priority_boost, requirements, score,
-};
-pub use entries::{Entries, Record};
-pub use error::A2aError;
-pub use health::{FileHealth, check_files};
-pub use learning::{AgentPerformance, LearningStore, SkillMetrics};
-pub use memory::{
-    AgentMemory, AgentRelationship, Cleared, LearnedPattern, MemoryStore, TaskMemory,
-};
-pub use ordered_map::OrderedMap;
-pub use shared_context::{ContextStatus, ContextStore, Decision, MAX_DECISIONS, SharedContext};
-pub use store_file::{FORMAT_VERSION, StoreFile};
-pub use task::{HistoryEntry, NewTask, Task, TaskPriority, TaskStatus};
-pub use task_store::{TaskFilter, TaskStore, select};
+pub(crate) use agent_card::Availability;
+pub(crate) use card_registry::{CardChanges, CardRegistry};
+pub(crate) use conflict::{Conflict, ConflictLog, HeldBy, current_task};
+pub(crate) use delegation::{Delegation, find_best};
+pub(crate) use error::A2aError;
+pub(crate) use health::check_files;
+pub(crate) use learning::{AgentPerformance, LearningStore};
+pub(crate) use memory::{AgentMemory, Cleared, MemoryStore};
+pub(crate) use ordered_map::OrderedMap;
+pub(crate) use shared_context::{ContextStore, SharedContext};
+pub(crate) use task::{NewTask, Task, TaskPriority, TaskStatus};
+pub(crate) use task_store::{TaskFilter, TaskStore, select};

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A JSON object as an ordered list of entries with unique keys.
 #[derive(Clone, Debug, PartialEq)]
-pub struct OrderedMap<V>(Vec<(String, V)>);
+pub(crate) struct OrderedMap<V>(Vec<(String, V)>);
 
 impl<V> Default for OrderedMap<V> {
     fn default() -> Self {
@@ -22,18 +22,18 @@ impl<V> Default for OrderedMap<V> {
 
 impl<V> OrderedMap<V> {
     /// An empty map.
-    pub fn new() -> OrderedMap<V> {
+    pub(crate) fn new() -> OrderedMap<V> {
         OrderedMap(Vec::new())
     }
 
     /// The value of `key`.
-    pub fn get(&self, key: &str) -> Option<&V> {
+    pub(crate) fn get(&self, key: &str) -> Option<&V> {
         self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 
     /// Sets `key`: in place when it exists (like a Python dict), else at
     /// the end.
-    pub fn insert(&mut self, key: String, value: V) {
+    pub(crate) fn insert(&mut self, key: String, value: V) {
         match self.0.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => *v = value,
             None => self.0.push((key, value)),
@@ -41,17 +41,17 @@ impl<V> OrderedMap<V> {
     }
 
     /// The entries, in order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &V)> {
         self.0.iter().map(|(k, v)| (k.as_str(), v))
     }
 
     /// How many entries there are.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.0.len()
     }
 
     /// True when there are none.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 }

@@ -15,12 +15,12 @@ use super::error::A2aError;
 use super::store_file::StoreFile;
 
 /// Decisions kept per context (the oldest go first).
-pub const MAX_DECISIONS: usize = 100;
+pub(crate) const MAX_DECISIONS: usize = 100;
 
 /// Where a context stands.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum ContextStatus {
+pub(crate) enum ContextStatus {
     /// Being worked on.
     #[default]
     Active,
@@ -32,7 +32,7 @@ pub enum ContextStatus {
 
 /// A decision taken in a context.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Decision {
+pub(crate) struct Decision {
     /// What was decided.
     pub decision: String,
     /// By whom.
@@ -53,7 +53,7 @@ pub struct Decision {
 
 /// A shared context.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SharedContext {
+pub(crate) struct SharedContext {
     /// Its id.
     pub context_id: String,
     /// A name for people (the id, when created by the command line).
@@ -111,7 +111,12 @@ impl Record for SharedContext {}
 
 impl SharedContext {
     /// A new active context named after its id, created by `creator`.
-    pub fn new(id: &str, summary: &str, creator: &str, related: Vec<String>) -> SharedContext {
+    pub(crate) fn new(
+        id: &str,
+        summary: &str,
+        creator: &str,
+        related: Vec<String>,
+    ) -> SharedContext {
         let now = now_iso();
         SharedContext {
             context_id: id.to_owned(),
@@ -135,7 +140,7 @@ impl SharedContext {
 
     /// Records a decision (keeping the newest `MAX_DECISIONS`) and its
     /// author among the agents involved.
-    pub fn add_decision(&mut self, decision: &str, by: &str, reason: &str) -> Decision {
+    pub(crate) fn add_decision(&mut self, decision: &str, by: &str, reason: &str) -> Decision {
         let d = Decision {
             decision: decision.to_owned(),
             by: by.to_owned(),
@@ -157,13 +162,13 @@ impl SharedContext {
 
 /// The shared contexts of one project.
 #[derive(Clone, Debug)]
-pub struct ContextStore {
+pub(crate) struct ContextStore {
     file: StoreFile,
 }
 
 impl ContextStore {
     /// The contexts of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> ContextStore {
+    pub(crate) fn new(paths: &Paths) -> ContextStore {
         ContextStore {
             file: StoreFile::new(paths.contexts(), "contexts", true),
         }
@@ -171,7 +176,7 @@ impl ContextStore {
 
     /// The contexts that are not archived, most recently changed first
     /// (timestamps compared as text, as the original does).
-    pub fn list(&self, notes: &mut Vec<String>) -> Result<Vec<SharedContext>> {
+    pub(crate) fn list(&self, notes: &mut Vec<String>) -> Result<Vec<SharedContext>> {
         let mut out: Vec<SharedContext> = self
             .file
             .read::<SharedContext>(notes)?
@@ -184,13 +189,13 @@ impl ContextStore {
     }
 
     /// The context `id`.
-    pub fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Option<SharedContext>> {
+    pub(crate) fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Option<SharedContext>> {
         Ok(self.file.read::<SharedContext>(notes)?.get(id).cloned())
     }
 
     /// Creates a context; one with the same id is replaced only with
     /// `force` (the original replaced it silently).
-    pub fn create(
+    pub(crate) fn create(
         &self,
         context: SharedContext,
         force: bool,
@@ -206,7 +211,7 @@ impl ContextStore {
     }
 
     /// Adds a decision to the context `id`.
-    pub fn add_decision(
+    pub(crate) fn add_decision(
         &self,
         id: &str,
         decision: &str,

@@ -20,11 +20,11 @@ use crate::support::time;
 use super::entries::{Entries, Record};
 
 /// The `version` the Python tool writes and reads.
-pub const FORMAT_VERSION: &str = "1.0";
+pub(crate) const FORMAT_VERSION: &str = "1.0";
 
 /// One store file.
 #[derive(Clone, Debug)]
-pub struct StoreFile {
+pub(crate) struct StoreFile {
     file: StateFile,
     key: &'static str,
     keyed: bool,
@@ -39,7 +39,7 @@ enum Found<T> {
 impl StoreFile {
     /// The file at `path` whose records sit under `key`: an object of
     /// records when `keyed`, else a list.
-    pub fn new(path: PathBuf, key: &'static str, keyed: bool) -> StoreFile {
+    pub(crate) fn new(path: PathBuf, key: &'static str, keyed: bool) -> StoreFile {
         StoreFile {
             file: StateFile::new(path),
             key,
@@ -48,14 +48,14 @@ impl StoreFile {
     }
 
     /// Where it lives.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.file.path()
     }
 
     /// The records, read without a lock (writes are atomic renames). A
     /// damaged file reads as empty; `notes` says so, and names every
     /// record that could not be read.
-    pub fn read<T: Record>(&self, notes: &mut Vec<String>) -> Result<Entries<T>> {
+    pub(crate) fn read<T: Record>(&self, notes: &mut Vec<String>) -> Result<Entries<T>> {
         Ok(match self.find::<T>()? {
             Found::Records(entries, problems) => {
                 self.note_problems(notes, &problems, "skipped");
@@ -75,7 +75,7 @@ impl StoreFile {
     /// and writes them back when it succeeds; nothing is written when it
     /// fails. A damaged file is moved aside before the new one is
     /// written; `notes` says where it went.
-    pub fn update<T: Record, R>(
+    pub(crate) fn update<T: Record, R>(
         &self,
         notes: &mut Vec<String>,
         change: impl FnOnce(&mut Entries<T>) -> Result<R>,

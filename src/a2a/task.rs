@@ -114,7 +114,7 @@ impl fmt::Display for TaskStatus {
 /// How urgent a task is.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum TaskPriority {
+pub(crate) enum TaskPriority {
     /// Whenever.
     Low,
     /// The default.
@@ -128,7 +128,7 @@ pub enum TaskPriority {
 
 impl TaskPriority {
     /// Every priority, lowest first.
-    pub const ALL: [TaskPriority; 4] = [
+    pub(crate) const ALL: [TaskPriority; 4] = [
         TaskPriority::Low,
         TaskPriority::Normal,
         TaskPriority::High,
@@ -136,7 +136,7 @@ impl TaskPriority {
     ];
 
     /// The word used in the file and in listings.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             TaskPriority::Low => "low",
             TaskPriority::Normal => "normal",
@@ -146,7 +146,7 @@ impl TaskPriority {
     }
 
     /// Sort rank: critical 0, high 1, normal 2, low 3.
-    pub fn rank(self) -> u8 {
+    pub(crate) fn rank(self) -> u8 {
         match self {
             TaskPriority::Critical => 0,
             TaskPriority::High => 1,
@@ -175,7 +175,7 @@ impl fmt::Display for TaskPriority {
 
 /// One change in a task's life.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct HistoryEntry {
+pub(crate) struct HistoryEntry {
     /// When (aware UTC ISO).
     pub timestamp: String,
     /// The status before; `None` for the creation.
@@ -194,7 +194,7 @@ pub struct HistoryEntry {
 
 /// A task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Task {
+pub(crate) struct Task {
     /// UUID4.
     pub task_id: String,
     /// What it should achieve.
@@ -260,7 +260,7 @@ impl Record for Task {}
 
 /// What a new task is made of.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct NewTask {
+pub(crate) struct NewTask {
     /// What it should achieve.
     pub objective: String,
     /// Who creates it.
@@ -277,7 +277,7 @@ pub struct NewTask {
 
 impl Task {
     /// A pending task with a fresh UUID4 and its creation in the history.
-    pub fn new(spec: NewTask) -> Task {
+    pub(crate) fn new(spec: NewTask) -> Task {
         let created_at = now_iso();
         Task {
             task_id: uuid::Uuid::new_v4().to_string(),
@@ -310,7 +310,7 @@ impl Task {
     }
 
     /// Moves to `to` if the workflow allows it, recording who did it.
-    pub fn transition(
+    pub(crate) fn transition(
         &mut self,
         to: TaskStatus,
         agent: &str,
@@ -339,7 +339,7 @@ impl Task {
     /// Gives the task to `agent`; a pending task becomes assigned, with
     /// the assignee as the history's agent (as the Python tool records
     /// it).
-    pub fn assign(&mut self, agent: &str, message: &str) -> Result<(), A2aError> {
+    pub(crate) fn assign(&mut self, agent: &str, message: &str) -> Result<(), A2aError> {
         self.assigned_to = Some(agent.to_owned());
         if self.status == TaskStatus::Pending {
             self.transition(TaskStatus::Assigned, agent, message)?;

@@ -14,7 +14,7 @@ use super::task::{NewTask, Task, TaskStatus};
 
 /// Which tasks `list` returns.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TaskFilter {
+pub(crate) struct TaskFilter {
     /// Only this status (a final status is shown even without `all`).
     pub status: Option<TaskStatus>,
     /// Only tasks assigned to this agent.
@@ -25,32 +25,32 @@ pub struct TaskFilter {
 
 /// The tasks of one project.
 #[derive(Clone, Debug)]
-pub struct TaskStore {
+pub(crate) struct TaskStore {
     file: StoreFile,
 }
 
 impl TaskStore {
     /// The tasks of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> TaskStore {
+    pub(crate) fn new(paths: &Paths) -> TaskStore {
         TaskStore {
             file: StoreFile::new(paths.tasks(), "tasks", true),
         }
     }
 
     /// Every readable task, in file order.
-    pub fn all(&self, notes: &mut Vec<String>) -> Result<Vec<Task>> {
+    pub(crate) fn all(&self, notes: &mut Vec<String>) -> Result<Vec<Task>> {
         Ok(self.file.read::<Task>(notes)?.values().cloned().collect())
     }
 
     /// The task whose id is `id`, or starts with it.
-    pub fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Task> {
+    pub(crate) fn get(&self, id: &str, notes: &mut Vec<String>) -> Result<Task> {
         let tasks = self.file.read::<Task>(notes)?;
         let key = resolve(&tasks, id)?;
         tasks.get(&key).cloned().ok_or_else(|| not_found(id))
     }
 
     /// Stores a new task and returns it.
-    pub fn create(&self, spec: NewTask, notes: &mut Vec<String>) -> Result<Task> {
+    pub(crate) fn create(&self, spec: NewTask, notes: &mut Vec<String>) -> Result<Task> {
         let task = Task::new(spec);
         self.file.update::<Task, _>(notes, |tasks| {
             tasks.insert(task.task_id.clone(), task.clone());
@@ -62,7 +62,7 @@ impl TaskStore {
     /// Changes the task `id` (or the one its prefix names) with `change`,
     /// under the lock; nothing is written when `change` fails. Returns the
     /// task as stored and what `change` returned.
-    pub fn modify<R>(
+    pub(crate) fn modify<R>(
         &self,
         id: &str,
         notes: &mut Vec<String>,
@@ -110,7 +110,7 @@ fn resolve(tasks: &Entries<Task>, given: &str) -> Result<String, A2aError> {
 
 /// The tasks `filter` selects, most urgent first, then oldest first (the
 /// Python tool's order).
-pub fn select<'a>(tasks: &'a [Task], filter: &TaskFilter) -> Vec<&'a Task> {
+pub(crate) fn select<'a>(tasks: &'a [Task], filter: &TaskFilter) -> Vec<&'a Task> {
     let mut out: Vec<&Task> = tasks
         .iter()
         .filter(|t| filter.status.is_none_or(|s| t.status == s))

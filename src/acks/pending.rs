@@ -33,13 +33,13 @@ pub fn marker(msg_id: &str) -> String {
 }
 
 /// The line telling the recipient how to answer.
-pub fn hint(msg_id: &str) -> String {
+pub(crate) fn hint(msg_id: &str) -> String {
     format!("(acknowledge with: swarm ack {})", short(msg_id))
 }
 
 /// The first 8 characters of an id (enough to acknowledge it). Ids read
 /// from the log are untrusted text, so this never cuts inside a character.
-pub fn short(msg_id: &str) -> &str {
+pub(crate) fn short(msg_id: &str) -> &str {
     let end = msg_id
         .char_indices()
         .nth(8)
@@ -49,7 +49,7 @@ pub fn short(msg_id: &str) -> &str {
 
 /// Retry schedule settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AckSettings {
+pub(crate) struct AckSettings {
     /// Wait before the first retry when `--ack-timeout` is not given.
     pub timeout: Duration,
     /// Waits before the second, third, ... retry; when the list runs out,
@@ -75,7 +75,7 @@ impl AckSettings {
     /// delays first, then an exponential continuation (factor 2, computed
     /// with backon) from the last known wait, `first_wait` when no delays
     /// are configured: with a 30 s timeout that is 60, 120, 240 s.
-    pub fn wait_before(&self, step: u32, first_wait: Duration) -> Duration {
+    pub(crate) fn wait_before(&self, step: u32, first_wait: Duration) -> Duration {
         let index = step.saturating_sub(2) as usize;
         if let Some(d) = self.delays.get(index) {
             return *d;
@@ -154,7 +154,7 @@ impl PendingEntry {
 
 /// `PENDING_ACKS.json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PendingFile {
+pub(crate) struct PendingFile {
     /// Incremented on every save.
     #[serde(default)]
     pub version: u64,
@@ -224,7 +224,7 @@ impl Store {
 
 /// Records that `recipient` must acknowledge `message` within `timeout`.
 /// Returns warnings (a damaged pending file that was moved aside).
-pub fn register(
+pub(crate) fn register(
     paths: &Paths,
     message: &Message,
     recipient: &str,
@@ -250,7 +250,7 @@ pub fn register(
 
 /// What `acknowledge` found.
 #[derive(Clone, Debug, PartialEq)]
-pub enum AckResult {
+pub(crate) enum AckResult {
     /// The entry was removed; the sender should be told.
     Acknowledged(PendingEntry),
     /// Nothing pending matches the id.
@@ -268,7 +268,11 @@ pub enum AckResult {
 
 /// Acknowledges the pending message whose id starts with `prefix`, as
 /// `agent`: only its recipient may.
-pub fn acknowledge(paths: &Paths, prefix: &str, agent: &str) -> Result<(AckResult, Vec<String>)> {
+pub(crate) fn acknowledge(
+    paths: &Paths,
+    prefix: &str,
+    agent: &str,
+) -> Result<(AckResult, Vec<String>)> {
     let store = Store::new(paths);
     let lock = store.file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let (mut pending, warnings) = store.load(&lock)?;
@@ -305,7 +309,7 @@ pub fn acknowledge(paths: &Paths, prefix: &str, agent: &str) -> Result<(AckResul
 }
 
 /// The pending list as it is now (read without locking: writes are atomic).
-pub fn list(paths: &Paths) -> Result<(PendingFile, Option<String>)> {
+pub(crate) fn list(paths: &Paths) -> Result<(PendingFile, Option<String>)> {
     let file = StateFile::new(paths.pending_acks());
     Ok(match file.read_json::<PendingFile>() {
         Ok(Loaded::Valid(p)) => (p, None),
@@ -334,7 +338,7 @@ fn earliest_due(paths: &Paths) -> Option<Option<f64>> {
 
 /// Cheap check (one small file read) whether any retry or escalation is
 /// due at `now`.
-pub fn work_due(paths: &Paths, now: DateTime<Utc>) -> bool {
+pub(crate) fn work_due(paths: &Paths, now: DateTime<Utc>) -> bool {
     match earliest_due(paths) {
         Some(Some(t)) => time::unix_seconds(now) >= t,
         Some(None) => false,
@@ -345,7 +349,7 @@ pub fn work_due(paths: &Paths, now: DateTime<Utc>) -> bool {
 }
 
 /// How long until the next due work, if anything is pending.
-pub fn next_due_in(paths: &Paths, now: DateTime<Utc>) -> Option<Duration> {
+pub(crate) fn next_due_in(paths: &Paths, now: DateTime<Utc>) -> Option<Duration> {
     match earliest_due(paths) {
         Some(Some(t)) => Some(Duration::from_secs_f64(
             (t - time::unix_seconds(now)).max(0.0),
@@ -359,7 +363,7 @@ pub fn next_due_in(paths: &Paths, now: DateTime<Utc>) -> Option<Duration> {
 /// (the entry advanced or removed, under the file's lock) before anything
 /// is sent, so each goes out at most once.
 #[derive(Clone, Debug)]
-pub enum DueAction {
+pub(crate) enum DueAction {
     /// Deliver the message again: the `n`th retry.
     Retry {
         /// The entry, already advanced.
@@ -378,7 +382,7 @@ pub enum DueAction {
 
 /// Claims every retry and escalation due at `now`. `registered` says
 /// whether an agent is still in the registry.
-pub fn claim_due(
+pub(crate) fn claim_due(
     paths: &Paths,
     registered: impl Fn(&str) -> bool,
     settings: &AckSettings,
@@ -424,7 +428,7 @@ pub fn claim_due(
 }
 
 /// `42s`, `3m05s`, `2h10m`.
-pub fn format_age(seconds: f64) -> String {
+pub(crate) fn format_age(seconds: f64) -> String {
     let s = seconds.max(0.0) as u64;
     match s {
         0..60 => format!("{s}s"),

@@ -2,10 +2,10 @@
 
 use crate::agents::procfs;
 
-pub use crate::config::DEFAULT_AGENT_COMMANDS;
+pub(crate) use crate::config::DEFAULT_AGENT_COMMANDS;
 
 /// The name discovery reports for swarm's own demo agent.
-pub const DEMO_AGENT: &str = "swarm-demo";
+pub(crate) const DEMO_AGENT: &str = "swarm-demo";
 
 /// Interactive shells: text typed into one of these runs as a command.
 const SHELLS: [&str; 14] = [
@@ -18,17 +18,17 @@ const SHELLS: [&str; 14] = [
 const INTERPRETERS: [&str; 7] = ["node", "nodejs", "bun", "deno", "python", "python3", "ruby"];
 
 /// How many processes per pane discovery looks at before giving up.
-pub const MAX_PROCESSES_PER_PANE: usize = 256;
+pub(crate) const MAX_PROCESSES_PER_PANE: usize = 256;
 
 /// Decides which command lines are agents.
 #[derive(Clone, Debug)]
-pub struct AgentMatcher {
+pub(crate) struct AgentMatcher {
     commands: Vec<String>,
 }
 
 /// The agent found in a pane.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentProcess {
+pub(crate) struct AgentProcess {
     /// Its pid.
     pub pid: u32,
     /// Which agent command it is (`claude`, `codex`, `swarm-demo`, ...).
@@ -43,7 +43,7 @@ impl Default for AgentMatcher {
 
 impl AgentMatcher {
     /// A matcher for these command names (compared case-insensitively).
-    pub fn new(commands: impl IntoIterator<Item = String>) -> AgentMatcher {
+    pub(crate) fn new(commands: impl IntoIterator<Item = String>) -> AgentMatcher {
         let mut commands: Vec<String> = commands.into_iter().map(|c| c.to_lowercase()).collect();
         commands.sort();
         commands.dedup();
@@ -53,7 +53,7 @@ impl AgentMatcher {
     /// The agent command this argument vector runs, if any: its program
     /// name, or for an interpreter its script's name; `swarm demo-agent`
     /// is always an agent.
-    pub fn identify(&self, argv: &[String]) -> Option<String> {
+    pub(crate) fn identify(&self, argv: &[String]) -> Option<String> {
         let program = program_name(argv.first()?);
         if program.starts_with("swarm") && argv.get(1).is_some_and(|a| a == "demo-agent") {
             return Some(DEMO_AGENT.to_owned());
@@ -89,7 +89,7 @@ impl AgentMatcher {
     /// descendants breadth first, at most `MAX_PROCESSES_PER_PANE`), read
     /// from `/proc`. Stops at the first match, so a pane whose root process
     /// is the agent costs one read.
-    pub fn find_in_pane(&self, pane_pid: u32) -> Option<AgentProcess> {
+    pub(crate) fn find_in_pane(&self, pane_pid: u32) -> Option<AgentProcess> {
         let mut queue = std::collections::VecDeque::from([pane_pid]);
         let mut seen = 0;
         while let Some(pid) = queue.pop_front() {
@@ -122,7 +122,7 @@ fn is_interpreter(name: &str) -> bool {
 
 /// What kind of program holds a pane's terminal.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum ForegroundKind {
+pub(crate) enum ForegroundKind {
     /// A coding agent (named by its command): text typed is a prompt.
     Agent(String),
     /// An interactive shell: text typed would run as commands.
@@ -133,7 +133,7 @@ pub enum ForegroundKind {
 
 /// What holds a pane's terminal right now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Foreground {
+pub(crate) struct Foreground {
     /// Leader of the foreground process group.
     pub pid: u32,
     /// Its program name.
@@ -147,7 +147,7 @@ impl AgentMatcher {
     /// (the `tpgid` in its `/proc` stat); `None` when the pane's process is
     /// gone or unreadable. A wrapper in the foreground (`npx claude`, `env
     /// ... codex`) counts as the agent it runs in the same process group.
-    pub fn foreground(&self, pane_pid: u32) -> Option<Foreground> {
+    pub(crate) fn foreground(&self, pane_pid: u32) -> Option<Foreground> {
         let root = procfs::stat(pane_pid)?;
         let pid = u32::try_from(root.tpgid).ok().filter(|&p| p > 0)?;
         let argv = procfs::cmdline(pid).unwrap_or_default();

@@ -17,7 +17,7 @@ use crate::support::time;
 
 /// The line the demo agent prints once it is ready for input (after it
 /// has asked for bracketed paste); tests wait for it on screen.
-pub const READY_BANNER: &str = "waiting for messages";
+pub(crate) const READY_BANNER: &str = "waiting for messages";
 
 /// Bracketed paste start and end markers.
 const PASTE_START: &[u8] = b"\x1b[200~";
@@ -213,7 +213,7 @@ struct Record<'a> {
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
 /// readers never see half a line).
-pub fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
+pub(crate) fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
     let mut recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
         None => None,

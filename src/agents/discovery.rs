@@ -24,7 +24,7 @@ use crate::tmux::{Pane, PaneId, PaneLabel, Tmux};
 
 /// A pane that runs an agent (or that `launch` made for one).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
+pub(crate) struct Candidate {
     /// The pane.
     pub pane: Pane,
     /// The agent process, when one was found.
@@ -33,7 +33,7 @@ pub struct Candidate {
 
 /// Settings of one discovery run.
 #[derive(Clone, Debug)]
-pub struct DiscoverOptions {
+pub(crate) struct DiscoverOptions {
     /// Seconds an agent that disappeared (while its pane lives on) stays
     /// listed as `stale` before it is dropped.
     pub stale_after_secs: u64,
@@ -43,7 +43,7 @@ pub struct DiscoverOptions {
 
 /// The outcome of a discovery run.
 #[derive(Clone, Debug)]
-pub struct Discovery {
+pub(crate) struct Discovery {
     /// The registry as written.
     pub registry: Registry,
     /// Ids that appeared in this run.
@@ -58,7 +58,7 @@ pub struct Discovery {
 
 /// What one look at the tmux server found.
 #[derive(Clone, Debug)]
-pub struct Scan {
+pub(crate) struct Scan {
     /// Every pane of the server.
     pub panes: Vec<Pane>,
     /// This project's agent panes, in tmux order.
@@ -69,7 +69,7 @@ pub struct Scan {
 
 /// Scans the server: every live pane, and those that are this project's
 /// agent candidates.
-pub fn scan(
+pub(crate) fn scan(
     tmux: &Tmux,
     root: &Path,
     matcher: &AgentMatcher,
@@ -101,7 +101,7 @@ pub fn scan(
 }
 
 /// Discovers this project's agents and rewrites the registry.
-pub fn refresh(
+pub(crate) fn refresh(
     tmux: &Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,
@@ -119,7 +119,7 @@ pub fn refresh(
 
 /// Registers panes that `launch` just created as agents, whether or not
 /// their agent process has started yet.
-pub fn register_panes(
+pub(crate) fn register_panes(
     tmux: &Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,
@@ -149,7 +149,7 @@ pub fn register_panes(
 
 /// Empties the registry because the tmux server is gone (after `down`
 /// killed its last session): every agent went with it.
-pub fn forget_all(paths: &Paths) -> Result<Discovery, Error> {
+pub(crate) fn forget_all(paths: &Paths) -> Result<Discovery, Error> {
     let opts = DiscoverOptions {
         stale_after_secs: 0,
         cross_project: false,
@@ -257,7 +257,7 @@ fn corrupt_registry_warning(path: &Path, why: &str, aside: Option<&Path>) -> Str
 
 /// Everything `merge` looks at.
 #[derive(Clone, Debug)]
-pub struct MergeInput<'a> {
+pub(crate) struct MergeInput<'a> {
     /// The discovery time.
     pub now: DateTime<Utc>,
     /// Agent panes found now, in tmux order.
@@ -276,7 +276,7 @@ pub struct MergeInput<'a> {
 
 /// The next registry.
 #[derive(Clone, Debug, PartialEq)]
-pub struct MergeOutput {
+pub(crate) struct MergeOutput {
     /// The registry to write.
     pub registry: Registry,
     /// The new high-water mark.
@@ -295,7 +295,7 @@ pub struct MergeOutput {
 /// that, a new id above every id ever seen. A previous agent that is no
 /// longer a candidate stays `stale` while its pane lives and it was seen
 /// less than `stale_after_secs` ago, and is dropped otherwise.
-pub fn merge(input: &MergeInput<'_>) -> MergeOutput {
+pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     let now_iso = time::utc_iso(input.now);
     let empty = Vec::new();
     let previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);

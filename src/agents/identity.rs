@@ -7,7 +7,7 @@ use crate::tmux::{PaneId, Tmux};
 
 /// How the identity was established.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
+pub(crate) enum Source {
     /// The registry has an active agent for `$TMUX_PANE` (no tmux call).
     Registry,
     /// The pane's `@swarm_agent` label, written by this project.
@@ -16,7 +16,7 @@ pub enum Source {
 
 /// This process's pane and, when it is a registered agent, its id.
 #[derive(Clone, Debug)]
-pub struct SelfIdentity {
+pub(crate) struct SelfIdentity {
     /// `$TMUX_PANE`.
     pub pane: PaneId,
     /// The agent id, if this pane is an agent of this project.
@@ -29,7 +29,7 @@ pub struct SelfIdentity {
 
 /// Reads `$TMUX_PANE`: `Ok(None)` outside tmux, an error when it is set to
 /// something that is not a pane id.
-pub fn current_pane() -> Result<Option<PaneId>> {
+pub(crate) fn current_pane() -> Result<Option<PaneId>> {
     match std::env::var("TMUX_PANE") {
         Ok(v) if !v.is_empty() => v
             .parse()
@@ -42,7 +42,7 @@ pub fn current_pane() -> Result<Option<PaneId>> {
 /// Finds which agent `pane` is: first the registry (a file read), then the
 /// pane's own label (one tmux call), trusted only when this project wrote
 /// it.
-pub fn identify(
+pub(crate) fn identify(
     tmux: &Tmux,
     paths: &Paths,
     registry: Option<&Registry>,

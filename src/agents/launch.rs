@@ -10,10 +10,10 @@ use crate::store::Paths;
 use crate::tmux::{PaneId, SessionSpec, Tmux, TmuxError};
 
 /// Most agent panes one `launch` opens.
-pub const MAX_AGENTS: u8 = 16;
+pub(crate) const MAX_AGENTS: u8 = 16;
 
 /// Layouts `launch --layout` accepts (tmux's presets).
-pub const LAYOUTS: [&str; 5] = [
+pub(crate) const LAYOUTS: [&str; 5] = [
     "tiled",
     "even-horizontal",
     "even-vertical",
@@ -26,7 +26,7 @@ const SESSION_SIZE: (u16, u16) = (240, 64);
 
 /// A checked launch request.
 #[derive(Clone, Debug)]
-pub struct LaunchPlan {
+pub(crate) struct LaunchPlan {
     /// How many agent panes (1..=16).
     pub count: u8,
     /// The shell command each pane runs.
@@ -46,7 +46,7 @@ const MONITOR_PERCENT: u8 = 35;
 
 /// What `launch` made.
 #[derive(Clone, Debug)]
-pub struct Launched {
+pub(crate) struct Launched {
     /// The session.
     pub session: String,
     /// Each pane and the agent id it got (in pane order).
@@ -62,7 +62,7 @@ pub struct Launched {
 /// The default session name: `swarm-` and the project directory's name,
 /// with anything tmux would mangle (`.`, `:`) or a shell would trip on
 /// replaced by `-`.
-pub fn default_session_name(root: &Path) -> String {
+pub(crate) fn default_session_name(root: &Path) -> String {
     let base = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -86,7 +86,7 @@ pub fn default_session_name(root: &Path) -> String {
 }
 
 /// Checks a session name given by the user.
-pub fn session_name(name: &str) -> Result<String> {
+pub(crate) fn session_name(name: &str) -> Result<String> {
     let ok = !name.is_empty()
         && name.len() <= 64
         && !name.starts_with('-')
@@ -103,7 +103,7 @@ pub fn session_name(name: &str) -> Result<String> {
 }
 
 /// Quotes a string for `sh -c` (tmux runs pane commands through the shell).
-pub fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b))
@@ -116,7 +116,7 @@ pub fn shell_quote(s: &str) -> String {
 /// Opens the session, starts `count` panes running the command, labels
 /// them, and registers them as agents (whether or not their program has
 /// started yet).
-pub fn launch(
+pub(crate) fn launch(
     tmux: &Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,
@@ -204,7 +204,7 @@ fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
 }
 
 /// Kills the session and refreshes the registry (its agents are gone).
-pub fn down(
+pub(crate) fn down(
     tmux: &Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,
@@ -228,7 +228,7 @@ pub fn down(
 /// How other programs (hooks, other panes) should run this swarm: `swarm`
 /// when the `swarm` on `PATH` is this very binary, else its full path,
 /// shell-quoted.
-pub fn swarm_invocation() -> String {
+pub(crate) fn swarm_invocation() -> String {
     let me = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok());

@@ -2,10 +2,10 @@
 //! recognising an agent's process, who is running a command, launching a
 //! swarm, and the built-in demo agent.
 
-pub mod agent_matcher;
-pub mod demo_agent;
-pub mod discovery;
-pub mod identity;
-pub mod launch;
-pub mod procfs;
-pub mod registry;
+pub(crate) mod agent_matcher;
+pub(crate) mod demo_agent;
+pub(crate) mod discovery;
+pub(crate) mod identity;
+pub(crate) mod launch;
+pub(crate) mod procfs;
+pub(crate) mod registry;

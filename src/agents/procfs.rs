@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 /// Fields of `/proc/<pid>/stat` that swarm uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProcStat {
+pub(crate) struct ProcStat {
     /// Process id.
     pub pid: u32,
     /// Name of the executable, at most 15 bytes (`comm`).
@@ -23,7 +23,7 @@ pub struct ProcStat {
 /// Parses the content of `/proc/<pid>/stat`. The command name is in
 /// parentheses and may itself contain spaces and `)`, so it runs to the
 /// last `)`.
-pub fn parse_stat(text: &str) -> Option<ProcStat> {
+pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
     let open = text.find('(')?;
     let close = text.rfind(')')?;
     if close < open {
@@ -49,13 +49,13 @@ pub fn parse_stat(text: &str) -> Option<ProcStat> {
 }
 
 /// `/proc/<pid>/stat`, parsed; `None` when the process is gone.
-pub fn stat(pid: u32) -> Option<ProcStat> {
+pub(crate) fn stat(pid: u32) -> Option<ProcStat> {
     parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
 }
 
 /// The argument vector of a process; empty for kernel threads, `None` when
 /// the process is gone.
-pub fn cmdline(pid: u32) -> Option<Vec<String>> {
+pub(crate) fn cmdline(pid: u32) -> Option<Vec<String>> {
     let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
     Some(
         raw.split(|&b| b == 0)
@@ -66,14 +66,14 @@ pub fn cmdline(pid: u32) -> Option<Vec<String>> {
 }
 
 /// The working directory of a process, when we may read it.
-pub fn cwd(pid: u32) -> Option<PathBuf> {
+pub(crate) fn cwd(pid: u32) -> Option<PathBuf> {
     fs::read_link(format!("/proc/{pid}/cwd")).ok()
 }
 
 /// Direct children of a process: the union of every thread's `children`
 /// file (a multi-threaded parent such as node may fork from any thread).
 /// Falls back to a scan of `/proc` on kernels without `children` files.
-pub fn children(pid: u32) -> Vec<u32> {
+pub(crate) fn children(pid: u32) -> Vec<u32> {
     let Ok(tasks) = fs::read_dir(format!("/proc/{pid}/task")) else {
         return Vec::new();
     };

@@ -162,7 +162,7 @@ impl Registry {
 
 /// What reading the registry found.
 #[derive(Debug)]
-pub enum RegistryState {
+pub(crate) enum RegistryState {
     /// No registry yet.
     Missing,
     /// A usable registry, and the entries that had to be skipped.
@@ -173,26 +173,26 @@ pub enum RegistryState {
 
 /// The registry file of a project.
 #[derive(Clone, Debug)]
-pub struct RegistryFile {
+pub(crate) struct RegistryFile {
     file: StateFile,
 }
 
 impl RegistryFile {
     /// The registry of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> RegistryFile {
+    pub(crate) fn new(paths: &Paths) -> RegistryFile {
         RegistryFile {
             file: StateFile::new(paths.registry()),
         }
     }
 
     /// The underlying state file (for locking and preserving).
-    pub fn state_file(&self) -> &StateFile {
+    pub(crate) fn state_file(&self) -> &StateFile {
         &self.file
     }
 
     /// Reads without locking (writes are atomic renames, so this sees a
     /// complete old or new version).
-    pub fn read(&self) -> Result<RegistryState, StoreError> {
+    pub(crate) fn read(&self) -> Result<RegistryState, StoreError> {
         Ok(match self.file.read_json::<Value>()? {
             Loaded::Missing => RegistryState::Missing,
             Loaded::Corrupt(why) => RegistryState::Corrupt(why),
@@ -205,7 +205,7 @@ impl RegistryFile {
 
     /// Writes the registry (indent 2, ASCII, no trailing newline: the
     /// Python tool's exact bytes). The caller holds the registry lock.
-    pub fn write(&self, lock: &StateLock, registry: &Registry) -> Result<(), StoreError> {
+    pub(crate) fn write(&self, lock: &StateLock, registry: &Registry) -> Result<(), StoreError> {
         let bytes =
             json::to_vec(registry, Layout::Indent2).map_err(|source| StoreError::Encode {
                 path: self.file.path().to_owned(),
@@ -218,7 +218,7 @@ impl RegistryFile {
 /// `.swarm/agent_ids.json`: the next agent number to hand out. Only
 /// written under the registry's lock.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AgentIds {
+pub(crate) struct AgentIds {
     /// Format version of this file.
     pub version: u32,
     /// The next `agent-N` number; never decreases.
@@ -230,7 +230,7 @@ impl AgentIds {
 
     /// Reads the high-water mark; a missing or damaged file counts as 0
     /// (the registry and the pane labels still keep ids from going back).
-    pub fn read(paths: &Paths) -> Result<(AgentIds, Option<String>), StoreError> {
+    pub(crate) fn read(paths: &Paths) -> Result<(AgentIds, Option<String>), StoreError> {
         let file = StateFile::new(paths.agent_ids());
         Ok(match file.read_json::<AgentIds>()? {
             Loaded::Valid(ids) => (ids, None),
@@ -241,14 +241,14 @@ impl AgentIds {
 
     /// Moves a damaged mark aside (kept for inspection) before it is
     /// rebuilt; returns where it went.
-    pub fn preserve(paths: &Paths) -> Result<Option<std::path::PathBuf>, StoreError> {
+    pub(crate) fn preserve(paths: &Paths) -> Result<Option<std::path::PathBuf>, StoreError> {
         let file = StateFile::new(paths.agent_ids());
         let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
         file.preserve(&lock)
     }
 
     /// A mark that hands out `next` first.
-    pub fn fresh(next: u64) -> AgentIds {
+    pub(crate) fn fresh(next: u64) -> AgentIds {
         AgentIds {
             version: Self::VERSION,
             next,
@@ -256,7 +256,11 @@ impl AgentIds {
     }
 
     /// Writes it; `registry_lock` proves the registry's lock is held.
-    pub fn write(&self, paths: &Paths, _registry_lock: &StateLock) -> Result<(), StoreError> {
+    pub(crate) fn write(
+        &self,
+        paths: &Paths,
+        _registry_lock: &StateLock,
+    ) -> Result<(), StoreError> {
         let file = StateFile::new(paths.agent_ids());
         // Its own sidecar lock is uncontended: every writer already holds
         // the registry's lock.

@@ -14,7 +14,7 @@ use crate::cli::context::Context;
 
 /// The agent a command acts as.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Actor {
+pub(super) struct Actor {
     /// The agent id.
     pub id: String,
     /// True when an explicit id overrode this pane's own identity
@@ -26,7 +26,12 @@ pub struct Actor {
 
 /// Resolves the acting agent. `explicit` is the value of `flag` (`--from`,
 /// `--agent`), validated as an agent id.
-pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str) -> Result<Actor> {
+pub(super) fn resolve(
+    ctx: &Context,
+    explicit: Option<&str>,
+    as_other: bool,
+    flag: &str,
+) -> Result<Actor> {
     let explicit = explicit
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
@@ -67,7 +72,7 @@ pub fn resolve(ctx: &Context, explicit: Option<&str>, as_other: bool, flag: &str
 }
 
 /// The agent this process's pane is, if any (no error outside tmux).
-pub fn detect(ctx: &Context) -> Result<Option<String>> {
+pub(super) fn detect(ctx: &Context) -> Result<Option<String>> {
     let pane = identity::current_pane()?;
     pane_agent(ctx, pane.as_ref())
 }
@@ -84,7 +89,7 @@ fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
 
 /// Records in the audit log that `actor` acted for another agent than its
 /// pane's own (`--as-other`) to do `action`; does nothing otherwise.
-pub fn record_as_other(ctx: &Context, actor: &Actor, action: &str) -> Result<()> {
+pub(super) fn record_as_other(ctx: &Context, actor: &Actor, action: &str) -> Result<()> {
     if !actor.as_other {
         return Ok(());
     }

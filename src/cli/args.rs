@@ -54,7 +54,7 @@ Every command of the Python Claude Swarm CLI also works under its old name
     disable_help_subcommand = true,
     max_term_width = 100
 )]
-pub struct Cli {
+pub(super) struct Cli {
     /// Options every command takes.
     #[command(flatten)]
     pub global: GlobalArgs,
@@ -65,7 +65,7 @@ pub struct Cli {
 
 /// Options every command takes, before or after the command name.
 #[derive(Debug, Args)]
-pub struct GlobalArgs {
+pub(super) struct GlobalArgs {
     /// Project root holding the state files [default: $CLAUDESWARM_ROOT,
     /// else the nearest directory with .git, .claudeswarm.yaml,
     /// ACTIVE_AGENTS.json, .agent_locks, pyproject.toml or package.json]
@@ -95,7 +95,7 @@ pub struct GlobalArgs {
 
 /// The commands.
 #[derive(Debug, Subcommand)]
-pub enum Command {
+pub(super) enum Command {
     /// Find this project's agent panes and update the registry
     #[command(alias = "discover-agents")]
     Discover(discover::DiscoverArgs),

@@ -15,14 +15,14 @@ use crate::cli::output::Output;
   bash: swarm completions bash > ~/.local/share/bash-completion/completions/swarm
   zsh:  swarm completions zsh > ~/.zfunc/_swarm   (with ~/.zfunc in $fpath)
   fish: swarm completions fish > ~/.config/fish/completions/swarm.fish")]
-pub struct CompletionsArgs {
+pub(super) struct CompletionsArgs {
     /// The shell
     #[arg(value_enum)]
     shell: Shell,
 }
 
 /// Prints the script.
-pub fn run(out: &Output, args: &CompletionsArgs) -> Result<ExitCode> {
+pub(super) fn run(out: &Output, args: &CompletionsArgs) -> Result<ExitCode> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut Cli::command(), "swarm", &mut script);
     out.print(&String::from_utf8_lossy(&script))?;

@@ -23,7 +23,7 @@ use crate::cli::args::GlobalArgs;
 use crate::cli::output::Output;
 
 /// The resolved environment of one command.
-pub struct Context {
+pub(super) struct Context {
     /// Where output goes.
     pub out: Output,
     /// The project root and how it was found.
@@ -39,7 +39,7 @@ pub struct Context {
 
 impl Context {
     /// Resolves the root and the tmux server (neither runs anything).
-    pub fn new(global: &GlobalArgs, out: Output) -> Result<Context> {
+    pub(super) fn new(global: &GlobalArgs, out: Output) -> Result<Context> {
         let cwd = env::current_dir().map_err(|source| Error::Io {
             what: "read the current directory".into(),
             source,
@@ -65,14 +65,14 @@ impl Context {
     }
 
     /// The config, loaded from the project root on first use.
-    pub fn config(&self) -> Result<&Config> {
+    pub(super) fn config(&self) -> Result<&Config> {
         Ok(&self.loaded_config()?.config)
     }
 
     /// The config with the file it came from and the origin of each
     /// value: the file found from the project root upward, overridden by
     /// `SWARM_<SECTION>_<KEY>` variables.
-    pub fn loaded_config(&self) -> Result<&LoadedConfig> {
+    pub(super) fn loaded_config(&self) -> Result<&LoadedConfig> {
         if let Some(c) = self.config.get() {
             return Ok(c);
         }
@@ -81,7 +81,7 @@ impl Context {
     }
 
     /// The project's file locks, with the configured stale timeout.
-    pub fn lock_table(&self) -> Result<LockTable> {
+    pub(super) fn lock_table(&self) -> Result<LockTable> {
         Ok(LockTable::new(
             &self.paths,
             self.config()?.locking.stale_timeout,
@@ -89,24 +89,24 @@ impl Context {
     }
 
     /// A lock path or pattern as typed, normalised against the project.
-    pub fn lock_key(&self, raw: &str) -> Result<LockKey> {
+    pub(super) fn lock_key(&self, raw: &str) -> Result<LockKey> {
         Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
     }
 
     /// Several of them, in order; the first invalid one is the error.
-    pub fn lock_keys(&self, raw: &[String]) -> Result<Vec<LockKey>> {
+    pub(super) fn lock_keys(&self, raw: &[String]) -> Result<Vec<LockKey>> {
         raw.iter().map(|p| self.lock_key(p)).collect()
     }
 
     /// The agent recogniser configured for this project.
-    pub fn matcher(&self) -> Result<AgentMatcher> {
+    pub(super) fn matcher(&self) -> Result<AgentMatcher> {
         Ok(AgentMatcher::new(
             self.config()?.discovery.agent_commands.iter().cloned(),
         ))
     }
 
     /// Messaging settings from the config.
-    pub fn messaging_settings(&self) -> Result<MessagingSettings> {
+    pub(super) fn messaging_settings(&self) -> Result<MessagingSettings> {
         let c = self.config()?;
         Ok(MessagingSettings {
             rate: RateLimit {
@@ -123,7 +123,7 @@ impl Context {
     }
 
     /// The ACK retry schedule from the config.
-    pub fn ack_settings(&self) -> Result<AckSettings> {
+    pub(super) fn ack_settings(&self) -> Result<AckSettings> {
         let a = &self.config()?.acks;
         let secs = |s: u32| Duration::from_secs(u64::from(s));
         Ok(AckSettings {
@@ -134,12 +134,12 @@ impl Context {
     }
 
     /// Message types declared in the config, besides the built-in ones.
-    pub fn custom_types(&self) -> Result<Vec<String>> {
+    pub(super) fn custom_types(&self) -> Result<Vec<String>> {
         Ok(self.config()?.messaging.custom_types.clone())
     }
 
     /// A messenger over this project and tmux server.
-    pub fn messenger<'a>(
+    pub(super) fn messenger<'a>(
         &'a self,
         matcher: &'a AgentMatcher,
         settings: MessagingSettings,
@@ -154,7 +154,7 @@ impl Context {
 
     /// Discovery settings from the config, with an optional override of
     /// the stale threshold.
-    pub fn discover_options(&self, stale_threshold: Option<u64>) -> Result<DiscoverOptions> {
+    pub(super) fn discover_options(&self, stale_threshold: Option<u64>) -> Result<DiscoverOptions> {
         let d = &self.config()?.discovery;
         Ok(DiscoverOptions {
             stale_after_secs: stale_threshold.unwrap_or(u64::from(d.stale_threshold)),

@@ -12,7 +12,7 @@ use crate::cli::output::Output;
 
 /// Arguments of `swarm help`.
 #[derive(Debug, Args)]
-pub struct HelpArgs {
+pub(super) struct HelpArgs {
     /// A command (`lock`, `config init`), `aliases` or `exit-codes`
     #[arg(value_name = "TOPIC")]
     topic: Vec<String>,
@@ -20,7 +20,7 @@ pub struct HelpArgs {
 
 /// The Python tool's commands, with their original argument shape, and
 /// what runs them in swarm.
-pub const ALIASES: [(&str, &str); 27] = [
+pub(super) const ALIASES: [(&str, &str); 27] = [
     (
         "discover-agents [--watch] [--interval N] [--json] [--stale-threshold N]",
         "swarm discover",
@@ -87,7 +87,7 @@ pub const ALIASES: [(&str, &str); 27] = [
 ];
 
 /// Prints the help asked for.
-pub fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
+pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
     let words: Vec<&str> = args.topic.iter().map(String::as_str).collect();
     let text = match words.as_slice() {
         ["aliases"] => aliases(),

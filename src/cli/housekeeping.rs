@@ -12,7 +12,7 @@ use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Sends what is due, if anything (one small file read when nothing is).
-pub fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
+pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
     if !acks::work_due(&ctx.paths, time::now()) {
         return Ok(None);
     }
@@ -25,7 +25,7 @@ pub fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
 
 /// The same, for commands whose own output must stay clean: problems
 /// become warnings on stderr.
-pub fn quietly(ctx: &Context) {
+pub(super) fn quietly(ctx: &Context) {
     match process_due_acks(ctx) {
         Ok(Some(report)) => {
             for w in &report.warnings {

@@ -13,7 +13,7 @@ use crate::support::json::{self, Layout};
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum ColorChoice {
+pub(super) enum ColorChoice {
     /// Colour when writing to a terminal and `NO_COLOR` is unset.
     #[default]
     Auto,
@@ -25,7 +25,7 @@ pub enum ColorChoice {
 
 /// The output streams and their styles.
 #[derive(Clone, Debug)]
-pub struct Output {
+pub(super) struct Output {
     color_out: bool,
     color_err: bool,
 }
@@ -44,7 +44,7 @@ fn wants_color(choice: ColorChoice, is_tty: bool) -> bool {
 
 impl Output {
     /// Decides colour for stdout and stderr separately.
-    pub fn new(choice: ColorChoice) -> Output {
+    pub(super) fn new(choice: ColorChoice) -> Output {
         Output {
             color_out: wants_color(choice, io::stdout().is_terminal()),
             color_err: wants_color(choice, io::stderr().is_terminal()),
@@ -52,12 +52,12 @@ impl Output {
     }
 
     /// True when stdout gets colour.
-    pub fn colors_stdout(&self) -> bool {
+    pub(super) fn colors_stdout(&self) -> bool {
         self.color_out
     }
 
     /// Writes text to stdout as is.
-    pub fn print(&self, text: &str) -> Result<()> {
+    pub(super) fn print(&self, text: &str) -> Result<()> {
         let mut out = io::stdout().lock();
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
@@ -69,7 +69,7 @@ impl Output {
 
     /// Writes a value as JSON (2-space indent, ASCII, like the Python
     /// tool's `--json`), followed by a newline.
-    pub fn json<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
+    pub(super) fn json<T: Serialize + ?Sized>(&self, value: &T) -> Result<()> {
         let mut text = json::to_string(value, Layout::Indent2).map_err(|e| Error::Io {
             what: "encode JSON".into(),
             source: io::Error::other(e),
@@ -79,7 +79,7 @@ impl Output {
     }
 
     /// `swarm: warning: ...` on stderr.
-    pub fn warn(&self, message: &str) {
+    pub(super) fn warn(&self, message: &str) {
         let label = if self.color_err {
             "warning".yellow().bold().to_string()
         } else {
@@ -89,12 +89,12 @@ impl Output {
     }
 
     /// A note on stderr that is neither result nor warning.
-    pub fn note(&self, message: &str) {
+    pub(super) fn note(&self, message: &str) {
         let _ = writeln!(io::stderr().lock(), "{message}");
     }
 
     /// `swarm: error: ...` and its hint on stderr.
-    pub fn error(&self, error: &Error) {
+    pub(super) fn error(&self, error: &Error) {
         let label = if self.color_err {
             "error".red().bold().to_string()
         } else {
@@ -108,22 +108,22 @@ impl Output {
     }
 
     /// Green when colouring stdout.
-    pub fn good(&self, text: &str) -> String {
+    pub(super) fn good(&self, text: &str) -> String {
         self.paint(text, |t| t.green().to_string())
     }
 
     /// Yellow when colouring stdout.
-    pub fn caution(&self, text: &str) -> String {
+    pub(super) fn caution(&self, text: &str) -> String {
         self.paint(text, |t| t.yellow().to_string())
     }
 
     /// Red when colouring stdout.
-    pub fn bad(&self, text: &str) -> String {
+    pub(super) fn bad(&self, text: &str) -> String {
         self.paint(text, |t| t.red().to_string())
     }
 
     /// Bold when colouring stdout.
-    pub fn bold(&self, text: &str) -> String {
+    pub(super) fn bold(&self, text: &str) -> String {
         self.paint(text, |t| t.bold().to_string())
     }
 
@@ -137,6 +137,6 @@ impl Output {
 }
 
 /// True when an error only says that stdout was closed by the reader.
-pub fn is_broken_pipe(error: &Error) -> bool {
+pub(super) fn is_broken_pipe(error: &Error) -> bool {
     matches!(error, Error::Io { source, .. } if source.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -14,7 +14,7 @@ use crate::cli::output::Output;
 
 /// Where to update from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
-pub enum Source {
+pub(super) enum Source {
     /// The source tree this binary was built from.
     #[default]
     Local,
@@ -25,7 +25,7 @@ pub enum Source {
 
 /// Arguments of `swarm reload`.
 #[derive(Debug, Args)]
-pub struct ReloadArgs {
+pub(super) struct ReloadArgs {
     /// Where the update should come from
     #[arg(long, value_enum, default_value_t)]
     source: Source,
@@ -35,7 +35,7 @@ pub struct ReloadArgs {
 const BUILT_FROM: &str = env!("CARGO_MANIFEST_DIR");
 
 /// Prints how to update swarm.
-pub fn run(out: &Output, args: &ReloadArgs) -> Result<ExitCode> {
+pub(super) fn run(out: &Output, args: &ReloadArgs) -> Result<ExitCode> {
     out.print(&text(args.source, Path::new(BUILT_FROM)))?;
     Ok(ExitCode::Success)
 }

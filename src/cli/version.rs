@@ -6,7 +6,7 @@ use crate::support::exit_code::ExitCode;
 use crate::cli::output::Output;
 
 /// Prints `swarm <version>`.
-pub fn run(out: &Output) -> Result<ExitCode> {
+pub(super) fn run(out: &Output) -> Result<ExitCode> {
     out.print(&format!("swarm {}\n", env!("CARGO_PKG_VERSION")))?;
     Ok(ExitCode::Success)
 }

@@ -16,17 +16,17 @@ use super::schema::{self, KEYS, Key, SECTIONS};
 use super::tree::{self, Parsed};
 
 /// File names searched in each directory, in order.
-pub const CONFIG_FILE_NAMES: [&str; 2] = [".claudeswarm.yaml", ".claudeswarm.toml"];
+pub(crate) const CONFIG_FILE_NAMES: [&str; 2] = [".claudeswarm.yaml", ".claudeswarm.toml"];
 
 /// The file `config init` writes when given no name.
-pub const DEFAULT_CONFIG_FILE: &str = ".claudeswarm.toml";
+pub(crate) const DEFAULT_CONFIG_FILE: &str = ".claudeswarm.toml";
 
 /// Largest config file accepted (parity: 1 MiB).
-pub const MAX_CONFIG_BYTES: u64 = 1_048_576;
+pub(crate) const MAX_CONFIG_BYTES: u64 = 1_048_576;
 
 /// The two file formats, chosen by the file name's extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// `.toml`.
     Toml,
     /// `.yaml` or `.yml`.
@@ -35,7 +35,7 @@ pub enum Format {
 
 impl Format {
     /// The format a file name says (case-insensitive), if any.
-    pub fn of(path: &Path) -> Option<Format> {
+    pub(crate) fn of(path: &Path) -> Option<Format> {
         let ext = path.extension()?.to_string_lossy().to_ascii_lowercase();
         match ext.as_str() {
             "toml" => Some(Format::Toml),
@@ -47,7 +47,7 @@ impl Format {
 
 /// Where one value of the effective configuration came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// Nobody set it.
     Default,
     /// The config file.
@@ -69,7 +69,7 @@ impl fmt::Display for Origin {
 /// The effective configuration, the file it was read from (`None`: no
 /// file) and the origin of every key.
 #[derive(Clone, Debug)]
-pub struct LoadedConfig {
+pub(crate) struct LoadedConfig {
     /// The values.
     pub config: Config,
     /// The file, when one was used.
@@ -78,9 +78,10 @@ pub struct LoadedConfig {
     pub origins: Vec<(&'static Key, Origin)>,
 }
 
+#[cfg(test)]
 impl LoadedConfig {
     /// The origin of the key at `path` (`rate_limiting.window_seconds`).
-    pub fn origin(&self, path: &str) -> Option<&Origin> {
+    pub(crate) fn origin(&self, path: &str) -> Option<&Origin> {
         self.origins
             .iter()
             .find(|(k, _)| k.path() == path)
@@ -90,7 +91,7 @@ impl LoadedConfig {
 
 /// The `SWARM_*` variables of this process: the only ones that can
 /// override the config.
-pub fn process_env() -> Vec<(OsString, OsString)> {
+pub(crate) fn process_env() -> Vec<(OsString, OsString)> {
     std::env::vars_os()
         .filter(|(k, _)| k.as_encoded_bytes().starts_with(b"SWARM_"))
         .collect()
@@ -98,7 +99,7 @@ pub fn process_env() -> Vec<(OsString, OsString)> {
 
 /// Finds the config file: `.claudeswarm.yaml` then `.claudeswarm.toml` in
 /// the project root, then in each parent directory.
-pub fn find(root: &Path) -> Option<PathBuf> {
+pub(crate) fn find(root: &Path) -> Option<PathBuf> {
     root.ancestors()
         .flat_map(|dir| CONFIG_FILE_NAMES.iter().map(move |n| dir.join(n)))
         .find(|p| p.is_file())
@@ -106,7 +107,7 @@ pub fn find(root: &Path) -> Option<PathBuf> {
 
 /// The config of a project root: the file `find` finds (defaults when
 /// none), with `env` applied on top.
-pub fn load(root: &Path, env: &[(OsString, OsString)]) -> Result<LoadedConfig, ConfigError> {
+pub(crate) fn load(root: &Path, env: &[(OsString, OsString)]) -> Result<LoadedConfig, ConfigError> {
     load_with(find(root).as_deref(), env)
 }
 
@@ -117,7 +118,7 @@ pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
 
 /// Loads `file` (defaults when `None`) and applies `env`. Every problem
 /// of the file and of the variables is reported at once.
-pub fn load_with(
+pub(crate) fn load_with(
     file: Option<&Path>,
     env: &[(OsString, OsString)],
 ) -> Result<LoadedConfig, ConfigError> {

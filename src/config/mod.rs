@@ -8,21 +8,24 @@
 mod error;
 mod load;
 mod model;
-pub mod schema;
+pub(crate) mod schema;
 mod template;
 mod tree;
 
-pub use error::{ConfigError, Place, Problem};
-pub use load::{
-    CONFIG_FILE_NAMES, DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find,
-    load, load_file, load_with, process_env,
+pub(crate) use error::ConfigError;
+pub use load::load_file;
+pub(crate) use load::{
+    DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find, load, load_with,
+    process_env,
 };
-pub use model::{
-    Acks, Config, DEFAULT_AGENT_COMMANDS, Dashboard, Discovery, Locking, Messaging, Onboarding,
-    RateLimiting,
+pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS};
+pub(crate) use template::write as write_template;
+
+#[cfg(test)]
+use {
+    error::{Place, Problem},
+    template::render as template,
 };
-pub use template::{render as template, write as write_template};
-pub use tree::MAX_YAML_DEPTH;
 
 #[cfg(test)]
 mod tests;

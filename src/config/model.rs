@@ -7,7 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 /// Agent programs recognised when the config names none.
-pub const DEFAULT_AGENT_COMMANDS: [&str; 5] = ["claude", "claude-code", "codex", "gemini", "aider"];
+pub(crate) const DEFAULT_AGENT_COMMANDS: [&str; 5] =
+    ["claude", "claude-code", "codex", "gemini", "aider"];
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

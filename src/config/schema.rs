@@ -16,7 +16,7 @@ use crate::domain::validate;
 
 /// A key of the config file.
 #[derive(Debug)]
-pub struct Key {
+pub(crate) struct Key {
     /// Its section (`rate_limiting`), empty for a top-level key.
     pub section: &'static str,
     /// Its name within the section.
@@ -32,7 +32,7 @@ pub struct Key {
 
 /// The values a key takes.
 #[derive(Clone, Copy, Debug)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// A whole number in `min..=max`.
     Int {
         /// Smallest allowed.
@@ -64,7 +64,7 @@ pub enum Kind {
 
 /// The shape of a list value.
 #[derive(Clone, Copy, Debug)]
-pub struct ListKind {
+pub(crate) struct ListKind {
     /// What each element is.
     pub item: Item,
     /// Fewest elements.
@@ -77,7 +77,7 @@ pub struct ListKind {
 
 /// An element of a list value.
 #[derive(Clone, Copy, Debug)]
-pub enum Item {
+pub(crate) enum Item {
     /// A whole number in `min..=max`.
     Int {
         /// Smallest allowed.
@@ -98,7 +98,7 @@ pub enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub const SECTIONS: [(&str, &str); 7] = [
+pub(crate) const SECTIONS: [(&str, &str); 7] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -121,7 +121,7 @@ pub const SECTIONS: [(&str, &str); 7] = [
 ];
 
 /// Every key, in file order.
-pub const KEYS: &[Key] = &[
+pub(crate) const KEYS: &[Key] = &[
     Key {
         section: "",
         name: "project_root",
@@ -333,7 +333,7 @@ pub const KEYS: &[Key] = &[
 
 impl Key {
     /// `section.name`, or `name` for a top-level key.
-    pub fn path(&self) -> String {
+    pub(crate) fn path(&self) -> String {
         if self.section.is_empty() {
             self.name.to_owned()
         } else {
@@ -343,7 +343,7 @@ impl Key {
 
     /// The environment variable that overrides it,
     /// `SWARM_<SECTION>_<KEY>`; top-level keys have none.
-    pub fn env_var(&self) -> Option<String> {
+    pub(crate) fn env_var(&self) -> Option<String> {
         if self.section.is_empty() {
             return None;
         }
@@ -351,7 +351,7 @@ impl Key {
     }
 
     /// The key at `section.name`.
-    pub fn find(section: &str, name: &str) -> Option<&'static Key> {
+    pub(crate) fn find(section: &str, name: &str) -> Option<&'static Key> {
         KEYS.iter().find(|k| k.section == section && k.name == name)
     }
 }
@@ -360,7 +360,7 @@ impl Key {
 /// `section.key[2]` for a list element, empty for the document itself)
 /// and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// Where in the document.
     pub key: String,
     /// What is wrong and what is allowed.
@@ -377,7 +377,7 @@ fn finding(key: impl Into<String>, message: impl Into<String>) -> Finding {
 /// Checks a whole document (the parsed file, as JSON): every section and
 /// key known, every value of the right type and in range. Returns every
 /// problem, in document order.
-pub fn check_document(doc: &Value) -> Vec<Finding> {
+pub(crate) fn check_document(doc: &Value) -> Vec<Finding> {
     let mut out = Vec::new();
     let top = match doc {
         Value::Object(map) => map,
@@ -424,7 +424,7 @@ pub fn check_document(doc: &Value) -> Vec<Finding> {
 }
 
 /// Checks one key's value; findings name the key (and the list element).
-pub fn check_key(key: &Key, value: &Value) -> Vec<Finding> {
+pub(crate) fn check_key(key: &Key, value: &Value) -> Vec<Finding> {
     let path = key.path();
     check_kind(&key.kind, value)
         .into_iter()
@@ -554,7 +554,7 @@ fn item_noun(item: &Item) -> &'static str {
 
 /// A value as a person would name it in an error: `string "ten"`,
 /// `number 5.5`, `a list`.
-pub fn describe(v: &Value) -> String {
+pub(crate) fn describe(v: &Value) -> String {
     match v {
         Value::Null => "nothing (null)".into(),
         Value::Bool(b) => format!("boolean {b}"),
@@ -597,7 +597,7 @@ fn unknown_key(section: &str, name: &str) -> String {
 }
 
 /// ` (did you mean `x`?)` when one of `names` is a small typo away.
-pub fn suggestion(name: &str, names: &[&str]) -> String {
+pub(crate) fn suggestion(name: &str, names: &[&str]) -> String {
     names
         .iter()
         .map(|n| (edit_distance(name, n), *n))
@@ -626,7 +626,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 /// `true`/`false` (also `1`/`0`, `yes`/`no`, `on`/`off`), text as is,
 /// lists comma-separated or as a TOML array (`[60, 120]`), and `none` (or
 /// an empty value) to unset an optional key.
-pub fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
+pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
     let t = raw.trim();
     let unset = t.is_empty() || t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("null");
     match kind {

@@ -20,7 +20,7 @@ with `swarm config show`.";
 
 /// Writes the default configuration to `path` in the format its name
 /// says. An existing file is replaced only with `replace`.
-pub fn write(path: &Path, replace: bool) -> Result<Format, ConfigError> {
+pub(crate) fn write(path: &Path, replace: bool) -> Result<Format, ConfigError> {
     let format = Format::of(path).ok_or_else(|| ConfigError::Format {
         path: path.to_owned(),
     })?;
@@ -29,7 +29,7 @@ pub fn write(path: &Path, replace: bool) -> Result<Format, ConfigError> {
 }
 
 /// The commented default configuration in `format`.
-pub fn render(format: Format) -> String {
+pub(crate) fn render(format: Format) -> String {
     let defaults = serde_json::to_value(Config::default()).unwrap_or(Value::Null);
     let mut out = String::new();
     for line in HEADER.lines() {

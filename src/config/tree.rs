@@ -8,12 +8,12 @@ use serde_json::{Map, Number, Value};
 
 /// Deepest YAML nesting accepted (parity: 10; the top-level mapping's
 /// values are at depth 1).
-pub const MAX_YAML_DEPTH: usize = 10;
+pub(crate) const MAX_YAML_DEPTH: usize = 10;
 
 /// A parsed document: the values, and the line (1-based) where each key
 /// (`section`, `section.key`) is written, when it is known.
 #[derive(Debug, Default)]
-pub struct Parsed {
+pub(super) struct Parsed {
     /// The document as JSON.
     pub value: Value,
     /// Line of each key path.
@@ -25,7 +25,7 @@ pub struct Parsed {
 
 /// A document that could not be parsed at all.
 #[derive(Debug, PartialEq, Eq)]
-pub struct SyntaxError {
+pub(super) struct SyntaxError {
     /// Where, when the parser said.
     pub line: Option<usize>,
     /// The parser's explanation.
@@ -35,7 +35,7 @@ pub struct SyntaxError {
 impl Parsed {
     /// The line of `key` (`section.key[2]`), or of the nearest enclosing
     /// key whose line is known.
-    pub fn line_of(&self, key: &str) -> Option<usize> {
+    pub(super) fn line_of(&self, key: &str) -> Option<usize> {
         let mut k = key.split('[').next().unwrap_or(key);
         loop {
             if let Some(line) = self.lines.get(k) {
@@ -47,7 +47,7 @@ impl Parsed {
 }
 
 /// Parses TOML, with exact key lines from the parser's spans.
-pub fn parse_toml(text: &str) -> Result<Parsed, SyntaxError> {
+pub(super) fn parse_toml(text: &str) -> Result<Parsed, SyntaxError> {
     let table = toml::de::DeTable::parse(text).map_err(|e| SyntaxError {
         line: e.span().map(|s| line_at(text, s.start)),
         message: e.message().trim_end().to_owned(),
@@ -101,7 +101,7 @@ fn toml_entry(
 
 /// A TOML value as JSON; `None` for values JSON has no form for (dates,
 /// NaN, infinities), anywhere inside it.
-pub fn toml_value_to_json(v: &toml::de::DeValue<'_>) -> Option<Value> {
+pub(super) fn toml_value_to_json(v: &toml::de::DeValue<'_>) -> Option<Value> {
     use toml::de::DeValue;
     Some(match v {
         DeValue::String(s) => Value::String(s.to_string()),
@@ -135,7 +135,7 @@ pub fn toml_value_to_json(v: &toml::de::DeValue<'_>) -> Option<Value> {
 /// Parses YAML (safe: no custom tags), refusing nesting deeper than
 /// `MAX_YAML_DEPTH`. Key lines come from a scan of the block-style text,
 /// since the YAML parser keeps no positions in its values.
-pub fn parse_yaml(text: &str) -> Result<Parsed, SyntaxError> {
+pub(super) fn parse_yaml(text: &str) -> Result<Parsed, SyntaxError> {
     if text.trim().is_empty() {
         return Ok(Parsed {
             value: Value::Object(Map::new()),

@@ -14,17 +14,17 @@ use crate::support::time;
 use super::message_feed::{KEPT_MESSAGES, MessageFeed};
 
 /// `limit` when none is given (or one below 1).
-pub const DEFAULT_LIMIT: usize = 50;
+pub(crate) const DEFAULT_LIMIT: usize = 50;
 
 /// The largest `limit` served; larger ones are lowered to it.
-pub const MAX_LIMIT: usize = KEPT_MESSAGES;
+pub(crate) const MAX_LIMIT: usize = KEPT_MESSAGES;
 
 /// How many messages a `messages` event carries.
-pub const STREAM_LIMIT: usize = 10;
+pub(crate) const STREAM_LIMIT: usize = 10;
 
 /// `GET /api/v1/agents`: the registry's agents exactly as stored (stale
 /// ones too); nulls and no agents when there is no usable registry.
-pub fn agents(registry: Option<&Registry>) -> Value {
+pub(super) fn agents(registry: Option<&Registry>) -> Value {
     match registry {
         Some(r) => json!({
             "session_name": r.session_name,
@@ -37,7 +37,7 @@ pub fn agents(registry: Option<&Registry>) -> Value {
 
 /// The live locks, and when the first of them goes stale.
 #[derive(Clone, Debug, PartialEq)]
-pub struct LiveLocks {
+pub(super) struct LiveLocks {
     /// The body of `GET /api/v1/locks`.
     pub body: Value,
     /// How many there are.
@@ -50,7 +50,7 @@ pub struct LiveLocks {
 /// `GET /api/v1/locks`: every lock that is not stale at `now` (Unix
 /// seconds), sorted by path, as its file stores it plus the file's name.
 /// Stale and damaged lock files are left out.
-pub fn locks(paths: &Paths, stale_after: u32, now: f64) -> Result<LiveLocks, LockError> {
+pub(super) fn locks(paths: &Paths, stale_after: u32, now: f64) -> Result<LiveLocks, LockError> {
     let table = LockTable::new(paths, stale_after);
     let mut list = Vec::new();
     let mut next_stale: Option<f64> = None;
@@ -82,12 +82,12 @@ pub fn locks(paths: &Paths, stale_after: u32, now: f64) -> Result<LiveLocks, Loc
 
 /// `GET /api/v1/acks` (swarm's own): messages waiting for an
 /// acknowledgement, as `PENDING_ACKS.json` stores them.
-pub fn acks(pending: &[PendingEntry]) -> Value {
+pub(super) fn acks(pending: &[PendingEntry]) -> Value {
     json!({"pending_acks": pending, "count": pending.len()})
 }
 
 /// `GET /api/v1/messages`: the latest `limit` messages, oldest first.
-pub fn messages(feed: &MessageFeed, limit: usize) -> Value {
+pub(super) fn messages(feed: &MessageFeed, limit: usize) -> Value {
     let list: Vec<Value> = feed
         .latest(limit)
         .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
@@ -97,7 +97,7 @@ pub fn messages(feed: &MessageFeed, limit: usize) -> Value {
 
 /// `GET /api/v1/stats`: counts over the registry, the live locks and the
 /// latest `MAX_LIMIT` messages.
-pub fn stats(registry: Option<&Registry>, lock_count: usize, feed: &MessageFeed) -> Value {
+pub(super) fn stats(registry: Option<&Registry>, lock_count: usize, feed: &MessageFeed) -> Value {
     json!({
         "agent_count": registry.map_or(0, |r| r.agents.len()),
         "lock_count": lock_count,
@@ -110,7 +110,7 @@ pub fn stats(registry: Option<&Registry>, lock_count: usize, feed: &MessageFeed)
 }
 
 /// `GET /health`: whether the three main state files exist.
-pub fn health(paths: &Paths, now: DateTime<Utc>) -> Value {
+pub(super) fn health(paths: &Paths, now: DateTime<Utc>) -> Value {
     let exists = |p: &std::path::Path| inspect::stamp(p).is_some();
     json!({
         "status": "healthy",
@@ -124,24 +124,24 @@ pub fn health(paths: &Paths, now: DateTime<Utc>) -> Value {
 }
 
 /// The first event of a stream.
-pub fn connected(now: DateTime<Utc>) -> Value {
+pub(super) fn connected(now: DateTime<Utc>) -> Value {
     json!({"status": "connected", "timestamp": time::utc_iso(now)})
 }
 
 /// The event that keeps an idle stream open.
-pub fn heartbeat(now: DateTime<Utc>) -> Value {
+pub(super) fn heartbeat(now: DateTime<Utc>) -> Value {
     json!({"timestamp": time::utc_iso(now)})
 }
 
 /// The event saying some state could not be read.
-pub fn error(problem: &str, now: DateTime<Utc>) -> Value {
+pub(super) fn error(problem: &str, now: DateTime<Utc>) -> Value {
     json!({"error": problem, "timestamp": time::utc_iso(now)})
 }
 
 /// `limit` as typed: absent means `DEFAULT_LIMIT`, below 1 too, above
 /// `MAX_LIMIT` means `MAX_LIMIT`; anything but an integer is refused with
 /// the body of a 422 answer, in the shape the original's framework used.
-pub fn limit(raw: Option<&str>) -> Result<usize, Value> {
+pub(super) fn limit(raw: Option<&str>) -> Result<usize, Value> {
     let Some(raw) = raw else {
         return Ok(DEFAULT_LIMIT);
     };

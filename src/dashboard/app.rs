@@ -22,13 +22,13 @@ use super::settings::Settings;
 use super::slots::Slots;
 
 /// Most connections served at once (event streams included).
-pub const MAX_CONNECTIONS: usize = 64;
+pub(super) const MAX_CONNECTIONS: usize = 64;
 
 /// Most event streams open at once.
-pub const MAX_STREAMS: usize = 32;
+pub(super) const MAX_STREAMS: usize = 32;
 
 /// The old API paths, answered with a redirect to `/api/v1/...`.
-pub const LEGACY: [&str; 5] = [
+pub(super) const LEGACY: [&str; 5] = [
     "/api/agents",
     "/api/locks",
     "/api/messages",
@@ -38,7 +38,7 @@ pub const LEGACY: [&str; 5] = [
 
 /// What a request gets.
 #[derive(Debug)]
-pub enum Reply {
+pub(super) enum Reply {
     /// A complete answer.
     Full(Response),
     /// The event stream.
@@ -46,7 +46,7 @@ pub enum Reply {
 }
 
 /// The shared state of one dashboard server.
-pub struct App {
+pub(super) struct App {
     /// The settings it was started with.
     pub settings: Settings,
     /// What open event streams send.
@@ -69,7 +69,7 @@ impl std::fmt::Debug for App {
 
 impl App {
     /// The state of a server with these settings.
-    pub fn new(settings: Settings) -> App {
+    pub(super) fn new(settings: Settings) -> App {
         App {
             feed: Mutex::new(MessageFeed::new(&settings.paths)),
             settings,
@@ -81,17 +81,17 @@ impl App {
     }
 
     /// The message feed (one reader at a time: it follows the log).
-    pub fn feed(&self) -> MutexGuard<'_, MessageFeed> {
+    pub(super) fn feed(&self) -> MutexGuard<'_, MessageFeed> {
         self.feed.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// True once the server is stopping.
-    pub fn stopping(&self) -> bool {
+    pub(super) fn stopping(&self) -> bool {
         self.stopping.load(Ordering::SeqCst)
     }
 
     /// Marks the server as stopping and wakes everything that waits.
-    pub fn stop(&self) {
+    pub(super) fn stop(&self) {
         self.stopping.store(true, Ordering::SeqCst);
         self.live.stop();
     }
@@ -100,7 +100,7 @@ impl App {
     /// (the page's files and `/health` included), so that a client without
     /// credentials learns nothing, not even which paths exist; only CORS
     /// preflights, which browsers send without credentials, come before.
-    pub fn handle(&self, req: &Request) -> Reply {
+    pub(super) fn handle(&self, req: &Request) -> Reply {
         let origin = req.header("origin");
         if req.method == "OPTIONS"
             && let Some(method) = req.header("access-control-request-method")
@@ -227,7 +227,7 @@ impl App {
 }
 
 /// The answer when every connection slot is taken.
-pub fn busy() -> Response {
+pub(super) fn busy() -> Response {
     Response::json(
         503,
         &json!({"detail": "Too many connections; try again shortly"}),

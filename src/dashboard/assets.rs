@@ -4,7 +4,7 @@
 
 /// One file of the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Asset {
+pub(super) struct Asset {
     /// Its `Content-Type`.
     pub content_type: &'static str,
     /// Its content.
@@ -17,7 +17,7 @@ const INDEX: Asset = Asset {
 };
 
 /// Every route that serves a file, and the file.
-pub const ASSETS: [(&str, Asset); 4] = [
+pub(super) const ASSETS: [(&str, Asset); 4] = [
     ("/", INDEX),
     ("/static/index.html", INDEX),
     (
@@ -37,7 +37,7 @@ pub const ASSETS: [(&str, Asset); 4] = [
 ];
 
 /// The file served at `path` (compared exactly, never decoded or joined).
-pub fn find(path: &str) -> Option<Asset> {
+pub(super) fn find(path: &str) -> Option<Asset> {
     ASSETS.iter().find(|(p, _)| *p == path).map(|(_, a)| *a)
 }
 

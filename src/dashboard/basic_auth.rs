@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 
 /// The credentials every request must carry.
 #[derive(Clone)]
-pub struct BasicAuth {
+pub(crate) struct BasicAuth {
     user: [u8; 32],
     password: [u8; 32],
 }
@@ -20,7 +20,7 @@ impl std::fmt::Debug for BasicAuth {
 
 /// What a request's `Authorization` header amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// The right credentials.
     Allowed,
     /// No Basic credentials at all.
@@ -33,7 +33,7 @@ impl BasicAuth {
     /// Credentials from the two variables' values: `None` (no
     /// authentication) unless both are set and non-empty, as in the
     /// original.
-    pub fn from_values(user: Option<&str>, password: Option<&str>) -> Option<BasicAuth> {
+    pub(crate) fn from_values(user: Option<&str>, password: Option<&str>) -> Option<BasicAuth> {
         match (user, password) {
             (Some(u), Some(p)) if !u.is_empty() && !p.is_empty() => Some(BasicAuth {
                 user: digest(u.as_bytes()),
@@ -44,7 +44,7 @@ impl BasicAuth {
     }
 
     /// Judges the value of an `Authorization` header.
-    pub fn check(&self, header: Option<&str>) -> Verdict {
+    pub(crate) fn check(&self, header: Option<&str>) -> Verdict {
         let Some(value) = header else {
             return Verdict::Missing;
         };
@@ -84,7 +84,7 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
 }
 
 /// Standard base64 (RFC 4648), padding optional; `None` for anything else.
-pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let text = text.trim_end_matches('=');
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
     let mut acc = 0u32;

@@ -10,9 +10,9 @@ use std::process::{Command, Stdio};
 
 /// What happened when a browser was asked for.
 #[derive(Debug)]
-pub enum Opened {
+pub(crate) enum Opened {
     /// The opener was started.
-    Started(String),
+    Started,
     /// Nothing could be opened, and why.
     Unavailable(String),
     /// The opener could not be run.
@@ -47,7 +47,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Opens `url` in the default browser, without waiting for it.
-pub fn open(url: &str) -> Opened {
+pub(crate) fn open(url: &str) -> Opened {
     let graphical = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| env::var_os(v).is_some_and(|s| !s.is_empty()));
@@ -65,7 +65,7 @@ pub fn open(url: &str) -> Opened {
         Ok(mut child) => {
             // Reaped in the background so it leaves no zombie behind.
             std::thread::spawn(move || child.wait());
-            Opened::Started(program.display().to_string())
+            Opened::Started
         }
         Err(e) => Opened::Failed(format!("{}: {e}", program.display())),
     }

@@ -3,7 +3,7 @@
 //! CORS headers at all, so the browser keeps their scripts out.
 
 /// Origins allowed when `ALLOWED_ORIGINS` is unset (the original's list).
-pub const DEFAULT_ORIGINS: [&str; 4] = [
+pub(crate) const DEFAULT_ORIGINS: [&str; 4] = [
     "http://localhost:8000",
     "http://127.0.0.1:8000",
     "http://localhost:3000",
@@ -11,14 +11,14 @@ pub const DEFAULT_ORIGINS: [&str; 4] = [
 ];
 
 /// The methods that exist (every route is GET).
-pub const ALLOWED_METHODS: &str = "GET, HEAD, OPTIONS";
+pub(super) const ALLOWED_METHODS: &str = "GET, HEAD, OPTIONS";
 
 /// The request headers a cross-origin call may send.
-pub const ALLOWED_HEADERS: &str = "Content-Type, Accept, Authorization";
+pub(super) const ALLOWED_HEADERS: &str = "Content-Type, Accept, Authorization";
 
 /// The allow-list.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Cors {
+pub(crate) struct Cors {
     origins: Vec<String>,
     any: bool,
     credentials: bool,
@@ -26,7 +26,7 @@ pub struct Cors {
 
 /// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Preflight {
+pub(crate) enum Preflight {
     /// Allowed: send these headers with a 200.
     Allowed(Vec<(&'static str, String)>),
     /// Refused, and why (sent with a 400).
@@ -39,7 +39,7 @@ impl Cors {
     /// origins is a mistake and falls back to the default list, as in the
     /// original. `credentials` says whether browsers may send credentials
     /// (only when authentication is on).
-    pub fn from_env_value(value: Option<&str>, credentials: bool) -> Cors {
+    pub(crate) fn from_env_value(value: Option<&str>, credentials: bool) -> Cors {
         let mut origins: Vec<String> = match value {
             Some(v) => v
                 .split(',')
@@ -61,7 +61,7 @@ impl Cors {
     }
 
     /// The headers to add to an answer to a request from `origin`.
-    pub fn headers(&self, origin: Option<&str>) -> Vec<(&'static str, String)> {
+    pub(crate) fn headers(&self, origin: Option<&str>) -> Vec<(&'static str, String)> {
         let Some(origin) = origin else {
             return Vec::new();
         };
@@ -83,7 +83,7 @@ impl Cors {
     }
 
     /// Judges a preflight request.
-    pub fn preflight(
+    pub(crate) fn preflight(
         &self,
         origin: Option<&str>,
         method: &str,

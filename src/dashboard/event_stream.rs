@@ -20,7 +20,7 @@ use super::request::{Request, Version};
 use super::response::{Response, SECURITY_HEADERS, json_bytes};
 
 /// Time between heartbeats.
-pub const HEARTBEAT: Duration = Duration::from_secs(15);
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(15);
 
 /// Longest wait before a stream looks whether its client is still there.
 const CHECK_CLIENT: Duration = Duration::from_secs(1);
@@ -29,7 +29,7 @@ const CHECK_CLIENT: Duration = Duration::from_secs(1);
 const FIRST_SCAN: Duration = Duration::from_secs(30);
 
 /// Serves one event stream until the client leaves or the server stops.
-pub fn serve(app: &App, conn: &TcpStream, req: &Request, cors: &[(&'static str, String)]) {
+pub(super) fn serve(app: &App, conn: &TcpStream, req: &Request, cors: &[(&'static str, String)]) {
     let Some(_slot) = app.streams.take() else {
         let busy = Response::detail(503, "Too many open event streams; try again shortly")
             .with("Retry-After", "5");

@@ -16,7 +16,7 @@ const EPHEMERAL_TRIES: usize = 5;
 /// The addresses to listen on for `host`, in order, without repeats.
 /// Addresses swarm adds itself (::1 for `localhost`) are optional: they
 /// are skipped when this machine has no IPv6.
-pub fn addresses(host: &str, port: u16) -> Result<Vec<(SocketAddr, bool)>, DashboardError> {
+pub(super) fn addresses(host: &str, port: u16) -> Result<Vec<(SocketAddr, bool)>, DashboardError> {
     if let Ok(ip) = host.parse::<IpAddr>() {
         return Ok(vec![(SocketAddr::new(ip, port), false)]);
     }
@@ -53,7 +53,7 @@ pub fn addresses(host: &str, port: u16) -> Result<Vec<(SocketAddr, bool)>, Dashb
 
 /// Listens on every address of `host` at `port` (0: any free port, the
 /// same one on every address).
-pub fn bind_all(host: &str, port: u16) -> Result<Vec<TcpListener>, DashboardError> {
+pub(super) fn bind_all(host: &str, port: u16) -> Result<Vec<TcpListener>, DashboardError> {
     let addrs = addresses(host, port)?;
     let mut tries = if port == 0 { EPHEMERAL_TRIES } else { 1 };
     loop {

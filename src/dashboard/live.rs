@@ -23,7 +23,7 @@ use super::response::json_bytes;
 /// The kinds of events a stream carries besides `connected` and
 /// `heartbeat`, in the order they are sent when several changed at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Topic {
+pub(super) enum Topic {
     /// The registry (`/api/v1/agents`).
     Agents,
     /// The live locks (`/api/v1/locks`).
@@ -39,7 +39,7 @@ pub enum Topic {
 }
 
 /// Every topic, in sending order.
-pub const TOPICS: [Topic; 6] = [
+pub(super) const TOPICS: [Topic; 6] = [
     Topic::Agents,
     Topic::Locks,
     Topic::Acks,
@@ -50,7 +50,7 @@ pub const TOPICS: [Topic; 6] = [
 
 impl Topic {
     /// The SSE event name.
-    pub fn event(self) -> &'static str {
+    pub(super) fn event(self) -> &'static str {
         match self {
             Topic::Agents => "agents",
             Topic::Locks => "locks",
@@ -62,7 +62,7 @@ impl Topic {
     }
 
     /// Its place in `TOPICS`.
-    pub fn index(self) -> usize {
+    pub(super) fn index(self) -> usize {
         self as usize
     }
 }
@@ -90,7 +90,7 @@ struct Inner {
 
 /// Bodies changed since a stream last sent them.
 #[derive(Debug, Default)]
-pub struct Changes {
+pub(super) struct Changes {
     /// `(topic, version, body)` in sending order.
     pub items: Vec<(Topic, u64, Arc<str>)>,
     /// The server is stopping.
@@ -99,7 +99,7 @@ pub struct Changes {
 
 /// The published state and the means to wait for it.
 #[derive(Debug, Default)]
-pub struct Live {
+pub(super) struct Live {
     inner: Mutex<Inner>,
     /// Wakes streams: a scan finished, or the server stops.
     published: Condvar,
@@ -114,7 +114,7 @@ impl Live {
 
     /// Registers a stream; returns the number of scans done so far (the
     /// stream's first changes come from a later scan).
-    pub fn subscribe(&self) -> u64 {
+    pub(super) fn subscribe(&self) -> u64 {
         let mut inner = self.lock();
         inner.subscribers += 1;
         inner.scan_wanted = true;
@@ -123,20 +123,20 @@ impl Live {
     }
 
     /// A stream went away.
-    pub fn unsubscribe(&self) {
+    pub(super) fn unsubscribe(&self) {
         let mut inner = self.lock();
         inner.subscribers = inner.subscribers.saturating_sub(1);
     }
 
     /// Files changed (from the file watch).
-    pub fn mark(&self, dirty: Dirty) {
+    pub(super) fn mark(&self, dirty: Dirty) {
         let mut inner = self.lock();
         inner.dirty.merge(dirty);
         self.wake.notify_all();
     }
 
     /// Stops the watcher and wakes every stream so it can end.
-    pub fn stop(&self) {
+    pub(super) fn stop(&self) {
         let mut inner = self.lock();
         inner.stopping = true;
         self.wake.notify_all();
@@ -146,7 +146,7 @@ impl Live {
     /// Waits, at most until `until`, for a scan after `after_scan` that
     /// published something other than the versions in `sent`; returns what
     /// changed (possibly nothing, when the time ran out).
-    pub fn wait(&self, sent: &[u64; 6], after_scan: u64, until: Instant) -> Changes {
+    pub(super) fn wait(&self, sent: &[u64; 6], after_scan: u64, until: Instant) -> Changes {
         let mut inner = self.lock();
         loop {
             if inner.stopping {
@@ -198,7 +198,7 @@ struct Seen {
 }
 
 /// The watcher thread: runs until the server stops.
-pub fn watch(app: &Arc<App>) {
+pub(super) fn watch(app: &Arc<App>) {
     let live = &app.live;
     let mut seen = Seen::default();
     let mut file_watch: Option<FileWatch> = None;

@@ -15,11 +15,11 @@ use crate::store::{Paths, StoreError};
 
 /// How many of the latest messages are kept: the largest `limit` the API
 /// serves (spec 11.2), and the sample its statistics are taken over.
-pub const KEPT_MESSAGES: usize = 1000;
+pub(super) const KEPT_MESSAGES: usize = 1000;
 
 /// The latest messages of one project's log.
 #[derive(Debug)]
-pub struct MessageFeed {
+pub(super) struct MessageFeed {
     paths: Paths,
     tail: Option<LogTail>,
     /// Oldest first, each with its sequence number.
@@ -31,7 +31,7 @@ pub struct MessageFeed {
 
 impl MessageFeed {
     /// A feed of the log of `paths`; nothing is read until `refresh`.
-    pub fn new(paths: &Paths) -> MessageFeed {
+    pub(super) fn new(paths: &Paths) -> MessageFeed {
         MessageFeed {
             paths: paths.clone(),
             tail: None,
@@ -46,7 +46,7 @@ impl MessageFeed {
     /// truncation the log is read again from the start, so the feed always
     /// holds what a fresh read of the files would give. Returns true when
     /// the messages changed.
-    pub fn refresh(&mut self) -> Result<bool, StoreError> {
+    pub(super) fn refresh(&mut self) -> Result<bool, StoreError> {
         let batch = match self.tail.as_mut() {
             Some(tail) => tail.read_new()?,
             None => return self.reopen().map(|()| true),
@@ -59,7 +59,7 @@ impl MessageFeed {
     }
 
     /// The latest `n` messages, oldest first.
-    pub fn latest(&self, n: usize) -> impl Iterator<Item = &LogEntry> {
+    pub(super) fn latest(&self, n: usize) -> impl Iterator<Item = &LogEntry> {
         self.kept
             .iter()
             .skip(self.kept.len().saturating_sub(n))
@@ -67,12 +67,12 @@ impl MessageFeed {
     }
 
     /// How many messages are kept (at most `KEPT_MESSAGES`).
-    pub fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.kept.len()
     }
 
     /// How many kept messages there are of each type.
-    pub fn type_counts(&self) -> BTreeMap<String, usize> {
+    pub(super) fn type_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
         for (_, e) in &self.kept {
             *counts.entry(e.msg_type.clone()).or_insert(0) += 1;

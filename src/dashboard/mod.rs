@@ -22,11 +22,8 @@ mod server;
 mod settings;
 mod slots;
 
-pub use api::{DEFAULT_LIMIT, MAX_LIMIT, STREAM_LIMIT};
-pub use basic_auth::BasicAuth;
-pub use browser::{Opened, open as open_browser};
-pub use cors::{Cors, DEFAULT_ORIGINS};
-pub use error::DashboardError;
-pub use event_stream::HEARTBEAT;
-pub use server::{Running, Server};
-pub use settings::{Report, Settings};
+pub(crate) use basic_auth::BasicAuth;
+pub(crate) use browser::{Opened, open as open_browser};
+pub(crate) use cors::Cors;
+pub(crate) use server::Server;
+pub(crate) use settings::Settings;

@@ -6,14 +6,14 @@
 use std::io::{self, BufRead, Read};
 
 /// Most bytes accepted for the request line and headers together.
-pub const MAX_HEAD_BYTES: usize = 16 * 1024;
+pub(super) const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// Most header lines accepted.
-pub const MAX_HEADERS: usize = 100;
+pub(super) const MAX_HEADERS: usize = 100;
 
 /// The HTTP version a request spoke.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Version {
+pub(super) enum Version {
     /// HTTP/1.0: no chunked answers.
     Http10,
     /// HTTP/1.1.
@@ -22,7 +22,7 @@ pub enum Version {
 
 /// One request's head.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
+pub(super) struct Request {
     /// `GET`, `HEAD`, ... (case-sensitive, as HTTP says).
     pub method: String,
     /// The path as sent, not decoded, without the query.
@@ -37,7 +37,7 @@ pub struct Request {
 
 /// Why no request could be read.
 #[derive(Debug)]
-pub enum RequestError {
+pub(super) enum RequestError {
     /// The client closed the connection (or sent nothing in time).
     Closed,
     /// The head is larger than `MAX_HEAD_BYTES` or has too many headers.
@@ -48,7 +48,7 @@ pub enum RequestError {
 
 impl Request {
     /// Reads a request head.
-    pub fn read(reader: &mut impl BufRead) -> Result<Request, RequestError> {
+    pub(super) fn read(reader: &mut impl BufRead) -> Result<Request, RequestError> {
         let mut budget = MAX_HEAD_BYTES;
         // A client may send empty lines before the request line (RFC 9112
         // section 2.2).
@@ -111,7 +111,7 @@ impl Request {
     }
 
     /// The value of a header (the first one of that name).
-    pub fn header(&self, name: &str) -> Option<&str> {
+    pub(super) fn header(&self, name: &str) -> Option<&str> {
         self.headers
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
@@ -119,7 +119,7 @@ impl Request {
     }
 
     /// A query parameter, decoded; the last one when it is repeated.
-    pub fn query_param(&self, name: &str) -> Option<String> {
+    pub(super) fn query_param(&self, name: &str) -> Option<String> {
         let query = self.query.as_deref()?;
         query.split('&').rev().find_map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
@@ -183,7 +183,7 @@ fn read_line(
 
 /// `%XX` escapes decoded and `+` read as a space (form encoding); a `%`
 /// not followed by two hex digits is kept as it is.
-pub fn percent_decode(text: &str) -> String {
+pub(super) fn percent_decode(text: &str) -> String {
     let bytes = text.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;

@@ -12,7 +12,7 @@ use crate::support::json::{self, Layout};
 /// Sent with every answer: no sniffing, no framing, a content security
 /// policy that allows the dashboard's own files and nothing inline, no
 /// referrer leaving the page.
-pub const SECURITY_HEADERS: [(&str, &str); 5] = [
+pub(super) const SECURITY_HEADERS: [(&str, &str); 5] = [
     ("X-Content-Type-Options", "nosniff"),
     ("X-Frame-Options", "DENY"),
     (
@@ -27,7 +27,7 @@ pub const SECURITY_HEADERS: [(&str, &str); 5] = [
 
 /// A complete answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Response {
+pub(super) struct Response {
     /// The status code.
     pub status: u16,
     /// Headers besides the common ones, `Content-Length` and `Connection`.
@@ -38,7 +38,7 @@ pub struct Response {
 
 impl Response {
     /// A JSON body.
-    pub fn json(status: u16, value: &Value) -> Response {
+    pub(super) fn json(status: u16, value: &Value) -> Response {
         Response {
             status,
             headers: vec![
@@ -50,12 +50,12 @@ impl Response {
     }
 
     /// `{"detail": text}`, the original's error shape.
-    pub fn detail(status: u16, text: &str) -> Response {
+    pub(super) fn detail(status: u16, text: &str) -> Response {
         Response::json(status, &json!({ "detail": text }))
     }
 
     /// One of the page's files.
-    pub fn asset(content_type: &str, body: &'static str) -> Response {
+    pub(super) fn asset(content_type: &str, body: &'static str) -> Response {
         Response {
             status: 200,
             headers: vec![
@@ -67,21 +67,21 @@ impl Response {
     }
 
     /// A temporary redirect that keeps the method.
-    pub fn redirect(location: String) -> Response {
+    pub(super) fn redirect(location: String) -> Response {
         let mut r = Response::detail(307, "Temporary Redirect");
         r.headers.push(("Location", location));
         r
     }
 
     /// The same answer with one more header.
-    pub fn with(mut self, name: &'static str, value: impl Into<String>) -> Response {
+    pub(super) fn with(mut self, name: &'static str, value: impl Into<String>) -> Response {
         self.headers.push((name, value.into()));
         self
     }
 
     /// Writes the answer and its headers plus `extra` (CORS); the body is
     /// left out for a HEAD request. The connection is closed afterwards.
-    pub fn write_to(
+    pub(super) fn write_to(
         &self,
         out: &mut impl Write,
         extra: &[(&'static str, String)],
@@ -110,7 +110,7 @@ impl Response {
 }
 
 /// The reason phrase of the status codes the dashboard uses.
-pub fn reason(status: u16) -> &'static str {
+pub(super) fn reason(status: u16) -> &'static str {
     match status {
         200 => "OK",
         307 => "Temporary Redirect",
@@ -129,7 +129,7 @@ pub fn reason(status: u16) -> &'static str {
 /// `value` on one line, ASCII only, with `<`, `>` and `&` as `\u` escapes.
 /// Those three can only occur inside JSON strings, where the escape means
 /// the same character, so the JSON is unchanged for any reader.
-pub fn json_bytes(value: &Value) -> Vec<u8> {
+pub(super) fn json_bytes(value: &Value) -> Vec<u8> {
     // A `Value` always serialises.
     let plain = json::to_vec(value, Layout::Line).unwrap_or_else(|_| b"null".to_vec());
     let mut out = Vec::with_capacity(plain.len() + 16);

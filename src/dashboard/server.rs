@@ -30,7 +30,7 @@ const DRAIN: Duration = Duration::from_secs(2);
 
 /// A dashboard bound to its addresses, not yet serving.
 #[derive(Debug)]
-pub struct Server {
+pub(crate) struct Server {
     listeners: Vec<TcpListener>,
     addrs: Vec<SocketAddr>,
     app: Arc<App>,
@@ -38,16 +38,19 @@ pub struct Server {
 
 /// A serving dashboard.
 #[derive(Debug)]
-pub struct Running {
+pub(crate) struct Running {
     app: Arc<App>,
-    addrs: Vec<SocketAddr>,
     watcher: Option<JoinHandle<()>>,
     accepting: Vec<(SocketAddr, JoinHandle<()>)>,
 }
 
 impl Server {
     /// Listens on every address of `host` at `port` (0: any free port).
-    pub fn bind(host: &str, port: u16, settings: Settings) -> Result<Server, DashboardError> {
+    pub(crate) fn bind(
+        host: &str,
+        port: u16,
+        settings: Settings,
+    ) -> Result<Server, DashboardError> {
         let listeners = listen::bind_all(host, port)?;
         let addrs = listeners
             .iter()
@@ -66,20 +69,19 @@ impl Server {
     }
 
     /// The addresses listened on.
-    pub fn addrs(&self) -> &[SocketAddr] {
+    pub(crate) fn addrs(&self) -> &[SocketAddr] {
         &self.addrs
     }
 
     /// The port listened on (the same on every address).
-    pub fn port(&self) -> u16 {
+    pub(crate) fn port(&self) -> u16 {
         self.addrs.first().map_or(0, SocketAddr::port)
     }
 
     /// Starts serving.
-    pub fn start(self) -> Result<Running, DashboardError> {
+    pub(crate) fn start(self) -> Result<Running, DashboardError> {
         let mut running = Running {
             app: Arc::clone(&self.app),
-            addrs: self.addrs.clone(),
             watcher: None,
             accepting: Vec::new(),
         };
@@ -112,14 +114,9 @@ impl Server {
 }
 
 impl Running {
-    /// The addresses listened on.
-    pub fn addrs(&self) -> &[SocketAddr] {
-        &self.addrs
-    }
-
     /// Stops accepting, ends every event stream (each gets its last
     /// chunk), and waits a little for connections in progress to finish.
-    pub fn stop(self) {
+    pub(crate) fn stop(self) {
         self.app.stop();
         if let Some(t) = self.watcher {
             let _ = t.join();

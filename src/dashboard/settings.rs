@@ -12,11 +12,11 @@ use super::cors::Cors;
 
 /// Receives what the server has to tell its operator (it prints nothing
 /// itself).
-pub type Report = Arc<dyn Fn(&str) + Send + Sync>;
+pub(crate) type Report = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// The server's settings.
 #[derive(Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// The project whose files are served (every request reads them
     /// afresh).
     pub paths: Paths,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// A counter with a ceiling.
 #[derive(Debug)]
-pub struct Slots {
+pub(super) struct Slots {
     used: Mutex<usize>,
     freed: Condvar,
     max: usize,
@@ -15,11 +15,11 @@ pub struct Slots {
 
 /// One slot in use; given back when dropped.
 #[derive(Debug)]
-pub struct Slot(Arc<Slots>);
+pub(super) struct Slot(Arc<Slots>);
 
 impl Slots {
     /// At most `max` in use at once.
-    pub fn new(max: usize) -> Arc<Slots> {
+    pub(super) fn new(max: usize) -> Arc<Slots> {
         Arc::new(Slots {
             used: Mutex::new(0),
             freed: Condvar::new(),
@@ -28,7 +28,7 @@ impl Slots {
     }
 
     /// A slot, or `None` when all are in use.
-    pub fn take(self: &Arc<Self>) -> Option<Slot> {
+    pub(super) fn take(self: &Arc<Self>) -> Option<Slot> {
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         if *used >= self.max {
             return None;
@@ -38,7 +38,7 @@ impl Slots {
     }
 
     /// Waits until none is in use, at most `patience`; true when none is.
-    pub fn wait_idle(&self, patience: Duration) -> bool {
+    pub(super) fn wait_idle(&self, patience: Duration) -> bool {
         let deadline = Instant::now() + patience;
         let mut used = self.used.lock().unwrap_or_else(PoisonError::into_inner);
         while *used > 0 {

@@ -30,18 +30,18 @@ pub const BUILTIN_TYPES: [&str; 15] = [
 
 /// Largest message body accepted, in UTF-8 bytes (the original's limit,
 /// so every message in the log is valid for both tools).
-pub const MAX_CONTENT_BYTES: usize = 10_240;
+pub(crate) const MAX_CONTENT_BYTES: usize = 10_240;
 
 /// A message type: one of `BUILTIN_TYPES` or a custom type from the
 /// config, always in its wire form (`REVIEW-REQUEST`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct MessageType(String);
+pub(crate) struct MessageType(String);
 
 impl MessageType {
     /// Parses user input: case-insensitive, `_` and `-` interchangeable
     /// (`review_request`, `Review-Request`).
-    pub fn parse(input: &str, custom: &[String]) -> Result<MessageType, String> {
+    pub(crate) fn parse(input: &str, custom: &[String]) -> Result<MessageType, String> {
         let wire = input.trim().to_uppercase().replace('_', "-");
         let known = BUILTIN_TYPES.iter().any(|t| *t == wire)
             || custom
@@ -58,13 +58,13 @@ impl MessageType {
     }
 
     /// A type known to be valid (built-in names only).
-    pub fn builtin(wire: &'static str) -> MessageType {
+    pub(crate) fn builtin(wire: &'static str) -> MessageType {
         debug_assert!(BUILTIN_TYPES.contains(&wire));
         MessageType(wire.to_owned())
     }
 
     /// Every valid type in wire form, built-in first.
-    pub fn all(custom: &[String]) -> Vec<String> {
+    pub(crate) fn all(custom: &[String]) -> Vec<String> {
         BUILTIN_TYPES
             .iter()
             .map(|t| t.to_string())
@@ -73,7 +73,7 @@ impl MessageType {
     }
 
     /// The wire form.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 }
@@ -81,7 +81,7 @@ impl MessageType {
 /// Sanitises and checks a message body: controls and escape sequences
 /// removed (spec 13.3, stricter), then not blank and at most
 /// `MAX_CONTENT_BYTES`.
-pub fn clean_content(raw: &str) -> Result<String, String> {
+pub(crate) fn clean_content(raw: &str) -> Result<String, String> {
     let clean = sanitize::message(raw);
     if clean.is_empty() {
         return Err(if raw.trim().is_empty() {
@@ -101,7 +101,7 @@ pub fn clean_content(raw: &str) -> Result<String, String> {
 
 /// One message, as sent.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Message {
+pub(crate) struct Message {
     /// UUID v4 (the Python tool's format).
     pub msg_id: String,
     /// Sender agent id.
@@ -122,7 +122,7 @@ pub struct Message {
 
 impl Message {
     /// A new message with a fresh id, created now.
-    pub fn new(
+    pub(crate) fn new(
         sender: String,
         recipients: Vec<String>,
         msg_type: MessageType,
@@ -143,7 +143,7 @@ impl Message {
     /// The Python tool's `to_dict` (spec 7.3), as kept in
     /// `PENDING_ACKS.json`. swarm does not sign messages: `signature` is
     /// empty.
-    pub fn to_dict(&self) -> Value {
+    pub(crate) fn to_dict(&self) -> Value {
         let mut m = Map::new();
         m.insert("sender_id".into(), Value::String(self.sender.clone()));
         m.insert(
@@ -172,9 +172,15 @@ impl Message {
     }
 
     /// The header every delivered message starts with:
+    /// The text typed into a pane (the Python tool's display format).
+    #[cfg(test)]
+    pub(crate) fn display(&self) -> String {
+        format!("{}: {}", self.header(), self.content)
+    }
+
     /// `[agent-0][2026-11-21 14:30:15][QUESTION]` (local time). Starting
     /// with `[` matters: agents treat a leading `!` or `/` as a command.
-    pub fn header(&self) -> String {
+    pub(crate) fn header(&self) -> String {
         format!(
             "[{}][{}][{}]",
             self.sender,
@@ -185,14 +191,9 @@ impl Message {
         )
     }
 
-    /// The text typed into a pane (spec 7.3 display format).
-    pub fn display(&self) -> String {
-        format!("{}: {}", self.header(), self.content)
-    }
-
     /// The log line for this message (spec 5.2). `delivered` holds the
     /// real-time outcome per recipient so far.
-    pub fn log_entry(&self, delivered: &[bool]) -> LogEntry {
+    pub(crate) fn log_entry(&self, delivered: &[bool]) -> LogEntry {
         let mut status = Map::new();
         for (i, r) in self.recipients.iter().enumerate() {
             status.insert(

@@ -3,4 +3,5 @@
 
 mod swarm_error;
 
-pub use swarm_error::{Error, Reported, Result};
+pub(crate) use swarm_error::Reported;
+pub use swarm_error::{Error, Result};

@@ -23,7 +23,7 @@ const EDIT_TOOLS: [(&str, &str); 4] = [
 
 /// A file a tool call is about to change.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EditRequest {
+pub(crate) struct EditRequest {
     /// The tool (`Edit`, `Write`, ...).
     pub tool: String,
     /// The file, as the tool call names it.
@@ -37,7 +37,7 @@ impl EditRequest {
     /// Reads the hook input. `Ok(None)` for a tool call that edits no file
     /// (another tool); `Err` with what is wrong for input that is not a
     /// hook event at all.
-    pub fn parse(input: &[u8]) -> Result<Option<EditRequest>, String> {
+    pub(crate) fn parse(input: &[u8]) -> Result<Option<EditRequest>, String> {
         let value: Value =
             serde_json::from_slice(input).map_err(|e| format!("hook input is not JSON: {e}"))?;
         let Some(tool) = value.get("tool_name").and_then(Value::as_str) else {

@@ -31,13 +31,13 @@ pub enum GitError {
 
 /// git, run in one directory.
 #[derive(Clone, Debug)]
-pub struct Git {
+pub(crate) struct Git {
     dir: PathBuf,
 }
 
 impl Git {
     /// git as run from `dir`.
-    pub fn new(dir: impl Into<PathBuf>) -> Git {
+    pub(crate) fn new(dir: impl Into<PathBuf>) -> Git {
         Git { dir: dir.into() }
     }
 
@@ -82,18 +82,18 @@ impl Git {
 
     /// The directory git runs hooks from (`core.hooksPath` or
     /// `.git/hooks`, also in linked worktrees).
-    pub fn hooks_dir(&self) -> Result<PathBuf, GitError> {
+    pub(crate) fn hooks_dir(&self) -> Result<PathBuf, GitError> {
         self.path_output(&["rev-parse", "--git-path", "hooks"])
     }
 
     /// The top directory of the working tree.
-    pub fn toplevel(&self) -> Result<PathBuf, GitError> {
+    pub(crate) fn toplevel(&self) -> Result<PathBuf, GitError> {
         self.path_output(&["rev-parse", "--show-toplevel"])
     }
 
     /// Paths (relative to the top directory) that the next commit adds,
     /// changes or deletes; a rename counts as both of its paths.
-    pub fn staged_paths(&self) -> Result<Vec<String>, GitError> {
+    pub(crate) fn staged_paths(&self) -> Result<Vec<String>, GitError> {
         let out = self.run(&["diff", "--cached", "--name-only", "--no-renames", "-z"])?;
         Ok(out
             .split(|b| *b == 0)

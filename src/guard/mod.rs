@@ -5,11 +5,9 @@
 
 mod edit_request;
 mod error;
-pub mod git;
+pub(crate) mod git;
 mod pre_commit;
 
-pub use edit_request::EditRequest;
-pub use error::GuardError;
-pub use pre_commit::{
-    BEGIN, END, Installed, PreCommitHook, Uninstalled, block, with_block, without_block,
-};
+pub(crate) use edit_request::EditRequest;
+pub(crate) use error::GuardError;
+pub(crate) use pre_commit::{Installed, PreCommitHook, Uninstalled};

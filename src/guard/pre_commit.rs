@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 use super::error::GuardError;
 
 /// First line of swarm's block.
-pub const BEGIN: &str = "# >>> swarm guard >>>";
+pub(crate) const BEGIN: &str = "# >>> swarm guard >>>";
 /// Last line of swarm's block.
-pub const END: &str = "# <<< swarm guard <<<";
+pub(crate) const END: &str = "# <<< swarm guard <<<";
 /// Inside the block when swarm created the hook file.
 const CREATED: &str = "# (swarm guard created this file)";
 /// The `#!` line of a hook swarm creates.
@@ -24,7 +24,7 @@ const SHEBANG: &str = "#!/bin/sh";
 
 /// What `install` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Installed {
+pub(crate) enum Installed {
     /// There was no hook: swarm created one.
     Created,
     /// swarm's block was added to an existing hook.
@@ -35,7 +35,7 @@ pub enum Installed {
 
 /// What `uninstall` did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Uninstalled {
+pub(crate) enum Uninstalled {
     /// The block was removed and the rest of the hook kept.
     Removed,
     /// The block was removed, and with it the file swarm had created.
@@ -46,12 +46,12 @@ pub enum Uninstalled {
 
 /// The pre-commit hook of one repository.
 #[derive(Clone, Debug)]
-pub struct PreCommitHook {
+pub(crate) struct PreCommitHook {
     path: PathBuf,
 }
 
 /// swarm's block, running `swarm` (a shell word) when it still exists.
-pub fn block(swarm: &str, created: bool) -> String {
+pub(crate) fn block(swarm: &str, created: bool) -> String {
     let mut b = format!(
         "{BEGIN}\n\
          # Added by `swarm guard install`; `swarm guard uninstall` removes it.\n\
@@ -92,7 +92,11 @@ fn is_shell_script(first_line: &str) -> bool {
 }
 
 /// The hook text with swarm's block in it (replacing an older block).
-pub fn with_block(existing: Option<&str>, swarm: &str, path: &Path) -> Result<String, GuardError> {
+pub(crate) fn with_block(
+    existing: Option<&str>,
+    swarm: &str,
+    path: &Path,
+) -> Result<String, GuardError> {
     let Some(text) = existing else {
         return Ok(format!("{SHEBANG}\n{}", block(swarm, true)));
     };
@@ -113,7 +117,7 @@ pub fn with_block(existing: Option<&str>, swarm: &str, path: &Path) -> Result<St
 /// The hook text without swarm's block: `None` when there is no block,
 /// `Some(None)` when nothing of the file would be left but what swarm
 /// created.
-pub fn without_block(text: &str) -> Option<Option<String>> {
+pub(crate) fn without_block(text: &str) -> Option<Option<String>> {
     let (before, inner, after) = split_block(text)?;
     let rest = format!("{before}{after}");
     if inner.contains(CREATED) && rest.trim() == SHEBANG {
@@ -138,19 +142,19 @@ fn split_block(text: &str) -> Option<(&str, &str, &str)> {
 
 impl PreCommitHook {
     /// The `pre-commit` file in `hooks_dir`.
-    pub fn new(hooks_dir: &Path) -> PreCommitHook {
+    pub(crate) fn new(hooks_dir: &Path) -> PreCommitHook {
         PreCommitHook {
             path: hooks_dir.join("pre-commit"),
         }
     }
 
     /// The hook file.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// Adds swarm's block (running `swarm`, a shell-quoted command).
-    pub fn install(&self, swarm: &str) -> Result<Installed, GuardError> {
+    pub(crate) fn install(&self, swarm: &str) -> Result<Installed, GuardError> {
         let existing = self.read()?;
         let new = with_block(existing.as_deref(), swarm, &self.path)?;
         let outcome = match &existing {
@@ -166,7 +170,7 @@ impl PreCommitHook {
 
     /// Removes swarm's block, and the file when swarm created it and
     /// nothing else is in it.
-    pub fn uninstall(&self) -> Result<Uninstalled, GuardError> {
+    pub(crate) fn uninstall(&self) -> Result<Uninstalled, GuardError> {
         let Some(text) = self.read()? else {
             return Ok(Uninstalled::NotInstalled);
         };

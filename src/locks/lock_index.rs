@@ -19,11 +19,11 @@ use super::lock_entry::LockEntry;
 
 /// Bumped when the meaning of a field changes; an index of another version
 /// is rebuilt.
-pub const INDEX_VERSION: u32 = 1;
+pub(crate) const INDEX_VERSION: u32 = 1;
 
 /// The index.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct LockIndex {
+pub(crate) struct LockIndex {
     /// `INDEX_VERSION`.
     pub version: u32,
     /// How many `*.lock` files it describes.
@@ -55,7 +55,7 @@ fn name_value(name: &str) -> u128 {
 }
 
 /// Count and XOR fingerprint of a set of names.
-pub fn fingerprint<'a>(names: impl IntoIterator<Item = &'a String>) -> (u64, u128) {
+pub(super) fn fingerprint<'a>(names: impl IntoIterator<Item = &'a String>) -> (u64, u128) {
     names
         .into_iter()
         .fold((0, 0), |(n, x), name| (n + 1, x ^ name_value(name)))
@@ -63,7 +63,7 @@ pub fn fingerprint<'a>(names: impl IntoIterator<Item = &'a String>) -> (u64, u12
 
 impl LockIndex {
     /// An index describing exactly `entries`, whose names are `names`.
-    pub fn rebuild(names: &[String], entries: &[LockEntry]) -> LockIndex {
+    pub(crate) fn rebuild(names: &[String], entries: &[LockEntry]) -> LockIndex {
         let (count, xor) = fingerprint(names);
         let mut index = LockIndex {
             version: INDEX_VERSION,
@@ -78,7 +78,7 @@ impl LockIndex {
     }
 
     /// True when the index describes exactly the files called `names`.
-    pub fn is_current(&self, names: &[String]) -> bool {
+    pub(crate) fn is_current(&self, names: &[String]) -> bool {
         let (count, xor) = fingerprint(names);
         self.version == INDEX_VERSION
             && self.count == count
@@ -86,26 +86,26 @@ impl LockIndex {
     }
 
     /// A file was created.
-    pub fn add(&mut self, entry: &LockEntry) {
+    pub(crate) fn add(&mut self, entry: &LockEntry) {
         self.toggle_name(entry.file_name(), true);
         self.add_content(entry);
     }
 
     /// A file was removed.
-    pub fn remove(&mut self, entry: &LockEntry) {
+    pub(crate) fn remove(&mut self, entry: &LockEntry) {
         self.toggle_name(entry.file_name(), false);
         self.remove_content(entry);
     }
 
     /// A file kept its name but its content now reads differently (a
     /// damaged file that the Python tool finished writing).
-    pub fn replace(&mut self, old: &LockEntry, new: &LockEntry) {
+    pub(crate) fn replace(&mut self, old: &LockEntry, new: &LockEntry) {
         self.remove_content(old);
         self.add_content(new);
     }
 
     /// True when some path lock lies below `dir`.
-    pub fn has_locks_below(&self, dir: &str) -> bool {
+    pub(crate) fn has_locks_below(&self, dir: &str) -> bool {
         self.dirs.contains_key(dir)
     }
 

@@ -9,7 +9,7 @@ use crate::support::json::{self, Layout};
 use super::lock_key::lock_file_name;
 
 /// Longest reason accepted (parity: 512 characters).
-pub const MAX_REASON_CHARS: usize = 512;
+pub(crate) const MAX_REASON_CHARS: usize = 512;
 
 /// One lock. Field names and order are the Python tool's.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

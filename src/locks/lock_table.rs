@@ -31,7 +31,7 @@ use super::lock_record::LockRecord;
 /// How old a damaged lock file must be before `clean` removes it: the
 /// Python tool creates a lock file first and writes it afterwards, so a
 /// young empty file may be a lock being born.
-pub const DAMAGED_GRACE: Duration = Duration::from_secs(10);
+pub(crate) const DAMAGED_GRACE: Duration = Duration::from_secs(10);
 
 /// How a lock was obtained.
 #[derive(Clone, Debug, PartialEq)]
@@ -107,7 +107,7 @@ pub struct LockTable {
 }
 
 /// The current time as Unix seconds (the unit of `locked_at`).
-pub fn now() -> f64 {
+pub(crate) fn now() -> f64 {
     time::unix_seconds(time::now())
 }
 

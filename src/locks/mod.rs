@@ -14,14 +14,14 @@ mod lock_key;
 mod lock_record;
 mod lock_table;
 
-pub use conflict::Conflict;
+pub(crate) use conflict::Conflict;
 pub use error::LockError;
 pub use glob_model::GlobModel;
-pub use held_lock::HeldLock;
-pub use lock_entry::LockEntry;
-pub use lock_index::{INDEX_VERSION, LockIndex};
-pub use lock_key::{KeyKind, LockKey, has_glob_chars, lock_file_name};
-pub use lock_record::{LockRecord, MAX_REASON_CHARS};
-pub use lock_table::{
-    Acquired, AcquiredLock, CleanReport, DAMAGED_GRACE, LockTable, Related, Released, now,
-};
+pub(crate) use held_lock::HeldLock;
+pub(crate) use lock_entry::LockEntry;
+pub(crate) use lock_key::KeyKind;
+pub use lock_key::{LockKey, has_glob_chars, lock_file_name};
+pub use lock_record::LockRecord;
+pub(crate) use lock_record::MAX_REASON_CHARS;
+pub use lock_table::{Acquired, LockTable};
+pub(crate) use lock_table::{AcquiredLock, CleanReport, DAMAGED_GRACE, Released, now};

@@ -16,7 +16,7 @@ use super::send::{Messenger, Recipients, SendRequest};
 
 /// What one processing pass did.
 #[derive(Clone, Debug, Default)]
-pub struct ProcessReport {
+pub(crate) struct ProcessReport {
     /// Retries sent: message id, recipient, retry number, outcome.
     pub retried: Vec<(String, String, u32, Outcome)>,
     /// Escalations: message id, recipient, escalation message id.
@@ -27,7 +27,7 @@ pub struct ProcessReport {
 
 /// Sends every retry and escalation that is due, each exactly once even
 /// with several processes doing this at the same time.
-pub fn process_due(
+pub(crate) fn process_due(
     messenger: &Messenger<'_>,
     registry: &Registry,
     settings: &AckSettings,

@@ -16,7 +16,7 @@ use crate::tmux::{PaneId, Tmux, TmuxError};
 
 /// How deliveries behave.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DeliverySettings {
+pub(crate) struct DeliverySettings {
     /// Pause between the paste and Enter (Gemini CLI drops an Enter that
     /// comes sooner than ~50 ms after a paste).
     pub pause: Duration,
@@ -39,7 +39,7 @@ impl Default for DeliverySettings {
 
 /// Where a message goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// The recipient's agent id.
     pub agent: String,
     /// Its pane, when the registry knows it.
@@ -51,7 +51,7 @@ pub struct Target {
 /// Delivers `text` into the target's pane; never fails, the outcome says
 /// what happened. `marker` is a piece of the text that identifies it on
 /// screen (the message header), used only when confirming.
-pub fn deliver(
+pub(crate) fn deliver(
     tmux: &Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,

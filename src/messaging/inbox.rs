@@ -19,7 +19,7 @@ use crate::support::time;
 
 /// How far an agent has read.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Cursor {
+pub(crate) struct Cursor {
     /// The last message read.
     pub msg_id: String,
     /// Its log timestamp (used when the message has rotated out of the log).
@@ -34,7 +34,7 @@ struct Cursors {
 
 /// What to show.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Selection {
+pub(crate) enum Selection {
     /// The oldest unread messages, up to the limit.
     New,
     /// The most recent messages, read or not, up to the limit.
@@ -43,7 +43,7 @@ pub enum Selection {
 
 /// The messages to show, and what was held back.
 #[derive(Clone, Debug)]
-pub struct InboxView {
+pub(crate) struct InboxView {
     /// Messages to show, oldest first.
     pub shown: Vec<MessageView>,
     /// Matching messages not shown because of the limit.
@@ -55,7 +55,7 @@ pub struct InboxView {
 }
 
 /// Picks the messages for `agent` from the log (`views`, in log order).
-pub fn select(
+pub(crate) fn select(
     views: &[MessageView],
     agent: &str,
     cursor: Option<&Cursor>,
@@ -110,14 +110,14 @@ pub fn select(
 
 /// The read cursors of a project.
 #[derive(Clone, Debug)]
-pub struct ReadState {
+pub(crate) struct ReadState {
     cursors: StateFile,
     python: StateFile,
 }
 
 impl ReadState {
     /// The read state of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> ReadState {
+    pub(crate) fn new(paths: &Paths) -> ReadState {
         ReadState {
             cursors: StateFile::new(paths.swarm_dir().join("read_cursors.json")),
             python: StateFile::new(paths.last_read()),
@@ -126,7 +126,10 @@ impl ReadState {
 
     /// Where `agent` has read to; a damaged file reads as "nothing read"
     /// with a note (showing a message twice beats hiding one).
-    pub fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError> {
+    pub(crate) fn cursor(
+        &self,
+        agent: &str,
+    ) -> Result<(Option<Cursor>, Option<String>), StoreError> {
         match self.cursors.read_json::<Cursors>()? {
             Loaded::Valid(c) => Ok((c.agents.get(agent).cloned(), None)),
             Loaded::Missing => Ok((None, None)),
@@ -143,7 +146,7 @@ impl ReadState {
     /// Moves `agent`'s read position (never backwards in the log: the caller
     /// only passes positions past the current one). Damaged files are
     /// moved aside before being rewritten.
-    pub fn advance(&self, agent: &str, cursor: &Cursor) -> Result<(), StoreError> {
+    pub(crate) fn advance(&self, agent: &str, cursor: &Cursor) -> Result<(), StoreError> {
         let lock = self.cursors.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut all = match self.cursors.read_json::<Cursors>()? {
             Loaded::Valid(c) => c,

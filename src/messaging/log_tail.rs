@@ -17,7 +17,7 @@ use crate::store::{Paths, StoreError};
 
 /// New lines read from the log, parsed.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct TailBatch {
+pub(crate) struct TailBatch {
     /// Parsed records in log order.
     pub records: Vec<Record>,
     /// Non-blank lines that were neither a message nor a delivery record.
@@ -39,7 +39,7 @@ struct Followed {
 
 /// Follows a project's message log.
 #[derive(Debug)]
-pub struct LogTail {
+pub(crate) struct LogTail {
     path: PathBuf,
     old: PathBuf,
     followed: Option<Followed>,
@@ -48,7 +48,7 @@ pub struct LogTail {
 impl LogTail {
     /// Starts following the log of `paths` and returns everything already
     /// in it (the rotated part first).
-    pub fn open(paths: &Paths) -> Result<(LogTail, TailBatch), StoreError> {
+    pub(crate) fn open(paths: &Paths) -> Result<(LogTail, TailBatch), StoreError> {
         let path = paths.message_log();
         let old = path.with_file_name("agent_messages.log.old");
         let mut tail = LogTail {
@@ -73,13 +73,8 @@ impl LogTail {
         Ok((tail, batch))
     }
 
-    /// Where the log lives.
-    pub fn path(&self) -> &Path {
-        &self.path
-    }
-
     /// Reads whatever was appended since the last call.
-    pub fn read_new(&mut self) -> Result<TailBatch, StoreError> {
+    pub(crate) fn read_new(&mut self) -> Result<TailBatch, StoreError> {
         let mut batch = TailBatch::default();
         let Some(followed) = self.followed.as_mut() else {
             // No log yet: start following it once it exists.

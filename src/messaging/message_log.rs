@@ -22,7 +22,7 @@ use crate::store::{Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
 
 /// Size past which the log is rotated before the next append (parity).
-pub const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
+pub(crate) const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// How long an append waits for other writers.
 const APPEND_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -217,7 +217,7 @@ pub fn parse_line(line: &str) -> Option<Record> {
 
 /// The message log of a project.
 #[derive(Clone, Debug)]
-pub struct MessageLog {
+pub(crate) struct MessageLog {
     file: StateFile,
     old: PathBuf,
     rotate_at: u64,
@@ -225,7 +225,7 @@ pub struct MessageLog {
 
 impl MessageLog {
     /// The log of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> MessageLog {
+    pub(crate) fn new(paths: &Paths) -> MessageLog {
         let path = paths.message_log();
         MessageLog {
             old: path.with_file_name("agent_messages.log.old"),
@@ -235,21 +235,17 @@ impl MessageLog {
     }
 
     /// The same log rotating at another size (for tests).
-    pub fn with_rotation(mut self, bytes: u64) -> MessageLog {
+    #[cfg(test)]
+    pub(crate) fn with_rotation(mut self, bytes: u64) -> MessageLog {
         self.rotate_at = bytes;
         self
-    }
-
-    /// Where the log lives.
-    pub fn path(&self) -> &Path {
-        self.file.path()
     }
 
     /// Appends records as JSON lines in one write, under the log's lock,
     /// rotating first when the log has grown past the limit. A log that
     /// is a symlink is moved aside (never written through); the returned
     /// warnings say so.
-    pub fn append<T: Serialize>(&self, records: &[T]) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn append<T: Serialize>(&self, records: &[T]) -> Result<Vec<String>, StoreError> {
         let path = self.file.path();
         let write_err = |source| StoreError::Write {
             path: path.to_owned(),
@@ -306,7 +302,7 @@ impl MessageLog {
     /// Reads the rotated log and the current one, without locking: the
     /// current file is opened first and re-checked afterwards, so a
     /// rotation in between is noticed and the read retried.
-    pub fn read(&self) -> Result<LogContents, StoreError> {
+    pub(crate) fn read(&self) -> Result<LogContents, StoreError> {
         for _ in 0..5 {
             let current = open_if_exists(self.file.path())?;
             let old = open_if_exists(&self.old)?;

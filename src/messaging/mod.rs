@@ -2,17 +2,14 @@
 //! recipient's pane), the message log and its tail, the inbox, onboarding,
 //! and the ACK retry engine that sends what the pending list says is due.
 
-pub mod ack_retry;
-pub mod delivery;
-pub mod inbox;
-pub mod log_tail;
-pub mod message_log;
-pub mod onboarding;
-pub mod rate_limit;
+pub(crate) mod ack_retry;
+pub(crate) mod delivery;
+pub(crate) mod inbox;
+pub(crate) mod log_tail;
+pub(crate) mod message_log;
+pub(crate) mod onboarding;
+pub(crate) mod rate_limit;
 mod send;
 
-pub use ack_retry::{ProcessReport, process_due};
-pub use send::{
-    MAX_BROADCAST_RECIPIENTS, MessagingSettings, Messenger, Outcomes, Recipients, Redelivery,
-    SendReport, SendRequest,
-};
+pub(crate) use ack_retry::{ProcessReport, process_due};
+pub(crate) use send::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};

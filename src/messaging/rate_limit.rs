@@ -14,7 +14,7 @@ use crate::support::time;
 
 /// At most `max` sends per `window`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RateLimit {
+pub(crate) struct RateLimit {
     /// Sends allowed per window.
     pub max: u32,
     /// The window.
@@ -30,7 +30,7 @@ struct Windows {
 
 /// What a rate check decided.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Allowed, and recorded as a send.
     Allowed,
     /// Refused; the next send is allowed after this long.
@@ -39,13 +39,13 @@ pub enum Verdict {
 
 /// The persisted windows of a project.
 #[derive(Clone, Debug)]
-pub struct RateLimiter {
+pub(crate) struct RateLimiter {
     file: StateFile,
 }
 
 impl RateLimiter {
     /// The rate-limit state of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> RateLimiter {
+    pub(crate) fn new(paths: &Paths) -> RateLimiter {
         RateLimiter {
             file: StateFile::new(paths.swarm_dir().join("rate_limits.json")),
         }
@@ -54,7 +54,7 @@ impl RateLimiter {
     /// Records one send by `sender` at `now` if `limit` allows it. A
     /// damaged state file is moved aside and counts as empty (the
     /// returned note says so): it only ever holds the last minute.
-    pub fn check_and_record(
+    pub(crate) fn check_and_record(
         &self,
         sender: &str,
         limit: RateLimit,

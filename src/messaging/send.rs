@@ -17,7 +17,7 @@ use crate::messaging::delivery::{self, DeliverySettings, Target};
 use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
 
 /// Outcome per recipient, in recipient order.
-pub type Outcomes = Vec<(String, Outcome)>;
+pub(crate) type Outcomes = Vec<(String, Outcome)>;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::messaging::rate_limit::{RateLimit, RateLimiter, Verdict};
 use crate::store::{Paths, ensure_private_dir};
@@ -25,11 +25,11 @@ use crate::support::time;
 use crate::tmux::Tmux;
 
 /// Most recipients of one broadcast (parity).
-pub const MAX_BROADCAST_RECIPIENTS: usize = 100;
+pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
 
 /// Messaging settings, from the config.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessagingSettings {
+pub(crate) struct MessagingSettings {
     /// How each delivery behaves.
     pub delivery: DeliverySettings,
     /// Bodies longer than this (bytes) go to `.swarm/messages/<id>.md` and
@@ -53,7 +53,7 @@ impl Default for MessagingSettings {
 }
 
 /// The world a send needs.
-pub struct Messenger<'a> {
+pub(crate) struct Messenger<'a> {
     /// The tmux server.
     pub tmux: &'a Tmux,
     /// The project's files.
@@ -66,7 +66,7 @@ pub struct Messenger<'a> {
 
 /// Who a message goes to.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Recipients {
+pub(crate) enum Recipients {
     /// One agent.
     One(String),
     /// Every active agent, the sender only when `include_self`.
@@ -78,7 +78,7 @@ pub enum Recipients {
 
 /// A send request, already validated by the caller's types.
 #[derive(Clone, Debug)]
-pub struct SendRequest {
+pub(crate) struct SendRequest {
     /// Sender id.
     pub sender: String,
     /// Recipients.
@@ -101,7 +101,7 @@ pub struct SendRequest {
 
 impl SendRequest {
     /// A plain request: no ACK, no parent, rate limited.
-    pub fn new(
+    pub(crate) fn new(
         sender: String,
         to: Recipients,
         msg_type: MessageType,
@@ -122,7 +122,7 @@ impl SendRequest {
 
 /// What happened to a message.
 #[derive(Clone, Debug)]
-pub struct SendReport {
+pub(crate) struct SendReport {
     /// The message as logged.
     pub message: Message,
     /// Outcome per recipient, in recipient order.
@@ -138,7 +138,7 @@ pub struct SendReport {
 
 /// One message tried again.
 #[derive(Clone, Debug)]
-pub struct Redelivery {
+pub(crate) struct Redelivery {
     /// The message as it was before.
     pub view: MessageView,
     /// The new outcome per recipient tried.
@@ -147,7 +147,7 @@ pub struct Redelivery {
 
 impl SendReport {
     /// Recipients whose pane got the message.
-    pub fn delivered(&self) -> usize {
+    pub(crate) fn delivered(&self) -> usize {
         self.outcomes
             .iter()
             .filter(|(_, o)| o.is_delivered())
@@ -157,7 +157,7 @@ impl SendReport {
 
 impl Messenger<'_> {
     /// Sends one message: to one agent or a broadcast.
-    pub fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
         if req.ack_timeout.is_some() && recipients.len() != 1 {
             return Err(Error::Invalid(
@@ -246,7 +246,11 @@ impl Messenger<'_> {
     /// Tries again to deliver queued messages: each recipient whose latest
     /// outcome is "queued" and who is still registered. Returns the
     /// attempts per message (messages with nothing to retry are left out).
-    pub fn redeliver(&self, registry: &Registry, views: &[MessageView]) -> Result<Vec<Redelivery>> {
+    pub(crate) fn redeliver(
+        &self,
+        registry: &Registry,
+        views: &[MessageView],
+    ) -> Result<Vec<Redelivery>> {
         let mut done = Vec::new();
         for view in views {
             let targets: Vec<AgentRecord> = view
@@ -276,7 +280,7 @@ impl Messenger<'_> {
 
     /// Delivers `text` for message `msg_id` to `targets` (in parallel when
     /// there are several) and appends the outcomes to the log.
-    pub fn deliver_logged(
+    pub(crate) fn deliver_logged(
         &self,
         msg_id: &str,
         targets: &[AgentRecord],
@@ -294,7 +298,7 @@ impl Messenger<'_> {
     /// with `prefix` (a retry mark) before the content, the ACK hint on its
     /// own line when an answer is required, and for a long body a one-line
     /// pointer to `.swarm/messages/<id>.md` holding it.
-    pub fn pane_text(
+    pub(crate) fn pane_text(
         &self,
         entry: &LogEntry,
         prefix: Option<&str>,

@@ -13,13 +13,13 @@ use super::state::{AckMark, FeedMessage, MonitorState};
 use super::text;
 
 /// Rows one message takes at most; longer ones end with a marker.
-pub const MAX_ROWS: usize = 6;
+pub(super) const MAX_ROWS: usize = 6;
 
 /// Rows after the first are indented this much.
 const INDENT: usize = 2;
 
 /// The ratatui colour of a type.
-pub fn color_of(msg_type: &str) -> Color {
+pub(super) fn color_of(msg_type: &str) -> Color {
     match type_color(msg_type) {
         TypeColor::Red => Color::LightRed,
         TypeColor::Yellow => Color::LightYellow,
@@ -31,7 +31,7 @@ pub fn color_of(msg_type: &str) -> Color {
 }
 
 /// Recipients in a few cells: `agent-1`, `agent-1,agent-2`, `5 agents`.
-pub fn recipients_label(recipients: &[String]) -> String {
+pub(super) fn recipients_label(recipients: &[String]) -> String {
     match recipients {
         [] => "nobody".into(),
         [one] => sanitize::one_line(one),
@@ -41,7 +41,7 @@ pub fn recipients_label(recipients: &[String]) -> String {
 }
 
 /// The rows of one message at `width` cells.
-pub fn rows(state: &MonitorState, msg: &FeedMessage, width: u16) -> Vec<Line<'static>> {
+pub(super) fn rows(state: &MonitorState, msg: &FeedMessage, width: u16) -> Vec<Line<'static>> {
     let dim = Style::new().fg(Color::DarkGray);
     let when = msg
         .when

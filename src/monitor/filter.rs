@@ -65,13 +65,13 @@ impl ViewFilter {
 
 /// True when `agent` sent the message or is one of its recipients (a
 /// message to `all` involves everyone).
-pub fn involves(entry: &LogEntry, agent: &str) -> bool {
+pub(super) fn involves(entry: &LogEntry, agent: &str) -> bool {
     entry.sender == agent || entry.is_for(agent)
 }
 
 /// Parses an age such as `30s`, `10m`, `2h`, `1d` or `1h30m`; a bare
 /// number is seconds.
-pub fn parse_duration(input: &str) -> Result<Duration, String> {
+pub(crate) fn parse_duration(input: &str) -> Result<Duration, String> {
     let text = input.trim();
     let bad = || {
         format!(

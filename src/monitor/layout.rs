@@ -6,15 +6,15 @@
 use ratatui::layout::Rect;
 
 /// Terminals at least this wide show the status panel beside the feed.
-pub const SIDE_BY_SIDE_FROM: u16 = 100;
+pub(super) const SIDE_BY_SIDE_FROM: u16 = 100;
 
 /// Sections of the status panel (agents, locks, pending ACKs); in a tight
 /// spot each gets one line.
-pub const STATUS_SECTIONS: u16 = 3;
+pub(super) const STATUS_SECTIONS: u16 = 3;
 
 /// The areas of one frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Areas {
+pub(crate) struct Areas {
     /// One row: project, session, time.
     pub header: Rect,
     /// Agents, locks and pending acknowledgements.
@@ -29,14 +29,14 @@ pub struct Areas {
 
 impl Areas {
     /// Rows of messages the feed shows at once.
-    pub fn page(&self) -> usize {
+    pub(crate) fn page(&self) -> usize {
         usize::from(self.feed.height.saturating_sub(1))
     }
 }
 
 /// Splits `area`; `status_rows` is how many rows the status panel would
 /// like when it sits above the feed.
-pub fn areas(area: Rect, status_rows: u16) -> Areas {
+pub(crate) fn areas(area: Rect, status_rows: u16) -> Areas {
     let header_h = area.height.min(1);
     let footer_h = area.height.saturating_sub(header_h).min(1);
     let body_h = area.height - header_h - footer_h;

@@ -15,15 +15,12 @@ mod text;
 mod tui;
 mod worker;
 
-pub use filter::{BaseFilter, ViewFilter, parse_duration};
-pub use layout::{Areas, areas};
-pub use palette::{TypeColor, type_color};
-pub use plain::{MessageLine, message_line, status_line};
+pub(crate) use filter::{BaseFilter, parse_duration};
+pub(crate) use palette::{TypeColor, type_color};
+pub(crate) use plain::{message_line, status_line};
 pub use render::render;
-pub use session::{Event, Session, TICK, Update};
-pub use state::{
-    AckMark, Action, Activity, Compose, ComposeStep, DEFAULT_CAPACITY, FeedMessage, Level, Mode,
-    MonitorState, Notice, Outgoing,
-};
-pub use tui::run as run_tui;
-pub use worker::{Job, Report, Worker, WorkerSetup};
+pub(crate) use session::{Session, Update};
+pub use state::MonitorState;
+pub(crate) use state::{FeedMessage, Level};
+pub(crate) use tui::run as run_tui;
+pub(crate) use worker::{Report, WorkerSetup};

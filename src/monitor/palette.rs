@@ -5,7 +5,7 @@
 
 /// A message type's colour, in the bright variants the original used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TypeColor {
+pub(crate) enum TypeColor {
     /// BLOCKED.
     Red,
     /// QUESTION, ACK.
@@ -21,7 +21,7 @@ pub enum TypeColor {
 }
 
 /// The colour of a wire type name.
-pub fn type_color(msg_type: &str) -> TypeColor {
+pub(crate) fn type_color(msg_type: &str) -> TypeColor {
     match msg_type {
         "BLOCKED" => TypeColor::Red,
         "QUESTION" | "ACK" => TypeColor::Yellow,

@@ -11,7 +11,7 @@ use crate::support::sanitize;
 
 /// A message line in three parts, so that the type can be coloured.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MessageLine {
+pub(crate) struct MessageLine {
     /// `[sender][HH:MM:SS][`
     pub head: String,
     /// The type.
@@ -22,13 +22,14 @@ pub struct MessageLine {
 
 impl MessageLine {
     /// The whole line, uncoloured.
-    pub fn plain(&self) -> String {
+    #[cfg(test)]
+    pub(crate) fn plain(&self) -> String {
         format!("{}{}{}", self.head, self.msg_type, self.tail)
     }
 }
 
 /// The line of one message; times are shown in `tz`.
-pub fn message_line(msg: &FeedMessage, tz: &FixedOffset) -> MessageLine {
+pub(crate) fn message_line(msg: &FeedMessage, tz: &FixedOffset) -> MessageLine {
     let e = &msg.entry;
     let when = msg
         .when
@@ -46,7 +47,7 @@ pub fn message_line(msg: &FeedMessage, tz: &FixedOffset) -> MessageLine {
 }
 
 /// A status line: `-- HH:MM:SS text`.
-pub fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> String {
+pub(crate) fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> String {
     format!(
         "-- {} {}",
         at.with_timezone(tz).format("%H:%M:%S"),

@@ -25,11 +25,11 @@ use crate::snapshot::{self as status, LockView};
 use crate::snapshot::{Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
-pub const TICK: Duration = Duration::from_secs(1);
+pub(crate) const TICK: Duration = Duration::from_secs(1);
 
 /// A reason to wake up.
 #[derive(Debug)]
-pub enum Event {
+pub(crate) enum Event {
     /// Files changed.
     Files(Dirty),
     /// A key, a paste or a resize.
@@ -70,7 +70,7 @@ pub struct Update {
 
 /// The running core of a monitor.
 #[derive(Debug)]
-pub struct Session {
+pub(crate) struct Session {
     paths: Paths,
     tail: LogTail,
     tx: Sender<Event>,
@@ -85,7 +85,7 @@ impl Session {
     /// Starts watching the project and its stop signals, starts the
     /// worker, and reads everything once: the returned update holds the
     /// whole log and every status file.
-    pub fn open(paths: Paths, worker: WorkerSetup) -> Result<(Session, Update)> {
+    pub(crate) fn open(paths: Paths, worker: WorkerSetup) -> Result<(Session, Update)> {
         let (tx, rx) = mpsc::channel();
         let stop = sys::stop_signals().map_err(|source| Error::Io {
             what: "install the Ctrl-C handler".into(),
@@ -142,18 +142,18 @@ impl Session {
     }
 
     /// Where events can be sent from other threads (the key reader).
-    pub fn sender(&self) -> Sender<Event> {
+    pub(crate) fn sender(&self) -> Sender<Event> {
         self.tx.clone()
     }
 
     /// Queues a job for the worker.
-    pub fn submit(&mut self, job: Job) {
+    pub(crate) fn submit(&mut self, job: Job) {
         self.worker.submit(job);
     }
 
     /// Waits for the next event (at most until the next tick), takes every
     /// other event already waiting, and reads what changed.
-    pub fn wait(&mut self) -> Update {
+    pub(crate) fn wait(&mut self) -> Update {
         let mut update = Update::default();
         let mut dirty = Dirty::default();
         let timeout = self.next_tick.saturating_duration_since(Instant::now());

@@ -25,7 +25,7 @@ use super::session::Update;
 use crate::snapshot::{LockView, Status};
 
 /// Messages kept for the feed unless told otherwise.
-pub const DEFAULT_CAPACITY: usize = 100;
+pub(crate) const DEFAULT_CAPACITY: usize = 100;
 
 /// How long a notice stays in the footer.
 const NOTICE_SECONDS: i64 = 10;

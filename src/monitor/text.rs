@@ -6,22 +6,22 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 /// The marker put where text was cut.
-pub const ELLIPSIS: &str = "…";
+pub(super) const ELLIPSIS: &str = "…";
 
 /// Cells a string takes on screen.
-pub fn str_width(s: &str) -> usize {
+pub(super) fn str_width(s: &str) -> usize {
     Span::raw(s).width()
 }
 
 /// Cells one character takes (0 for combining marks, 2 for wide ones).
-pub fn char_width(c: char) -> usize {
+pub(super) fn char_width(c: char) -> usize {
     let mut buf = [0u8; 4];
     str_width(c.encode_utf8(&mut buf))
 }
 
 /// Cuts styled spans to at most `width` cells; when anything is cut, the
 /// last cell shows `…`.
-pub fn fit(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
+pub(super) fn fit(spans: Vec<Span<'static>>, width: usize) -> Line<'static> {
     let total: usize = spans.iter().map(Span::width).sum();
     if total <= width {
         return Line::from(spans);
@@ -71,7 +71,7 @@ struct Cell {
 /// row. Rows after the first start with `indent` spaces. At most
 /// `max_rows` rows are made; when text is left over, the last row ends in
 /// `… (+N chars)`.
-pub fn wrap(
+pub(super) fn wrap(
     spans: &[(String, Style)],
     width: usize,
     indent: usize,

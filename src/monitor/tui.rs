@@ -87,7 +87,7 @@ fn term_err(what: &str) -> impl FnOnce(io::Error) -> Error + '_ {
 }
 
 /// Runs the live view until `q`, Esc, Ctrl-C or a stop signal.
-pub fn run(session: &mut Session, state: &mut MonitorState) -> Result<()> {
+pub(crate) fn run(session: &mut Session, state: &mut MonitorState) -> Result<()> {
     let mut guard = TerminalGuard::enter().map_err(term_err("set up the terminal"))?;
     let keys = session.sender();
     std::thread::spawn(move || {

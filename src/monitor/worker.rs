@@ -22,7 +22,7 @@ use super::state::{Level, Outgoing};
 
 /// What the worker needs, owned (it runs on its own thread).
 #[derive(Debug)]
-pub struct WorkerSetup {
+pub(crate) struct WorkerSetup {
     /// The tmux server the agents run on.
     pub server: Server,
     /// The project's files.
@@ -41,7 +41,7 @@ pub struct WorkerSetup {
 
 /// A job for the worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Job {
+pub(crate) enum Job {
     /// Send what is due of the ACK retries and escalations.
     ProcessAcks,
     /// Send a message written in the monitor.
@@ -61,7 +61,7 @@ pub enum Report {
 /// delivery is never cut off between its paste and its Enter) and skips
 /// the ones still queued.
 #[derive(Debug)]
-pub struct Worker {
+pub(crate) struct Worker {
     jobs: Option<Sender<Job>>,
     stopping: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
@@ -69,7 +69,7 @@ pub struct Worker {
 
 impl Worker {
     /// Starts the thread; `report` is called on it with each job's outcome.
-    pub fn spawn(setup: WorkerSetup, report: impl Fn(Report) + Send + 'static) -> Worker {
+    pub(crate) fn spawn(setup: WorkerSetup, report: impl Fn(Report) + Send + 'static) -> Worker {
         let (tx, rx) = mpsc::channel::<Job>();
         let stopping = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&stopping);
@@ -93,7 +93,7 @@ impl Worker {
     }
 
     /// Queues a job.
-    pub fn submit(&self, job: Job) {
+    pub(crate) fn submit(&self, job: Job) {
         if let Some(tx) = &self.jobs {
             // A worker that stopped has nothing left to report to.
             let _ = tx.send(job);

@@ -15,7 +15,7 @@ use crate::support::json::{self as pyjson, Layout};
 
 /// One hook swarm installs.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Hook {
+pub(crate) struct Hook {
     /// Claude Code event (`UserPromptSubmit`, `PreToolUse`).
     pub event: &'static str,
     /// Tool matcher for tool events.
@@ -26,7 +26,7 @@ pub struct Hook {
 
 /// The hooks swarm installs, for a swarm invoked as `swarm` (a command
 /// name or a quoted path).
-pub fn swarm_hooks(swarm: &str) -> Vec<Hook> {
+pub(crate) fn swarm_hooks(swarm: &str) -> Vec<Hook> {
     vec![
         Hook {
             event: "UserPromptSubmit",
@@ -43,7 +43,7 @@ pub fn swarm_hooks(swarm: &str) -> Vec<Hook> {
 
 /// What `install` or `uninstall` changed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     /// Hooks added or removed.
     pub changed: Vec<String>,
     /// Hooks that were already as wanted.
@@ -117,7 +117,7 @@ fn is_command(entry: &Value, command: &str) -> bool {
 }
 
 /// Adds the hooks that are missing, keeping everything else in the file.
-pub fn install(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
+pub(crate) fn install(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
     let file = settings_file(paths);
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut settings = load(&file)?;
@@ -165,7 +165,7 @@ pub fn install(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
 
 /// Removes exactly these hooks (and any group or list left empty by that),
 /// keeping everything else.
-pub fn uninstall(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
+pub(crate) fn uninstall(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
     let file = settings_file(paths);
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut settings = load(&file)?;

@@ -18,7 +18,7 @@ use crate::tmux::{Tmux, TmuxError};
 /// How a check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub(crate) enum Status {
     /// Nothing to do.
     Ok,
     /// Works, but something deserves a look.
@@ -29,7 +29,7 @@ pub enum Status {
 
 /// The result of one check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// What was checked (`tmux`, `config`, `ACTIVE_AGENTS.json`, ...).
     pub check: String,
     /// How it came out.
@@ -75,7 +75,7 @@ impl Outcome {
 }
 
 /// What the checks look at.
-pub struct Subject<'a> {
+pub(crate) struct Subject<'a> {
     /// The project root and how it was found.
     pub root: &'a ProjectRoot,
     /// The state-file layout.
@@ -88,10 +88,10 @@ pub struct Subject<'a> {
 
 /// A check: looks, never changes anything, and returns one or more
 /// outcomes (none when it does not apply).
-pub type Check = fn(&Subject<'_>) -> Vec<Outcome>;
+pub(crate) type Check = fn(&Subject<'_>) -> Vec<Outcome>;
 
 /// Every check, in the order they are reported.
-pub const CHECKS: &[Check] = &[
+pub(crate) const CHECKS: &[Check] = &[
     tmux_installed,
     tmux_server,
     project_root,
@@ -107,7 +107,7 @@ pub const CHECKS: &[Check] = &[
 ];
 
 /// Runs every check.
-pub fn run(subject: &Subject<'_>) -> Vec<Outcome> {
+pub(crate) fn run(subject: &Subject<'_>) -> Vec<Outcome> {
     CHECKS.iter().flat_map(|check| check(subject)).collect()
 }
 
@@ -578,7 +578,7 @@ fn is_temp_name(name: &str) -> bool {
 }
 
 /// Counts of each status.
-pub fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
+pub(crate) fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
     let n = |s| outcomes.iter().filter(|o| o.status == s).count();
     (n(Status::Ok), n(Status::Warn), n(Status::Fail))
 }

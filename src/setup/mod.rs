@@ -1,6 +1,6 @@
 //! Setting a project up and checking it: the Claude Code hooks, what
 //! `swarm init` installs, and `swarm doctor`'s checks.
 
-pub mod claude_hooks;
-pub mod doctor;
-pub mod project;
+pub(crate) mod claude_hooks;
+pub(crate) mod doctor;
+pub(crate) mod project;

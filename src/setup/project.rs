@@ -8,7 +8,7 @@ use crate::tmux::{Tmux, TmuxError, Version};
 
 /// What `swarm init` found out about tmux.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TmuxState {
+pub(crate) enum TmuxState {
     /// No `tmux` on `PATH`.
     NotInstalled,
     /// Installed, but nothing listens on the server's socket.
@@ -29,7 +29,7 @@ pub enum TmuxState {
 
 /// Asks tmux, through the tmux seam: `tmux -V`, then `list-sessions` on
 /// the configured server.
-pub fn tmux_state(tmux: &Tmux) -> TmuxState {
+pub(crate) fn tmux_state(tmux: &Tmux) -> TmuxState {
     let version = match tmux.version() {
         Ok(v) => v.clone(),
         Err(TmuxError::NotInstalled) => return TmuxState::NotInstalled,
@@ -47,7 +47,7 @@ pub fn tmux_state(tmux: &Tmux) -> TmuxState {
 
 /// An optional integration that `swarm init` offers.
 #[derive(Clone, Copy, Debug)]
-pub struct Integration {
+pub(crate) struct Integration {
     /// What it is, for the step's heading.
     pub name: &'static str,
     /// The command that sets it up on its own.
@@ -99,7 +99,7 @@ fn install_git_guard(paths: &Paths) -> Result<String> {
 
 /// The integrations init offers, in order. Wiring one in means giving it
 /// a `setup` function; nothing else in init changes.
-pub fn integrations() -> [Integration; 2] {
+pub(crate) fn integrations() -> [Integration; 2] {
     [
         Integration {
             name: "Claude Code hook",

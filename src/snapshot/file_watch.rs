@@ -17,7 +17,7 @@ use crate::store::Paths;
 
 /// Which sources changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Dirty {
+pub(crate) struct Dirty {
     /// `agent_messages.log` (or its rotated `.old`).
     pub log: bool,
     /// `ACTIVE_AGENTS.json`.
@@ -32,7 +32,7 @@ pub struct Dirty {
 
 impl Dirty {
     /// Everything.
-    pub fn all() -> Dirty {
+    pub(crate) fn all() -> Dirty {
         Dirty {
             log: true,
             registry: true,
@@ -43,12 +43,12 @@ impl Dirty {
     }
 
     /// True when anything changed.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.log || self.registry || self.locks || self.acks || self.locks_dir
     }
 
     /// Both sets of changes.
-    pub fn merge(&mut self, other: Dirty) {
+    pub(crate) fn merge(&mut self, other: Dirty) {
         self.log |= other.log;
         self.registry |= other.registry;
         self.locks |= other.locks;
@@ -58,7 +58,7 @@ impl Dirty {
 }
 
 /// What an event means for the monitor.
-pub fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> Dirty {
+pub(super) fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> Dirty {
     if event.need_rescan() {
         return Dirty::all();
     }
@@ -94,7 +94,7 @@ pub fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> Dirty {
 }
 
 /// A running watch on one project. Stops when dropped.
-pub struct FileWatch {
+pub(crate) struct FileWatch {
     watcher: RecommendedWatcher,
     locks_dir: PathBuf,
 }
@@ -111,7 +111,7 @@ impl FileWatch {
     /// Watches the project root and, when it exists, the lock directory;
     /// `on_change` is called (on notify's thread) with each change that
     /// matters, and `on_error` with each error the watch reports.
-    pub fn start(
+    pub(crate) fn start(
         paths: &Paths,
         on_change: impl Fn(Dirty) + Send + 'static,
         on_error: impl Fn(String) + Send + 'static,
@@ -138,7 +138,7 @@ impl FileWatch {
     /// (Re)starts watching the lock directory, which may have been created
     /// or recreated since. A directory that is not there is no error: its
     /// creation shows up in the root's events.
-    pub fn watch_locks_dir(&mut self) {
+    pub(crate) fn watch_locks_dir(&mut self) {
         if self.locks_dir.is_dir() {
             let _ = self
                 .watcher

@@ -5,5 +5,6 @@
 mod file_watch;
 mod status;
 
-pub use file_watch::{Dirty, FileWatch};
-pub use status::{LockView, Status, StatusChange, changes, read_acks, read_locks, read_registry};
+pub(crate) use file_watch::{Dirty, FileWatch};
+pub use status::LockView;
+pub(crate) use status::{Status, changes, read_acks, read_locks, read_registry};

@@ -54,7 +54,7 @@ pub struct Status {
 }
 
 /// The registry, and a note when it could not be used.
-pub fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>) {
+pub(crate) fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>) {
     match RegistryFile::new(paths).read() {
         Ok(RegistryState::Missing) => (None, None),
         Ok(RegistryState::Valid(registry, skipped)) => {
@@ -77,7 +77,7 @@ pub fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>) {
 
 /// The pending acknowledgements, and a note when the file could not be
 /// used.
-pub fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
+pub(crate) fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
     match acks::list(paths) {
         Ok((pending, problem)) => (pending.pending_acks, problem),
         Err(e) => (
@@ -90,7 +90,7 @@ pub fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
 /// Every valid lock, sorted by path, from the locks module's listing (the
 /// same files `swarm locks` shows); damaged lock files are counted in the
 /// note, since they block their paths until `swarm locks --clean`.
-pub fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
+pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
     // Listing does not judge staleness: the monitor does, against the time
     // it shows.
     let entries = match LockTable::new(paths, 0).list() {
@@ -134,7 +134,7 @@ pub fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
 
 /// One change between two readings of the status, for the plain stream.
 #[derive(Clone, Debug, PartialEq)]
-pub enum StatusChange {
+pub(crate) enum StatusChange {
     /// A new agent is registered.
     AgentJoined {
         /// Its id.
@@ -259,7 +259,7 @@ impl fmt::Display for StatusChange {
 
 /// What changed from `old` (read at `old_at`) to `new` (read at `new_at`),
 /// in a stable order: agents, locks, acknowledgements.
-pub fn changes(
+pub(crate) fn changes(
     old: &Status,
     old_at: DateTime<Utc>,
     new: &Status,

@@ -6,31 +6,32 @@
 use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::error::StoreError;
 use super::state_file::{DEFAULT_LOCK_TIMEOUT, StateFile};
 
 /// An append-only file of lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AppendFile {
+pub(crate) struct AppendFile {
     path: PathBuf,
 }
 
 impl AppendFile {
     /// The file at `path` (created with mode 0600 on first append).
-    pub fn new(path: impl Into<PathBuf>) -> AppendFile {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> AppendFile {
         AppendFile { path: path.into() }
     }
 
     /// Where the lines go.
-    pub fn path(&self) -> &Path {
+    #[cfg(test)]
+    pub(crate) fn path(&self) -> &std::path::Path {
         &self.path
     }
 
     /// Appends each of `lines` (a newline is added to any that lacks one)
     /// and flushes them to disk before returning.
-    pub fn append_lines(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
+    pub(crate) fn append_lines(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
         if lines.is_empty() {
             return Ok(());
         }

@@ -12,7 +12,7 @@ use crate::support::time;
 /// What happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum AuditKind {
+pub(crate) enum AuditKind {
     /// `swarm unlock --force` released another agent's (or a damaged) lock.
     ForceUnlock,
     /// A lock replaced another agent's stale lock on the same path.
@@ -27,7 +27,7 @@ pub enum AuditKind {
 
 /// One line of the audit log.
 #[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AuditEvent {
+pub(crate) struct AuditEvent {
     /// When, aware UTC ISO 8601.
     pub time: String,
     /// What.
@@ -54,7 +54,7 @@ pub struct AuditEvent {
 
 impl AuditEvent {
     /// An event of `kind` happening now, by `by`, with no other details.
-    pub fn new(kind: AuditKind, by: Option<&str>) -> AuditEvent {
+    pub(crate) fn new(kind: AuditKind, by: Option<&str>) -> AuditEvent {
         AuditEvent {
             time: time::utc_iso(time::now()),
             event: kind,
@@ -70,20 +70,20 @@ impl AuditEvent {
 
 /// The project's audit log.
 #[derive(Clone, Debug)]
-pub struct AuditLog {
+pub(crate) struct AuditLog {
     file: AppendFile,
 }
 
 impl AuditLog {
     /// The audit log of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> AuditLog {
+    pub(crate) fn new(paths: &Paths) -> AuditLog {
         AuditLog {
             file: AppendFile::new(paths.audit_log()),
         }
     }
 
     /// Appends the events, one line each, and flushes them to disk.
-    pub fn record(&self, events: &[AuditEvent]) -> Result<(), StoreError> {
+    pub(crate) fn record(&self, events: &[AuditEvent]) -> Result<(), StoreError> {
         let lines: Vec<Vec<u8>> = events
             .iter()
             .map(|e| json::to_vec(e, Layout::Line).unwrap_or_default())

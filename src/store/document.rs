@@ -17,7 +17,7 @@ const DOCUMENT_MODE: u32 = 0o644;
 /// `replace` false an existing file is left alone and `Exists` returned;
 /// the check and the write are one atomic operation, so two concurrent
 /// writers cannot both create the file. A replaced file keeps its mode.
-pub fn write_document(path: &Path, bytes: &[u8], replace: bool) -> Result<(), StoreError> {
+pub(crate) fn write_document(path: &Path, bytes: &[u8], replace: bool) -> Result<(), StoreError> {
     let write_err = |source| StoreError::Write {
         path: path.to_owned(),
         source,
@@ -66,7 +66,7 @@ pub fn write_document(path: &Path, bytes: &[u8], replace: bool) -> Result<(), St
 }
 
 /// Reads a document as text; `Ok(None)` when it does not exist.
-pub fn read_document(path: &Path) -> Result<Option<String>, StoreError> {
+pub(crate) fn read_document(path: &Path) -> Result<Option<String>, StoreError> {
     match fs::read(path) {
         Ok(bytes) => Ok(Some(String::from_utf8_lossy(&bytes).into_owned())),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),

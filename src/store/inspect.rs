@@ -12,7 +12,7 @@ use super::error::StoreError;
 
 /// What is at a path (links are not followed).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     /// Nothing.
     Missing,
     /// A regular file.
@@ -27,7 +27,7 @@ pub enum Kind {
 
 /// The kind and permission bits of a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     /// What it is.
     pub kind: Kind,
     /// Permission bits (`0o600`); 0 when missing.
@@ -37,7 +37,7 @@ pub struct Status {
 }
 
 /// The status of `path`, without following a final symbolic link.
-pub fn status(path: &Path) -> Result<Status, StoreError> {
+pub(crate) fn status(path: &Path) -> Result<Status, StoreError> {
     match fs::symlink_metadata(path) {
         Ok(m) => {
             let t = m.file_type();
@@ -69,7 +69,7 @@ pub fn status(path: &Path) -> Result<Status, StoreError> {
 }
 
 /// The names in directory `dir`, sorted; empty when it does not exist.
-pub fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
+pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
     let entries = match fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -96,10 +96,10 @@ pub fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
 /// modification time (ns). State files are replaced by rename, so a new
 /// version has a new inode even when the clock did not move; `None` when
 /// the path is missing or cannot be looked at.
-pub type Stamp = Option<(u64, u64, u64, i128)>;
+pub(crate) type Stamp = Option<(u64, u64, u64, i128)>;
 
 /// The stamp of `path` (a final symbolic link is not followed).
-pub fn stamp(path: &Path) -> Stamp {
+pub(crate) fn stamp(path: &Path) -> Stamp {
     let m = fs::symlink_metadata(path).ok()?;
     let mtime = i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec());
     Some((m.dev(), m.ino(), m.len(), mtime))
@@ -109,7 +109,7 @@ pub fn stamp(path: &Path) -> Stamp {
 /// sorted (name, inode) pairs, read from the directory alone (no file is
 /// opened or looked at): a file created, removed or replaced by rename
 /// changes the list. Empty when the directory does not exist.
-pub fn dir_entries(dir: &Path, suffix: &str) -> Result<Vec<(String, u64)>, StoreError> {
+pub(crate) fn dir_entries(dir: &Path, suffix: &str) -> Result<Vec<(String, u64)>, StoreError> {
     let read_err = |source| StoreError::Read {
         path: dir.to_owned(),
         source,

@@ -2,21 +2,21 @@
 //! each file lives, and atomic, lock-protected reads and writes.
 
 mod append_file;
-pub mod audit;
+pub(crate) mod audit;
 mod document;
 mod error;
-pub mod inspect;
+pub(crate) mod inspect;
 mod paths;
 mod root;
 mod state_dir;
 mod state_file;
 
-pub use append_file::AppendFile;
-pub use document::{read_document, write_document};
-pub use error::StoreError;
+pub(crate) use append_file::AppendFile;
+pub(crate) use document::{read_document, write_document};
+pub(crate) use error::StoreError;
 pub use paths::Paths;
-pub use root::{MARKERS, ProjectRoot, RootSource};
+pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;
-pub use state_file::{
+pub(crate) use state_file::{
     DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir, open_for_read,
 };

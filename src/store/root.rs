@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use super::error::StoreError;
 
 /// Names that mark a project root, in the order they are checked.
-pub const MARKERS: [&str; 6] = [
+pub(crate) const MARKERS: [&str; 6] = [
     ".git",
     ".claudeswarm.yaml",
     "ACTIVE_AGENTS.json",
@@ -22,7 +22,7 @@ const SEARCH_DEPTH: usize = 10;
 
 /// Where the root came from, for `doctor` and `config show`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RootSource {
+pub(crate) enum RootSource {
     /// `--root DIR` (or `--project-root`).
     Flag,
     /// `$CLAUDESWARM_ROOT`.
@@ -46,7 +46,7 @@ impl fmt::Display for RootSource {
 
 /// The project root: the directory that holds every state file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ProjectRoot {
+pub(crate) struct ProjectRoot {
     /// Absolute, symlinks resolved where the directory exists.
     pub path: PathBuf,
     /// How it was found.
@@ -57,7 +57,7 @@ impl ProjectRoot {
     /// Finds the root: `flag`, else `env` (`$CLAUDESWARM_ROOT`) when
     /// non-empty, else the first of the start directory and its 9 parents
     /// that holds a marker, else `cwd` itself.
-    pub fn detect(
+    pub(crate) fn detect(
         flag: Option<&Path>,
         env: Option<&OsStr>,
         cwd: &Path,

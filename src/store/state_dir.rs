@@ -21,7 +21,7 @@ use super::state_file::{StateLock, ensure_private_dir};
 
 /// Prefix of the temp files this module writes (and removes when a crashed
 /// writer left them behind).
-pub const TEMP_PREFIX: &str = ".swarm-tmp-";
+pub(super) const TEMP_PREFIX: &str = ".swarm-tmp-";
 
 /// One directory of state files.
 #[derive(Clone, Debug, PartialEq, Eq)]

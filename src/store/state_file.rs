@@ -20,11 +20,11 @@ use serde::de::DeserializeOwned;
 use super::error::StoreError;
 
 /// How long a writer waits for another process to finish with a file.
-pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What reading a state file found.
 #[derive(Debug, PartialEq)]
-pub enum Loaded<T> {
+pub(crate) enum Loaded<T> {
     /// No file: a fresh project.
     Missing,
     /// A valid file.
@@ -36,7 +36,7 @@ pub enum Loaded<T> {
 
 /// One state file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateFile {
+pub(crate) struct StateFile {
     path: PathBuf,
 }
 
@@ -52,7 +52,7 @@ pub struct StateLock {
 /// on a FIFO someone put in its place, and only if it is a regular file.
 /// `Ok(None)` when it does not exist; anything else that is not a regular
 /// file is reported as damaged.
-pub fn open_for_read(path: &Path) -> Result<Option<File>, StoreError> {
+pub(crate) fn open_for_read(path: &Path) -> Result<Option<File>, StoreError> {
     let corrupt = |reason: &str| StoreError::Corrupt {
         path: path.to_owned(),
         reason: reason.into(),
@@ -84,7 +84,7 @@ pub fn open_for_read(path: &Path) -> Result<Option<File>, StoreError> {
 }
 
 /// Creates `dir` and any missing parents with mode 0700.
-pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn ensure_private_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -93,12 +93,12 @@ pub fn ensure_private_dir(dir: &Path) -> io::Result<()> {
 
 impl StateFile {
     /// The state file at `path`.
-    pub fn new(path: impl Into<PathBuf>) -> StateFile {
+    pub(crate) fn new(path: impl Into<PathBuf>) -> StateFile {
         StateFile { path: path.into() }
     }
 
     /// Where the data lives.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
@@ -114,7 +114,7 @@ impl StateFile {
     }
 
     /// The sidecar lock file, `.<name>.lock` beside the data.
-    pub fn lock_path(&self) -> PathBuf {
+    pub(crate) fn lock_path(&self) -> PathBuf {
         self.dir().join(format!(".{}.lock", self.file_name()))
     }
 
@@ -124,7 +124,7 @@ impl StateFile {
 
     /// Takes the exclusive lock, waiting at most `timeout`. Creates the
     /// directory (0700) and the sidecar (0600) when missing.
-    pub fn lock(&self, timeout: Duration) -> Result<StateLock, StoreError> {
+    pub(crate) fn lock(&self, timeout: Duration) -> Result<StateLock, StoreError> {
         let lock_path = self.lock_path();
         let lock_err = |source| StoreError::Lock {
             path: lock_path.clone(),
@@ -170,7 +170,7 @@ impl StateFile {
     }
 
     /// The raw content; `Ok(None)` when the file does not exist.
-    pub fn read(&self) -> Result<Option<Vec<u8>>, StoreError> {
+    pub(crate) fn read(&self) -> Result<Option<Vec<u8>>, StoreError> {
         let read_err = |source| StoreError::Read {
             path: self.path.clone(),
             source,
@@ -186,7 +186,7 @@ impl StateFile {
     /// Reads and parses JSON. A missing file is `Missing`; an empty file,
     /// invalid JSON, the wrong shape or a symlink is `Corrupt` with the
     /// reason; only I/O failures (permissions, ...) are errors.
-    pub fn read_json<T: DeserializeOwned>(&self) -> Result<Loaded<T>, StoreError> {
+    pub(crate) fn read_json<T: DeserializeOwned>(&self) -> Result<Loaded<T>, StoreError> {
         let bytes = match self.read() {
             Ok(Some(bytes)) => bytes,
             Ok(None) => return Ok(Loaded::Missing),
@@ -205,7 +205,7 @@ impl StateFile {
     /// Replaces the content atomically (temp file, fsync, rename; mode
     /// 0600). Temp files a crashed writer left behind were removed when the
     /// lock was taken.
-    pub fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+    pub(crate) fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
         self.replace(lock, bytes, true)
     }
 
@@ -214,7 +214,7 @@ impl StateFile {
     /// previous version. For state that is cheap to lose or rebuilt from
     /// other files (rate-limit windows, read cursors, the lock index) and
     /// written on hot paths.
-    pub fn write_unsynced(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
+    pub(crate) fn write_unsynced(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
         self.replace(lock, bytes, false)
     }
 
@@ -240,7 +240,7 @@ impl StateFile {
     /// Moves a damaged file aside to `<name>.corrupt-<UTC time>` so that it
     /// is preserved (for the user to inspect) before being replaced.
     /// Returns where it went, or `None` when there was nothing to move.
-    pub fn preserve(&self, lock: &StateLock) -> Result<Option<PathBuf>, StoreError> {
+    pub(crate) fn preserve(&self, lock: &StateLock) -> Result<Option<PathBuf>, StoreError> {
         debug_assert_eq!(lock.data, self.path, "lock taken for another file");
         if fs::symlink_metadata(&self.path).is_err() {
             return Ok(None);
@@ -259,7 +259,7 @@ impl StateFile {
     /// Deletes the file; `Ok(false)` when there was none. Only the data
     /// goes: the sidecar lock stays, since other processes may be waiting
     /// on it.
-    pub fn remove(&self, lock: &StateLock) -> Result<bool, StoreError> {
+    pub(crate) fn remove(&self, lock: &StateLock) -> Result<bool, StoreError> {
         debug_assert_eq!(lock.data, self.path, "lock taken for another file");
         match fs::remove_file(&self.path) {
             Ok(()) => Ok(true),

@@ -31,7 +31,10 @@ pub fn to_vec<T: Serialize + ?Sized>(value: &T, layout: Layout) -> serde_json::R
 }
 
 /// Same as `to_vec`, as a `String` (always valid: the output is ASCII).
-pub fn to_string<T: Serialize + ?Sized>(value: &T, layout: Layout) -> serde_json::Result<String> {
+pub(crate) fn to_string<T: Serialize + ?Sized>(
+    value: &T,
+    layout: Layout,
+) -> serde_json::Result<String> {
     let bytes = to_vec(value, layout)?;
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -2,8 +2,8 @@
 //! JSON layouts, time formats, sanitising untrusted text, the exit-code
 //! table and the few operating-system calls std does not offer.
 
-pub mod exit_code;
-pub mod json;
+pub(crate) mod exit_code;
+pub(crate) mod json;
 pub mod sanitize;
-pub mod sys;
+pub(crate) mod sys;
 pub mod time;

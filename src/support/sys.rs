@@ -9,24 +9,10 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
 
-/// True when a process with this pid exists (signal 0 probe). A process of
-/// another user (`EPERM`) exists too.
-pub fn pid_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: kill with signal 0 sends nothing; it only checks the pid.
-    let rc = unsafe { libc::kill(pid, 0) };
-    rc == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
-}
-
 /// True when stdout is a pipe whose reader has gone away (`swarm monitor |
 /// head -1` after head exits): a program that only writes when something
 /// happens would otherwise not find out until its next line.
-pub fn stdout_reader_gone() -> bool {
+pub(crate) fn stdout_reader_gone() -> bool {
     let mut fd = libc::pollfd {
         fd: libc::STDOUT_FILENO,
         events: 0,
@@ -38,7 +24,7 @@ pub fn stdout_reader_gone() -> bool {
 }
 
 /// A terminal put into raw mode; the previous mode is restored on drop.
-pub struct RawTerminal {
+pub(crate) struct RawTerminal {
     fd: RawFd,
     saved: libc::termios,
 }
@@ -46,7 +32,7 @@ pub struct RawTerminal {
 impl RawTerminal {
     /// Switches the terminal behind `fd` to raw mode (no echo, no line
     /// editing, no signals from keys: every byte reaches the program).
-    pub fn enable(fd: &impl AsRawFd) -> io::Result<RawTerminal> {
+    pub(crate) fn enable(fd: &impl AsRawFd) -> io::Result<RawTerminal> {
         let fd = fd.as_raw_fd();
         // SAFETY: termios is plain old data; tcgetattr fills it or fails.
         let mut saved: libc::termios = unsafe { std::mem::zeroed() };
@@ -88,7 +74,7 @@ extern "C" fn on_stop_signal(signal: libc::c_int) {
 /// long-running loop can wait for "work or stop" without polling. The
 /// handlers reset to the default in child processes (exec does that).
 /// Call once per process; later calls return a channel that never fires.
-pub fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
+pub(crate) fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
     let (tx, rx) = mpsc::channel();
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 fills the two-element array or fails.
@@ -140,13 +126,6 @@ pub fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn own_pid_is_alive_and_nonsense_is_not() {
-        assert!(pid_alive(std::process::id()));
-        assert!(!pid_alive(0));
-        assert!(!pid_alive(u32::MAX));
-    }
 
     #[test]
     fn a_signal_arrives_on_the_channel() {

@@ -18,7 +18,7 @@ use super::server::Server;
 use super::version::Version;
 
 /// How long one tmux call may take before we give up on the server.
-pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A client for one tmux server. Cheap to build: nothing runs until a
 /// method is called, and `tmux -V` runs at most once per process.

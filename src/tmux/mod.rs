@@ -8,8 +8,10 @@ mod pane;
 mod server;
 mod version;
 
-pub use client::{PaneLabel, ServerInfo, SessionSpec, Tmux};
+pub(crate) use client::SessionSpec;
+pub use client::{PaneLabel, Tmux};
 pub use error::TmuxError;
-pub use pane::{LIST_PANES_FORMAT, Pane, PaneId, parse_list_panes};
+pub(crate) use pane::Pane;
+pub use pane::{PaneId, parse_list_panes};
 pub use server::Server;
-pub use version::Version;
+pub(crate) use version::Version;

@@ -7,11 +7,11 @@ use serde::{Deserialize, Serialize};
 
 /// Field separator in our `-F` formats: ASCII unit separator, which tmux
 /// escapes inside session names, so it cannot appear inside a field.
-pub const FIELD_SEPARATOR: char = '\x1f';
+pub(super) const FIELD_SEPARATOR: char = '\x1f';
 
 /// The `list-panes -a -F` format the parser expects. The one free-text field
 /// (the session name) comes last so that nothing in it can shift the others.
-pub const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}";
+pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}";
 
 /// A tmux pane id, `%N`: stable for the life of the pane on its server.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

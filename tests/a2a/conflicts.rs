@@ -159,7 +159,7 @@ fn patterns_count_stale_locks_do_not_and_the_holder_is_told_it_holds_it() {
         "No lock conflict on: docs/sub/intro.txt\n"
     );
     // A lock older than the stale timeout (300 s) protects nothing.
-    let name = swarm::locks::lock_file_name("old.py");
+    let name = swarm::lock_file_name("old.py");
     project.write(
         &format!(".agent_locks/{name}"),
         "{\n  \"agent_id\": \"agent-3\",\n  \"filepath\": \"old.py\",\n  \"locked_at\": 1000.5,\n  \"reason\": \"\"\n}",

@@ -3,7 +3,7 @@
 //! and the score of a task that needs no particular skill.
 
 use serde_json::{Value, json};
-use swarm::support::json::{Layout, to_vec};
+use swarm::{Layout, to_vec};
 
 use super::{create_task, ok, run, stderr};
 use crate::harness::Project;

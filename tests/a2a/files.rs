@@ -3,7 +3,7 @@
 //! are kept untouched), and what swarm writes has exactly their shape.
 
 use serde_json::{Value, json};
-use swarm::support::json::{Layout, to_vec};
+use swarm::{Layout, to_vec};
 
 use super::{create_task, ok, run, stderr};
 use crate::harness::{Project, redacted};

@@ -249,7 +249,7 @@ fn the_stream_prints_history_then_every_change_as_it_happens() {
 fn filters_keep_only_what_was_asked_for() {
     let project = Project::new();
     let now = chrono::Utc::now();
-    let ago = |m: i64| swarm::support::time::utc_iso(now - chrono::Duration::minutes(m));
+    let ago = |m: i64| swarm::time::utc_iso(now - chrono::Duration::minutes(m));
     project.write(
         "agent_messages.log",
         &([

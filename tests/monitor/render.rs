@@ -10,13 +10,13 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use serde_json::{Map, Value};
 
-use swarm::acks::{self, PendingEntry};
-use swarm::agents::registry::{AgentRecord, AgentStatus, Registry};
-use swarm::domain::message::{BUILTIN_TYPES, LogEntry};
-use swarm::messaging::message_log::{DeliveryRecord, Outcome, Record};
-use swarm::monitor::{MonitorState, render};
-use swarm::snapshot::LockView;
-use swarm::support::time;
+use swarm::LockView;
+use swarm::time;
+use swarm::{AgentRecord, AgentStatus, Registry};
+use swarm::{BUILTIN_TYPES, LogEntry};
+use swarm::{DeliveryRecord, Outcome, Record};
+use swarm::{MonitorState, render};
+use swarm::{PendingEntry, ack_marker};
 
 /// 2026-11-21 13:26:18 UTC: "now" in every test.
 const NOW: f64 = 1_795_267_578.0;
@@ -106,7 +106,7 @@ fn busy_state() -> MonitorState {
         lock("docs/*.md", "agent-2", 900.0, ""),
     ]);
     s.set_acks(vec![pending(ACK_ID, "agent-0", "agent-1", 45.0, 1)]);
-    let asks_ack = format!("{} which schema do we use?", acks::marker(ACK_ID));
+    let asks_ack = format!("{} which schema do we use?", ack_marker(ACK_ID));
     let mut with_ack = entry(ACK_ID, "agent-0", &["agent-1"], "QUESTION", 45.0, &asks_ack);
     with_ack.requires_ack = Some(true);
     s.ingest(

@@ -14,30 +14,30 @@ use crate::cli::actor;
 use crate::cli::context::Context;
 
 /// Longest free text accepted (an objective, a summary, a decision).
-pub const MAX_TEXT_CHARS: usize = 10_000;
+pub(crate) const MAX_TEXT_CHARS: usize = 10_000;
 
 /// Prints what reading or writing a store had to say (damaged files,
 /// unreadable records) as warnings.
-pub fn warn_notes(ctx: &Context, notes: &[String]) {
+pub(crate) fn warn_notes(ctx: &Context, notes: &[String]) {
     for n in notes {
         ctx.out.warn(&shown(n));
     }
 }
 
 /// Python's `{:.1%}`: 0.5 is `50.0%`.
-pub fn percent(rate: f64) -> String {
+pub(crate) fn percent(rate: f64) -> String {
     format!("{:.1}%", rate * 100.0)
 }
 
 /// Text from a store file for one line of a terminal: control characters
 /// and escape sequences removed, line breaks turned into spaces.
-pub fn shown(text: &str) -> String {
+pub(crate) fn shown(text: &str) -> String {
     sanitize::one_line(text)
 }
 
 /// Stored items joined with `", "` (Python's `", ".join(items)`), each
 /// as `shown` prints it.
-pub fn joined(items: &[String]) -> String {
+pub(crate) fn joined(items: &[String]) -> String {
     items
         .iter()
         .map(|s| shown(s))
@@ -47,13 +47,13 @@ pub fn joined(items: &[String]) -> String {
 
 /// The first `n` characters of stored text, as `shown` prints it
 /// (Python's `text[:n]`).
-pub fn head(text: &str, n: usize) -> String {
+pub(crate) fn head(text: &str, n: usize) -> String {
     shown(text).chars().take(n).collect()
 }
 
 /// A comma-separated list as typed: each item trimmed and cleaned, empty
 /// items dropped (the original kept `" api"` with its space).
-pub fn csv(raw: &str) -> Vec<String> {
+pub(crate) fn csv(raw: &str) -> Vec<String> {
     raw.split(',')
         .map(|s| sanitize::one_line(s).trim().to_owned())
         .filter(|s| !s.is_empty())
@@ -62,7 +62,7 @@ pub fn csv(raw: &str) -> Vec<String> {
 
 /// Free text typed for `what`: control characters removed (line breaks
 /// and tabs kept), surrounding whitespace trimmed; it must not be empty.
-pub fn text(what: &str, raw: &str) -> Result<String> {
+pub(crate) fn text(what: &str, raw: &str) -> Result<String> {
     let clean = sanitize::strip_controls(raw).trim().to_owned();
     if clean.is_empty() {
         return Err(Error::Invalid(format!("{what} is empty")));
@@ -77,7 +77,7 @@ pub fn text(what: &str, raw: &str) -> Result<String> {
 }
 
 /// Optional free text: like `text`, but empty is fine.
-pub fn optional_text(what: &str, raw: Option<&str>) -> Result<String> {
+pub(crate) fn optional_text(what: &str, raw: Option<&str>) -> Result<String> {
     match raw.map(str::trim) {
         None | Some("") => Ok(String::new()),
         Some(r) => text(what, r),
@@ -85,16 +85,16 @@ pub fn optional_text(what: &str, raw: Option<&str>) -> Result<String> {
 }
 
 /// An agent id given with `flag`.
-pub fn agent_arg(flag: &str, raw: &str) -> Result<String> {
+pub(crate) fn agent_arg(flag: &str, raw: &str) -> Result<String> {
     validate::agent_id(raw).map_err(|e| Error::Invalid(format!("{flag}: {e}")))
 }
 
 /// Longest context id accepted.
-pub const MAX_CONTEXT_ID_CHARS: usize = 64;
+pub(crate) const MAX_CONTEXT_ID_CHARS: usize = 64;
 
 /// A context id typed for `what`: 1-64 letters, digits, `.`, `_` or `-`
 /// (it is printed in tables and used as a key, so nothing else).
-pub fn context_id(what: &str, raw: &str) -> Result<String> {
+pub(crate) fn context_id(what: &str, raw: &str) -> Result<String> {
     let id = raw.trim();
     let ok = !id.is_empty()
         && id.chars().count() <= MAX_CONTEXT_ID_CHARS
@@ -114,7 +114,7 @@ pub fn context_id(what: &str, raw: &str) -> Result<String> {
 /// The agent a command that changes something acts as: `explicit`, or
 /// this pane's agent. Inside another agent's pane an explicit id needs
 /// `--as-other`, which is recorded in the audit log with `action`.
-pub fn acting_agent(
+pub(crate) fn acting_agent(
     ctx: &Context,
     explicit: Option<&str>,
     as_other: bool,
@@ -128,7 +128,7 @@ pub fn acting_agent(
 
 /// The agent a command only reads about: `explicit` (any agent may be
 /// looked at), else this pane's agent.
-pub fn subject_agent(ctx: &Context, explicit: Option<&str>, flag: &str) -> Result<String> {
+pub(crate) fn subject_agent(ctx: &Context, explicit: Option<&str>, flag: &str) -> Result<String> {
     match explicit {
         Some(id) => agent_arg(flag, id),
         None => Ok(actor::resolve(ctx, None, false, flag)?.id),
@@ -136,19 +136,19 @@ pub fn subject_agent(ctx: &Context, explicit: Option<&str>, flag: &str) -> Resul
 }
 
 /// clap parser for a task status (`pending`, ..., `cancelled`).
-pub fn status_parser() -> impl TypedValueParser<Value = TaskStatus> {
+pub(crate) fn status_parser() -> impl TypedValueParser<Value = TaskStatus> {
     PossibleValuesParser::new(TaskStatus::ALL.map(TaskStatus::as_str))
         .try_map(|s| s.parse::<TaskStatus>())
 }
 
 /// clap parser for a task priority (`low`, `normal`, `high`, `critical`).
-pub fn priority_parser() -> impl TypedValueParser<Value = TaskPriority> {
+pub(crate) fn priority_parser() -> impl TypedValueParser<Value = TaskPriority> {
     PossibleValuesParser::new(TaskPriority::ALL.map(TaskPriority::as_str))
         .try_map(|s| s.parse::<TaskPriority>())
 }
 
 /// clap parser for an availability (`active`, `busy`, `offline`).
-pub fn availability_parser() -> impl TypedValueParser<Value = Availability> {
+pub(crate) fn availability_parser() -> impl TypedValueParser<Value = Availability> {
     PossibleValuesParser::new(Availability::ALL.map(Availability::as_str))
         .try_map(|s| s.parse::<Availability>())
 }

@@ -15,7 +15,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm cards`.
 #[derive(Debug, Args)]
-pub struct CardsArgs {
+pub(crate) struct CardsArgs {
     #[command(subcommand)]
     command: CardsCommand,
 }
@@ -33,7 +33,7 @@ enum CardsCommand {
 }
 
 /// Runs the `cards` subcommand.
-pub fn run(ctx: &Context, args: &CardsArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &CardsArgs) -> Result<ExitCode> {
     match &args.command {
         CardsCommand::List(a) => list::run(ctx, a),
         CardsCommand::Get(a) => get::run(ctx, a),

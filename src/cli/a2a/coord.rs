@@ -13,7 +13,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm coord`.
 #[derive(Debug, Args)]
-pub struct CoordArgs {
+pub(crate) struct CoordArgs {
     #[command(subcommand)]
     command: CoordCommand,
 }
@@ -29,7 +29,7 @@ enum CoordCommand {
 }
 
 /// Runs the `coord` subcommand.
-pub fn run(ctx: &Context, args: &CoordArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &CoordArgs) -> Result<ExitCode> {
     match &args.command {
         CoordCommand::Show(a) => show::run(ctx, a),
         CoordCommand::Add(a) => add::run(ctx, a),

@@ -14,7 +14,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm delegate`.
 #[derive(Debug, Args)]
-pub struct DelegateArgs {
+pub(crate) struct DelegateArgs {
     /// The task: its id, or a unique beginning of it
     #[arg(value_name = "TASK_ID")]
     task_id: String,
@@ -24,7 +24,7 @@ pub struct DelegateArgs {
 }
 
 /// Delegates the task.
-pub fn run(ctx: &Context, args: &DelegateArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &DelegateArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let result = Delegation::new(&ctx.paths).delegate(&args.task_id, &mut notes);
     warn_notes(ctx, &notes);

@@ -19,7 +19,7 @@ const COMMAND_LINE: &str = "cli";
 /// Arguments of `swarm find-agent`.
 #[derive(Debug, Args)]
 #[command(group(ArgGroup::new("query").required(true).args(["skill", "objective"])))]
-pub struct FindAgentArgs {
+pub(crate) struct FindAgentArgs {
     /// List the active agents whose card has this skill, most proficient
     /// first
     #[arg(long, value_name = "SKILL")]
@@ -40,7 +40,7 @@ struct BestJson<'a> {
 }
 
 /// Answers the query.
-pub fn run(ctx: &Context, args: &FindAgentArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &FindAgentArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let cards = CardRegistry::new(&ctx.paths).list(&mut notes);
     warn_notes(ctx, &notes);

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm learning`.
 #[derive(Debug, Args)]
-pub struct LearningArgs {
+pub(crate) struct LearningArgs {
     #[command(subcommand)]
     command: LearningCommand,
 }
@@ -24,7 +24,7 @@ enum LearningCommand {
 }
 
 /// Runs the `learning` subcommand.
-pub fn run(ctx: &Context, args: &LearningArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &LearningArgs) -> Result<ExitCode> {
     match &args.command {
         LearningCommand::Stats(a) => stats::run(ctx, a),
     }

@@ -13,7 +13,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm memory`.
 #[derive(Debug, Args)]
-pub struct MemoryArgs {
+pub(crate) struct MemoryArgs {
     #[command(subcommand)]
     command: MemoryCommand,
 }
@@ -27,7 +27,7 @@ enum MemoryCommand {
 }
 
 /// Runs the `memory` subcommand.
-pub fn run(ctx: &Context, args: &MemoryArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &MemoryArgs) -> Result<ExitCode> {
     match &args.command {
         MemoryCommand::Get(a) => get::run(ctx, a),
         MemoryCommand::Clear(a) => clear::run(ctx, a),

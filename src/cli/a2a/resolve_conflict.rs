@@ -19,7 +19,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm resolve-conflict`.
 #[derive(Debug, Args)]
-pub struct ResolveConflictArgs {
+pub(crate) struct ResolveConflictArgs {
     /// The path (or pattern) the requester needs
     #[arg(value_name = "FILEPATH")]
     path: String,
@@ -42,7 +42,7 @@ struct ResolveJson<'a> {
 }
 
 /// Decides each conflict and records it.
-pub fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode> {
     let key = ctx.lock_key(&args.path)?;
     let table = ctx.lock_table()?;
     let related = table.related(&key)?;

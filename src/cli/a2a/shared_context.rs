@@ -15,7 +15,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm context`.
 #[derive(Debug, Args)]
-pub struct SharedContextArgs {
+pub(crate) struct SharedContextArgs {
     #[command(subcommand)]
     command: SharedContextCommand,
 }
@@ -33,7 +33,7 @@ enum SharedContextCommand {
 }
 
 /// Runs the `context` subcommand.
-pub fn run(ctx: &Context, args: &SharedContextArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &SharedContextArgs) -> Result<ExitCode> {
     match &args.command {
         SharedContextCommand::List(a) => list::run(ctx, a),
         SharedContextCommand::Get(a) => get::run(ctx, a),

@@ -15,7 +15,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm tasks`.
 #[derive(Debug, Args)]
-pub struct TasksArgs {
+pub(crate) struct TasksArgs {
     #[command(subcommand)]
     command: TasksCommand,
 }
@@ -33,7 +33,7 @@ enum TasksCommand {
 }
 
 /// Runs the `tasks` subcommand.
-pub fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode> {
     match &args.command {
         TasksCommand::List(a) => list::run(ctx, a),
         TasksCommand::Get(a) => get::run(ctx, a),

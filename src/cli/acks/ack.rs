@@ -18,7 +18,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm ack`.
 #[derive(Debug, Args)]
-pub struct AckArgs {
+pub(crate) struct AckArgs {
     /// The message id, or a unique prefix of it (8 characters are enough)
     #[arg(value_name = "ID")]
     id: String,
@@ -34,7 +34,7 @@ pub struct AckArgs {
 }
 
 /// Acknowledges a message.
-pub fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
     let prefix = args.id.trim().to_lowercase();
     if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
         return Err(Error::Invalid(format!(

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm acks`.
 #[derive(Debug, Args)]
-pub struct AcksArgs {
+pub(crate) struct AcksArgs {
     /// Print the pending acknowledgements as JSON
     #[arg(long)]
     json: bool,
@@ -34,7 +34,7 @@ struct PendingJson<'a> {
 }
 
 /// Lists pending acknowledgements.
-pub fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
     let settings = ctx.ack_settings()?;
     let (pending, problem) = acks::list(&ctx.paths)?;
     if let Some(p) = problem {

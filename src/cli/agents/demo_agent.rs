@@ -10,7 +10,7 @@ use crate::support::exit_code::ExitCode;
 
 /// Arguments of `swarm demo-agent`.
 #[derive(Debug, Args)]
-pub struct DemoAgentArgs {
+pub(crate) struct DemoAgentArgs {
     /// Append each submission to this file as a JSON line
     #[arg(long, value_name = "FILE")]
     record: Option<PathBuf>,
@@ -24,7 +24,7 @@ pub struct DemoAgentArgs {
 }
 
 /// Runs the demo agent on this terminal until it is told to quit.
-pub fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
     let name = args
         .name
         .clone()

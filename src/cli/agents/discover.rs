@@ -16,7 +16,7 @@ use crate::cli::output::Output;
 
 /// Arguments of `swarm discover`.
 #[derive(Debug, Args)]
-pub struct DiscoverArgs {
+pub(crate) struct DiscoverArgs {
     /// Print the registry (the ACTIVE_AGENTS.json object) as JSON
     #[arg(long)]
     json: bool,
@@ -34,7 +34,7 @@ pub struct DiscoverArgs {
 }
 
 /// Runs one discovery, or keeps running them with `--watch`.
-pub fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(args.stale_threshold)?;
     if !args.watch {

@@ -10,14 +10,14 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm down`.
 #[derive(Debug, Args)]
-pub struct DownArgs {
+pub(crate) struct DownArgs {
     /// Session to stop [default: swarm-<project directory name>]
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
 }
 
 /// Kills the session and drops its agents from the registry.
-pub fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     let session = match &args.session {
         Some(name) => launch::session_name(name)?,
         None => launch::default_session_name(ctx.paths.root()),

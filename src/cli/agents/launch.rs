@@ -14,7 +14,7 @@ use crate::cli::context::Context;
 
 /// The agent CLIs `--agent` knows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum AgentKind {
+pub(crate) enum AgentKind {
     /// Claude Code (`claude`)
     Claude,
     /// OpenAI Codex CLI (`codex`)
@@ -29,7 +29,7 @@ pub enum AgentKind {
 
 /// Arguments of `swarm launch`.
 #[derive(Debug, Args)]
-pub struct LaunchArgs {
+pub(crate) struct LaunchArgs {
     /// How many agent panes to open (1-16)
     #[arg(value_parser = clap::value_parser!(u8).range(1..=i64::from(MAX_AGENTS)))]
     count: u8,
@@ -78,7 +78,7 @@ struct LaunchReport<'a> {
 }
 
 /// Turns the arguments into a plan, launches, reports and attaches.
-pub fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;

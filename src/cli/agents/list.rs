@@ -10,7 +10,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm agents`.
 #[derive(Debug, Args)]
-pub struct AgentsArgs {
+pub(crate) struct AgentsArgs {
     /// Print the agents as a JSON array (the registry's agent objects)
     #[arg(long)]
     json: bool,
@@ -20,7 +20,7 @@ pub struct AgentsArgs {
 }
 
 /// Reads the registry, warning (not failing) when it is damaged.
-pub fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
+pub(crate) fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
     Ok(match RegistryFile::new(&ctx.paths).read()? {
         RegistryState::Missing => None,
         RegistryState::Valid(reg, skipped) => {
@@ -41,7 +41,7 @@ pub fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
 }
 
 /// Lists the agents.
-pub fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     let registry = load_registry(ctx)?;
     let agents: Vec<&AgentRecord> = registry
         .iter()

@@ -13,7 +13,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm whoami`.
 #[derive(Debug, Args)]
-pub struct WhoamiArgs {
+pub(crate) struct WhoamiArgs {
     /// Print the identity as JSON
     #[arg(long)]
     json: bool,
@@ -30,7 +30,7 @@ struct Identity<'a> {
 }
 
 /// Prints who this pane is.
-pub fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
     let Some(pane) = identity::current_pane()? else {
         return Err(Error::NoIdentity(
             "not running inside a tmux pane ($TMUX_PANE is not set); `whoami` only works in tmux panes"

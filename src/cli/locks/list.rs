@@ -16,7 +16,7 @@ use crate::cli::locks::lock_view::{LockJson, shown, text_block};
 
 /// Arguments of `swarm locks`.
 #[derive(Debug, Args)]
-pub struct LocksArgs {
+pub(crate) struct LocksArgs {
     /// Print the locks as a JSON array
     #[arg(long)]
     json: bool,
@@ -30,7 +30,7 @@ pub struct LocksArgs {
 
 impl LocksArgs {
     /// `cleanup-stale-locks`: the Python tool's name for `locks --clean`.
-    pub fn clean() -> LocksArgs {
+    pub(crate) fn clean() -> LocksArgs {
         LocksArgs {
             json: false,
             include_stale: false,
@@ -46,7 +46,7 @@ struct CleanJson {
 }
 
 /// Lists, or cleans.
-pub fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
     let table = ctx.lock_table()?;
     if args.clean {
         // Recorded as whoever runs it, when that is known.

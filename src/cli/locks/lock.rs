@@ -18,7 +18,7 @@ use crate::cli::locks::lock_view::{LockJson, as_typed, joined, shown};
 
 /// Arguments of `swarm lock`.
 #[derive(Debug, Args)]
-pub struct LockArgs {
+pub(crate) struct LockArgs {
     /// Files, directories (`src/auth/`: everything below it) or glob
     /// patterns (`'src/*.py'`; `*` also matches `/`) to lock
     #[arg(required = true, value_name = "PATH")]
@@ -43,7 +43,7 @@ pub struct LockArgs {
 
 /// Arguments of `acquire-file-lock` (the Python tool's form).
 #[derive(Debug, Args)]
-pub struct AcquireFileLockArgs {
+pub(crate) struct AcquireFileLockArgs {
     /// The file to lock
     #[arg(value_name = "FILEPATH")]
     path: String,
@@ -75,7 +75,7 @@ struct Report {
 }
 
 /// Takes the locks, waiting with `--wait`.
-pub fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
     // A reason is shown in other agents' terminals: no control sequences.
     let clean = |r: &str| -> Result<String> {
         let len = r.chars().count();

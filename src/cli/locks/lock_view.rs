@@ -11,7 +11,7 @@ use crate::support::time;
 /// One lock as JSON: the lock file's four keys (spec 5.3) plus what a
 /// reader would otherwise compute.
 #[derive(Debug, Serialize)]
-pub struct LockJson {
+pub(crate) struct LockJson {
     /// The holder.
     pub agent_id: String,
     /// The path or pattern as stored.
@@ -30,7 +30,7 @@ pub struct LockJson {
 
 impl LockJson {
     /// The JSON view of a lock at `now`.
-    pub fn new(r: &LockRecord, table: &LockTable, now: f64) -> LockJson {
+    pub(crate) fn new(r: &LockRecord, table: &LockTable, now: f64) -> LockJson {
         LockJson {
             agent_id: r.agent_id.clone(),
             filepath: r.filepath.clone(),
@@ -44,7 +44,7 @@ impl LockJson {
 }
 
 /// `2026-11-21 13:26:18` (UTC), as the Python tool prints lock times.
-pub fn utc(locked_at: f64) -> String {
+pub(crate) fn utc(locked_at: f64) -> String {
     time::from_unix_seconds(locked_at)
         .map(|t| t.format("%Y-%m-%d %H:%M:%S").to_string())
         .unwrap_or_else(|| "?".into())
@@ -52,7 +52,7 @@ pub fn utc(locked_at: f64) -> String {
 
 /// The Python tool's block for one lock, under `header`:
 /// holder, time, age and (when there is one) reason.
-pub fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
+pub(crate) fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
     let r = &held.record;
     let mut s = format!(
         "{header}\n  Held by: {}\n  Locked at: {} UTC\n  Age: {:.1} seconds\n",
@@ -68,13 +68,13 @@ pub fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
 }
 
 /// A stored path or pattern, safe to print.
-pub fn shown(filepath: &str) -> String {
+pub(crate) fn shown(filepath: &str) -> String {
     sanitize::one_line(filepath)
 }
 
 /// How the user typed the path that normalised to `filepath` (the first
 /// of `typed` whose key it is), for messages that echo their input.
-pub fn as_typed<'a>(typed: &'a [String], keys: &[LockKey], filepath: &'a str) -> &'a str {
+pub(crate) fn as_typed<'a>(typed: &'a [String], keys: &[LockKey], filepath: &'a str) -> &'a str {
     typed
         .iter()
         .zip(keys)
@@ -83,7 +83,7 @@ pub fn as_typed<'a>(typed: &'a [String], keys: &[LockKey], filepath: &'a str) ->
 }
 
 /// The keys, space-separated, for the audit log.
-pub fn joined(keys: &[LockKey]) -> String {
+pub(crate) fn joined(keys: &[LockKey]) -> String {
     keys.iter()
         .map(LockKey::as_str)
         .collect::<Vec<_>>()

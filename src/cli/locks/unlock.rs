@@ -14,7 +14,7 @@ use crate::cli::locks::lock_view::{as_typed, joined, shown};
 
 /// Arguments of `swarm unlock`.
 #[derive(Debug, Args)]
-pub struct UnlockArgs {
+pub(crate) struct UnlockArgs {
     /// Paths or patterns to release, spelled any way that names the same
     /// lock
     #[arg(required = true, value_name = "PATH")]
@@ -31,7 +31,7 @@ pub struct UnlockArgs {
 }
 
 /// Releases the locks.
-pub fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;

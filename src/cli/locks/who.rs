@@ -14,7 +14,7 @@ use crate::cli::locks::lock_view::{LockJson, shown, text_block};
 
 /// Arguments of `swarm who`.
 #[derive(Debug, Args)]
-pub struct WhoArgs {
+pub(crate) struct WhoArgs {
     /// The path or pattern to look up
     #[arg(value_name = "PATH")]
     path: String,
@@ -32,7 +32,7 @@ struct WhoJson {
 }
 
 /// Looks the path up.
-pub fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     let key = ctx.lock_key(&args.path)?;
     let table = ctx.lock_table()?;
     let related = table.related(&key)?;

@@ -15,7 +15,7 @@ use crate::cli::messaging::msg::{SentJson, exit_code, rate_limit_note};
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]
-pub struct BroadcastArgs {
+pub(crate) struct BroadcastArgs {
     /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
     #[arg(value_name = "TYPE")]
     msg_type: String,
@@ -33,7 +33,7 @@ pub struct BroadcastArgs {
 }
 
 /// Sends one message to every active agent.
-pub fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let msg_type =
         MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;

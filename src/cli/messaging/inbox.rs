@@ -16,7 +16,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm inbox`.
 #[derive(Debug, Args)]
-pub struct InboxArgs {
+pub(crate) struct InboxArgs {
     /// Whose inbox [default: this pane's agent]
     #[arg(long, alias = "agent-id", value_name = "ID")]
     agent: Option<String>,
@@ -60,7 +60,7 @@ struct MessageJson<'a> {
 }
 
 /// Shows an inbox.
-pub fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
     if args.hook {
         // A hook must never stand in the agent's way: whatever happens,
         // print what we can and exit 0.

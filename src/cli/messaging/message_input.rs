@@ -16,7 +16,7 @@ use crate::cli::context::Context;
 /// The body of a message and its sender, as `msg` and `broadcast` take
 /// them.
 #[derive(Debug, Args)]
-pub struct MessageArgs {
+pub(crate) struct MessageArgs {
     /// The message; words are joined with spaces; `-` reads stdin. Put `--`
     /// before a message that starts with `-`
     #[arg(value_name = "CONTENT")]
@@ -34,12 +34,12 @@ pub struct MessageArgs {
 
 impl MessageArgs {
     /// The sanitised body.
-    pub fn body(&self) -> Result<String> {
+    pub(crate) fn body(&self) -> Result<String> {
         content(&self.content, self.file.as_deref())
     }
 
     /// The sending agent.
-    pub fn sender(&self, ctx: &Context) -> Result<Actor> {
+    pub(crate) fn sender(&self, ctx: &Context) -> Result<Actor> {
         actor::resolve(ctx, self.from.as_deref(), self.as_other, "--from")
     }
 }
@@ -48,7 +48,7 @@ impl MessageArgs {
 const READ_CAP: u64 = 4 * MAX_CONTENT_BYTES as u64;
 
 /// The sanitised body from the words given, stdin (`-`) or a file.
-pub fn content(words: &[String], file: Option<&Path>) -> Result<String> {
+pub(crate) fn content(words: &[String], file: Option<&Path>) -> Result<String> {
     let raw = match (words, file) {
         ([], Some(path)) => {
             let f = std::fs::File::open(path).map_err(|source| Error::Io {

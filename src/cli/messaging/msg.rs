@@ -16,7 +16,7 @@ use crate::cli::messaging::message_input::MessageArgs;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
-pub struct MsgArgs {
+pub(crate) struct MsgArgs {
     /// Recipient agent id
     #[arg(value_name = "AGENT")]
     agent: String,
@@ -42,7 +42,7 @@ pub struct MsgArgs {
 
 /// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
 #[derive(Serialize)]
-pub struct SentJson<'a> {
+pub(crate) struct SentJson<'a> {
     msg_id: &'a str,
     sender: &'a str,
     recipients: &'a [String],
@@ -58,7 +58,7 @@ pub struct SentJson<'a> {
 
 impl<'a> SentJson<'a> {
     /// The JSON view of a report.
-    pub fn new(report: &'a SendReport) -> SentJson<'a> {
+    pub(crate) fn new(report: &'a SendReport) -> SentJson<'a> {
         let m = &report.message;
         let outcomes = report
             .outcomes
@@ -83,7 +83,7 @@ impl<'a> SentJson<'a> {
 
 /// The exit code of a send: 6 when rate limited, 7 when anyone's copy was
 /// queued, else 0.
-pub fn exit_code(report: &SendReport) -> ExitCode {
+pub(crate) fn exit_code(report: &SendReport) -> ExitCode {
     if report.rate_limited.is_some() {
         ExitCode::RateLimited
     } else if report.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
@@ -94,7 +94,7 @@ pub fn exit_code(report: &SendReport) -> ExitCode {
 }
 
 /// The rate-limit refusal, on stderr.
-pub fn rate_limit_note(ctx: &Context, report: &SendReport) {
+pub(crate) fn rate_limit_note(ctx: &Context, report: &SendReport) {
     if let Some(wait) = report.rate_limited {
         let rate = ctx.messaging_settings().map(|s| s.rate).ok();
         ctx.out.error(&Error::RateLimited {
@@ -107,7 +107,7 @@ pub fn rate_limit_note(ctx: &Context, report: &SendReport) {
 }
 
 /// Sends one message.
-pub fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;

@@ -19,14 +19,14 @@ const SENDER: &str = "system";
 
 /// Arguments of `swarm onboard`.
 #[derive(Debug, Args)]
-pub struct OnboardArgs {
+pub(crate) struct OnboardArgs {
     /// Print the onboarding text instead of sending it
     #[arg(long)]
     dry_run: bool,
 }
 
 /// Onboards every agent.
-pub fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     let matcher = ctx.matcher()?;
     let found = discovery::refresh(
         &ctx.tmux,

@@ -14,7 +14,7 @@ use crate::cli::context::Context;
 /// Arguments of `swarm redeliver`.
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("which").required(true).args(["id", "all_queued"])))]
-pub struct RedeliverArgs {
+pub(crate) struct RedeliverArgs {
     /// The message id, or a unique prefix of it (8 characters are enough)
     #[arg(value_name = "ID")]
     id: Option<String>,
@@ -24,7 +24,7 @@ pub struct RedeliverArgs {
 }
 
 /// Retries queued deliveries.
-pub fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
     let views = MessageLog::new(&ctx.paths).read()?.messages();
     let chosen: Vec<_> = match &args.id {
         Some(prefix) => {

@@ -21,7 +21,7 @@ use crate::cli::housekeeping;
 
 /// Arguments of `swarm watch`.
 #[derive(Debug, Args)]
-pub struct WatchArgs {
+pub(crate) struct WatchArgs {
     /// Seconds between agent discoveries
     #[arg(long, value_name = "SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..=3600))]
@@ -32,7 +32,7 @@ pub struct WatchArgs {
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
 /// Runs until stopped.
-pub fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     let stop = sys::stop_signals().map_err(|source| Error::Io {
         what: "install the Ctrl-C handler".into(),
         source,

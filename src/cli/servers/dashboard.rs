@@ -23,7 +23,7 @@ use crate::cli::context::Context;
 Authentication: set DASHBOARD_USERNAME and DASHBOARD_PASSWORD (both) to require
 them on every request. Other web origins allowed to call the API from a browser:
 ALLOWED_ORIGINS (comma-separated).")]
-pub struct DashboardArgs {
+pub(crate) struct DashboardArgs {
     /// Port to listen on; 0 picks a free one [default: dashboard.port, 8080]
     #[arg(long, value_name = "N")]
     port: Option<u16>,
@@ -127,7 +127,7 @@ fn url(host: &str, port: u16) -> String {
 }
 
 /// Serves until stopped.
-pub fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     // Installed before anything starts, so that Ctrl-C at any moment ends
     // the dashboard cleanly.
@@ -146,7 +146,7 @@ pub fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
     let running = server.start()?;
     if plan.open_browser {
         match open_browser(&url) {
-            Opened::Started(_) => ctx.out.note(&format!("Opened browser to {url}")),
+            Opened::Started => ctx.out.note(&format!("Opened browser to {url}")),
             Opened::Unavailable(why) => ctx.out.note(&format!("Not opening a browser: {why}")),
             Opened::Failed(why) => ctx.out.warn(&format!("could not open a browser: {why}")),
         }

@@ -26,7 +26,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm monitor`.
 #[derive(Debug, Args)]
-pub struct MonitorArgs {
+pub(crate) struct MonitorArgs {
     /// Only messages of this type (case-insensitive: blocked, review-request, ...); repeatable
     #[arg(long, value_name = "TYPE")]
     filter_type: Vec<String>,
@@ -108,7 +108,7 @@ fn local_offset() -> FixedOffset {
 }
 
 /// Runs the monitor until it is stopped.
-pub fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {

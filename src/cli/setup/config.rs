@@ -14,7 +14,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm config`.
 #[derive(Debug, Args)]
-pub struct ConfigArgs {
+pub(crate) struct ConfigArgs {
     #[command(subcommand)]
     command: ConfigCommand,
 }
@@ -32,7 +32,7 @@ enum ConfigCommand {
 }
 
 /// Runs the `config` subcommand.
-pub fn run(ctx: &Context, args: &ConfigArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &ConfigArgs) -> Result<ExitCode> {
     match &args.command {
         ConfigCommand::Init(a) => init::run(ctx, a),
         ConfigCommand::Show(a) => show::run(ctx, a),

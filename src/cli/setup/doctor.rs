@@ -15,7 +15,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm doctor`.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// Print the results as JSON
     #[arg(long)]
     json: bool,
@@ -36,7 +36,7 @@ struct Counts {
 }
 
 /// Runs every check and reports.
-pub fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
     let env = config::process_env();
     let outcomes = doctor::run(&Subject {
         root: &ctx.root,

@@ -25,7 +25,7 @@ const SWITCH: &str = "SWARM_GUARD";
 
 /// Arguments of `swarm guard`.
 #[derive(Debug, Args)]
-pub struct GuardArgs {
+pub(crate) struct GuardArgs {
     /// What to do.
     #[command(subcommand)]
     pub command: GuardCommand,
@@ -33,7 +33,7 @@ pub struct GuardArgs {
 
 /// The guard subcommands.
 #[derive(Debug, Subcommand)]
-pub enum GuardCommand {
+pub(crate) enum GuardCommand {
     /// Add a check to the git pre-commit hook that refuses commits touching
     /// files other agents have locked (an existing hook is kept)
     Install,
@@ -53,7 +53,7 @@ fn switched_off() -> bool {
 }
 
 /// Runs install, uninstall or check-commit.
-pub fn run(ctx: &Context, args: &GuardArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &GuardArgs) -> Result<ExitCode> {
     match args.command {
         GuardCommand::Install => install(ctx),
         GuardCommand::Uninstall => uninstall(ctx),
@@ -130,7 +130,7 @@ fn check_commit(ctx: &Context) -> Result<ExitCode> {
 /// `guard check-edit`: never fails and never blocks because of its own
 /// trouble. Anything it cannot make sense of allows the edit with a note
 /// on stderr; only a live lock of another agent blocks it.
-pub fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
+pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     if switched_off() {
         return ExitCode::Success;
     }

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm hooks`.
 #[derive(Debug, Args)]
-pub struct HooksArgs {
+pub(crate) struct HooksArgs {
     #[command(subcommand)]
     action: HooksAction,
 }
@@ -28,7 +28,7 @@ enum HooksAction {
 }
 
 /// Installs or removes the hooks.
-pub fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
     let hooks = claude_hooks::swarm_hooks(&launch::swarm_invocation());
     let (change, verb): (Change, &str) = match args.action {
         HooksAction::Install => (claude_hooks::install(&ctx.paths, &hooks)?, "added"),

@@ -16,7 +16,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(crate) struct InitArgs {
     /// Answer yes to every question (also the behaviour when stdin is not
     /// a terminal)
     #[arg(short, long)]
@@ -24,7 +24,7 @@ pub struct InitArgs {
 }
 
 /// Walks through the set-up, printing each step as it goes.
-pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
+pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let out = &ctx.out;
     let ok = out.good("✓");
     let warn = out.caution("⚠");

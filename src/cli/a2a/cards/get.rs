@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm cards get`.
 #[derive(Debug, Args)]
-pub struct GetArgs {
+pub(super) struct GetArgs {
     /// The agent whose card to show
     #[arg(value_name = "AGENT_ID")]
     agent_id: String,
@@ -21,7 +21,7 @@ pub struct GetArgs {
 }
 
 /// Shows one card; exit 4 when there is none.
-pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let card = CardRegistry::new(&ctx.paths).get(args.agent_id.trim(), &mut notes);
     warn_notes(ctx, &notes);

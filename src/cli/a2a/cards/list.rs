@@ -11,14 +11,14 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm cards list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(super) struct ListArgs {
     /// Print the cards as a JSON array
     #[arg(long)]
     json: bool,
 }
 
 /// Lists the cards in file order.
-pub fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let cards = CardRegistry::new(&ctx.paths).list(&mut notes);
     warn_notes(ctx, &notes);

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm cards register`.
 #[derive(Debug, Args)]
-pub struct RegisterArgs {
+pub(super) struct RegisterArgs {
     /// The agent [default: this pane's agent]
     #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
     agent: Option<String>,
@@ -39,7 +39,7 @@ pub struct RegisterArgs {
 /// Creates or changes the card. Fields not given keep their value (the
 /// original emptied skills and tools, and renamed the card to its id,
 /// when they were left out).
-pub fn run(ctx: &Context, args: &RegisterArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &RegisterArgs) -> Result<ExitCode> {
     let changes = CardChanges {
         name: args
             .name

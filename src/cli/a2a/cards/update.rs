@@ -20,7 +20,7 @@ use crate::cli::context::Context;
         .multiple(true)
         .args(["name", "description", "skills", "tools", "availability"])
 ))]
-pub struct UpdateArgs {
+pub(super) struct UpdateArgs {
     /// The agent [default: this pane's agent]
     #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
     agent: Option<String>,
@@ -49,7 +49,7 @@ pub struct UpdateArgs {
 
 /// Changes the fields given on an existing card; exit 4 when there is
 /// none.
-pub fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     let changes = CardChanges {
         name: args
             .name

@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm coord add`.
 #[derive(Debug, Args)]
-pub struct AddArgs {
+pub(super) struct AddArgs {
     /// The section (its heading without `##`, any case); created at the end
     /// of the file when missing
     #[arg(value_name = "SECTION")]
@@ -23,7 +23,7 @@ pub struct AddArgs {
 }
 
 /// Adds the line under the file's lock.
-pub fn run(ctx: &Context, args: &AddArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &AddArgs) -> Result<ExitCode> {
     let added = coordination::add(
         &ctx.paths,
         &project_name(ctx),

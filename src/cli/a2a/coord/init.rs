@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm coord init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(super) struct InitArgs {
     /// Replace an existing COORDINATION.md
     #[arg(short, long)]
     force: bool,
@@ -20,7 +20,7 @@ pub struct InitArgs {
 
 /// Writes the template, titled with the project's name and dated today
 /// (UTC).
-pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let date = time::now().format("%Y-%m-%d").to_string();
     let path = coordination::init(&ctx.paths, &project_name(ctx), &date, args.force)?;
     ctx.out.print(&format!(

@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm coord show`.
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(super) struct ShowArgs {
     /// Print only this section (its heading without `##`, any case)
     #[arg(value_name = "SECTION")]
     section: Option<String>,
@@ -19,7 +19,7 @@ pub struct ShowArgs {
 
 /// Prints the file or a section; agents write it, so control characters
 /// are removed before it reaches the terminal.
-pub fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
     let Some(doc) = coordination::read(&ctx.paths)? else {
         ctx.out.note(&format!(
             "No COORDINATION.md in {} yet: create it with `swarm coord init`.",

@@ -14,7 +14,7 @@ const TOP_SKILLS: usize = 5;
 
 /// Arguments of `swarm learning stats`.
 #[derive(Debug, Args)]
-pub struct StatsArgs {
+pub(super) struct StatsArgs {
     /// Whose stats [default: this pane's agent]
     #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
     agent: Option<String>,
@@ -25,7 +25,7 @@ pub struct StatsArgs {
 
 /// Shows the agent's record; an agent without one is shown an empty
 /// record, and nothing is stored (the original stored one).
-pub fn run(ctx: &Context, args: &StatsArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &StatsArgs) -> Result<ExitCode> {
     let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
     let mut notes = Vec::new();
     let found = LearningStore::new(&ctx.paths).get(&agent, &mut notes);

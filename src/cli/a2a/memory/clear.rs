@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm memory clear`.
 #[derive(Debug, Args)]
-pub struct ClearArgs {
+pub(super) struct ClearArgs {
     /// Whose memory [default: this pane's agent]
     #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
     agent: Option<String>,
@@ -22,7 +22,7 @@ pub struct ClearArgs {
 }
 
 /// Deletes the agent's memory file (a damaged one is moved aside).
-pub fn run(ctx: &Context, args: &ClearArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ClearArgs) -> Result<ExitCode> {
     let agent = acting_agent(
         ctx,
         args.agent.as_deref(),

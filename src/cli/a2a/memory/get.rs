@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm memory get`.
 #[derive(Debug, Args)]
-pub struct GetArgs {
+pub(super) struct GetArgs {
     /// Whose memory [default: this pane's agent]
     #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
     agent: Option<String>,
@@ -22,7 +22,7 @@ pub struct GetArgs {
 
 /// Shows the memory; an agent without one is shown an empty memory, and
 /// no file is created (the original created one).
-pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
     let mut notes = Vec::new();
     let found = MemoryStore::new(&ctx.paths).get(&agent, &mut notes);

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm context add-decision`.
 #[derive(Debug, Args)]
-pub struct AddDecisionArgs {
+pub(super) struct AddDecisionArgs {
     /// The context
     #[arg(value_name = "ID")]
     context_id: String,
@@ -34,7 +34,7 @@ pub struct AddDecisionArgs {
 }
 
 /// Adds the decision; exit 4 when the context does not exist.
-pub fn run(ctx: &Context, args: &AddDecisionArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &AddDecisionArgs) -> Result<ExitCode> {
     let decision = text("the decision", &args.decision)?;
     let reason = optional_text("--reason", args.reason.as_deref())?;
     let by = acting_agent(

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm context create`.
 #[derive(Debug, Args)]
-pub struct CreateArgs {
+pub(super) struct CreateArgs {
     /// The context's id, also its name (e.g. `feature-auth`)
     #[arg(value_name = "ID")]
     context_id: String,
@@ -37,7 +37,7 @@ pub struct CreateArgs {
 }
 
 /// Creates the context; an existing one is replaced only with `--force`.
-pub fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
     let id = context_id("the context id", &args.context_id)?;
     let summary = text("the summary", &args.summary)?;
     let related = args

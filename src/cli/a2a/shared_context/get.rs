@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm context get`.
 #[derive(Debug, Args)]
-pub struct GetArgs {
+pub(super) struct GetArgs {
     /// The context
     #[arg(value_name = "ID")]
     context_id: String,
@@ -21,7 +21,7 @@ pub struct GetArgs {
 }
 
 /// Shows one context; exit 4 when there is none.
-pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let found = ContextStore::new(&ctx.paths).get(args.context_id.trim(), &mut notes);
     warn_notes(ctx, &notes);

@@ -11,14 +11,14 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm context list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(super) struct ListArgs {
     /// Print the contexts as a JSON array
     #[arg(long)]
     json: bool,
 }
 
 /// Lists the contexts that are not archived, most recently changed first.
-pub fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let contexts = ContextStore::new(&ctx.paths).list(&mut notes);
     warn_notes(ctx, &notes);

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm tasks create`.
 #[derive(Debug, Args)]
-pub struct CreateArgs {
+pub(super) struct CreateArgs {
     /// What the task should achieve
     #[arg(value_name = "OBJECTIVE")]
     objective: String,
@@ -42,7 +42,7 @@ pub struct CreateArgs {
 }
 
 /// Creates the task (a new UUID4 id) as pending.
-pub fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
     let objective = text("the objective", &args.objective)?;
     let context_id = args
         .context_id

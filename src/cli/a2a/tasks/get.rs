@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm tasks get`.
 #[derive(Debug, Args)]
-pub struct GetArgs {
+pub(super) struct GetArgs {
     /// The task: its id, or a unique beginning of it (as `tasks list`
     /// shows it)
     #[arg(value_name = "TASK_ID")]
@@ -22,7 +22,7 @@ pub struct GetArgs {
 }
 
 /// Shows one task; exit 4 when there is none.
-pub fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
     let task = TaskStore::new(&ctx.paths).get(&args.task_id, &mut notes);
     warn_notes(ctx, &notes);

@@ -11,7 +11,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm tasks list`.
 #[derive(Debug, Args)]
-pub struct ListArgs {
+pub(super) struct ListArgs {
     /// Only tasks with this status (completed, failed and cancelled ones
     /// too)
     #[arg(long, value_name = "STATUS", value_parser = status_parser())]
@@ -28,7 +28,7 @@ pub struct ListArgs {
 }
 
 /// Lists the tasks, most urgent first, then oldest first.
-pub fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
     let filter = TaskFilter {
         status: args.status,
         assignee: args

@@ -34,7 +34,7 @@ A task moves from one status to the next like this:
     group(ArgGroup::new("changes").required(true).multiple(true).args(["status", "assignee"])),
     after_help = WORKFLOW
 )]
-pub struct UpdateArgs {
+pub(super) struct UpdateArgs {
     /// The task: its id, or a unique beginning of it
     #[arg(value_name = "TASK_ID")]
     task_id: String,
@@ -61,7 +61,7 @@ pub struct UpdateArgs {
 
 /// Applies the assignee first (so `--assignee A --status working` works
 /// on a pending task), then the status change.
-pub fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     let assignee = args
         .assignee
         .as_deref()

@@ -22,14 +22,14 @@ const FALLBACK_EDITORS: [&str; 4] = ["vim", "vi", "nano", "emacs"];
 
 /// Arguments of `swarm config edit`.
 #[derive(Debug, Args)]
-pub struct EditArgs {
+pub(super) struct EditArgs {
     /// Edit this file instead of the one found from the project root
     #[arg(long, value_name = "FILE")]
     file: Option<PathBuf>,
 }
 
 /// Edits, then validates.
-pub fn run(ctx: &Context, args: &EditArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &EditArgs) -> Result<ExitCode> {
     let path = match &args.file {
         Some(f) => absolute(f)?,
         None => config::find(ctx.paths.root())

@@ -12,7 +12,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm config init`.
 #[derive(Debug, Args)]
-pub struct InitArgs {
+pub(super) struct InitArgs {
     /// File to write; its name picks the format (.toml, .yaml or .yml)
     /// [default: .claudeswarm.toml in the project root]
     #[arg(short, long, value_name = "FILE")]
@@ -23,7 +23,7 @@ pub struct InitArgs {
 }
 
 /// Writes the file and says how to look at it.
-pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let path = match &args.output {
         Some(p) => absolute(p)?,
         None => ctx.paths.root().join(config::DEFAULT_CONFIG_FILE),
@@ -53,7 +53,7 @@ pub fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
 
 /// `path` made absolute against the current directory (for messages; the
 /// file is the same either way).
-pub fn absolute(path: &Path) -> Result<PathBuf> {
+pub(super) fn absolute(path: &Path) -> Result<PathBuf> {
     std::path::absolute(path).map_err(|source| Error::Io {
         what: format!("resolve {}", path.display()),
         source,

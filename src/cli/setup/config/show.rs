@@ -15,7 +15,7 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm config show`.
 #[derive(Debug, Args)]
-pub struct ShowArgs {
+pub(super) struct ShowArgs {
     /// Print the config as JSON (the Python tool's shape), with the origin
     /// of each value under "_sources"
     #[arg(long)]
@@ -26,7 +26,7 @@ pub struct ShowArgs {
 }
 
 /// Prints the configuration.
-pub fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
     let owned;
     let loaded: &LoadedConfig = match &args.file {
         Some(f) => {

@@ -14,14 +14,14 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm config validate`.
 #[derive(Debug, Args)]
-pub struct ValidateArgs {
+pub(super) struct ValidateArgs {
     /// Check this file instead of the one found from the project root
     #[arg(long, value_name = "FILE")]
     file: Option<PathBuf>,
 }
 
 /// Checks; every problem is an error line (exit 1).
-pub fn run(ctx: &Context, args: &ValidateArgs) -> Result<ExitCode> {
+pub(super) fn run(ctx: &Context, args: &ValidateArgs) -> Result<ExitCode> {
     let path = match &args.file {
         Some(f) => absolute(f)?,
         None => config::find(ctx.paths.root()).ok_or_else(|| Error::NoConfigFile {
