@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use crate::support::time;
 
+use super::OrderedMap;
 use super::entries::Record;
-use super::ordered_map::OrderedMap;
 
 /// Proficiency of a skill the card lists without a success rate.
 pub(crate) const DEFAULT_PROFICIENCY: f64 = 0.5;

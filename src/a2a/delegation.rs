@@ -13,11 +13,11 @@ use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
 
+use super::OrderedMap;
 use super::agent_card::AgentCard;
 use super::card_registry::CardRegistry;
 use super::entries::Record;
 use super::error::A2aError;
-use super::ordered_map::OrderedMap;
 use super::store_file::StoreFile;
 use super::task::{Task, TaskPriority};
 use super::task_store::TaskStore;
@@ -566,7 +566,10 @@ mod tests {
             (0.9 * 0.8 + 0.5 * 0.8 + 0.0 * 0.7) / (0.8 + 0.8 + 0.7)
         );
         assert_eq!(
-            fit.skill_matches.iter().collect::<Vec<_>>(),
+            fit.skill_matches
+                .iter()
+                .map(|(k, v)| (k.as_str(), v))
+                .collect::<Vec<_>>(),
             [("python", &0.9), ("backend", &0.5), ("testing", &0.0)]
         );
         // Specialization bonus: 0.05 x importance each, at most 0.15.

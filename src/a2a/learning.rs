@@ -10,8 +10,8 @@ use super::error::Result;
 use crate::store::Paths;
 use crate::support::time;
 
+use super::OrderedMap;
 use super::entries::Record;
-use super::ordered_map::OrderedMap;
 use super::store_file::StoreFile;
 
 /// How one agent does with one skill.
@@ -116,7 +116,11 @@ impl AgentPerformance {
     /// Skills (their keys) by success rate, best first (equal rates in
     /// file order).
     pub(crate) fn skills_by_success(&self) -> Vec<(&str, &SkillMetrics)> {
-        let mut out: Vec<(&str, &SkillMetrics)> = self.skill_metrics.iter().collect();
+        let mut out: Vec<(&str, &SkillMetrics)> = self
+            .skill_metrics
+            .iter()
+            .map(|(k, v)| (k.as_str(), v))
+            .collect();
         out.sort_by(|a, b| b.1.success_rate.total_cmp(&a.1.success_rate));
         out
     }

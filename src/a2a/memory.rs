@@ -13,7 +13,7 @@ use crate::domain::validate;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::time;
 
-use super::ordered_map::OrderedMap;
+use super::OrderedMap;
 
 /// One remembered task.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -15,7 +15,6 @@ mod error;
 mod health;
 mod learning;
 mod memory;
-mod ordered_map;
 mod shared_context;
 mod store_file;
 mod task;
@@ -29,7 +28,31 @@ pub(crate) use error::A2aError;
 pub(crate) use health::check_files;
 pub(crate) use learning::{AgentPerformance, LearningStore};
 pub(crate) use memory::{AgentMemory, Cleared, MemoryStore};
-pub(crate) use ordered_map::OrderedMap;
+/// A JSON object kept in its file order, so that what swarm writes back
+/// lists keys in the order the Python tool wrote them, and "first" and
+/// "top N" mean the same in both tools. Inserting an existing key keeps
+/// its place (like a Python dict); a repeated key in a file keeps its first
+/// place and its last value, as Python's json module reads it.
+pub(crate) type OrderedMap<V> = indexmap::IndexMap<String, V>;
 pub(crate) use shared_context::{ContextStore, SharedContext};
 pub(crate) use task::{NewTask, Task, TaskPriority, TaskStatus};
 pub(crate) use task_store::{TaskFilter, TaskStore, select};
+
+#[cfg(test)]
+mod tests {
+    use super::OrderedMap;
+
+    #[test]
+    fn ordered_maps_keep_file_order_and_python_duplicate_rules() {
+        let m: OrderedMap<f64> =
+            serde_json::from_str(r#"{"z": 1, "a": 0.5, "z": 0.25}"#).expect("parse");
+        let entries: Vec<(&str, f64)> = m.iter().map(|(k, v)| (k.as_str(), *v)).collect();
+        assert_eq!(entries, [("z", 0.25), ("a", 0.5)]);
+        assert_eq!(
+            serde_json::to_string(&m).expect("write"),
+            r#"{"z":0.25,"a":0.5}"#
+        );
+        assert!(serde_json::from_str::<OrderedMap<f64>>(r#"{"a": "x"}"#).is_err());
+        assert!(serde_json::from_str::<OrderedMap<f64>>("[1]").is_err());
+    }
+}

@@ -218,8 +218,7 @@ pub(crate) fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Re
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
         None => None,
     };
-    let stdin = io::stdin();
-    let _raw = RawTerminal::enable(&stdin)?;
+    let _raw = RawTerminal::enable()?;
     let mut out = io::stdout().lock();
     // Bracketed paste on, then the banner: once the banner is on screen,
     // the terminal has also processed the mode switch.

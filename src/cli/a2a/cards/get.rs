@@ -38,7 +38,11 @@ pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     s.push_str(&format!("  Tools: {}\n", joined(&card.tools)));
     if !card.success_rates.is_empty() {
         s.push_str("  Success Rates:\n");
-        let mut rates: Vec<(&str, &f64)> = card.success_rates.iter().collect();
+        let mut rates: Vec<(&str, &f64)> = card
+            .success_rates
+            .iter()
+            .map(|(k, v)| (k.as_str(), v))
+            .collect();
         // Stable: equal rates stay in file order, as Python's sort keeps them.
         rates.sort_by(|a, b| b.1.total_cmp(a.1));
         for (skill, rate) in rates {
