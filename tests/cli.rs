@@ -56,9 +56,10 @@ fn version_prints_the_crate_version() {
         .arg("version")
         .output()
         .expect("run");
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("swarm {}\n", env!("CARGO_PKG_VERSION"))
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("swarm {}", env!("CARGO_PKG_VERSION"))),
+        "{text}"
     );
 }
 

@@ -16,6 +16,7 @@ mod discovery;
 mod guard;
 mod hostile_input;
 mod hostile_state;
+mod install;
 mod launch;
 mod locks;
 mod messaging;

@@ -44,7 +44,7 @@ Every command of the Python Claude Swarm CLI also works under its old name
 #[derive(Debug, Parser)]
 #[command(
     name = "swarm",
-    version,
+    version = super::version::VERSION,
     about,
     long_about = "Run several AI coding agents side by side in tmux on one project: \
                   swarm finds the agent panes, gives each a stable id, and lets them \

@@ -2,7 +2,9 @@
 //! of a command, the Python tool's command names and what they map to, or
 //! the exit-code table.
 
-use clap::{Args, CommandFactory};
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Command, CommandFactory};
 
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
@@ -12,10 +14,20 @@ use crate::cli::output::Output;
 
 /// Arguments of `swarm help`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Man pages: `swarm help --man ~/.local/share/man/man1` writes swarm.1 and \
+                        one page per command (swarm-msg.1, swarm-tasks-create.1, ...); \
+                        then `man swarm-msg`."
+)]
 pub(super) struct HelpArgs {
     /// A command (`lock`, `config init`), `aliases` or `exit-codes`
-    #[arg(value_name = "TOPIC")]
+    #[arg(value_name = "TOPIC", conflicts_with = "man")]
     topic: Vec<String>,
+
+    /// Write man pages for swarm and every command into DIR (created if
+    /// missing; existing pages are replaced) and list them
+    #[arg(long, value_name = "DIR")]
+    man: Option<PathBuf>,
 }
 
 /// The Python tool's commands, with their original argument shape, and
@@ -88,6 +100,12 @@ pub(super) const ALIASES: [(&str, &str); 27] = [
 
 /// Prints the help asked for.
 pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
+    if let Some(dir) = &args.man {
+        for page in write_man_pages(dir)? {
+            out.print(&format!("{}\n", page.display()))?;
+        }
+        return Ok(ExitCode::Success);
+    }
     let words: Vec<&str> = args.topic.iter().map(String::as_str).collect();
     let text = match words.as_slice() {
         ["aliases"] => aliases(),
@@ -111,6 +129,49 @@ pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
     };
     out.print(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// Writes `swarm.1` and `swarm-<command>[-<sub>].1` for every command into
+/// `dir`, and returns the paths written.
+fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        what: format!("create {}", dir.display()),
+        source,
+    })?;
+    let mut cmd = Cli::command();
+    // Building spreads the global options into every command, so each
+    // page lists them.
+    cmd.build();
+    let mut written = Vec::new();
+    write_page(dir, cmd, "swarm", &mut written)?;
+    Ok(written)
+}
+
+fn write_page(dir: &Path, cmd: Command, name: &str, written: &mut Vec<PathBuf>) -> Result<()> {
+    let subcommands: Vec<Command> = cmd
+        .get_subcommands()
+        .filter(|s| s.get_name() != "help")
+        .cloned()
+        .collect();
+    let page = cmd.name(name.to_owned());
+    let mut text = Vec::new();
+    clap_mangen::Man::new(page)
+        .render(&mut text)
+        .map_err(|source| Error::Io {
+            what: format!("render the man page of {name}"),
+            source,
+        })?;
+    let path = dir.join(format!("{name}.1"));
+    std::fs::write(&path, text).map_err(|source| Error::Io {
+        what: format!("write {}", path.display()),
+        source,
+    })?;
+    written.push(path);
+    for sub in subcommands {
+        let sub_name = format!("{name}-{}", sub.get_name());
+        write_page(dir, sub, &sub_name, written)?;
+    }
+    Ok(())
 }
 
 fn aliases() -> String {

@@ -41,8 +41,10 @@ pub(super) fn run(out: &Output, args: &ReloadArgs) -> Result<ExitCode> {
 }
 
 fn text(source: Source, built_from: &Path) -> String {
-    let version = env!("CARGO_PKG_VERSION");
+    let version = crate::cli::version::VERSION;
     let present = built_from.join("Cargo.toml").is_file();
+    // A build from the published package has no `.git`: update from there.
+    let clone = built_from.join(".git").exists();
     let mut s = format!(
         "swarm {version} is one compiled binary: there is no cache to clear and nothing to \
          reload in place.\nNothing was changed. To update swarm, build and install it again \
@@ -50,6 +52,12 @@ fn text(source: Source, built_from: &Path) -> String {
     );
     let command = |dir: &str| format!("    cargo install --locked --force --path {dir}\n\n");
     match (source, present) {
+        (Source::Local, true) if !clone => {
+            s.push_str(&format!(
+                "    cargo install --locked --force {}\n\n(the package this binary was built from)\n",
+                env!("CARGO_PKG_NAME")
+            ));
+        }
         (Source::Local, true) => {
             s.push_str(&command(&built_from.display().to_string()));
             s.push_str("(the source tree this binary was built from)\n");
@@ -77,10 +85,14 @@ mod tests {
 
     #[test]
     fn says_how_to_update_from_where() {
-        let here = text(Source::Local, Path::new(BUILT_FROM));
+        let checkout = tempfile::tempdir().expect("tempdir");
+        std::fs::write(checkout.path().join("Cargo.toml"), "").expect("manifest");
+        std::fs::create_dir(checkout.path().join(".git")).expect(".git");
+        let here = text(Source::Local, checkout.path());
         assert!(
             here.contains(&format!(
-                "cargo install --locked --force --path {BUILT_FROM}\n"
+                "cargo install --locked --force --path {}\n",
+                checkout.path().display()
             )),
             "{here}"
         );
@@ -91,5 +103,12 @@ mod tests {
         );
         let clone = text(Source::Github, Path::new(BUILT_FROM));
         assert!(clone.contains("git pull\n"), "{clone}");
+        let package = tempfile::tempdir().expect("tempdir");
+        std::fs::write(package.path().join("Cargo.toml"), "").expect("manifest");
+        let published = text(Source::Local, package.path());
+        assert!(
+            published.contains("cargo install --locked --force tmux-swarm\n"),
+            "{published}"
+        );
     }
 }

@@ -13,7 +13,7 @@ use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
 use crate::config;
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
-use crate::tmux::{Tmux, TmuxError};
+use crate::tmux::{MINIMUM_VERSION, Tmux, TmuxError};
 
 /// How a check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -116,6 +116,14 @@ const INSTALL_TMUX: &str =
 
 fn tmux_installed(s: &Subject<'_>) -> Vec<Outcome> {
     vec![match s.tmux.version() {
+        Ok(v) if !v.at_least(MINIMUM_VERSION.0, MINIMUM_VERSION.1) => Outcome::fail(
+            "tmux",
+            format!(
+                "tmux {v} is installed, but swarm needs tmux {}.{} or newer",
+                MINIMUM_VERSION.0, MINIMUM_VERSION.1
+            ),
+            "install a newer tmux (Debian/Ubuntu: `apt-get install tmux`, macOS: `brew install tmux`)",
+        ),
         Ok(v) => Outcome::ok("tmux", format!("tmux {v} is installed")),
         Err(TmuxError::NotInstalled) => Outcome::fail(
             "tmux",

@@ -14,4 +14,4 @@ pub use error::TmuxError;
 pub(crate) use pane::Pane;
 pub use pane::{PaneId, parse_list_panes};
 pub use server::Server;
-pub(crate) use version::Version;
+pub(crate) use version::{MINIMUM as MINIMUM_VERSION, Version};

@@ -2,6 +2,11 @@
 
 use std::fmt;
 
+/// The oldest tmux swarm supports: pane options (`set-option -p`, which
+/// label each pane with its agent id) arrived in tmux 3.0. The README's
+/// install section names the same version (a test keeps them equal).
+pub(crate) const MINIMUM: (u32, u32) = (3, 0);
+
 /// A parsed `tmux -V` answer: `tmux 3.3a` is 3.3 with suffix `a`;
 /// development builds (`tmux next-3.4`, `tmux master`) parse as what they
 /// lead to, or as "newest" when no number is given.
@@ -58,6 +63,22 @@ impl fmt::Display for Version {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_readme_names_the_minimum_tmux_and_rust_versions() {
+        let readme = include_str!("../../README.md");
+        let (major, minor) = super::MINIMUM;
+        let tmux = format!("tmux {major}.{minor} or newer");
+        assert!(readme.contains(&tmux), "README should say {tmux:?}");
+        let manifest = include_str!("../../Cargo.toml");
+        let rust = manifest
+            .lines()
+            .find_map(|l| l.strip_prefix("rust-version = "))
+            .map(|v| v.trim_matches('"'))
+            .expect("rust-version in Cargo.toml");
+        let rust = format!("Rust {rust} or newer");
+        assert!(readme.contains(&rust), "README should say {rust:?}");
+    }
+
     use super::*;
 
     #[test]
