@@ -66,7 +66,7 @@ mod tests {
     #[test]
     fn the_readme_names_the_minimum_tmux_and_rust_versions() {
         let readme = include_str!("../../README.md");
-        let (major, minor) = super::MINIMUM;
+        let (major, minor) = MINIMUM;
         let tmux = format!("tmux {major}.{minor} or newer");
         assert!(readme.contains(&tmux), "README should say {tmux:?}");
         let manifest = include_str!("../../Cargo.toml");
