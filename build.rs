@@ -11,9 +11,14 @@ fn main() {
     // branch's ref (or packed-refs).
     if git_dir.is_dir() {
         println!("cargo:rerun-if-changed=.git/HEAD");
-        println!("cargo:rerun-if-changed=.git/packed-refs");
+        // A path that does not exist would make every build rerun this.
+        if git_dir.join("packed-refs").exists() {
+            println!("cargo:rerun-if-changed=.git/packed-refs");
+        }
         let head = std::fs::read_to_string(git_dir.join("HEAD")).unwrap_or_default();
-        if let Some(reference) = head.trim().strip_prefix("ref: ") {
+        if let Some(reference) = head.trim().strip_prefix("ref: ")
+            && git_dir.join(reference).exists()
+        {
             println!("cargo:rerun-if-changed=.git/{reference}");
         }
     }

@@ -532,6 +532,73 @@ mod tests {
     }
 
     #[test]
+    fn retries_are_claimed_on_schedule_never_early_and_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let settings = AckSettings {
+            timeout: secs(30),
+            delays: vec![secs(60)],
+            max_retries: 2,
+        };
+        let start = time::now();
+        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let at = |s: i64| start + chrono::Duration::seconds(s);
+        let claim = |now| {
+            claim_due(&paths, |_| true, &settings, now)
+                .expect("claim")
+                .0
+        };
+        assert!(claim(at(29)).is_empty(), "not before its 30 s");
+        let first = claim(at(31));
+        assert!(
+            matches!(first.as_slice(), [DueAction::Retry { n: 1, .. }]),
+            "{first:?}"
+        );
+        // Claimed once: the same moment again finds nothing.
+        assert!(claim(at(31)).is_empty());
+        // The next wait is the configured 60 s, counted from the claim.
+        assert!(claim(at(31 + 59)).is_empty());
+        let second = claim(at(31 + 61));
+        assert!(
+            matches!(second.as_slice(), [DueAction::Retry { n: 2, .. }]),
+            "{second:?}"
+        );
+        // After the last retry, the escalation; then the list is empty.
+        let last = claim(at(31 + 61 + 10_000));
+        assert!(
+            matches!(
+                last.as_slice(),
+                [DueAction::Escalate {
+                    recipient_gone: false,
+                    ..
+                }]
+            ),
+            "{last:?}"
+        );
+        assert!(list(&paths).expect("list").0.pending_acks.is_empty());
+    }
+
+    #[test]
+    fn a_recipient_who_left_is_escalated_without_a_retry() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let later = time::now() + chrono::Duration::seconds(31);
+        let (actions, _) =
+            claim_due(&paths, |_| false, &AckSettings::default(), later).expect("claim");
+        assert!(
+            matches!(
+                actions.as_slice(),
+                [DueAction::Escalate {
+                    recipient_gone: true,
+                    ..
+                }]
+            ),
+            "{actions:?}"
+        );
+    }
+
+    #[test]
     fn a_damaged_pending_file_is_kept_aside_and_reported() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());

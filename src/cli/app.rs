@@ -17,7 +17,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, monitor};
 use super::setup::{config, doctor, guard, hooks, init};
 use super::{completions, help, housekeeping, reload, version};
-use crate::cli::args::{Cli, Command};
+use crate::cli::args::{Cli, Command, SideEffects};
 use crate::cli::context::Context;
 use crate::cli::output::{Output, is_broken_pipe};
 
@@ -58,21 +58,14 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    // `watch` and `monitor` do their own housekeeping, the dashboard only
-    // shows (and a command stopped with Ctrl-C should end at once), and the
-    // git guard should not send messages in the middle of a commit; `acks`
-    // wants it done before it lists; every other command does it after its
-    // own work.
-    match &cli.command {
-        Command::Watch(_) | Command::Monitor(_) | Command::Dashboard(_) | Command::Guard(_) => {}
-        Command::Acks(_) => housekeeping::quietly(&ctx),
-        _ => {
+    match cli.command.side_effects() {
+        SideEffects::Housekeeping => {
             let result = run_command(&ctx, cli.command);
             housekeeping::quietly(&ctx);
-            return result;
+            result
         }
+        SideEffects::None | SideEffects::OwnLoop => run_command(&ctx, cli.command),
     }
-    run_command(&ctx, cli.command)
 }
 
 fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {

@@ -203,6 +203,74 @@ pub(super) enum Command {
     DemoAgent(demo_agent::DemoAgentArgs),
 }
 
+/// What a command may do besides its own work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SideEffects {
+    /// Nothing: it reads and prints. It never types into a pane and never
+    /// changes state it was not asked to change.
+    None,
+    /// After its own work it does the swarm's housekeeping: due ACK retries
+    /// and escalations, which type into the recipients' panes.
+    Housekeeping,
+    /// It runs the housekeeping itself, continuously, in its own loop.
+    OwnLoop,
+}
+
+impl Command {
+    /// Which commands run housekeeping, stated beside the command list so
+    /// that a reader sees which may type into panes as a side effect. The
+    /// read-only ones (`who`, `locks`, `agents`, `inbox` without `--new`,
+    /// `acks`, `config`, `doctor`, ...) never do; the ones that change the
+    /// swarm's state do, so that nobody has to remember a retry loop.
+    pub(super) fn side_effects(&self) -> SideEffects {
+        match self {
+            Command::Watch(_) | Command::Monitor(_) => SideEffects::OwnLoop,
+            Command::Inbox(args) if args.new => SideEffects::Housekeeping,
+            Command::Locks(args) if args.clean => SideEffects::Housekeeping,
+            Command::Discover(_)
+            | Command::Msg(_)
+            | Command::Broadcast(_)
+            | Command::Ack(_)
+            | Command::Onboard(_)
+            | Command::Redeliver(_)
+            | Command::Lock(_)
+            | Command::AcquireFileLock(_)
+            | Command::Unlock(_)
+            | Command::CleanupStaleLocks
+            | Command::Launch(_)
+            | Command::Down(_)
+            | Command::Init(_)
+            | Command::Coord(_)
+            | Command::Cards(_)
+            | Command::Tasks(_)
+            | Command::Delegate(_)
+            | Command::SharedContext(_)
+            | Command::Memory(_) => SideEffects::Housekeeping,
+            // The dashboard only shows; the git guard must not send
+            // messages in the middle of a commit.
+            Command::Agents(_)
+            | Command::Whoami(_)
+            | Command::Inbox(_)
+            | Command::Acks(_)
+            | Command::Dashboard(_)
+            | Command::Hooks(_)
+            | Command::Who(_)
+            | Command::Locks(_)
+            | Command::Guard(_)
+            | Command::Doctor(_)
+            | Command::Config(_)
+            | Command::FindAgent(_)
+            | Command::Learning(_)
+            | Command::ResolveConflict(_)
+            | Command::Completions(_)
+            | Command::Reload(_)
+            | Command::Version
+            | Command::Help(_)
+            | Command::DemoAgent(_) => SideEffects::None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -25,7 +25,7 @@ pub(crate) struct LocksArgs {
     include_stale: bool,
     /// Remove stale locks and damaged lock files (recorded in .swarm/audit.log)
     #[arg(long)]
-    clean: bool,
+    pub(crate) clean: bool,
 }
 
 impl LocksArgs {

@@ -22,7 +22,7 @@ pub(crate) struct InboxArgs {
     agent: Option<String>,
     /// Only unread messages, oldest first; marks the ones shown as read
     #[arg(long, alias = "new-only")]
-    new: bool,
+    pub(crate) new: bool,
     /// At most this many messages
     #[arg(long, value_name = "N", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
