@@ -114,7 +114,7 @@ fn agents_without_a_registry_is_empty_not_an_error() {
 #[test]
 fn a_registry_written_by_the_python_tool_is_read() {
     let project = Project::new();
-    // Byte for byte what the Python tool writes (spec 5.1), plus an old
+    // Byte for byte what the Python tool writes (docs/FORMATS.md), plus an old
     // entry without tmux_pane_id.
     project.write(
         "ACTIVE_AGENTS.json",

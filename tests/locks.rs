@@ -62,7 +62,7 @@ fn lock_files(project: &Project) -> Vec<String> {
         .collect()
 }
 
-/// Writes a lock file the way the Python tool does (spec 5.3).
+/// Writes a lock file the way the Python tool does (docs/FORMATS.md).
 fn python_lock(project: &Project, agent: &str, filepath: &str, locked_at: f64, reason: &str) {
     fs::create_dir_all(project.file(".agent_locks")).expect("mkdir");
     let text = format!(
@@ -643,7 +643,7 @@ fn the_python_tools_command_forms_work() {
 #[test]
 fn a_python_lock_file_is_read_and_ours_has_exactly_its_shape() {
     let project = Project::new();
-    // Byte for byte what the Python tool writes (spec 5.3).
+    // Byte for byte what the Python tool writes (docs/FORMATS.md).
     python_lock(
         &project,
         "agent-1",

@@ -1,4 +1,4 @@
-//! `AgentCard`: what one agent says it can do (spec 15.1, file shape 5.6):
+//! `AgentCard`: what one agent says it can do (README, Task coordination):
 //! skills, tools, availability and learned success rates.
 
 use std::fmt;

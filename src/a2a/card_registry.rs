@@ -1,5 +1,5 @@
 //! `CardRegistry`: the agent cards of a project, `AGENT_CARDS.json`
-//! (spec 15.1): registering, updating and reading them.
+//! (README, Task coordination): registering, updating and reading them.
 
 use super::error::Result;
 use crate::store::Paths;

@@ -1,5 +1,5 @@
-//! `Task`: a unit of work with a status workflow and a history (spec 15.2,
-//! file shape 5.7). The Python tool builds a task with `Task(**data)`, so
+//! `Task`: a unit of work with a status workflow and a history (README, Task coordination,
+//! docs/FORMATS.md). The Python tool builds a task with `Task(**data)`, so
 //! the keys written here are exactly its keys, in its order.
 
 use std::fmt;
@@ -63,7 +63,7 @@ impl TaskStatus {
         }
     }
 
-    /// The statuses a task may move to from this one (spec 15.2).
+    /// The statuses a task may move to from this one (README, Task coordination).
     pub fn next(self) -> &'static [TaskStatus] {
         use TaskStatus::*;
         match self {

@@ -1,5 +1,5 @@
 //! Acknowledgements: messages that need an answer are recorded in
-//! `PENDING_ACKS.json` (project root, spec 5.4 shape), re-delivered with the
+//! `PENDING_ACKS.json` (project root; docs/FORMATS.md), re-delivered with the
 //! same id on an exponential schedule until the recipient runs `swarm ack`,
 //! and escalated to every agent when nobody answers.
 //!
@@ -93,7 +93,7 @@ impl AckSettings {
     }
 }
 
-/// One pending acknowledgement (spec 5.4; times are naive local ISO, as the
+/// One pending acknowledgement (docs/FORMATS.md; times are naive local ISO, as the
 /// Python tool writes and compares them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PendingEntry {
@@ -103,7 +103,7 @@ pub struct PendingEntry {
     pub sender_id: String,
     /// Who must acknowledge it.
     pub recipient_id: String,
-    /// The message's `to_dict` (spec 7.3).
+    /// The message's `to_dict` (docs/FORMATS.md).
     pub message: Value,
     /// When it was sent.
     pub sent_at: String,

@@ -1,5 +1,5 @@
 //! The agent registry, `ACTIVE_AGENTS.json`, in exactly the Python tool's
-//! shape (spec 5.1) so both tools read each other's file; and the agent-id
+//! shape (docs/FORMATS.md) so both tools read each other's file; and the agent-id
 //! high-water mark in `.swarm/agent_ids.json`, so ids are never reused.
 
 use serde::{Deserialize, Serialize};

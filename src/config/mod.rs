@@ -1,5 +1,5 @@
 //! Configuration: `.claudeswarm.toml` or `.claudeswarm.yaml`, searched from
-//! the project root upward. Every key of the Python tool (spec 12) with its
+//! the project root upward. Every key of the Python tool (README, Configuration) with its
 //! default, plus swarm's own sections. Unknown keys, wrong types and values
 //! out of range are errors that name the key, the file and the line, and
 //! all of them are reported at once. `SWARM_<SECTION>_<KEY>` environment

@@ -28,7 +28,7 @@ pub struct Config {
     pub messaging: Messaging,
     /// Acknowledgements of `--ack` messages (swarm's own section).
     pub acks: Acks,
-    /// Accepted for parity; the project root is found as spec 2.1 says.
+    /// Accepted for parity; the project root is found as docs/FORMATS.md says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_root: Option<PathBuf>,
 }

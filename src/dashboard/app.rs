@@ -1,6 +1,6 @@
 //! `App`: the dashboard's shared state (settings, the message feed, the
 //! published live state, connection limits) and its routes: which answer
-//! each request gets (spec 11.2).
+//! each request gets (README, Dashboard).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};

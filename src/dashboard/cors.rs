@@ -1,5 +1,5 @@
 //! `Cors`: which other web origins may call the dashboard's API from a
-//! browser (`ALLOWED_ORIGINS`, spec 11.1). Origins not on the list get no
+//! browser (`ALLOWED_ORIGINS`, README, Dashboard). Origins not on the list get no
 //! CORS headers at all, so the browser keeps their scripts out.
 
 /// Origins allowed when `ALLOWED_ORIGINS` is unset (the original's list).

@@ -1,7 +1,7 @@
 //! `swarm dashboard`: a small web server that shows the swarm live in a
 //! browser (agents, locks, pending acknowledgements, messages), with the
-//! Python tool's JSON API and event stream (spec 11) and the fixes of its
-//! section 17: authentication covers every path, the page needs no inline
+//! Python tool's JSON API and event stream (README, Dashboard), fixing what
+//! docs/PYTHON.md lists of the original: authentication covers every path, the page needs no inline
 //! script, stale locks are left out, a deleted lock is noticed, and the
 //! files are read afresh for every request.
 

@@ -1,5 +1,5 @@
-//! Messages: their types (spec 7.1), the checked content, and how a
-//! message looks in a pane and in the log (spec 5.2, 7.3).
+//! Messages: their types (docs/FORMATS.md), the checked content, and how a
+//! message looks in a pane and in the log (docs/FORMATS.md).
 
 use chrono::{DateTime, Local, Utc};
 use serde::{Deserialize, Serialize};
@@ -79,7 +79,7 @@ impl MessageType {
 }
 
 /// Sanitises and checks a message body: controls and escape sequences
-/// removed (spec 13.3, stricter), then not blank and at most
+/// removed (docs/FORMATS.md, stricter), then not blank and at most
 /// `MAX_CONTENT_BYTES`.
 pub(crate) fn clean_content(raw: &str) -> Result<String, String> {
     let clean = sanitize::message(raw);
@@ -140,7 +140,7 @@ impl Message {
         }
     }
 
-    /// The Python tool's `to_dict` (spec 7.3), as kept in
+    /// The Python tool's `to_dict` (docs/FORMATS.md), as kept in
     /// `PENDING_ACKS.json`. swarm does not sign messages: `signature` is
     /// empty.
     pub(crate) fn to_dict(&self) -> Value {
@@ -191,7 +191,7 @@ impl Message {
         )
     }
 
-    /// The log line for this message (spec 5.2). `delivered` holds the
+    /// The log line for this message (docs/FORMATS.md). `delivered` holds the
     /// real-time outcome per recipient so far.
     pub(crate) fn log_entry(&self, delivered: &[bool]) -> LogEntry {
         let mut status = Map::new();
@@ -221,7 +221,7 @@ impl Message {
 }
 
 /// One message line of `agent_messages.log`, key for key the Python tool's
-/// (spec 5.2). Optional keys are written only when set.
+/// (docs/FORMATS.md). Optional keys are written only when set.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LogEntry {
     /// Sender id.

@@ -1,4 +1,4 @@
-//! Validators for untrusted input (spec 13), one function per kind of
+//! Validators for untrusted input (docs/FORMATS.md), one function per kind of
 //! value: agent ids, recipient lists, message content and types, pane ids,
 //! paths, numbers, hosts, lock reasons and the editor command. Each error
 //! says what was wrong and what is allowed; none of them panics, whatever
@@ -12,10 +12,10 @@ pub(crate) const MAX_AGENT_ID_LEN: usize = 64;
 /// Longest custom message type name.
 pub(crate) const MAX_MESSAGE_TYPE_LEN: usize = 32;
 
-/// The built-in message types (spec 7.1), as they appear on the wire.
+/// The built-in message types (docs/FORMATS.md), as they appear on the wire.
 pub(crate) use crate::domain::message::BUILTIN_TYPES as MESSAGE_TYPES;
 
-/// Characters that make `$EDITOR` suspicious (spec 4.17): shell syntax that
+/// Characters that make `$EDITOR` suspicious (README, Commands): shell syntax that
 /// has no business in an editor command.
 const EDITOR_FORBIDDEN: &[char] = &[
     ';', '&', '|', '`', '$', '<', '>', '(', ')', '{', '}', '[', ']', '\\', '\'', '"', '\n', '\r',
@@ -106,7 +106,7 @@ pub(crate) struct Host {
     pub warning: Option<String>,
 }
 
-/// Checks a host (spec 13.8): an IP address, or an RFC 1123 host name (at
+/// Checks a host (docs/FORMATS.md): an IP address, or an RFC 1123 host name (at
 /// most 253 characters, labels of 1-63 letters, digits and `-`, not
 /// starting or ending with `-`).
 pub(crate) fn host(raw: &str) -> Result<Host, String> {
@@ -183,7 +183,7 @@ fn is_public(ip: IpAddr) -> bool {
     }
 }
 
-/// Checks `$EDITOR` (spec 4.17) and splits it into a program and its
+/// Checks `$EDITOR` (README, Commands) and splits it into a program and its
 /// options (`code --wait`). It must contain no shell syntax: swarm runs
 /// the program directly, never through a shell.
 pub(crate) fn editor_command(raw: &str) -> Result<Vec<String>, String> {

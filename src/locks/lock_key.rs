@@ -65,7 +65,7 @@ pub fn has_glob_chars(s: &str) -> bool {
 }
 
 /// The lock file name for a stored `filepath`: lowercase hex SHA-256 of
-/// its UTF-8 bytes plus `.lock` (spec 5.3).
+/// its UTF-8 bytes plus `.lock` (docs/FORMATS.md).
 pub fn lock_file_name(filepath: &str) -> String {
     let digest = Sha256::digest(filepath.as_bytes());
     let mut name = String::with_capacity(69);
@@ -105,7 +105,7 @@ impl LockKey {
         if raw.contains('\0') {
             return Err(invalid("the path contains a NUL byte"));
         }
-        // Parity with the Python validator (spec 13.5): `\` is a separator,
+        // Parity with the Python validator (docs/FORMATS.md): `\` is a separator,
         // but `..\` style traversal is refused outright.
         if raw.contains("..\\") || raw.ends_with("\\..") {
             return Err(invalid("potentially dangerous path pattern (`..\\`)"));

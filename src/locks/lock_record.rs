@@ -1,5 +1,5 @@
 //! `LockRecord`: the content of one lock file, in exactly the Python tool's
-//! shape (spec 5.3), and the checks a file must pass to count as a lock.
+//! shape (docs/FORMATS.md), and the checks a file must pass to count as a lock.
 
 use serde::{Deserialize, Serialize};
 

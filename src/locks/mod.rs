@@ -1,5 +1,5 @@
-//! File locks between agents (spec 5.3 and 8, with the fixes of section
-//! 17): one lock file per path in `.agent_locks/`, named by the SHA-256 of
+//! File locks between agents (docs/FORMATS.md; what they fix of the Python
+//! tool's: docs/PYTHON.md): one lock file per path in `.agent_locks/`, named by the SHA-256 of
 //! the root-relative path so that every spelling of a path is one lock and
 //! the Python tool sees the same locks. Locks are advisory; `guard`
 //! enforces them where edits happen.

@@ -17,7 +17,7 @@ use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
 
-/// One file lock, as its lock file records it (spec 5.3).
+/// One file lock, as its lock file records it (docs/FORMATS.md).
 #[derive(Clone, Debug, PartialEq)]
 pub struct LockView {
     /// The locked path or glob, relative to the project root.

@@ -22,17 +22,17 @@ impl Paths {
         &self.root
     }
 
-    /// `ACTIVE_AGENTS.json`: the agent registry (spec 5.1).
+    /// `ACTIVE_AGENTS.json`: the agent registry (docs/FORMATS.md).
     pub fn registry(&self) -> PathBuf {
         self.root.join("ACTIVE_AGENTS.json")
     }
 
-    /// `agent_messages.log`: the JSONL message log (spec 5.2).
+    /// `agent_messages.log`: the JSONL message log (docs/FORMATS.md).
     pub fn message_log(&self) -> PathBuf {
         self.root.join("agent_messages.log")
     }
 
-    /// `.agent_locks/`: one file per file lock (spec 5.3).
+    /// `.agent_locks/`: one file per file lock (docs/FORMATS.md).
     pub fn locks_dir(&self) -> PathBuf {
         self.root.join(".agent_locks")
     }
@@ -42,42 +42,42 @@ impl Paths {
         self.root.join("PENDING_ACKS.json")
     }
 
-    /// `COORDINATION.md`: the agents' shared notes (spec 15.9).
+    /// `COORDINATION.md`: the agents' shared notes (README, Task coordination).
     pub fn coordination(&self) -> PathBuf {
         self.root.join("COORDINATION.md")
     }
 
-    /// `AGENT_CARDS.json`: what each agent can do (spec 5.6).
+    /// `AGENT_CARDS.json`: what each agent can do (docs/FORMATS.md).
     pub fn agent_cards(&self) -> PathBuf {
         self.root.join("AGENT_CARDS.json")
     }
 
-    /// `TASKS.json`: tasks and their history (spec 5.7).
+    /// `TASKS.json`: tasks and their history (docs/FORMATS.md).
     pub fn tasks(&self) -> PathBuf {
         self.root.join("TASKS.json")
     }
 
-    /// `DELEGATION_HISTORY.json`: every delegation attempt (spec 5.8).
+    /// `DELEGATION_HISTORY.json`: every delegation attempt (docs/FORMATS.md).
     pub fn delegation_history(&self) -> PathBuf {
         self.root.join("DELEGATION_HISTORY.json")
     }
 
-    /// `LEARNING_DATA.json`: per-agent performance records (spec 5.9).
+    /// `LEARNING_DATA.json`: per-agent performance records (docs/FORMATS.md).
     pub fn learning_data(&self) -> PathBuf {
         self.root.join("LEARNING_DATA.json")
     }
 
-    /// `.agent_memory/`: one `<agent_id>.json` per agent (spec 5.10).
+    /// `.agent_memory/`: one `<agent_id>.json` per agent (docs/FORMATS.md).
     pub fn memory_dir(&self) -> PathBuf {
         self.root.join(".agent_memory")
     }
 
-    /// `CONTEXTS.json`: shared contexts and their decisions (spec 5.11).
+    /// `CONTEXTS.json`: shared contexts and their decisions (docs/FORMATS.md).
     pub fn contexts(&self) -> PathBuf {
         self.root.join("CONTEXTS.json")
     }
 
-    /// `CONFLICT_LOG.json`: resolved lock conflicts (spec 5.12).
+    /// `CONFLICT_LOG.json`: resolved lock conflicts (docs/FORMATS.md).
     pub fn conflict_log(&self) -> PathBuf {
         self.root.join("CONFLICT_LOG.json")
     }
@@ -92,7 +92,7 @@ impl Paths {
         self.swarm_dir().join("agent_ids.json")
     }
 
-    /// `.swarm/last_read_messages.json` (spec 5.5).
+    /// `.swarm/last_read_messages.json` (docs/FORMATS.md).
     pub fn last_read(&self) -> PathBuf {
         self.swarm_dir().join("last_read_messages.json")
     }

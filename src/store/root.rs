@@ -1,4 +1,4 @@
-//! Project-root detection, exactly as the Python tool does it (spec 2.1), so
+//! Project-root detection, exactly as the Python tool does it (docs/FORMATS.md), so
 //! both tools agree on which directory holds the state.
 
 use std::ffi::OsStr;

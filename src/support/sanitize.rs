@@ -28,7 +28,7 @@ pub fn strip_controls(input: &str) -> String {
     out
 }
 
-/// The message-body rules of the original (spec 13.3) on top of
+/// The message-body rules of the original (docs/FORMATS.md) on top of
 /// `strip_controls`: trailing whitespace of every line and surrounding
 /// whitespace of the whole text removed.
 pub fn message(input: &str) -> String {

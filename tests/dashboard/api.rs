@@ -1,4 +1,4 @@
-//! The JSON API (spec 11.2): every endpoint's shape against a project
+//! The JSON API (README, Dashboard): every endpoint's shape against a project
 //! with real state files, the message limit, legacy redirects, 404s.
 
 use serde_json::{Value, json};

@@ -8,7 +8,7 @@ use crate::locks::{HeldLock, LockKey, LockRecord, LockTable, has_glob_chars};
 use crate::support::sanitize;
 use crate::support::time;
 
-/// One lock as JSON: the lock file's four keys (spec 5.3) plus what a
+/// One lock as JSON: the lock file's four keys (docs/FORMATS.md) plus what a
 /// reader would otherwise compute.
 #[derive(Debug, Serialize)]
 pub(crate) struct LockJson {
