@@ -14,7 +14,7 @@ use crate::agents::registry::Registry;
 use crate::domain::message::{self, MessageType};
 use crate::domain::validate;
 use crate::error::Error;
-use crate::locks::{LockError, LockKey, LockTable, Released};
+use crate::locks::{LockKey, LockTable, Released};
 use crate::messaging::{self, Acknowledgement, Messenger, Recipients, SendReport, SendRequest};
 use crate::snapshot;
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
@@ -64,10 +64,9 @@ fn refused(status: StatusCode, why: impl std::fmt::Display) -> Outcome {
 /// The status an operation's failure is answered with.
 fn failure(e: &Error) -> Outcome {
     let status = match e {
-        Error::Invalid(_)
-        | Error::Usage(_)
-        | Error::NoRecipients(_)
-        | Error::Lock(LockError::InvalidPath { .. }) => StatusCode::UNPROCESSABLE_ENTITY,
+        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
         Error::UnknownAgent { .. } | Error::UnknownMessage(_) => StatusCode::NOT_FOUND,
         _ => StatusCode::INTERNAL_SERVER_ERROR,
     };
@@ -130,6 +129,13 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
     };
     let to = if body.to.trim() == "all" {
+        if body.ack {
+            return refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "a broadcast cannot ask for an acknowledgement (as `swarm broadcast` cannot): \
+                 send it to one agent",
+            );
+        }
         Recipients::All {
             include_self: false,
         }
@@ -216,7 +222,8 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
     let root = settings.paths.root();
     let key = match LockKey::resolve(&body.path, root, root) {
         Ok(k) => k,
-        Err(e) => return failure(&Error::Lock(e)),
+        // Whatever is wrong with it, it is the path as given.
+        Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
     let table = LockTable::new(&settings.paths, settings.stale_after);
     let released = match table.release(&[key], &settings.operator.id, true) {

@@ -2,6 +2,7 @@
 //! ephemeral loopback port, talked to by a small HTTP client over
 //! `std::net` whose every read is bounded by a time limit.
 
+mod actions;
 mod api;
 mod command;
 mod security;
