@@ -4,6 +4,7 @@
 
 mod actions;
 mod api;
+mod browser;
 mod command;
 mod security;
 mod stream;

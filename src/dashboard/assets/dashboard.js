@@ -261,7 +261,7 @@
 
 
   function ackButton(a) {
-    const button = el('button', 'small', 'acknowledge for ' + text(a.recipient_id));
+    const button = el('button', 'small', 'ACK for ' + text(a.recipient_id));
     button.type = 'button';
     button.title = 'acknowledge on behalf of ' + text(a.recipient_id) + ', as swarm ack ID --agent ' + text(a.recipient_id);
     button.addEventListener('click', () => {
