@@ -1,4 +1,4 @@
-//! The JSON bodies of the API (spec 11.2), built from the state files: one
+//! The JSON bodies of the API, built from the state files: one
 //! function per endpoint or event, shared by the HTTP routes and the event
 //! stream so that both always send the same shapes.
 

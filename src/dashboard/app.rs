@@ -1,6 +1,6 @@
 //! `App`: the dashboard's shared state (settings, the message feed, the
 //! published live state, the page token, the event-stream limit) and its
-//! router: which answer each request gets (spec 11.2), and the layers
+//! router: which answer each request gets, and the layers
 //! every request passes through first.
 
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,5 +1,5 @@
 //! `BasicAuth`: HTTP Basic authentication for the dashboard, on when both
-//! `DASHBOARD_USERNAME` and `DASHBOARD_PASSWORD` are set (spec 11.1). The
+//! `DASHBOARD_USERNAME` and `DASHBOARD_PASSWORD` are set. The
 //! credentials are compared in constant time, over digests, so neither the
 //! content nor the length of a guess shows in how long the answer takes.
 //! tower-http's request validation applies it to every request; the check

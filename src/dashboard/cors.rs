@@ -1,5 +1,5 @@
 //! `Cors`: which other web origins may read the dashboard's API from a
-//! browser (`ALLOWED_ORIGINS`, spec 11.1). tower-http's CORS layer sends
+//! browser (`ALLOWED_ORIGINS`). tower-http's CORS layer sends
 //! the headers; this module decides the list and refuses preflights the
 //! list does not allow (with the original's 400). Only reading is ever
 //! allowed across origins: the methods offered are GET and HEAD, and the

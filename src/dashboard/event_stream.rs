@@ -1,4 +1,4 @@
-//! `GET /api/v1/stream`: server-sent events (spec 11.2) through axum's
+//! `GET /api/v1/stream`: server-sent events through axum's
 //! `Sse`. A stream opens with `connected`, then sends the current agents,
 //! locks, pending ACKs, latest messages and counts, then each of them again
 //! whenever it changes, and a `heartbeat` every 15 seconds, which also

@@ -1,7 +1,7 @@
 //! `swarm dashboard`: a web server (axum and tower-http on tokio) that
 //! shows the swarm live in a browser (agents, locks, pending
 //! acknowledgements, messages) with the Python tool's JSON API and event
-//! stream (spec 11), and lets the person at the page act as the operator
+//! stream (README, Dashboard), and lets the person at the page act as the operator
 //! (send, acknowledge for a recipient, force-release a lock). It answers
 //! only to the Host names it was started on, takes actions only from its
 //! own page, needs no inline script, and reads the files afresh for every
