@@ -96,6 +96,9 @@ pub struct Dashboard {
     /// Seconds between checks for changes no file event announced; at
     /// least 1.
     pub refresh_interval: u32,
+    /// Host names (with an optional port) the dashboard answers to besides
+    /// the address it listens on.
+    pub allowed_hosts: Vec<String>,
 }
 
 /// `[messaging]`: how a message is put into an agent's pane.
@@ -182,6 +185,7 @@ impl Default for Dashboard {
             host: "localhost".into(),
             auto_open_browser: true,
             refresh_interval: 1,
+            allowed_hosts: Vec::new(),
         }
     }
 }

@@ -268,6 +268,18 @@ pub(crate) const KEYS: &[Key] = &[
         example: None,
     },
     Key {
+        section: "dashboard",
+        name: "allowed_hosts",
+        kind: Kind::List(ListKind {
+            item: Item::Text { max_chars: 260 },
+            min_items: 0,
+            max_items: 100,
+            unique: true,
+        }),
+        doc: "Names the dashboard answers to besides the address it listens on (`name` or `name:port`); any other Host header is refused.",
+        example: None,
+    },
+    Key {
         section: "messaging",
         name: "delivery_pause_ms",
         kind: Kind::Int { min: 0, max: 5000 },

@@ -1,4 +1,4 @@
-//! The JSON bodies of the API (README, Dashboard), built from the state files: one
+//! The JSON bodies of the API, built from the state files: one
 //! function per endpoint or event, shared by the HTTP routes and the event
 //! stream so that both always send the same shapes.
 
@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
+use crate::domain::message::LogEntry;
 use crate::locks::{LockEntry, LockError, LockTable};
 use crate::store::{Paths, inspect};
 use crate::support::time;
@@ -93,6 +94,104 @@ pub(super) fn messages(feed: &MessageFeed, limit: usize) -> Value {
         .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
         .collect();
     json!({"messages": list, "count": list.len(), "limit": limit})
+}
+
+/// A search over the kept messages (`GET /api/v1/messages?q=...&agent=...`).
+#[derive(Clone, Debug, Default)]
+pub(super) struct Search {
+    /// Text looked for, case-insensitively, in the content, type, id,
+    /// sender and recipients.
+    pub text: String,
+    /// Only messages from or to this agent.
+    pub agent: String,
+}
+
+impl Search {
+    /// True when it selects every message.
+    pub(super) fn is_empty(&self) -> bool {
+        self.text.trim().is_empty() && self.agent.trim().is_empty()
+    }
+
+    fn matches(&self, e: &LogEntry) -> bool {
+        let agent = self.agent.trim();
+        if !agent.is_empty() && e.sender != agent && !e.recipients.iter().any(|r| r == agent) {
+            return false;
+        }
+        let text = self.text.trim().to_lowercase();
+        text.is_empty()
+            || [&e.content, &e.msg_type, &e.msg_id, &e.sender]
+                .iter()
+                .any(|f| f.to_lowercase().contains(&text))
+            || e.recipients
+                .iter()
+                .any(|r| r.to_lowercase().contains(&text))
+    }
+}
+
+/// The latest `limit` kept messages that `search` selects, oldest first,
+/// in the shape of `GET /api/v1/messages` plus the search itself.
+pub(super) fn search(feed: &MessageFeed, search: &Search, limit: usize) -> Value {
+    let mut hits: Vec<&LogEntry> = feed
+        .latest(usize::MAX)
+        .filter(|e| search.matches(e))
+        .collect();
+    let skip = hits.len().saturating_sub(limit);
+    hits.drain(..skip);
+    let list: Vec<Value> = hits
+        .into_iter()
+        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+        .collect();
+    json!({"messages": list, "count": list.len(), "limit": limit,
+           "q": search.text, "agent": search.agent})
+}
+
+/// How many messages the per-agent view carries.
+pub(super) const AGENT_MESSAGES: usize = 50;
+
+/// `GET /api/v1/agents/{id}`: one agent's registry entry (null when it is
+/// not registered), its latest messages (sent or received), its live
+/// locks and the acknowledgements it owes or waits for. `screen_state`
+/// and `held_messages` are where the agent's screen state (idle, busy,
+/// typing, dialog) and the messages held back for it will go once
+/// delivery watches the screen; until then they are null and empty.
+pub(super) fn agent_view(
+    id: &str,
+    registry: Option<&Registry>,
+    locks: &Value,
+    pending: &[PendingEntry],
+    feed: &MessageFeed,
+) -> Value {
+    let entry = registry
+        .and_then(|r| r.agents.iter().find(|a| a.id == id))
+        .map(|a| serde_json::to_value(a).unwrap_or(Value::Null))
+        .unwrap_or(Value::Null);
+    let theirs = Search {
+        text: String::new(),
+        agent: id.to_owned(),
+    };
+    let messages = search(feed, &theirs, AGENT_MESSAGES)["messages"].clone();
+    let locks: Vec<Value> = locks["locks"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .filter(|l| l["agent_id"] == json!(id))
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let acks: Vec<&PendingEntry> = pending
+        .iter()
+        .filter(|p| p.recipient_id == id || p.sender_id == id)
+        .collect();
+    json!({
+        "id": id,
+        "agent": entry,
+        "messages": messages,
+        "locks": locks,
+        "pending_acks": acks,
+        "screen_state": null,
+        "held_messages": [],
+    })
 }
 
 /// `GET /api/v1/stats`: counts over the registry, the live locks and the

@@ -1,28 +1,36 @@
 //! `App`: the dashboard's shared state (settings, the message feed, the
-//! published live state, connection limits) and its routes: which answer
-//! each request gets (README, Dashboard).
+//! published live state, the page token, the event-stream limit) and its
+//! router: which answer each request gets, and the layers
+//! every request passes through first.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use serde_json::json;
+use axum::Router;
+use axum::body::Body;
+use axum::extract::{Json, Path, Query, State};
+use axum::http::{HeaderValue, Method, Response, StatusCode, header};
+use axum::middleware::from_fn_with_state;
+use axum::routing::{get, post};
+use serde_json::Value;
+use tokio::sync::Semaphore;
+use tower::util::MapResponse;
+use tower_http::validate_request::ValidateRequestHeaderLayer;
 
 use crate::snapshot;
 use crate::support::time;
 
+use super::action_guard::{self, SessionToken};
+use super::actions;
 use super::api;
 use super::assets;
-use super::basic_auth::Verdict;
-use super::cors::Preflight;
+use super::basic_auth::RequireAuth;
+use super::event_stream;
 use super::live::Live;
 use super::message_feed::MessageFeed;
-use super::request::Request;
-use super::response::Response;
+use super::middleware;
+use super::reply;
 use super::settings::Settings;
-use super::slots::Slots;
-
-/// Most connections served at once (event streams included).
-pub(super) const MAX_CONNECTIONS: usize = 64;
 
 /// Most event streams open at once.
 pub(super) const MAX_STREAMS: usize = 32;
@@ -36,25 +44,16 @@ pub(super) const LEGACY: [&str; 5] = [
     "/api/stream",
 ];
 
-/// What a request gets.
-#[derive(Debug)]
-pub(super) enum Reply {
-    /// A complete answer.
-    Full(Response),
-    /// The event stream.
-    Stream,
-}
-
 /// The shared state of one dashboard server.
 pub(super) struct App {
     /// The settings it was started with.
     pub settings: Settings,
     /// What open event streams send.
     pub live: Live,
-    /// Connections being served.
-    pub connections: Arc<Slots>,
-    /// Event streams open.
-    pub streams: Arc<Slots>,
+    /// Event streams that may still open.
+    pub streams: Arc<Semaphore>,
+    /// The token this run put into its page; actions must carry it.
+    pub token: SessionToken,
     feed: Mutex<MessageFeed>,
     stopping: AtomicBool,
 }
@@ -74,8 +73,8 @@ impl App {
             feed: Mutex::new(MessageFeed::new(&settings.paths)),
             settings,
             live: Live::default(),
-            connections: Slots::new(MAX_CONNECTIONS),
-            streams: Slots::new(MAX_STREAMS),
+            streams: Arc::new(Semaphore::new(MAX_STREAMS)),
+            token: SessionToken::new(),
             stopping: AtomicBool::new(false),
         }
     }
@@ -96,141 +95,300 @@ impl App {
         self.live.stop();
     }
 
-    /// The answer to `req`. Authentication comes first, for every path
-    /// (the page's files and `/health` included), so that a client without
-    /// credentials learns nothing, not even which paths exist; only CORS
-    /// preflights, which browsers send without credentials, come before.
-    pub(super) fn handle(&self, req: &Request) -> Reply {
-        let origin = req.header("origin");
-        if req.method == "OPTIONS"
-            && let Some(method) = req.header("access-control-request-method")
-        {
-            let headers = req.header("access-control-request-headers");
-            return Reply::Full(
-                match self.settings.cors.preflight(origin, method, headers) {
-                    Preflight::Allowed(h) => {
-                        let mut r = Response::detail(200, "OK");
-                        r.headers.extend(h);
-                        r
-                    }
-                    Preflight::Refused(why) => Response::detail(400, why),
-                },
-            );
-        }
-        if let Some(auth) = &self.settings.auth {
-            let refusal = match auth.check(req.header("authorization")) {
-                Verdict::Allowed => None,
-                Verdict::Missing => Some("Authentication required"),
-                Verdict::Wrong => Some("Invalid credentials"),
-            };
-            if let Some(text) = refusal {
-                return Reply::Full(Response::detail(401, text).with(
-                    "WWW-Authenticate",
-                    "Basic realm=\"swarm dashboard\", charset=\"UTF-8\"",
-                ));
-            }
-        }
-        let path = req.path.as_str();
-        let known = assets::find(path).is_some()
-            || matches!(
-                path,
-                "/health"
-                    | "/api/v1/agents"
-                    | "/api/v1/locks"
-                    | "/api/v1/acks"
-                    | "/api/v1/messages"
-                    | "/api/v1/stats"
-                    | "/api/v1/stream"
-            )
-            || LEGACY.contains(&path);
-        if !known {
-            return Reply::Full(Response::detail(404, "Not Found"));
-        }
-        if req.method != "GET" && req.method != "HEAD" {
-            return Reply::Full(
-                Response::detail(405, "Method Not Allowed").with("Allow", "GET, HEAD"),
-            );
-        }
-        if let Some(asset) = assets::find(path) {
-            return Reply::Full(Response::asset(asset.content_type, asset.body));
-        }
-        if LEGACY.contains(&path) {
-            let mut to = format!("/api/v1{}", &path["/api".len()..]);
-            if let Some(q) = &req.query {
-                to.push('?');
-                to.push_str(q);
-            }
-            return Reply::Full(Response::redirect(to));
-        }
-        Reply::Full(match path {
-            "/health" => Response::json(200, &api::health(&self.settings.paths, time::now())),
-            "/api/v1/agents" => {
-                let (registry, _) = snapshot::read_registry(&self.settings.paths);
-                Response::json(200, &api::agents(registry.as_ref()))
-            }
-            "/api/v1/locks" => match self.live_locks() {
-                Ok(l) => Response::json(200, &l.body),
-                Err(r) => r,
-            },
-            "/api/v1/acks" => {
-                let (pending, _) = snapshot::read_acks(&self.settings.paths);
-                Response::json(200, &api::acks(&pending))
-            }
-            "/api/v1/messages" => match api::limit(req.query_param("limit").as_deref()) {
-                Err(body) => Response::json(422, &body),
-                Ok(limit) => match self.fresh_feed() {
-                    Ok(feed) => Response::json(200, &api::messages(&feed, limit)),
-                    Err(r) => r,
-                },
-            },
-            "/api/v1/stats" => self.stats(),
-            "/api/v1/stream" if req.method == "HEAD" => {
-                let mut r = Response::asset("text/event-stream", "");
-                r.headers.retain(|(n, _)| *n != "Cache-Control");
-                r.with("Cache-Control", "no-cache")
-            }
-            "/api/v1/stream" => return Reply::Stream,
-            _ => Response::detail(404, "Not Found"),
-        })
-    }
-
-    fn live_locks(&self) -> Result<api::LiveLocks, Response> {
+    fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
         let now = crate::locks::now();
         api::locks(&self.settings.paths, self.settings.stale_after, now).map_err(|e| {
             (self.settings.report)(&format!("could not read the locks: {e}"));
-            Response::detail(500, "Failed to read the locks")
+            Unreadable("Failed to read the locks")
         })
     }
 
-    fn fresh_feed(&self) -> Result<MutexGuard<'_, MessageFeed>, Response> {
+    fn fresh_feed(&self) -> Result<MutexGuard<'_, MessageFeed>, Unreadable> {
         let mut feed = self.feed();
         match feed.refresh() {
             Ok(_) => Ok(feed),
             Err(e) => {
                 (self.settings.report)(&format!("could not read the message log: {e}"));
-                Err(Response::detail(500, "Failed to read the message log"))
+                Err(Unreadable("Failed to read the message log"))
             }
-        }
-    }
-
-    fn stats(&self) -> Response {
-        let (registry, _) = snapshot::read_registry(&self.settings.paths);
-        let locks = match self.live_locks() {
-            Ok(l) => l,
-            Err(r) => return r,
-        };
-        match self.fresh_feed() {
-            Ok(feed) => Response::json(200, &api::stats(registry.as_ref(), locks.count, &feed)),
-            Err(r) => r,
         }
     }
 }
 
-/// The answer when every connection slot is taken.
-pub(super) fn busy() -> Response {
-    Response::json(
-        503,
-        &json!({"detail": "Too many connections; try again shortly"}),
+/// A state file that could not be read (already reported): a 500.
+struct Unreadable(&'static str);
+
+impl From<Unreadable> for Response<Body> {
+    fn from(u: Unreadable) -> Response<Body> {
+        reply::detail(StatusCode::INTERNAL_SERVER_ERROR, u.0)
+    }
+}
+
+/// Runs `f` on a thread where blocking (files, tmux) is fine.
+async fn blocking(
+    app: Arc<App>,
+    f: impl FnOnce(&App) -> Response<Body> + Send + 'static,
+) -> Response<Body> {
+    tokio::task::spawn_blocking(move || f(&app))
+        .await
+        .unwrap_or_else(|_| reply::detail(StatusCode::INTERNAL_SERVER_ERROR, "Internal error"))
+}
+
+fn ok(value: &Value) -> Response<Body> {
+    reply::json(StatusCode::OK, value)
+}
+
+/// The service a connection is served by: the router, with a 405's
+/// answer made the original's.
+pub(super) type Service = MapResponse<Router, fn(Response<Body>) -> Response<Body>>;
+
+/// `router` as the service connections are served by.
+pub(super) fn service(app: Arc<App>) -> Service {
+    MapResponse::new(
+        router(app),
+        middleware::method_not_allowed as fn(Response<Body>) -> Response<Body>,
     )
-    .with("Retry-After", "2")
+}
+
+/// Every route, behind the layers every request passes through. From the
+/// outside in: the security headers (on every answer, refusals included),
+/// the Host check, the refusal of disallowed preflights, the CORS headers
+/// (which answer allowed preflights before authentication, as browsers
+/// send those without credentials), authentication (on every other path,
+/// so that a client without credentials learns nothing, not even which
+/// paths exist). Actions besides need the
+/// page's origin and token.
+fn router(app: Arc<App>) -> Router {
+    let actions = Router::new()
+        .route("/api/v1/actions/send", post(send))
+        .route("/api/v1/actions/ack", post(ack))
+        .route("/api/v1/actions/unlock", post(unlock))
+        .route_layer(from_fn_with_state(Arc::clone(&app), action_guard::check));
+    let mut routes = Router::new()
+        .route("/", get(page))
+        .route("/static/index.html", get(page))
+        .route("/static/dashboard.js", get(script))
+        .route("/static/style.css", get(style))
+        .route("/health", get(health))
+        .route("/api/v1/agents", get(agents))
+        .route("/api/v1/agents/{id}", get(agent))
+        .route("/api/v1/locks", get(locks))
+        .route("/api/v1/acks", get(acks))
+        .route("/api/v1/messages", get(messages))
+        .route("/api/v1/stats", get(stats))
+        .route("/api/v1/stream", get(stream));
+    for path in LEGACY {
+        routes = routes.route(path, get(legacy));
+    }
+    let mut router = routes
+        .merge(actions)
+        .fallback(not_found)
+        .with_state(Arc::clone(&app))
+        .layer(ValidateRequestHeaderLayer::custom(RequireAuth(
+            app.settings.auth.clone(),
+        )))
+        .layer(app.settings.cors.layer())
+        .layer(from_fn_with_state(
+            Arc::clone(&app),
+            middleware::preflight_check,
+        ))
+        .layer(from_fn_with_state(Arc::clone(&app), middleware::host_check));
+    for layer in middleware::security_headers() {
+        router = router.layer(layer);
+    }
+    router
+}
+
+async fn not_found() -> Response<Body> {
+    reply::detail(StatusCode::NOT_FOUND, "Not Found")
+}
+
+async fn page(State(app): State<Arc<App>>) -> Response<Body> {
+    reply::asset(
+        assets::INDEX.content_type,
+        assets::page(app.token.as_str(), &app.settings.operator.id),
+    )
+}
+
+async fn script() -> Response<Body> {
+    reply::asset(assets::SCRIPT.content_type, assets::SCRIPT.body)
+}
+
+async fn style() -> Response<Body> {
+    reply::asset(assets::STYLE.content_type, assets::STYLE.body)
+}
+
+async fn health(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        ok(&api::health(&app.settings.paths, time::now()))
+    })
+    .await
+}
+
+async fn agents(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        ok(&api::agents(registry.as_ref()))
+    })
+    .await
+}
+
+async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<Body> {
+    blocking(app, move |app| {
+        let Ok(id) = crate::domain::validate::agent_id(&id) else {
+            return reply::detail(StatusCode::NOT_FOUND, "Not Found");
+        };
+        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        let locks = match app.live_locks() {
+            Ok(l) => l,
+            Err(r) => return r.into(),
+        };
+        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        match app.fresh_feed() {
+            Ok(feed) => ok(&api::agent_view(
+                &id,
+                registry.as_ref(),
+                &locks.body,
+                &pending,
+                &feed,
+            )),
+            Err(r) => r.into(),
+        }
+    })
+    .await
+}
+
+async fn locks(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| match app.live_locks() {
+        Ok(l) => ok(&l.body),
+        Err(r) => r.into(),
+    })
+    .await
+}
+
+async fn acks(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        ok(&api::acks(&pending))
+    })
+    .await
+}
+
+/// The first value of each query parameter named.
+fn param(query: &Option<Query<Vec<(String, String)>>>, name: &str) -> Option<String> {
+    query
+        .as_ref()?
+        .0
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.clone())
+}
+
+async fn messages(
+    State(app): State<Arc<App>>,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> Response<Body> {
+    let query = query.ok();
+    let limit = param(&query, "limit");
+    let search = api::Search {
+        text: param(&query, "q").unwrap_or_default(),
+        agent: param(&query, "agent").unwrap_or_default(),
+    };
+    blocking(app, move |app| match api::limit(limit.as_deref()) {
+        Err(body) => reply::json(StatusCode::UNPROCESSABLE_ENTITY, &body),
+        Ok(limit) => match app.fresh_feed() {
+            Ok(feed) if search.is_empty() => ok(&api::messages(&feed, limit)),
+            Ok(feed) => ok(&api::search(&feed, &search, limit)),
+            Err(r) => r.into(),
+        },
+    })
+    .await
+}
+
+async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        let locks = match app.live_locks() {
+            Ok(l) => l,
+            Err(r) => return r.into(),
+        };
+        match app.fresh_feed() {
+            Ok(feed) => ok(&api::stats(registry.as_ref(), locks.count, &feed)),
+            Err(r) => r.into(),
+        }
+    })
+    .await
+}
+
+async fn stream(State(app): State<Arc<App>>, method: Method) -> Response<Body> {
+    if method == Method::HEAD {
+        return event_stream::head();
+    }
+    event_stream::open(app)
+}
+
+async fn legacy(uri: axum::http::Uri) -> Response<Body> {
+    let path = uri.path();
+    let mut to = format!("/api/v1{}", &path["/api".len().min(path.len())..]);
+    if let Some(q) = uri.query() {
+        to.push('?');
+        to.push_str(q);
+    }
+    let mut r = reply::detail(StatusCode::TEMPORARY_REDIRECT, "Temporary Redirect");
+    if let Ok(v) = HeaderValue::from_str(&to) {
+        r.headers_mut().insert(header::LOCATION, v);
+    }
+    r
+}
+
+fn action_reply((status, body): actions::Outcome) -> Response<Body> {
+    reply::json(status, &body)
+}
+
+/// A JSON body the action could not read: the original's 422 shape.
+fn unreadable(e: &axum::extract::rejection::JsonRejection) -> Response<Body> {
+    reply::json(
+        e.status(),
+        &serde_json::json!({"ok": false, "detail": e.body_text()}),
+    )
+}
+
+async fn send(
+    State(app): State<Arc<App>>,
+    body: Result<Json<actions::SendBody>, axum::extract::rejection::JsonRejection>,
+) -> Response<Body> {
+    match body {
+        Ok(Json(b)) => {
+            blocking(app, move |app| {
+                action_reply(actions::send(&app.settings, b))
+            })
+            .await
+        }
+        Err(e) => unreadable(&e),
+    }
+}
+
+async fn ack(
+    State(app): State<Arc<App>>,
+    body: Result<Json<actions::AckBody>, axum::extract::rejection::JsonRejection>,
+) -> Response<Body> {
+    match body {
+        Ok(Json(b)) => blocking(app, move |app| action_reply(actions::ack(&app.settings, b))).await,
+        Err(e) => unreadable(&e),
+    }
+}
+
+async fn unlock(
+    State(app): State<Arc<App>>,
+    body: Result<Json<actions::UnlockBody>, axum::extract::rejection::JsonRejection>,
+) -> Response<Body> {
+    match body {
+        Ok(Json(b)) => {
+            blocking(app, move |app| {
+                action_reply(actions::unlock(&app.settings, b))
+            })
+            .await
+        }
+        Err(e) => unreadable(&e),
+    }
 }

@@ -1,6 +1,7 @@
 //! The page's files, built into the binary: the dashboard serves these and
 //! nothing else from its static routes, so no request path ever reaches
-//! the file system.
+//! the file system. The page carries this run's action token in a `<meta>`
+//! element (no inline script: the CSP forbids it).
 
 /// One file of the page.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,34 +12,42 @@ pub(super) struct Asset {
     pub body: &'static str,
 }
 
-const INDEX: Asset = Asset {
+/// `/` and `/static/index.html`.
+pub(super) const INDEX: Asset = Asset {
     content_type: "text/html; charset=utf-8",
     body: include_str!("assets/index.html"),
 };
 
-/// Every route that serves a file, and the file.
-pub(super) const ASSETS: [(&str, Asset); 4] = [
-    ("/", INDEX),
-    ("/static/index.html", INDEX),
-    (
-        "/static/dashboard.js",
-        Asset {
-            content_type: "text/javascript; charset=utf-8",
-            body: include_str!("assets/dashboard.js"),
-        },
-    ),
-    (
-        "/static/style.css",
-        Asset {
-            content_type: "text/css; charset=utf-8",
-            body: include_str!("assets/style.css"),
-        },
-    ),
-];
+/// `/static/dashboard.js`.
+pub(super) const SCRIPT: Asset = Asset {
+    content_type: "text/javascript; charset=utf-8",
+    body: include_str!("assets/dashboard.js"),
+};
 
-/// The file served at `path` (compared exactly, never decoded or joined).
-pub(super) fn find(path: &str) -> Option<Asset> {
-    ASSETS.iter().find(|(p, _)| *p == path).map(|(_, a)| *a)
+/// `/static/style.css`.
+pub(super) const STYLE: Asset = Asset {
+    content_type: "text/css; charset=utf-8",
+    body: include_str!("assets/style.css"),
+};
+
+/// Where the page's token goes.
+const TOKEN_SLOT: &str = "content=\"SWARM-TOKEN\"";
+
+/// Where the operator's id goes.
+const OPERATOR_SLOT: &str = "content=\"SWARM-OPERATOR\"";
+
+/// The page with this run's token and the operator's id (both made of
+/// letters, digits, `-` and `_`, so nothing needs escaping).
+pub(super) fn page(token: &str, operator: &str) -> String {
+    let safe = |s: &str| {
+        s.chars()
+            .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect::<String>()
+    };
+    INDEX
+        .body
+        .replacen(TOKEN_SLOT, &format!("content=\"{}\"", safe(token)), 1)
+        .replacen(OPERATOR_SLOT, &format!("content=\"{}\"", safe(operator)), 1)
 }
 
 #[cfg(test)]
@@ -46,27 +55,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_exact_paths_serve_files() {
-        assert!(find("/static/dashboard.js").is_some());
-        for other in [
-            "/static/",
-            "/static",
-            "/static/../Cargo.toml",
-            "/static/%2e%2e/Cargo.toml",
-            "/static//dashboard.js",
-            "/static/dashboard.js/",
-            "/STATIC/dashboard.js",
-        ] {
-            assert_eq!(find(other), None, "{other}");
-        }
-    }
-
-    #[test]
     fn the_page_needs_nothing_inline_and_nothing_from_elsewhere() {
         let html = INDEX.body;
         assert!(!html.contains("<script>") && !html.contains("style="));
         assert!(!html.contains("http://") && !html.contains("https://"));
-        let js = find("/static/dashboard.js").expect("js").body;
         for sink in [
             "innerHTML",
             "outerHTML",
@@ -74,7 +66,15 @@ mod tests {
             "document.write",
             "eval(",
         ] {
-            assert!(!js.contains(sink), "dashboard.js uses {sink}");
+            assert!(!SCRIPT.body.contains(sink), "dashboard.js uses {sink}");
         }
+    }
+
+    #[test]
+    fn the_page_carries_the_token_and_operator() {
+        let html = page("abc123", "operator\"><x");
+        assert!(html.contains("<meta name=\"swarm-token\" content=\"abc123\">"));
+        assert!(html.contains("<meta name=\"swarm-operator\" content=\"operatorx\">"));
+        assert!(!html.contains("SWARM-TOKEN") && !html.contains("SWARM-OPERATOR"));
     }
 }

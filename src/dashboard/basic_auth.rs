@@ -1,9 +1,19 @@
 //! `BasicAuth`: HTTP Basic authentication for the dashboard, on when both
-//! `DASHBOARD_USERNAME` and `DASHBOARD_PASSWORD` are set (README, Dashboard). The
+//! `DASHBOARD_USERNAME` and `DASHBOARD_PASSWORD` are set. The
 //! credentials are compared in constant time, over digests, so neither the
 //! content nor the length of a guess shows in how long the answer takes.
+//! tower-http's request validation applies it to every request; the check
+//! and the answer (the original's JSON) are ours.
 
+use axum::body::Body;
+use axum::http::{Request, Response, header};
+use base64::Engine;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use sha2::{Digest, Sha256};
+use tower_http::validate_request::ValidateRequest;
+
+use super::reply;
 
 /// The credentials every request must carry.
 #[derive(Clone)]
@@ -53,7 +63,7 @@ impl BasicAuth {
         if !scheme.eq_ignore_ascii_case("basic") {
             return Verdict::Missing;
         }
-        let Some(decoded) = base64_decode(rest.trim()) else {
+        let Ok(decoded) = LENIENT.decode(rest.trim()) else {
             return Verdict::Wrong;
         };
         let Some(colon) = decoded.iter().position(|&b| b == b':') else {
@@ -70,6 +80,42 @@ impl BasicAuth {
     }
 }
 
+/// Standard base64 with or without its padding, as clients send it.
+const LENIENT: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
+/// The check every request goes through: nothing when no credentials are
+/// set, otherwise the right ones or a 401 that says which was wrong.
+#[derive(Clone, Debug)]
+pub(super) struct RequireAuth(pub Option<BasicAuth>);
+
+impl<B> ValidateRequest<B> for RequireAuth {
+    type ResponseBody = Body;
+
+    fn validate(&mut self, request: &mut Request<B>) -> Result<(), Response<Body>> {
+        let Some(auth) = &self.0 else {
+            return Ok(());
+        };
+        let given = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .map(|v| v.to_str().unwrap_or("?"));
+        let text = match auth.check(given) {
+            Verdict::Allowed => return Ok(()),
+            Verdict::Missing => "Authentication required",
+            Verdict::Wrong => "Invalid credentials",
+        };
+        let mut refusal = reply::detail(axum::http::StatusCode::UNAUTHORIZED, text);
+        refusal.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            header::HeaderValue::from_static("Basic realm=\"swarm dashboard\", charset=\"UTF-8\""),
+        );
+        Err(refusal)
+    }
+}
+
 fn digest(bytes: &[u8]) -> [u8; 32] {
     Sha256::digest(bytes).into()
 }
@@ -81,33 +127,6 @@ fn same(a: &[u8; 32], b: &[u8; 32]) -> bool {
         diff |= std::hint::black_box(x ^ y);
     }
     diff == 0
-}
-
-/// Standard base64 (RFC 4648), padding optional; `None` for anything else.
-pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let text = text.trim_end_matches('=');
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for b in text.bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    // A single leftover character cannot be the end of any encoding.
-    (bits < 6).then_some(out)
 }
 
 #[cfg(test)]
@@ -133,19 +152,6 @@ mod tests {
             }
         }
         s
-    }
-
-    #[test]
-    fn decodes_base64() {
-        assert_eq!(
-            base64_decode("YWxpY2U6czNjcjN0"),
-            Some(b"alice:s3cr3t".to_vec())
-        );
-        assert_eq!(base64_decode("YQ=="), Some(b"a".to_vec()));
-        assert_eq!(base64_decode("YQ"), Some(b"a".to_vec()));
-        assert_eq!(base64_decode(""), Some(Vec::new()));
-        assert_eq!(base64_decode("Y"), None);
-        assert_eq!(base64_decode("YW!j"), None);
     }
 
     #[test]

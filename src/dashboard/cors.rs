@@ -1,6 +1,13 @@
-//! `Cors`: which other web origins may call the dashboard's API from a
-//! browser (`ALLOWED_ORIGINS`, README, Dashboard). Origins not on the list get no
-//! CORS headers at all, so the browser keeps their scripts out.
+//! `Cors`: which other web origins may read the dashboard's API from a
+//! browser (`ALLOWED_ORIGINS`). tower-http's CORS layer sends
+//! the headers; this module decides the list and refuses preflights the
+//! list does not allow (with the original's 400). Only reading is ever
+//! allowed across origins: the methods offered are GET and HEAD, and the
+//! page's actions check their origin besides (`action_guard`).
+
+use axum::http::{HeaderName, HeaderValue, Method, header};
+use std::time::Duration;
+use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// Origins allowed when `ALLOWED_ORIGINS` is unset (the original's list).
 pub(crate) const DEFAULT_ORIGINS: [&str; 4] = [
@@ -10,11 +17,12 @@ pub(crate) const DEFAULT_ORIGINS: [&str; 4] = [
     "http://127.0.0.1:3000",
 ];
 
-/// The methods that exist (every route is GET).
-pub(super) const ALLOWED_METHODS: &str = "GET, HEAD, OPTIONS";
+/// The methods another origin may use.
+const ALLOWED_METHODS: [Method; 3] = [Method::GET, Method::HEAD, Method::OPTIONS];
 
 /// The request headers a cross-origin call may send.
-pub(super) const ALLOWED_HEADERS: &str = "Content-Type, Accept, Authorization";
+const ALLOWED_HEADERS: [HeaderName; 3] =
+    [header::CONTENT_TYPE, header::ACCEPT, header::AUTHORIZATION];
 
 /// The allow-list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,13 +32,26 @@ pub(crate) struct Cors {
     credentials: bool,
 }
 
-/// The answer to a preflight (`OPTIONS` with `Access-Control-Request-Method`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Preflight {
-    /// Allowed: send these headers with a 200.
-    Allowed(Vec<(&'static str, String)>),
-    /// Refused, and why (sent with a 400).
-    Refused(&'static str),
+/// Why a preflight is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    /// The origin is not listed.
+    Origin,
+    /// A method other than GET, HEAD, OPTIONS.
+    Method,
+    /// A request header not offered.
+    Headers,
+}
+
+impl Refusal {
+    /// The text of the 400 answer.
+    pub(crate) fn detail(self) -> &'static str {
+        match self {
+            Refusal::Origin => "Disallowed CORS origin",
+            Refusal::Method => "Disallowed CORS method",
+            Refusal::Headers => "Disallowed CORS headers",
+        }
+    }
 }
 
 impl Cors {
@@ -38,7 +59,7 @@ impl Cors {
     /// ignored). A lone `*` allows every origin; `*` mixed with other
     /// origins is a mistake and falls back to the default list, as in the
     /// original. `credentials` says whether browsers may send credentials
-    /// (only when authentication is on).
+    /// (only when authentication is on, and never with `*`).
     pub(crate) fn from_env_value(value: Option<&str>, credentials: bool) -> Cors {
         let mut origins: Vec<String> = match value {
             Some(v) => v
@@ -53,67 +74,77 @@ impl Cors {
             origins = DEFAULT_ORIGINS.iter().map(|o| o.to_string()).collect();
         }
         let any = origins.len() == 1 && origins[0] == "*";
+        // A value a header cannot carry can never match an Origin header.
+        origins.retain(|o| !o.contains('*') && HeaderValue::from_str(o).is_ok());
         Cors {
             origins,
             any,
-            credentials,
+            credentials: credentials && !any,
         }
     }
 
-    /// The headers to add to an answer to a request from `origin`.
-    pub(crate) fn headers(&self, origin: Option<&str>) -> Vec<(&'static str, String)> {
-        let Some(origin) = origin else {
-            return Vec::new();
-        };
-        if self.any {
-            // Browsers refuse credentials with `*`, so none are offered.
-            return vec![("Access-Control-Allow-Origin", "*".into())];
-        }
-        if !self.origins.iter().any(|o| o == origin) {
-            return Vec::new();
-        }
-        let mut h = vec![
-            ("Access-Control-Allow-Origin", origin.to_owned()),
-            ("Vary", "Origin".into()),
-        ];
-        if self.credentials {
-            h.push(("Access-Control-Allow-Credentials", "true".into()));
-        }
-        h
+    /// True when a page from `origin` may read answers.
+    pub(crate) fn allows(&self, origin: &str) -> bool {
+        self.any || self.origins.iter().any(|o| o == origin)
     }
 
-    /// Judges a preflight request.
-    pub(crate) fn preflight(
+    /// Judges a preflight request: `None` when the CORS layer may answer
+    /// it.
+    pub(crate) fn refusal(
         &self,
         origin: Option<&str>,
         method: &str,
         headers: Option<&str>,
-    ) -> Preflight {
-        let allowed = self.headers(origin);
-        if allowed.is_empty() {
-            return Preflight::Refused("Disallowed CORS origin");
+    ) -> Option<Refusal> {
+        if !origin.is_some_and(|o| self.allows(o)) {
+            return Some(Refusal::Origin);
         }
         if !ALLOWED_METHODS
-            .split(", ")
-            .any(|m| m.eq_ignore_ascii_case(method.trim()))
+            .iter()
+            .any(|m| m.as_str().eq_ignore_ascii_case(method.trim()))
         {
-            return Preflight::Refused("Disallowed CORS method");
+            return Some(Refusal::Method);
         }
-        let wanted = headers.unwrap_or("");
         let ok_header = |h: &str| {
             h.is_empty()
                 || ALLOWED_HEADERS
-                    .split(", ")
-                    .any(|a| a.eq_ignore_ascii_case(h))
+                    .iter()
+                    .any(|a| a.as_str().eq_ignore_ascii_case(h))
         };
-        if !wanted.split(',').map(str::trim).all(ok_header) {
-            return Preflight::Refused("Disallowed CORS headers");
+        if !headers
+            .unwrap_or("")
+            .split(',')
+            .map(str::trim)
+            .all(ok_header)
+        {
+            return Some(Refusal::Headers);
         }
-        let mut h = allowed;
-        h.push(("Access-Control-Allow-Methods", ALLOWED_METHODS.into()));
-        h.push(("Access-Control-Allow-Headers", ALLOWED_HEADERS.into()));
-        h.push(("Access-Control-Max-Age", "600".into()));
-        Preflight::Allowed(h)
+        None
+    }
+
+    /// The tower-http layer that sends the headers.
+    pub(super) fn layer(&self) -> CorsLayer {
+        let origin = if self.any {
+            AllowOrigin::any()
+        } else {
+            AllowOrigin::list(
+                self.origins
+                    .iter()
+                    .filter_map(|o| HeaderValue::from_str(o).ok()),
+            )
+        };
+        let layer = CorsLayer::new()
+            .allow_origin(origin)
+            .allow_methods(ALLOWED_METHODS)
+            .allow_headers(ALLOWED_HEADERS)
+            .max_age(Duration::from_secs(600));
+        if self.any {
+            layer
+        } else {
+            layer
+                .vary([header::ORIGIN])
+                .allow_credentials(self.credentials)
+        }
     }
 }
 
@@ -121,66 +152,50 @@ impl Cors {
 mod tests {
     use super::*;
 
-    fn origin_header(c: &Cors, origin: &str) -> Option<String> {
-        c.headers(Some(origin))
-            .into_iter()
-            .find(|(k, _)| *k == "Access-Control-Allow-Origin")
-            .map(|(_, v)| v)
-    }
-
     #[test]
     fn the_default_list_and_a_custom_one() {
         let c = Cors::from_env_value(None, false);
-        assert_eq!(
-            origin_header(&c, "http://localhost:3000").as_deref(),
-            Some("http://localhost:3000")
-        );
-        assert_eq!(origin_header(&c, "http://evil.example"), None);
-        assert!(c.headers(None).is_empty());
+        assert!(c.allows("http://localhost:3000"));
+        assert!(!c.allows("http://evil.example"));
         let c = Cors::from_env_value(Some("https://a.example, https://b.example"), true);
-        assert!(origin_header(&c, "https://b.example").is_some());
-        assert!(origin_header(&c, "http://localhost:3000").is_none());
-        assert!(
-            c.headers(Some("https://a.example"))
-                .contains(&("Access-Control-Allow-Credentials", "true".into()))
-        );
+        assert!(c.allows("https://b.example"));
+        assert!(!c.allows("http://localhost:3000"));
+        assert!(c.credentials);
     }
 
     #[test]
     fn wildcards() {
         let c = Cors::from_env_value(Some("*"), true);
-        assert_eq!(
-            c.headers(Some("http://x")),
-            [("Access-Control-Allow-Origin", "*".to_string())]
-        );
+        assert!(c.allows("http://x"));
+        assert!(!c.credentials, "browsers refuse credentials with *");
         // Mixed with others: the default list instead.
         let c = Cors::from_env_value(Some("*,https://a.example"), false);
-        assert!(origin_header(&c, "https://a.example").is_none());
-        assert!(origin_header(&c, "http://127.0.0.1:8000").is_some());
+        assert!(!c.allows("https://a.example"));
+        assert!(c.allows("http://127.0.0.1:8000"));
     }
 
     #[test]
     fn preflights() {
         let c = Cors::from_env_value(Some("https://a.example"), false);
-        assert!(matches!(
-            c.preflight(
+        assert_eq!(
+            c.refusal(
                 Some("https://a.example"),
                 "GET",
                 Some("authorization, accept")
             ),
-            Preflight::Allowed(_)
-        ));
-        assert_eq!(
-            c.preflight(Some("https://b.example"), "GET", None),
-            Preflight::Refused("Disallowed CORS origin")
+            None
         );
         assert_eq!(
-            c.preflight(Some("https://a.example"), "DELETE", None),
-            Preflight::Refused("Disallowed CORS method")
+            c.refusal(Some("https://b.example"), "GET", None),
+            Some(Refusal::Origin)
         );
         assert_eq!(
-            c.preflight(Some("https://a.example"), "GET", Some("X-Evil")),
-            Preflight::Refused("Disallowed CORS headers")
+            c.refusal(Some("https://a.example"), "POST", None),
+            Some(Refusal::Method)
+        );
+        assert_eq!(
+            c.refusal(Some("https://a.example"), "GET", Some("X-Swarm-Token")),
+            Some(Refusal::Headers)
         );
     }
 }

@@ -37,9 +37,12 @@ pub enum DashboardError {
     /// The host resolved to no address at all.
     #[error("host {0:?} has no address to listen on")]
     NoAddress(String),
-    /// A thread could not be started.
+    /// A thread (or the runtime's threads) could not be started.
     #[error("could not start a dashboard thread: {0}")]
     Thread(io::Error),
+    /// The Ctrl-C and SIGTERM handlers could not be installed.
+    #[error("could not install the Ctrl-C handler: {0}")]
+    Signals(io::Error),
 }
 
 impl From<DashboardError> for Error {
@@ -72,7 +75,7 @@ impl Reported for DashboardError {
                  for every interface)"
                     .into(),
             ),
-            DashboardError::Thread(_) => None,
+            DashboardError::Thread(_) | DashboardError::Signals(_) => None,
         }
     }
 }

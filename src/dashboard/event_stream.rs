@@ -1,169 +1,135 @@
-//! `GET /api/v1/stream`: server-sent events (README, Dashboard). A stream opens
-//! with `connected`, then sends the current agents, locks, pending ACKs,
-//! latest messages and counts, then each of them again whenever it
-//! changes, and a `heartbeat` every 15 seconds. HTTP/1.1 clients get the
-//! events as chunks (the stream has no length); HTTP/1.0 ones until the
-//! connection closes.
+//! `GET /api/v1/stream`: server-sent events through axum's
+//! `Sse`. A stream opens with `connected`, then sends the current agents,
+//! locks, pending ACKs, latest messages and counts, then each of them again
+//! whenever it changes, and a `heartbeat` every 15 seconds, which also
+//! keeps proxies and browsers from closing an idle stream. Stopping the
+//! server ends every stream with a complete answer.
 
-use std::io::{self, Write};
-use std::net::TcpStream;
-use std::time::{Duration, Instant};
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
 
-use serde_json::Value;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
+use tokio::sync::OwnedSemaphorePermit;
+use tokio::time::Instant;
 
 use crate::support::time;
 
 use super::api;
 use super::app::App;
 use super::live::TOPICS;
-use super::request::{Request, Version};
-use super::response::{Response, SECURITY_HEADERS, json_bytes};
+use super::reply::{self, json_text};
 
 /// Time between heartbeats.
 pub(crate) const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// Longest wait before a stream looks whether its client is still there.
-const CHECK_CLIENT: Duration = Duration::from_secs(1);
-
 /// Longest wait for the first scan after a stream opens.
 const FIRST_SCAN: Duration = Duration::from_secs(30);
 
-/// Serves one event stream until the client leaves or the server stops.
-pub(super) fn serve(app: &App, conn: &TcpStream, req: &Request, cors: &[(&'static str, String)]) {
-    let Some(_slot) = app.streams.take() else {
-        let busy = Response::detail(503, "Too many open event streams; try again shortly")
-            .with("Retry-After", "5");
-        let _ = busy.write_to(&mut &*conn, cors, false);
-        return;
-    };
-    let chunked = req.version == Version::Http11;
-    let start = app.live.subscribe();
-    let _unsubscribe = Unsubscribe(app);
-    let mut out = Events { conn, chunked };
-    if out.head(cors).is_err()
-        || out
-            .event("connected", &api::connected(time::now()))
-            .is_err()
-    {
-        return;
+/// One open stream: what it has sent, and its place among the streams.
+struct Subscription {
+    app: Arc<App>,
+    _slot: OwnedSemaphorePermit,
+    sent: [u64; TOPICS.len()],
+    after: u64,
+    waiting_first: bool,
+    opened: Instant,
+    last_beat: Instant,
+    queue: VecDeque<Event>,
+    ended: bool,
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.app.live.unsubscribe();
     }
-    let mut sent = [0u64; TOPICS.len()];
-    let mut after = start;
-    let mut waiting_first = true;
-    let opened = Instant::now();
-    let mut last_beat = Instant::now();
+}
+
+/// The event stream, or a 503 when too many are open.
+pub(super) fn open(app: Arc<App>) -> Response {
+    let Ok(slot) = Arc::clone(&app.streams).try_acquire_owned() else {
+        let mut busy = reply::detail(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Too many open event streams; try again shortly",
+        );
+        busy.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+        return busy;
+    };
+    let after = app.live.subscribe();
+    let now = Instant::now();
+    let mut first = VecDeque::new();
+    first.push_back(event("connected", &json_text(&api::connected(time::now()))));
+    let sub = Subscription {
+        app,
+        _slot: slot,
+        sent: [0; TOPICS.len()],
+        after,
+        waiting_first: true,
+        opened: now,
+        last_beat: now,
+        queue: first,
+        ended: false,
+    };
+    let events = stream::unfold(sub, |mut sub| async move {
+        next(&mut sub)
+            .await
+            .map(|e| (Ok::<Event, Infallible>(e), sub))
+    });
+    let mut response = Sse::new(events).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The answer to `HEAD /api/v1/stream`: the stream's headers, no events.
+pub(super) fn head() -> Response {
+    let mut r = reply::asset("text/event-stream", "");
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    r
+}
+
+fn event(name: &str, json: &str) -> Event {
+    Event::default().event(name).data(json)
+}
+
+/// The next event to send; `None` ends the stream (the server stops).
+async fn next(sub: &mut Subscription) -> Option<Event> {
     loop {
-        let until = (Instant::now() + CHECK_CLIENT).min(last_beat + HEARTBEAT);
-        let changes = app.live.wait(&sent, after, until);
-        if changes.stopping || app.stopping() {
-            out.end();
-            return;
+        if let Some(e) = sub.queue.pop_front() {
+            return Some(e);
+        }
+        if sub.ended || sub.app.stopping() {
+            return None;
+        }
+        let until = sub.last_beat + HEARTBEAT;
+        let changes = sub.app.live.wait(&sub.sent, sub.after, until).await;
+        if changes.stopping {
+            sub.ended = true;
+            return None;
         }
         for (topic, version, json) in &changes.items {
-            if out.raw_event(topic.event(), json).is_err() {
-                return;
-            }
-            sent[topic.index()] = *version;
+            sub.queue.push_back(event(topic.event(), json));
+            sub.sent[topic.index()] = *version;
         }
-        if waiting_first && (!changes.items.is_empty() || opened.elapsed() > FIRST_SCAN) {
-            waiting_first = false;
-            after = 0;
+        if sub.waiting_first && (!changes.items.is_empty() || sub.opened.elapsed() > FIRST_SCAN) {
+            sub.waiting_first = false;
+            sub.after = 0;
         }
-        if last_beat.elapsed() >= HEARTBEAT {
-            last_beat = Instant::now();
-            if out
-                .event("heartbeat", &api::heartbeat(time::now()))
-                .is_err()
-            {
-                return;
-            }
+        if sub.last_beat.elapsed() >= HEARTBEAT {
+            sub.last_beat = Instant::now();
+            sub.queue
+                .push_back(event("heartbeat", &json_text(&api::heartbeat(time::now()))));
         }
-        if client_left(conn) {
-            return;
-        }
-    }
-}
-
-struct Unsubscribe<'a>(&'a App);
-
-impl Drop for Unsubscribe<'_> {
-    fn drop(&mut self) {
-        self.0.live.unsubscribe();
-    }
-}
-
-/// True when the client closed its side: a read that would block means
-/// it is still there; end of stream means it left.
-fn client_left(conn: &TcpStream) -> bool {
-    if conn.set_nonblocking(true).is_err() {
-        return true;
-    }
-    let mut byte = [0u8; 1];
-    let left = match conn.peek(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => e.kind() != io::ErrorKind::WouldBlock && e.kind() != io::ErrorKind::Interrupted,
-    };
-    left || conn.set_nonblocking(false).is_err()
-}
-
-struct Events<'a> {
-    conn: &'a TcpStream,
-    chunked: bool,
-}
-
-impl Events<'_> {
-    fn head(&mut self, cors: &[(&'static str, String)]) -> io::Result<()> {
-        let mut head = String::from("HTTP/1.1 200 OK\r\n");
-        let own = [
-            ("Content-Type", "text/event-stream; charset=utf-8"),
-            ("Cache-Control", "no-cache"),
-            ("X-Accel-Buffering", "no"),
-        ];
-        for (name, value) in SECURITY_HEADERS.iter().chain(&own) {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        for (name, value) in cors {
-            head.push_str(&format!("{name}: {value}\r\n"));
-        }
-        if self.chunked {
-            head.push_str("Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n");
-        } else {
-            head.push_str("Connection: close\r\n");
-        }
-        head.push_str("\r\n");
-        self.send(head.as_bytes(), false)
-    }
-
-    fn event(&mut self, name: &str, value: &Value) -> io::Result<()> {
-        let json = String::from_utf8_lossy(&json_bytes(value)).into_owned();
-        self.raw_event(name, &json)
-    }
-
-    /// `event: NAME`, `data: JSON` (always one line: the JSON escapes line
-    /// breaks), and the blank line that ends an event.
-    fn raw_event(&mut self, name: &str, json: &str) -> io::Result<()> {
-        let text = format!("event: {name}\ndata: {json}\n\n");
-        self.send(text.as_bytes(), self.chunked)
-    }
-
-    /// The last chunk, so the client sees a complete answer.
-    fn end(&mut self) {
-        if self.chunked {
-            let _ = self.send(b"0\r\n\r\n", false);
-        }
-    }
-
-    fn send(&mut self, bytes: &[u8], as_chunk: bool) -> io::Result<()> {
-        let mut conn = self.conn;
-        if as_chunk {
-            let mut chunk = format!("{:x}\r\n", bytes.len()).into_bytes();
-            chunk.extend_from_slice(bytes);
-            chunk.extend_from_slice(b"\r\n");
-            conn.write_all(&chunk)?;
-        } else {
-            conn.write_all(bytes)?;
-        }
-        conn.flush()
     }
 }

@@ -2,12 +2,14 @@
 //! only while a stream is open, notices changes (file events, and a check
 //! every tick for what no event announced: a file replaced, a lock file
 //! deleted, a lock going stale), rebuilds the bodies of what changed, and
-//! publishes each under a version number. Streams wait for a version to
-//! move and send that body: however many browsers are open, the files are
-//! read once per change.
+//! publishes each under a version number. Streams (async tasks) wait for a
+//! version to move and send that body: however many browsers are open, the
+//! files are read once per change.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
-use std::time::Instant;
+
+use tokio::sync::watch;
+use tokio::time::Instant;
 
 use serde_json::Value;
 
@@ -18,7 +20,7 @@ use crate::support::time;
 
 use super::api;
 use super::app::App;
-use super::response::json_bytes;
+use super::reply::json_text;
 
 /// The kinds of events a stream carries besides `connected` and
 /// `heartbeat`, in the order they are sent when several changed at once.
@@ -98,13 +100,24 @@ pub(super) struct Changes {
 }
 
 /// The published state and the means to wait for it.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Live {
     inner: Mutex<Inner>,
-    /// Wakes streams: a scan finished, or the server stops.
-    published: Condvar,
+    /// Wakes streams: a scan finished, or the server stops (the value is
+    /// only a counter; the state is in `inner`).
+    published: watch::Sender<u64>,
     /// Wakes the watcher: a stream opened, a file changed, or stop.
     wake: Condvar,
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live {
+            inner: Mutex::default(),
+            published: watch::Sender::new(0),
+            wake: Condvar::new(),
+        }
+    }
 }
 
 impl Live {
@@ -140,46 +153,47 @@ impl Live {
         let mut inner = self.lock();
         inner.stopping = true;
         self.wake.notify_all();
-        self.published.notify_all();
+        self.published.send_modify(|n| *n += 1);
     }
 
     /// Waits, at most until `until`, for a scan after `after_scan` that
     /// published something other than the versions in `sent`; returns what
     /// changed (possibly nothing, when the time ran out).
-    pub(super) fn wait(&self, sent: &[u64; 6], after_scan: u64, until: Instant) -> Changes {
-        let mut inner = self.lock();
+    pub(super) async fn wait(&self, sent: &[u64; 6], after_scan: u64, until: Instant) -> Changes {
+        // Subscribed before looking, so a scan that ends in between still
+        // wakes this wait.
+        let mut woken = self.published.subscribe();
         loop {
-            if inner.stopping {
-                return Changes {
-                    items: Vec::new(),
-                    stopping: true,
-                };
-            }
-            if inner.scans > after_scan {
-                let items: Vec<(Topic, u64, Arc<str>)> = TOPICS
-                    .iter()
-                    .filter(|t| **t != Topic::Error || inner.error_active)
-                    .filter_map(|&t| {
-                        let p = &inner.published[t.index()];
-                        (p.version != sent[t.index()]).then(|| (t, p.version, p.json.clone()))
-                    })
-                    .collect();
-                if !items.is_empty() {
+            {
+                let inner = self.lock();
+                if inner.stopping {
                     return Changes {
-                        items,
-                        stopping: false,
+                        items: Vec::new(),
+                        stopping: true,
                     };
                 }
+                if inner.scans > after_scan {
+                    let items: Vec<(Topic, u64, Arc<str>)> = TOPICS
+                        .iter()
+                        .filter(|t| **t != Topic::Error || inner.error_active)
+                        .filter_map(|&t| {
+                            let p = &inner.published[t.index()];
+                            (p.version != sent[t.index()]).then(|| (t, p.version, p.json.clone()))
+                        })
+                        .collect();
+                    if !items.is_empty() {
+                        return Changes {
+                            items,
+                            stopping: false,
+                        };
+                    }
+                }
             }
-            let left = until.saturating_duration_since(Instant::now());
-            if left.is_zero() {
-                return Changes::default();
+            match tokio::time::timeout_at(until, woken.changed()).await {
+                Ok(Ok(())) => {}
+                // The sender lives as long as `self`; a timeout is the end.
+                Ok(Err(_)) | Err(_) => return Changes::default(),
             }
-            inner = self
-                .published
-                .wait_timeout(inner, left)
-                .unwrap_or_else(PoisonError::into_inner)
-                .0;
         }
     }
 }
@@ -359,7 +373,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
 
     let mut inner = app.live.lock();
     for (topic, value) in out {
-        let json: Arc<str> = String::from_utf8_lossy(&json_bytes(&value)).into();
+        let json: Arc<str> = json_text(&value).into();
         let slot = &mut inner.published[topic.index()];
         if slot.version == 0 || slot.json != json {
             slot.version += 1;
@@ -370,9 +384,10 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         let body = api::error(&summary.join("; "), now);
         let slot = &mut inner.published[Topic::Error.index()];
         slot.version += 1;
-        slot.json = String::from_utf8_lossy(&json_bytes(&body)).into();
+        slot.json = json_text(&body).into();
     }
     inner.error_active = !summary.is_empty();
     inner.scans += 1;
-    app.live.published.notify_all();
+    drop(inner);
+    app.live.published.send_modify(|n| *n += 1);
 }

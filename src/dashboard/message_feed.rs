@@ -14,7 +14,7 @@ use crate::messaging::message_log::Record;
 use crate::store::{Paths, StoreError};
 
 /// How many of the latest messages are kept: the largest `limit` the API
-/// serves (README, Dashboard), and the sample its statistics are taken over.
+/// serves, and the sample its statistics are taken over.
 pub(super) const KEPT_MESSAGES: usize = 1000;
 
 /// The latest messages of one project's log.

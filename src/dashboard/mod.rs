@@ -1,10 +1,15 @@
-//! `swarm dashboard`: a small web server that shows the swarm live in a
-//! browser (agents, locks, pending acknowledgements, messages), with the
-//! Python tool's JSON API and event stream (README, Dashboard), fixing what
-//! docs/PYTHON.md lists of the original: authentication covers every path, the page needs no inline
-//! script, stale locks are left out, a deleted lock is noticed, and the
-//! files are read afresh for every request.
+//! `swarm dashboard`: a web server (axum and tower-http on tokio) that
+//! shows the swarm live in a browser (agents, locks, pending
+//! acknowledgements, messages) with the Python tool's JSON API and event
+//! stream (README, Dashboard), and lets the person at the page act as the operator
+//! (send, acknowledge for a recipient, force-release a lock). It answers
+//! only to the Host names it was started on, takes actions only from its
+//! own page, needs no inline script, and reads the files afresh for every
+//! request. docs/SECURITY.md says what it guarantees.
 
+mod action_guard;
+mod actions;
+mod allowed_hosts;
 mod api;
 mod app;
 mod assets;
@@ -16,14 +21,14 @@ mod event_stream;
 mod listen;
 mod live;
 mod message_feed;
-mod request;
-mod response;
+mod middleware;
+mod reply;
 mod server;
 mod settings;
-mod slots;
 
+pub(crate) use allowed_hosts::AllowedHosts;
 pub(crate) use basic_auth::BasicAuth;
 pub(crate) use browser::{Opened, open as open_browser};
 pub(crate) use cors::Cors;
 pub(crate) use server::Server;
-pub(crate) use settings::Settings;
+pub(crate) use settings::{Operator, Settings};

@@ -1,70 +1,107 @@
-//! `Server`: the dashboard's HTTP/1.1 server over `std::net`. One thread
-//! accepts on each listening address; each connection gets a thread of
-//! its own, at most `MAX_CONNECTIONS` at once (more are answered 503 at
-//! once), with time limits on reading the request and on every write, so
-//! neither a slow nor a vanished client can hold a thread for long.
+//! `Server`: the dashboard's HTTP/1.1 server: axum's router served by
+//! hyper on a tokio runtime of its own (the only one in swarm: every other
+//! command stays synchronous). Each connection is bounded in what it may
+//! cost: its request head must arrive within `READ_TIMEOUT` and fit in
+//! `MAX_HEAD_BYTES` (hyper answers 431 otherwise), at most
+//! `MAX_CONNECTIONS` are served at once (more are answered 503 at once),
+//! and each answer closes its connection. Ctrl-C or SIGTERM stops it
+//! gracefully: no new connection is accepted, every event stream gets its
+//! end, and connections in progress get `DRAIN` to finish.
 
-use std::io::{BufReader, Read};
-use std::net::{Ipv4Addr, Ipv6Addr, Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::convert::Infallible;
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
-use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
-use super::app::{self, App, Reply};
+use axum::body::Body;
+use axum::http::{HeaderValue, Request, StatusCode, header};
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::server::graceful::GracefulShutdown;
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::runtime::Runtime;
+use tokio::signal::unix::{Signal, SignalKind, signal};
+use tokio::sync::{Semaphore, watch};
+use tokio::task::JoinSet;
+
+use super::app::{self, App};
 use super::error::DashboardError;
-use super::event_stream;
 use super::listen;
 use super::live;
-use super::request::{Request, RequestError};
-use super::response::Response;
+use super::reply;
 use super::settings::Settings;
 
 /// How long a client has to send its request head.
 const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// How long one write may block before the client counts as gone.
-const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most bytes accepted for a request head (hyper's smallest buffer is
+/// 8 KiB).
+const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// Most connections served at once (event streams included).
+const MAX_CONNECTIONS: usize = 64;
 
 /// How long stopping waits for open connections to finish.
 const DRAIN: Duration = Duration::from_secs(2);
 
-/// A dashboard bound to its addresses, not yet serving.
+/// A dashboard bound to its addresses, with its stop signals installed,
+/// not yet serving.
 #[derive(Debug)]
 pub(crate) struct Server {
+    runtime: Runtime,
     listeners: Vec<TcpListener>,
     addrs: Vec<SocketAddr>,
     app: Arc<App>,
-}
-
-/// A serving dashboard.
-#[derive(Debug)]
-pub(crate) struct Running {
-    app: Arc<App>,
-    watcher: Option<JoinHandle<()>>,
-    accepting: Vec<(SocketAddr, JoinHandle<()>)>,
+    signals: (Signal, Signal),
 }
 
 impl Server {
-    /// Listens on every address of `host` at `port` (0: any free port).
+    /// Listens on every address of `host` at `port` (0: any free port) and
+    /// installs the Ctrl-C and SIGTERM handlers, so that a stop signal from
+    /// now on ends the dashboard cleanly.
     pub(crate) fn bind(
         host: &str,
         port: u16,
-        settings: Settings,
+        mut settings: Settings,
     ) -> Result<Server, DashboardError> {
-        let listeners = listen::bind_all(host, port)?;
-        let addrs = listeners
-            .iter()
-            .map(|l| {
-                l.local_addr().map_err(|source| DashboardError::Bind {
-                    addr: SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), port),
-                    source,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("dashboard")
+            .enable_all()
+            .build()
+            .map_err(DashboardError::Thread)?;
+        let _entered = runtime.enter();
+        let signals = (
+            signal(SignalKind::interrupt()).map_err(DashboardError::Signals)?,
+            signal(SignalKind::terminate()).map_err(DashboardError::Signals)?,
+        );
+        let std_listeners = listen::bind_all(host, port)?;
+        let mut listeners = Vec::new();
+        let mut addrs = Vec::new();
+        for l in std_listeners {
+            let addr = l.local_addr().map_err(|source| DashboardError::Bind {
+                addr: SocketAddr::new(Ipv4Addr::UNSPECIFIED.into(), port),
+                source,
+            })?;
+            let listener = l
+                .set_nonblocking(true)
+                .and_then(|()| TcpListener::from_std(l))
+                .map_err(|source| DashboardError::Bind { addr, source })?;
+            listeners.push(listener);
+            addrs.push(addr);
+        }
+        settings
+            .hosts
+            .set_port(addrs.first().map_or(port, SocketAddr::port));
+        drop(_entered);
         Ok(Server {
+            runtime,
             listeners,
             addrs,
             app: Arc::new(App::new(settings)),
+            signals,
         })
     }
 
@@ -78,153 +115,108 @@ impl Server {
         self.addrs.first().map_or(0, SocketAddr::port)
     }
 
-    /// Starts serving.
-    pub(crate) fn start(self) -> Result<Running, DashboardError> {
-        let mut running = Running {
-            app: Arc::clone(&self.app),
-            watcher: None,
-            accepting: Vec::new(),
+    /// Serves until Ctrl-C or SIGTERM, then stops gracefully.
+    pub(crate) fn serve(self) -> Result<(), DashboardError> {
+        let Server {
+            runtime,
+            listeners,
+            app,
+            signals: (mut interrupt, mut terminate),
+            ..
+        } = self;
+        let watcher = {
+            let app = Arc::clone(&app);
+            std::thread::Builder::new()
+                .name("dashboard-watch".into())
+                .spawn(move || live::watch(&app))
+                .map_err(DashboardError::Thread)?
         };
-        let app = Arc::clone(&self.app);
-        match thread::Builder::new()
-            .name("dashboard-watch".into())
-            .spawn(move || live::watch(&app))
-        {
-            Ok(t) => running.watcher = Some(t),
-            Err(e) => {
-                running.stop();
-                return Err(DashboardError::Thread(e));
+        let service = app::service(Arc::clone(&app));
+        runtime.block_on(async {
+            let (stop_tx, stop_rx) = watch::channel(false);
+            let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+            let mut accepting = JoinSet::new();
+            for listener in listeners {
+                accepting.spawn(accept(
+                    listener,
+                    service.clone(),
+                    Arc::clone(&app),
+                    Arc::clone(&slots),
+                    stop_rx.clone(),
+                ));
             }
-        }
-        for (listener, addr) in self.listeners.into_iter().zip(self.addrs) {
-            let app = Arc::clone(&self.app);
-            match thread::Builder::new()
-                .name("dashboard-accept".into())
-                .spawn(move || accept(&app, &listener))
-            {
-                Ok(t) => running.accepting.push((addr, t)),
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
+            }
+            app.stop();
+            let _ = stop_tx.send(true);
+            while accepting.join_next().await.is_some() {}
+        });
+        let _ = watcher.join();
+        // Whatever is still running (a client that never reads) ends with
+        // the runtime.
+        runtime.shutdown_timeout(Duration::from_millis(100));
+        Ok(())
+    }
+}
+
+/// Accepts connections on one listener until told to stop, then waits a
+/// little for those in progress.
+async fn accept(
+    listener: TcpListener,
+    service: app::Service,
+    app: Arc<App>,
+    slots: Arc<Semaphore>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let graceful = GracefulShutdown::new();
+    loop {
+        let (stream, _) = tokio::select! {
+            conn = listener.accept() => match conn {
+                Ok(c) => c,
                 Err(e) => {
-                    running.stop();
-                    return Err(DashboardError::Thread(e));
+                    (app.settings.report)(&format!("could not accept a connection: {e}"));
+                    // Out of file descriptors, most likely: give
+                    // connections in progress a moment to finish.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
                 }
-            }
-        }
-        Ok(running)
-    }
-}
-
-impl Running {
-    /// Stops accepting, ends every event stream (each gets its last
-    /// chunk), and waits a little for connections in progress to finish.
-    pub(crate) fn stop(self) {
-        self.app.stop();
-        if let Some(t) = self.watcher {
-            let _ = t.join();
-        }
-        for (addr, t) in self.accepting {
-            // The thread is blocked in accept(): a connection of our own
-            // wakes it to see that it must stop. If none can be made, the
-            // thread is left to end with the process.
-            if TcpStream::connect_timeout(&wake_address(addr), Duration::from_secs(1)).is_ok() {
-                let _ = t.join();
-            }
-        }
-        self.app.connections.wait_idle(DRAIN);
-    }
-}
-
-/// Where to connect to reach a listener (an all-interfaces listener is
-/// reached on loopback).
-fn wake_address(addr: SocketAddr) -> SocketAddr {
-    match addr.ip() {
-        ip if !ip.is_unspecified() => addr,
-        std::net::IpAddr::V4(_) => SocketAddr::new(Ipv4Addr::LOCALHOST.into(), addr.port()),
-        std::net::IpAddr::V6(_) => SocketAddr::new(Ipv6Addr::LOCALHOST.into(), addr.port()),
-    }
-}
-
-fn accept(app: &Arc<App>, listener: &TcpListener) {
-    for conn in listener.incoming() {
-        if app.stopping() {
-            return;
-        }
-        let conn = match conn {
-            Ok(c) => c,
-            Err(e) => {
-                (app.settings.report)(&format!("could not accept a connection: {e}"));
-                // Out of file descriptors, most likely: give connections
-                // in progress a moment to finish instead of spinning.
-                thread::sleep(Duration::from_millis(100));
-                continue;
-            }
+            },
+            _ = stop.changed() => break,
         };
-        let _ = conn.set_read_timeout(Some(READ_TIMEOUT));
-        let _ = conn.set_write_timeout(Some(WRITE_TIMEOUT));
-        let _ = conn.set_nodelay(true);
-        let Some(slot) = app.connections.take() else {
-            let _ = app::busy().write_to(&mut &conn, &[], false);
-            continue;
-        };
-        let served = Arc::clone(app);
-        let spawned = thread::Builder::new()
-            .name("dashboard-conn".into())
-            .spawn(move || {
-                serve(&served, &conn);
-                drop(slot);
-            });
-        if let Err(e) = spawned {
-            (app.settings.report)(&format!("could not start a connection thread: {e}"));
+        let _ = stream.set_nodelay(true);
+        let io = TokioIo::new(stream);
+        let mut http = http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(READ_TIMEOUT)
+            .max_buf_size(MAX_HEAD_BYTES)
+            .keep_alive(false);
+        match Arc::clone(&slots).try_acquire_owned() {
+            Ok(slot) => {
+                let conn = graceful
+                    .watch(http.serve_connection(io, TowerToHyperService::new(service.clone())));
+                tokio::spawn(async move {
+                    let _ = conn.await;
+                    drop(slot);
+                });
+            }
+            Err(_) => {
+                let conn = http.serve_connection(io, hyper::service::service_fn(busy));
+                tokio::spawn(conn);
+            }
         }
     }
+    let _ = tokio::time::timeout(DRAIN, graceful.shutdown()).await;
 }
 
-/// Answers one request, then closes the connection.
-fn serve(app: &App, conn: &TcpStream) {
-    let request = match Request::read(&mut BufReader::new(conn)) {
-        Ok(r) => r,
-        Err(RequestError::Closed) => return,
-        Err(RequestError::TooLarge) => {
-            let _ = Response::detail(431, "Request Header Fields Too Large").write_to(
-                &mut &*conn,
-                &[],
-                false,
-            );
-            return close_unread(conn);
-        }
-        Err(RequestError::Malformed(why)) => {
-            let _ = Response::detail(400, why).write_to(&mut &*conn, &[], false);
-            return close_unread(conn);
-        }
-    };
-    let cors = app.settings.cors.headers(request.header("origin"));
-    match app.handle(&request) {
-        Reply::Full(response) => {
-            let _ = response.write_to(&mut &*conn, &cors, request.method == "HEAD");
-        }
-        Reply::Stream => event_stream::serve(app, conn, &request, &cors),
-    }
-    close(conn);
-}
-
-/// Sends the end of the answer (FIN) before the socket is dropped.
-fn close(conn: &TcpStream) {
-    let _ = conn.shutdown(Shutdown::Write);
-}
-
-/// Closes a connection whose request was not read to its end: what the
-/// client is still sending is read and dropped first (a little of it, for
-/// a short while), because closing a socket with unread input resets the
-/// connection, and the reset can destroy the answer before the client has
-/// read it.
-fn close_unread(conn: &TcpStream) {
-    close(conn);
-    let _ = conn.set_read_timeout(Some(Duration::from_millis(500)));
-    let mut sink = [0u8; 8192];
-    let mut left = 1024 * 1024;
-    while left > 0 {
-        match (&*conn).read(&mut sink) {
-            Ok(0) | Err(_) => return,
-            Ok(n) => left -= n.min(left),
-        }
-    }
+/// The answer when every connection slot is taken.
+async fn busy(_: Request<Incoming>) -> Result<axum::http::Response<Body>, Infallible> {
+    let mut r = reply::detail(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Too many connections; try again shortly",
+    );
+    r.headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from_static("2"));
+    Ok(r)
 }

@@ -1,18 +1,43 @@
 //! `Settings`: everything the dashboard server needs to know, decided
 //! before it starts: the project, the stale-lock timeout, how often to
-//! look for changes, authentication, CORS, and where to report problems.
+//! look for changes, authentication, CORS, the Host names it answers to,
+//! what the operator acts with, and where to report problems.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use crate::acks::AckSettings;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::messaging::MessagingSettings;
 use crate::store::Paths;
+use crate::tmux::Server;
 
+use super::allowed_hosts::AllowedHosts;
 use super::basic_auth::BasicAuth;
 use super::cors::Cors;
 
 /// Receives what the server has to tell its operator (it prints nothing
 /// itself).
 pub(crate) type Report = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What the person at the page acts with: the same pieces `swarm msg`,
+/// `swarm ack` and `swarm unlock --force` are given.
+#[derive(Clone, Debug)]
+pub(crate) struct Operator {
+    /// The sender id of messages sent from the page, and the agent a
+    /// forced release is recorded under.
+    pub id: String,
+    /// The tmux server the agents run on.
+    pub server: Server,
+    /// Recognises agents in panes.
+    pub matcher: AgentMatcher,
+    /// Delivery and rate-limit settings.
+    pub messaging: MessagingSettings,
+    /// The ACK retry schedule (its timeout for messages sent with an ACK).
+    pub acks: AckSettings,
+    /// Message types from the config.
+    pub custom_types: Vec<String>,
+}
 
 /// The server's settings.
 #[derive(Clone)]
@@ -27,8 +52,12 @@ pub(crate) struct Settings {
     pub tick: Duration,
     /// Credentials required on every request, when set.
     pub auth: Option<BasicAuth>,
-    /// Which other origins may call the API from a browser.
+    /// Which other origins may read the API from a browser.
     pub cors: Cors,
+    /// The Host headers answered; every other one is refused.
+    pub hosts: AllowedHosts,
+    /// What the page's actions run with.
+    pub operator: Operator,
     /// Where problems go (a file that cannot be read, ...).
     pub report: Report,
 }
@@ -41,6 +70,8 @@ impl std::fmt::Debug for Settings {
             .field("tick", &self.tick)
             .field("auth", &self.auth)
             .field("cors", &self.cors)
+            .field("hosts", &self.hosts)
+            .field("operator", &self.operator.id)
             .finish_non_exhaustive()
     }
 }

@@ -3,6 +3,7 @@
 //! and the ACK retry engine that sends what the pending list says is due.
 
 pub(crate) mod ack_retry;
+mod acknowledge;
 pub(crate) mod delivery;
 pub(crate) mod inbox;
 pub(crate) mod log_tail;
@@ -12,4 +13,5 @@ pub(crate) mod rate_limit;
 mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
+pub(crate) use acknowledge::{Acknowledgement, acknowledge};
 pub(crate) use send::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};

@@ -2,7 +2,9 @@
 //! ephemeral loopback port, talked to by a small HTTP client over
 //! `std::net` whose every read is bounded by a time limit.
 
+mod actions;
 mod api;
+mod browser;
 mod command;
 mod security;
 mod stream;
@@ -117,15 +119,24 @@ impl Dashboard {
         }
     }
 
+    /// The `Host` header line of a request to this dashboard.
+    fn host(&self) -> String {
+        format!("Host: {}\r\n", self.addr)
+    }
+
     /// `GET path`.
     fn get(&self, path: &str) -> Reply {
-        self.send(&format!("GET {path} HTTP/1.1\r\nHost: test\r\n\r\n"))
+        self.send(&format!(
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n",
+            self.addr
+        ))
     }
 
     /// `GET path` with more header lines (each ending in `\r\n`).
     fn get_with(&self, path: &str, headers: &str) -> Reply {
         self.send(&format!(
-            "GET {path} HTTP/1.1\r\nHost: test\r\n{headers}\r\n"
+            "GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}\r\n",
+            self.addr
         ))
     }
 
@@ -265,7 +276,7 @@ impl Events {
         conn.set_read_timeout(Some(PATIENCE)).expect("timeout");
         conn.set_write_timeout(Some(PATIENCE)).expect("timeout");
         conn.write_all(
-            format!("GET /api/v1/stream HTTP/1.1\r\nHost: test\r\nAccept: text/event-stream\r\n{headers}\r\n")
+            format!("GET /api/v1/stream HTTP/1.1\r\nHost: {addr}\r\nAccept: text/event-stream\r\n{headers}\r\n")
                 .as_bytes(),
         )
         .expect("send");

@@ -4,12 +4,11 @@
 
 use clap::Args;
 
-use crate::acks::{self, AckResult};
+use crate::acks::AckResult;
 use crate::agents::registry::Registry;
-use crate::domain::message::MessageType;
 use crate::error::{Error, Result};
 use crate::messaging::message_log::MessageLog;
-use crate::messaging::{Recipients, SendRequest};
+use crate::messaging::{self, Acknowledgement};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -43,35 +42,21 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         )));
     }
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
-    let (result, warnings) = acks::acknowledge(&ctx.paths, &prefix, &actor.id)?;
+    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    let (done, warnings) = messaging::acknowledge(
+        &messenger,
+        &registry,
+        &prefix,
+        &actor.id,
+        args.note.as_deref(),
+    )?;
     for w in &warnings {
         ctx.out.warn(w);
     }
-    match result {
-        AckResult::Acknowledged(entry) => {
-            let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
-            let note = args
-                .note
-                .as_deref()
-                .map(crate::support::sanitize::one_line)
-                .filter(|n| !n.trim().is_empty())
-                .map(|n| format!(": {}", n.trim()))
-                .unwrap_or_default();
-            let mut req = SendRequest::new(
-                actor.id.clone(),
-                Recipients::One(entry.sender_id.clone()),
-                MessageType::builtin("ACK"),
-                format!("ACK {}{note}", entry.msg_id),
-            );
-            req.parent_msg_id = Some(entry.msg_id.clone());
-            req.system = true;
-            let matcher = ctx.matcher()?;
-            let report = ctx
-                .messenger(&matcher, ctx.messaging_settings()?)
-                .send(&registry, req)?;
-            for w in &report.warnings {
-                ctx.out.warn(w);
-            }
+    match done {
+        Acknowledgement::Sent { entry, report } => {
             let how = if report.delivered() > 0 {
                 "delivered to their pane"
             } else {
@@ -83,16 +68,19 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
             ))?;
             Ok(ExitCode::Success)
         }
-        AckResult::NotRecipient { msg_id, recipient } => Err(Error::Invalid(format!(
-            "only {recipient} can acknowledge message {msg_id} (you are {})",
-            actor.id
-        ))),
-        AckResult::Ambiguous(ids) => Err(Error::Invalid(format!(
+        Acknowledgement::Refused(AckResult::Acknowledged(_)) => Ok(ExitCode::Success),
+        Acknowledgement::Refused(AckResult::NotRecipient { msg_id, recipient }) => {
+            Err(Error::Invalid(format!(
+                "only {recipient} can acknowledge message {msg_id} (you are {})",
+                actor.id
+            )))
+        }
+        Acknowledgement::Refused(AckResult::Ambiguous(ids)) => Err(Error::Invalid(format!(
             "{prefix} matches {} pending messages ({}); give more of the id",
             ids.len(),
             ids.join(", ")
         ))),
-        AckResult::NotPending => not_pending(ctx, &prefix, &actor.id),
+        Acknowledgement::Refused(AckResult::NotPending) => not_pending(ctx, &prefix, &actor.id),
     }
 }
 

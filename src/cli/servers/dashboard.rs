@@ -8,12 +8,13 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::dashboard::{BasicAuth, Cors, Opened, Server, Settings, open_browser};
+use crate::dashboard::{
+    AllowedHosts, BasicAuth, Cors, Opened, Operator, Server, Settings, open_browser,
+};
 use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
-use crate::support::sys;
 
 use crate::cli::context::Context;
 
@@ -21,8 +22,11 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Authentication: set DASHBOARD_USERNAME and DASHBOARD_PASSWORD (both) to require
-them on every request. Other web origins allowed to call the API from a browser:
-ALLOWED_ORIGINS (comma-separated).")]
+them on every request; they are required when --host is not a loopback address.
+Other web origins allowed to read the API from a browser: ALLOWED_ORIGINS
+(comma-separated). The dashboard answers only to the host it listens on (and to
+the names in dashboard.allowed_hosts), and takes actions (send, acknowledge,
+force-release) only from its own page.")]
 pub(crate) struct DashboardArgs {
     /// Port to listen on; 0 picks a free one [default: dashboard.port, 8080]
     #[arg(long, value_name = "N")]
@@ -36,6 +40,10 @@ pub(crate) struct DashboardArgs {
     /// is set, a graphical session runs and xdg-open is installed)
     #[arg(long)]
     no_browser: bool,
+    /// Sender id of the messages sent from the page, and the agent a lock
+    /// released from the page is recorded under
+    #[arg(long, value_name = "ID", default_value = "operator")]
+    from: String,
     /// Accepted for the Python tool's `start-dashboard --reload`; no effect
     /// (the page is built into swarm)
     #[arg(long, hide = true)]
@@ -79,12 +87,25 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         );
     }
     if auth.is_none() && !is_loopback(&host.name) {
-        ctx.out.warn(&format!(
-            "anyone who can reach {} can read the agents, locks and messages; set \
-             DASHBOARD_USERNAME and DASHBOARD_PASSWORD to require a password",
+        return Err(Error::Invalid(format!(
+            "refusing to listen on {} without a password: anyone who can reach it could read \
+             the messages and act as the operator; set DASHBOARD_USERNAME and \
+             DASHBOARD_PASSWORD, or listen on localhost",
             host.name
-        ));
+        )));
     }
+    let hosts = AllowedHosts::new(&host.name, &config.dashboard.allowed_hosts)
+        .map_err(|e| Error::Invalid(format!("dashboard.allowed_hosts: {e}")))?;
+    let from =
+        validate::agent_id(&args.from).map_err(|e| Error::Invalid(format!("--from: {e}")))?;
+    let operator = Operator {
+        id: from,
+        server: ctx.tmux.server().clone(),
+        matcher: ctx.matcher()?,
+        messaging: ctx.messaging_settings()?,
+        acks: ctx.ack_settings()?,
+        custom_types: ctx.custom_types()?,
+    };
     let cors = Cors::from_env_value(env::var("ALLOWED_ORIGINS").ok().as_deref(), auth.is_some());
     let out = ctx.out.clone();
     let settings = Settings {
@@ -93,6 +114,8 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         tick: Duration::from_secs(u64::from(config.dashboard.refresh_interval.max(1))),
         auth,
         cors,
+        hosts,
+        operator,
         report: Arc::new(move |m: &str| out.warn(&sanitize::one_line(m))),
     };
     Ok(Plan {
@@ -129,12 +152,8 @@ fn url(host: &str, port: u16) -> String {
 /// Serves until stopped.
 pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
-    // Installed before anything starts, so that Ctrl-C at any moment ends
-    // the dashboard cleanly.
-    let stop = sys::stop_signals().map_err(|source| Error::Io {
-        what: "install the Ctrl-C handler".into(),
-        source,
-    })?;
+    // Binding installs the Ctrl-C and SIGTERM handlers too, so that a stop
+    // signal at any moment from here on ends the dashboard cleanly.
     let server = Server::bind(&plan.host, plan.port, plan.settings)?;
     let url = url(&plan.host, server.port());
     let listening: Vec<String> = server.addrs().iter().map(ToString::to_string).collect();
@@ -143,7 +162,6 @@ pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
         ctx.paths.root().display(),
         listening.join(", "),
     ))?;
-    let running = server.start()?;
     if plan.open_browser {
         match open_browser(&url) {
             Opened::Started => ctx.out.note(&format!("Opened browser to {url}")),
@@ -151,9 +169,7 @@ pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
             Opened::Failed(why) => ctx.out.warn(&format!("could not open a browser: {why}")),
         }
     }
-    // Any stop signal, or the signal thread going away, ends the server.
-    let _ = stop.recv();
-    running.stop();
+    server.serve()?;
     ctx.out.print("Dashboard stopped\n")?;
     Ok(ExitCode::Success)
 }

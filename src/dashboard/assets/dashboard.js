@@ -18,7 +18,18 @@
     awaitingAck: new Set(),
     attempts: 0,
     source: null,
+    agents: [],
+    search: '',
+    searchTimer: null,
+    viewing: null,
   };
+
+  // This run's action token and the operator's id, put into the page by
+  // the server (a meta element: the CSP allows no inline script).
+  function meta(name) {
+    const node = document.querySelector('meta[name="' + name + '"]');
+    return node ? node.getAttribute('content') || '' : '';
+  }
 
   function byId(id) {
     return document.getElementById(id);
@@ -116,14 +127,24 @@
       const status = text(a.status) || 'unknown';
       const pane = el('td', 'mono', a.pane_index);
       if (a.tmux_pane_id) pane.title = 'tmux pane ' + text(a.tmux_pane_id);
+      const link = el('button', 'link mono strong', a.id);
+      link.type = 'button';
+      link.title = 'show ' + text(a.id) + "'s messages, locks and pending ACKs";
+      link.addEventListener('click', () => showAgent(text(a.id)));
+      // The agent's screen state (idle, busy, typing, dialog) goes here
+      // once delivery reads the agents' screens.
+      const screen = el('td', 'muted screen', a.screen_state ? a.screen_state : '–');
       return row([
-        el('td', 'mono strong', a.id),
+        wrapCell(link),
         pane,
         wrapCell(el('span', 'pill st-' + (['active', 'stale'].includes(status) ? status : 'other'), status)),
+        screen,
         timeNode('td', a.last_seen),
       ]);
     }));
     byId('agents-count').textContent = String(agents.length);
+    state.agents = agents.map((a) => text(a.id));
+    renderRecipients();
     const session = body && body.session_name;
     byId('session').textContent = session ? 'session ' + text(session) : '';
   }
@@ -133,7 +154,15 @@
     fill('locks', 'locks-empty', locks.map((l) => {
       const path = el('td', 'mono strong', l.filepath);
       if (l.lock_file) path.title = text(l.lock_file);
-      return row([path, el('td', 'mono', l.agent_id), timeNode('td', l.locked_at), el('td', 'reason', l.reason)]);
+      const release = el('button', 'small danger', 'release');
+      release.type = 'button';
+      release.title = 'force-release this lock (recorded in the audit log, as swarm unlock --force)';
+      release.addEventListener('click', () => {
+        if (!window.confirm('Release the lock on ' + text(l.filepath) + ' held by ' + text(l.agent_id) + '?')) return;
+        act('/api/v1/actions/unlock', { path: text(l.filepath) }, (r) =>
+          'Released ' + text(r.path) + (r.holder ? ' (held by ' + text(r.holder) + ')' : ''));
+      });
+      return row([path, el('td', 'mono', l.agent_id), timeNode('td', l.locked_at), el('td', 'reason', l.reason), wrapCell(release)]);
     }));
     byId('locks-count').textContent = String(locks.length);
   }
@@ -151,6 +180,7 @@
         timeNode('td', a.sent_at),
         el('td', 'num-cell', a.retry_count),
         timeNode('td', a.next_retry_at),
+        wrapCell(ackButton(a)),
       ]);
     }));
     byId('acks-count').textContent = String(acks.length);
@@ -198,31 +228,186 @@
     }
   }
 
+  function messageItem(m) {
+    const li = el('li', 'message');
+    const head = el('div', 'head');
+    head.append(
+      timeNode('span', m.timestamp),
+      el('span', 'mono strong', m.sender),
+      el('span', 'arrow', '→'),
+      el('span', 'mono', list(m.recipients).map(text).join(', ')),
+      el('span', typeClass(m.msg_type), m.msg_type),
+    );
+    if (state.awaitingAck.has(text(m.msg_id))) head.append(el('span', 'flag flag-ack', 'awaiting ACK'));
+    const status = m.delivery_status && typeof m.delivery_status === 'object' ? m.delivery_status : {};
+    const queued = Object.keys(status).filter((r) => status[r] === false);
+    if (queued.length) {
+      const flag = el('span', 'flag flag-queued', 'in inbox: ' + queued.join(', '));
+      flag.title = 'not typed into the pane; waiting in the inbox';
+      head.append(flag);
+    }
+    li.append(head, el('div', 'content', m.content));
+    return li;
+  }
+
   function renderMessages() {
-    const items = Array.from(state.messages.values()).reverse().map((m) => {
-      const li = el('li', 'message');
-      const head = el('div', 'head');
-      head.append(
-        timeNode('span', m.timestamp),
-        el('span', 'mono strong', m.sender),
-        el('span', 'arrow', '→'),
-        el('span', 'mono', list(m.recipients).map(text).join(', ')),
-        el('span', typeClass(m.msg_type), m.msg_type),
-      );
-      if (state.awaitingAck.has(text(m.msg_id))) head.append(el('span', 'flag flag-ack', 'awaiting ACK'));
-      const status = m.delivery_status && typeof m.delivery_status === 'object' ? m.delivery_status : {};
-      const queued = Object.keys(status).filter((r) => status[r] === false);
-      if (queued.length) {
-        const flag = el('span', 'flag flag-queued', 'in inbox: ' + queued.join(', '));
-        flag.title = 'not typed into the pane; waiting in the inbox';
-        head.append(flag);
-      }
-      li.append(head, el('div', 'content', m.content));
-      return li;
-    });
+    if (state.search) return;
+    const items = Array.from(state.messages.values()).reverse().map(messageItem);
     byId('messages').replaceChildren(...items);
     byId('messages-empty').hidden = items.length > 0;
+    byId('messages-empty').textContent = 'No messages yet.';
     byId('messages-count').textContent = String(state.messages.size);
+  }
+
+
+  function ackButton(a) {
+    const button = el('button', 'small', 'ACK for ' + text(a.recipient_id));
+    button.type = 'button';
+    button.title = 'acknowledge on behalf of ' + text(a.recipient_id) + ', as swarm ack ID --agent ' + text(a.recipient_id);
+    button.addEventListener('click', () => {
+      act('/api/v1/actions/ack', { msg_id: text(a.msg_id) }, (r) =>
+        'Acknowledged ' + text(r.msg_id).slice(0, 8) + ' for ' + text(r.acknowledged_for) + '; ' + text(r.sender) + ' was told');
+    });
+    return button;
+  }
+
+  function result(message, ok) {
+    const node = byId('action-result');
+    node.textContent = message;
+    node.className = 'result ' + (ok ? 'result-ok' : 'result-error');
+  }
+
+  // An action, as the operator: same-origin, with this page's token. The
+  // server's answer (what happened, or why not) is shown on the page.
+  function act(path, body, describe) {
+    result('…', true);
+    return fetch(path, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Swarm-Token': meta('swarm-token') },
+      body: JSON.stringify(body),
+      cache: 'no-store',
+      credentials: 'same-origin',
+    })
+      .then((r) => r.json().catch(() => ({})).then((b) => ({ ok: r.ok, status: r.status, body: b })))
+      .then((r) => {
+        if (r.ok && r.body && r.body.ok) {
+          result(describe(r.body), true);
+        } else {
+          result('Refused (HTTP ' + r.status + '): ' + text(r.body && r.body.detail), false);
+        }
+        return r;
+      })
+      .catch((e) => result('Failed: ' + text(e && e.message ? e.message : e), false));
+  }
+
+  function sentSummary(r) {
+    const outcomes = r.outcomes && typeof r.outcomes === 'object' ? r.outcomes : {};
+    const parts = Object.keys(outcomes).sort().map((k) => {
+      const o = outcomes[k] || {};
+      return k + ': ' + text(o.status) + (o.reason ? ' (' + text(o.reason) + ')' : '');
+    });
+    let line = 'Sent ' + text(r.msg_type) + ' ' + text(r.msg_id).slice(0, 8) + ' — ' + parts.join(', ');
+    if (r.requires_ack) line += '; ACK requested';
+    if (r.rate_limited_for_seconds) line += '; rate limited for ' + text(r.rate_limited_for_seconds) + 's';
+    return line;
+  }
+
+  function renderRecipients() {
+    const select = byId('compose-to');
+    const chosen = select.value;
+    const options = [el('option', null, 'all agents')];
+    options[0].value = 'all';
+    for (const id of state.agents) {
+      const o = el('option', null, id);
+      o.value = id;
+      options.push(o);
+    }
+    select.replaceChildren(...options);
+    if (['all'].concat(state.agents).includes(chosen)) select.value = chosen;
+  }
+
+  function setupCompose() {
+    byId('operator').textContent = meta('swarm-operator') || 'operator';
+    const types = byId('compose-type');
+    types.replaceChildren(...TYPES.filter((t) => t !== 'ACK').map((t) => {
+      const o = el('option', null, t);
+      o.value = t;
+      return o;
+    }));
+    types.value = 'INFO';
+    byId('compose-send').addEventListener('click', () => {
+      const content = byId('compose-text').value;
+      if (!content.trim()) {
+        result('Write a message first.', false);
+        return;
+      }
+      const body = {
+        to: byId('compose-to').value,
+        type: types.value,
+        content: content,
+        ack: byId('compose-ack').checked,
+      };
+      act('/api/v1/actions/send', body, sentSummary).then((r) => {
+        if (r && r.ok) byId('compose-text').value = '';
+      });
+    });
+  }
+
+  // The search box: the kept messages (the server keeps the latest 1000)
+  // that contain the text, newest first; empty shows the live feed again.
+  function setupSearch() {
+    const box = byId('search');
+    box.addEventListener('input', () => {
+      clearTimeout(state.searchTimer);
+      state.searchTimer = setTimeout(() => runSearch(box.value.trim()), 200);
+    });
+  }
+
+  function runSearch(query) {
+    state.search = query;
+    if (!query) {
+      renderMessages();
+      return;
+    }
+    load('/api/v1/messages?limit=1000&q=' + encodeURIComponent(query), (b) => {
+      if (state.search !== query) return;
+      const found = list(b && b.messages).filter((m) => m && typeof m === 'object');
+      byId('messages').replaceChildren(...found.reverse().map(messageItem));
+      byId('messages-empty').hidden = found.length > 0;
+      byId('messages-empty').textContent = 'No message matches “' + query + '”.';
+      byId('messages-count').textContent = found.length + ' matching';
+    });
+  }
+
+  // The per-agent view: its messages, locks and pending ACKs (and, once
+  // delivery reads agents' screens, its screen state and held messages).
+  function showAgent(id) {
+    state.viewing = id;
+    byId('agent-view').hidden = false;
+    byId('agent-view-id').textContent = id;
+    refreshAgent();
+    byId('agent-view').scrollIntoView({ block: 'nearest' });
+  }
+
+  function refreshAgent() {
+    const id = state.viewing;
+    if (!id) return;
+    load('/api/v1/agents/' + encodeURIComponent(id), (b) => {
+      if (state.viewing !== id || !b || typeof b !== 'object') return;
+      const a = b.agent && typeof b.agent === 'object' ? b.agent : null;
+      byId('agent-view-info').textContent = a
+        ? text(a.status) + ' · pane ' + text(a.pane_index) + ' · screen ' + (b.screen_state ? text(b.screen_state) : 'not read yet')
+        : 'not in the registry';
+      const locks = list(b.locks).map((l) => el('li', 'mono', text(l.filepath) + (l.reason ? ' — ' + text(l.reason) : '')));
+      byId('agent-view-locks').replaceChildren(...(locks.length ? locks : [el('li', 'empty', 'none')]));
+      const acks = list(b.pending_acks).map((p) => el('li', 'mono',
+        text(p.msg_id).slice(0, 8) + ' ' + text(p.sender_id) + ' → ' + text(p.recipient_id)));
+      byId('agent-view-acks').replaceChildren(...(acks.length ? acks : [el('li', 'empty', 'none')]));
+      const held = list(b.held_messages).map((h) => el('li', null, text(h.reason) + ': ' + text(h.msg_id)));
+      byId('agent-view-held').replaceChildren(...(held.length ? held : [el('li', 'empty', 'none')]));
+      const messages = list(b.messages).filter((m) => m && typeof m === 'object').reverse().map(messageItem);
+      byId('agent-view-messages').replaceChildren(...(messages.length ? messages : [el('li', 'empty', 'none')]));
+    });
   }
 
   function problem(message) {
@@ -264,9 +449,13 @@
       problem('');
     });
     source.addEventListener('agents', handler(renderAgents));
-    source.addEventListener('locks', handler(renderLocks));
-    source.addEventListener('acks', handler(renderAcks));
-    source.addEventListener('messages', handler((b) => takeMessages(b, false)));
+    source.addEventListener('locks', handler((b) => { renderLocks(b); refreshAgent(); }));
+    source.addEventListener('acks', handler((b) => { renderAcks(b); refreshAgent(); }));
+    source.addEventListener('messages', handler((b) => {
+      takeMessages(b, false);
+      refreshAgent();
+      if (state.search) runSearch(state.search);
+    }));
     source.addEventListener('stats', handler(renderStats));
     source.addEventListener('heartbeat', handler((b) => {
       byId('connection').title = 'last heartbeat ' + clock(b && b.timestamp);
@@ -295,6 +484,12 @@
   }
 
   function start() {
+    setupCompose();
+    setupSearch();
+    byId('agent-view-close').addEventListener('click', () => {
+      state.viewing = null;
+      byId('agent-view').hidden = true;
+    });
     Promise.all([
       load('/api/v1/agents', renderAgents),
       load('/api/v1/locks', renderLocks),

@@ -1,0 +1,253 @@
+//! What the person at the page can do, as the operator: send a message or
+//! a broadcast, acknowledge a pending message for its recipient, and
+//! force-release a lock. Each runs the same operations as the commands
+//! (`swarm msg` / `broadcast`, `swarm ack --agent RECIPIENT`, `swarm unlock
+//! --force`), so the checks, the log, the audit trail and the delivery are
+//! theirs; the answer says what happened, for the page to show.
+
+use axum::http::StatusCode;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::acks::AckResult;
+use crate::agents::registry::Registry;
+use crate::domain::message::{self, MessageType};
+use crate::domain::validate;
+use crate::error::Error;
+use crate::locks::{LockKey, LockTable, Released};
+use crate::messaging::{self, Acknowledgement, Messenger, Recipients, SendReport, SendRequest};
+use crate::snapshot;
+use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
+use crate::tmux::Tmux;
+
+use super::settings::Settings;
+
+/// The body of `POST /api/v1/actions/send`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct SendBody {
+    /// An agent id, or `all` for a broadcast.
+    to: String,
+    /// The message type (as `swarm msg` takes it).
+    #[serde(rename = "type")]
+    msg_type: String,
+    /// The text.
+    content: String,
+    /// Ask the recipient for an acknowledgement (one recipient only).
+    #[serde(default)]
+    ack: bool,
+}
+
+/// The body of `POST /api/v1/actions/ack`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AckBody {
+    /// The pending message's id.
+    msg_id: String,
+}
+
+/// The body of `POST /api/v1/actions/unlock`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct UnlockBody {
+    /// The locked path or pattern, as the lock list shows it.
+    path: String,
+}
+
+/// An action's answer: a status and a JSON body.
+pub(super) type Outcome = (StatusCode, Value);
+
+fn refused(status: StatusCode, why: impl std::fmt::Display) -> Outcome {
+    (status, json!({"ok": false, "detail": why.to_string()}))
+}
+
+/// The status an operation's failure is answered with.
+fn failure(e: &Error) -> Outcome {
+    let status = match e {
+        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) => {
+            StatusCode::UNPROCESSABLE_ENTITY
+        }
+        Error::UnknownAgent { .. } | Error::UnknownMessage(_) => StatusCode::NOT_FOUND,
+        _ => StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    let mut text = e.to_string();
+    if let Some(hint) = e.hint() {
+        text.push_str(&format!(" ({hint})"));
+    }
+    refused(status, text)
+}
+
+fn registry(settings: &Settings) -> Registry {
+    snapshot::read_registry(&settings.paths)
+        .0
+        .unwrap_or_else(|| Registry::empty(String::new()))
+}
+
+fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -> T {
+    let op = &settings.operator;
+    let tmux = Tmux::new(op.server.clone());
+    f(&Messenger {
+        tmux: &tmux,
+        paths: &settings.paths,
+        matcher: &op.matcher,
+        settings: op.messaging.clone(),
+    })
+}
+
+fn report_json(report: &SendReport) -> Value {
+    let m = &report.message;
+    let outcomes: serde_json::Map<String, Value> = report
+        .outcomes
+        .iter()
+        .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
+        .collect();
+    json!({
+        "ok": true,
+        "msg_id": m.msg_id,
+        "sender": m.sender,
+        "recipients": m.recipients,
+        "msg_type": m.msg_type.as_str(),
+        "requires_ack": m.requires_ack,
+        "outcomes": outcomes,
+        "delivered": report.delivered(),
+        "queued": report.outcomes.len() - report.delivered(),
+        "rate_limited_for_seconds": report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
+        "warnings": report.warnings,
+    })
+}
+
+/// Sends a message from the operator, as `swarm msg --from OPERATOR`
+/// (`to` an agent) or `swarm broadcast --from OPERATOR` (`to` = `all`).
+pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
+    let op = &settings.operator;
+    let msg_type = match MessageType::parse(&body.msg_type, &op.custom_types) {
+        Ok(t) => t,
+        Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
+    };
+    let content = match message::clean_content(&body.content) {
+        Ok(c) => c,
+        Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
+    };
+    let to = if body.to.trim() == "all" {
+        if body.ack {
+            return refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "a broadcast cannot ask for an acknowledgement (as `swarm broadcast` cannot): \
+                 send it to one agent",
+            );
+        }
+        Recipients::All {
+            include_self: false,
+        }
+    } else {
+        match validate::agent_id(&body.to) {
+            Ok(id) => Recipients::One(id),
+            Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
+        }
+    };
+    let mut req = SendRequest::new(op.id.clone(), to, msg_type, content);
+    req.ack_timeout = body.ack.then_some(op.acks.timeout);
+    let registry = registry(settings);
+    match with_messenger(settings, |m| m.send(&registry, req)) {
+        Ok(report) => (StatusCode::OK, report_json(&report)),
+        Err(e) => failure(&e),
+    }
+}
+
+/// Acknowledges a pending message for its recipient, as `swarm ack ID
+/// --agent RECIPIENT` does outside tmux: only the recipient of a pending
+/// message can acknowledge it, so nothing else can be acknowledged. The
+/// audit log records that the operator acted for the recipient.
+pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
+    let id = body.msg_id.trim().to_lowercase();
+    let (pending, _) = snapshot::read_acks(&settings.paths);
+    let Some(entry) = pending.iter().find(|e| e.msg_id == id) else {
+        return refused(
+            StatusCode::NOT_FOUND,
+            format!("no acknowledgement is pending for message {id}"),
+        );
+    };
+    let recipient = entry.recipient_id.clone();
+    let registry = registry(settings);
+    let done = with_messenger(settings, |m| {
+        messaging::acknowledge(m, &registry, &id, &recipient, None)
+    });
+    match done {
+        Ok((Acknowledgement::Sent { entry, report }, warnings)) => {
+            let mut e = AuditEvent::new(AuditKind::AsOther, Some(&recipient));
+            e.detail = Some(format!(
+                "ack {} from the dashboard by {}",
+                entry.msg_id, settings.operator.id
+            ));
+            let audit = AuditLog::new(&settings.paths).record(&[e]);
+            (
+                StatusCode::OK,
+                json!({
+                    "ok": true,
+                    "msg_id": entry.msg_id,
+                    "acknowledged_for": recipient,
+                    "sender": entry.sender_id,
+                    "delivered": report.delivered() > 0,
+                    "warnings": warnings,
+                    "audit_error": audit.err().map(|e| e.to_string()),
+                }),
+            )
+        }
+        Ok((Acknowledgement::Refused(AckResult::NotPending), _)) => refused(
+            StatusCode::NOT_FOUND,
+            format!("no acknowledgement is pending for message {id}"),
+        ),
+        Ok((Acknowledgement::Refused(other), _)) => refused(
+            StatusCode::CONFLICT,
+            format!("not acknowledged: {}", describe(&other)),
+        ),
+        Err(e) => failure(&e),
+    }
+}
+
+fn describe(result: &AckResult) -> String {
+    match result {
+        AckResult::Acknowledged(e) => format!("{} was acknowledged", e.msg_id),
+        AckResult::NotPending => "nothing is pending".into(),
+        AckResult::NotRecipient { msg_id, recipient } => {
+            format!("only {recipient} can acknowledge message {msg_id}")
+        }
+        AckResult::Ambiguous(ids) => format!("the id matches {}", ids.join(", ")),
+    }
+}
+
+/// Releases a lock whoever holds it, as `swarm unlock PATH --force
+/// --agent OPERATOR`: the lock table records it in the audit log.
+pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
+    let root = settings.paths.root();
+    let key = match LockKey::resolve(&body.path, root, root) {
+        Ok(k) => k,
+        // Whatever is wrong with it, it is the path as given.
+        Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
+    };
+    let table = LockTable::new(&settings.paths, settings.stale_after);
+    let released = match table.release(&[key], &settings.operator.id, true) {
+        Ok(r) => r,
+        Err(e) => return failure(&Error::Lock(e)),
+    };
+    let Some((key, how)) = released.into_iter().next() else {
+        return refused(StatusCode::INTERNAL_SERVER_ERROR, "nothing was released");
+    };
+    let path = key.as_str().to_owned();
+    match how {
+        Released::Removed(_) => (
+            StatusCode::OK,
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator.id}),
+        ),
+        Released::Forced(held) => (
+            StatusCode::OK,
+            json!({"ok": true, "path": path, "released": "forced", "holder": held.record.agent_id,
+                   "reason": held.record.reason}),
+        ),
+        Released::ForcedDamaged(problem) => (
+            StatusCode::OK,
+            json!({"ok": true, "path": path, "released": "damaged", "problem": problem}),
+        ),
+        Released::NotLocked => refused(StatusCode::NOT_FOUND, format!("no lock on {path}")),
+    }
+}

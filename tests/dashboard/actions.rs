@@ -1,0 +1,333 @@
+//! What changes something: a foreign `Host` is refused on every path (DNS
+//! rebinding), actions need the page's origin and its token, and each
+//! action does what its command does (the message log, the pending list,
+//! the lock files and the audit log show it).
+
+use serde_json::{Value, json};
+
+use crate::harness::Project;
+
+use super::{Dashboard, Reply, command, lock_file_of, populated_project, swarm_ok};
+
+impl Dashboard {
+    /// The token this run put into its page.
+    fn token(&self) -> String {
+        let page = self.get("/").text();
+        let start = page
+            .find("name=\"swarm-token\" content=\"")
+            .expect("the page carries a token")
+            + "name=\"swarm-token\" content=\"".len();
+        let len = page[start..].find('"').expect("end of the token");
+        page[start..start + len].to_owned()
+    }
+
+    /// `POST path` with a JSON body and the given extra header lines.
+    fn post(&self, path: &str, headers: &str, body: &Value) -> Reply {
+        let body = body.to_string();
+        self.send(&format!(
+            "POST {path} HTTP/1.1\r\n{}Content-Type: application/json\r\n{headers}\
+             Content-Length: {}\r\n\r\n{body}",
+            self.host(),
+            body.len()
+        ))
+    }
+
+    /// `POST path` as the dashboard's own page sends it.
+    fn act(&self, path: &str, body: &Value) -> Reply {
+        let headers = format!(
+            "Origin: http://{}\r\nX-Swarm-Token: {}\r\n",
+            self.addr,
+            self.token()
+        );
+        self.post(path, &headers, body)
+    }
+}
+
+fn logged(project: &Project, text: &str) -> bool {
+    std::fs::read_to_string(project.file("agent_messages.log"))
+        .unwrap_or_default()
+        .contains(text)
+}
+
+#[test]
+fn a_foreign_host_is_refused_on_every_path() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let port = dash.addr.port();
+    for path in [
+        "/",
+        "/static/dashboard.js",
+        "/health",
+        "/api/v1/messages",
+        "/api/v1/stream",
+        "/api/v1/agents/agent-0",
+        "/nope",
+    ] {
+        for host in [
+            format!("rebound.evil.example:{port}"),
+            format!("localhost.evil.example:{port}"),
+            format!("127.0.0.1:{}", port.wrapping_add(1)),
+            "127.0.0.1".to_owned(),
+        ] {
+            let reply = dash.send(&format!("GET {path} HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+            assert_eq!(reply.status, 403, "{path} with Host {host}");
+            assert!(
+                !reply.text().contains("agent-0") && !reply.text().contains("schema v2"),
+                "{path}: {}",
+                reply.text()
+            );
+        }
+        // No Host at all (only HTTP/1.0 may leave it out) is no better.
+        let reply = dash.send(&format!("GET {path} HTTP/1.0\r\n\r\n"));
+        assert_eq!(reply.status, 403, "{path} without Host");
+    }
+    // The names it listens on are answered.
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+        let reply = dash.send(&format!("GET /health HTTP/1.1\r\nHost: {host}\r\n\r\n"));
+        assert_eq!(reply.status, 200, "{host}");
+    }
+}
+
+#[test]
+fn configured_names_are_answered_too() {
+    let project = Project::new();
+    project.write(
+        ".claudeswarm.toml",
+        "[dashboard]\nallowed_hosts = [\"dash.example\", \"box.lan:9\"]\n",
+    );
+    let dash = Dashboard::start(&project);
+    let port = dash.addr.port();
+    let status = |host: &str| {
+        dash.send(&format!("GET /health HTTP/1.1\r\nHost: {host}\r\n\r\n"))
+            .status
+    };
+    assert_eq!(status(&format!("dash.example:{port}")), 200);
+    assert_eq!(status("DASH.EXAMPLE"), 200);
+    assert_eq!(status("box.lan:9"), 200);
+    assert_eq!(status(&format!("box.lan:{port}")), 403);
+    assert_eq!(status(&format!("evil.example:{port}")), 403);
+    // A configured entry that is no host name is a clear error.
+    project.write(
+        ".claudeswarm.toml",
+        "[dashboard]\nallowed_hosts = [\"bad host\"]\n",
+    );
+    let out = command(
+        &project,
+        &[
+            "dashboard",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--no-browser",
+        ],
+    )
+    .output()
+    .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("dashboard.allowed_hosts"));
+}
+
+#[test]
+fn beyond_loopback_a_password_is_required() {
+    let project = Project::new();
+    let out = command(
+        &project,
+        &[
+            "dashboard",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+            "--no-browser",
+        ],
+    )
+    .output()
+    .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("without a password") && err.contains("DASHBOARD_PASSWORD"),
+        "{err}"
+    );
+    // With credentials it serves (on every interface, reached on loopback).
+    let dash = Dashboard::with(
+        &project,
+        &[("DASHBOARD_USERNAME", "a"), ("DASHBOARD_PASSWORD", "b")],
+        &["--host", "0.0.0.0", "--port", "0", "--no-browser"],
+    );
+    assert_eq!(dash.get("/health").status, 401);
+}
+
+#[test]
+fn actions_need_the_pages_origin_and_token() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let token = dash.token();
+    let body = json!({"to": "agent-1", "type": "INFO", "content": "forged"});
+    let own = format!("http://{}", dash.addr);
+    for (headers, why) in [
+        (String::new(), "no origin, no token"),
+        (format!("X-Swarm-Token: {token}\r\n"), "no origin"),
+        (
+            format!("Origin: http://evil.example\r\nX-Swarm-Token: {token}\r\n"),
+            "another origin",
+        ),
+        (
+            format!("Origin: null\r\nX-Swarm-Token: {token}\r\n"),
+            "null",
+        ),
+        (format!("Origin: {own}\r\n"), "no token"),
+        (
+            format!("Origin: {own}\r\nX-Swarm-Token: {}x\r\n", &token[1..]),
+            "a wrong token",
+        ),
+    ] {
+        for path in [
+            "/api/v1/actions/send",
+            "/api/v1/actions/ack",
+            "/api/v1/actions/unlock",
+        ] {
+            let reply = dash.post(path, &headers, &body);
+            assert_eq!(reply.status, 403, "{path} with {why}: {}", reply.text());
+        }
+    }
+    assert!(!logged(&project, "forged"), "nothing was sent");
+    // A browser's cross-origin preflight for an action is refused too.
+    let reply = dash.send(&format!(
+        "OPTIONS /api/v1/actions/send HTTP/1.1\r\n{}Origin: http://localhost:3000\r\n\
+         Access-Control-Request-Method: POST\r\n\
+         Access-Control-Request-Headers: content-type, x-swarm-token\r\n\r\n",
+        dash.host()
+    ));
+    assert_eq!(reply.status, 400);
+    assert_eq!(reply.header("access-control-allow-origin"), None);
+    // The same request from the page goes through.
+    let reply = dash.act(
+        "/api/v1/actions/send",
+        &json!({"to": "agent-1", "type": "INFO", "content": "from the page"}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert!(logged(&project, "from the page"));
+}
+
+#[test]
+fn sending_acknowledging_and_releasing_do_what_the_commands_do() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+
+    // A message asking for an ACK: logged from the operator, pending.
+    let reply = dash.act(
+        "/api/v1/actions/send",
+        &json!({"to": "agent-1", "type": "question", "content": "ready?", "ack": true}),
+    );
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let sent = reply.json();
+    assert_eq!(sent["sender"], json!("operator"));
+    assert_eq!(sent["msg_type"], json!("QUESTION"));
+    assert_eq!(sent["requires_ack"], json!(true));
+    // No tmux here: queued in the inbox, as `swarm msg` would.
+    assert_eq!(sent["outcomes"]["agent-1"]["status"], json!("queued"));
+    let id = sent["msg_id"].as_str().expect("id").to_owned();
+    let pending = project.read("PENDING_ACKS.json");
+    assert!(pending.contains(&id), "{pending}");
+
+    // Refusals come back as the commands' errors, nothing logged.
+    for (body, want) in [
+        (
+            json!({"to": "all", "type": "INFO", "content": "x", "ack": true}),
+            422,
+        ),
+        (
+            json!({"to": "agent 1", "type": "INFO", "content": "x"}),
+            422,
+        ),
+        (
+            json!({"to": "agent-1", "type": "NOPE", "content": "x"}),
+            422,
+        ),
+        (json!({"to": "agent-1", "type": "INFO", "content": ""}), 422),
+        (json!({"to": "agent-1", "type": "INFO"}), 422),
+    ] {
+        let reply = dash.act("/api/v1/actions/send", &body);
+        assert_eq!(reply.status, want, "{body}: {}", reply.text());
+        assert_eq!(reply.json()["ok"], json!(false), "{body}");
+    }
+
+    // Acknowledged for its recipient: removed, and the sender told.
+    let reply = dash.act("/api/v1/actions/ack", &json!({"msg_id": id}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["acknowledged_for"], json!("agent-1"));
+    assert!(!project.read("PENDING_ACKS.json").contains(&id));
+    assert!(logged(&project, &format!("ACK {id}")));
+    let audit = project.read(".swarm/audit.log");
+    assert!(
+        audit.contains(r#""event": "as-other", "by": "agent-1""#) && audit.contains("dashboard"),
+        "{audit}"
+    );
+    // Only what is pending can be acknowledged.
+    let reply = dash.act("/api/v1/actions/ack", &json!({"msg_id": id}));
+    assert_eq!(reply.status, 404);
+    let reply = dash.act(
+        "/api/v1/actions/ack",
+        &json!({"msg_id": "9c2c68bd-7f2c-490f-a333-2015aba90f22"}),
+    );
+    assert_eq!(reply.status, 404, "a message that asked for no ACK");
+
+    // Another agent's lock, released by force and recorded.
+    assert!(lock_file_of(&project, "src/a.py").exists());
+    let reply = dash.act("/api/v1/actions/unlock", &json!({"path": "src/a.py"}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    assert_eq!(reply.json()["holder"], json!("agent-0"));
+    let audit = project.read(".swarm/audit.log");
+    let forced: Value = audit
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).expect("JSON line"))
+        .find(|e| e["event"] == json!("force-unlock"))
+        .expect("a force-unlock event");
+    assert_eq!(forced["by"], json!("operator"));
+    assert_eq!(forced["holder"], json!("agent-0"));
+    assert_eq!(forced["path"], json!("src/a.py"));
+    assert_eq!(
+        dash.get("/api/v1/locks").json()["count"],
+        json!(1),
+        "one live lock left"
+    );
+    let reply = dash.act("/api/v1/actions/unlock", &json!({"path": "src/a.py"}));
+    assert_eq!(reply.status, 404, "nothing left to release");
+    let reply = dash.act("/api/v1/actions/unlock", &json!({"path": "../outside"}));
+    assert_eq!(reply.status, 422);
+    swarm_ok(&project, &["locks"]);
+}
+
+#[test]
+fn search_and_the_per_agent_view() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let found = dash.get("/api/v1/messages?q=SCHEMA%20v2").json();
+    assert_eq!(found["count"], json!(1));
+    assert_eq!(found["messages"][0]["content"], json!("schema v2 merged"));
+    let none = dash.get("/api/v1/messages?q=nothing-like-this").json();
+    assert_eq!(none["count"], json!(0));
+    let theirs = dash.get("/api/v1/messages?agent=agent-2").json();
+    assert_eq!(theirs["count"], json!(1), "agent-2 got one message");
+
+    let view = dash.get("/api/v1/agents/agent-0").json();
+    assert_eq!(view["agent"]["id"], json!("agent-0"));
+    assert_eq!(view["messages"].as_array().map(Vec::len), Some(3));
+    let locks: Vec<&str> = view["locks"]
+        .as_array()
+        .expect("locks")
+        .iter()
+        .map(|l| l["filepath"].as_str().expect("path"))
+        .collect();
+    assert_eq!(locks, ["src/a.py"]);
+    assert_eq!(view["pending_acks"].as_array().map(Vec::len), Some(1));
+    // Where screen states and held messages go once delivery reads them.
+    assert_eq!(view["screen_state"], Value::Null);
+    assert_eq!(view["held_messages"], json!([]));
+    let unknown = dash.get("/api/v1/agents/agent-9").json();
+    assert_eq!(unknown["agent"], Value::Null);
+    assert_eq!(unknown["messages"], json!([]));
+    assert_eq!(dash.get("/api/v1/agents/bad%20id").status, 404);
+}

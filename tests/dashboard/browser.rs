@@ -1,0 +1,571 @@
+//! The dashboard in a real browser: headless Chromium (Debian's `chromium`,
+//! installed by `scripts/setup`) driven over the DevTools protocol. Every
+//! console message, uncaught exception and content-security-policy
+//! violation of the page is recorded, so a page that works only by luck
+//! fails here.
+
+use std::ffi::OsStr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use headless_chrome::protocol::cdp::types::Event;
+use headless_chrome::protocol::cdp::{Page, Runtime};
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde_json::Value;
+
+use crate::harness::{Project, TmuxServer, swarm, swarm_bin, wait_for, wait_for_records};
+
+use super::{Dashboard, populated_project};
+
+/// The `chromium` binary; fails the test (never skips it) when missing.
+fn chromium() -> PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("chromium"))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| {
+            panic!(
+                "chromium is not installed: the browser tests need Debian's `chromium` package; \
+                 run scripts/setup (as root it installs it with apt-get)"
+            )
+        })
+}
+
+/// Installed before any script of the page runs: records CSP violations
+/// and uncaught errors where the test can read them.
+const RECORDER: &str = r#"
+window.__swarmProblems = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__swarmProblems.push('CSP: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline'));
+});
+window.addEventListener('error', (e) => {
+  window.__swarmProblems.push('error: ' + (e.message || e.type));
+});
+"#;
+
+/// A browser with a fresh profile, and what its page reported.
+struct Chromium {
+    browser: Browser,
+    _profile: tempfile::TempDir,
+}
+
+/// One tab and everything its pages wrote to the console.
+struct BrowserTab {
+    tab: Arc<Tab>,
+    console: Arc<Mutex<Vec<String>>>,
+}
+
+impl Chromium {
+    fn start() -> Chromium {
+        let profile = tempfile::tempdir().expect("profile dir");
+        let args: Vec<&OsStr> = [
+            "--headless",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            // Stands for DNS pointing a foreign name at this machine, as
+            // a rebinding attack makes it.
+            "--host-resolver-rules=MAP rebound.evil.test 127.0.0.1",
+        ]
+        .iter()
+        .map(OsStr::new)
+        .collect();
+        let options = LaunchOptions {
+            headless: true,
+            sandbox: false,
+            path: Some(chromium()),
+            user_data_dir: Some(profile.path().to_owned()),
+            window_size: Some((1280, 1100)),
+            idle_browser_timeout: Duration::from_secs(300),
+            args,
+            ..LaunchOptions::default()
+        };
+        let browser = Browser::new(options).expect("start chromium");
+        Chromium {
+            browser,
+            _profile: profile,
+        }
+    }
+
+    fn tab(&self) -> BrowserTab {
+        let tab = self.browser.new_tab().expect("a tab");
+        tab.set_default_timeout(crate::harness::PATIENCE);
+        let console = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&console);
+        tab.add_event_listener(Arc::new(move |event: &Event| {
+            let line = match event {
+                Event::LogEntryAdded(e) => Some(format!(
+                    "log {:?} {:?}: {}",
+                    e.params.entry.level, e.params.entry.source, e.params.entry.text
+                )),
+                Event::RuntimeConsoleAPICalled(e) => Some(format!(
+                    "console.{:?}: {:?}",
+                    e.params.Type,
+                    e.params
+                        .args
+                        .iter()
+                        .map(|a| a.value.clone().unwrap_or(Value::Null))
+                        .collect::<Vec<_>>()
+                )),
+                Event::RuntimeExceptionThrown(e) => {
+                    Some(format!("exception: {}", e.params.exception_details.text))
+                }
+                _ => None,
+            };
+            if let Some(line) = line {
+                sink.lock().expect("console").push(line);
+            }
+        }))
+        .expect("listen");
+        tab.enable_log().expect("log domain");
+        tab.enable_runtime().expect("runtime domain");
+        tab.call_method(Page::AddScriptToEvaluateOnNewDocument {
+            source: RECORDER.into(),
+            world_name: None,
+            include_command_line_api: None,
+            run_immediately: None,
+        })
+        .expect("recorder");
+        BrowserTab { tab, console }
+    }
+}
+
+impl BrowserTab {
+    fn open(&self, url: &str) {
+        self.tab
+            .navigate_to(url)
+            .expect("navigate")
+            .wait_until_navigated()
+            .expect("loaded");
+    }
+
+    /// Evaluates `js`, which must produce a string (awaited when it is a
+    /// promise), and parses it as JSON.
+    fn json(&self, js: &str) -> Value {
+        let result: Runtime::RemoteObject = self
+            .tab
+            .evaluate(js, true)
+            .unwrap_or_else(|e| panic!("evaluate {js}: {e}"));
+        let text = result
+            .value
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_else(|| panic!("{js} gave no string: {:?}", result.description));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{js}: {e}: {text}"))
+    }
+
+    /// The text of the element `selector` ("" when there is none).
+    fn text(&self, selector: &str) -> String {
+        let js = format!(
+            "JSON.stringify((document.querySelector({selector:?}) || {{}}).textContent || '')"
+        );
+        self.json(&js).as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Waits until the element `selector` contains `wanted`.
+    fn wait_for_text(&self, selector: &str, wanted: &str) -> String {
+        wait_for(&format!("{wanted:?} in {selector}"), || {
+            let text = self.text(selector);
+            text.contains(wanted).then_some(text)
+        })
+    }
+
+    /// CSP violations and errors the page recorded, and every console
+    /// message at warning level or above.
+    fn problems(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .json("JSON.stringify(window.__swarmProblems || ['recorder missing'])")
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect();
+        all.extend(
+            self.console
+                .lock()
+                .expect("console")
+                .iter()
+                .filter(|l| {
+                    l.starts_with("exception")
+                        || l.contains("Error")
+                        || l.contains("Warning")
+                        || l.starts_with("console.Error")
+                        || l.starts_with("console.Warning")
+                })
+                .cloned(),
+        );
+        all
+    }
+}
+
+fn url(dash: &Dashboard) -> String {
+    format!("http://{}/", dash.addr)
+}
+
+fn types_into(page: &BrowserTab, selector: &str, text: &str) {
+    page.tab
+        .wait_for_element(selector)
+        .expect("element")
+        .click()
+        .expect("focus");
+    page.tab.type_str(text).expect("type");
+}
+
+#[test]
+fn the_page_shows_a_real_project_without_errors_or_csp_violations() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#connection", "live");
+    let agents = page.wait_for_text("#agents", "agent-0");
+    assert!(
+        agents.contains("agent-1") && agents.contains("stale"),
+        "{agents}"
+    );
+    let locks = page.wait_for_text("#locks", "src/a.py");
+    assert!(
+        locks.contains("docs/*") && locks.contains("editing <a>"),
+        "{locks}"
+    );
+    assert!(!locks.contains("old.txt"), "the stale lock is left out");
+    let messages = page.wait_for_text("#messages", "schema v2 merged");
+    // Agent text shows as text: the markup in it neither runs nor vanishes.
+    assert!(
+        messages.contains("<script>alert('x')</script> & <img src=x onerror=alert(1)>"),
+        "{messages}"
+    );
+    assert_eq!(
+        page.json(
+            "JSON.stringify(document.querySelectorAll('#messages img, #messages script').length)"
+        ),
+        0
+    );
+    page.wait_for_text("#acks", "agent-1 → agent-0");
+    assert_eq!(page.problems(), Vec::<String>::new());
+
+    // The recorder is not blind: an inline script is a violation it sees.
+    page.json(
+        "(() => { const s = document.createElement('script'); s.textContent = 'window.x = 1'; \
+         document.body.append(s); return JSON.stringify(true); })()",
+    );
+    wait_for("the CSP violation to be recorded", || {
+        page.problems()
+            .iter()
+            .any(|p| p.contains("CSP") && p.contains("script-src"))
+            .then_some(())
+    });
+    assert_eq!(page.json("JSON.stringify(window.x === undefined)"), true);
+}
+
+#[test]
+fn a_message_sent_with_swarm_msg_appears_without_a_reload() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#connection", "live");
+    page.wait_for_text("#messages", "schema v2 merged");
+    page.json("(() => { window.__samePage = 'yes'; return JSON.stringify(1); })()");
+    let out = std::process::Command::new(swarm_bin())
+        .current_dir(project.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env(
+            "SWARM_TMUX_SOCKET",
+            format!("swarm-test-absent-{}", std::process::id()),
+        )
+        .args([
+            "msg",
+            "agent-0",
+            "COMPLETED",
+            "fresh from the command line",
+            "--from",
+            "agent-1",
+        ])
+        .output()
+        .expect("swarm msg");
+    // Exit 7: queued (no tmux server here), but logged.
+    assert!(
+        matches!(out.status.code(), Some(0 | 7)),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    page.wait_for_text("#messages", "fresh from the command line");
+    assert_eq!(
+        page.json("JSON.stringify(window.__samePage)"),
+        "yes",
+        "no reload"
+    );
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+#[test]
+fn a_message_sent_from_the_page_reaches_the_agents_pane() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let record = project.file("rec.jsonl");
+    let pane = server.demo_agent(&project.path(), &record);
+    swarm(&project, &server).arg("discover").assert().success();
+    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#compose-to", "agent-0");
+    page.json(
+        "(() => { document.getElementById('compose-to').value = 'agent-0'; \
+         document.getElementById('compose-type').value = 'QUESTION'; return JSON.stringify(1); })()",
+    );
+    types_into(&page, "#compose-text", "does the page reach you?");
+    page.tab
+        .find_element("#compose-send")
+        .expect("send button")
+        .click()
+        .expect("click");
+    let result = page.wait_for_text("#action-result", "Sent QUESTION");
+    assert!(result.contains("agent-0: delivered"), "{result}");
+    let got = wait_for_records(&record, 1);
+    let text = got[0]["text"].as_str().expect("text");
+    assert!(
+        text.contains("operator")
+            && text.contains("QUESTION")
+            && text.contains("does the page reach you?"),
+        "{text}"
+    );
+    server.wait_for_screen(&pane, "does the page reach you?");
+    // The message is on the page too, from the log, as any other.
+    page.wait_for_text("#messages", "does the page reach you?");
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+/// Serves `html` to every request, from another origin than the
+/// dashboard's (another port of this machine).
+fn other_origin(html: String) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    std::thread::spawn(move || {
+        for conn in listener.incoming() {
+            let Ok(mut conn) = conn else { return };
+            let _ = conn.set_read_timeout(Some(Duration::from_secs(5)));
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 16_384 {
+                match conn.read(&mut byte) {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            let _ = write!(
+                conn,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{html}",
+                html.len()
+            );
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_page_from_another_origin_cannot_act_or_read() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let target = format!("http://{}", dash.addr);
+    // What a hostile page would try: a simple POST that needs no
+    // preflight, a JSON POST with a guessed token (preflighted), a plain
+    // form post, and reading the messages.
+    let html = format!(
+        r#"<!doctype html><html><body>
+<form id="f" method="POST" action="{target}/api/v1/actions/send" enctype="text/plain" target="sink">
+<input name='{{"to":"agent-1","type":"INFO","content":"evil form","x":"' value='"}}'></form>
+<iframe name="sink"></iframe>
+<script>
+window.results = {{}};
+async function attempt(name, f) {{
+  try {{ const r = await f(); window.results[name] = r && r.type === 'opaque' ? 'opaque' : (r ? r.status : 'done'); }}
+  catch (e) {{ window.results[name] = 'blocked'; }}
+}}
+window.done = Promise.all([
+  attempt('simple', () => fetch('{target}/api/v1/actions/send', {{method: 'POST', mode: 'no-cors',
+    headers: {{'Content-Type': 'text/plain'}},
+    body: JSON.stringify({{to: 'agent-1', type: 'INFO', content: 'evil simple'}})}})),
+  attempt('json', () => fetch('{target}/api/v1/actions/send', {{method: 'POST',
+    headers: {{'Content-Type': 'application/json', 'X-Swarm-Token': 'guess'}},
+    body: JSON.stringify({{to: 'agent-1', type: 'INFO', content: 'evil json'}})}})),
+  attempt('unlock', () => fetch('{target}/api/v1/actions/unlock', {{method: 'POST', mode: 'no-cors',
+    headers: {{'Content-Type': 'text/plain'}}, body: JSON.stringify({{path: 'src/a.py'}})}})),
+  attempt('read', () => fetch('{target}/api/v1/messages').then((r) => r.json())),
+  new Promise((resolve) => {{
+    document.querySelector('iframe').addEventListener('load', resolve);
+    document.getElementById('f').submit();
+  }}),
+]).then(() => JSON.stringify(window.results));
+</script></body></html>"#
+    );
+    let evil = other_origin(html);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&format!("http://{evil}/"));
+    let results = page.json("window.done");
+    // The JSON post never left the preflight; reading was refused.
+    assert_eq!(results["json"], "blocked", "{results}");
+    assert_eq!(results["read"], "blocked", "{results}");
+    let log = std::fs::read_to_string(project.file("agent_messages.log")).expect("log");
+    assert!(!log.contains("evil"), "a cross-origin request acted: {log}");
+    assert_eq!(
+        dash.get("/api/v1/locks").json()["count"],
+        2,
+        "no lock released"
+    );
+    assert!(!project.file(".swarm/audit.log").exists());
+
+    // A foreign name pointed at this machine (DNS rebinding) gets nothing.
+    let rebound = format!("http://rebound.evil.test:{}/", dash.addr.port());
+    page.open(&rebound);
+    let body = page.text("body");
+    assert!(body.contains("Host not allowed"), "{body}");
+    assert!(
+        !body.contains("agent-0") && !body.contains("schema"),
+        "{body}"
+    );
+    let api = page.json(
+        "fetch('/api/v1/messages').then((r) => r.text().then((t) => JSON.stringify([r.status, t])))",
+    );
+    assert_eq!(api[0], 403, "{api}");
+    assert!(
+        !api[1].as_str().unwrap_or_default().contains("schema"),
+        "{api}"
+    );
+}
+
+#[test]
+fn with_a_password_set_nothing_loads_without_it() {
+    let project = populated_project();
+    let dash = Dashboard::with(
+        &project,
+        &[
+            ("DASHBOARD_USERNAME", "alice"),
+            ("DASHBOARD_PASSWORD", "s3cret pw"),
+        ],
+        &[],
+    );
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    // Headless Chromium has nobody to ask for the password: the page
+    // fails to load, and nothing of the swarm is shown.
+    let refused = page
+        .tab
+        .navigate_to(&url(&dash))
+        .and_then(|t| t.wait_until_navigated().map(|_| ()));
+    let why = refused.expect_err("the page must not load without the password");
+    assert!(why.to_string().contains("AUTH"), "{why}");
+    let body = page.text("body");
+    assert!(
+        !body.contains("agent-0") && !body.contains("schema"),
+        "{body}"
+    );
+    assert_eq!(
+        page.json("JSON.stringify(document.getElementById('agents'))"),
+        Value::Null
+    );
+    // With the credentials, the same page loads.
+    page.tab
+        .set_extra_http_headers(
+            [("Authorization", "Basic YWxpY2U6czNjcmV0IHB3")]
+                .into_iter()
+                .collect(),
+        )
+        .expect("headers");
+    page.open(&url(&dash));
+    page.wait_for_text("#agents", "agent-0");
+    page.wait_for_text("#connection", "live");
+}
+
+/// Writes docs/dashboard.png: two demo agents at work, a lock, a pending
+/// ACK and a few messages. Run by scripts/screenshot.
+#[test]
+#[ignore = "writes docs/dashboard.png; run scripts/screenshot"]
+fn screenshot() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    for i in 0..3 {
+        server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl")));
+    }
+    swarm(&project, &server).arg("discover").assert().success();
+    let run = |args: &[&str]| {
+        swarm(&project, &server).args(args).output().expect("swarm");
+    };
+    run(&[
+        "lock",
+        "src/auth/*.py",
+        "--agent",
+        "agent-0",
+        "--reason",
+        "JWT refactor",
+    ]);
+    run(&[
+        "lock",
+        "docs/API.md",
+        "--agent",
+        "agent-2",
+        "--reason",
+        "documenting the v2 schema",
+    ]);
+    run(&[
+        "msg",
+        "agent-1",
+        "BLOCKED",
+        "need src/auth/session.py, locked by agent-0",
+        "--from",
+        "agent-2",
+    ]);
+    run(&[
+        "broadcast",
+        "INFO",
+        "schema v2 merged; rebase before you push",
+        "--from",
+        "agent-0",
+    ]);
+    run(&[
+        "msg",
+        "agent-0",
+        "QUESTION",
+        "can I take tests/auth next?",
+        "--from",
+        "agent-1",
+        "--ack",
+    ]);
+    run(&[
+        "msg",
+        "agent-2",
+        "COMPLETED",
+        "API docs updated for v2",
+        "--from",
+        "agent-1",
+    ]);
+    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#connection", "live");
+    page.wait_for_text("#messages", "API docs updated");
+    page.wait_for_text("#acks", "agent-1 → agent-0");
+    page.json(
+        "(() => { document.getElementById('compose-to').value = 'agent-1'; \
+         document.getElementById('compose-text').value = 'tests/auth is yours after agent-0 is done'; \
+         return JSON.stringify(1); })()",
+    );
+    let png = page
+        .tab
+        .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
+        .expect("screenshot");
+    let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/dashboard.png");
+    std::fs::write(&out, png).expect("write the screenshot");
+}
