@@ -8,7 +8,9 @@
 //!   `"enabledMcpjsonServers": [NAME]` in `.claude/settings.local.json`
 //!   does ahead of time (else a dialog asks at start-up).
 //! * Codex CLI: `.codex/config.toml`, `[mcp_servers.NAME]` with `command`
-//!   and `args` (read for a trusted project).
+//!   and `args` (read for a trusted project). Codex gives a server only a
+//!   few environment variables of its own; `env_vars` passes the pane's
+//!   `TMUX` and `TMUX_PANE`, without which the server is no agent.
 //! * Gemini CLI: `.gemini/settings.json`, `{"mcpServers": {NAME: {...}}}`.
 
 use std::path::{Path, PathBuf};
@@ -128,6 +130,11 @@ pub(crate) enum Installed {
 
 /// The arguments swarm's entry runs the binary with.
 pub(crate) const SERVER_ARGS: [&str; 1] = ["mcp"];
+
+/// The variables Codex is told to pass on: the pane identifies the agent,
+/// the others choose the tmux server and the project as on the command
+/// line.
+const CODEX_ENV_VARS: [&str; 4] = ["TMUX", "TMUX_PANE", "SWARM_TMUX_SOCKET", "CLAUDESWARM_ROOT"];
 
 fn refuse(file: &StateFile, why: impl Into<String>) -> StoreError {
     StoreError::Corrupt {
@@ -311,22 +318,26 @@ fn toml_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
         .as_table_like_mut()
         .ok_or_else(|| refuse(&file, "`mcp_servers` is not a table"))?;
     let args: Array = SERVER_ARGS.iter().copied().collect();
+    let env_vars: Array = CODEX_ENV_VARS.iter().copied().collect();
     let done = match servers.get_mut(SERVER_NAME) {
         Some(item) => {
             let entry = item.as_table_like_mut().ok_or_else(|| {
                 refuse(&file, format!("`mcp_servers.{SERVER_NAME}` is not a table"))
             })?;
             let same_command = entry.get("command").and_then(Item::as_str) == Some(command);
-            let same_args = entry.get("args").and_then(Item::as_array).is_some_and(|a| {
-                a.iter()
-                    .map(|v| v.as_str())
-                    .eq(SERVER_ARGS.iter().map(|s| Some(*s)))
-            });
-            if same_command && same_args {
+            let same = |key: &str, want: &[&str]| {
+                entry.get(key).and_then(Item::as_array).is_some_and(|a| {
+                    a.iter()
+                        .map(|v| v.as_str())
+                        .eq(want.iter().map(|s| Some(*s)))
+                })
+            };
+            if same_command && same("args", &SERVER_ARGS) && same("env_vars", &CODEX_ENV_VARS) {
                 Done::Unchanged
             } else {
                 entry.insert("command", value(command));
                 entry.insert("args", value(args));
+                entry.insert("env_vars", value(env_vars));
                 Done::Updated
             }
         }
@@ -334,6 +345,7 @@ fn toml_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
             let mut t = Table::new();
             t.insert("command", value(command));
             t.insert("args", value(args));
+            t.insert("env_vars", value(env_vars));
             servers.insert(SERVER_NAME, Item::Table(t));
             Done::Added
         }
@@ -554,6 +566,12 @@ mod tests {
         assert_eq!(
             parsed["mcp_servers"]["swarm"]["command"].as_str(),
             Some(EXE)
+        );
+        assert_eq!(
+            parsed["mcp_servers"]["swarm"]["env_vars"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>()),
+            Some(CODEX_ENV_VARS.to_vec())
         );
         assert_eq!(
             status(root, Client::Codex),
