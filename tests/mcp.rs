@@ -744,3 +744,61 @@ fn install_merges_into_each_agent_config_and_uninstall_restores_it() {
         .expect("gemini check");
     assert_eq!(gemini["status"], "fail", "{gemini:#}");
 }
+
+#[test]
+fn a_listening_client_of_the_newer_protocol_hears_of_new_messages_too() {
+    use rmcp::model::{ProtocolVersion, ServerNotification, SubscriptionFilter};
+    use rmcp::{ClientLifecycleMode, ClientServiceExt};
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = swarm_of(&server, &project, 2);
+    runtime().block_on(async {
+        let mut cmd = tokio::process::Command::new(swarm_bin());
+        cmd.arg("mcp")
+            .current_dir(project.path())
+            .env_remove("CLAUDESWARM_ROOT")
+            .env_remove("SWARM_TMUX_SOCKET")
+            .env("TMUX", tmux_env(&server))
+            .env("TMUX_PANE", &panes[1]);
+        let (tx, _rx) = mpsc::unbounded_channel();
+        let b = Client { updated: tx }
+            .serve_with_lifecycle(
+                TokioChildProcess::new(cmd).expect("start swarm mcp"),
+                ClientLifecycleMode::Discover {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                },
+            )
+            .await
+            .expect("discover handshake");
+        let mut sub = b
+            .listen(
+                SubscriptionFilter::builder()
+                    .resource_subscription("swarm://inbox")
+                    .build(),
+            )
+            .await
+            .expect("listen");
+        assert_eq!(
+            sub.acknowledged().resource_subscriptions,
+            Some(vec!["swarm://inbox".to_owned()])
+        );
+        let (a, _) = connect(&server, &project, &panes[0]).await;
+        ok(
+            &a,
+            "send_message",
+            json!({"to": "agent-1", "type": "INFO", "content": "hello"}),
+        )
+        .await;
+        let note = tokio::time::timeout(PATIENCE, sub.next())
+            .await
+            .expect("a notification in time")
+            .expect("subscription alive")
+            .expect("a notification");
+        let ServerNotification::ResourceUpdatedNotification(n) = note else {
+            panic!("expected a resource update, got {note:?}");
+        };
+        assert_eq!(n.params.uri, "swarm://inbox");
+        a.cancel().await.expect("close");
+        b.cancel().await.expect("close");
+    });
+}
