@@ -73,7 +73,8 @@ fn serve(ctx: &Context) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The clients named, else (`found`) those whose program is on PATH.
+/// The clients named, else (`found_only`) those whose program is on
+/// PATH, or all.
 fn chosen(a: &ClientArgs, found_only: bool) -> Vec<Client> {
     let named: Vec<Client> = Client::ALL
         .into_iter()
@@ -97,7 +98,7 @@ fn chosen(a: &ClientArgs, found_only: bool) -> Vec<Client> {
 }
 
 /// The absolute path of this binary, which the agents will run.
-pub(crate) fn this_binary() -> Result<String> {
+fn this_binary() -> Result<String> {
     let exe = std::env::current_exe().map_err(|source| Error::Io {
         what: "find the swarm executable".into(),
         source,
@@ -111,9 +112,8 @@ pub(crate) fn this_binary() -> Result<String> {
     })
 }
 
-/// Installs for the agents found on PATH (or `clients`); the text to
-/// print. Shared with `swarm init`.
-pub(crate) fn install_for(root: &std::path::Path, clients: &[Client]) -> Result<String> {
+/// Installs for `clients`; the text to print.
+fn install_for(root: &std::path::Path, clients: &[Client]) -> Result<String> {
     let exe = this_binary()?;
     let mut s = String::new();
     for &c in clients {
