@@ -43,6 +43,10 @@ struct SwarmServer {
     /// Bumped by each classic subscribe and unsubscribe: a forwarding
     /// task stops once its generation is no longer the current one.
     subscription: Arc<Mutex<u64>>,
+    /// Receivers taken when a `subscriptions/listen` is accepted, before
+    /// the client hears it was (so no message in between goes unheard);
+    /// `listen` picks one up. All are alike: each hears every update.
+    listening: Arc<Mutex<Vec<broadcast::Receiver<()>>>>,
 }
 
 impl SwarmServer {
@@ -209,6 +213,10 @@ impl ServerHandler for SwarmServer {
             .is_some_and(|uris| uris.iter().any(|u| u == INBOX_URI))
         {
             accepted.resource_subscriptions = Some(vec![INBOX_URI.to_owned()]);
+            self.listening
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(self.updated.subscribe());
         }
         Some(accepted)
     }
@@ -223,7 +231,12 @@ impl ServerHandler for SwarmServer {
             context.cancelled().await;
             return Ok(());
         }
-        let mut rx = self.updated.subscribe();
+        let taken = self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        let mut rx = taken.unwrap_or_else(|| self.updated.subscribe());
         loop {
             tokio::select! {
                 () = context.cancelled() => return Ok(()),
@@ -273,6 +286,7 @@ pub(crate) fn serve(project: Project) -> Result<()> {
         project,
         updated,
         subscription: Arc::new(Mutex::new(0)),
+        listening: Arc::new(Mutex::new(Vec::new())),
     };
     runtime.block_on(async move {
         let running = server.serve(rmcp::transport::stdio()).await.map_err(|e| {
