@@ -20,6 +20,7 @@ mod domain;
 mod error;
 mod guard;
 mod locks;
+mod mcp;
 mod messaging;
 mod monitor;
 mod setup;

@@ -74,6 +74,7 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
         "[Y/n]",
         "Set up the Claude Code hook",
         "Set up the git guard",
+        "Set up the MCP server",
     ] {
         server.wait_for_screen(&pane, question);
         server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
@@ -86,6 +87,7 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
     );
     assert!(!project.file(".claudeswarm.toml").exists());
     assert!(!project.file(".claude/settings.json").exists());
+    assert!(!project.file(".mcp.json").exists());
 }
 
 #[test]

@@ -19,6 +19,7 @@ mod hostile_state;
 mod install;
 mod launch;
 mod locks;
+mod mcp;
 mod messaging;
 mod monitor;
 mod setup;

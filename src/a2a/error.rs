@@ -54,6 +54,16 @@ pub enum A2aError {
         /// Its terminal status.
         status: TaskStatus,
     },
+    /// A claim on a task that is not pending and free.
+    #[error("task {id} is {} and {}: it cannot be claimed", status.as_str(), match holder { Some(h) => format!("held by {h}"), None => "unassigned".to_owned() })]
+    TaskTaken {
+        /// The task.
+        id: String,
+        /// Who has it, if anyone.
+        holder: Option<String>,
+        /// Its status.
+        status: TaskStatus,
+    },
     /// No active agent card scores above zero for the task.
     #[error("no suitable agent found for this task")]
     NoSuitableAgent,
@@ -98,6 +108,12 @@ impl A2aError {
                 format!("reopen it first: `swarm tasks update {id} --status pending`")
             }
             A2aError::TaskClosed { .. } => "create a new task for further work".into(),
+            A2aError::TaskTaken { holder: Some(h), .. } => format!(
+                "another agent was first: ask {h} (or pick another task from the pending ones)"
+            ),
+            A2aError::TaskTaken { .. } => {
+                "only pending tasks can be claimed; pick another from the pending ones".into()
+            }
             A2aError::NoSuitableAgent => {
                 "only active agent cards are considered: register one with `swarm cards register --skills ...`, \
                  or set one active with `swarm cards update --availability active`"

@@ -75,6 +75,27 @@ impl TaskStore {
             Ok((task.clone(), r))
         })
     }
+
+    /// Gives the pending task `id` to `agent` (it becomes
+    /// assigned), checked and written under the file's lock, so that of
+    /// any number of agents claiming one task exactly one wins. Claiming a
+    /// task one already holds changes nothing.
+    pub(crate) fn claim(&self, id: &str, agent: &str, notes: &mut Vec<String>) -> Result<Task> {
+        let (task, ()) = self.modify(id, notes, |task| {
+            if task.status == TaskStatus::Pending {
+                task.assign(agent, "claimed")
+            } else if task.status.is_active() && task.assigned_to.as_deref() == Some(agent) {
+                Ok(())
+            } else {
+                Err(A2aError::TaskTaken {
+                    id: task.task_id.clone(),
+                    holder: task.assigned_to.clone(),
+                    status: task.status,
+                })
+            }
+        })?;
+        Ok(task)
+    }
 }
 
 /// The error for an id that names no readable task; what was typed is
@@ -190,6 +211,38 @@ mod tests {
             }),
             ["c", "a"]
         );
+    }
+
+    #[test]
+    fn a_claim_is_won_once_and_repeats_harmlessly() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = TaskStore::new(&Paths::new(dir.path()));
+        let mut notes = Vec::new();
+        let t = store
+            .create(
+                NewTask {
+                    objective: "o".into(),
+                    created_by: "agent-0".into(),
+                    ..NewTask::default()
+                },
+                &mut notes,
+            )
+            .expect("create");
+        let won = store
+            .claim(&t.task_id, "agent-1", &mut notes)
+            .expect("claim");
+        assert_eq!(won.status, TaskStatus::Assigned);
+        assert_eq!(won.assigned_to.as_deref(), Some("agent-1"));
+        store
+            .claim(&t.task_id, "agent-1", &mut notes)
+            .expect("own task again");
+        let lost = store.claim(&t.task_id, "agent-2", &mut notes);
+        assert!(
+            matches!(&lost, Err(A2aError::TaskTaken { holder: Some(h), .. }) if h == "agent-1"),
+            "{lost:?}"
+        );
+        let stored = store.get(&t.task_id, &mut notes).expect("get");
+        assert_eq!(stored.assigned_to.as_deref(), Some("agent-1"));
     }
 
     #[test]

@@ -59,6 +59,18 @@ pub(crate) struct AckSettings {
     pub max_retries: u32,
 }
 
+impl AckSettings {
+    /// The retry schedule a project's config gives.
+    pub(crate) fn from_config(c: &crate::config::Config) -> AckSettings {
+        let secs = |s: u32| Duration::from_secs(u64::from(s));
+        AckSettings {
+            timeout: secs(c.acks.timeout_seconds),
+            delays: c.acks.retry_delays.iter().copied().map(secs).collect(),
+            max_retries: c.acks.max_retries,
+        }
+    }
+}
+
 impl Default for AckSettings {
     fn default() -> Self {
         AckSettings {

@@ -14,7 +14,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, monitor};
+use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, SideEffects};
@@ -83,6 +83,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Watch(args) => watch::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Dashboard(args) => dashboard::run(ctx, &args),
+        Command::Mcp(args) => mcp::run(ctx, &args),
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),

@@ -12,7 +12,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, monitor};
+use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init};
 use super::{completions, help, reload};
 use crate::cli::output::ColorChoice;
@@ -130,6 +130,8 @@ pub(super) enum Command {
     /// Serve a live web view of the swarm (and its JSON API)
     #[command(alias = "start-dashboard")]
     Dashboard(dashboard::DashboardArgs),
+    /// Serve swarm to an agent as MCP tools; install it into the agents
+    Mcp(mcp::McpArgs),
     /// Install or remove swarm's Claude Code hooks
     Hooks(hooks::HooksArgs),
     /// Lock files, directories or glob patterns for this agent (all or none)
@@ -246,13 +248,14 @@ impl Command {
             | Command::Delegate(_)
             | Command::SharedContext(_)
             | Command::Memory(_) => SideEffects::Housekeeping,
-            // The dashboard only shows; the git guard must not send
-            // messages in the middle of a commit.
+            // The dashboard and the MCP server do only what they are asked;
+            // the git guard must not send messages in the middle of a commit.
             Command::Agents(_)
             | Command::Whoami(_)
             | Command::Inbox(_)
             | Command::Acks(_)
             | Command::Dashboard(_)
+            | Command::Mcp(_)
             | Command::Hooks(_)
             | Command::Who(_)
             | Command::Locks(_)

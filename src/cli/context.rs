@@ -5,7 +5,6 @@
 use std::cell::OnceCell;
 use std::env;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
@@ -13,8 +12,6 @@ use crate::agents::discovery::DiscoverOptions;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
-use crate::messaging::delivery::DeliverySettings;
-use crate::messaging::rate_limit::RateLimit;
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
@@ -107,30 +104,12 @@ impl Context {
 
     /// Messaging settings from the config.
     pub(super) fn messaging_settings(&self) -> Result<MessagingSettings> {
-        let c = self.config()?;
-        Ok(MessagingSettings {
-            rate: RateLimit {
-                max: c.rate_limiting.messages_per_minute,
-                window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
-            },
-            delivery: DeliverySettings {
-                pause: Duration::from_millis(u64::from(c.messaging.delivery_pause_ms)),
-                confirm: c.messaging.confirm_delivery,
-                ..DeliverySettings::default()
-            },
-            max_inline_bytes: c.messaging.max_inline_bytes as usize,
-        })
+        Ok(MessagingSettings::from_config(self.config()?))
     }
 
     /// The ACK retry schedule from the config.
     pub(super) fn ack_settings(&self) -> Result<AckSettings> {
-        let a = &self.config()?.acks;
-        let secs = |s: u32| Duration::from_secs(u64::from(s));
-        Ok(AckSettings {
-            timeout: secs(a.timeout_seconds),
-            delays: a.retry_delays.iter().copied().map(secs).collect(),
-            max_retries: a.max_retries,
-        })
+        Ok(AckSettings::from_config(self.config()?))
     }
 
     /// Message types declared in the config, besides the built-in ones.

@@ -52,6 +52,24 @@ impl Default for MessagingSettings {
     }
 }
 
+impl MessagingSettings {
+    /// The settings a project's config gives.
+    pub(crate) fn from_config(c: &crate::config::Config) -> MessagingSettings {
+        MessagingSettings {
+            rate: RateLimit {
+                max: c.rate_limiting.messages_per_minute,
+                window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
+            },
+            delivery: DeliverySettings {
+                pause: Duration::from_millis(u64::from(c.messaging.delivery_pause_ms)),
+                confirm: c.messaging.confirm_delivery,
+                ..DeliverySettings::default()
+            },
+            max_inline_bytes: c.messaging.max_inline_bytes as usize,
+        }
+    }
+}
+
 /// The world a send needs.
 pub(crate) struct Messenger<'a> {
     /// The tmux server.

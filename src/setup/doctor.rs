@@ -103,6 +103,7 @@ pub(crate) const CHECKS: &[Check] = &[
     a2a_files,
     lock_dir,
     registry_panes,
+    mcp_servers,
     leftover_files,
 ];
 
@@ -523,6 +524,75 @@ fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
         )
         .with_details(gone)
     }]
+}
+
+/// swarm's MCP server in the agents' project configuration: optional, but
+/// where it is configured, the program it names must run.
+fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
+    use crate::setup::mcp_config::{self, Client, Installed, SERVER_ARGS};
+    const CHECK: &str = "MCP server";
+    let root = s.paths.root();
+    let mut out = Vec::new();
+    for client in Client::ALL {
+        let file = client.config_file(root);
+        let shown = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        let check = format!("{CHECK} ({})", client.name());
+        match mcp_config::status(root, client) {
+            Installed::No => {}
+            Installed::Unreadable(why) => out.push(Outcome::warn(
+                &check,
+                format!("{shown} cannot be read: {why}"),
+                "fix the file by hand, then run `swarm mcp install` again",
+            )),
+            Installed::Yes {
+                command,
+                args,
+                approved,
+            } => {
+                let runs = {
+                    use std::os::unix::fs::PermissionsExt;
+                    Path::new(&command).is_absolute()
+                        && std::fs::metadata(&command)
+                            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                };
+                out.push(if !runs {
+                    Outcome::fail(
+                        &check,
+                        format!("{shown} starts {command:?}, which is not an executable file"),
+                        "run `swarm mcp install` again with the swarm you use",
+                    )
+                } else if args != SERVER_ARGS {
+                    Outcome::warn(
+                        &check,
+                        format!("{shown} starts swarm with arguments {args:?}, not [\"mcp\"]"),
+                        "run `swarm mcp install` again",
+                    )
+                } else if !approved {
+                    Outcome::warn(
+                        &check,
+                        format!(
+                            "{shown} lists the server but .claude/settings.local.json does not \
+                             approve it: Claude Code asks at start-up (and defaults to no)"
+                        ),
+                        "run `swarm mcp install --claude`",
+                    )
+                } else {
+                    Outcome::ok(&check, format!("{shown} starts {command} mcp"))
+                });
+            }
+        }
+    }
+    if out.is_empty() {
+        out.push(Outcome::ok(
+            CHECK,
+            "not configured for any agent (optional: `swarm mcp install` lets agents use swarm as tools)",
+        ));
+    }
+    out
 }
 
 fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {

@@ -3,4 +3,5 @@
 
 pub(crate) mod claude_hooks;
 pub(crate) mod doctor;
+pub(crate) mod mcp_config;
 pub(crate) mod project;

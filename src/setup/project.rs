@@ -99,7 +99,7 @@ fn install_git_guard(paths: &Paths) -> Result<String> {
 
 /// The integrations init offers, in order. Wiring one in means giving it
 /// a `setup` function; nothing else in init changes.
-pub(crate) fn integrations() -> [Integration; 2] {
+pub(crate) fn integrations() -> [Integration; 3] {
     [
         Integration {
             name: "Claude Code hook",
@@ -113,5 +113,39 @@ pub(crate) fn integrations() -> [Integration; 2] {
             what: "stops a commit that touches a file another agent has locked",
             setup: Some(install_git_guard),
         },
+        Integration {
+            name: "MCP server",
+            command: "swarm mcp install",
+            what: "lets Claude Code, Codex CLI and Gemini CLI use swarm as tools",
+            setup: Some(install_mcp_server),
+        },
     ]
+}
+
+/// Adds swarm's MCP server for each agent CLI on PATH (none found: says
+/// how to name them).
+fn install_mcp_server(paths: &Paths) -> Result<String> {
+    use crate::setup::mcp_config::{self, Client};
+    let found: Vec<Client> = Client::ALL
+        .into_iter()
+        .filter(|c| crate::agents::launch::find_on_path(c.program()).is_some())
+        .collect();
+    if found.is_empty() {
+        return Ok(
+            "skipped: none of claude, codex, gemini is on PATH (name them: `swarm mcp install --claude`)"
+                .into(),
+        );
+    }
+    let exe = std::env::current_exe().map_err(|source| crate::error::Error::Io {
+        what: "find the swarm executable for the MCP server".into(),
+        source,
+    })?;
+    let exe = exe.canonicalize().unwrap_or(exe);
+    let mut done = Vec::new();
+    for c in found {
+        let change = mcp_config::install(paths.root(), c, &exe.to_string_lossy())?;
+        let how = change.files.first().map_or("", |(_, d)| d.as_str());
+        done.push(format!("{} {how}", c.name()));
+    }
+    Ok(done.join(", "))
 }

@@ -314,3 +314,56 @@ fn concurrent_creators_lose_no_task() {
         .collect();
     assert_eq!(names, [".TASKS.json.lock", "TASKS.json"]);
 }
+
+#[test]
+fn of_concurrent_claimants_exactly_one_gets_the_task() {
+    let project = Project::new();
+    let id = create_task(&project, &["Fix the build", "--creator", "agent-0"]);
+    let n = 8;
+    let children: Vec<_> = (0..n)
+        .map(|i| {
+            Command::new(swarm_bin())
+                .current_dir(project.path())
+                .env_remove("TMUX")
+                .env_remove("TMUX_PANE")
+                .env_remove("CLAUDESWARM_ROOT")
+                .args(["tasks", "claim", &id, "--agent-id", &format!("agent-{i}")])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect();
+    let winners: Vec<usize> = (0..n).filter(|&i| outs[i].status.success()).collect();
+    assert_eq!(winners.len(), 1, "{outs:?}");
+    let winner = format!("agent-{}", winners[0]);
+    assert_eq!(task_json(&project, &id)["assigned_to"], winner.as_str());
+    for (i, out) in outs.iter().enumerate() {
+        if i != winners[0] {
+            assert_eq!(out.status.code(), Some(1));
+            assert!(
+                stderr(out).contains(&format!("held by {winner}")),
+                "{}",
+                stderr(out)
+            );
+        }
+    }
+    // The winner claiming again changes nothing; a missing task is exit 4.
+    ok(
+        &project,
+        &["tasks", "claim", &id[..8], "--agent-id", &winner],
+    );
+    assert_eq!(
+        run(
+            &project,
+            &["tasks", "claim", "ffffffff", "--agent-id", "agent-1"]
+        )
+        .status
+        .code(),
+        Some(4)
+    );
+}

@@ -1,6 +1,7 @@
 //! `swarm tasks`: tasks with a status workflow and a history
 //! (`TASKS.json`, the Python tool's `tasks` group).
 
+mod claim;
 mod create;
 mod get;
 mod list;
@@ -30,6 +31,8 @@ enum TasksCommand {
     Create(create::CreateArgs),
     /// Change a task's status or assignee
     Update(update::UpdateArgs),
+    /// Take a pending task for this agent (one claimant wins)
+    Claim(claim::ClaimArgs),
 }
 
 /// Runs the `tasks` subcommand.
@@ -39,5 +42,6 @@ pub(crate) fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode> {
         TasksCommand::Get(a) => get::run(ctx, a),
         TasksCommand::Create(a) => create::run(ctx, a),
         TasksCommand::Update(a) => update::run(ctx, a),
+        TasksCommand::Claim(a) => claim::run(ctx, a),
     }
 }

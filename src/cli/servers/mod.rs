@@ -1,4 +1,6 @@
-//! The long-running views: the monitor and the dashboard.
+//! The long-running views: the monitor and the dashboard; and the MCP
+//! server agents start.
 
 pub(crate) mod dashboard;
+pub(crate) mod mcp;
 pub(crate) mod monitor;

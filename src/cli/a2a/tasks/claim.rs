@@ -1,0 +1,56 @@
+//! `swarm tasks claim TASK_ID [--agent-id ID]`: take a pending task for the
+//! acting agent. Checked and written under the task file's lock, so of any
+//! number of agents claiming one task exactly one wins (the MCP tool
+//! `claim_task` does the same).
+
+use clap::Args;
+
+use crate::a2a::TaskStore;
+use crate::error::Result;
+use crate::support::exit_code::ExitCode;
+
+use crate::cli::a2a::a2a_view::{acting_agent, shown, warn_notes};
+use crate::cli::context::Context;
+
+/// Arguments of `swarm tasks claim`.
+#[derive(Debug, Args)]
+pub(super) struct ClaimArgs {
+    /// The task: its id, or a unique beginning of it
+    #[arg(value_name = "TASK_ID")]
+    task_id: String,
+    /// Who claims it [default: this pane's agent]
+    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    agent: Option<String>,
+    /// Act for --agent-id although this pane is another agent (recorded)
+    #[arg(long, requires = "agent")]
+    as_other: bool,
+    /// Print the task as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+/// Claims the task; exit 1 when it is not pending (the error names who has
+/// it), 4 when there is no such task.
+pub(super) fn run(ctx: &Context, args: &ClaimArgs) -> Result<ExitCode> {
+    let agent = acting_agent(
+        ctx,
+        args.agent.as_deref(),
+        args.as_other,
+        "--agent-id",
+        "tasks claim",
+    )?;
+    let mut notes = Vec::new();
+    let task = TaskStore::new(&ctx.paths).claim(&args.task_id, &agent, &mut notes);
+    warn_notes(ctx, &notes);
+    let task = task?;
+    if args.json {
+        ctx.out.json(&task)?;
+        return Ok(ExitCode::Success);
+    }
+    ctx.out.print(&format!(
+        "Task claimed: {}\n  Status: {}\n  Assignee: {agent}\n",
+        shown(&task.task_id),
+        task.status
+    ))?;
+    Ok(ExitCode::Success)
+}

@@ -1,0 +1,101 @@
+//! `Project`: what the server works on (the project's state files, its
+//! tmux server, the config read when the server started) and who it acts
+//! as: the agent of the pane it was started in, found by the same rules as
+//! the command line, again for every call (an agent registered after its
+//! server started is found; the pane never changes).
+
+use std::path::PathBuf;
+
+use crate::acks::AckSettings;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::identity;
+use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::locks::{LockKey, LockTable};
+use crate::messaging::{MessagingSettings, Messenger};
+use crate::store::Paths;
+use crate::tmux::Tmux;
+
+/// The project one server works on.
+#[derive(Debug)]
+pub(crate) struct Project {
+    /// The state-file layout under the root.
+    pub paths: Paths,
+    /// The tmux server of the agents.
+    pub tmux: Tmux,
+    /// The directory relative lock paths start from (the agent's).
+    pub cwd: PathBuf,
+    /// The project's config, as it was when the server started.
+    pub config: Config,
+}
+
+impl Project {
+    /// The registry, or `None` when there is none yet or it is damaged
+    /// (then every lookup fails as "not registered", as on the command
+    /// line).
+    pub(crate) fn registry(&self) -> Result<Option<Registry>> {
+        Ok(match RegistryFile::new(&self.paths).read()? {
+            RegistryState::Valid(reg, _) => Some(reg),
+            RegistryState::Missing | RegistryState::Corrupt(_) => None,
+        })
+    }
+
+    /// The registry, empty when there is none.
+    pub(crate) fn registry_or_empty(&self) -> Result<Registry> {
+        Ok(self
+            .registry()?
+            .unwrap_or_else(|| Registry::empty(String::new())))
+    }
+
+    /// The agent this server acts as: the one whose pane (`$TMUX_PANE`)
+    /// started it. There is no way to name another.
+    pub(crate) fn agent(&self) -> Result<String> {
+        let Some(pane) = identity::current_pane()? else {
+            return Err(Error::NoIdentity(
+                "swarm mcp is not running inside a tmux pane ($TMUX_PANE is not set), so it \
+                 acts as no agent; start the agent (which starts this server) in an agent's pane"
+                    .into(),
+            ));
+        };
+        let registry = self.registry()?;
+        identity::identify(&self.tmux, &self.paths, registry.as_ref(), pane.clone())
+            .agent
+            .ok_or_else(|| {
+                Error::NoIdentity(format!(
+                    "pane {pane} is not a registered agent of this project; run `swarm discover` \
+                     (or start agents with `swarm launch`) so that this pane gets an agent id"
+                ))
+            })
+    }
+
+    /// The project's file locks, with the configured stale timeout.
+    pub(crate) fn lock_table(&self) -> LockTable {
+        LockTable::new(&self.paths, self.config.locking.stale_timeout)
+    }
+
+    /// A lock path or pattern, normalised against the project.
+    pub(crate) fn lock_key(&self, raw: &str) -> Result<LockKey> {
+        Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
+    }
+
+    /// The agent recogniser configured for this project.
+    pub(crate) fn matcher(&self) -> AgentMatcher {
+        AgentMatcher::new(self.config.discovery.agent_commands.iter().cloned())
+    }
+
+    /// The ACK retry schedule.
+    pub(crate) fn ack_settings(&self) -> AckSettings {
+        AckSettings::from_config(&self.config)
+    }
+
+    /// A messenger over this project, with `matcher`.
+    pub(crate) fn messenger<'a>(&'a self, matcher: &'a AgentMatcher) -> Messenger<'a> {
+        Messenger {
+            tmux: &self.tmux,
+            paths: &self.paths,
+            matcher,
+            settings: MessagingSettings::from_config(&self.config),
+        }
+    }
+}

@@ -1,0 +1,379 @@
+//! The tools a model sees: names, descriptions (when to use the tool, what
+//! it returns, what an error means) and argument schemas, generated from
+//! the argument types below so that the schema and the checks agree.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use rmcp::handler::server::tool::schema_for_type;
+use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::schemars::JsonSchema;
+use serde::Deserialize;
+
+/// Arguments of a tool that takes none.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct NoArgs {}
+
+/// The arguments of `send_message`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct SendMessage {
+    /// The recipient's agent id, e.g. "agent-2" (see list_agents).
+    #[schemars(length(max = 64))]
+    pub to: String,
+    /// The message type: QUESTION, BLOCKED, INFO, COMPLETED,
+    /// REVIEW-REQUEST, CHALLENGE, ACK (or a custom type of the project).
+    #[serde(rename = "type")]
+    #[schemars(length(max = 64))]
+    pub msg_type: String,
+    /// The message text (at most 10 KiB; longer text goes in a file
+    /// whose path you mention).
+    #[schemars(length(max = 10240))]
+    pub content: String,
+    /// Ask the recipient to acknowledge it: swarm retries the message
+    /// until they do, then tells every agent. Use for messages that must
+    /// not be missed.
+    #[serde(default)]
+    pub ack: bool,
+}
+
+/// The arguments of `broadcast`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Broadcast {
+    /// The message type: INFO, BLOCKED, COMPLETED, QUESTION, ...
+    #[serde(rename = "type")]
+    #[schemars(length(max = 64))]
+    pub msg_type: String,
+    /// The message text (at most 10 KiB).
+    #[schemars(length(max = 10240))]
+    pub content: String,
+}
+
+/// The arguments of `read_messages`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReadMessages {
+    /// At most this many messages (oldest unread first); default 10.
+    #[schemars(range(min = 1, max = 100))]
+    pub limit: Option<u32>,
+}
+
+/// The arguments of `acknowledge`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Acknowledge {
+    /// The message id, or its first 8 or more characters.
+    #[schemars(length(max = 64))]
+    pub message_id: String,
+    /// A short answer sent along with the acknowledgement.
+    #[schemars(length(max = 500))]
+    pub note: Option<String>,
+}
+
+/// The arguments of `lock`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Lock {
+    /// Files, directories ("src/auth/" covers everything below it) or glob
+    /// patterns ("src/*.py"), relative to the project root. All are locked,
+    /// or none.
+    #[schemars(length(min = 1, max = 100))]
+    pub paths: Vec<String>,
+    /// Why you lock them; other agents see it.
+    #[schemars(length(max = 500))]
+    pub reason: Option<String>,
+    /// When another agent holds a lock in the way, keep trying for up to
+    /// this many seconds (at most 600) instead of failing at once.
+    #[schemars(range(min = 0, max = 600))]
+    pub wait_seconds: Option<u32>,
+}
+
+/// The arguments of `unlock`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Unlock {
+    /// The paths or patterns to release, spelled as when you locked them
+    /// (any spelling of the same path works).
+    #[schemars(length(min = 1, max = 100))]
+    pub paths: Vec<String>,
+}
+
+/// The arguments of `who_holds`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct WhoHolds {
+    /// The file, directory or pattern to look up.
+    #[schemars(length(max = 4096))]
+    pub path: String,
+}
+
+/// The arguments of `create_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct CreateTask {
+    /// What the task should achieve.
+    #[schemars(length(max = 10000))]
+    pub objective: String,
+    /// low, normal (default), high or critical.
+    #[schemars(length(max = 16))]
+    pub priority: Option<String>,
+    /// Files concerned.
+    #[schemars(length(max = 100))]
+    pub files: Option<Vec<String>>,
+    /// Conditions the work must meet.
+    #[schemars(length(max = 100))]
+    pub constraints: Option<Vec<String>>,
+}
+
+/// The arguments of `claim_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct ClaimTask {
+    /// The task id, or a unique beginning of it (as list_tasks shows).
+    #[schemars(length(max = 64))]
+    pub task_id: String,
+}
+
+/// The arguments of `update_task`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct UpdateTask {
+    /// The task id, or a unique beginning of it.
+    #[schemars(length(max = 64))]
+    pub task_id: String,
+    /// The new status: pending, assigned, working, review, completed,
+    /// blocked, failed or cancelled. It must follow from the current one
+    /// (assigned -> working -> review -> completed, ...).
+    #[schemars(length(max = 16))]
+    pub status: Option<String>,
+    /// Give the task to this agent id instead.
+    #[schemars(length(max = 64))]
+    pub assignee: Option<String>,
+    /// Why, for the task's history.
+    #[schemars(length(max = 2000))]
+    pub message: Option<String>,
+}
+
+/// The arguments of `list_tasks`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct ListTasks {
+    /// Only tasks with this status.
+    #[schemars(length(max = 16))]
+    pub status: Option<String>,
+    /// Only tasks assigned to this agent id.
+    #[schemars(length(max = 64))]
+    pub assignee: Option<String>,
+    /// Include completed, failed and cancelled tasks.
+    #[serde(default)]
+    pub all: bool,
+}
+
+/// One tool: its name, what the model reads about it, and its schema.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ToolDef {
+    /// The name the model calls.
+    pub name: &'static str,
+    /// What it is for, what it returns, what its errors mean.
+    pub description: &'static str,
+    /// True when it changes nothing.
+    pub read_only: bool,
+    schema: fn() -> Arc<JsonObject>,
+}
+
+impl ToolDef {
+    /// The argument schema.
+    pub(super) fn schema(&self) -> Arc<JsonObject> {
+        (self.schema)()
+    }
+
+    /// The tool as listed to the client.
+    pub(super) fn tool(&self) -> Tool {
+        let annotations = ToolAnnotations::new()
+            .read_only(self.read_only)
+            .destructive(false)
+            .open_world(false);
+        Tool::new(
+            Cow::Borrowed(self.name),
+            Cow::Borrowed(self.description),
+            self.schema(),
+        )
+        .with_annotations(annotations)
+    }
+}
+
+const fn def(
+    name: &'static str,
+    description: &'static str,
+    read_only: bool,
+    schema: fn() -> Arc<JsonObject>,
+) -> ToolDef {
+    ToolDef {
+        name,
+        description,
+        read_only,
+        schema,
+    }
+}
+
+/// Every tool, in the order they are listed.
+pub(super) const TOOLS: [ToolDef; 15] = [
+    def(
+        "whoami",
+        "Your identity in the swarm: your agent id, your tmux pane and the project. Other agents \
+         address you by this id. Fails when this session's pane is not a registered agent (the \
+         hint says how to register it).",
+        true,
+        schema_for_type::<NoArgs>,
+    ),
+    def(
+        "list_agents",
+        "The agents working on this project: id, status (active, stale, dead), tmux pane and \
+         when each was last seen. Use it to find whom to message.",
+        true,
+        schema_for_type::<NoArgs>,
+    ),
+    def(
+        "send_message",
+        "Send a message to one agent. It is typed into their terminal when it is safe to (their \
+         prompt is idle), otherwise kept in their inbox; either way it is logged and cannot be \
+         lost. Returns the message id and whether it was delivered or queued (and why). With \
+         ack=true the recipient must acknowledge it. Errors: unknown agent, bad type, rate \
+         limited (wait and try later).",
+        false,
+        schema_for_type::<SendMessage>,
+    ),
+    def(
+        "broadcast",
+        "Send one message to every other active agent (announcements: a change everyone must \
+         know about, a blocker, a finished piece of work). Returns each recipient's outcome.",
+        false,
+        schema_for_type::<Broadcast>,
+    ),
+    def(
+        "read_messages",
+        "Your new (unread) messages, oldest first, and marks exactly the ones returned as read \
+         (call again while `remaining` is above 0). Each has an id, sender, type, time, content, \
+         and `requires_ack` when the sender wants you to call acknowledge with its id.",
+        false,
+        schema_for_type::<ReadMessages>,
+    ),
+    def(
+        "acknowledge",
+        "Acknowledge a message that asked for it (requires_ack), so the sender stops retrying; \
+         they get an ACK message, with your note if you give one. Only the recipient can \
+         acknowledge. Acknowledging twice is harmless.",
+        false,
+        schema_for_type::<Acknowledge>,
+    ),
+    def(
+        "lock",
+        "Lock files, directories or glob patterns before editing them, so other agents do not \
+         edit them at the same time: all paths are locked or none. Locking your own lock again \
+         refreshes it. When another agent holds one, the error names them: wait_seconds waits \
+         for it, or message them. Release with unlock when done.",
+        false,
+        schema_for_type::<Lock>,
+    ),
+    def(
+        "unlock",
+        "Release your locks on these paths (when your edit is done). Only your own locks can be \
+         released; the error names the holder otherwise.",
+        false,
+        schema_for_type::<Unlock>,
+    ),
+    def(
+        "who_holds",
+        "Which locks cover or overlap a path (its own lock, a directory above it, a pattern \
+         matching it, locks below it), with holder, reason and age. Changes nothing.",
+        true,
+        schema_for_type::<WhoHolds>,
+    ),
+    def(
+        "list_locks",
+        "Every lock in the project, with holder, reason, age and whether it is stale.",
+        true,
+        schema_for_type::<NoArgs>,
+    ),
+    def(
+        "pending_acks",
+        "Messages still waiting for an acknowledgement (sender, recipient, retries sent, when \
+         the next retry is due). Your own in the list are ones you should acknowledge.",
+        true,
+        schema_for_type::<NoArgs>,
+    ),
+    def(
+        "create_task",
+        "Create a task (pending, unassigned) that any agent can claim. Returns the task with its \
+         id.",
+        false,
+        schema_for_type::<CreateTask>,
+    ),
+    def(
+        "claim_task",
+        "Take a pending task for yourself: it becomes assigned to you. Exactly one agent wins a \
+         claim; if another was first, the error says who has it. Then move it along with \
+         update_task (working, review, completed).",
+        false,
+        schema_for_type::<ClaimTask>,
+    ),
+    def(
+        "update_task",
+        "Change a task's status (it must follow the workflow: assigned -> working -> review -> \
+         completed; blocked, failed and cancelled too) or give it to another agent; recorded in \
+         its history under your id. The error lists the statuses allowed next.",
+        false,
+        schema_for_type::<UpdateTask>,
+    ),
+    def(
+        "list_tasks",
+        "Open tasks, most urgent first (all=true includes finished ones), optionally by status \
+         or assignee: id, objective, status, priority, assignee.",
+        true,
+        schema_for_type::<ListTasks>,
+    ),
+];
+
+/// The tool called `name`.
+pub(super) fn find(name: &str) -> Option<&'static ToolDef> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_has_an_object_schema_without_references() {
+        for t in &TOOLS {
+            let s = t.schema();
+            assert_eq!(
+                s.get("type").and_then(|v| v.as_str()),
+                Some("object"),
+                "{}",
+                t.name
+            );
+            let text = serde_json::to_string(&*s).expect("json");
+            assert!(!text.contains("$ref"), "{}: {text}", t.name);
+            assert!(t.description.len() > 40, "{}", t.name);
+        }
+        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), TOOLS.len());
+    }
+}
