@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
+use crate::agents::process::Processes;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
@@ -99,9 +100,12 @@ impl Context {
     }
 
     /// The agent recogniser configured for this project.
+    /// Its process facts come from the backend `SWARM_PROCESS_BACKEND`
+    /// names (`auto` when unset).
     pub(super) fn matcher(&self) -> Result<AgentMatcher> {
         Ok(AgentMatcher::new(
             self.config()?.discovery.agent_commands.iter().cloned(),
+            Processes::from_env()?,
         ))
     }
 

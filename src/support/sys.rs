@@ -1,13 +1,34 @@
-//! The few operating-system calls std does not offer: probing a pid,
-//! switching a terminal into raw mode (for the demo agent), turning stop
-//! signals into messages, and noticing a closed stdout pipe. All `unsafe` in
-//! swarm lives here, each block a single libc call on values we own.
+//! The few operating-system calls std does not offer: switching a terminal
+//! into raw mode (for the demo agent), turning stop signals into messages,
+//! noticing a closed stdout pipe, and reading errno the same way on every
+//! Unix. All `unsafe` in swarm lives here, each block a single libc call on
+//! values we own; each call exists on Linux, macOS and the BSDs.
 #![allow(unsafe_code)]
 
 use std::io;
 use std::os::fd::{AsRawFd, RawFd};
-use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::mpsc;
+
+/// True when `open` with `O_NOFOLLOW` failed because the last part of the
+/// path is a symbolic link. Linux, macOS and OpenBSD say `ELOOP`; FreeBSD
+/// and DragonFly say `EMLINK`, NetBSD `EFTYPE`.
+pub(crate) fn refused_symlink(e: &io::Error) -> bool {
+    let Some(code) = e.raw_os_error() else {
+        return false;
+    };
+    if code == libc::ELOOP {
+        return true;
+    }
+    #[cfg(any(target_os = "freebsd", target_os = "dragonfly"))]
+    if code == libc::EMLINK {
+        return true;
+    }
+    #[cfg(target_os = "netbsd")]
+    if code == libc::EFTYPE {
+        return true;
+    }
+    false
+}
 
 /// True when stdout is a pipe whose reader has gone away (`swarm monitor |
 /// head -1` after head exits): a program that only writes when something
@@ -58,64 +79,17 @@ impl Drop for RawTerminal {
     }
 }
 
-/// Write end of the self-pipe the signal handler reports through.
-static SIGNAL_PIPE: AtomicI32 = AtomicI32::new(-1);
-
-extern "C" fn on_stop_signal(signal: libc::c_int) {
-    let fd = SIGNAL_PIPE.load(Ordering::Relaxed);
-    if fd >= 0 {
-        let byte = signal as u8;
-        // SAFETY: write(2) is async-signal-safe; the buffer is one local byte.
-        unsafe { libc::write(fd, (&byte as *const u8).cast(), 1) };
-    }
-}
-
 /// Turns SIGINT, SIGTERM and SIGHUP into messages on a channel, so a
 /// long-running loop can wait for "work or stop" without polling. The
-/// handlers reset to the default in child processes (exec does that).
-/// Call once per process; later calls return a channel that never fires.
+/// handlers (signal-hook's, the same on every Unix) reset to the default
+/// in child processes (exec does that).
 pub(crate) fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
     let (tx, rx) = mpsc::channel();
-    let mut fds = [0 as libc::c_int; 2];
-    // SAFETY: pipe2 fills the two-element array or fails.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    if SIGNAL_PIPE
-        .compare_exchange(-1, fds[1], Ordering::SeqCst, Ordering::SeqCst)
-        .is_err()
-    {
-        // SAFETY: closing the descriptors we just created.
-        unsafe {
-            libc::close(fds[0]);
-            libc::close(fds[1]);
-        }
-        return Ok(rx);
-    }
-    for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
-        // SAFETY: sigaction is plain old data; we install a handler that
-        // only calls write(2).
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_stop_signal as *const () as usize;
-            action.sa_flags = libc::SA_RESTART;
-            libc::sigemptyset(&mut action.sa_mask);
-            if libc::sigaction(signal, &action, std::ptr::null_mut()) != 0 {
-                return Err(io::Error::last_os_error());
-            }
-        }
-    }
-    let read_fd = fds[0];
+    let mut signals = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])?;
     std::thread::spawn(move || {
-        loop {
-            let mut byte = 0u8;
-            // SAFETY: reads one byte into a local from our own pipe.
-            let n = unsafe { libc::read(read_fd, (&mut byte as *mut u8).cast(), 1) };
-            if n == 1 {
-                if tx.send(i32::from(byte)).is_err() {
-                    return;
-                }
-            } else if n == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+        for signal in signals.forever() {
+            if tx.send(signal).is_err() {
                 return;
             }
         }
