@@ -250,3 +250,18 @@ fn the_portable_backend_without_ps_says_what_is_missing() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("`ps` is not installed"), "{stderr}");
 }
+
+#[test]
+fn discover_help_explains_the_process_backends() {
+    let project = Project::new();
+    let out = crate::harness::swarm_outside_tmux(&project)
+        .args(["discover", "--help"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("SWARM_PROCESS_BACKEND") && text.contains("portable"),
+        "{text}"
+    );
+}
