@@ -265,3 +265,79 @@ fn discover_help_explains_the_process_backends() {
         "{text}"
     );
 }
+
+/// A registry listing `panes` (id, pane) as active agents, whatever runs
+/// in them.
+fn register_as_agents(project: &Project, server: &TmuxServer, panes: &[(&str, &str)]) {
+    let agents: Vec<String> = panes
+        .iter()
+        .map(|(id, pane)| {
+            let pid = server.tmux(&["display-message", "-p", "-t", pane, "#{pane_pid}"]);
+            format!(
+                r#"{{"id": "{id}", "pane_index": "harness:1.0", "pid": {}, "status": "active", "last_seen": "2026-11-21T00:00:00+00:00", "session_name": "harness", "tmux_pane_id": "{pane}"}}"#,
+                pid.trim()
+            )
+        })
+        .collect();
+    project.write(
+        "ACTIVE_AGENTS.json",
+        &format!(
+            r#"{{"session_name": "harness", "updated_at": "2026-11-21T00:00:00+00:00", "agents": [{}]}}"#,
+            agents.join(", ")
+        ),
+    );
+}
+
+/// The reason `msg` gives for leaving a message to `agent` queued.
+fn queued_reason(cmd: &mut assert_cmd::Command, agent: &str) -> String {
+    let out = cmd
+        .args(["msg", agent, "INFO", "--from", "t", "--json", "hello"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout_json(&out)["outcomes"][agent]["reason"]
+        .as_str()
+        .expect("reason")
+        .to_owned()
+}
+
+#[test]
+fn the_foreground_decides_delivery_and_tmux_alone_recognises_a_shell() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let shell = server.shell(&project.path());
+    let other = server.pane(&project.path(), "exec sleep 86400");
+    register_as_agents(
+        &project,
+        &server,
+        &[("agent-0", &shell), ("agent-1", &other)],
+    );
+    // Through this run's backend.
+    let reason = queued_reason(&mut swarm(&project, &server), "agent-0");
+    assert!(reason.contains("a shell (bash)"), "{reason}");
+    let reason = queued_reason(&mut swarm(&project, &server), "agent-1");
+    assert!(reason.contains("sleep is in the foreground"), "{reason}");
+    // The portable backend with no ps: tmux's pane_current_command still
+    // recognises the shell; anything else cannot be judged and waits.
+    let bin = tempfile::tempdir().expect("tempdir");
+    let tmux = swarm::find_on_path("tmux").expect("tmux on PATH");
+    std::os::unix::fs::symlink(tmux, bin.path().join("tmux")).expect("symlink");
+    let no_ps = || {
+        let mut cmd = swarm(&project, &server);
+        cmd.env("SWARM_PROCESS_BACKEND", "portable")
+            .env("PATH", bin.path());
+        cmd
+    };
+    let reason = queued_reason(&mut no_ps(), "agent-0");
+    assert!(reason.contains("a shell (bash)"), "{reason}");
+    let reason = queued_reason(&mut no_ps(), "agent-1");
+    assert!(
+        reason.contains("could not tell what runs") && reason.contains("`ps` is not installed"),
+        "{reason}"
+    );
+}
