@@ -1,7 +1,7 @@
 //! Discovery against real panes: which panes are agents, which ids they
 //! get, and how the registry survives damage.
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm};
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin};
 
 fn ids(project: &Project) -> Vec<(String, String)> {
     project
@@ -75,10 +75,7 @@ fn an_agent_that_exits_leaves_a_stale_entry_while_its_pane_lives() {
     let server = TmuxServer::start();
     let project = Project::new();
     // The agent runs under a shell that stays once it quits.
-    let command = format!(
-        "'{}' demo-agent; exec bash --norc --noprofile",
-        crate::harness::swarm_bin()
-    );
+    let command = format!("'{}' demo-agent; exec bash --norc --noprofile", swarm_bin());
     let pane = server.pane(&project.path(), &command);
     server.wait_for_screen(&pane, "waiting for messages");
     swarm(&project, &server).arg("discover").assert().success();
@@ -177,4 +174,170 @@ fn the_registry_has_the_python_shape() {
     // What --json prints is the file (plus a newline).
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{file}\n"));
     crate::harness::redacted(|| insta::assert_snapshot!("registry_file", file));
+}
+
+#[test]
+fn an_agent_started_from_a_shell_is_found_through_its_parent() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // The pane's root process is a shell that stays; the agent is its
+    // child and holds the terminal.
+    let shell = server.shell(&project.path());
+    let record = project.file("a.jsonl");
+    server.tmux(&[
+        "send-keys",
+        "-t",
+        &shell,
+        &format!(
+            "'{}' demo-agent --record '{}'",
+            swarm_bin(),
+            record.display()
+        ),
+        "Enter",
+    ]);
+    server.wait_for_screen(&shell, "waiting for messages");
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(ids(&project), [("agent-0".to_string(), shell.clone())]);
+    // And a message reaches it through the same facts.
+    swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "--from", "t", "hello child"])
+        .assert()
+        .success();
+    let got = crate::harness::wait_for_records(&record, 1);
+    assert!(
+        got[0].to_string().contains("hello child"),
+        "{got:?} ({} backend)",
+        crate::harness::process_backend()
+    );
+}
+
+#[test]
+fn a_bad_process_backend_is_refused_with_the_choices() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    let out = swarm(&project, &server)
+        .env("SWARM_PROCESS_BACKEND", "procps")
+        .arg("discover")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("invalid SWARM_PROCESS_BACKEND \"procps\"")
+            && stderr.contains("expected auto, proc or portable"),
+        "{stderr}"
+    );
+    assert!(!project.file("ACTIVE_AGENTS.json").exists());
+}
+
+#[test]
+fn the_portable_backend_without_ps_says_what_is_missing() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("a.jsonl"));
+    // A PATH with tmux on it and no ps.
+    let bin = tempfile::tempdir().expect("tempdir");
+    let tmux = swarm::find_on_path("tmux").expect("tmux on PATH");
+    std::os::unix::fs::symlink(tmux, bin.path().join("tmux")).expect("symlink");
+    let out = swarm(&project, &server)
+        .env("SWARM_PROCESS_BACKEND", "portable")
+        .env("PATH", bin.path())
+        .arg("discover")
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`ps` is not installed"), "{stderr}");
+}
+
+#[test]
+fn discover_help_explains_the_process_backends() {
+    let project = Project::new();
+    let out = crate::harness::swarm_outside_tmux(&project)
+        .args(["discover", "--help"])
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("SWARM_PROCESS_BACKEND") && text.contains("portable"),
+        "{text}"
+    );
+}
+
+/// A registry listing `panes` (id, pane) as active agents, whatever runs
+/// in them.
+fn register_as_agents(project: &Project, server: &TmuxServer, panes: &[(&str, &str)]) {
+    let agents: Vec<String> = panes
+        .iter()
+        .map(|(id, pane)| {
+            let pid = server.tmux(&["display-message", "-p", "-t", pane, "#{pane_pid}"]);
+            format!(
+                r#"{{"id": "{id}", "pane_index": "harness:1.0", "pid": {}, "status": "active", "last_seen": "2026-11-21T00:00:00+00:00", "session_name": "harness", "tmux_pane_id": "{pane}"}}"#,
+                pid.trim()
+            )
+        })
+        .collect();
+    project.write(
+        "ACTIVE_AGENTS.json",
+        &format!(
+            r#"{{"session_name": "harness", "updated_at": "2026-11-21T00:00:00+00:00", "agents": [{}]}}"#,
+            agents.join(", ")
+        ),
+    );
+}
+
+/// The reason `msg` gives for leaving a message to `agent` queued.
+fn queued_reason(cmd: &mut assert_cmd::Command, agent: &str) -> String {
+    let out = cmd
+        .args(["msg", agent, "INFO", "--from", "t", "--json", "hello"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(7),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout_json(&out)["outcomes"][agent]["reason"]
+        .as_str()
+        .expect("reason")
+        .to_owned()
+}
+
+#[test]
+fn the_foreground_decides_delivery_and_tmux_alone_recognises_a_shell() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let shell = server.shell(&project.path());
+    let other = server.pane(&project.path(), "exec sleep 86400");
+    register_as_agents(
+        &project,
+        &server,
+        &[("agent-0", &shell), ("agent-1", &other)],
+    );
+    // Through this run's backend.
+    let reason = queued_reason(&mut swarm(&project, &server), "agent-0");
+    assert!(reason.contains("a shell (bash)"), "{reason}");
+    let reason = queued_reason(&mut swarm(&project, &server), "agent-1");
+    assert!(reason.contains("sleep is in the foreground"), "{reason}");
+    // The portable backend with no ps: tmux's pane_current_command still
+    // recognises the shell; anything else cannot be judged and waits.
+    let bin = tempfile::tempdir().expect("tempdir");
+    let tmux = swarm::find_on_path("tmux").expect("tmux on PATH");
+    std::os::unix::fs::symlink(tmux, bin.path().join("tmux")).expect("symlink");
+    let no_ps = || {
+        let mut cmd = swarm(&project, &server);
+        cmd.env("SWARM_PROCESS_BACKEND", "portable")
+            .env("PATH", bin.path());
+        cmd
+    };
+    let reason = queued_reason(&mut no_ps(), "agent-0");
+    assert!(reason.contains("a shell (bash)"), "{reason}");
+    let reason = queued_reason(&mut no_ps(), "agent-1");
+    assert!(
+        reason.contains("could not tell what runs") && reason.contains("`ps` is not installed"),
+        "{reason}"
+    );
 }

@@ -141,6 +141,44 @@ fn doctor_on_a_healthy_project() {
     assert!(message("project root").contains("marker .git"));
     assert!(message("ACTIVE_AGENTS.json").contains("1 agent(s)"));
     assert!(message("registered panes").contains("all 1 registered"));
+    assert!(
+        message("processes").starts_with(&format!("backend {}", crate::harness::process_backend())),
+        "{json:#}"
+    );
+}
+
+#[test]
+fn doctor_names_a_bad_process_backend_and_how_to_fix_it() {
+    let project = Project::new();
+    let out = swarm_outside_tmux(&project)
+        .env("SWARM_PROCESS_BACKEND", "sysinfo")
+        .args(["doctor", "--json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    let json = stdout_json(&out);
+    let check = json["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "processes")
+        .unwrap_or_else(|| panic!("no processes check in {json:#}"))
+        .clone();
+    assert_eq!(check["status"], "fail");
+    assert!(
+        check["message"]
+            .as_str()
+            .expect("message")
+            .contains("\"sysinfo\""),
+        "{check:#}"
+    );
+    assert!(
+        check["fix"]
+            .as_str()
+            .expect("fix")
+            .contains("unset SWARM_PROCESS_BACKEND"),
+        "{check:#}"
+    );
 }
 
 #[test]

@@ -1,6 +1,9 @@
 //! Which processes are coding agents, and what runs in a pane's foreground.
+//! The facts come from the process seam (`agents::process`); the rules
+//! for reading them are here, the same for every backend.
 
-use crate::agents::procfs;
+use crate::agents::process::{ProcessError, ProcessView, Processes, TmuxSays};
+use crate::tmux::{PaneId, Tmux};
 
 pub(crate) use crate::config::DEFAULT_AGENT_COMMANDS;
 
@@ -20,10 +23,12 @@ const INTERPRETERS: [&str; 7] = ["node", "nodejs", "bun", "deno", "python", "pyt
 /// How many processes per pane discovery looks at before giving up.
 pub(crate) const MAX_PROCESSES_PER_PANE: usize = 256;
 
-/// Decides which command lines are agents.
+/// Decides which command lines are agents, asking the process seam for
+/// the facts.
 #[derive(Clone, Debug)]
 pub(crate) struct AgentMatcher {
     commands: Vec<String>,
+    processes: Processes,
 }
 
 /// The agent found in a pane.
@@ -37,17 +42,32 @@ pub(crate) struct AgentProcess {
 
 impl Default for AgentMatcher {
     fn default() -> Self {
-        AgentMatcher::new(DEFAULT_AGENT_COMMANDS.iter().map(|s| s.to_string()))
+        AgentMatcher::new(
+            DEFAULT_AGENT_COMMANDS.iter().map(|s| s.to_string()),
+            Processes::default(),
+        )
     }
 }
 
 impl AgentMatcher {
-    /// A matcher for these command names (compared case-insensitively).
-    pub(crate) fn new(commands: impl IntoIterator<Item = String>) -> AgentMatcher {
+    /// A matcher for these command names (compared case-insensitively)
+    /// that learns about processes through `processes`.
+    pub(crate) fn new(
+        commands: impl IntoIterator<Item = String>,
+        processes: Processes,
+    ) -> AgentMatcher {
         let mut commands: Vec<String> = commands.into_iter().map(|c| c.to_lowercase()).collect();
         commands.sort();
         commands.dedup();
-        AgentMatcher { commands }
+        AgentMatcher {
+            commands,
+            processes,
+        }
+    }
+
+    /// The process seam this matcher asks.
+    pub(crate) fn processes(&self) -> &Processes {
+        &self.processes
     }
 
     /// The agent command this argument vector runs, if any: its program
@@ -86,20 +106,24 @@ impl AgentMatcher {
     }
 
     /// The first agent among a pane's processes (the root first, then its
-    /// descendants breadth first, at most `MAX_PROCESSES_PER_PANE`), read
-    /// from `/proc`. Stops at the first match, so a pane whose root process
-    /// is the agent costs one read.
-    pub(crate) fn find_in_pane(&self, pane_pid: u32) -> Option<AgentProcess> {
+    /// descendants breadth first, at most `MAX_PROCESSES_PER_PANE`), as
+    /// `view` sees them. Stops at the first match, so a pane whose root
+    /// process is the agent costs one look.
+    pub(crate) fn find_in_pane(
+        &self,
+        view: &impl ProcessView,
+        pane_pid: u32,
+    ) -> Option<AgentProcess> {
         let mut queue = std::collections::VecDeque::from([pane_pid]);
         let mut seen = 0;
         while let Some(pid) = queue.pop_front() {
-            if let Some(command) = procfs::cmdline(pid).and_then(|argv| self.identify(&argv)) {
+            if let Some(command) = view.argv(pid).and_then(|argv| self.identify(&argv)) {
                 return Some(AgentProcess { pid, command });
             }
             seen += 1;
             if seen + queue.len() < MAX_PROCESSES_PER_PANE {
                 let room = MAX_PROCESSES_PER_PANE - seen - queue.len();
-                queue.extend(procfs::children(pid).into_iter().take(room));
+                queue.extend(view.children(pid).into_iter().take(room));
             }
         }
         None
@@ -134,56 +158,85 @@ pub(crate) enum ForegroundKind {
 /// What holds a pane's terminal right now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Foreground {
-    /// Leader of the foreground process group.
-    pub pid: u32,
-    /// Its program name.
+    /// The program name of the foreground process group's leader.
     pub program: String,
     /// Agent, shell or other.
     pub kind: ForegroundKind,
 }
 
 impl AgentMatcher {
+    /// What holds the terminal of `pane`, whose root process is
+    /// `pane_pid`; `Ok(None)` when the pane or its process is gone. tmux
+    /// is asked first where the backend wants it: a shell it names is
+    /// final (typing there is refused, which is safe even if tmux were
+    /// wrong), anything else is decided from the processes themselves,
+    /// since tmux sees only a name (`node` for most agents) and falls back
+    /// to the pane's start command when it cannot look.
+    pub(crate) fn pane_foreground(
+        &self,
+        tmux: &Tmux,
+        pane: &PaneId,
+        pane_pid: u32,
+    ) -> Result<Option<Foreground>, ProcessError> {
+        match self.processes.tmux_foreground(tmux, pane, pane_pid) {
+            TmuxSays::Gone => return Ok(None),
+            TmuxSays::Command(command) => {
+                let program = program_name(&command);
+                if SHELLS.contains(&program.as_str()) {
+                    return Ok(Some(Foreground {
+                        program,
+                        kind: ForegroundKind::Shell,
+                    }));
+                }
+            }
+            TmuxSays::Nothing => {}
+        }
+        let survey = self.processes.survey()?;
+        Ok(self.foreground(&survey, pane_pid))
+    }
+
     /// The foreground of the terminal whose session leader is `pane_pid`
-    /// (the `tpgid` in its `/proc` stat); `None` when the pane's process is
-    /// gone or unreadable. A wrapper in the foreground (`npx claude`, `env
-    /// ... codex`) counts as the agent it runs in the same process group.
-    pub(crate) fn foreground(&self, pane_pid: u32) -> Option<Foreground> {
-        let root = procfs::stat(pane_pid)?;
-        let pid = u32::try_from(root.tpgid).ok().filter(|&p| p > 0)?;
-        let argv = procfs::cmdline(pid).unwrap_or_default();
+    /// (its terminal's foreground process group), as `view` sees it;
+    /// `None` when the pane's process is gone or unreadable. A wrapper in
+    /// the foreground (`npx claude`, `env ... codex`) counts as the agent
+    /// it runs in the same process group.
+    pub(crate) fn foreground(&self, view: &impl ProcessView, pane_pid: u32) -> Option<Foreground> {
+        let leader = view.info(pane_pid)?.tpgid?;
+        let argv = view.argv(leader).unwrap_or_default();
         let program = argv
             .first()
             .map(|a| program_name(a))
-            .or_else(|| procfs::stat(pid).map(|s| s.comm.to_lowercase()))?;
+            .filter(|p| !p.is_empty())
+            .or_else(|| view.info(leader).map(|i| i.name))?;
         let kind = if let Some(agent) = self.identify(&argv) {
             ForegroundKind::Agent(agent)
         } else if SHELLS.contains(&program.as_str()) {
             ForegroundKind::Shell
         } else {
-            self.agent_in_group(pid)
+            self.agent_in_group(view, leader)
                 .map(ForegroundKind::Agent)
                 .unwrap_or(ForegroundKind::Other)
         };
-        Some(Foreground { pid, program, kind })
+        Some(Foreground { program, kind })
     }
 
     /// An agent among the descendants of `leader` that belong to its
     /// process group.
-    fn agent_in_group(&self, leader: u32) -> Option<String> {
-        let mut queue = std::collections::VecDeque::from(procfs::children(leader));
+    fn agent_in_group(&self, view: &impl ProcessView, leader: u32) -> Option<String> {
+        let mut queue = std::collections::VecDeque::from(view.children(leader));
         let mut seen = 0;
         while let Some(pid) = queue.pop_front() {
             seen += 1;
             if seen > MAX_PROCESSES_PER_PANE {
                 return None;
             }
-            if procfs::stat(pid).is_none_or(|s| s.pgrp != leader) {
+            if view.info(pid).is_none_or(|i| i.pgrp != leader) {
                 continue;
             }
-            if let Some(agent) = procfs::cmdline(pid).and_then(|argv| self.identify(&argv)) {
+            if let Some(agent) = view.argv(pid).and_then(|argv| self.identify(&argv)) {
                 return Some(agent);
             }
-            queue.extend(procfs::children(pid));
+            queue.extend(view.children(pid));
         }
         None
     }
@@ -192,6 +245,7 @@ impl AgentMatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::process::Backend;
 
     fn argv(s: &str) -> Vec<String> {
         s.split(' ').map(str::to_owned).collect()
@@ -239,29 +293,43 @@ mod tests {
 
     #[test]
     fn configured_commands_are_agents_too() {
-        let m = AgentMatcher::new(["opencode".to_string()]);
+        let m = AgentMatcher::new(["opencode".to_string()], Processes::default());
         assert_eq!(m.identify(&argv("opencode")), Some("opencode".into()));
         assert_eq!(m.identify(&argv("claude")), None);
     }
 
+    /// Both backends: `sh -c` keeps a child `sleep`; a matcher for `sleep`
+    /// must find it under the shell.
     #[test]
     fn finds_the_agent_among_descendants() {
-        // `sh -c` keeps a child `sleep`; a matcher for `sleep` must find it.
         let mut child = std::process::Command::new("sh")
             .args(["-c", "sleep 5; true"])
             .spawn()
             .expect("spawn");
-        let m = AgentMatcher::new(["sleep".to_string()]);
-        let mut found = None;
-        for _ in 0..200 {
-            found = m.find_in_pane(child.id());
-            if found.is_some() {
-                break;
+        let mut backends = vec![Backend::Portable];
+        #[cfg(target_os = "linux")]
+        backends.push(Backend::Proc);
+        let mut found = Vec::new();
+        for backend in backends {
+            let processes = Processes::new(backend);
+            let m = AgentMatcher::new(["sleep".to_string()], processes);
+            let mut hit = None;
+            for _ in 0..200 {
+                hit = processes
+                    .survey()
+                    .ok()
+                    .and_then(|s| m.find_in_pane(&s, child.id()));
+                if hit.is_some() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
             }
-            std::thread::sleep(std::time::Duration::from_millis(10));
+            found.push((backend, hit.map(|a| a.command)));
         }
         let _ = child.kill();
         let _ = child.wait();
-        assert_eq!(found.map(|a| a.command), Some("sleep".into()));
+        for (backend, hit) in found {
+            assert_eq!(hit, Some("sleep".into()), "{backend}");
+        }
     }
 }

@@ -1,4 +1,4 @@
-//! Discovery: one `list-panes -a` call and `/proc` reads find the agent
+//! Discovery: one `list-panes -a` call and the process seam find the agent
 //! panes of this project; `merge` turns them into the next registry.
 //!
 //! Identity is the pane id `%N`. A pane keeps its agent id for as long as it
@@ -12,7 +12,6 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::agents::agent_matcher::{AgentMatcher, AgentProcess};
-use crate::agents::procfs;
 use crate::agents::registry::{
     AgentIds, AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState,
 };
@@ -80,13 +79,16 @@ pub(crate) fn scan(
         .into_iter()
         .map(|s| format!("ignored a pane tmux listed in an unexpected form ({s})"))
         .collect();
+    let processes = matcher.processes().survey()?;
     let candidates = panes
         .iter()
         .filter(|p| !p.dead)
         .filter_map(|pane| {
-            let agent = matcher.find_in_pane(pane.pid)?;
-            let in_project =
-                cross_project || procfs::cwd(pane.pid).is_some_and(|cwd| cwd.starts_with(root));
+            let agent = matcher.find_in_pane(&processes, pane.pid)?;
+            let in_project = cross_project
+                || processes
+                    .pane_cwd(pane)
+                    .is_some_and(|cwd| cwd.starts_with(root));
             in_project.then(|| Candidate {
                 pane: pane.clone(),
                 agent: Some(agent),
@@ -452,6 +454,7 @@ mod tests {
             dead: false,
             agent_label: label.map(str::to_owned),
             project_label: label.map(|_| FP.to_owned()),
+            current_path: None,
         }
     }
 

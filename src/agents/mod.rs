@@ -7,5 +7,5 @@ pub(crate) mod demo_agent;
 pub(crate) mod discovery;
 pub(crate) mod identity;
 pub(crate) mod launch;
-pub(crate) mod procfs;
+pub(crate) mod process;
 pub(crate) mod registry;

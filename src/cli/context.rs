@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
+use crate::agents::process::Processes;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
@@ -96,9 +97,12 @@ impl Context {
     }
 
     /// The agent recogniser configured for this project.
+    /// Its process facts come from the backend `SWARM_PROCESS_BACKEND`
+    /// names (`auto` when unset).
     pub(super) fn matcher(&self) -> Result<AgentMatcher> {
         Ok(AgentMatcher::new(
             self.config()?.discovery.agent_commands.iter().cloned(),
+            Processes::from_env()?,
         ))
     }
 

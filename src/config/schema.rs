@@ -257,7 +257,7 @@ pub(crate) const KEYS: &[Key] = &[
         section: "dashboard",
         name: "auto_open_browser",
         kind: Kind::Bool,
-        doc: "Open the dashboard in a browser when it starts (needs a graphical session and xdg-open).",
+        doc: "Open the dashboard in a browser when it starts (needs a graphical session and xdg-open; `open` on macOS).",
         example: None,
     },
     Key {

@@ -1,5 +1,6 @@
 //! Opening the dashboard in the user's browser, when that can be done:
-//! on Linux only with a graphical session (`xdg-open` without one would
+//! `open` on macOS; elsewhere (Linux, the BSDs) `xdg-open`, and only with a
+//! graphical session (`xdg-open` without one would
 //! start a text browser in the terminal the dashboard is running in), and
 //! only when the opener is installed. Never a reason to fail.
 

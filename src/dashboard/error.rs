@@ -51,6 +51,15 @@ impl From<DashboardError> for Error {
     }
 }
 
+/// The command that shows who listens on a TCP port here.
+fn who_listens(port: u16) -> String {
+    if cfg!(target_os = "linux") {
+        format!("`ss -ltnp 'sport = :{port}'`")
+    } else {
+        format!("`lsof -nP -iTCP:{port} -sTCP:LISTEN`")
+    }
+}
+
 impl Reported for DashboardError {
     fn exit_code(&self) -> ExitCode {
         ExitCode::Failure
@@ -60,7 +69,8 @@ impl Reported for DashboardError {
         match self {
             DashboardError::PortInUse { port, .. } => Some(format!(
                 "try a different port with --port (or dashboard.port in the config), or stop \
-                 the other service (`ss -ltnp 'sport = :{port}'` shows it)"
+                 the other service ({} shows it)",
+                who_listens(*port)
             )),
             DashboardError::Resolve { .. } | DashboardError::NoAddress(_) => {
                 Some("use an IP address, localhost, or a name listed in /etc/hosts".into())

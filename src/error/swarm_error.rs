@@ -30,7 +30,8 @@ pub enum Error {
     /// The config file is invalid.
     #[error(transparent)]
     Config(ConfigError),
-    /// A long-running server (the dashboard) could not start.
+    /// A layer above this one failed in a way it describes itself (a
+    /// server that could not start, process facts that could not be had).
     #[error("{0}")]
     Server(Box<dyn Reported>),
     /// A card, task or context is missing, or a task change is refused.
@@ -121,7 +122,7 @@ pub enum Error {
     },
 }
 
-/// A failure of a layer above this one (the servers) that knows its own
+/// A failure of a layer above this one (the servers, the process seam) that knows its own
 /// exit code and hint; it converts itself into [`Error::Server`].
 pub trait Reported: std::error::Error + Send + Sync + 'static {
     /// The exit code this failure ends the process with.

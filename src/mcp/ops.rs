@@ -88,7 +88,9 @@ fn housekeeping(project: &Project) {
     let Ok(registry) = project.registry_or_empty() else {
         return;
     };
-    let matcher = project.matcher();
+    let Ok(matcher) = project.matcher() else {
+        return;
+    };
     let messenger = project.messenger(&matcher);
     let _ = process_due(&messenger, &registry, &project.ack_settings(), time::now());
 }
@@ -195,7 +197,7 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let matcher = project.matcher();
+    let matcher = project.matcher()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
     req.ack_timeout = a.ack.then(|| project.ack_settings().timeout);
     let report = project.messenger(&matcher).send(&registry, req)?;
@@ -223,7 +225,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let matcher = project.matcher();
+    let matcher = project.matcher()?;
     let req = SendRequest::new(
         sender,
         Recipients::All {
@@ -366,7 +368,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             );
             req.parent_msg_id = Some(entry.msg_id.clone());
             req.system = true;
-            let matcher = project.matcher();
+            let matcher = project.matcher()?;
             let report = project.messenger(&matcher).send(&registry, req)?;
             Ok(Reply::new(
                 format!(

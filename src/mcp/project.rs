@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
+use crate::agents::process::Processes;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -79,9 +80,13 @@ impl Project {
         Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
     }
 
-    /// The agent recogniser configured for this project.
-    pub(crate) fn matcher(&self) -> AgentMatcher {
-        AgentMatcher::new(self.config.discovery.agent_commands.iter().cloned())
+    /// The agent recogniser configured for this project, asking the
+    /// process backend `SWARM_PROCESS_BACKEND` chooses.
+    pub(crate) fn matcher(&self) -> Result<AgentMatcher> {
+        Ok(AgentMatcher::new(
+            self.config.discovery.agent_commands.iter().cloned(),
+            Processes::from_env()?,
+        ))
     }
 
     /// The ACK retry schedule.

@@ -77,14 +77,17 @@ pub(crate) fn deliver(
             return Outcome::queued(format!("could not take the delivery lock of {pane}: {e}"));
         }
     };
-    match matcher.foreground(target.pane_pid) {
-        None => {
+    match matcher.pane_foreground(tmux, pane, target.pane_pid) {
+        Err(e) => {
+            return Outcome::queued(format!("could not tell what runs in pane {pane}: {e}"));
+        }
+        Ok(None) => {
             return Outcome::queued(format!(
                 "pane {pane} is gone (its process {} no longer runs)",
                 target.pane_pid
             ));
         }
-        Some(fg) => match fg.kind {
+        Ok(Some(fg)) => match fg.kind {
             ForegroundKind::Agent(_) => {}
             ForegroundKind::Shell => {
                 return Outcome::queued(format!(

@@ -150,7 +150,7 @@ fn open_followed(path: &Path) -> Result<Option<Followed>, StoreError> {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         // A symlink: appends move it aside; it holds nothing of ours.
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => return Ok(None),
+        Err(e) if crate::support::sys::refused_symlink(&e) => return Ok(None),
         Err(source) => return Err(read_err(path, source)),
     };
     let meta = file.metadata().map_err(|source| read_err(path, source))?;

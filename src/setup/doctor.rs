@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
 use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
 use crate::config;
 use crate::store::inspect::{self, Kind};
@@ -94,6 +95,7 @@ pub(crate) type Check = fn(&Subject<'_>) -> Vec<Outcome>;
 pub(crate) const CHECKS: &[Check] = &[
     tmux_installed,
     tmux_server,
+    processes,
     project_root,
     config_file,
     registry_file,
@@ -169,6 +171,55 @@ fn tmux_server(s: &Subject<'_>) -> Vec<Outcome> {
             CHECK,
             format!("{server} did not answer: {e}"),
             "check the server with `tmux list-sessions`; restart it if it hangs",
+        ),
+    }]
+}
+
+/// Whether swarm can see which programs run in the panes: the backend that
+/// `SWARM_PROCESS_BACKEND` picks, made to find this very process.
+fn processes(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "processes";
+    let value = s
+        .env
+        .iter()
+        .find(|(k, _)| k == BACKEND_VAR)
+        .map(|(_, v)| v.as_os_str());
+    let backend = match Backend::choose(value) {
+        Ok(b) => b,
+        Err(e) => {
+            return vec![Outcome::fail(
+                CHECK,
+                format!("{e}; every command that looks at panes will fail"),
+                format!("unset {BACKEND_VAR}, or set it to auto, proc (Linux) or portable"),
+            )];
+        }
+    };
+    let how = match backend {
+        #[cfg(target_os = "linux")]
+        Backend::Proc => "the Linux fast path",
+        Backend::Portable => "`ps`",
+    };
+    let forced = if value.is_some() {
+        format!(" (set by {BACKEND_VAR})")
+    } else {
+        String::new()
+    };
+    let me = std::process::id();
+    vec![match Processes::new(backend).survey() {
+        Ok(view) if view.info(me).is_some() && view.argv(me).is_some() => Outcome::ok(
+            CHECK,
+            format!("backend {backend}{forced}: reads processes through {how}"),
+        ),
+        Ok(_) => Outcome::fail(
+            CHECK,
+            format!("backend {backend}{forced} cannot see swarm's own process"),
+            format!("try {BACKEND_VAR}=portable, and check that `ps -A` lists every process"),
+        ),
+        Err(e) => Outcome::fail(
+            CHECK,
+            format!("backend {backend}{forced} does not work: {e}"),
+            crate::error::Reported::hint(&e)
+                .unwrap_or_else(|| format!("try another {BACKEND_VAR}")),
         ),
     }]
 }

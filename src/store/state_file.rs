@@ -68,7 +68,7 @@ pub(crate) fn open_for_read(path: &Path) -> Result<Option<File>, StoreError> {
     {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => {
+        Err(e) if crate::support::sys::refused_symlink(&e) => {
             return Err(corrupt(
                 "it is a symbolic link, and swarm never follows links for state files",
             ));

@@ -10,6 +10,27 @@ use ratatui::crossterm::terminal;
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
+/// True when `open` with `O_NOFOLLOW` failed because the last part of the
+/// path is a symbolic link. Linux, macOS and OpenBSD say `ELOOP`; FreeBSD
+/// and DragonFly say `EMLINK`, NetBSD `EFTYPE`.
+pub(crate) fn refused_symlink(e: &io::Error) -> bool {
+    let Some(code) = e.raw_os_error() else {
+        return false;
+    };
+    if code == libc::ELOOP {
+        return true;
+    }
+    #[cfg(any(target_os = "freebsd", target_os = "dragonfly"))]
+    if code == libc::EMLINK {
+        return true;
+    }
+    #[cfg(target_os = "netbsd")]
+    if code == libc::EFTYPE {
+        return true;
+    }
+    false
+}
+
 /// True when stdout is a pipe whose reader has gone away (`swarm monitor |
 /// head -1` after head exits): a program that only writes when something
 /// happens would otherwise not find out until its next line.

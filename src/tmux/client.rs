@@ -177,6 +177,28 @@ impl Tmux {
         Ok((some(agent), some(project)))
     }
 
+    /// The pid of a pane's root process and the name of the program in its
+    /// foreground (`#{pane_current_command}`, which tmux finds on every
+    /// platform it runs on).
+    pub(crate) fn pane_command(&self, pane: &PaneId) -> Result<(u32, String), TmuxError> {
+        const COMMAND: &str = "display-message";
+        let out = self.exec(
+            Args::new(COMMAND)
+                .flag("-p")
+                .flag("-t")
+                .text(pane.as_str())
+                .text("#{pane_pid}\x1f#{pane_current_command}"),
+            None,
+        )?;
+        let line = out.strip_suffix('\n').unwrap_or(&out);
+        let (pid, command) = line.split_once('\x1f').unwrap_or((line, ""));
+        let pid = pid.parse().map_err(|_| TmuxError::BadOutput {
+            command: COMMAND.into(),
+            detail: format!("no pane pid in {line:?}"),
+        })?;
+        Ok((pid, command.to_owned()))
+    }
+
     /// Writes agent ids into panes (`@swarm_agent`, `@swarm_project` and the
     /// pane title), all in one tmux call.
     pub fn label_panes(&self, labels: &[PaneLabel]) -> Result<(), TmuxError> {

@@ -1,17 +1,20 @@
 //! Panes as `list-panes -a` describes them, and the parser for its output.
 
 use std::fmt;
+use std::path::PathBuf;
 use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
 /// Field separator in our `-F` formats: ASCII unit separator, which tmux
-/// escapes inside session names, so it cannot appear inside a field.
+/// escapes inside session names.
 pub(super) const FIELD_SEPARATOR: char = '\x1f';
 
-/// The `list-panes -a -F` format the parser expects. The one free-text field
-/// (the session name) comes last so that nothing in it can shift the others.
-pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}";
+/// The `list-panes -a -F` format the parser expects. The pane's current
+/// directory, the one field tmux does not escape (a directory name may
+/// hold any byte but NUL), comes last so that nothing in it can shift the
+/// others; the session name, escaped by tmux, just before it.
+pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}\x1f#{pane_current_path}";
 
 /// A tmux pane id, `%N`: stable for the life of the pane on its server.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -88,6 +91,10 @@ pub struct Pane {
     pub agent_label: Option<String>,
     /// Our `@swarm_project` pane option: which project gave that id.
     pub project_label: Option<String>,
+    /// The directory of the program in the pane's foreground, as tmux
+    /// finds it on each platform (`#{pane_current_path}`); `None` when
+    /// tmux could not tell.
+    pub current_path: Option<PathBuf>,
 }
 
 impl Pane {
@@ -113,7 +120,7 @@ pub fn parse_list_panes(output: &str) -> (Vec<Pane>, Vec<String>) {
 }
 
 fn parse_line(line: &str) -> Result<Pane, &'static str> {
-    let mut fields = line.splitn(8, FIELD_SEPARATOR);
+    let mut fields = line.splitn(9, FIELD_SEPARATOR);
     let mut next = || fields.next().ok_or("too few fields");
     let id = next()?.parse().map_err(|_| "bad pane id")?;
     let pid = next()?.parse().map_err(|_| "bad pane pid")?;
@@ -123,6 +130,7 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
     let agent_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
     let project_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
     let session = next()?.to_owned();
+    let current_path = Some(next()?).filter(|s| !s.is_empty()).map(PathBuf::from);
     Ok(Pane {
         id,
         pid,
@@ -132,6 +140,7 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
         dead,
         agent_label,
         project_label,
+        current_path,
     })
 }
 
@@ -148,8 +157,10 @@ mod tests {
     fn parses_a_listing() {
         let out = format!(
             "{}\n{}\n",
-            line(&["%0", "101", "0", "0", "0", "agent-0", "ab12", "swarm"]),
-            line(&["%7", "202", "1", "3", "1", "", "", "odd\x1fname"])
+            line(&[
+                "%0", "101", "0", "0", "0", "agent-0", "ab12", "swarm", "/src/p"
+            ]),
+            line(&["%7", "202", "1", "3", "1", "", "", "odd name", "/x\x1fy"])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert!(skipped.is_empty(), "{skipped:?}");
@@ -159,16 +170,18 @@ mod tests {
         assert_eq!(panes[1].id.number(), 7);
         assert!(panes[1].dead);
         assert_eq!(panes[1].agent_label, None);
-        // The free-text field is last, so a separator inside it is kept.
-        assert_eq!(panes[1].session, "odd\x1fname");
+        assert_eq!(panes[0].current_path, Some(PathBuf::from("/src/p")));
+        assert_eq!(panes[1].session, "odd name");
+        // The unescaped field is last, so a separator inside it is kept.
+        assert_eq!(panes[1].current_path, Some(PathBuf::from("/x\x1fy")));
     }
 
     #[test]
     fn skips_malformed_lines_and_says_why() {
         let out = format!(
             "garbage\n{}\n{}\n",
-            line(&["%1", "x", "0", "0", "0", "", "", "s"]),
-            line(&["%2", "5", "0", "0", "0", "", "", "s"])
+            line(&["%1", "x", "0", "0", "0", "", "", "s", "/p"]),
+            line(&["%2", "5", "0", "0", "0", "", "", "s", ""])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert_eq!(panes.len(), 1);
@@ -202,12 +215,21 @@ mod tests {
         }
 
         #[test]
-        fn parser_round_trips_any_session_name(name in "\\PC*", n in 0u32..100000) {
-            let name = name.replace(['\n', '\r'], " ");
-            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", &name]);
+        fn parser_round_trips_any_session_name_and_path(
+            name in "\\PC*",
+            path in "/\\PC*",
+            n in 0u32..100000,
+        ) {
+            // tmux escapes control characters in session names; a path
+            // keeps whatever it holds except a line break, which ends the
+            // listing's line.
+            let name = name.replace(|c: char| c.is_control(), " ");
+            let path = path.replace(['\n', '\r'], " ");
+            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", &name, &path]);
             let (panes, skipped) = parse_list_panes(&out);
             prop_assert!(skipped.is_empty());
             prop_assert_eq!(&panes[0].session, &name);
+            prop_assert_eq!(panes[0].current_path.as_deref(), Some(std::path::Path::new(&path)));
             prop_assert_eq!(panes[0].id.number(), n);
         }
     }

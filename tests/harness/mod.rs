@@ -37,6 +37,18 @@ pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// The process backend the `swarm` commands of this run use: what
+/// `SWARM_PROCESS_BACKEND` says (scripts/test runs the discovery, delivery,
+/// launch and doctor tests once with it unset and once with `portable`),
+/// else the automatic choice.
+pub fn process_backend() -> String {
+    match std::env::var("SWARM_PROCESS_BACKEND") {
+        Ok(v) if !v.trim().is_empty() && v.trim() != "auto" => v.trim().to_owned(),
+        _ if cfg!(target_os = "linux") => "proc".into(),
+        _ => "portable".into(),
+    }
+}
+
 /// A private tmux server, killed when dropped.
 pub struct TmuxServer {
     pub socket: String,
@@ -290,6 +302,18 @@ pub fn wait_for_records(path: &Path, n: usize) -> Vec<serde_json::Value> {
     })
 }
 
+/// `text` as a regular expression that matches only itself.
+fn regex_escape(text: &str) -> String {
+    let mut out = String::new();
+    for c in text.chars() {
+        if ".+*?()|[]{}^$\\".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Runs snapshot assertions with times, pids and temp paths replaced by
 /// placeholders, so snapshots hold exactly what users see minus what
 /// changes per run.
@@ -298,7 +322,18 @@ pub fn redacted(f: impl FnOnce()) {
     settings.add_filter(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?\+00:00", "[time]");
     settings.add_filter(r#""pid": \d+"#, r#""pid": [pid]"#);
     settings.add_filter(r"PID: \d+", "PID: [pid]");
-    settings.add_filter(r"/tmp/swarm-test-[A-Za-z0-9_]+", "[project]");
+    // Projects live in the system's temp directory: /tmp on Linux, a
+    // per-user directory under /var/folders (/private/var/... once
+    // resolved) on macOS.
+    let tmp = std::env::temp_dir();
+    let resolved = tmp.canonicalize().unwrap_or_else(|_| tmp.clone());
+    for dir in [resolved, tmp] {
+        let dir = dir.to_string_lossy().trim_end_matches('/').to_owned();
+        settings.add_filter(
+            &format!("{}/swarm-test-[A-Za-z0-9_]+", regex_escape(&dir)),
+            "[project]",
+        );
+    }
     settings.add_filter(r"swarm-test-\d+-\d+-[0-9a-f]+", "[socket]");
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(f);

@@ -105,10 +105,18 @@ fn sigterm_restores_the_terminal() {
     let project = Project::new();
     let pane = monitor_pane(&server, &project, "");
     let shell = server.pane_option(&pane, "pane_pid");
+    // The shell's child, found with `ps` (the same on Linux, macOS and the
+    // BSDs).
     let monitor = wait_for("the monitor's pid", || {
-        std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
-            .ok()
-            .and_then(|c| c.split_whitespace().next().map(str::to_owned))
+        let out = std::process::Command::new("ps")
+            .args(["-A", "-o", "pid=,ppid="])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&out.stdout).lines().find_map(|l| {
+            let mut f = l.split_whitespace();
+            let (pid, ppid) = (f.next()?, f.next()?);
+            (ppid == shell).then(|| pid.to_owned())
+        })
     });
     let killed = std::process::Command::new("kill")
         .args(["-TERM", &monitor])

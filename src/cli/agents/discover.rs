@@ -16,6 +16,13 @@ use crate::cli::output::Output;
 
 /// Arguments of `swarm discover`.
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+A pane is an agent when its process or a descendant runs a known agent \
+command and its directory (tmux's #{pane_current_path}) is inside the \
+project. Processes are read through the backend SWARM_PROCESS_BACKEND names: \
+auto (default: proc on Linux, portable elsewhere), proc (Linux only: reads \
+the kernel's process files) or portable (one `ps` call; what macOS and the \
+BSDs use). Any other value is an error.")]
 pub(crate) struct DiscoverArgs {
     /// Print the registry (the ACTIVE_AGENTS.json object) as JSON
     #[arg(long)]

@@ -37,7 +37,8 @@ pub(crate) struct DashboardArgs {
     #[arg(long, value_name = "HOST")]
     host: Option<String>,
     /// Do not open a browser (one is opened only when dashboard.auto_open_browser
-    /// is set, a graphical session runs and xdg-open is installed)
+    /// is set, a graphical session runs and xdg-open is installed; on macOS,
+    /// `open`)
     #[arg(long)]
     no_browser: bool,
     /// Sender id of the messages sent from the page, and the agent a lock

@@ -1,9 +1,47 @@
-//! Reading processes from `/proc`: what a pane runs, its children, its
-//! working directory and its foreground process group. Discovery uses these
-//! instead of spawning `pgrep`/`ps` per pane.
+//! The Linux fast path of the process seam: facts read straight from
+//! `/proc` (a few small reads per pane, no process spawned). This is the
+//! only module of swarm that knows `/proc` exists; it is compiled on Linux
+//! only, and `SWARM_PROCESS_BACKEND=portable` bypasses it.
 
 use std::fs;
 use std::path::PathBuf;
+
+use super::view::{ProcessInfo, ProcessView};
+
+/// Reads `/proc` on demand: nothing is read until a question is asked, so
+/// a pane whose root process is the agent costs one read.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Live;
+
+impl ProcessView for Live {
+    fn info(&self, pid: u32) -> Option<ProcessInfo> {
+        let s = stat(pid)?;
+        Some(ProcessInfo {
+            ppid: s.ppid,
+            pgrp: s.pgrp,
+            tpgid: u32::try_from(s.tpgid).ok().filter(|&p| p > 0),
+            name: s.comm.to_lowercase(),
+        })
+    }
+
+    fn argv(&self, pid: u32) -> Option<Vec<String>> {
+        cmdline(pid)
+    }
+
+    fn children(&self, pid: u32) -> Vec<u32> {
+        children(pid)
+    }
+
+    fn cwd(&self, pid: u32) -> Option<PathBuf> {
+        cwd(pid)
+    }
+}
+
+/// Whether this system has a readable `/proc` for the current process
+/// (containers and chroots may not mount it).
+pub(crate) fn available() -> bool {
+    fs::metadata(format!("/proc/{}/stat", std::process::id())).is_ok()
+}
 
 /// Fields of `/proc/<pid>/stat` that swarm uses.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +187,15 @@ mod tests {
         let _ = child.kill();
         let _ = child.wait();
         assert!(found);
+    }
+
+    #[test]
+    fn the_view_answers_for_this_process() {
+        let me = std::process::id();
+        let info = Live.info(me).expect("own info");
+        assert_eq!(info.ppid, stat(me).expect("stat").ppid);
+        assert!(available());
+        assert_eq!(Live.cwd(me), std::env::current_dir().ok());
     }
 
     proptest! {
