@@ -11,7 +11,7 @@ pub(super) const FIELD_SEPARATOR: char = '\x1f';
 
 /// The `list-panes -a -F` format the parser expects. The one free-text field
 /// (the session name) comes last so that nothing in it can shift the others.
-pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}";
+pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{pid}\x1f#{start_time}\x1f#{session_name}";
 
 /// A tmux pane id, `%N`: stable for the life of the pane on its server.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -88,6 +88,10 @@ pub struct Pane {
     pub agent_label: Option<String>,
     /// Our `@swarm_project` pane option: which project gave that id.
     pub project_label: Option<String>,
+    /// The server instance the pane lives on (`<server pid>:<start time>`).
+    /// Pane ids restart at `%0` when a server restarts, so a pane id names
+    /// the same pane only together with this.
+    pub server: String,
 }
 
 impl Pane {
@@ -113,7 +117,7 @@ pub fn parse_list_panes(output: &str) -> (Vec<Pane>, Vec<String>) {
 }
 
 fn parse_line(line: &str) -> Result<Pane, &'static str> {
-    let mut fields = line.splitn(8, FIELD_SEPARATOR);
+    let mut fields = line.splitn(10, FIELD_SEPARATOR);
     let mut next = || fields.next().ok_or("too few fields");
     let id = next()?.parse().map_err(|_| "bad pane id")?;
     let pid = next()?.parse().map_err(|_| "bad pane pid")?;
@@ -122,6 +126,8 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
     let dead = next()? == "1";
     let agent_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
     let project_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
+    let server_pid: u32 = next()?.parse().map_err(|_| "bad server pid")?;
+    let server_started: u64 = next()?.parse().map_err(|_| "bad server start time")?;
     let session = next()?.to_owned();
     Ok(Pane {
         id,
@@ -132,6 +138,7 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
         dead,
         agent_label,
         project_label,
+        server: format!("{server_pid}:{server_started}"),
     })
 }
 
@@ -148,14 +155,37 @@ mod tests {
     fn parses_a_listing() {
         let out = format!(
             "{}\n{}\n",
-            line(&["%0", "101", "0", "0", "0", "agent-0", "ab12", "swarm"]),
-            line(&["%7", "202", "1", "3", "1", "", "", "odd\x1fname"])
+            line(&[
+                "%0",
+                "101",
+                "0",
+                "0",
+                "0",
+                "agent-0",
+                "ab12",
+                "9",
+                "1700000000",
+                "swarm"
+            ]),
+            line(&[
+                "%7",
+                "202",
+                "1",
+                "3",
+                "1",
+                "",
+                "",
+                "9",
+                "1700000000",
+                "odd\x1fname"
+            ])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert!(skipped.is_empty(), "{skipped:?}");
         assert_eq!(panes.len(), 2);
         assert_eq!(panes[0].address(), "swarm:0.0");
         assert_eq!(panes[0].agent_label.as_deref(), Some("agent-0"));
+        assert_eq!(panes[0].server, "9:1700000000");
         assert_eq!(panes[1].id.number(), 7);
         assert!(panes[1].dead);
         assert_eq!(panes[1].agent_label, None);
@@ -167,8 +197,8 @@ mod tests {
     fn skips_malformed_lines_and_says_why() {
         let out = format!(
             "garbage\n{}\n{}\n",
-            line(&["%1", "x", "0", "0", "0", "", "", "s"]),
-            line(&["%2", "5", "0", "0", "0", "", "", "s"])
+            line(&["%1", "x", "0", "0", "0", "", "", "9", "1", "s"]),
+            line(&["%2", "5", "0", "0", "0", "", "", "9", "1", "s"])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert_eq!(panes.len(), 1);
@@ -204,7 +234,7 @@ mod tests {
         #[test]
         fn parser_round_trips_any_session_name(name in "\\PC*", n in 0u32..100000) {
             let name = name.replace(['\n', '\r'], " ");
-            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", &name]);
+            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", "9", "1", &name]);
             let (panes, skipped) = parse_list_panes(&out);
             prop_assert!(skipped.is_empty());
             prop_assert_eq!(&panes[0].session, &name);

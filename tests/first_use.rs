@@ -1,0 +1,102 @@
+//! What a new user meets in the first hour: ids across tmux server
+//! restarts, agent arguments, `down`, `init`, error messages, config
+//! checks, counts and the message log, each through the real binary.
+
+use crate::harness::{Project, TmuxServer, stdout_json, swarm};
+
+fn ok(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().expect("run swarm");
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}{}",
+        cmd,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn launched_ids(project: &Project, server: &TmuxServer, session: &str) -> Vec<(String, String)> {
+    let out = ok(swarm(project, server).args([
+        "launch",
+        "2",
+        "--agent",
+        "demo",
+        "--session",
+        session,
+        "--no-attach",
+        "--json",
+    ]));
+    stdout_json(&out)["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().expect("id").to_owned(),
+                a["pane"].as_str().expect("pane").to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_restarted_tmux_server_gets_new_agent_ids() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // Launch starts the server, as it does for a user with none running.
+    server.tmux(&["kill-server"]);
+    let first = launched_ids(&project, &server, "team");
+    assert_eq!(first[1].0, "agent-1");
+    ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--from", "agent-0"]));
+    ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-1"]));
+
+    server.tmux(&["kill-server"]);
+    let second = launched_ids(&project, &server, "team");
+    // tmux numbers the panes of the new server from %0 again...
+    assert_eq!(
+        second.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(),
+        first.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>()
+    );
+    // ...but they are new agents.
+    let ids: Vec<&str> = second.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["agent-2", "agent-3"]);
+    let registered: Vec<String> = project.agents().into_iter().map(|a| a.0).collect();
+    assert_eq!(registered, ["agent-2", "agent-3"]);
+    // The registry keeps the Python tool's exact keys.
+    for agent in project.registry()["agents"].as_array().expect("agents") {
+        let mut keys: Vec<&str> = agent
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "last_seen",
+                "pane_index",
+                "pid",
+                "session_name",
+                "status",
+                "tmux_pane_id"
+            ]
+        );
+    }
+    // The new agent in the old agent-1's pane has none of its messages...
+    let inbox = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-3", "--json"]));
+    assert!(
+        !String::from_utf8_lossy(&inbox.stdout).contains("hello"),
+        "{}",
+        String::from_utf8_lossy(&inbox.stdout)
+    );
+    // ...and its lock is the old agent's, in the way like any other.
+    let taken = swarm(&project, &server)
+        .args(["lock", "src/a.py", "--agent", "agent-3"])
+        .output()
+        .expect("run");
+    assert_eq!(taken.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&taken.stderr).contains("agent-1"));
+}
