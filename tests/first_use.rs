@@ -100,3 +100,55 @@ fn a_restarted_tmux_server_gets_new_agent_ids() {
     assert_eq!(taken.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&taken.stderr).contains("agent-1"));
 }
+
+fn fails_with(cmd: &mut assert_cmd::Command, code: i32) -> String {
+    let out = cmd.output().expect("run swarm");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{cmd:?}: {stderr}");
+    stderr
+}
+
+#[test]
+fn every_agent_argument_must_name_a_registered_agent() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launched_ids(&project, &server, "team");
+    for args in [
+        &["lock", "src/a.py", "--agent", "agent-7"][..],
+        &["lock", "src/a.py", "--agent", "claude"],
+        &["unlock", "src/a.py", "--agent", "agent-7"],
+        &["inbox", "--agent", "agent-9"],
+        &["ack", "0000", "--agent", "agent-9"],
+        &["msg", "agent-0", "INFO", "--from", "nobody", "hi"],
+        &["broadcast", "INFO", "--from", "nobody", "hi"],
+    ] {
+        let stderr = fails_with(swarm(&project, &server).args(args), 4);
+        assert!(
+            stderr.contains("swarm: error: no agent") && stderr.contains("agent-0, agent-1"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Nothing was locked for anyone.
+    assert!(!project.file(".agent_locks").exists() || project.ls(".agent_locks").is_empty());
+}
+
+#[test]
+fn a_person_outside_tmux_sends_as_the_operator() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launched_ids(&project, &server, "team");
+    let out = ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--json"]));
+    assert_eq!(stdout_json(&out)["sender"], "operator");
+    // The name is configurable, and the operator can read its own inbox.
+    project.write(".claudeswarm.toml", "[messaging]\noperator = \"alice\"\n");
+    let out = ok(swarm(&project, &server).args(["broadcast", "INFO", "hi all", "--json"]));
+    assert_eq!(stdout_json(&out)["sender"], "alice");
+    ok(swarm(&project, &server).args(["inbox", "--agent", "alice"]));
+    // A bad name is a config error like any other.
+    project.write(".claudeswarm.toml", "[messaging]\noperator = \"a b\"\n");
+    let stderr = fails_with(
+        swarm(&project, &server).args(["msg", "agent-1", "INFO", "x"]),
+        1,
+    );
+    assert!(stderr.contains("messaging.operator"), "{stderr}");
+}
