@@ -152,3 +152,93 @@ fn a_person_outside_tmux_sends_as_the_operator() {
     );
     assert!(stderr.contains("messaging.operator"), "{stderr}");
 }
+
+#[test]
+fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
+    let server = TmuxServer::start();
+    // The script builds swarm with cargo into CARGO_TARGET_DIR: here a
+    // stand-in cargo, and the binary under test as the "release" build.
+    let target = tempfile::tempdir().expect("tempdir");
+    let bin = target.path().join("bin");
+    std::fs::create_dir_all(target.path().join("release")).expect("mkdir");
+    std::fs::create_dir_all(&bin).expect("mkdir");
+    std::os::unix::fs::symlink(
+        crate::harness::swarm_bin(),
+        target.path().join("release/swarm"),
+    )
+    .expect("symlink");
+    std::fs::write(
+        bin.join("cargo"),
+        "#!/bin/sh\necho 'cargo 1.0 (stand-in)'\n",
+    )
+    .expect("write");
+    std::fs::set_permissions(
+        bin.join("cargo"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let out = std::process::Command::new(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/demo"),
+    )
+    .arg("--no-attach")
+    .env_remove("TMUX")
+    .env_remove("TMUX_PANE")
+    .env_remove("CLAUDESWARM_ROOT")
+    .env("PATH", &path)
+    .env("CARGO_TARGET_DIR", target.path())
+    .env("SWARM_TMUX_SOCKET", &server.socket)
+    .env("NO_COLOR", "1")
+    .output()
+    .expect("run scripts/demo");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Launched tmux session swarm-demo with 4 agents"),
+        "{stdout}"
+    );
+    let demo = target.path().join("demo-project");
+    let registered = || {
+        let text = std::fs::read_to_string(demo.join("ACTIVE_AGENTS.json")).expect("registry");
+        let reg: serde_json::Value = serde_json::from_str(&text).expect("json");
+        reg["agents"].as_array().expect("agents").len()
+    };
+    assert_eq!(registered(), 4);
+
+    // Follow the hint exactly as printed, from another checkout, in a
+    // shell that knows nothing of the demo's tmux server.
+    let hint = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("Stop with:"))
+        .expect("a stop hint")
+        .trim()
+        .to_owned();
+    let elsewhere = Project::new();
+    let out = std::process::Command::new("sh")
+        .args(["-c", &hint])
+        .current_dir(elsewhere.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("SWARM_TMUX_SOCKET")
+        .env_remove("CLAUDESWARM_ROOT")
+        .env("PATH", &path)
+        .output()
+        .expect("run the hint");
+    assert!(
+        out.status.success(),
+        "{hint}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(registered(), 0, "the demo project's agents are gone");
+    assert!(!elsewhere.file("ACTIVE_AGENTS.json").exists());
+    assert!(
+        !server
+            .try_tmux(&["has-session", "-t", "=swarm-demo"])
+            .status
+            .success()
+    );
+}
