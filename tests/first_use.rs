@@ -242,3 +242,33 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
             .success()
     );
 }
+
+#[test]
+fn down_of_the_last_session_succeeds_every_time() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // Only the launched session lives on the server, so `down` ends the
+    // server too, while swarm asks it for its panes.
+    server.tmux(&["kill-server"]);
+    for round in 0..20 {
+        ok(swarm(&project, &server).args([
+            "launch",
+            "2",
+            "--cmd",
+            "sleep 600",
+            "--session",
+            "last",
+            "--no-attach",
+        ]));
+        let out = swarm(&project, &server)
+            .args(["down", "--session", "last"])
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "round {round}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(project.agents().is_empty(), "round {round}");
+    }
+}

@@ -217,7 +217,11 @@ pub(crate) fn down(
     {
         return Err(Error::NoSession(session.to_owned()));
     }
-    tmux.kill_session(session)?;
+    match tmux.kill_session(session) {
+        // The server exited with its last session before it answered.
+        Ok(()) | Err(TmuxError::NoServer { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
     match discovery::refresh(tmux, paths, matcher, opts) {
         // That was the last session: the server exited with it.
         Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(paths),
