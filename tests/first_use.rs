@@ -272,3 +272,148 @@ fn down_of_the_last_session_succeeds_every_time() {
         assert!(project.agents().is_empty(), "round {round}");
     }
 }
+
+fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn hooks_run_swarm_by_one_rule_and_doctor_sees_when_it_is_gone() {
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copy = dir.path().canonicalize().expect("canonical").join("swarm");
+    std::fs::copy(crate::harness::swarm_bin(), &copy).expect("copy swarm");
+    let init = |path: &str| {
+        let out = std::process::Command::new(&copy)
+            .args(["init", "--yes"])
+            .current_dir(project.path())
+            .env_remove("TMUX")
+            .env_remove("CLAUDESWARM_ROOT")
+            .env("PATH", path)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("run init");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    // The swarm on PATH is this binary: the hooks run plain `swarm`.
+    let text = init(&format!("{}:/usr/bin:/bin", dir.path().display()));
+    assert!(text.contains("`swarm inbox --new --hook`"), "{text}");
+    let hook = project.read(".git/hooks/pre-commit");
+    assert!(hook.contains("  swarm guard check-commit"), "{hook}");
+    assert!(
+        project
+            .read(".claude/settings.json")
+            .contains("\"swarm inbox --new --hook\"")
+    );
+    // Not on PATH: both hooks name it by its absolute path, and the old
+    // hook entries are replaced, not kept beside the new ones.
+    init("/usr/bin:/bin");
+    let full = copy.display().to_string();
+    let settings = project.read(".claude/settings.json");
+    assert!(
+        settings.contains(&format!("{full} inbox --new --hook")),
+        "{settings}"
+    );
+    assert!(!settings.contains("\"swarm inbox"), "{settings}");
+    assert!(
+        project
+            .read(".git/hooks/pre-commit")
+            .contains(&format!("{full} guard check-commit"))
+    );
+    let doctor = |project: &Project| {
+        let out = crate::harness::swarm_outside_tmux(project)
+            .args(["doctor", "--json"])
+            .output()
+            .expect("run doctor");
+        stdout_json(&out)["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .filter(|c| c["check"] == "hooks")
+            .map(|c| {
+                (
+                    c["status"].as_str().unwrap_or("").to_owned(),
+                    c["message"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        doctor(&project).iter().all(|(s, _)| s == "ok"),
+        "{:?}",
+        doctor(&project)
+    );
+    std::fs::remove_file(&copy).expect("remove the binary");
+    let checks = doctor(&project);
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    for (status, message) in &checks {
+        assert_eq!(status, "warn");
+        assert!(
+            message.contains(&full) && message.contains("no longer exists"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    ok(swarm(&project, &server).args(["init", "--yes"]));
+    // Use every kind of state: agents, messages with an ACK, locks,
+    // cursors, coordination records.
+    launched_ids(&project, &server, "team");
+    ok(swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ready?", "--ack"]));
+    ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-0"]));
+    ok(swarm(&project, &server).args(["inbox", "--agent", "agent-1", "--new"]));
+    ok(swarm(&project, &server).args(["tasks", "create", "a task", "--creator", "agent-0"]));
+    ok(swarm(&project, &server).args([
+        "cards",
+        "register",
+        "--agent-id",
+        "agent-0",
+        "--name",
+        "zero",
+    ]));
+    let status = git(
+        &project.path(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    let mut files: Vec<&str> = status.lines().map(|l| &l[3..]).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [".claude/settings.json", ".claudeswarm.toml", ".gitignore"],
+        "{status}"
+    );
+    // The README's list of files names each of them.
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README");
+    let files_part = &readme[readme.find("## Files").expect("a Files section")..];
+    for line in project
+        .read(".gitignore")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
+        assert!(
+            files_part.contains(&format!("    {line}\n")),
+            "{line} is not in the README's Files"
+        );
+    }
+}

@@ -243,6 +243,23 @@ pub(crate) fn swarm_invocation() -> String {
     }
 }
 
+/// True when `swarm` (a shell word as [`swarm_invocation`] writes it: a
+/// command name or a quoted path) names an executable that exists.
+pub(crate) fn invocation_exists(swarm: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let word = match swarm.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        Some(inner) => inner.replace(r"'\''", "'"),
+        None => swarm.to_owned(),
+    };
+    if word.contains('/') {
+        Path::new(&word)
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    } else {
+        find_on_path(&word).is_some()
+    }
+}
+
 /// The full path of `program` when it is an executable file on `PATH`.
 pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;

@@ -104,11 +104,46 @@ pub(crate) const CHECKS: &[Check] = &[
     lock_dir,
     registry_panes,
     leftover_files,
+    hook_commands,
 ];
 
 /// Runs every check.
 pub(crate) fn run(subject: &Subject<'_>) -> Vec<Outcome> {
     CHECKS.iter().flat_map(|check| check(subject)).collect()
+}
+
+/// swarm's Claude Code hooks and git guard run swarm by name or by path:
+/// warns when that command no longer exists (a rebuilt or moved binary),
+/// since the hooks then do nothing.
+fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "hooks";
+    let mut found: Vec<(String, &str)> = crate::setup::claude_hooks::installed_swarms(s.paths)
+        .into_iter()
+        .map(|swarm| (swarm, "swarm hooks install"))
+        .collect();
+    if let Ok(dir) = crate::guard::git::Git::new(s.paths.root()).hooks_dir()
+        && let Ok(text) = std::fs::read_to_string(dir.join("pre-commit"))
+        && let Some(swarm) = crate::guard::installed_swarm(&text)
+    {
+        found.push((swarm, "swarm guard install"));
+    }
+    found
+        .into_iter()
+        .map(|(swarm, reinstall)| {
+            if crate::agents::launch::invocation_exists(&swarm) {
+                Outcome::ok(
+                    CHECK,
+                    format!("`{reinstall}` hooks run {swarm}, which exists"),
+                )
+            } else {
+                Outcome::warn(
+                    CHECK,
+                    format!("hooks run {swarm}, which no longer exists: they do nothing"),
+                    format!("run `{reinstall}` again with the swarm you use now"),
+                )
+            }
+        })
+        .collect()
 }
 
 const INSTALL_TMUX: &str =
