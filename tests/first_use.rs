@@ -296,19 +296,28 @@ fn hooks_run_swarm_by_one_rule_and_doctor_sees_when_it_is_gone() {
     let dir = tempfile::tempdir().expect("tempdir");
     let copy = dir.path().canonicalize().expect("canonical").join("swarm");
     std::fs::copy(crate::harness::swarm_bin(), &copy).expect("copy swarm");
-    let init = |path: &str| {
-        let out = std::process::Command::new(&copy)
-            .args(["init", "--yes"])
-            .current_dir(project.path())
-            .env_remove("TMUX")
-            .env_remove("CLAUDESWARM_ROOT")
-            .env("PATH", path)
-            .env("NO_COLOR", "1")
-            .output()
-            .expect("run init");
-        assert!(out.status.success());
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    };
+    let init =
+        |path: &str| {
+            // A test running in parallel may fork while the copy is still open
+            // for writing (the child holds it until it execs): the kernel then
+            // refuses to run it ("text file busy") for a moment.
+            let out = crate::harness::wait_for("the copied swarm to run", || {
+                match std::process::Command::new(&copy)
+                    .args(["init", "--yes"])
+                    .current_dir(project.path())
+                    .env_remove("TMUX")
+                    .env_remove("CLAUDESWARM_ROOT")
+                    .env("PATH", path)
+                    .env("NO_COLOR", "1")
+                    .output()
+                {
+                    Err(e) if e.raw_os_error() == Some(26) => None,
+                    other => Some(other.expect("run init")),
+                }
+            });
+            assert!(out.status.success());
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
     // The swarm on PATH is this binary: the hooks run plain `swarm`.
     let text = init(&format!("{}:/usr/bin:/bin", dir.path().display()));
     assert!(text.contains("`swarm inbox --new --hook`"), "{text}");
@@ -416,4 +425,65 @@ fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
             "{line} is not in the README's Files"
         );
     }
+}
+
+#[test]
+fn every_error_has_one_format_and_a_hint() {
+    let project = Project::new();
+    let run = |args: &[&str]| {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for (args, code, hint) in [
+        (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
+        (&["lokc", "a.py"], 2, "'lock'"),
+        (&["inbx"], 2, "inbox"),
+        (&["msg", "--bogus"], 2, "`swarm msg --help`"),
+        (&["msg"], 2, "usage: swarm msg"),
+        (&["lock", "--wait", "x", "a.py"], 2, "--help"),
+        (&["whoami"], 1, "`swarm agents`"),
+    ] {
+        let (status, stderr) = run(args);
+        assert_eq!(status, Some(code), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert!(lines[0].starts_with("swarm: error: "), "{args:?}: {stderr}");
+        assert!(
+            lines[1].starts_with("  hint: ") && lines[1].contains(hint),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("--agent/--from"), "{stderr}");
+    }
+}
+
+#[test]
+fn acknowledging_as_the_wrong_agent_says_who_can() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launched_ids(&project, &server, "team");
+    let out =
+        ok(swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ok?", "--ack", "--json"]));
+    let id = stdout_json(&out)["msg_id"].as_str().expect("id").to_owned();
+    let stderr = fails_with(
+        swarm(&project, &server).args(["ack", &id[..8], "--agent", "agent-0"]),
+        1,
+    );
+    assert!(
+        stderr.starts_with("swarm: error: only agent-1 can acknowledge"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "hint: agent-1 acknowledges it from its own pane with `swarm ack {}`",
+            &id[..8]
+        )),
+        "{stderr}"
+    );
+    // The hint's command works as given.
+    ok(swarm(&project, &server).args(["ack", &id[..8], "--agent", "agent-1"]));
 }

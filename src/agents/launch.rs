@@ -132,12 +132,22 @@ pub(crate) fn launch(
         }
         tmux.kill_session(&plan.session)?;
     }
-    let first = tmux.new_session(&SessionSpec {
+    let spec = SessionSpec {
         name: &plan.session,
         cwd: paths.root(),
         size: SESSION_SIZE,
         command: &plan.command,
-    })?;
+    };
+    // A server that is exiting (its last session was just killed) can
+    // still take the connection and then go away: the next try starts a
+    // new server.
+    let mut tries = 0;
+    let first = loop {
+        match tmux.new_session(&spec) {
+            Err(TmuxError::NoServer { .. }) if tries < 3 => tries += 1,
+            other => break other?,
+        }
+    };
     let window = format!("={}:", plan.session);
     tmux.set_window_options(
         &window,

@@ -27,7 +27,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+            } else {
+                let (message, hint) = super::parse_error::describe(&e);
+                Output::new(Default::default()).usage_error(&message, &hint);
+            }
             // clap: 0 for --help/--version, 2 for usage errors.
             return u8::try_from(e.exit_code()).unwrap_or(ExitCode::Usage.code());
         }

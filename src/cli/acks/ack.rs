@@ -83,10 +83,17 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
             ))?;
             Ok(ExitCode::Success)
         }
-        AckResult::NotRecipient { msg_id, recipient } => Err(Error::Invalid(format!(
-            "only {recipient} can acknowledge message {msg_id} (you are {})",
-            actor.id
-        ))),
+        AckResult::NotRecipient { msg_id, recipient } => Err(Error::Refused {
+            message: format!(
+                "only {recipient} can acknowledge message {msg_id} (you are {})",
+                actor.id
+            ),
+            hint: format!(
+                "{recipient} acknowledges it from its own pane with `swarm ack {}`; \
+                 from outside tmux, `swarm ack {} --agent {recipient}`",
+                args.id, args.id
+            ),
+        }),
         AckResult::Ambiguous(ids) => Err(Error::Invalid(format!(
             "{prefix} matches {} pending messages ({}); give more of the id",
             ids.len(),
