@@ -487,3 +487,61 @@ fn acknowledging_as_the_wrong_agent_says_who_can() {
     // The hint's command works as given.
     ok(swarm(&project, &server).args(["ack", &id[..8], "--agent", "agent-1"]));
 }
+
+#[test]
+fn every_command_checks_the_config_and_says_so() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launched_ids(&project, &server, "team");
+    let bad = [
+        ("file", Some("[locking]\nstale_timeout = \"soon\"\n"), None),
+        ("variable", None, Some(("SWARM_LOKING_STALE_TIMEOUT", "60"))),
+    ];
+    for (what, file, var) in bad {
+        if let Some(text) = file {
+            project.write(".claudeswarm.toml", text);
+        } else {
+            let _ = std::fs::remove_file(project.file(".claudeswarm.toml"));
+        }
+        let run = |args: &[&str]| {
+            let mut cmd = swarm(&project, &server);
+            if let Some((k, v)) = var {
+                cmd.env(k, v);
+            }
+            let out = cmd.args(args).output().expect("run");
+            (
+                out.status.code(),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+            )
+        };
+        // Commands that only read warn and go on...
+        for args in [
+            &["agents"][..],
+            &["inbox", "--agent", "agent-0"],
+            &["locks"],
+            &["who", "src/a.py"],
+            &["acks"],
+        ] {
+            let (code, stderr) = run(args);
+            assert_eq!(code, Some(0), "{what}: {args:?}: {stderr}");
+            assert!(
+                stderr.starts_with("swarm: warning: invalid configuration"),
+                "{what}: {args:?}: {stderr}"
+            );
+        }
+        // ...the others refuse to start.
+        for args in [
+            &["discover"][..],
+            &["lock", "src/a.py", "--agent", "agent-0"],
+            &["coord", "show"],
+            &["msg", "agent-0", "INFO", "hi"],
+        ] {
+            let (code, stderr) = run(args);
+            assert_eq!(code, Some(1), "{what}: {args:?}: {stderr}");
+            assert!(
+                stderr.starts_with("swarm: error: invalid configuration"),
+                "{what}: {args:?}: {stderr}"
+            );
+        }
+    }
+}

@@ -69,6 +69,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
+    check_config(&ctx, &cli.command)?;
     // `watch` and `monitor` do their own housekeeping, the dashboard only
     // shows (and a command stopped with Ctrl-C should end at once), and the
     // git guard should not send messages in the middle of a commit; `acks`
@@ -84,6 +85,31 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         }
     }
     run_command(&ctx, cli.command)
+}
+
+/// Every command checks the config the same way before it starts: one
+/// that changes something fails on a problem; one that only reads warns
+/// and goes on with the defaults. `init`, `doctor` and `config` report the
+/// config's problems themselves, and the git guard must not block work
+/// because of them.
+fn check_config(ctx: &Context, command: &Command) -> Result<()> {
+    match command {
+        Command::Init(_) | Command::Doctor(_) | Command::Config(_) => Ok(()),
+        Command::Locks(args) if !args.changes() => {
+            ctx.config_or_defaults();
+            Ok(())
+        }
+        Command::Agents(_)
+        | Command::Whoami(_)
+        | Command::Inbox(_)
+        | Command::Acks(_)
+        | Command::Who(_)
+        | Command::Guard(_) => {
+            ctx.config_or_defaults();
+            Ok(())
+        }
+        _ => ctx.config().map(drop),
+    }
 }
 
 fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {

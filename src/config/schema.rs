@@ -623,7 +623,7 @@ pub(crate) fn suggestion(name: &str, names: &[&str]) -> String {
 }
 
 /// Levenshtein distance, for "did you mean" hints on short names.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
