@@ -11,6 +11,7 @@ use serde::Serialize;
 
 use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
 use crate::config;
+use crate::messaging::message_log::{MessageLog, Record};
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
 use crate::tmux::{Tmux, TmuxError};
@@ -379,8 +380,26 @@ fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
             bad.push(i + 1);
         }
     }
+    // Messages as every other view counts them: delivery records are
+    // lines of the log, not messages.
+    let (messages, deliveries) = match MessageLog::new(s.paths).read() {
+        Ok(contents) => {
+            let m = contents
+                .records
+                .iter()
+                .filter(|r| matches!(r, Record::Message(_)))
+                .count();
+            (m, contents.records.len() - m)
+        }
+        Err(e) => return vec![unreadable(CHECK, &path, &e)],
+    };
     out.push(if bad.is_empty() {
-        Outcome::ok(CHECK, format!("readable, {total} message(s), every line JSON"))
+        Outcome::ok(
+            CHECK,
+            format!(
+                "readable, {messages} message(s) and {deliveries} delivery record(s), every line JSON"
+            ),
+        )
     } else {
         Outcome::warn(
             CHECK,
