@@ -545,3 +545,37 @@ fn every_command_checks_the_config_and_says_so() {
         }
     }
 }
+
+#[test]
+fn lock_paths_longer_than_the_system_allows_are_refused() {
+    let project = Project::new();
+    project.register(&["agent-0"]);
+    let lock = |path: &str| {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(["lock", path, "--agent", "agent-0"])
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let name = "n".repeat(256);
+    let (code, stderr) = lock(&format!("src/{name}.py"));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("at most 255 per file or directory name"),
+        "{stderr}"
+    );
+    let deep = vec!["d".repeat(200); 21].join("/");
+    let (code, stderr) = lock(&deep);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the system allows at most 4095"),
+        "{stderr}"
+    );
+    // At the limit is fine.
+    let (code, stderr) = lock(&format!("src/{}", "n".repeat(255)));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(project.ls(".agent_locks").len() == 1);
+}
