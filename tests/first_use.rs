@@ -579,3 +579,35 @@ fn lock_paths_longer_than_the_system_allows_are_refused() {
     assert_eq!(code, Some(0), "{stderr}");
     assert!(project.ls(".agent_locks").len() == 1);
 }
+
+#[test]
+fn a_python_reader_of_the_log_sees_no_failure_for_a_delivered_message() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let agents = launched_ids(&project, &server, "team");
+    for (_, pane) in &agents {
+        server.wait_for_screen(pane, "waiting for messages");
+    }
+    let out = ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--json"]));
+    let id = stdout_json(&out)["msg_id"].as_str().expect("id").to_owned();
+    let lines: Vec<serde_json::Value> = project
+        .read("agent_messages.log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    // The delivery record says it was delivered...
+    assert!(lines.iter().any(|l| l["event"] == "delivery"
+        && l["msg_id"] == id.as_str()
+        && l.to_string().contains("delivered")));
+    // ...and the message line, which is all the Python tool reads, holds
+    // no verdict that says otherwise.
+    let line = lines
+        .iter()
+        .find(|l| l["msg_id"] == id.as_str() && l.get("event").is_none())
+        .expect("the message line");
+    assert_eq!(line["failure_count"], 0, "{line}");
+    let statuses = line["delivery_status"]
+        .as_object()
+        .expect("delivery_status");
+    assert!(statuses.values().all(|v| v != false), "{line}");
+}
