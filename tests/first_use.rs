@@ -611,3 +611,58 @@ fn a_python_reader_of_the_log_sees_no_failure_for_a_delivered_message() {
         .expect("delivery_status");
     assert!(statuses.values().all(|v| v != false), "{line}");
 }
+
+#[test]
+fn every_help_puts_the_global_options_under_their_own_heading() {
+    let project = Project::new();
+    let help = |args: &[&str]| {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(args)
+            .arg("--help")
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let top = help(&[]);
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("Options:"))
+        .chain(
+            top.lines()
+                .skip_while(|l| !l.starts_with("Task coordination"))
+                .skip(1)
+                .take_while(|l| !l.is_empty()),
+        )
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .filter(|c| c != "help")
+        .collect();
+    assert!(commands.len() > 30, "{commands:?}");
+    for command in &commands {
+        let text = help(&[command]);
+        let global = text
+            .find("\nGlobal options:\n")
+            .unwrap_or_else(|| panic!("{command}: no Global options heading:\n{text}"));
+        for option in ["--root <DIR>", "--tmux-socket", "--color <WHEN>"] {
+            let at = text
+                .find(option)
+                .unwrap_or_else(|| panic!("{command}: no {option}"));
+            assert!(
+                at > global,
+                "{command}: {option} is not under Global options:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_demo_agent_shows_its_agent_id() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    for (id, pane) in launched_ids(&project, &server, "team") {
+        server.wait_for_screen(&pane, &format!("{id}: swarm demo agent"));
+    }
+}

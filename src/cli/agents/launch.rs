@@ -166,7 +166,10 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
                 what: "find the swarm executable for the demo agent".into(),
                 source,
             })?;
-            format!("{} demo-agent", launch::shell_quote(&exe.to_string_lossy()))
+            format!(
+                "{} demo-agent --name-from-label",
+                launch::shell_quote(&exe.to_string_lossy())
+            )
         }
         (None, kind) => {
             let program = match kind.unwrap_or(AgentKind::Claude) {
