@@ -666,3 +666,49 @@ fn the_demo_agent_shows_its_agent_id() {
         server.wait_for_screen(&pane, &format!("{id}: swarm demo agent"));
     }
 }
+
+#[test]
+fn the_readme_first_session_works_as_written() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README");
+    let part = &readme[readme.find("## A first session").expect("the section")..];
+    let commands: Vec<&str> = part
+        .lines()
+        .skip_while(|l| !l.starts_with("    swarm"))
+        .take_while(|l| l.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert!(commands.len() >= 8 && commands.len() <= 10, "{commands:?}");
+    let bin = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(crate::harness::swarm_bin(), bin.path().join("swarm"))
+        .expect("symlink");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.path().display());
+    for command in commands {
+        // The monitor runs until it is stopped: it has tests of its own.
+        if command.starts_with("swarm monitor") {
+            continue;
+        }
+        let out = std::process::Command::new("sh")
+            .args(["-c", command])
+            .current_dir(project.path())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("CLAUDESWARM_ROOT")
+            .env("PATH", &path)
+            .env("SWARM_TMUX_SOCKET", &server.socket)
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{command}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(project.agents().is_empty());
+}
