@@ -29,6 +29,9 @@ pub(super) fn describe(e: &clap::Error) -> (String, String) {
                 .collect();
             help = format!("`{} --help`", command.join(" "));
             hints.push(format!("usage: {usage}"));
+        } else if let Some(values) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            // `[possible values: a, b, c]`
+            hints.push(values.to_owned());
         } else if line.starts_with('<') || line.starts_with("--") {
             // The arguments listed under "not provided".
             message.push_str(if message.ends_with(':') { " " } else { ", " });
