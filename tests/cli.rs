@@ -257,6 +257,7 @@ fn a_hostile_message_id_in_the_log_is_shown_not_crashed_on() {
         "agent_messages.log",
         "{\"sender\": \"x\", \"timestamp\": \"2026-11-21T13:27:02.029457\", \"msg_type\": \"INFO\", \"content\": \"hi\", \"recipients\": [\"agent-0\"], \"msg_id\": \"a\u{e9}\u{e9}\u{e9}\u{e9}\u{e9}\"}\n",
     );
+    project.register(&["agent-0"]);
     for extra in [&[][..], &["--new"][..], &["--new", "--hook"][..]] {
         let out = swarm_outside_tmux(&project)
             .args(["inbox", "--agent", "agent-0"])

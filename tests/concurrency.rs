@@ -56,9 +56,16 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
     // ACKs are not due during the run: any retry would be a bug.
     project.write(
         ".claudeswarm.toml",
-        "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 20\n\n[acks]\ntimeout_seconds = 300\n",
+        "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 20\n\n[acks]\ntimeout_seconds = 300\n\n[discovery]\nstale_threshold = 3600\n",
     );
     swarm(&project, &server).arg("discover").assert().success();
+    // The workers are registered agents too (in the harness's pane, where
+    // no agent runs: discovery keeps them as stale).
+    let workers: Vec<String> = (0..WORKERS).map(|w| format!("worker-{w}")).collect();
+    project.register_in(
+        &workers.iter().map(String::as_str).collect::<Vec<_>>(),
+        Some(&server.pane_ids()[0]),
+    );
     let started = Instant::now();
     let seen = Arc::new(Mutex::new(Seen::default()));
     let project = Arc::new(project);

@@ -81,7 +81,7 @@ fn killed_writers_leave_every_state_file_whole() {
             "agent-0",
             "QUESTION",
             "--from",
-            "t",
+            "operator",
             "--ack",
             "crash test",
         ],
@@ -118,7 +118,9 @@ fn killed_writers_leave_every_state_file_whole() {
     // The next commands clean up what killed writers left behind.
     swarm(&project, &server).arg("discover").assert().success();
     swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "--ack", "after"])
+        .args([
+            "msg", "agent-0", "INFO", "--from", "operator", "--ack", "after",
+        ])
         .assert()
         .success();
     swarm(&project, &server)
@@ -137,7 +139,9 @@ fn state_files_are_private() {
     server.demo_agent(&project.path(), &project.file("rec.jsonl"));
     swarm(&project, &server).arg("discover").assert().success();
     swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "--ack", "private?"])
+        .args([
+            "msg", "agent-0", "INFO", "--from", "operator", "--ack", "private?",
+        ])
         .assert()
         .success();
     swarm(&project, &server)

@@ -62,8 +62,8 @@ const BASE_CONFIG: &str =
 const COMMANDS: [&[&str]; 8] = [
     &["agents"],
     &["discover"],
-    &["msg", "agent-0", "INFO", "--from", "t", "hello"],
-    &["broadcast", "INFO", "--from", "t", "all"],
+    &["msg", "agent-0", "INFO", "--from", "operator", "hello"],
+    &["broadcast", "INFO", "--from", "operator", "all"],
     &["inbox", "--agent", "agent-0", "--new"],
     &["acks"],
     &["ack", "abcdef12", "--agent", "agent-0"],
@@ -93,7 +93,7 @@ fn baseline(project: &Project, server: &TmuxServer) {
     swarm(project, server).arg("discover").assert().success();
     swarm(project, server)
         .args([
-            "msg", "agent-0", "QUESTION", "--from", "t", "--ack", "ready?",
+            "msg", "agent-0", "QUESTION", "--from", "operator", "--ack", "ready?",
         ])
         .assert()
         .success();

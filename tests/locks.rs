@@ -17,6 +17,15 @@ use swarm::{Paths, StateDir};
 
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
 
+/// A project whose registry holds agent-0 ... agent-31 (in panes that are
+/// not there: these tests need named agents, not running ones).
+fn registered_project() -> Project {
+    let project = Project::new();
+    let ids: Vec<String> = (0..32).map(|n| format!("agent-{n}")).collect();
+    project.register(&ids.iter().map(String::as_str).collect::<Vec<_>>());
+    project
+}
+
 /// `swarm lock ARGS... --agent AGENT` in `project`; returns the output.
 fn lock(project: &Project, agent: &str, args: &[&str]) -> std::process::Output {
     swarm_outside_tmux(project)
@@ -165,7 +174,7 @@ fn agents(n: usize) -> Vec<String> {
 
 #[test]
 fn racing_swarm_processes_have_exactly_one_winner() {
-    let project = Project::new();
+    let project = registered_project();
     let agents = agents(RACERS);
     for round in 0..PROCESS_ROUNDS {
         let results = race_processes(&project, "src/contested.py", &agents);
@@ -189,7 +198,7 @@ fn racing_swarm_processes_have_exactly_one_winner() {
 
 #[test]
 fn racing_library_callers_have_exactly_one_winner() {
-    let project = Project::new();
+    let project = registered_project();
     let table = table(&project);
     let contested = key(&project, "src/contested.py");
     for round in 0..LIBRARY_ROUNDS {
@@ -224,7 +233,7 @@ fn racing_library_callers_have_exactly_one_winner() {
 
 #[test]
 fn exclusive_creation_alone_has_exactly_one_winner() {
-    let project = Project::new();
+    let project = registered_project();
     let dir = StateDir::new(project.file(".agent_locks"));
     let name = lock_file_name("src/contested.py");
     for round in 0..(PROCESS_ROUNDS + LIBRARY_ROUNDS) {
@@ -254,7 +263,7 @@ fn exclusive_creation_alone_has_exactly_one_winner() {
 #[test]
 fn racers_taking_over_a_stale_lock_have_exactly_one_winner() {
     const TAKEOVER_RACERS: usize = 16;
-    let project = Project::new();
+    let project = registered_project();
     let table = table(&project);
     let contested = key(&project, "src/stale.py");
     let process_rounds = 3;
@@ -320,7 +329,7 @@ fn racers_taking_over_a_stale_lock_have_exactly_one_winner() {
 
 #[test]
 fn three_spellings_of_one_path_are_one_lock() {
-    let project = Project::new();
+    let project = registered_project();
     fs::create_dir_all(project.file("src")).expect("mkdir");
     project.write("src/a.py", "");
     let absolute = project.file("src/a.py").to_string_lossy().into_owned();
@@ -344,7 +353,7 @@ fn three_spellings_of_one_path_are_one_lock() {
 
 #[test]
 fn paths_outside_the_project_are_refused() {
-    let project = Project::new();
+    let project = registered_project();
     for path in ["../outside", "/etc/passwd", "src/../../x"] {
         let out = lock(&project, "agent-1", &[path]);
         assert_eq!(code(&out), Some(1), "{path}");
@@ -359,7 +368,7 @@ fn paths_outside_the_project_are_refused() {
 
 #[test]
 fn globs_and_paths_conflict_in_both_directions() {
-    let project = Project::new();
+    let project = registered_project();
     fs::create_dir_all(project.file("src/auth")).expect("mkdir");
     fs::create_dir_all(project.file("pkg/auth")).expect("mkdir");
     // A held pattern stops paths it matches, and patterns that overlap it.
@@ -402,7 +411,7 @@ fn globs_and_paths_conflict_in_both_directions() {
 
 #[test]
 fn a_pattern_lock_written_by_the_python_tool_is_seen() {
-    let project = Project::new();
+    let project = registered_project();
     // Our own lock first, so that swarm's index exists and describes the
     // directory; the Python tool then adds a pattern behind its back.
     assert_eq!(code(&lock(&project, "agent-1", &["docs/x.md"])), Some(0));
@@ -419,7 +428,7 @@ fn a_pattern_lock_written_by_the_python_tool_is_seen() {
 
 #[test]
 fn taking_several_locks_is_all_or_nothing() {
-    let project = Project::new();
+    let project = registered_project();
     assert_eq!(code(&lock(&project, "agent-1", &["b.py"])), Some(0));
     let out = lock(&project, "agent-2", &["a.py", "b.py", "c.py"]);
     assert_eq!(code(&out), Some(3));
@@ -430,7 +439,7 @@ fn taking_several_locks_is_all_or_nothing() {
 
 #[test]
 fn only_the_holder_releases_and_force_is_recorded() {
-    let project = Project::new();
+    let project = registered_project();
     assert_eq!(
         code(&lock(&project, "agent-1", &["a.py", "--reason", "mine"])),
         Some(0)
@@ -470,7 +479,7 @@ fn only_the_holder_releases_and_force_is_recorded() {
 
 #[test]
 fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
-    let project = Project::new();
+    let project = registered_project();
     let shapes = [
         ("a.py", "not json at all"),
         ("b.py", ""),
@@ -527,7 +536,7 @@ fn damaged_lock_files_are_reported_and_cleaned_not_crashed_on() {
 
 #[test]
 fn listing_and_who_never_delete_anything() {
-    let project = Project::new();
+    let project = registered_project();
     python_lock(
         &project,
         "agent-1",
@@ -567,7 +576,7 @@ fn listing_and_who_never_delete_anything() {
 
 #[test]
 fn who_reports_every_lock_that_covers_a_path() {
-    let project = Project::new();
+    let project = registered_project();
     assert_eq!(
         code(&lock(&project, "agent-1", &["src/", "--reason", "dir"])),
         Some(0)
@@ -588,7 +597,7 @@ fn who_reports_every_lock_that_covers_a_path() {
 
 #[test]
 fn wait_retries_until_the_holder_lets_go() {
-    let project = Project::new();
+    let project = registered_project();
     assert_eq!(code(&lock(&project, "agent-1", &["a.py"])), Some(0));
     let out = lock(&project, "agent-2", &["a.py", "--wait", "0"]);
     assert_eq!(code(&out), Some(3));
@@ -613,7 +622,7 @@ fn wait_retries_until_the_holder_lets_go() {
 
 #[test]
 fn the_python_tools_command_forms_work() {
-    let project = Project::new();
+    let project = registered_project();
     let out = run(
         &project,
         &[
@@ -642,7 +651,7 @@ fn the_python_tools_command_forms_work() {
 
 #[test]
 fn a_python_lock_file_is_read_and_ours_has_exactly_its_shape() {
-    let project = Project::new();
+    let project = registered_project();
     // Byte for byte what the Python tool writes (docs/FORMATS.md).
     python_lock(
         &project,
@@ -753,7 +762,7 @@ proptest! {
         };
         let both_patterns = glob(&a) && glob(&b);
         for (first, second) in [(&a, &b), (&b, &a)] {
-            let project = Project::new();
+            let project = registered_project();
             let table = table(&project);
             table.acquire(&[key(&project, first)], "agent-1", None, "").expect("first lock");
             let got = table.acquire(&[key(&project, second)], "agent-2", None, "");
@@ -774,6 +783,7 @@ fn the_holder_is_the_agent_of_the_pane_and_acting_for_another_is_recorded() {
     let project = Project::new();
     let pane = server.demo_agent(&project.path(), &project.file("a.jsonl"));
     swarm(&project, &server).arg("discover").assert().success();
+    project.register(&["agent-7"]);
     let in_pane = |args: &[&str]| {
         swarm(&project, &server)
             .env("TMUX_PANE", &pane)

@@ -60,7 +60,7 @@ fn hostile_payloads_arrive_exactly_once_and_byte_for_byte() {
     ];
     for (i, body) in payloads.iter().enumerate() {
         let out = swarm(&project, &server)
-            .args(["msg", "agent-0", "info", "--from", "tester", "--"])
+            .args(["msg", "agent-0", "info", "--from", "operator", "--"])
             .arg(body)
             .output()
             .expect("run");
@@ -71,7 +71,7 @@ fn hostile_payloads_arrive_exactly_once_and_byte_for_byte() {
         );
         let got = wait_for_records(&project.file("rec-0.jsonl"), i + 1);
         let (sender, kind, text) = parse_submission(got[i]["text"].as_str().expect("text"));
-        assert_eq!((sender.as_str(), kind.as_str()), ("tester", "INFO"));
+        assert_eq!((sender.as_str(), kind.as_str()), ("operator", "INFO"));
         assert_eq!(&text, body, "payload {i} changed on the way");
         assert_eq!(
             got[i]["pastes"], 1,
@@ -93,7 +93,7 @@ fn escape_sequences_are_removed_before_delivery() {
             "agent-0",
             "INFO",
             "--from",
-            "t",
+            "operator",
             "red\x1b[31m text\x1b]0;title\x07 end\r\nnext",
         ])
         .assert()
@@ -117,7 +117,7 @@ fn concurrent_senders_never_merge_submissions() {
                 .env_remove("TMUX")
                 .env_remove("TMUX_PANE")
                 .env("SWARM_TMUX_SOCKET", &server.socket)
-                .args(["msg", "agent-0", "QUESTION", "--from", "racer"])
+                .args(["msg", "agent-0", "QUESTION", "--from", "operator"])
                 .arg(format!("concurrent message {i}; line two\nof {i}"))
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -166,7 +166,9 @@ fn a_pane_at_a_shell_prompt_runs_nothing_and_the_message_is_queued() {
 
     let canary = project.file("canary");
     let out = swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "--json", "--"])
+        .args([
+            "msg", "agent-0", "INFO", "--from", "operator", "--json", "--",
+        ])
         .arg(format!("harmless\ntouch {}\n", canary.display()))
         .output()
         .expect("run");
@@ -226,7 +228,14 @@ fn queued_messages_are_redelivered_once_the_agent_is_back() {
     let pane = server.shell(&project.path());
     register(&project, &server, "agent-0", &pane);
     let out = swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "sent while away"])
+        .args([
+            "msg",
+            "agent-0",
+            "INFO",
+            "--from",
+            "operator",
+            "sent while away",
+        ])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(7));
@@ -261,7 +270,7 @@ fn queued_messages_are_redelivered_once_the_agent_is_back() {
         .expect("run");
     assert!(String::from_utf8_lossy(&out.stdout).contains("Nothing to redeliver"));
     swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "after"])
+        .args(["msg", "agent-0", "INFO", "--from", "operator", "after"])
         .assert()
         .success();
     let got = wait_for_records(&record, 2);
@@ -278,7 +287,7 @@ fn a_message_to_nobody_is_refused() {
     let project = Project::new();
     agents(&server, &project, 1);
     let out = swarm(&project, &server)
-        .args(["msg", "agent-9", "INFO", "--from", "t", "hi"])
+        .args(["msg", "agent-9", "INFO", "--from", "operator", "hi"])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(4));
@@ -288,12 +297,21 @@ fn a_message_to_nobody_is_refused() {
         "{stderr}"
     );
     for (args, code) in [
-        (vec!["msg", "agent-0", "URGENT", "--from", "t", "hi"], 1),
-        (vec!["msg", "agent-0", "INFO", "--from", "t", "   "], 1),
+        (
+            vec!["msg", "agent-0", "URGENT", "--from", "operator", "hi"],
+            1,
+        ),
+        (
+            vec!["msg", "agent-0", "INFO", "--from", "operator", "   "],
+            1,
+        ),
         (vec!["msg", "agent-0", "INFO", "--from", "bad id", "hi"], 1),
-        (vec!["msg", "agent;0", "INFO", "--from", "t", "hi"], 1),
-        (vec!["msg", "agent-0", "INFO", "hi"], 1),
-        (vec!["msg", "agent-0", "INFO", "--from", "t"], 2),
+        (
+            vec!["msg", "agent;0", "INFO", "--from", "operator", "hi"],
+            1,
+        ),
+        (vec!["msg", "agent-0", "INFO", "--from", "nobody", "hi"], 4),
+        (vec!["msg", "agent-0", "INFO", "--from", "operator"], 2),
     ] {
         let out = swarm(&project, &server).args(&args).output().expect("run");
         assert_eq!(
@@ -314,13 +332,13 @@ fn the_rate_limit_holds_across_processes_and_keeps_the_message() {
     agents(&server, &project, 1);
     for i in 0..2 {
         swarm(&project, &server)
-            .args(["msg", "agent-0", "INFO", "--from", "t"])
+            .args(["msg", "agent-0", "INFO", "--from", "operator"])
             .arg(format!("m{i}"))
             .assert()
             .success();
     }
     let out = swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "m2"])
+        .args(["msg", "agent-0", "INFO", "--from", "operator", "m2"])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(6));
@@ -330,6 +348,7 @@ fn the_rate_limit_holds_across_processes_and_keeps_the_message() {
         "{stderr}"
     );
     // Another sender is not limited; the limited message waits in the inbox.
+    project.register(&["u"]);
     swarm(&project, &server)
         .args(["msg", "agent-0", "INFO", "--from", "u", "other"])
         .assert()
@@ -437,7 +456,9 @@ fn long_messages_go_to_a_file_with_a_pointer() {
     agents(&server, &project, 1);
     let body = "word ".repeat(1000).trim_end().to_owned();
     let out = swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "--json", &body])
+        .args([
+            "msg", "agent-0", "INFO", "--from", "operator", "--json", &body,
+        ])
         .output()
         .expect("run");
     assert!(out.status.success());
@@ -460,7 +481,7 @@ fn inbox_new_marks_only_what_it_showed() {
     agents(&server, &project, 1);
     for i in 0..7 {
         swarm(&project, &server)
-            .args(["msg", "agent-0", "INFO", "--from", "t"])
+            .args(["msg", "agent-0", "INFO", "--from", "operator"])
             .arg(format!("n{i}"))
             .assert()
             .success();
@@ -476,14 +497,17 @@ fn inbox_new_marks_only_what_it_showed() {
     };
     let first = inbox(&["--limit", "5", "--quiet"]);
     assert_eq!(
-        first.lines().filter(|l| l.starts_with("[t:INFO]")).count(),
+        first
+            .lines()
+            .filter(|l| l.starts_with("[operator:INFO]"))
+            .count(),
         5
     );
     assert!(first.contains("2 more new messages"), "{first}");
     let second = inbox(&["--quiet"]);
     assert_eq!(
         second.lines().collect::<Vec<_>>(),
-        ["[t:INFO] n5", "[t:INFO] n6"]
+        ["[operator:INFO] n5", "[operator:INFO] n6"]
     );
     assert_eq!(inbox(&[]), "No new messages for agent-0\n");
     // The hook form prints nothing at all when there is nothing new.
@@ -504,6 +528,8 @@ fn many_writers_produce_whole_log_lines() {
     let pane = server.shell(&project.path());
     register(&project, &server, "agent-0", &pane);
     let processes = 16;
+    let writers: Vec<String> = (0..processes).map(|p| format!("writer-{p}")).collect();
+    project.register(&writers.iter().map(String::as_str).collect::<Vec<_>>());
     let per_process = 50;
     let script = format!(
         "for i in $(seq 1 {per_process}); do '{}' msg agent-0 INFO --from writer-$1 \"message $i from $1\" >/dev/null; done",
@@ -612,7 +638,7 @@ fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
             &id_of(&plain),
             "INFO",
             "--from",
-            "t",
+            "operator",
             "left in the box",
         ])
         .assert()
@@ -631,7 +657,7 @@ fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
             &id_of(&confirmed),
             "INFO",
             "--from",
-            "t",
+            "operator",
             "submitted after all",
         ])
         .assert()
@@ -646,7 +672,14 @@ fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
     // An agent that drops two Enters gets exactly one more press, never a
     // second paste: the text is in its box once, unsubmitted.
     swarm(&project, &server)
-        .args(["msg", &id_of(&stubborn), "INFO", "--from", "t", "only once"])
+        .args([
+            "msg",
+            &id_of(&stubborn),
+            "INFO",
+            "--from",
+            "operator",
+            "only once",
+        ])
         .assert()
         .success();
     server.wait_for_screen(&stubborn, "(ignored Enter 2 after a paste)");

@@ -19,7 +19,7 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
     let out = swarm(&project, &server).arg("init").output().expect("run");
     assert!(out.status.success(), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("(stdin is not a terminal: yes)"), "{text}");
+    assert!(text.contains("(no terminal: yes)"), "{text}");
     assert!(text.contains(&format!(
         "created {}",
         project.file(".claudeswarm.toml").display()
@@ -34,19 +34,31 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
     ] {
         assert!(text.contains(next), "{next} missing from\n{text}");
     }
-    // Without a terminal the integrations are set up, not just named.
-    assert!(text.contains("Claude Code hook: added 2 hook(s)"), "{text}");
+    // Without a terminal only the config file is created: the hooks and
+    // .gitignore are named, with how to add them.
+    assert!(text.contains("(no terminal: not without --yes)"), "{text}");
     assert!(
-        project
-            .read(".claude/settings.json")
-            .contains("guard check-edit")
+        text.contains("run `swarm init --yes` for the rest"),
+        "{text}"
     );
+    assert!(!project.file(".claude/settings.json").exists());
+    assert!(!project.file(".gitignore").exists());
     let config = project.read(".claudeswarm.toml");
     let out = swarm(&project, &server)
         .args(["init", "--yes"])
         .output()
         .expect("run");
     assert!(out.status.success());
+    // --yes does the rest and says what it did.
+    let done = stdout(&out);
+    let done = &done[done.find("=== Done ===").expect("a summary")..];
+    assert!(done.contains("Claude Code hook: added 2 hook(s)"), "{done}");
+    assert!(done.contains("lines to"), "{done}");
+    assert!(
+        project
+            .read(".claude/settings.json")
+            .contains("guard check-edit")
+    );
     assert!(
         stdout(&out).contains("exists and is valid"),
         "{}",
@@ -75,12 +87,14 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
         "Set up the Claude Code hook",
         "Set up the git guard",
         "Set up the MCP server",
+        "Add them to .gitignore?",
     ] {
         server.wait_for_screen(&pane, question);
         server.tmux(&["send-keys", "-t", &pane, "n", "Enter"]);
     }
     server.wait_for_screen(&pane, "INIT-EXIT-0");
-    let screen = server.capture(&pane);
+    // The whole transcript, scrolled-off lines included.
+    let screen = server.tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", &pane]);
     assert!(
         screen.contains("skipped: swarm uses the defaults"),
         "{screen}"
@@ -88,6 +102,8 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
     assert!(!project.file(".claudeswarm.toml").exists());
     assert!(!project.file(".claude/settings.json").exists());
     assert!(!project.file(".mcp.json").exists());
+    assert!(!project.file(".gitignore").exists());
+    assert!(screen.contains("nothing changed"), "{screen}");
 }
 
 #[test]

@@ -13,6 +13,7 @@ mod coord;
 mod crash;
 mod dashboard;
 mod discovery;
+mod first_use;
 mod guard;
 mod hostile_input;
 mod hostile_state;

@@ -1,12 +1,15 @@
 //! Discovery: one `list-panes -a` call and the process seam find the agent
 //! panes of this project; `merge` turns them into the next registry.
 //!
-//! Identity is the pane id `%N`. A pane keeps its agent id for as long as it
+//! Identity is the pane id `%N` on one tmux server instance: a restarted
+//! server numbers its panes from `%0` again, so `.swarm/agent_ids.json`
+//! records each agent's server (pid and start time) and a pane of another
+//! instance is a new agent. A pane keeps its agent id for as long as it
 //! lives (the id is also written into the pane as `@swarm_agent`), and ids
-//! are never handed out twice: `.swarm/agent_ids.json` keeps a high-water
-//! mark that only grows.
+//! are never handed out twice: the same file keeps a high-water mark that
+//! only grows.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use chrono::{DateTime, Utc};
@@ -205,12 +208,13 @@ fn commit(
         panes,
         previous: previous.as_ref(),
         next_id: ids.next,
+        servers: &ids.servers,
         fingerprint: &fingerprint,
         stale_after_secs: opts.stale_after_secs,
     });
     file.write(&lock, &merged.registry)?;
-    if merged.next_id != ids.next || rebuild_ids {
-        AgentIds::fresh(merged.next_id).write(paths, &lock)?;
+    if merged.next_id != ids.next || merged.servers != ids.servers || rebuild_ids {
+        AgentIds::new(merged.next_id, merged.servers.clone()).write(paths, &lock)?;
     }
     Ok(Discovery {
         registry: merged.registry,
@@ -270,6 +274,8 @@ pub(crate) struct MergeInput<'a> {
     pub previous: Option<&'a Registry>,
     /// The high-water mark: the next number to hand out.
     pub next_id: u64,
+    /// The server instance of each previous agent's pane, where known.
+    pub servers: &'a BTreeMap<String, String>,
     /// This project's `@swarm_project` fingerprint.
     pub fingerprint: &'a str,
     /// Grace period for agents whose pane lives on.
@@ -283,6 +289,8 @@ pub(crate) struct MergeOutput {
     pub registry: Registry,
     /// The new high-water mark.
     pub next_id: u64,
+    /// The server instance of each agent of the new registry, where known.
+    pub servers: BTreeMap<String, String>,
     /// Ids that appeared.
     pub added: Vec<String>,
     /// Ids that became stale.
@@ -292,7 +300,7 @@ pub(crate) struct MergeOutput {
 }
 
 /// Assigns ids and statuses. A candidate keeps the id the previous registry
-/// gave its pane; failing that, the id its `@swarm_agent` label carries when
+/// gave its pane (the same pane id on the same server instance); failing that, the id its `@swarm_agent` label carries when
 /// the label is this project's and no other live entry holds it; failing
 /// that, a new id above every id ever seen. A previous agent that is no
 /// longer a candidate stays `stale` while its pane lives and it was seen
@@ -301,14 +309,20 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     let now_iso = time::utc_iso(input.now);
     let empty = Vec::new();
     let previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);
+    // An agent whose server is not recorded (an older or Python registry)
+    // is taken to be on the server being listed.
+    let same_server =
+        |a: &AgentRecord, pane: &Pane| input.servers.get(&a.id).is_none_or(|s| *s == pane.server);
     let prev_for = |pane: &Pane| -> Option<&AgentRecord> {
         previous
             .iter()
-            .find(|a| a.tmux_pane_id.as_deref() == Some(pane.id.as_str()))
+            .find(|a| a.tmux_pane_id.as_deref() == Some(pane.id.as_str()) && same_server(a, pane))
             .or_else(|| {
-                previous
-                    .iter()
-                    .find(|a| a.tmux_pane_id.is_none() && a.pane_index == pane.address())
+                previous.iter().find(|a| {
+                    a.tmux_pane_id.is_none()
+                        && a.pane_index == pane.address()
+                        && same_server(a, pane)
+                })
             })
     };
     let ours = |pane: &Pane| pane.project_label.as_deref() == Some(input.fingerprint);
@@ -344,15 +358,17 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         .iter()
         .map(|c| c.pane.id.as_str())
         .collect();
-    let live: HashSet<&str> = input
-        .panes
-        .iter()
-        .filter(|p| !p.dead)
-        .map(|p| p.id.as_str())
-        .collect();
+    // The live pane of a previous agent: same pane id, same server.
+    let live_pane = |a: &AgentRecord| -> Option<&str> {
+        let id = a.tmux_pane_id.as_deref()?;
+        input
+            .panes
+            .iter()
+            .find(|p| !p.dead && p.id.as_str() == id && same_server(a, p))
+            .map(|p| p.id.as_str())
+    };
     for a in previous {
-        if let Some(p) = a.tmux_pane_id.as_deref()
-            && live.contains(p)
+        if let Some(p) = live_pane(a)
             && !candidate_panes.contains(p)
         {
             taken.insert(a.id.clone());
@@ -376,6 +392,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         }
     }
     let mut added = Vec::new();
+    let mut servers = BTreeMap::new();
     let mut agents = Vec::with_capacity(input.candidates.len());
     for (slot, cand) in ids.into_iter().zip(input.candidates) {
         let id = match slot {
@@ -391,6 +408,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         if prev_for(&cand.pane).is_none_or(|a| a.status != AgentStatus::Active) {
             added.push(id.clone());
         }
+        servers.insert(id.clone(), cand.pane.server.clone());
         agents.push(AgentRecord {
             id,
             pane_index: cand.pane.address(),
@@ -409,12 +427,15 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         if current.contains(&a.id) {
             continue;
         }
-        let pane_alive = a.tmux_pane_id.as_deref().is_some_and(|p| live.contains(p));
+        let pane_alive = live_pane(a).is_some();
         let recent = time::parse_iso(&a.last_seen)
             .is_some_and(|t| time::age_seconds(t, input.now) < input.stale_after_secs as f64);
         if pane_alive && recent {
             if a.status == AgentStatus::Active {
                 went_stale.push(a.id.clone());
+            }
+            if let Some(server) = input.servers.get(&a.id) {
+                servers.insert(a.id.clone(), server.clone());
             }
             agents.push(AgentRecord {
                 status: AgentStatus::Stale,
@@ -431,6 +452,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     MergeOutput {
         registry,
         next_id,
+        servers,
         added,
         went_stale,
         dropped,
@@ -455,6 +477,7 @@ mod tests {
             agent_label: label.map(str::to_owned),
             project_label: label.map(|_| FP.to_owned()),
             current_path: None,
+            server: "100:1".into(),
         }
     }
 
@@ -472,6 +495,17 @@ mod tests {
         prev: Option<&Registry>,
         next: u64,
     ) -> MergeOutput {
+        run_on(now, panes, agents, prev, next, &BTreeMap::new())
+    }
+
+    fn run_on(
+        now: DateTime<Utc>,
+        panes: &[Pane],
+        agents: &[&Pane],
+        prev: Option<&Registry>,
+        next: u64,
+        servers: &BTreeMap<String, String>,
+    ) -> MergeOutput {
         let candidates: Vec<Candidate> = agents.iter().map(|p| cand(p)).collect();
         merge(&MergeInput {
             now,
@@ -479,6 +513,7 @@ mod tests {
             panes,
             previous: prev,
             next_id: next,
+            servers,
             fingerprint: FP,
             stale_after_secs: 60,
         })
@@ -674,5 +709,51 @@ mod tests {
         let out = run(time::now(), &panes, &[&panes[0]], Some(&prev), 0);
         assert_eq!(ids(&out), [("agent-4", "%0", "active")]);
         assert_eq!(out.next_id, 5);
+    }
+
+    #[test]
+    fn a_restarted_server_gets_new_agents() {
+        let now = time::now();
+        let panes = [pane(0, None), pane(1, None)];
+        let first = run(now, &panes, &[&panes[0], &panes[1]], None, 0);
+        assert_eq!(
+            first.servers.get("agent-1").map(String::as_str),
+            Some("100:1")
+        );
+        // The server restarts: its panes are %0 and %1 again.
+        let restarted: Vec<Pane> = panes
+            .iter()
+            .map(|p| Pane {
+                server: "200:9".into(),
+                ..p.clone()
+            })
+            .collect();
+        let out = run_on(
+            now,
+            &restarted,
+            &[&restarted[0], &restarted[1]],
+            Some(&first.registry),
+            first.next_id,
+            &first.servers,
+        );
+        assert_eq!(
+            ids(&out),
+            [("agent-2", "%0", "active"), ("agent-3", "%1", "active")]
+        );
+        assert_eq!(out.dropped, ["agent-0", "agent-1"]);
+        assert_eq!(
+            out.servers.get("agent-2").map(String::as_str),
+            Some("200:9")
+        );
+        // On the same server, the same panes keep their ids.
+        let again = run_on(
+            now,
+            &restarted,
+            &[&restarted[0], &restarted[1]],
+            Some(&out.registry),
+            out.next_id,
+            &out.servers,
+        );
+        assert_eq!(ids(&again), ids(&out));
     }
 }

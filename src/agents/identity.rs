@@ -1,6 +1,6 @@
 //! Who is running this command: the agent whose pane we are in.
 
-use crate::agents::registry::{AgentRecord, Registry};
+use crate::agents::registry::{AgentIds, AgentRecord, Registry};
 use crate::error::{Error, Result};
 use crate::store::Paths;
 use crate::tmux::{PaneId, Tmux};
@@ -50,6 +50,7 @@ pub(crate) fn identify(
 ) -> SelfIdentity {
     let record = registry
         .and_then(|r| r.find_by_pane(pane.as_str()))
+        .filter(|r| on_this_server(paths, &r.id))
         .cloned();
     if let Some(rec) = record
         .as_ref()
@@ -76,4 +77,23 @@ pub(crate) fn identify(
         record,
         pane,
     }
+}
+
+/// False when the agent's pane is known to live on another tmux server
+/// instance than the one in `$TMUX` (a restarted server reuses pane ids):
+/// the registry entry is then someone else's. Unknown either way is true.
+fn on_this_server(paths: &Paths, agent: &str) -> bool {
+    let Some(pid) = std::env::var("TMUX")
+        .ok()
+        .and_then(|v| v.split(',').nth(1).map(str::to_owned))
+    else {
+        return true;
+    };
+    let Ok((ids, _)) = AgentIds::read(paths) else {
+        return true;
+    };
+    ids.servers
+        .get(agent)
+        .and_then(|s| s.split(':').next())
+        .is_none_or(|recorded| recorded == pid)
 }

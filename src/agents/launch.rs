@@ -132,12 +132,22 @@ pub(crate) fn launch(
         }
         tmux.kill_session(&plan.session)?;
     }
-    let first = tmux.new_session(&SessionSpec {
+    let spec = SessionSpec {
         name: &plan.session,
         cwd: paths.root(),
         size: SESSION_SIZE,
         command: &plan.command,
-    })?;
+    };
+    // A server that is exiting (its last session was just killed) can
+    // still take the connection and then go away: the next try starts a
+    // new server.
+    let mut tries = 0;
+    let first = loop {
+        match tmux.new_session(&spec) {
+            Err(TmuxError::NoServer { .. }) if tries < 3 => tries += 1,
+            other => break other?,
+        }
+    };
     let window = format!("={}:", plan.session);
     tmux.set_window_options(
         &window,
@@ -217,7 +227,11 @@ pub(crate) fn down(
     {
         return Err(Error::NoSession(session.to_owned()));
     }
-    tmux.kill_session(session)?;
+    match tmux.kill_session(session) {
+        // The server exited with its last session before it answered.
+        Ok(()) | Err(TmuxError::NoServer { .. }) => {}
+        Err(e) => return Err(e.into()),
+    }
     match discovery::refresh(tmux, paths, matcher, opts) {
         // That was the last session: the server exited with it.
         Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(paths),
@@ -236,6 +250,23 @@ pub(crate) fn swarm_invocation() -> String {
     match me {
         Some(me) if on_path.as_ref() != Some(&me) => shell_quote(&me.to_string_lossy()),
         _ => "swarm".into(),
+    }
+}
+
+/// True when `swarm` (a shell word as [`swarm_invocation`] writes it: a
+/// command name or a quoted path) names an executable that exists.
+pub(crate) fn invocation_exists(swarm: &str) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    let word = match swarm.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+        Some(inner) => inner.replace(r"'\''", "'"),
+        None => swarm.to_owned(),
+    };
+    if word.contains('/') {
+        Path::new(&word)
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    } else {
+        find_on_path(&word).is_some()
     }
 }
 

@@ -2,6 +2,8 @@
 //! shape (docs/FORMATS.md) so both tools read each other's file; and the agent-id
 //! high-water mark in `.swarm/agent_ids.json`, so ids are never reused.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -215,18 +217,25 @@ impl RegistryFile {
     }
 }
 
-/// `.swarm/agent_ids.json`: the next agent number to hand out. Only
+/// `.swarm/agent_ids.json`: the next agent number to hand out, and which
+/// tmux server instance each registered agent's pane belongs to (the
+/// registry itself cannot say: the Python reader rejects extra keys). Only
 /// written under the registry's lock.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct AgentIds {
-    /// Format version of this file.
+    /// Format version of this file (2 added `servers`).
     pub version: u32,
     /// The next `agent-N` number; never decreases.
     pub next: u64,
+    /// Agent id -> server instance (`<server pid>:<start time>`) of its
+    /// pane. An agent missing here (written by an older version or by the
+    /// Python tool) is matched by pane id alone.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub servers: BTreeMap<String, String>,
 }
 
 impl AgentIds {
-    const VERSION: u32 = 1;
+    const VERSION: u32 = 2;
 
     /// Reads the high-water mark; a missing or damaged file counts as 0
     /// (the registry and the pane labels still keep ids from going back).
@@ -247,11 +256,17 @@ impl AgentIds {
         file.preserve(&lock)
     }
 
-    /// A mark that hands out `next` first.
+    /// A mark that hands out `next` first and knows no servers.
     pub(crate) fn fresh(next: u64) -> AgentIds {
+        AgentIds::new(next, BTreeMap::new())
+    }
+
+    /// A mark that hands out `next` first, with the agents' servers.
+    pub(crate) fn new(next: u64, servers: BTreeMap<String, String>) -> AgentIds {
         AgentIds {
             version: Self::VERSION,
             next,
+            servers,
         }
     }
 

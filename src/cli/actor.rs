@@ -1,9 +1,12 @@
 //! Which agent a command acts as (the sender of a message, the holder of a
 //! lock): detected from the pane it runs in, or named explicitly. Inside an
 //! agent's pane, naming a different agent is refused unless the caller says
-//! `--as-other`, so an agent cannot speak for another by accident.
+//! `--as-other`, so an agent cannot speak for another by accident. A named
+//! agent must be in the registry; only a message's sender may instead be
+//! the operator (`messaging.operator`), a person outside the agents' panes.
 
 use crate::agents::identity;
+use crate::agents::registry::AgentStatus;
 use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
@@ -25,18 +28,79 @@ pub(super) struct Actor {
 }
 
 /// Resolves the acting agent. `explicit` is the value of `flag` (`--from`,
-/// `--agent`), validated as an agent id.
+/// `--agent`), validated as an agent id and looked up in the registry.
 pub(super) fn resolve(
     ctx: &Context,
     explicit: Option<&str>,
     as_other: bool,
     flag: &str,
 ) -> Result<Actor> {
+    resolve_as(ctx, explicit, as_other, flag, Check::Registered)
+}
+
+/// Resolves the acting agent of a task-coordination command: an explicit
+/// id need not be registered, because cards, tasks and memories (the
+/// Python tool's agent-to-agent records) also name agents that run in no
+/// pane of this project.
+pub(super) fn resolve_any(
+    ctx: &Context,
+    explicit: Option<&str>,
+    as_other: bool,
+    flag: &str,
+) -> Result<Actor> {
+    resolve_as(ctx, explicit, as_other, flag, Check::Any)
+}
+
+/// Which explicit ids are accepted.
+enum Check<'a> {
+    /// Registered agents only.
+    Registered,
+    /// Registered agents and the operator (a message's sender).
+    OrOperator(&'a str),
+    /// Any well-formed id.
+    Any,
+}
+
+/// Resolves the sender of a message: like [`resolve`], but outside tmux the
+/// sender defaults to the operator, and `--from` may name the operator.
+pub(super) fn resolve_sender(
+    ctx: &Context,
+    explicit: Option<&str>,
+    as_other: bool,
+    flag: &str,
+) -> Result<Actor> {
+    let operator = ctx.config()?.messaging.operator.clone();
+    resolve_as(ctx, explicit, as_other, flag, Check::OrOperator(&operator))
+}
+
+fn resolve_as(
+    ctx: &Context,
+    explicit: Option<&str>,
+    as_other: bool,
+    flag: &str,
+    check: Check<'_>,
+) -> Result<Actor> {
     let explicit = explicit
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
+    let registry = load_registry(ctx)?;
+    let operator = match check {
+        Check::OrOperator(name) => Some(name),
+        _ => None,
+    };
+    if let Some(id) = &explicit
+        && !matches!(check, Check::Any)
+        && operator != Some(id.as_str())
+    {
+        known_agent(ctx, registry.as_ref(), id)?;
+    }
     let pane = identity::current_pane()?;
-    let pane_agent = pane_agent(ctx, pane.as_ref())?;
+    let pane_agent = match &pane {
+        Some(pane) => {
+            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+        }
+        None => None,
+    };
     match (explicit, pane_agent) {
         (Some(id), Some(own)) if id != own => {
             if as_other {
@@ -62,6 +126,11 @@ pub(super) fn resolve(
             as_other: false,
             pane_agent: Some(own),
         }),
+        (None, None) if pane.is_none() && operator.is_some() => Ok(Actor {
+            id: operator.unwrap_or_default().to_owned(),
+            as_other: false,
+            pane_agent: None,
+        }),
         (None, None) => Err(Error::NoIdentity(match pane {
             Some(pane) => format!(
                 "pane {pane} is not a registered agent of this project, so {flag} is required"
@@ -69,6 +138,29 @@ pub(super) fn resolve(
             None => format!("not running inside a tmux pane, so {flag} is required"),
         })),
     }
+}
+
+/// Fails with the list of agents unless `id` is a registered agent (active
+/// or stale): an id that is no agent's would lock files, or read an inbox,
+/// for nobody.
+pub(super) fn known_agent(
+    ctx: &Context,
+    registry: Option<&crate::agents::registry::Registry>,
+    id: &str,
+) -> Result<()> {
+    if registry
+        .and_then(|r| r.find(id))
+        .is_some_and(|a| a.status != AgentStatus::Dead)
+    {
+        return Ok(());
+    }
+    Err(Error::UnknownAgent {
+        id: id.to_owned(),
+        registry: ctx.paths.registry(),
+        known: registry
+            .map(|r| r.active().map(|a| a.id.clone()).collect())
+            .unwrap_or_default(),
+    })
 }
 
 /// The agent this process's pane is, if any (no error outside tmux).

@@ -27,7 +27,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let _ = e.print();
+            use clap::error::ErrorKind;
+            if matches!(
+                e.kind(),
+                ErrorKind::DisplayHelp
+                    | ErrorKind::DisplayVersion
+                    | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+            ) {
+                let _ = e.print();
+            } else {
+                let (message, hint) = super::parse_error::describe(&e);
+                Output::new(Default::default()).usage_error(&message, &hint);
+            }
             // clap: 0 for --help/--version, 2 for usage errors.
             return u8::try_from(e.exit_code()).unwrap_or(ExitCode::Usage.code());
         }
@@ -58,6 +69,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         _ => {}
     }
     let ctx = Context::new(&cli.global, out.clone())?;
+    check_config(&ctx, &cli.command)?;
     match cli.command.side_effects() {
         SideEffects::Housekeeping => {
             let result = run_command(&ctx, cli.command);
@@ -65,6 +77,31 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
             result
         }
         SideEffects::None | SideEffects::OwnLoop => run_command(&ctx, cli.command),
+    }
+}
+
+/// Every command checks the config the same way before it starts: one
+/// that changes something fails on a problem; one that only reads warns
+/// and goes on with the defaults. `init`, `doctor` and `config` report the
+/// config's problems themselves, and the git guard must not block work
+/// because of them.
+fn check_config(ctx: &Context, command: &Command) -> Result<()> {
+    match command {
+        Command::Init(_) | Command::Doctor(_) | Command::Config(_) => Ok(()),
+        Command::Locks(args) if !args.changes() => {
+            ctx.config_or_defaults();
+            Ok(())
+        }
+        Command::Agents(_)
+        | Command::Whoami(_)
+        | Command::Inbox(_)
+        | Command::Acks(_)
+        | Command::Who(_)
+        | Command::Guard(_) => {
+            ctx.config_or_defaults();
+            Ok(())
+        }
+        _ => ctx.config().map(drop),
     }
 }
 

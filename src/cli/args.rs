@@ -65,6 +65,7 @@ pub(super) struct Cli {
 
 /// Options every command takes, before or after the command name.
 #[derive(Debug, Args)]
+#[command(next_help_heading = "Global options")]
 pub(super) struct GlobalArgs {
     /// Project root holding the state files [default: $CLAUDESWARM_ROOT,
     /// else the nearest directory with .git, .claudeswarm.yaml,

@@ -1,6 +1,6 @@
 //! Everything a command needs, resolved once: the project root and its
-//! files, the tmux server, the config (loaded on first use, so that a
-//! broken config does not stop commands that do not read it).
+//! files, the tmux server, the config (checked up front by every command;
+//! see `app::check_config`).
 
 use std::cell::OnceCell;
 use std::env;
@@ -76,6 +76,23 @@ impl Context {
         }
         let loaded = config::load(self.paths.root(), &config::process_env())?;
         Ok(self.config.get_or_init(|| loaded))
+    }
+
+    /// Loads the config; when it has problems, says so as a warning and
+    /// goes on with the defaults (for commands that only read).
+    pub(super) fn config_or_defaults(&self) {
+        if let Err(e) = self.loaded_config() {
+            let mut text = e.to_string();
+            if let Some(hint) = e.hint() {
+                text.push_str(&format!("\n  hint: {hint}"));
+            }
+            self.out.warn(&format!(
+                "{text}\n  (this command only reads, so it goes on with the default settings)"
+            ));
+            if let Ok(defaults) = config::load_with(None, &[]) {
+                let _ = self.config.set(defaults);
+            }
+        }
     }
 
     /// The project's file locks, with the configured stale timeout.

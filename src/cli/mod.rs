@@ -16,6 +16,7 @@ mod housekeeping;
 mod locks;
 mod messaging;
 mod output;
+mod parse_error;
 mod reload;
 mod servers;
 mod setup;

@@ -93,6 +93,18 @@ impl Output {
         let _ = writeln!(io::stderr().lock(), "{message}");
     }
 
+    /// A command-line error in the same form as every other error.
+    pub(super) fn usage_error(&self, message: &str, hint: &str) {
+        let label = if self.color_err {
+            "error".red().bold().to_string()
+        } else {
+            "error".to_owned()
+        };
+        let mut err = io::stderr().lock();
+        let _ = writeln!(err, "swarm: {label}: {message}");
+        let _ = writeln!(err, "  hint: {hint}");
+    }
+
     /// `swarm: error: ...` and its hint on stderr.
     pub(super) fn error(&self, error: &Error) {
         let label = if self.color_err {

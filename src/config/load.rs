@@ -288,15 +288,25 @@ fn env_overrides(
     out
 }
 
-/// For a `SWARM_<SECTION>_...` variable that names no key: why it is
-/// wrong. Other `SWARM_*` variables (like `SWARM_TMUX_SOCKET`) are not
+/// For a `SWARM_<SECTION>_...` variable that names no key, or one a
+/// letter or two away from a key's variable (a misspelt section): why it
+/// is wrong. Other `SWARM_*` variables (like `SWARM_TMUX_SOCKET`) are not
 /// config overrides and are left alone.
 fn unknown_env_var(var: &str) -> Option<String> {
-    let (section, _) = SECTIONS.iter().find(|(s, _)| {
+    let section = SECTIONS.iter().find(|(s, _)| {
         var.strip_prefix("SWARM_")
             .and_then(|rest| rest.strip_prefix(&s.to_ascii_uppercase()))
             .is_some_and(|rest| rest.starts_with('_'))
-    })?;
+    });
+    let Some((section, _)) = section else {
+        let near = KEYS
+            .iter()
+            .filter_map(Key::env_var)
+            .map(|name| (schema::edit_distance(var, &name), name))
+            .filter(|(d, _)| *d <= 2)
+            .min()?;
+        return Some(format!("not a config key (did you mean `{}`?)", near.1));
+    };
     let names: Vec<String> = KEYS
         .iter()
         .filter(|k| k.section == *section)

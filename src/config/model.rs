@@ -115,6 +115,9 @@ pub struct Messaging {
     /// Check on screen that a message was submitted, pressing Enter once
     /// more when it was not (never pasting twice).
     pub confirm_delivery: bool,
+    /// The sender name of a person: `--from`'s default outside tmux and
+    /// the monitor composer's sender. Never an agent's id.
+    pub operator: String,
     /// Extra message types besides the built-in ones (upper case, `A-Z`,
     /// `0-9` and `-`).
     pub custom_types: Vec<String>,
@@ -196,6 +199,7 @@ impl Default for Messaging {
             delivery_pause_ms: 150,
             max_inline_bytes: 4096,
             confirm_delivery: false,
+            operator: "operator".into(),
             custom_types: Vec::new(),
         }
     }

@@ -60,6 +60,8 @@ pub(crate) enum Kind {
     OptList(ListKind),
     /// An existing directory, or unset.
     OptDir,
+    /// A name that could be an agent id (`validate::agent_id`).
+    AgentName,
 }
 
 /// The shape of a list value.
@@ -305,6 +307,13 @@ pub(crate) const KEYS: &[Key] = &[
     },
     Key {
         section: "messaging",
+        name: "operator",
+        kind: Kind::AgentName,
+        doc: "Sender name of a person: the default --from outside tmux, and the monitor's composer (letters, digits, - and _).",
+        example: None,
+    },
+    Key {
+        section: "messaging",
         name: "custom_types",
         kind: Kind::List(ListKind {
             item: Item::MessageType,
@@ -468,6 +477,12 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             }
         }
         (Kind::Text { .. }, v) => one(format!("expected text, got {}", describe(v))),
+        (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
+            Ok(id) if id == *s => Vec::new(),
+            Ok(_) => one("cannot start or end with spaces".into()),
+            Err(e) => one(e),
+        },
+        (Kind::AgentName, v) => one(format!("expected a name, got {}", describe(v))),
         (Kind::List(list) | Kind::OptList(list), Value::Array(items)) => check_list(list, items),
         (Kind::List(list) | Kind::OptList(list), v) => one(format!(
             "expected a list of {}, got {}",
@@ -620,7 +635,7 @@ pub(crate) fn suggestion(name: &str, names: &[&str]) -> String {
 }
 
 /// Levenshtein distance, for "did you mean" hints on short names.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -651,7 +666,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
                 "expected true or false (or 1/0, yes/no, on/off), got {raw:?}"
             )),
         },
-        Kind::Text { .. } | Kind::OptDir => Ok(Value::String(raw.to_owned())),
+        Kind::Text { .. } | Kind::OptDir | Kind::AgentName => Ok(Value::String(raw.to_owned())),
         Kind::List(list) | Kind::OptList(list) => parse_env_list(&list.item, t),
     }
 }

@@ -192,16 +192,17 @@ impl Message {
     }
 
     /// The log line for this message (docs/FORMATS.md). `delivered` holds the
-    /// real-time outcome per recipient so far.
+    /// outcome of the first recipients so far; a recipient without one gets
+    /// no verdict at all, neither in `delivery_status` nor in the counts
+    /// (docs/FORMATS.md): swarm logs a message before it delivers it, and a
+    /// `false` there would read as a failure to the Python tool.
     pub(crate) fn log_entry(&self, delivered: &[bool]) -> LogEntry {
         let mut status = Map::new();
-        for (i, r) in self.recipients.iter().enumerate() {
-            status.insert(
-                r.clone(),
-                Value::Bool(delivered.get(i).copied().unwrap_or(false)),
-            );
+        for (r, d) in self.recipients.iter().zip(delivered) {
+            status.insert(r.clone(), Value::Bool(*d));
         }
         let ok = delivered.iter().filter(|d| **d).count() as u64;
+        let known = delivered.len().min(self.recipients.len()) as u64;
         LogEntry {
             sender: self.sender.clone(),
             timestamp: time::utc_iso(self.created),
@@ -215,7 +216,7 @@ impl Message {
             parent_msg_id: self.parent_msg_id.clone(),
             delivery_status: status,
             success_count: ok,
-            failure_count: self.recipients.len() as u64 - ok,
+            failure_count: known.saturating_sub(ok),
         }
     }
 }

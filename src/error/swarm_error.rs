@@ -111,6 +111,14 @@ pub enum Error {
         /// The file it was editing.
         path: PathBuf,
     },
+    /// A refusal whose remedy depends on the case; it carries its hint.
+    #[error("{message}")]
+    Refused {
+        /// What went wrong.
+        message: String,
+        /// What to do about it.
+        hint: String,
+    },
     /// A local I/O failure outside the state files (the terminal, a record
     /// file).
     #[error("could not {what}: {source}")]
@@ -180,6 +188,7 @@ impl Error {
             | Error::NoConfigFile { .. }
             | Error::NoEditor
             | Error::EditorFailed { .. }
+            | Error::Refused { .. }
             | Error::Io { .. } => ExitCode::Failure,
         }
     }
@@ -228,7 +237,7 @@ impl Error {
             Error::NoIdentity(_) => Some(
                 "run it inside an agent's tmux pane, or name the agent with --agent/--from".into(),
             ),
-            Error::NotInstalled { hint, .. } => Some(hint.clone()),
+            Error::NotInstalled { hint, .. } | Error::Refused { hint, .. } => Some(hint.clone()),
             Error::SessionExists(name) => Some(format!(
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),

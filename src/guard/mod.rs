@@ -10,4 +10,4 @@ mod pre_commit;
 
 pub(crate) use edit_request::EditRequest;
 pub(crate) use error::GuardError;
-pub(crate) use pre_commit::{Installed, PreCommitHook, Uninstalled};
+pub(crate) use pre_commit::{Installed, PreCommitHook, Uninstalled, installed_swarm};

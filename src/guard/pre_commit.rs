@@ -64,7 +64,7 @@ pub(crate) fn block(swarm: &str, created: bool) -> String {
     }
     b.push_str(&format!(
         "if [ \"${{SWARM_GUARD:-}}\" != off ]; then\n\
-         \x20 if [ -x {swarm} ]; then\n\
+         \x20 if command -v {swarm} >/dev/null 2>&1; then\n\
          \x20   {swarm} guard check-commit || exit 1\n\
          \x20 else\n\
          \x20   echo \"swarm guard: \"{swarm}\" is gone, so this commit was not checked for locks (run swarm guard install again)\" >&2\n\
@@ -73,6 +73,16 @@ pub(crate) fn block(swarm: &str, created: bool) -> String {
          {END}\n"
     ));
     b
+}
+
+/// The swarm command (a shell word) that the guard block in `text` runs.
+pub(crate) fn installed_swarm(text: &str) -> Option<String> {
+    let (_, inner, _) = split_block(text)?;
+    inner.lines().find_map(|l| {
+        l.trim()
+            .strip_suffix(" guard check-commit || exit 1")
+            .map(str::to_owned)
+    })
 }
 
 /// True when a hook's first line makes it a POSIX-style shell script.

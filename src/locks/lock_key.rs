@@ -89,6 +89,11 @@ fn compile(pattern: &str) -> Result<GlobMatcher, globset::Error> {
         .compile_matcher())
 }
 
+/// The longest file or directory name Linux file systems take (NAME_MAX).
+const MAX_NAME_BYTES: usize = 255;
+/// The longest path the system takes, without its NUL (PATH_MAX - 1).
+const MAX_PATH_BYTES: usize = 4095;
+
 impl LockKey {
     /// Normalises what the user typed. Relative paths are taken from the
     /// current directory when it is inside the project, else from the
@@ -104,6 +109,12 @@ impl LockKey {
         }
         if raw.contains('\0') {
             return Err(invalid("the path contains a NUL byte"));
+        }
+        if raw.len() > MAX_PATH_BYTES {
+            return Err(invalid(&format!(
+                "the path is {} bytes long; the system allows at most {MAX_PATH_BYTES}",
+                raw.len()
+            )));
         }
         // Parity with the Python validator (docs/FORMATS.md): `\` is a separator,
         // but `..\` style traversal is refused outright.
@@ -126,6 +137,19 @@ impl LockKey {
                 Some(s) => parts.push(s),
                 None => return Err(invalid("the path is not valid UTF-8")),
             }
+        }
+        if let Some(long) = parts.iter().find(|p| p.len() > MAX_NAME_BYTES) {
+            return Err(invalid(&format!(
+                "the name {:?}... is {} bytes long; the system allows at most {MAX_NAME_BYTES} per file or directory name",
+                long.chars().take(16).collect::<String>(),
+                long.len()
+            )));
+        }
+        let full = root.as_os_str().len() + 1 + parts.iter().map(|p| p.len() + 1).sum::<usize>();
+        if full > MAX_PATH_BYTES {
+            return Err(invalid(&format!(
+                "the path would be {full} bytes long inside the project; the system allows at most {MAX_PATH_BYTES}"
+            )));
         }
         if parts.is_empty() {
             return Err(LockError::WholeProject {

@@ -74,8 +74,8 @@ impl FeedMessage {
             .map(str::trim_start)
             .unwrap_or(&entry.content);
         let body = sanitize::strip_controls(content).replace('\t', "    ");
-        // swarm logs a message before delivering it (every recipient
-        // `false`) and its outcome afterwards as a delivery record; only
+        // swarm logs a message before delivering it (no verdict yet) and
+        // its outcome afterwards as a delivery record; only
         // the Python tool's lines (naive local times, no offset) carry the
         // real outcome in `delivery_status`.
         let outcome_in_line = DateTime::parse_from_rfc3339(&entry.timestamp).is_err();

@@ -22,6 +22,9 @@ pub(crate) struct Hook {
     pub matcher: Option<&'static str>,
     /// The shell command.
     pub command: String,
+    /// What follows the swarm command in `command`: how swarm recognises
+    /// its own hook, whichever binary it named.
+    pub args: &'static str,
 }
 
 /// The hooks swarm installs, for a swarm invoked as `swarm` (a command
@@ -32,11 +35,13 @@ pub(crate) fn swarm_hooks(swarm: &str) -> Vec<Hook> {
             event: "UserPromptSubmit",
             matcher: None,
             command: format!("{swarm} inbox --new --hook"),
+            args: "inbox --new --hook",
         },
         Hook {
             event: "PreToolUse",
             matcher: Some("Edit|Write|MultiEdit"),
             command: format!("{swarm} guard check-edit"),
+            args: "guard check-edit",
         },
     ]
 }
@@ -116,7 +121,43 @@ fn is_command(entry: &Value, command: &str) -> bool {
     entry.get("command").and_then(Value::as_str) == Some(command)
 }
 
-/// Adds the hooks that are missing, keeping everything else in the file.
+/// The swarm commands (shell words) that swarm's hooks in the project's
+/// `.claude/settings.json` run; empty when there are none or the file
+/// cannot be read.
+pub(crate) fn installed_swarms(paths: &Paths) -> Vec<String> {
+    let Ok(settings) = load(&settings_file(paths)) else {
+        return Vec::new();
+    };
+    let mut found = Vec::new();
+    for hook in swarm_hooks("swarm") {
+        for group in groups(&settings, hook.event) {
+            for entry in group
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(swarm) = swarm_of(entry, hook.args)
+                    && !found.contains(&swarm)
+                {
+                    found.push(swarm);
+                }
+            }
+        }
+    }
+    found
+}
+
+/// The swarm command of an entry that runs `<swarm> <args>`.
+fn swarm_of(entry: &Value, args: &str) -> Option<String> {
+    let command = entry.get("command").and_then(Value::as_str)?;
+    let swarm = command.strip_suffix(args)?.strip_suffix(' ')?;
+    (!swarm.is_empty()).then(|| swarm.to_owned())
+}
+
+/// Adds the hooks that are missing, keeping everything else in the file;
+/// swarm's own hooks that run another swarm command (an older binary) are
+/// replaced.
 pub(crate) fn install(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreError> {
     let file = settings_file(paths);
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
@@ -126,6 +167,26 @@ pub(crate) fn install(paths: &Paths, hooks: &[Hook]) -> Result<Change, StoreErro
         ..Change::default()
     };
     for hook in hooks {
+        if let Some(Value::Array(list)) = settings
+            .get_mut("hooks")
+            .and_then(|h| h.get_mut(hook.event))
+        {
+            for group in list.iter_mut() {
+                if group.get("matcher").and_then(Value::as_str) != hook.matcher {
+                    continue;
+                }
+                if let Some(Value::Array(entries)) = group.get_mut("hooks") {
+                    entries.retain(|e| {
+                        is_command(e, &hook.command) || swarm_of(e, hook.args).is_none()
+                    });
+                }
+            }
+            list.retain(|g| {
+                g.get("hooks")
+                    .and_then(Value::as_array)
+                    .is_none_or(|h| !h.is_empty())
+            });
+        }
         if has_hook(&settings, hook) {
             change.unchanged.push(describe(hook));
             continue;

@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
 use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
 use crate::config;
+use crate::messaging::message_log::{MessageLog, Record};
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
 use crate::tmux::{MINIMUM_VERSION, Tmux, TmuxError};
@@ -107,11 +108,46 @@ pub(crate) const CHECKS: &[Check] = &[
     registry_panes,
     mcp_servers,
     leftover_files,
+    hook_commands,
 ];
 
 /// Runs every check.
 pub(crate) fn run(subject: &Subject<'_>) -> Vec<Outcome> {
     CHECKS.iter().flat_map(|check| check(subject)).collect()
+}
+
+/// swarm's Claude Code hooks and git guard run swarm by name or by path:
+/// warns when that command no longer exists (a rebuilt or moved binary),
+/// since the hooks then do nothing.
+fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "hooks";
+    let mut found: Vec<(String, &str)> = crate::setup::claude_hooks::installed_swarms(s.paths)
+        .into_iter()
+        .map(|swarm| (swarm, "swarm hooks install"))
+        .collect();
+    if let Ok(dir) = crate::guard::git::Git::new(s.paths.root()).hooks_dir()
+        && let Ok(text) = std::fs::read_to_string(dir.join("pre-commit"))
+        && let Some(swarm) = crate::guard::installed_swarm(&text)
+    {
+        found.push((swarm, "swarm guard install"));
+    }
+    found
+        .into_iter()
+        .map(|(swarm, reinstall)| {
+            if crate::agents::launch::invocation_exists(&swarm) {
+                Outcome::ok(
+                    CHECK,
+                    format!("`{reinstall}` hooks run {swarm}, which exists"),
+                )
+            } else {
+                Outcome::warn(
+                    CHECK,
+                    format!("hooks run {swarm}, which no longer exists: they do nothing"),
+                    format!("run `{reinstall}` again with the swarm you use now"),
+                )
+            }
+        })
+        .collect()
 }
 
 const INSTALL_TMUX: &str =
@@ -404,8 +440,26 @@ fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
             bad.push(i + 1);
         }
     }
+    // Messages as every other view counts them: delivery records are
+    // lines of the log, not messages.
+    let (messages, deliveries) = match MessageLog::new(s.paths).read() {
+        Ok(contents) => {
+            let m = contents
+                .records
+                .iter()
+                .filter(|r| matches!(r, Record::Message(_)))
+                .count();
+            (m, contents.records.len() - m)
+        }
+        Err(e) => return vec![unreadable(CHECK, &path, &e)],
+    };
     out.push(if bad.is_empty() {
-        Outcome::ok(CHECK, format!("readable, {total} message(s), every line JSON"))
+        Outcome::ok(
+            CHECK,
+            format!(
+                "readable, {messages} message(s) and {deliveries} delivery record(s), every line JSON"
+            ),
+        )
     } else {
         Outcome::warn(
             CHECK,

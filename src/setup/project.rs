@@ -54,6 +54,8 @@ pub(crate) struct Integration {
     pub command: &'static str,
     /// What it does, in one line.
     pub what: &'static str,
+    /// What it changes, for a swarm run as the given shell word.
+    pub changes: fn(&str) -> String,
     /// Sets it up, idempotently, returning what was done (`Created
     /// .claude/settings.json`) or what was already there. `None` while
     /// the integration is not part of this build: init then names
@@ -83,12 +85,7 @@ fn install_git_guard(paths: &Paths) -> Result<String> {
         Err(e) => return Ok(format!("skipped: {e}")),
     };
     let hook = PreCommitHook::new(&dir);
-    let exe = std::env::current_exe().map_err(|source| crate::error::Error::Io {
-        what: "find the swarm executable for the hook".into(),
-        source,
-    })?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    let outcome = hook.install(&crate::agents::launch::shell_quote(&exe.to_string_lossy()))?;
+    let outcome = hook.install(&crate::agents::launch::swarm_invocation())?;
     let path = hook.path().display();
     Ok(match outcome {
         Installed::Created => format!("created {path}"),
@@ -105,18 +102,35 @@ pub(crate) fn integrations() -> [Integration; 3] {
             name: "Claude Code hook",
             command: "swarm hooks install",
             what: "shows each agent its new messages before every prompt",
+            changes: |swarm| {
+                format!(
+                    ".claude/settings.json: Claude Code hooks running `{swarm} inbox --new --hook` \
+                     before each prompt and `{swarm} guard check-edit` before each edit"
+                )
+            },
             setup: Some(install_claude_hooks),
         },
         Integration {
             name: "git guard",
             command: "swarm guard install",
             what: "stops a commit that touches a file another agent has locked",
+            changes: |swarm| {
+                format!(
+                    ".git/hooks/pre-commit: a guard running `{swarm} guard check-commit` before each commit"
+                )
+            },
             setup: Some(install_git_guard),
         },
         Integration {
             name: "MCP server",
             command: "swarm mcp install",
             what: "lets Claude Code, Codex CLI and Gemini CLI use swarm as tools",
+            changes: |_| {
+                ".mcp.json (+ .claude/settings.local.json), .codex/config.toml, \
+                 .gemini/settings.json: swarm's MCP server for each agent CLI on PATH, \
+                 run by this binary's absolute path"
+                    .to_owned()
+            },
             setup: Some(install_mcp_server),
         },
     ]
@@ -148,4 +162,49 @@ fn install_mcp_server(paths: &Paths) -> Result<String> {
         done.push(format!("{} {how}", c.name()));
     }
     Ok(done.join(", "))
+}
+
+/// The lines of [`Paths::GITIGNORE`] that `.gitignore` at `path` lacks.
+pub(crate) fn missing_gitignore_lines(path: &std::path::Path) -> Result<Vec<&'static str>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(source) => {
+            return Err(crate::error::Error::Io {
+                what: format!("read {}", path.display()),
+                source,
+            });
+        }
+    };
+    let have: Vec<&str> = text.lines().map(str::trim).collect();
+    Ok(Paths::GITIGNORE
+        .iter()
+        .copied()
+        .filter(|l| !have.contains(l))
+        .collect())
+}
+
+/// Appends `lines` to `.gitignore` at `path` under a comment, creating it
+/// when missing.
+pub(crate) fn add_gitignore_lines(path: &std::path::Path, lines: &[&str]) -> Result<()> {
+    use std::io::Write;
+    let io = |source| crate::error::Error::Io {
+        what: format!("add lines to {}", path.display()),
+        source,
+    };
+    let needs_newline = std::fs::read(path)
+        .map(|b| !b.is_empty() && !b.ends_with(b"\n"))
+        .unwrap_or(false);
+    let mut text = String::from(if needs_newline { "\n" } else { "" });
+    text.push_str("# swarm's state files (added by `swarm init`)\n");
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(io)?;
+    f.write_all(text.as_bytes()).map_err(io)
 }

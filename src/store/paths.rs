@@ -22,6 +22,30 @@ impl Paths {
         &self.root
     }
 
+    /// Lines for a `.gitignore` that keep every state file swarm may write
+    /// out of `git status` (the config file and `COORDINATION.md` are
+    /// meant to be shared, so they are not among them).
+    pub(crate) const GITIGNORE: &'static [&'static str] = &[
+        "/ACTIVE_AGENTS.json",
+        "/PENDING_ACKS.json",
+        "/agent_messages.log",
+        "/agent_messages.log.old",
+        "/agent_messages.log.[0-9]*",
+        "/AGENT_CARDS.json",
+        "/TASKS.json",
+        "/CONTEXTS.json",
+        "/LEARNING_DATA.json",
+        "/DELEGATION_HISTORY.json",
+        "/CONFLICT_LOG.json",
+        "/.agent_locks/",
+        "/.agent_memory/",
+        "/.swarm/",
+        "/.*.json.lock",
+        "/.agent_messages.log.lock",
+        "/.COORDINATION.md.lock",
+        "/.claude/.settings.json.lock",
+    ];
+
     /// `ACTIVE_AGENTS.json`: the agent registry (docs/FORMATS.md).
     pub fn registry(&self) -> PathBuf {
         self.root.join("ACTIVE_AGENTS.json")

@@ -154,8 +154,16 @@ impl Tmux {
                 .flag("-F")
                 .text(LIST_PANES_FORMAT),
             None,
-        )?;
-        Ok(parse_list_panes(&out))
+        );
+        match out {
+            Ok(out) => Ok(parse_list_panes(&out)),
+            // A server whose last session just closed answers this while
+            // it exits: it has no panes.
+            Err(TmuxError::Failed { stderr, .. }) if no_sessions(&stderr) => {
+                Ok((Vec::new(), Vec::new()))
+            }
+            Err(e) => Err(e),
+        }
     }
 
     /// The `@swarm_agent` and `@swarm_project` labels of one pane.
@@ -564,6 +572,12 @@ impl Tmux {
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
+}
+
+/// tmux's words for "this server has no session to look in".
+fn no_sessions(stderr: &str) -> bool {
+    let lower = stderr.to_lowercase();
+    lower.contains("no current target") || lower.contains("no sessions")
 }
 
 fn parse_pane_id(command: &str, out: &str) -> Result<PaneId, TmuxError> {

@@ -13,8 +13,9 @@ pub(super) const FIELD_SEPARATOR: char = '\x1f';
 /// The `list-panes -a -F` format the parser expects. The pane's current
 /// directory, the one field tmux does not escape (a directory name may
 /// hold any byte but NUL), comes last so that nothing in it can shift the
-/// others; the session name, escaped by tmux, just before it.
-pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{session_name}\x1f#{pane_current_path}";
+/// others; the session name, escaped by tmux, just before it. `#{pid}` and
+/// `#{start_time}` name the server instance.
+pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{pid}\x1f#{start_time}\x1f#{session_name}\x1f#{pane_current_path}";
 
 /// A tmux pane id, `%N`: stable for the life of the pane on its server.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -95,6 +96,10 @@ pub struct Pane {
     /// finds it on each platform (`#{pane_current_path}`); `None` when
     /// tmux could not tell.
     pub current_path: Option<PathBuf>,
+    /// The server instance the pane lives on (`<server pid>:<start time>`).
+    /// Pane ids restart at `%0` when a server restarts, so a pane id names
+    /// the same pane only together with this.
+    pub server: String,
 }
 
 impl Pane {
@@ -120,7 +125,7 @@ pub fn parse_list_panes(output: &str) -> (Vec<Pane>, Vec<String>) {
 }
 
 fn parse_line(line: &str) -> Result<Pane, &'static str> {
-    let mut fields = line.splitn(9, FIELD_SEPARATOR);
+    let mut fields = line.splitn(11, FIELD_SEPARATOR);
     let mut next = || fields.next().ok_or("too few fields");
     let id = next()?.parse().map_err(|_| "bad pane id")?;
     let pid = next()?.parse().map_err(|_| "bad pane pid")?;
@@ -129,6 +134,8 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
     let dead = next()? == "1";
     let agent_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
     let project_label = Some(next()?.to_owned()).filter(|s| !s.is_empty());
+    let server_pid: u32 = next()?.parse().map_err(|_| "bad server pid")?;
+    let server_started: u64 = next()?.parse().map_err(|_| "bad server start time")?;
     let session = next()?.to_owned();
     let current_path = Some(next()?).filter(|s| !s.is_empty()).map(PathBuf::from);
     Ok(Pane {
@@ -141,6 +148,7 @@ fn parse_line(line: &str) -> Result<Pane, &'static str> {
         agent_label,
         project_label,
         current_path,
+        server: format!("{server_pid}:{server_started}"),
     })
 }
 
@@ -158,15 +166,38 @@ mod tests {
         let out = format!(
             "{}\n{}\n",
             line(&[
-                "%0", "101", "0", "0", "0", "agent-0", "ab12", "swarm", "/src/p"
+                "%0",
+                "101",
+                "0",
+                "0",
+                "0",
+                "agent-0",
+                "ab12",
+                "9",
+                "1700000000",
+                "swarm",
+                "/src/p"
             ]),
-            line(&["%7", "202", "1", "3", "1", "", "", "odd name", "/x\x1fy"])
+            line(&[
+                "%7",
+                "202",
+                "1",
+                "3",
+                "1",
+                "",
+                "",
+                "9",
+                "1700000000",
+                "odd name",
+                "/x\x1fy"
+            ])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert!(skipped.is_empty(), "{skipped:?}");
         assert_eq!(panes.len(), 2);
         assert_eq!(panes[0].address(), "swarm:0.0");
         assert_eq!(panes[0].agent_label.as_deref(), Some("agent-0"));
+        assert_eq!(panes[0].server, "9:1700000000");
         assert_eq!(panes[1].id.number(), 7);
         assert!(panes[1].dead);
         assert_eq!(panes[1].agent_label, None);
@@ -180,8 +211,8 @@ mod tests {
     fn skips_malformed_lines_and_says_why() {
         let out = format!(
             "garbage\n{}\n{}\n",
-            line(&["%1", "x", "0", "0", "0", "", "", "s", "/p"]),
-            line(&["%2", "5", "0", "0", "0", "", "", "s", ""])
+            line(&["%1", "x", "0", "0", "0", "", "", "9", "1", "s", "/p"]),
+            line(&["%2", "5", "0", "0", "0", "", "", "9", "1", "s", ""])
         );
         let (panes, skipped) = parse_list_panes(&out);
         assert_eq!(panes.len(), 1);
@@ -225,7 +256,7 @@ mod tests {
             // listing's line.
             let name = name.replace(|c: char| c.is_control(), " ");
             let path = path.replace(['\n', '\r'], " ");
-            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", &name, &path]);
+            let out = line(&[&format!("%{n}"), "42", "1", "2", "0", "", "", "9", "1", &name, &path]);
             let (panes, skipped) = parse_list_panes(&out);
             prop_assert!(skipped.is_empty());
             prop_assert_eq!(&panes[0].session, &name);

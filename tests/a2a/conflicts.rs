@@ -22,6 +22,8 @@ fn locks_snapshot(project: &Project) -> Vec<(String, String)> {
 #[test]
 fn the_more_urgent_task_wins_else_the_holder_and_locks_are_untouched() {
     let project = Project::new();
+    // The lock holders below are registered agents.
+    project.register(&["agent-0", "agent-1", "agent-2", "agent-3"]);
     ok(
         &project,
         &[
@@ -120,6 +122,8 @@ fn the_more_urgent_task_wins_else_the_holder_and_locks_are_untouched() {
 #[test]
 fn patterns_count_stale_locks_do_not_and_the_holder_is_told_it_holds_it() {
     let project = Project::new();
+    // The lock holders below are registered agents.
+    project.register(&["agent-0", "agent-1", "agent-2", "agent-3"]);
     ok(&project, &["lock", "docs/*.md", "--agent", "agent-2"]);
     let out = ok(
         &project,

@@ -153,6 +153,8 @@ fn damaged_files_are_reported_and_preserved() {
         ];
         for how in damages {
             let project = Project::new();
+            // The lock holders below are registered agents.
+            project.register(&["agent-0", "agent-1", "agent-2", "agent-3"]);
             let outside = tempfile::tempdir().expect("tempdir");
             (case.setup)(&project);
             let original = damage(&project, case.file, how, outside.path());

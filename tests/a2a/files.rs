@@ -221,6 +221,8 @@ fn files_written_by_the_python_tool_are_read() {
 #[test]
 fn what_swarm_writes_has_the_python_shape() {
     let project = Project::new();
+    // The lock holders below are registered agents.
+    project.register(&["agent-0", "agent-1", "agent-2", "agent-3"]);
     ok(
         &project,
         &[

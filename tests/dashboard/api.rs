@@ -233,3 +233,41 @@ fn unknown_paths_and_methods_get_json_errors() {
     let huge = format!("GET /{} HTTP/1.1\r\n\r\n", "a".repeat(20_000));
     assert_eq!(dash.send(&huge).status, 431);
 }
+
+#[test]
+fn doctor_and_the_stats_count_the_same_messages() {
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    for i in 0..3 {
+        // The agents have no pane here: each message is logged, then a
+        // delivery record saying it waits in the inbox.
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(["msg", "agent-1", "INFO", &format!("m{i}")])
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(7),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let lines = project.read("agent_messages.log").lines().count();
+    assert!(lines > 3, "delivery records too: {lines} lines");
+    let out = crate::harness::swarm_outside_tmux(&project)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("run doctor");
+    let doctor = crate::harness::stdout_json(&out);
+    let log = doctor["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .filter(|c| c["check"] == "agent_messages.log")
+        .filter_map(|c| c["message"].as_str())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(log.contains("3 message(s)"), "{log}");
+    let dash = Dashboard::start(&project);
+    assert_eq!(dash.get("/api/v1/stats").json()["message_count"], json!(3));
+}

@@ -96,6 +96,7 @@ fn the_stream_sends_the_state_then_each_change() {
 #[test]
 fn a_lock_going_stale_leaves_the_list_without_any_file_changing() {
     let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
     swarm_ok(&project, &["lock", "src/a.py", "--agent", "agent-0"]);
     swarm_ok(&project, &["lock", "src/b.py", "--agent", "agent-1"]);
     // Taken 297 s ago: stale (past the default 300 s) in about 3 s.

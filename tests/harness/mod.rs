@@ -244,6 +244,21 @@ impl Project {
             .collect()
     }
 
+    /// Adds agents to the registry (creating it) as if discovery had
+    /// found them in panes of a session `test` that tmux does not have:
+    /// for commands that only check that an `--agent`/`--from` is a
+    /// registered agent. Ids already registered are left as they are.
+    pub fn register(&self, ids: &[&str]) {
+        self.register_in(ids, None);
+    }
+
+    /// Like `register`, but stale, in a live pane that runs no agent (such
+    /// as the harness's own `%0`), seen now: discovery keeps them for
+    /// `discovery.stale_threshold` seconds, and a broadcast skips them.
+    pub fn register_in(&self, ids: &[&str], pane: Option<&str>) {
+        register_agents(&self.path(), ids, pane);
+    }
+
     /// Names of the files in a directory of the project, sorted.
     pub fn ls(&self, rel: &str) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.file(rel))
@@ -253,6 +268,41 @@ impl Project {
         names.sort();
         names
     }
+}
+
+/// `Project::register_in` for any project root.
+pub fn register_agents(root: &Path, ids: &[&str], pane: Option<&str>) {
+    let path = root.join("ACTIVE_AGENTS.json");
+    let mut reg: serde_json::Value = fs::read_to_string(&path)
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| {
+            serde_json::json!({
+                "session_name": "test",
+                "updated_at": "2026-01-01T00:00:00+00:00",
+                "agents": []
+            })
+        });
+    let agents = reg["agents"].as_array_mut().expect("agents array");
+    for id in ids {
+        if agents.iter().any(|a| a["id"] == *id) {
+            continue;
+        }
+        let n = agents.len();
+        let seen = match pane {
+            Some(_) => chrono::Utc::now()
+                .format("%Y-%m-%dT%H:%M:%S%.6f+00:00")
+                .to_string(),
+            None => "2026-01-01T00:00:00+00:00".to_owned(),
+        };
+        agents.push(serde_json::json!({
+            "id": id, "pane_index": format!("test:0.{n}"), "pid": 0,
+            "status": if pane.is_some() { "stale" } else { "active" },
+            "last_seen": seen,
+            "session_name": "test", "tmux_pane_id": pane
+        }));
+    }
+    fs::write(&path, serde_json::to_string_pretty(&reg).expect("json")).expect("write");
 }
 
 /// `swarm` in `project`, talking to `server`, with a clean environment.

@@ -57,7 +57,7 @@ fn a_message_appears_on_screen_and_q_restores_the_terminal() {
             "agent-0",
             "BLOCKED",
             "--from",
-            "tester",
+            "operator",
             "need the auth module",
         ])
         .assert()
@@ -68,7 +68,7 @@ fn a_message_appears_on_screen_and_q_restores_the_terminal() {
         .lines()
         .find(|l| l.contains("need the auth module"))
         .expect("the message line");
-    assert!(line.contains("tester → agent-0 BLOCKED"), "{line}");
+    assert!(line.contains("operator → agent-0 BLOCKED"), "{line}");
     keys(&server, &pane, &["q"]);
     assert_exited_cleanly(&server, &pane);
 }
@@ -167,7 +167,7 @@ fn the_monitor_sends_due_ack_retries() {
     server.wait_for_screen(&pane, "Agents (1)");
     swarm(&project, &server)
         .args([
-            "msg", "agent-0", "QUESTION", "--from", "tester", "--ack", "ready?",
+            "msg", "agent-0", "QUESTION", "--from", "operator", "--ack", "ready?",
         ])
         .assert()
         .success();
@@ -177,7 +177,7 @@ fn the_monitor_sends_due_ack_retries() {
     let retry = got[1]["text"].as_str().expect("text");
     assert!(retry.contains("[RETRY 1/3]"), "{retry}");
     server.wait_for_screen(&pane, "[awaiting ACK, 1 retry]");
-    server.wait_for_screen(&pane, "tester→agent-0");
+    server.wait_for_screen(&pane, "operator→agent-0");
 }
 
 #[test]

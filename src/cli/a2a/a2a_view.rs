@@ -121,7 +121,7 @@ pub(crate) fn acting_agent(
     flag: &str,
     action: &str,
 ) -> Result<String> {
-    let actor = actor::resolve(ctx, explicit, as_other, flag)?;
+    let actor = actor::resolve_any(ctx, explicit, as_other, flag)?;
     actor::record_as_other(ctx, &actor, action)?;
     Ok(actor.id)
 }

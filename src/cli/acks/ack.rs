@@ -70,10 +70,17 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         }
         Acknowledgement::Refused(AckResult::Acknowledged(_)) => Ok(ExitCode::Success),
         Acknowledgement::Refused(AckResult::NotRecipient { msg_id, recipient }) => {
-            Err(Error::Invalid(format!(
-                "only {recipient} can acknowledge message {msg_id} (you are {})",
-                actor.id
-            )))
+            Err(Error::Refused {
+                message: format!(
+                    "only {recipient} can acknowledge message {msg_id} (you are {})",
+                    actor.id
+                ),
+                hint: format!(
+                    "{recipient} acknowledges it from its own pane with `swarm ack {}`; \
+                     from outside tmux, `swarm ack {} --agent {recipient}`",
+                    args.id, args.id
+                ),
+            })
         }
         Acknowledgement::Refused(AckResult::Ambiguous(ids)) => Err(Error::Invalid(format!(
             "{prefix} matches {} pending messages ({}); give more of the id",

@@ -2,11 +2,14 @@
 
 use std::path::PathBuf;
 
+use std::time::{Duration, Instant};
+
 use clap::Args;
 
 use crate::agents::demo_agent;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
+use crate::tmux::{PaneId, Server, Tmux};
 
 /// Arguments of `swarm demo-agent`.
 #[derive(Debug, Args)]
@@ -17,10 +20,32 @@ pub(crate) struct DemoAgentArgs {
     /// Name shown in the banner [default: the pane id, $TMUX_PANE]
     #[arg(long)]
     name: Option<String>,
+    /// Show the agent id swarm writes into the pane (`@swarm_agent`) as the
+    /// name, waiting briefly for it (`swarm launch` labels its panes just
+    /// after starting them)
+    #[arg(long, hide = true, conflicts_with = "name")]
+    name_from_label: bool,
     /// Ignore the first N Enter presses after each paste, like an agent
     /// that drops an Enter arriving too soon after a paste (for tests)
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     drop_enters: u32,
+}
+
+/// This pane's `@swarm_agent` label, once it is there (at most a few
+/// seconds: `launch` writes it right after it registers the panes).
+fn agent_label() -> Option<String> {
+    let pane: PaneId = std::env::var("TMUX_PANE").ok()?.parse().ok()?;
+    let tmux = Tmux::new(Server::select(None, std::env::var_os("TMUX").as_deref()));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Ok((Some(agent), _)) = tmux.pane_labels(&pane) {
+            return Some(agent);
+        }
+        if Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// Runs the demo agent on this terminal until it is told to quit.
@@ -28,6 +53,7 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
     let name = args
         .name
         .clone()
+        .or_else(|| args.name_from_label.then(agent_label).flatten())
         .or_else(|| std::env::var("TMUX_PANE").ok())
         .unwrap_or_else(|| "demo".into());
     let name = crate::support::sanitize::one_line(&name);

@@ -75,6 +75,7 @@ struct LaunchReport<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     monitor: Option<&'a str>,
     attach: String,
+    stop: String,
 }
 
 /// Turns the arguments into a plan, launches, reports and attaches.
@@ -94,6 +95,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
         ));
     }
     let attach_cmd = attach_command(ctx.tmux.server(), &launched.session);
+    let stop_cmd = stop_command(ctx.tmux.server(), ctx.paths.root(), &launched.session);
     let registry = &launched.discovery.registry;
     let address = |pane: &str| {
         registry
@@ -116,6 +118,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                 .collect(),
             monitor: launched.monitor.as_ref().map(|p| p.as_str()),
             attach: attach_cmd,
+            stop: stop_cmd,
         })?;
         return Ok(ExitCode::Success);
     }
@@ -138,9 +141,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     if args.no_attach || !interactive {
         s.push_str(&format!(
-            "\nAttach with: {attach_cmd}\nStop with:   {} down --session {}\n",
-            launch::swarm_invocation(),
-            launched.session
+            "\nAttach with: {attach_cmd}\nStop with:   {stop_cmd}\n"
         ));
         ctx.out.print(&s)?;
         return Ok(ExitCode::Success);
@@ -165,7 +166,10 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
                 what: "find the swarm executable for the demo agent".into(),
                 source,
             })?;
-            format!("{} demo-agent", launch::shell_quote(&exe.to_string_lossy()))
+            format!(
+                "{} demo-agent --name-from-label",
+                launch::shell_quote(&exe.to_string_lossy())
+            )
         }
         (None, kind) => {
             let program = match kind.unwrap_or(AgentKind::Claude) {
@@ -214,6 +218,35 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
 }
 
 /// The shell command that attaches to the session on our server.
+/// `swarm down` for this session, runnable as printed from any directory:
+/// it names the project root and (unless it comes from `$TMUX`) the
+/// server, since the person typing it may be elsewhere.
+fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> String {
+    let mut parts = vec![
+        launch::swarm_invocation(),
+        "--root".into(),
+        launch::shell_quote(&root.to_string_lossy()),
+    ];
+    match server {
+        Server::Named(name) => {
+            parts.extend(["--tmux-socket".into(), launch::shell_quote(name)]);
+        }
+        Server::Socket(path) => {
+            parts.extend([
+                "--tmux-socket".into(),
+                launch::shell_quote(&path.to_string_lossy()),
+            ]);
+        }
+        Server::Default | Server::Inherited(_) => {}
+    }
+    parts.extend([
+        "down".into(),
+        "--session".into(),
+        launch::shell_quote(session),
+    ]);
+    parts.join(" ")
+}
+
 fn attach_command(server: &Server, session: &str) -> String {
     let mut parts = vec!["tmux".to_owned()];
     if !matches!(server, Server::Inherited(_)) {

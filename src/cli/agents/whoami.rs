@@ -32,10 +32,11 @@ struct Identity<'a> {
 /// Prints who this pane is.
 pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
     let Some(pane) = identity::current_pane()? else {
-        return Err(Error::NoIdentity(
-            "not running inside a tmux pane ($TMUX_PANE is not set); `whoami` only works in tmux panes"
+        return Err(Error::Refused {
+            message: "not running inside a tmux pane ($TMUX_PANE is not set)".into(),
+            hint: "run `swarm whoami` in an agent's pane; `swarm agents` lists every agent and its pane"
                 .into(),
-        ));
+        });
     };
     let registry = load_registry(ctx)?;
     let me = identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane);

@@ -12,6 +12,7 @@ use crate::messaging::message_log::{MessageLog, MessageView, Status};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
+use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm inbox`.
@@ -105,7 +106,14 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
 
 fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
     match &args.agent {
-        Some(id) => validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}"))),
+        Some(id) => {
+            let id = validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}")))?;
+            // The operator has an inbox too: ACKs to messages it sent.
+            if id != ctx.config()?.messaging.operator {
+                actor::known_agent(ctx, load_registry(ctx)?.as_ref(), &id)?;
+            }
+            Ok(id)
+        }
         None => Ok(actor::resolve(ctx, None, false, "--agent")?.id),
     }
 }

@@ -24,7 +24,8 @@ pub(crate) struct MessageArgs {
     /// Read the message from a file
     #[arg(long, value_name = "FILE", conflicts_with = "content")]
     file: Option<PathBuf>,
-    /// Sender agent id [default: this pane's agent]; required outside tmux
+    /// Sender agent id [default: this pane's agent; outside tmux, the
+    /// operator name `messaging.operator`, "operator"]
     #[arg(long, alias = "sender-id", value_name = "ID")]
     from: Option<String>,
     /// Allow --from to name another agent than this pane's own (recorded)
@@ -40,7 +41,7 @@ impl MessageArgs {
 
     /// The sending agent.
     pub(crate) fn sender(&self, ctx: &Context) -> Result<Actor> {
-        actor::resolve(ctx, self.from.as_deref(), self.as_other, "--from")
+        actor::resolve_sender(ctx, self.from.as_deref(), self.as_other, "--from")
     }
 }
 

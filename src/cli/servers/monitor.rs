@@ -43,9 +43,10 @@ pub(crate) struct MonitorArgs {
     #[arg(short = 'n', long, value_name = "N", default_value_t = 100,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     lines: u32,
-    /// Sender id of the messages written in the monitor with `m`
-    #[arg(long, value_name = "ID", default_value = "operator")]
-    from: String,
+    /// Sender id of the messages written in the monitor with `m` [default:
+    /// messaging.operator, "operator"]
+    #[arg(long, value_name = "ID")]
+    from: Option<String>,
     /// Accepted for the Python tool's `start-monitoring --no-tmux`: swarm
     /// always runs in the current terminal (`swarm launch --monitor` adds
     /// a monitor pane)
@@ -89,8 +90,12 @@ fn plan(ctx: &Context, args: &MonitorArgs) -> Result<Plan> {
                 .ok_or_else(|| Error::Invalid(format!("--since: {s:?} is too long ago")))
         })
         .transpose()?;
-    let sender =
-        validate::agent_id(&args.from).map_err(|e| Error::Invalid(format!("--from: {e}")))?;
+    let sender = match &args.from {
+        Some(from) => {
+            validate::agent_id(from).map_err(|e| Error::Invalid(format!("--from: {e}")))?
+        }
+        None => ctx.config()?.messaging.operator.clone(),
+    };
     Ok(Plan {
         base: BaseFilter {
             types,

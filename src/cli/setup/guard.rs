@@ -72,12 +72,7 @@ fn hook(ctx: &Context) -> Result<PreCommitHook> {
 
 fn install(ctx: &Context) -> Result<ExitCode> {
     let hook = hook(ctx)?;
-    let exe = std::env::current_exe().map_err(|source| Error::Io {
-        what: "find the swarm executable for the hook".into(),
-        source,
-    })?;
-    let exe = exe.canonicalize().unwrap_or(exe);
-    let outcome = hook.install(&launch::shell_quote(&exe.to_string_lossy()))?;
+    let outcome = hook.install(&launch::swarm_invocation())?;
     let path = hook.path().display();
     ctx.out.print(&match outcome {
         Installed::Created => format!("Created {path} with the swarm guard.\n"),

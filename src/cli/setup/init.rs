@@ -6,6 +6,7 @@ use std::io::{self, BufRead, IsTerminal};
 
 use clap::Args;
 
+use crate::agents::launch;
 use crate::config;
 use crate::error::{Error, Result};
 use crate::setup::project::{self, TmuxState};
@@ -16,9 +17,19 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm init`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "What init may change, each asked first on a terminal:\n  \
+    .claudeswarm.toml         the config file, every key with its default\n  \
+    .claude/settings.json     Claude Code hooks: new messages before each prompt, lock check before each edit\n  \
+    .git/hooks/pre-commit     a guard refusing commits that touch files other agents locked\n  \
+    .gitignore                lines for swarm's state files\n\
+Without a terminal (and without --yes) only the config file is created; the rest is listed with the command that does it.\n\
+The hooks run swarm as `swarm` when the swarm on PATH is this binary, else by its absolute path; `swarm doctor` warns when that path is gone."
+)]
 pub(crate) struct InitArgs {
-    /// Answer yes to every question (also the behaviour when stdin is not
-    /// a terminal)
+    /// Answer yes to every question, including the hooks and .gitignore
+    /// (without a terminal and without --yes, only the config file is
+    /// created)
     #[arg(short, long)]
     yes: bool,
 }
@@ -29,14 +40,33 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let ok = out.good("✓");
     let warn = out.caution("⚠");
     let answer = if args.yes {
-        Answer::Yes("--yes")
+        Answer::Yes
     } else if io::stdin().is_terminal() {
         Answer::Ask
     } else {
-        Answer::Yes("stdin is not a terminal")
+        Answer::SafeOnly
     };
     let root = ctx.paths.root();
+    let swarm = launch::swarm_invocation();
+    let mut done: Vec<String> = Vec::new();
     out.print(&format!("{}\n\n", out.bold("=== swarm project set-up ===")))?;
+    let mut s = format!(
+        "This may change, in {}:\n  - .claudeswarm.toml: the config file, when there is none\n",
+        root.display()
+    );
+    for i in project::integrations() {
+        s.push_str(&format!("  - {}\n", (i.changes)(&swarm)));
+    }
+    s.push_str("  - .gitignore: lines for swarm's state files\n");
+    s.push_str(match answer {
+        Answer::Ask => "Each is asked first.\n\n",
+        Answer::Yes => "--yes: all of it, where missing.\n\n",
+        Answer::SafeOnly => {
+            "stdin is not a terminal: only the config file is created; \
+             run `swarm init --yes` for the rest.\n\n"
+        }
+    });
+    out.print(&s)?;
 
     let mut s = String::from("Step 1: project root\n");
     match &ctx.root.source {
@@ -66,8 +96,14 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
         None => {
             let path = root.join(config::DEFAULT_CONFIG_FILE);
             out.print(&format!("  {warn} no config file\n"))?;
-            if confirm(ctx, answer, "Create .claudeswarm.toml with the defaults?")? {
+            if confirm(
+                ctx,
+                answer,
+                "Create .claudeswarm.toml with the defaults?",
+                true,
+            )? {
                 config::write_template(&path, false)?;
+                done.push(format!("created {}", path.display()));
                 out.print(&format!(
                     "  {ok} created {} (every key, its default and a comment)\n",
                     path.display()
@@ -103,11 +139,17 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
                 if confirm(
                     ctx,
                     answer,
-                    &format!("Set up the {} ({})?", integration.name, integration.what),
+                    &format!(
+                        "Set up the {} ({})?",
+                        integration.name,
+                        (integration.changes)(&swarm)
+                    ),
+                    false,
                 )? =>
             {
-                let done = setup_fn(&ctx.paths)?;
-                out.print(&format!("  {ok} {}: {done}\n", integration.name))?;
+                let what = setup_fn(&ctx.paths)?;
+                out.print(&format!("  {ok} {}: {what}\n", integration.name))?;
+                done.push(format!("{}: {what}", integration.name));
             }
             _ => {
                 out.print(&format!(
@@ -118,6 +160,45 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
             }
         }
     }
+
+    out.print("\nStep 5: .gitignore\n")?;
+    let gitignore = root.join(".gitignore");
+    let missing = project::missing_gitignore_lines(&gitignore)?;
+    if missing.is_empty() {
+        out.print(&format!(
+            "  {ok} .gitignore already keeps swarm's state files out of git\n"
+        ))?;
+    } else {
+        let mut s = String::from("  Lines that keep swarm's state files out of `git status`:\n");
+        for line in &missing {
+            s.push_str(&format!("    {line}\n"));
+        }
+        out.print(&s)?;
+        if confirm(ctx, answer, "Add them to .gitignore?", false)? {
+            project::add_gitignore_lines(&gitignore, &missing)?;
+            out.print(&format!(
+                "  {ok} added {} lines to {}\n",
+                missing.len(),
+                gitignore.display()
+            ))?;
+            done.push(format!(
+                "added {} lines to {}",
+                missing.len(),
+                gitignore.display()
+            ));
+        } else {
+            out.print("  - skipped: add them yourself, or run `swarm init --yes`\n")?;
+        }
+    }
+
+    let mut s = format!("\n{}\n", out.bold("=== Done ==="));
+    if done.is_empty() {
+        s.push_str("  nothing changed\n");
+    }
+    for d in &done {
+        s.push_str(&format!("  {ok} {d}\n"));
+    }
+    out.print(&s)?;
 
     let mut steps: Vec<(String, &str)> = Vec::new();
     if tmux == TmuxState::NotInstalled {
@@ -171,16 +252,31 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
 enum Answer {
     /// Ask on the terminal.
     Ask,
-    /// Yes, for this reason.
-    Yes(&'static str),
+    /// Yes to everything (`--yes`).
+    Yes,
+    /// No terminal to ask on: yes to what only adds a file of swarm's own,
+    /// no to what changes how other programs behave.
+    SafeOnly,
 }
 
 /// Asks a yes/no question on a terminal (default yes; end of input counts
-/// as yes), or says why the answer is yes without asking.
-fn confirm(ctx: &Context, answer: Answer, question: &str) -> Result<bool> {
-    if let Answer::Yes(why) = answer {
-        ctx.out.print(&format!("  ({why}: yes)\n"))?;
-        return Ok(true);
+/// as yes), or answers it without asking and says so. `safe` marks a
+/// change done even without a terminal.
+fn confirm(ctx: &Context, answer: Answer, question: &str, safe: bool) -> Result<bool> {
+    match answer {
+        Answer::Yes => {
+            ctx.out.print("  (--yes: yes)\n")?;
+            return Ok(true);
+        }
+        Answer::SafeOnly => {
+            ctx.out.print(if safe {
+                "  (no terminal: yes)\n"
+            } else {
+                "  (no terminal: not without --yes)\n"
+            })?;
+            return Ok(safe);
+        }
+        Answer::Ask => {}
     }
     ctx.out.print(&format!("  {question} [Y/n] "))?;
     let mut answer = String::new();

@@ -71,7 +71,7 @@ pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     let by = match (&args.agent, actor::detect(ctx)?) {
         (None, None) => COMMAND_LINE.to_owned(),
         (explicit, _) => {
-            let actor = actor::resolve(ctx, explicit.as_deref(), args.as_other, "--agent-id")?;
+            let actor = actor::resolve_any(ctx, explicit.as_deref(), args.as_other, "--agent-id")?;
             actor::record_as_other(ctx, &actor, "tasks update")?;
             actor.id
         }

@@ -1,0 +1,106 @@
+//! Argument errors found by the parser, told in swarm's one error format:
+//! `swarm: error: ...` and a `hint:` saying what to do (a similar command
+//! for a misspelt one, the usage line, where the help is).
+
+use clap::CommandFactory;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+
+use crate::cli::args::Cli;
+
+/// The message and hint of a parse error (not for `--help`/`--version`).
+pub(super) fn describe(e: &clap::Error) -> (String, String) {
+    let text = e.render().to_string();
+    let mut lines = text.lines();
+    let mut message = lines
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .to_owned();
+    let mut hints: Vec<String> = Vec::new();
+    let mut help = "`swarm --help`".to_owned();
+    for line in lines {
+        let line = line.trim();
+        if let Some(tip) = line.strip_prefix("tip: ") {
+            hints.push(tip.to_owned());
+        } else if let Some(usage) = line.strip_prefix("Usage: ") {
+            let command: Vec<&str> = usage
+                .split_whitespace()
+                .take_while(|w| !w.starts_with(['[', '<']))
+                .collect();
+            help = format!("`{} --help`", command.join(" "));
+            hints.push(format!("usage: {usage}"));
+        } else if let Some(values) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            // `[possible values: a, b, c]`
+            hints.push(values.to_owned());
+        } else if line.starts_with('<') || line.starts_with("--") {
+            // The arguments listed under "not provided".
+            message.push_str(if message.ends_with(':') { " " } else { ", " });
+            message.push_str(line);
+        }
+    }
+    if e.kind() == ErrorKind::InvalidSubcommand
+        && !hints.iter().any(|h| h.contains("similar"))
+        && let Some(ContextValue::String(typed)) = e.get(ContextKind::InvalidSubcommand)
+        && let Some(near) = nearest_command(typed)
+    {
+        hints.insert(0, format!("a similar subcommand exists: `{near}`"));
+    }
+    hints.push(format!("{help} explains every option"));
+    (message, hints.join("; "))
+}
+
+/// The command name (or alias) closest to `typed`: one letter wrong,
+/// missing, extra or two letters swapped (two for longer names).
+fn nearest_command(typed: &str) -> Option<String> {
+    let cli = Cli::command();
+    let names = cli
+        .get_subcommands()
+        .flat_map(|c| std::iter::once(c.get_name()).chain(c.get_all_aliases()));
+    let limit = if typed.chars().count() > 5 { 2 } else { 1 };
+    names
+        .map(|n| (distance(typed, n), n))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, n)| n.to_owned())
+}
+
+/// Edit distance counting a swap of two neighbouring letters as one edit
+/// (`mgs` is one edit from `msg`).
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in d.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in d[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (d[i - 1][j] + 1)
+                .min(d[i][j - 1] + 1)
+                .min(d[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(d[i - 2][j - 2] + 1);
+            }
+            d[i][j] = best;
+        }
+    }
+    d[a.len()][b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swaps_and_slips_find_their_command() {
+        assert_eq!(nearest_command("mgs").as_deref(), Some("msg"));
+        assert_eq!(nearest_command("lokc").as_deref(), Some("lock"));
+        assert_eq!(nearest_command("inbx").as_deref(), Some("inbox"));
+        assert_eq!(nearest_command("brodcast").as_deref(), Some("broadcast"));
+        assert_eq!(nearest_command("xyzzy"), None);
+    }
+}
