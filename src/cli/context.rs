@@ -14,6 +14,7 @@ use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
 use crate::messaging::delivery::DeliverySettings;
+use crate::messaging::log_retention::LogPolicy;
 use crate::messaging::rate_limit::RateLimit;
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::{Paths, ProjectRoot};
@@ -119,6 +120,7 @@ impl Context {
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
+            log: log_policy(c),
         })
     }
 
@@ -160,5 +162,13 @@ impl Context {
             stale_after_secs: stale_threshold.unwrap_or(u64::from(d.stale_threshold)),
             cross_project: d.enable_cross_project_coordination,
         })
+    }
+}
+
+fn log_policy(c: &Config) -> LogPolicy {
+    LogPolicy {
+        rotate_bytes: c.message_log.rotate_bytes,
+        keep_bytes: c.message_log.keep_bytes,
+        keep_age: Duration::from_secs(u64::from(c.message_log.keep_days) * 86_400),
     }
 }

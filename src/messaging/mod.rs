@@ -5,6 +5,8 @@
 pub(crate) mod ack_retry;
 pub(crate) mod delivery;
 pub(crate) mod inbox;
+pub(crate) mod log_retention;
+pub(crate) mod log_segments;
 pub(crate) mod log_tail;
 pub(crate) mod message_log;
 pub(crate) mod onboarding;
