@@ -18,6 +18,7 @@ mod hostile_input;
 mod hostile_state;
 mod launch;
 mod locks;
+mod message_log;
 mod messaging;
 mod monitor;
 mod setup;
