@@ -78,6 +78,8 @@ pub(crate) struct InboxView {
     pub unread: usize,
     /// Where the read position moves to, when it moves.
     pub new_cursor: Option<Cursor>,
+    /// The position this read started from (for `ReadState::advance`).
+    pub from_cursor: Option<Cursor>,
 }
 
 /// One of the agent's messages with where its line ends.
@@ -191,6 +193,7 @@ pub(crate) fn read(
                 more_older: false,
                 unread,
                 new_cursor,
+                from_cursor: cursor.cloned(),
             })
         }
         Selection::Recent => {
@@ -247,6 +250,7 @@ pub(crate) fn read(
                 more_older: extra,
                 unread,
                 new_cursor,
+                from_cursor: cursor.cloned(),
             })
         }
         Selection::AllHistory { search } => {
@@ -271,6 +275,7 @@ pub(crate) fn read(
                 more_older: false,
                 unread: 0,
                 new_cursor: None,
+                from_cursor: cursor.cloned(),
             })
         }
     }
@@ -319,11 +324,19 @@ impl ReadState {
         })
     }
 
-    /// Moves `agent`'s read position, never backwards: a concurrent read
-    /// that got further wins. The Python tool's file follows when the
-    /// last message read changed. Damaged files are moved aside before
-    /// being rewritten.
-    pub(crate) fn advance(&self, agent: &str, cursor: &Cursor) -> Result<(), StoreError> {
+    /// Moves `agent`'s read position from `from` (what the read started
+    /// with) to `cursor`. When another read moved it meanwhile, it only
+    /// moves forwards: the read that got further wins. (Unconditionally
+    /// from `from`, so that a log cut short by hand, where the new
+    /// position lies before the old, does not show the same messages
+    /// forever.) The Python tool's file follows when the last message read
+    /// changed. Damaged files are moved aside before being rewritten.
+    pub(crate) fn advance(
+        &self,
+        agent: &str,
+        cursor: &Cursor,
+        from: Option<&Cursor>,
+    ) -> Result<(), StoreError> {
         let lock = self.cursors.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut all = match self.cursors.read_json::<Cursors>()? {
             Loaded::Valid(c) => c,
@@ -334,7 +347,8 @@ impl ReadState {
             }
         };
         let previous = all.agents.get(agent).cloned();
-        if let (Some(Cursor { at: Some(was), .. }), Some(now)) = (&previous, cursor.at)
+        if previous.as_ref() != from
+            && let (Some(Cursor { at: Some(was), .. }), Some(now)) = (&previous, cursor.at)
             && !now.after(was)
         {
             return Ok(());
@@ -416,7 +430,9 @@ mod tests {
             )
             .expect("read");
             if let Some(c) = &view.new_cursor {
-                state.advance(self.agent, c).expect("advance");
+                state
+                    .advance(self.agent, c, view.from_cursor.as_ref())
+                    .expect("advance");
             }
             (view, meter.bytes())
         }
@@ -607,6 +623,25 @@ mod tests {
     }
 
     #[test]
+    fn a_log_cut_short_by_hand_shows_each_message_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let log = MessageLog::new(&paths);
+        for i in 0..5 {
+            send(&log, "agent-1", &format!("before {i}"));
+        }
+        let r = Reader {
+            paths: paths.clone(),
+            agent: "agent-1",
+        };
+        assert_eq!(r.read(Selection::New, None).0.shown.len(), 5);
+        std::fs::write(paths.message_log(), "").expect("truncate");
+        send(&log, "agent-1", "after");
+        assert_eq!(contents(&r.read(Selection::New, None).0), ["after"]);
+        assert!(r.read(Selection::New, None).0.shown.is_empty());
+    }
+
+    #[test]
     fn cursors_persist_never_go_back_and_python_file_follows() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
@@ -622,14 +657,19 @@ mod tests {
             timestamp: "2026-11-21T13:27:06.556070+00:00".into(),
             at: Some(at(100)),
         };
-        rs.advance("a", &c).expect("advance");
+        rs.advance("a", &c, None).expect("advance");
         assert_eq!(rs.cursor("a").expect("read").0, Some(c.clone()));
+        // A read that started before and got less far loses...
         let behind = Cursor {
             at: Some(at(50)),
             ..c.clone()
         };
-        rs.advance("a", &behind).expect("advance");
-        assert_eq!(rs.cursor("a").expect("read").0, Some(c));
+        rs.advance("a", &behind, None).expect("advance");
+        assert_eq!(rs.cursor("a").expect("read").0, Some(c.clone()));
+        // ...but one that started from the stored position (a log cut
+        // short by hand) moves it back.
+        rs.advance("a", &behind, Some(&c)).expect("advance");
+        assert_eq!(rs.cursor("a").expect("read").0, Some(behind));
         let py: Value =
             serde_json::from_str(&std::fs::read_to_string(paths.last_read()).expect("read"))
                 .expect("json");

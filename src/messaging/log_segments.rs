@@ -259,9 +259,10 @@ impl SegmentSet {
                 s.ino
             }
         };
+        // Number and inode both: an inode alone may have been reused by a
+        // newer file after its segment was removed.
         let found = (0..self.segments.len())
-            .find(|&i| ino_of(i) == Some(pos.ino) && self.segments[i].number == pos.segment)
-            .or_else(|| (0..self.segments.len()).find(|&i| ino_of(i) == Some(pos.ino)));
+            .find(|&i| ino_of(i) == Some(pos.ino) && self.segments[i].number == pos.segment);
         if let Some(i) = found {
             return (i, pos.offset);
         }

@@ -635,7 +635,11 @@ mod tests {
             .expect("read");
             assert_eq!(v.shown.len(), 10);
             state
-                .advance("agent-2", v.new_cursor.as_ref().expect("moves"))
+                .advance(
+                    "agent-2",
+                    v.new_cursor.as_ref().expect("moves"),
+                    cursor.as_ref(),
+                )
                 .expect("advance");
         }
         let index = read_index(&paths).expect("index").expect("written");
@@ -652,7 +656,7 @@ mod tests {
         assert_eq!(v.shown[0].entry.msg_id, first.msg_id);
         // Once read, the next rotation lets it go.
         state
-            .advance("agent-1", v.new_cursor.as_ref().expect("moves"))
+            .advance("agent-1", v.new_cursor.as_ref().expect("moves"), None)
             .expect("advance");
         for i in 0..30 {
             log.append(&[message(i).log_entry(&[true])])

@@ -150,7 +150,7 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
 
 fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
     if let Some(cursor) = &view.new_cursor {
-        ReadState::new(&ctx.paths).advance(agent, cursor)?;
+        ReadState::new(&ctx.paths).advance(agent, cursor, view.from_cursor.as_ref())?;
     }
     Ok(())
 }
