@@ -400,7 +400,11 @@ impl MessageLog {
             let Some(stat) = LogFiles::stat(&seg.path)? else {
                 continue;
             };
-            let summary = match seg.summary.clone().filter(|s| s.bytes == stat.len) {
+            let summary = match seg
+                .summary
+                .clone()
+                .filter(|s| s.bytes == stat.len && s.ino == stat.ino)
+            {
                 Some(s) => s,
                 None => match summarize(seg.number, &seg.path, &meter)? {
                     Some(s) => s,
