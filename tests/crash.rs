@@ -34,11 +34,21 @@ fn check_state(project: &Project, trial: usize, seed: u64) {
             .unwrap_or_else(|e| panic!("{ctx}: pending does not parse: {e}"));
         assert!(pending["pending_acks"].is_array(), "{ctx}: {pending}");
     }
-    if let Ok(text) = fs::read_to_string(project.file("agent_messages.log")) {
+    // Every segment of the log, live or rotated, holds whole lines only.
+    for name in project.ls(".") {
+        if !name.starts_with("agent_messages.log") {
+            continue;
+        }
+        let text = project.read(&name);
         for line in text.lines() {
             serde_json::from_str::<Value>(line)
-                .unwrap_or_else(|e| panic!("{ctx}: torn log line {line:?}: {e}"));
+                .unwrap_or_else(|e| panic!("{ctx}: torn line {line:?} in {name}: {e}"));
         }
+    }
+    if let Ok(text) = fs::read_to_string(project.file(".swarm/message_log.json")) {
+        let index: Value = serde_json::from_str(&text)
+            .unwrap_or_else(|e| panic!("{ctx}: log index does not parse: {e}"));
+        assert!(index["segments"].is_array(), "{ctx}: {index}");
     }
 }
 
@@ -66,7 +76,7 @@ fn killed_writers_leave_every_state_file_whole() {
     server.demo_agent(&project.path(), &project.file("rec.jsonl"));
     project.write(
         ".claudeswarm.toml",
-        "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 0\n",
+        "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 0\n\n[message_log]\nrotate_bytes = 1024\n",
     );
     swarm(&project, &server).arg("discover").assert().success();
     let seed = std::time::SystemTime::now()
@@ -115,19 +125,26 @@ fn killed_writers_leave_every_state_file_whole() {
         killed > trials / 2,
         "only {killed} of {trials} kills hit a running process"
     );
-    // The next commands clean up what killed writers left behind.
+    // The next commands clean up what killed writers left behind (a
+    // rotation, which a few messages bring about, cleans the log index's).
     swarm(&project, &server).arg("discover").assert().success();
-    swarm(&project, &server)
-        .args([
-            "msg", "agent-0", "INFO", "--from", "operator", "--ack", "after",
-        ])
-        .assert()
-        .success();
+    for _ in 0..8 {
+        swarm(&project, &server)
+            .args([
+                "msg", "agent-0", "INFO", "--from", "operator", "--ack", "after",
+            ])
+            .assert()
+            .success();
+    }
     swarm(&project, &server)
         .args(["inbox", "--agent", "agent-0", "--new"])
         .assert()
         .success();
     assert_eq!(temp_files(&project), Vec::<String>::new());
+    assert!(
+        project.ls(".").iter().any(|n| n == "agent_messages.log.1"),
+        "the log never rotated"
+    );
     check_state(&project, trials, seed);
 }
 

@@ -21,6 +21,7 @@ mod install;
 mod launch;
 mod locks;
 mod mcp;
+mod message_log;
 mod messaging;
 mod monitor;
 mod setup;

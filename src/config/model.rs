@@ -28,6 +28,8 @@ pub struct Config {
     pub messaging: Messaging,
     /// Acknowledgements of `--ack` messages (swarm's own section).
     pub acks: Acks,
+    /// Rotation and retention of the message log (swarm's own section).
+    pub message_log: MessageLogConfig,
     /// Accepted for parity; the project root is found as docs/FORMATS.md says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_root: Option<PathBuf>,
@@ -135,6 +137,31 @@ pub struct Acks {
     pub retry_delays: Vec<u32>,
     /// Retries before the message is escalated to everyone (0..=10).
     pub max_retries: u32,
+}
+
+/// `[message_log]`: rotation of `agent_messages.log` and how much rotated
+/// history is kept (docs/MESSAGE_LOG.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MessageLogConfig {
+    /// The live log is rotated once larger than this (1 KiB..=1 GiB).
+    pub rotate_bytes: u64,
+    /// Rotated segments are removed, oldest first, while together larger
+    /// than this (0..=1 TiB), unless one holds an unread message.
+    pub keep_bytes: u64,
+    /// Rotated segments older than this many days (1..=3650) are removed,
+    /// unless one holds an unread message.
+    pub keep_days: u32,
+}
+
+impl Default for MessageLogConfig {
+    fn default() -> Self {
+        MessageLogConfig {
+            rotate_bytes: 10 * 1024 * 1024,
+            keep_bytes: 100 * 1024 * 1024,
+            keep_days: 30,
+        }
+    }
 }
 
 impl Default for RateLimiting {

@@ -100,7 +100,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 7] = [
+pub(crate) const SECTIONS: [(&str, &str); 8] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -119,6 +119,10 @@ pub(crate) const SECTIONS: [(&str, &str); 7] = [
     (
         "acks",
         "Messages sent with --ack: retries until acknowledged (swarm only).",
+    ),
+    (
+        "message_log",
+        "Rotation of agent_messages.log and how much rotated history is kept (swarm only).",
     ),
 ];
 
@@ -348,6 +352,33 @@ pub(crate) const KEYS: &[Key] = &[
         name: "max_retries",
         kind: Kind::Int { min: 0, max: 10 },
         doc: "Retries before an unacknowledged message is broadcast as escalated (0-10).",
+        example: None,
+    },
+    Key {
+        section: "message_log",
+        name: "rotate_bytes",
+        kind: Kind::Int {
+            min: 1024,
+            max: 1 << 30,
+        },
+        doc: "The log is renamed to agent_messages.log.<N> once it is larger than this (1 KiB-1 GiB).",
+        example: None,
+    },
+    Key {
+        section: "message_log",
+        name: "keep_bytes",
+        kind: Kind::Int {
+            min: 0,
+            max: 1 << 40,
+        },
+        doc: "Rotated segments are removed, oldest first, while together larger than this (0-1 TiB); never one holding a message an agent has not read.",
+        example: None,
+    },
+    Key {
+        section: "message_log",
+        name: "keep_days",
+        kind: Kind::Int { min: 1, max: 3650 },
+        doc: "Rotated segments older than this many days are removed (1-3650); never one holding a message an agent has not read.",
         example: None,
     },
 ];

@@ -17,6 +17,7 @@ use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockTab
 use crate::messaging::inbox::{self, ReadState, Selection};
 use crate::messaging::message_log::{MessageLog, MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
+use crate::store::ReadMeter;
 use crate::support::sanitize;
 use crate::support::time;
 
@@ -267,15 +268,15 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
 
 /// The unread messages of `agent`, up to `limit`, without marking them.
 pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result<Value> {
-    let contents = MessageLog::new(&project.paths).read()?;
     let (cursor, _) = ReadState::new(&project.paths).cursor(agent)?;
-    let view = inbox::select(
-        &contents.messages(),
+    let view = inbox::read(
+        &project.paths,
         agent,
         cursor.as_ref(),
-        Selection::New,
-        limit,
-    );
+        &Selection::New,
+        Some(limit),
+        &ReadMeter::default(),
+    )?;
     Ok(json!({
         "agent": agent,
         "unread": view.unread,
@@ -286,18 +287,18 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let contents = MessageLog::new(&project.paths).read()?;
     let state = ReadState::new(&project.paths);
     let (cursor, note) = state.cursor(&agent)?;
-    let view = inbox::select(
-        &contents.messages(),
+    let view = inbox::read(
+        &project.paths,
         &agent,
         cursor.as_ref(),
-        Selection::New,
-        limit,
-    );
+        &Selection::New,
+        Some(limit),
+        &ReadMeter::default(),
+    )?;
     if let Some(c) = &view.new_cursor {
-        state.advance(&agent, c)?;
+        state.advance(&agent, c, view.from_cursor.as_ref())?;
     }
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()

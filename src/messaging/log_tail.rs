@@ -1,7 +1,9 @@
 //! `LogTail`: follows `agent_messages.log` by byte offset, the way
 //! `tail -F` does, so a change costs only the new lines however large the
-//! log has grown. A rotation (the log renamed to `.old` and a new one
-//! started) or a truncation is noticed; no line is lost or read twice.
+//! log has grown. A rotation (the log renamed to the next numbered segment
+//! and a new one started) or a truncation is noticed; no line is lost or
+//! read twice. Opening reads the live log and the newest rotated segment,
+//! not the whole history.
 //!
 //! The tail keeps the file it follows open: an open file stays the same
 //! file across a rename, so lines appended just before a rotation are still
@@ -12,6 +14,7 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+use crate::messaging::log_segments::SegmentSet;
 use crate::messaging::message_log::{Record, parse_line};
 use crate::store::{Paths, StoreError};
 
@@ -31,6 +34,8 @@ pub(crate) struct TailBatch {
 struct Followed {
     file: File,
     id: (u64, u64),
+    /// Its segment number when it was opened as the live log.
+    number: u64,
     /// Bytes read so far (the end of `pending` in the file).
     offset: u64,
     /// The start of a line whose newline has not been written yet.
@@ -40,31 +45,43 @@ struct Followed {
 /// Follows a project's message log.
 #[derive(Debug)]
 pub(crate) struct LogTail {
+    paths: Paths,
     path: PathBuf,
-    old: PathBuf,
     followed: Option<Followed>,
 }
 
 impl LogTail {
-    /// Starts following the log of `paths` and returns everything already
-    /// in it (the rotated part first).
+    /// Starts following the log of `paths` and returns what the live log
+    /// and the newest rotated segment hold (the rotated part first).
     pub(crate) fn open(paths: &Paths) -> Result<(LogTail, TailBatch), StoreError> {
         let path = paths.message_log();
-        let old = path.with_file_name("agent_messages.log.old");
         let mut tail = LogTail {
+            paths: paths.clone(),
             path,
-            old,
             followed: None,
         };
         let mut batch = TailBatch::default();
-        // The current log is opened before the rotated one is read: if a
-        // rotation happens in between, `.old` is then the file already
-        // held open and is not read twice.
-        tail.followed = open_followed(&tail.path)?;
-        if let Some(old) = open_followed(&tail.old)?
-            && Some(old.id) != tail.followed.as_ref().map(|f| f.id)
-        {
-            read_all(old, &tail.old, &mut batch)?;
+        // The live log is opened before the segments are looked up; if a
+        // rotation happens in between, start again.
+        for _ in 0..5 {
+            let set = SegmentSet::load(paths)?;
+            tail.followed = open_followed(&tail.path, set.live().number)?;
+            let live_now = fs::symlink_metadata(&tail.path)
+                .ok()
+                .map(|m| (m.dev(), m.ino()));
+            if live_now != tail.followed.as_ref().map(|f| f.id) {
+                continue;
+            }
+            let n = set.segments.len();
+            if n >= 2 {
+                let prev = &set.segments[n - 2];
+                if let Some(old) = open_followed(&prev.path, prev.number)?
+                    && Some(old.id) != tail.followed.as_ref().map(|f| f.id)
+                {
+                    read_all(old, &prev.path, &mut batch)?;
+                }
+            }
+            break;
         }
         batch.rotated = false;
         let more = tail.read_new()?;
@@ -78,7 +95,8 @@ impl LogTail {
         let mut batch = TailBatch::default();
         let Some(followed) = self.followed.as_mut() else {
             // No log yet: start following it once it exists.
-            self.followed = open_followed(&self.path)?;
+            let number = SegmentSet::load(&self.paths)?.live().number;
+            self.followed = open_followed(&self.path, number)?;
             return match self.followed {
                 Some(_) => self.read_new(),
                 None => Ok(batch),
@@ -116,16 +134,22 @@ impl LogTail {
         // the end once more now gets its last lines.
         read_lines(followed, &self.path, &mut batch)?;
         flush_pending(followed, &mut batch);
-        let left = followed.id;
+        let (left, left_number) = (followed.id, followed.number);
         batch.rotated = true;
-        self.followed = open_followed(&self.path)?;
+        let set = SegmentSet::load(&self.paths)?;
+        self.followed = open_followed(&self.path, set.live().number)?;
         let now = self.followed.as_ref().map(|f| f.id);
-        // Two rotations since the last read: the log in between is `.old`.
-        if let Some(between) = open_followed(&self.old)?
-            && between.id != left
-            && Some(between.id) != now
-        {
-            read_all(between, &self.old, &mut batch)?;
+        // Several rotations since the last read: the segments in between.
+        for seg in &set.segments[..set.segments.len() - 1] {
+            if seg.number < left_number {
+                continue;
+            }
+            if let Some(between) = open_followed(&seg.path, seg.number)?
+                && between.id != left
+                && Some(between.id) != now
+            {
+                read_all(between, &seg.path, &mut batch)?;
+            }
         }
         if let Some(followed) = self.followed.as_mut() {
             read_lines(followed, &self.path, &mut batch)?;
@@ -141,7 +165,7 @@ fn read_err(path: &Path, source: io::Error) -> StoreError {
     }
 }
 
-fn open_followed(path: &Path) -> Result<Option<Followed>, StoreError> {
+fn open_followed(path: &Path, number: u64) -> Result<Option<Followed>, StoreError> {
     let file = match OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
@@ -162,6 +186,7 @@ fn open_followed(path: &Path) -> Result<Option<Followed>, StoreError> {
     Ok(Some(Followed {
         file,
         id: (meta.dev(), meta.ino()),
+        number,
         offset: 0,
         pending: Vec::new(),
     }))

@@ -3,26 +3,28 @@
 //! A message is appended before delivery is attempted (from then on it
 //! cannot be lost), and its outcome is appended afterwards as a separate
 //! delivery record. Appends happen under a sidecar `flock`, in one `write`
-//! per batch, so concurrent writers never lose or interleave lines. At
-//! 10 MiB the log is renamed to `agent_messages.log.old` (replacing the
-//! previous one, as the Python tool does) under the same lock, so no
-//! append is ever dropped by a rotation.
+//! per batch, so concurrent writers never lose or interleave lines. Past
+//! the configured size (10 MiB by default, as in the Python tool) the log
+//! is renamed to the next numbered segment under the same lock, so no
+//! append is ever dropped by a rotation; old segments are removed by the
+//! retention policy (`log_retention`), never while one holds a message an
+//! agent has not read. docs/MESSAGE_LOG.md describes the files.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::message::LogEntry;
-use crate::store::{Paths, StateFile, StoreError};
+use crate::messaging::log_retention::{self, LogPolicy, Readers, Verdict};
+use crate::messaging::log_segments::{
+    INDEX_VERSION, LogIndex, SegmentKind, SegmentSet, index_file, read_index, summarize,
+};
+use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
 use crate::support::json::{self, Layout};
-
-/// Size past which the log is rotated before the next append (parity).
-pub(crate) const ROTATE_BYTES: u64 = 10 * 1024 * 1024;
 
 /// How long an append waits for other writers.
 const APPEND_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
@@ -218,26 +220,35 @@ pub fn parse_line(line: &str) -> Option<Record> {
 /// The message log of a project.
 #[derive(Clone, Debug)]
 pub(crate) struct MessageLog {
+    paths: Paths,
     file: StateFile,
-    old: PathBuf,
-    rotate_at: u64,
+    files: LogFiles,
+    policy: LogPolicy,
 }
 
 impl MessageLog {
-    /// The log of the project laid out by `paths`.
+    /// The log of the project laid out by `paths`, with the default
+    /// rotation and retention.
     pub(crate) fn new(paths: &Paths) -> MessageLog {
         let path = paths.message_log();
         MessageLog {
-            old: path.with_file_name("agent_messages.log.old"),
+            paths: paths.clone(),
+            files: LogFiles::new(&path),
             file: StateFile::new(path),
-            rotate_at: ROTATE_BYTES,
+            policy: LogPolicy::default(),
         }
+    }
+
+    /// The same log with the configured rotation and retention.
+    pub(crate) fn with_policy(mut self, policy: LogPolicy) -> MessageLog {
+        self.policy = policy;
+        self
     }
 
     /// The same log rotating at another size (for tests).
     #[cfg(test)]
     pub(crate) fn with_rotation(mut self, bytes: u64) -> MessageLog {
-        self.rotate_at = bytes;
+        self.policy.rotate_bytes = bytes;
         self
     }
 
@@ -263,6 +274,7 @@ impl MessageLog {
         }
         let lock = self.file.lock(APPEND_LOCK_TIMEOUT)?;
         let mut warnings = Vec::new();
+        let mut rotate_live = false;
         if let Ok(meta) = fs::symlink_metadata(path) {
             if meta.file_type().is_symlink() || !meta.is_file() {
                 if let Some(aside) = self.file.preserve(&lock)? {
@@ -272,9 +284,18 @@ impl MessageLog {
                         aside.display()
                     ));
                 }
-            } else if meta.len() > self.rotate_at {
-                fs::rename(path, &self.old).map_err(write_err)?;
+            } else if meta.len() > self.policy.rotate_bytes {
+                rotate_live = true;
             }
+        }
+        // A `.old` from the Python tool is numbered at once: its next
+        // rotation would delete it. A missing index is written so that
+        // readers need not list the directory.
+        if rotate_live
+            || LogFiles::stat(&self.files.old())?.is_some()
+            || fs::symlink_metadata(self.paths.message_log_index()).is_err()
+        {
+            self.rotate(&lock, rotate_live)?;
         }
         let mut file = OpenOptions::new()
             .read(true)
@@ -299,59 +320,129 @@ impl MessageLog {
         Ok(warnings)
     }
 
-    /// Reads the rotated log and the current one, without locking: the
-    /// current file is opened first and re-checked afterwards, so a
-    /// rotation in between is noticed and the read retried.
-    pub(crate) fn read(&self) -> Result<LogContents, StoreError> {
-        for _ in 0..5 {
-            let current = open_if_exists(self.file.path())?;
-            let old = open_if_exists(&self.old)?;
-            let same = match (&current, fs::symlink_metadata(self.file.path())) {
-                (Some(f), Ok(now)) => f.metadata().map(|m| m.ino() == now.ino()).unwrap_or(false),
-                // Still missing, or still not a regular file we would read.
-                (None, Err(_)) => true,
-                (None, Ok(now)) => !now.is_file(),
-                (Some(_), Err(_)) => false,
+    /// Under the log's lock: numbers a `.old`, renames the live log to the
+    /// next number when `rotate_live`, summarises segments the index does
+    /// not know, removes what the retention policy lets go, and rewrites
+    /// the index. Each step leaves the files consistent on its own: a
+    /// crash in between leaves an index that readers see is out of date.
+    fn rotate(&self, lock: &StateLock, rotate_live: bool) -> Result<(), StoreError> {
+        let index = read_index(&self.paths)?;
+        let numbers = self.files.numbers()?;
+        let mut next = numbers
+            .last()
+            .map_or(1, |n| n + 1)
+            .max(index.as_ref().map_or(1, |i| i.next));
+        let old = self.files.old();
+        if LogFiles::stat(&old)?.is_some() {
+            self.files.rename(lock, &old, &self.files.numbered(next))?;
+            next += 1;
+        }
+        if rotate_live && LogFiles::stat(self.files.current())?.is_some() {
+            self.files
+                .rename(lock, self.files.current(), &self.files.numbered(next))?;
+            next += 1;
+        }
+        let meter = ReadMeter::default();
+        let mut segments = Vec::new();
+        for n in self.files.numbers()? {
+            let path = self.files.numbered(n);
+            let Some(stat) = LogFiles::stat(&path)? else {
+                continue;
             };
-            if !same {
+            let known = index
+                .as_ref()
+                .and_then(|i| i.segments.iter().find(|s| s.number == n))
+                .filter(|s| s.ino == stat.ino && s.bytes == stat.len)
+                .cloned();
+            let summary = match known {
+                Some(s) => s,
+                None => match summarize(n, &path, &meter)? {
+                    Some(s) => s,
+                    None => continue,
+                },
+            };
+            segments.push((summary, stat.modified));
+        }
+        let readers = Readers::load(&self.paths)?;
+        let verdicts = log_retention::plan(&segments, &self.policy, &readers, SystemTime::now());
+        let mut kept = Vec::new();
+        for ((summary, _), verdict) in segments.into_iter().zip(verdicts) {
+            if verdict.keep {
+                kept.push(summary);
+            } else {
+                self.files
+                    .remove(lock, &self.files.numbered(summary.number))?;
+            }
+        }
+        let index = LogIndex {
+            version: INDEX_VERSION,
+            next,
+            segments: kept,
+        };
+        let file = index_file(&self.paths);
+        let bytes = json::to_vec(&index, Layout::Indent2).map_err(|source| StoreError::Encode {
+            path: file.path().to_owned(),
+            source,
+        })?;
+        let index_lock = file.lock(APPEND_LOCK_TIMEOUT)?;
+        file.write_unsynced(&index_lock, &bytes)
+    }
+
+    /// What the retention policy would do with each rotated segment now.
+    pub(crate) fn retention(&self) -> Result<Vec<Verdict>, StoreError> {
+        let set = SegmentSet::load(&self.paths)?;
+        let meter = ReadMeter::default();
+        let mut segments = Vec::new();
+        for seg in &set.segments {
+            if seg.kind != SegmentKind::Rotated {
                 continue;
             }
-            let mut contents = LogContents::default();
-            for (file, path) in [(old, &self.old), (current, &self.file.path().to_owned())] {
-                if let Some(mut f) = file {
-                    let mut bytes = Vec::new();
-                    f.read_to_end(&mut bytes)
-                        .map_err(|source| StoreError::Read {
-                            path: path.clone(),
-                            source,
-                        })?;
-                    for line in bytes.split(|&b| b == b'\n') {
-                        let text = String::from_utf8_lossy(line);
-                        if text.trim().is_empty() {
-                            continue;
-                        }
-                        match parse_line(&text) {
-                            Some(r) => contents.records.push(r),
-                            None => contents.skipped += 1,
-                        }
-                    }
-                }
+            let Some(stat) = LogFiles::stat(&seg.path)? else {
+                continue;
+            };
+            let summary = match seg
+                .summary
+                .clone()
+                .filter(|s| s.bytes == stat.len && s.ino == stat.ino)
+            {
+                Some(s) => s,
+                None => match summarize(seg.number, &seg.path, &meter)? {
+                    Some(s) => s,
+                    None => continue,
+                },
+            };
+            segments.push((summary, stat.modified));
+        }
+        let readers = Readers::load(&self.paths)?;
+        Ok(log_retention::plan(
+            &segments,
+            &self.policy,
+            &readers,
+            SystemTime::now(),
+        ))
+    }
+
+    /// Reads every segment, oldest first, without locking. A rotation
+    /// during the read is noticed (the live log got another number) and
+    /// the read retried.
+    pub(crate) fn read(&self) -> Result<LogContents, StoreError> {
+        for _ in 0..5 {
+            let set = SegmentSet::load(&self.paths)?;
+            let meter = ReadMeter::default();
+            let forward = set.read_forward((0, 0), &meter, &|_| false, &|_| true, &mut |_| true)?;
+            let after = SegmentSet::load(&self.paths)?;
+            if after.live().number != set.live().number {
+                continue;
             }
-            return Ok(contents);
+            return Ok(LogContents {
+                records: forward.records.into_iter().map(|l| l.record).collect(),
+                skipped: forward.skipped,
+            });
         }
         Err(StoreError::Read {
             path: self.file.path().to_owned(),
             source: io::Error::other("the log kept being rotated while it was read"),
         })
-    }
-}
-
-fn open_if_exists(path: &Path) -> Result<Option<File>, StoreError> {
-    match crate::store::open_for_read(path) {
-        // A symlink, FIFO or directory: the next append moves it aside;
-        // until then it holds nothing of ours.
-        Err(StoreError::Corrupt { .. }) => Ok(None),
-        other => other,
     }
 }
 
@@ -443,10 +534,10 @@ mod tests {
         let paths = Paths::new(dir.path());
         let threads = 8;
         let per_thread = 150;
-        // About 480 KB are written in all: rotating at 300 KB happens
-        // exactly once mid-run, so the rotated file and the new one must
-        // hold every message between them.
-        let rotate_at = 300 * 1024;
+        // About 480 KB are written in all: rotating at 40 KB happens about
+        // a dozen times mid-run, so the segments must hold every message
+        // between them.
+        let rotate_at = 40 * 1024;
         let barrier = Arc::new(Barrier::new(threads));
         let handles: Vec<_> = (0..threads)
             .map(|t| {
@@ -469,10 +560,8 @@ mod tests {
             .into_iter()
             .flat_map(|h| h.join().expect("thread"))
             .collect();
-        assert!(
-            dir.path().join("agent_messages.log.old").exists(),
-            "no rotation happened"
-        );
+        let rotated = LogFiles::new(paths.message_log()).numbers().expect("list");
+        assert!(rotated.len() >= 5, "only {} rotations", rotated.len());
         let contents = MessageLog::new(&paths).read().expect("read");
         assert_eq!(contents.skipped, 0, "a line was torn or interleaved");
         let mut seen: Vec<String> = contents
@@ -483,5 +572,130 @@ mod tests {
         sent.sort();
         seen.sort();
         assert_eq!(seen, sent, "messages were lost or duplicated");
+    }
+
+    fn register(paths: &Paths, ids: &[&str]) {
+        let agents: Vec<String> = ids
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                format!(
+                    r#"{{"id": "{id}", "pane_index": "s:1.{i}", "pid": 1, "status": "active", "last_seen": "2026-11-21T00:00:00+00:00", "session_name": "s", "tmux_pane_id": "%{i}"}}"#
+                )
+            })
+            .collect();
+        fs::write(
+            paths.registry(),
+            format!(
+                r#"{{"session_name": "s", "updated_at": "2026-11-21T00:00:00+00:00", "agents": [{}]}}"#,
+                agents.join(", ")
+            ),
+        )
+        .expect("registry");
+    }
+
+    #[test]
+    fn an_unread_message_survives_any_number_of_rotations() {
+        use crate::messaging::inbox::{self, ReadState, Selection};
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        register(&paths, &["agent-1", "agent-2"]);
+        // Keep nothing that is not needed: only unread messages hold a
+        // segment back.
+        let log = MessageLog::new(&paths).with_policy(LogPolicy {
+            rotate_bytes: 2048,
+            keep_bytes: 0,
+            keep_age: Duration::from_secs(3600),
+        });
+        let first = Message::new(
+            "agent-2".into(),
+            vec!["agent-1".into()],
+            MessageType::builtin("INFO"),
+            "read me later".into(),
+        );
+        log.append(&[first.log_entry(&[false])]).expect("append");
+        let state = ReadState::new(&paths);
+        let meter = ReadMeter::default();
+        // agent-2 is sent a lot and reads as it goes.
+        for round in 0..12 {
+            for i in 0..10 {
+                let m = Message::new(
+                    "agent-1".into(),
+                    vec!["agent-2".into()],
+                    MessageType::builtin("INFO"),
+                    format!("round {round} message {i} {}", "x".repeat(100)),
+                );
+                log.append(&[m.log_entry(&[true])]).expect("append");
+            }
+            let (cursor, _) = state.cursor("agent-2").expect("cursor");
+            let v = inbox::read(
+                &paths,
+                "agent-2",
+                cursor.as_ref(),
+                &Selection::New,
+                None,
+                &meter,
+            )
+            .expect("read");
+            assert_eq!(v.shown.len(), 10);
+            state
+                .advance(
+                    "agent-2",
+                    v.new_cursor.as_ref().expect("moves"),
+                    cursor.as_ref(),
+                )
+                .expect("advance");
+        }
+        let index = read_index(&paths).expect("index").expect("written");
+        assert!(index.next > 6, "only {} rotations", index.next - 1);
+        // Read segments went; the one with agent-1's message stayed, and
+        // so did only those agent-2 had not read at the last rotation.
+        let kept = LogFiles::new(paths.message_log()).numbers().expect("list");
+        assert!(kept.contains(&1) && !kept.contains(&2), "kept {kept:?}");
+        assert!(kept.len() <= 4, "kept {kept:?}");
+        let verdicts = log.retention().expect("retention");
+        assert!(verdicts[0].keep && verdicts[0].reason.contains("agent-1"));
+        let v = inbox::read(&paths, "agent-1", None, &Selection::New, None, &meter).expect("read");
+        assert_eq!(v.shown.len(), 1);
+        assert_eq!(v.shown[0].entry.msg_id, first.msg_id);
+        // Once read, the next rotation lets it go.
+        state
+            .advance("agent-1", v.new_cursor.as_ref().expect("moves"), None)
+            .expect("advance");
+        for i in 0..30 {
+            log.append(&[message(i).log_entry(&[true])])
+                .expect("append");
+        }
+        let kept = LogFiles::new(paths.message_log()).numbers().expect("list");
+        assert!(!kept.contains(&1), "kept {kept:?}");
+    }
+
+    #[test]
+    fn a_python_old_file_is_numbered_not_lost() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let old = message(1);
+        let line =
+            String::from_utf8(json::to_vec(&old.log_entry(&[true]), Layout::Line).expect("json"))
+                .expect("utf8");
+        fs::write(
+            dir.path().join("agent_messages.log.old"),
+            format!("{line}\n"),
+        )
+        .expect("write");
+        let log = MessageLog::new(&paths);
+        log.append(&[message(2).log_entry(&[true])])
+            .expect("append");
+        assert!(!dir.path().join("agent_messages.log.old").exists());
+        assert!(dir.path().join("agent_messages.log.1").exists());
+        let ids: Vec<String> = log
+            .read()
+            .expect("read")
+            .messages()
+            .into_iter()
+            .map(|v| v.entry.msg_id)
+            .collect();
+        assert_eq!(ids[0], old.msg_id);
+        assert_eq!(ids.len(), 2);
     }
 }

@@ -6,6 +6,8 @@ pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod delivery;
 pub(crate) mod inbox;
+pub(crate) mod log_retention;
+pub(crate) mod log_segments;
 pub(crate) mod log_tail;
 pub(crate) mod message_log;
 pub(crate) mod onboarding;

@@ -14,6 +14,7 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::domain::message::{LogEntry, Message, MessageType};
 use crate::error::{Error, Result};
 use crate::messaging::delivery::{self, DeliverySettings, Target};
+use crate::messaging::log_retention::LogPolicy;
 use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
 
 /// Outcome per recipient, in recipient order.
@@ -37,6 +38,8 @@ pub(crate) struct MessagingSettings {
     pub max_inline_bytes: usize,
     /// Per-sender limit.
     pub rate: RateLimit,
+    /// Rotation and retention of the message log.
+    pub log: LogPolicy,
 }
 
 impl Default for MessagingSettings {
@@ -48,6 +51,7 @@ impl Default for MessagingSettings {
                 max: 10,
                 window: Duration::from_secs(60),
             },
+            log: LogPolicy::default(),
         }
     }
 }
@@ -66,6 +70,7 @@ impl MessagingSettings {
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
+            log: LogPolicy::from_config(c),
         }
     }
 }
@@ -205,7 +210,7 @@ impl Messenger<'_> {
             message.requires_ack = true;
             message.content = format!("{} {}", acks::marker(&message.msg_id), message.content);
         }
-        let log = MessageLog::new(self.paths);
+        let log = MessageLog::new(self.paths).with_policy(self.settings.log);
         warnings.extend(log.append(&[message.log_entry(&[])])?);
         if let Some(timeout) = req.ack_timeout {
             // Recorded before any delivery attempt: from here on the retry
@@ -307,8 +312,9 @@ impl Messenger<'_> {
         note: Option<String>,
     ) -> Result<(Outcomes, Vec<String>)> {
         let outcomes = self.deliver_all(targets, text, marker);
-        let warnings =
-            MessageLog::new(self.paths).append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?;
+        let warnings = MessageLog::new(self.paths)
+            .with_policy(self.settings.log)
+            .append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?;
         Ok((outcomes, warnings))
     }
 

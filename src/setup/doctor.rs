@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
 use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
 use crate::config;
+use crate::messaging::log_retention::{LogPolicy, Verdict};
 use crate::messaging::message_log::{MessageLog, Record};
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
@@ -102,6 +103,7 @@ pub(crate) const CHECKS: &[Check] = &[
     registry_file,
     agent_ids_file,
     message_log,
+    message_log_segments,
     pending_acks,
     a2a_files,
     lock_dir,
@@ -476,6 +478,77 @@ fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
         )
     });
     out
+}
+
+/// The rotated segments of the message log: what is kept and why (the
+/// decision the next rotation will make).
+fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "message log history";
+    let policy = match config::load(s.paths.root(), s.env) {
+        Ok(loaded) => {
+            let c = &loaded.config.message_log;
+            LogPolicy {
+                rotate_bytes: c.rotate_bytes,
+                keep_bytes: c.keep_bytes,
+                keep_age: std::time::Duration::from_secs(u64::from(c.keep_days) * 86_400),
+            }
+        }
+        Err(_) => LogPolicy::default(),
+    };
+    let verdicts = match MessageLog::new(s.paths).with_policy(policy).retention() {
+        Ok(v) => v,
+        Err(e) => return vec![unreadable(CHECK, &s.paths.message_log(), &e)],
+    };
+    if verdicts.is_empty() {
+        return vec![Outcome::ok(CHECK, "no rotated segments yet")];
+    }
+    let total: u64 = verdicts.iter().map(|v| v.bytes).sum();
+    let pinned: Vec<&Verdict> = verdicts
+        .iter()
+        .filter(|v| v.keep && v.reason.contains("but"))
+        .collect();
+    let going = verdicts.iter().filter(|v| !v.keep).count();
+    let details = verdicts
+        .iter()
+        .map(|v| {
+            format!(
+                "agent_messages.log.{}: {} bytes, last written {} ago: {} ({})",
+                v.number,
+                v.bytes,
+                crate::support::time::human_duration(v.age_secs as f64),
+                if v.keep {
+                    "kept"
+                } else {
+                    "removed at the next rotation"
+                },
+                v.reason
+            )
+        })
+        .collect();
+    let message = format!(
+        "{} rotated segment(s), {total} bytes (keeping up to {} bytes and {} days){}",
+        verdicts.len(),
+        policy.keep_bytes,
+        policy.keep_age.as_secs() / 86_400,
+        if going > 0 {
+            format!("; {going} will be removed at the next rotation")
+        } else {
+            String::new()
+        }
+    );
+    let outcome = if pinned.is_empty() {
+        Outcome::ok(CHECK, message)
+    } else {
+        Outcome::warn(
+            CHECK,
+            format!(
+                "{message}; {} kept past the limits for unread messages",
+                pinned.len()
+            ),
+            "the agents named below have not read their messages: have them run `swarm inbox --new`, or remove agents that left with `swarm discover`",
+        )
+    };
+    vec![outcome.with_details(details)]
 }
 
 fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {

@@ -85,6 +85,14 @@ pub(super) fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> 
         }
         match path.file_name().and_then(|n| n.to_str()) {
             Some("agent_messages.log" | "agent_messages.log.old") => dirty.log = true,
+            // A rotated segment appearing or going.
+            Some(n)
+                if n.strip_prefix("agent_messages.log.").is_some_and(|rest| {
+                    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
+                }) =>
+            {
+                dirty.log = true
+            }
             Some("ACTIVE_AGENTS.json") => dirty.registry = true,
             Some("PENDING_ACKS.json") => dirty.acks = true,
             _ => {}
@@ -167,6 +175,8 @@ mod tests {
         let modify = EventKind::Modify(ModifyKind::Data(DataChange::Any));
         assert!(c(modify, &["/p/agent_messages.log"]).log);
         assert!(c(modify, &["/p/agent_messages.log.old"]).log);
+        assert!(c(modify, &["/p/agent_messages.log.12"]).log);
+        assert!(!c(modify, &["/p/agent_messages.log.x"]).log);
         let renamed = c(
             EventKind::Modify(ModifyKind::Name(RenameMode::Both)),
             &["/p/.ACTIVE_AGENTS.json.tmp-x1", "/p/ACTIVE_AGENTS.json"],

@@ -6,6 +6,7 @@ pub(crate) mod audit;
 mod document;
 mod error;
 pub(crate) mod inspect;
+mod log_files;
 mod paths;
 mod root;
 mod state_dir;
@@ -14,9 +15,10 @@ mod state_file;
 pub(crate) use append_file::AppendFile;
 pub(crate) use document::{read_document, write_document};
 pub(crate) use error::StoreError;
+pub(crate) use log_files::{FileStat, LogFiles, ReadMeter, read_at};
 pub use paths::Paths;
 pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;
 pub(crate) use state_file::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir, open_for_read,
+    DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir,
 };

@@ -129,6 +129,13 @@ impl Paths {
         self.swarm_dir().join("lock_index.json")
     }
 
+    /// `.swarm/message_log.json`: the rotated segments of the message log,
+    /// who each holds messages for, and the number the live log will get
+    /// when it is rotated (docs/MESSAGE_LOG.md).
+    pub fn message_log_index(&self) -> PathBuf {
+        self.swarm_dir().join("message_log.json")
+    }
+
     /// `.swarm/audit.log`: JSON lines recording forced and administrative
     /// actions (forced unlocks, stale takeovers, cleanups, `--as-other`).
     pub fn audit_log(&self) -> PathBuf {

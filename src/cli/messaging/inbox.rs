@@ -1,6 +1,7 @@
 //! `swarm inbox` (alias `check-messages`): the messages addressed to an
 //! agent. `--new` shows the oldest unread ones and marks exactly those as
-//! read; `--hook` is the compact form for Claude Code's prompt hook.
+//! read; `--hook` is the compact form for Claude Code's prompt hook;
+//! `--all-history` (with `--search`) looks through every kept segment.
 
 use clap::Args;
 use serde::Serialize;
@@ -8,7 +9,8 @@ use serde::Serialize;
 use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::messaging::inbox::{self, InboxView, ReadState, Selection};
-use crate::messaging::message_log::{MessageLog, MessageView, Status};
+use crate::messaging::message_log::{MessageView, Status};
+use crate::store::ReadMeter;
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -22,12 +24,20 @@ pub(crate) struct InboxArgs {
     #[arg(long, alias = "agent-id", value_name = "ID")]
     agent: Option<String>,
     /// Only unread messages, oldest first; marks the ones shown as read
-    #[arg(long, alias = "new-only")]
+    #[arg(long, alias = "new-only", conflicts_with = "all_history")]
     pub(crate) new: bool,
-    /// At most this many messages
-    #[arg(long, value_name = "N", default_value_t = 10,
+    /// At most this many messages [default: 10; all with --all-history]
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(1..=100_000))]
-    limit: u32,
+    limit: Option<u32>,
+    /// Every message to the agent still kept, rotated segments included,
+    /// oldest first; marks nothing as read
+    #[arg(long)]
+    all_history: bool,
+    /// With --all-history: only messages whose text, sender or type
+    /// contains TEXT (any case)
+    #[arg(long, value_name = "TEXT", requires = "all_history")]
+    search: Option<String>,
     /// Print the messages as JSON
     #[arg(long)]
     json: bool,
@@ -45,6 +55,7 @@ struct InboxJson<'a> {
     agent: &'a str,
     unread_before: usize,
     held_back: usize,
+    more_older: bool,
     messages: Vec<MessageJson<'a>>,
 }
 
@@ -80,6 +91,7 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
             agent: &agent,
             unread_before: view.unread,
             held_back: view.held_back,
+            more_older: view.more_older,
             messages: view.shown.iter().map(|v| message_json(v, &agent)).collect(),
         })?;
     } else if args.quiet {
@@ -119,27 +131,34 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
 }
 
 fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
-    let contents = MessageLog::new(&ctx.paths).read()?;
     let state = ReadState::new(&ctx.paths);
     let (cursor, note) = state.cursor(agent)?;
-    let selection = if args.new {
-        Selection::New
+    let (selection, limit) = if args.all_history {
+        (
+            Selection::AllHistory {
+                search: args.search.clone(),
+            },
+            args.limit.map(|n| n as usize),
+        )
+    } else if args.new {
+        (Selection::New, Some(args.limit.unwrap_or(10) as usize))
     } else {
-        Selection::Recent
+        (Selection::Recent, Some(args.limit.unwrap_or(10) as usize))
     };
-    let view = inbox::select(
-        &contents.messages(),
+    let view = inbox::read(
+        &ctx.paths,
         agent,
         cursor.as_ref(),
-        selection,
-        args.limit as usize,
-    );
+        &selection,
+        limit,
+        &ReadMeter::default(),
+    )?;
     Ok((view, note.into_iter().collect()))
 }
 
 fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
     if let Some(cursor) = &view.new_cursor {
-        ReadState::new(&ctx.paths).advance(agent, cursor)?;
+        ReadState::new(&ctx.paths).advance(agent, cursor, view.from_cursor.as_ref())?;
     }
     Ok(())
 }
@@ -190,6 +209,8 @@ fn clone_args(args: &InboxArgs) -> InboxArgs {
         json: args.json,
         quiet: args.quiet,
         hook: args.hook,
+        all_history: args.all_history,
+        search: args.search.clone(),
     }
 }
 
@@ -216,12 +237,14 @@ fn more_line(view: &InboxView, args: &InboxArgs) -> String {
             view.held_back,
             if view.held_back == 1 { "" } else { "s" }
         )
-    } else {
+    } else if args.all_history {
         format!(
             "({} older message{} not shown. Use --limit to see more)\n",
             view.held_back,
             if view.held_back == 1 { "" } else { "s" }
         )
+    } else {
+        "(older messages not shown: raise --limit, or use --all-history)\n".to_owned()
     }
 }
 
@@ -229,6 +252,8 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
     if view.shown.is_empty() {
         return if args.new {
             format!("No new messages for {agent}\n")
+        } else if args.search.is_some() {
+            format!("No kept message for {agent} matches\n")
         } else {
             format!("No messages for {agent}\n")
         };
@@ -236,7 +261,13 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
     let mut s = format!(
         "=== Messages for {agent} ({} {}) ===\n\n",
         view.shown.len(),
-        if args.new { "new" } else { "recent" }
+        if args.new {
+            "new"
+        } else if args.all_history {
+            "from the whole kept history"
+        } else {
+            "recent"
+        }
     );
     for v in &view.shown {
         let e = &v.entry;
