@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
+use crate::agents::profile::Profiles;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
@@ -100,9 +101,20 @@ impl Context {
 
     /// The agent recogniser configured for this project.
     pub(super) fn matcher(&self) -> Result<AgentMatcher> {
+        let c = self.config()?;
+        // Programs named by the project's own profiles are agents too.
+        let extra = c
+            .profiles
+            .values()
+            .flat_map(|p| p.commands.iter().flatten().cloned());
         Ok(AgentMatcher::new(
-            self.config()?.discovery.agent_commands.iter().cloned(),
+            c.discovery.agent_commands.iter().cloned().chain(extra),
         ))
+    }
+
+    /// The agent profiles: built in, with the config's laid over them.
+    pub(super) fn profiles(&self) -> Result<Profiles> {
+        Ok(Profiles::new(&self.config()?.profiles))
     }
 
     /// Messaging settings from the config.
@@ -114,8 +126,12 @@ impl Context {
                 window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
             },
             delivery: DeliverySettings {
-                pause: Duration::from_millis(u64::from(c.messaging.delivery_pause_ms)),
+                pause: c
+                    .messaging
+                    .delivery_pause_ms
+                    .map(|ms| Duration::from_millis(u64::from(ms))),
                 confirm: c.messaging.confirm_delivery,
+                profiles: Profiles::new(&c.profiles),
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,

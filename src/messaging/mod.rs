@@ -4,6 +4,7 @@
 
 pub(crate) mod ack_retry;
 pub(crate) mod delivery;
+pub(crate) mod held;
 pub(crate) mod inbox;
 pub(crate) mod log_tail;
 pub(crate) mod message_log;
@@ -12,4 +13,6 @@ pub(crate) mod rate_limit;
 mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
-pub(crate) use send::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
+pub(crate) use send::{
+    MessagingSettings, Messenger, Recipients, ReleaseReport, SendReport, SendRequest,
+};

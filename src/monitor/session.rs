@@ -13,6 +13,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
+use crate::messaging::held::HeldQueue;
 use crate::messaging::log_tail::LogTail;
 use crate::messaging::message_log::Record;
 use crate::store::Paths;
@@ -230,7 +231,9 @@ impl Session {
 
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
-        if !self.acks_in_flight && acks::work_due(&self.paths, time::now()) {
+        if !self.acks_in_flight
+            && (acks::work_due(&self.paths, time::now()) || HeldQueue::new(&self.paths).any())
+        {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
         }

@@ -13,6 +13,7 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
 use crate::domain::message::MessageType;
 use crate::error::Result;
+use crate::messaging::held::HeldQueue;
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::store::Paths;
 use crate::support::time;
@@ -42,7 +43,8 @@ pub(crate) struct WorkerSetup {
 /// A job for the worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Job {
-    /// Send what is due of the ACK retries and escalations.
+    /// Send what is due of the ACK retries and escalations, and held
+    /// messages whose pane is safe again.
     ProcessAcks,
     /// Send a message written in the monitor.
     Send(Outgoing),
@@ -131,9 +133,48 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
 /// The same work as `swarm watch`'s housekeeping, with the outcome as
 /// lines instead of printed output.
 fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    let mut lines = release_held(setup, tmux);
     if !acks::work_due(&setup.paths, time::now()) {
+        return lines;
+    }
+    lines.extend(process_due_acks(setup, tmux));
+    lines
+}
+
+/// Held messages whose pane is safe again go in (`swarm watch` does the
+/// same).
+fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    if !HeldQueue::new(&setup.paths).any() {
         return Vec::new();
     }
+    match messenger(setup, tmux).release_held(&registry(&setup.paths)) {
+        Ok(report) => {
+            let mut lines: Vec<(Level, String)> = report
+                .warnings
+                .into_iter()
+                .map(|w| (Level::Warn, w))
+                .collect();
+            for r in report.released {
+                lines.push((
+                    Level::Info,
+                    format!(
+                        "held message {} to {}: {}",
+                        acks::short(&r.held.msg_id),
+                        r.held.agent,
+                        r.outcome.describe()
+                    ),
+                ));
+            }
+            lines
+        }
+        Err(e) => vec![(
+            Level::Error,
+            format!("could not deliver held messages: {e}"),
+        )],
+    }
+}
+
+fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     let report = match crate::messaging::process_due(
         &messenger(setup, tmux),
         &registry(&setup.paths),

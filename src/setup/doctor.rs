@@ -9,8 +9,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::pane_state;
+use crate::agents::profile::Profiles;
+use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, RegistryFile, RegistryState};
 use crate::config;
+use crate::messaging::held::HeldQueue;
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
 use crate::tmux::{Tmux, TmuxError};
@@ -84,6 +88,10 @@ pub(crate) struct Subject<'a> {
     pub tmux: &'a Tmux,
     /// The `SWARM_*` environment variables (config overrides).
     pub env: &'a [(OsString, OsString)],
+    /// Recognises agents in panes.
+    pub matcher: &'a AgentMatcher,
+    /// The agent profiles.
+    pub profiles: &'a Profiles,
 }
 
 /// A check: looks, never changes anything, and returns one or more
@@ -103,6 +111,7 @@ pub(crate) const CHECKS: &[Check] = &[
     a2a_files,
     lock_dir,
     registry_panes,
+    agent_screens,
     leftover_files,
 ];
 
@@ -515,6 +524,67 @@ fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
         )
         .with_details(gone)
     }]
+}
+
+/// For each active agent: which profile applies, and whether a message
+/// would be typed into its pane right now (or held, and why).
+fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "agent screens";
+    let Ok(RegistryState::Valid(reg, _)) = RegistryFile::new(s.paths).read() else {
+        return Vec::new();
+    };
+    let agents: Vec<&AgentRecord> = reg
+        .agents
+        .iter()
+        .filter(|a| a.status == AgentStatus::Active)
+        .collect();
+    if agents.is_empty() {
+        return Vec::new();
+    }
+    let states = pane_state::observe(s.tmux, s.matcher, s.profiles, &agents);
+    let held = HeldQueue::new(s.paths).list().unwrap_or_default();
+    let mut ready = 0;
+    let details: Vec<String> = agents
+        .iter()
+        .zip(&states)
+        .map(|(a, st)| {
+            let profile = st
+                .profile
+                .as_deref()
+                .map(|p| format!("profile {p}"))
+                .unwrap_or_else(|| "no profile".into());
+            let waiting = held.iter().filter(|h| h.agent == a.id).count();
+            let waiting = if waiting > 0 {
+                format!("; {waiting} message(s) held for it")
+            } else {
+                String::new()
+            };
+            if st.deliverable {
+                ready += 1;
+                format!(
+                    "{}: {profile}, {}: a message would go in now{waiting}",
+                    a.id, st.state
+                )
+            } else {
+                format!(
+                    "{}: {profile}, {}: a message would wait ({}){waiting}",
+                    a.id,
+                    st.state,
+                    st.reason.as_deref().unwrap_or("not safe to type into")
+                )
+            }
+        })
+        .collect();
+    vec![
+        Outcome::ok(
+            CHECK,
+            format!(
+                "{ready} of {} active agent(s) can take a message right now",
+                agents.len()
+            ),
+        )
+        .with_details(details),
+    ]
 }
 
 fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {

@@ -455,6 +455,98 @@ impl Tmux {
         )
     }
 
+    /// The visible screen of a pane with its attributes (`capture-pane -p
+    /// -J -e`): wrapped lines joined, SGR sequences kept, for reading an
+    /// agent's state.
+    pub fn capture_screen(&self, target: &PaneId) -> Result<String, TmuxError> {
+        self.exec(
+            Args::new("capture-pane")
+                .flag("-p")
+                .flag("-J")
+                .flag("-e")
+                .flag("-t")
+                .text(target.as_str()),
+            None,
+        )
+    }
+
+    /// The screens of several panes (as `capture_screen`), in one tmux
+    /// call: each capture is followed by a line holding a random token, so
+    /// no screen content can fake the split. A pane that cannot be
+    /// captured (gone) gives `None`, at the cost of one call per pane.
+    pub fn capture_screens(&self, targets: &[PaneId]) -> Vec<Option<String>> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
+        let mut args: Option<Args> = None;
+        for t in targets {
+            let start = match args {
+                None => Args::new("capture-pane"),
+                Some(a) => a.then("capture-pane"),
+            };
+            args = Some(
+                start
+                    .flag("-p")
+                    .flag("-J")
+                    .flag("-e")
+                    .flag("-t")
+                    .text(t.as_str())
+                    .then("display-message")
+                    .flag("-p")
+                    .flag("-t")
+                    .text(t.as_str())
+                    .text(&token),
+            );
+        }
+        let Some(args) = args else {
+            return Vec::new();
+        };
+        if let Ok(out) = self.exec(args, None) {
+            let parts: Vec<&str> = out.split(&format!("{token}\n")).collect();
+            if parts.len() == targets.len() + 1 {
+                return parts[..targets.len()]
+                    .iter()
+                    .map(|p| Some((*p).to_owned()))
+                    .collect();
+            }
+        }
+        targets
+            .iter()
+            .map(|t| self.capture_screen(t).ok())
+            .collect()
+    }
+
+    /// Tells the person at a pane something in the status line of the
+    /// clients showing it (`display-message`, for `seconds`), and sets the
+    /// pane option `@swarm_held` to `held` (a count, for status formats;
+    /// empty unsets it). One tmux call. `text` must already be sanitised;
+    /// `#` is doubled so tmux shows it instead of expanding a format.
+    pub fn notify_pane(&self, target: &PaneId, text: &str, held: usize) -> Result<(), TmuxError> {
+        let shown = text.replace('#', "##");
+        let args = Args::new("set-option")
+            .flag("-p")
+            .flag("-t")
+            .text(target.as_str());
+        let args = if held == 0 {
+            args.flag("-u").text("@swarm_held")
+        } else {
+            args.text("@swarm_held").text(held.to_string())
+        };
+        let args = if shown.is_empty() {
+            args
+        } else {
+            args.then("display-message")
+                .flag("-d")
+                .text("8000")
+                .flag("-t")
+                .text(target.as_str())
+                .flag("--")
+                .text(&shown)
+        };
+        self.exec(args, None).map(drop)
+    }
+
     /// Expands a format for a target (`display-message -p`).
     pub fn display(&self, target: &str, format: &str) -> Result<String, TmuxError> {
         let out = self.exec(
