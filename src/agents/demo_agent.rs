@@ -228,6 +228,8 @@ struct Record<'a> {
     /// Unix seconds when the first byte of this submission arrived (for
     /// measuring delivery latency).
     first_byte_unix: f64,
+    /// Unix seconds when Enter submitted it.
+    submitted_unix: f64,
     text: &'a str,
     bytes: usize,
     pastes: u32,
@@ -372,6 +374,7 @@ impl<W: Write> Demo<'_, W> {
             n: self.count,
             at: time::utc_iso(now),
             first_byte_unix: started,
+            submitted_unix: time::unix_seconds(now),
             text,
             bytes: text.len(),
             pastes,

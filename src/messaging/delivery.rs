@@ -146,6 +146,32 @@ impl PaneSession<'_> {
         }
     }
 
+    /// Reads a capture taken elsewhere (several panes at once); `None`
+    /// when the profile does not read screens. No capture reads as unknown.
+    pub(crate) fn read_capture(&self, capture: Option<&str>) -> Option<Reading> {
+        if !self.profile.reads_screen() {
+            return None;
+        }
+        Some(
+            capture
+                .and_then(|c| self.profile.read(c))
+                .unwrap_or(Reading {
+                    state: ScreenState::Unknown,
+                    box_text: None,
+                }),
+        )
+    }
+
+    /// True when the agent's profile reads its screen.
+    pub(crate) fn reads_screen(&self) -> bool {
+        self.profile.reads_screen()
+    }
+
+    /// The agent id.
+    pub(crate) fn agent(&self) -> &str {
+        &self.agent
+    }
+
     /// Why nothing may be typed now (`None`: go ahead). Agents whose
     /// screen is not read are always typed into.
     pub(crate) fn hold_reason(&self) -> Option<String> {
@@ -168,17 +194,32 @@ impl PaneSession<'_> {
         } else {
             text
         };
+        let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
             return Outcome::queued(describe(&self.pane, "paste into", &e));
         }
-        if !self.pause.is_zero() {
-            std::thread::sleep(self.pause);
+        let mut seen = false;
+        if !self.pause.is_zero() && self.profile.reads_screen() {
+            // An agent that needs a pause (Gemini CLI) also drops an Enter
+            // that comes before its box shows the paste: wait for that too.
+            let deadline = pasted + VISIBLE_WINDOW;
+            while Instant::now() < deadline {
+                if self.read().is_some_and(|r| shows_text(&r)) {
+                    seen = true;
+                    break;
+                }
+                std::thread::sleep(CONFIRM_POLL);
+            }
+        }
+        let wait = self.pause.saturating_sub(pasted.elapsed());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
         }
         if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
             return Outcome::queued(describe(&self.pane, "press Enter in", &e));
         }
         if self.profile.reads_screen() {
-            return self.confirm_left_box();
+            return self.confirm_left_box(seen);
         }
         if self.confirm {
             confirm(self.tmux, &self.pane, text, marker, self.pause);
@@ -186,31 +227,27 @@ impl PaneSession<'_> {
         Outcome::delivered()
     }
 
-    /// Waits for the input box to be empty again. If it still holds text
-    /// (the agent dropped the Enter: Gemini CLI does when it comes too
-    /// soon), presses Enter once more. Never presses Enter when the box is
-    /// not on screen (a dialog may have opened).
-    fn confirm_left_box(&self) -> Outcome {
+    /// Waits for the text to leave the input box. If it is still there
+    /// after a while (the agent dropped the Enter: Gemini CLI does when it
+    /// comes too soon), presses Enter once more. Never presses Enter when
+    /// the box is not on screen (a dialog may have opened). An empty box
+    /// only counts once the text was seen in it, or after it stayed empty
+    /// long enough that a paste still on its way would have shown.
+    fn confirm_left_box(&self, seen: bool) -> Outcome {
+        let mut watch = BoxWatch::new(seen);
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
-            let mut last = None;
             while Instant::now() < deadline {
-                match self.read() {
-                    Some(r) if r.box_text.as_deref().is_some_and(str::is_empty) => {
-                        return Outcome::delivered_confirmed(true);
-                    }
-                    other => last = other,
+                if watch.look(self.read().as_ref()) {
+                    return Outcome::delivered_confirmed(true);
                 }
                 std::thread::sleep(CONFIRM_POLL);
             }
-            let text_in_box = last
-                .as_ref()
-                .and_then(|r| r.box_text.as_deref())
-                .is_some_and(|t| !t.is_empty());
-            if attempt == 0 && text_in_box {
+            if attempt == 0 && watch.text_in_box {
                 if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
                     break;
                 }
+                watch.empty_since = None;
                 continue;
             }
             break;
@@ -218,6 +255,177 @@ impl PaneSession<'_> {
         Outcome::delivered_confirmed(false)
     }
 }
+
+/// True when the reading shows text in the input box.
+fn shows_text(r: &Reading) -> bool {
+    r.box_text.as_deref().is_some_and(|t| !t.is_empty())
+}
+
+/// What confirming has seen of one input box so far.
+struct BoxWatch {
+    seen: bool,
+    text_in_box: bool,
+    empty_since: Option<Instant>,
+}
+
+impl BoxWatch {
+    fn new(seen: bool) -> BoxWatch {
+        BoxWatch {
+            seen,
+            text_in_box: false,
+            empty_since: None,
+        }
+    }
+
+    /// Takes one look; true when the text has left the box.
+    fn look(&mut self, reading: Option<&Reading>) -> bool {
+        match reading.and_then(|r| r.box_text.as_deref()) {
+            Some("") => {
+                self.text_in_box = false;
+                let since = *self.empty_since.get_or_insert_with(Instant::now);
+                self.seen || since.elapsed() >= EMPTY_SETTLE
+            }
+            Some(_) => {
+                self.seen = true;
+                self.text_in_box = true;
+                self.empty_since = None;
+                false
+            }
+            None => {
+                self.empty_since = None;
+                false
+            }
+        }
+    }
+}
+
+/// Types the same text into several panes at once, as a broadcast does:
+/// one tmux call pastes into all of them, then after the longest pause any
+/// of them needs, one call presses Enter in all; then each box is checked
+/// (all screens in one call per look) and Enter pressed once more where
+/// the text is still waiting. Never pastes twice.
+pub(crate) fn type_text_many(
+    sessions: &[&PaneSession<'_>],
+    text: &str,
+    marker: &str,
+) -> Vec<Outcome> {
+    let Some(first) = sessions.first() else {
+        return Vec::new();
+    };
+    let tmux = first.tmux;
+    let guarded = sessions.iter().any(|s| {
+        text.chars()
+            .next()
+            .is_some_and(|c| s.profile.command_chars.contains(c))
+    });
+    if guarded || sessions.len() == 1 {
+        return sessions.iter().map(|s| s.type_text(text, marker)).collect();
+    }
+    let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
+    let pasted = Instant::now();
+    if let Err(e) = tmux.paste_text_many(&panes, text.as_bytes()) {
+        let why = format!("could not paste the broadcast: {e}");
+        return sessions
+            .iter()
+            .map(|_| Outcome::queued(why.clone()))
+            .collect();
+    }
+    let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
+    let reading: Vec<usize> = (0..sessions.len())
+        .filter(|&i| sessions[i].profile.reads_screen())
+        .collect();
+    let mut watches: Vec<BoxWatch> = sessions.iter().map(|_| BoxWatch::new(false)).collect();
+    if !pause.is_zero() {
+        // As for one pane: wait until every box shows the paste.
+        let deadline = pasted + VISIBLE_WINDOW;
+        while Instant::now() < deadline {
+            let waiting: Vec<usize> = reading
+                .iter()
+                .copied()
+                .filter(|&i| !watches[i].seen)
+                .collect();
+            if waiting.is_empty() {
+                break;
+            }
+            let ids: Vec<PaneId> = waiting.iter().map(|&i| panes[i].clone()).collect();
+            for (&i, capture) in waiting.iter().zip(tmux.capture_screens(&ids)) {
+                if sessions[i]
+                    .read_capture(capture.as_deref())
+                    .is_some_and(|r| shows_text(&r))
+                {
+                    watches[i].seen = true;
+                }
+            }
+            std::thread::sleep(CONFIRM_POLL);
+        }
+    }
+    let wait = pause.saturating_sub(pasted.elapsed());
+    if !wait.is_zero() {
+        std::thread::sleep(wait);
+    }
+    if let Err(e) = tmux.send_key_many(&panes, "Enter") {
+        let why = format!("could not press Enter after the broadcast: {e}");
+        return sessions
+            .iter()
+            .map(|_| Outcome::queued(why.clone()))
+            .collect();
+    }
+    let mut outcomes: Vec<Option<Outcome>> = sessions
+        .iter()
+        .map(|s| {
+            (!s.profile.reads_screen()).then(|| {
+                if s.confirm {
+                    confirm(tmux, &s.pane, text, marker, s.pause);
+                }
+                Outcome::delivered()
+            })
+        })
+        .collect();
+    for attempt in 0..2 {
+        let deadline = Instant::now() + CONFIRM_WINDOW;
+        loop {
+            let open: Vec<usize> = (0..sessions.len())
+                .filter(|&i| outcomes[i].is_none())
+                .collect();
+            if open.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            let ids: Vec<PaneId> = open.iter().map(|&i| panes[i].clone()).collect();
+            for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
+                let reading = sessions[i].read_capture(capture.as_deref());
+                if watches[i].look(reading.as_ref()) {
+                    outcomes[i] = Some(Outcome::delivered_confirmed(true));
+                }
+            }
+            std::thread::sleep(CONFIRM_POLL);
+        }
+        let again: Vec<usize> = (0..sessions.len())
+            .filter(|&i| outcomes[i].is_none() && watches[i].text_in_box)
+            .collect();
+        if attempt == 1 || again.is_empty() {
+            break;
+        }
+        let ids: Vec<PaneId> = again.iter().map(|&i| panes[i].clone()).collect();
+        if tmux.send_key_many(&ids, "Enter").is_err() {
+            break;
+        }
+        for &i in &again {
+            watches[i].empty_since = None;
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Outcome::delivered_confirmed(false)))
+        .collect()
+}
+
+/// How long to wait for a paste to show in the box before pressing Enter
+/// anyway (for agents that need a pause).
+const VISIBLE_WINDOW: Duration = Duration::from_secs(1);
+/// How long an empty box must stay empty to count as "the text left it"
+/// when the text was never seen in it (longer than a paste takes to show:
+/// at most ~90 ms measured).
+const EMPTY_SETTLE: Duration = Duration::from_millis(200);
 
 /// How long to wait for the input box to empty after Enter.
 const CONFIRM_WINDOW: Duration = Duration::from_millis(600);

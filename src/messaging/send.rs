@@ -24,7 +24,7 @@ use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::messaging::rate_limit::{RateLimit, RateLimiter, Verdict};
 use crate::store::{Paths, ensure_private_dir};
 use crate::support::time;
-use crate::tmux::Tmux;
+use crate::tmux::{PaneId, Tmux};
 
 /// Most recipients of one broadcast (parity).
 pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
@@ -414,28 +414,13 @@ impl Messenger<'_> {
         text: &str,
         marker: &str,
     ) -> (Outcomes, Vec<Released>) {
-        let one = |a: &AgentRecord| self.deliver_one(a, msg_id, text, marker);
         let results: Vec<(Outcome, Vec<Released>)> = if recipients.len() == 1 {
-            recipients.iter().map(one).collect()
+            recipients
+                .iter()
+                .map(|a| self.deliver_one(a, msg_id, text, marker))
+                .collect()
         } else {
-            // A broadcast costs about one send: every pane at once.
-            std::thread::scope(|scope| {
-                let handles: Vec<_> = recipients
-                    .iter()
-                    .map(|a| scope.spawn(move || one(a)))
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            (
-                                Outcome::queued("delivery thread failed unexpectedly"),
-                                Vec::new(),
-                            )
-                        })
-                    })
-                    .collect()
-            })
+            self.deliver_batch(recipients, msg_id, text, marker)
         };
         let mut outcomes = Vec::new();
         let mut released = Vec::new();
@@ -444,6 +429,87 @@ impl Messenger<'_> {
             released.extend(more);
         }
         (outcomes, released)
+    }
+
+    /// A broadcast: about the cost of one send. The panes are locked in a
+    /// fixed order (by pane number, so two broadcasts never wait on each
+    /// other crosswise), their screens read in one tmux call, and the text
+    /// pasted into every pane that is safe in one call and submitted in
+    /// one more. Agents with held messages go one by one, after them.
+    fn deliver_batch(
+        &self,
+        recipients: &[AgentRecord],
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+    ) -> Vec<(Outcome, Vec<Released>)> {
+        let mut order: Vec<usize> = (0..recipients.len()).collect();
+        order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
+        let held = HeldQueue::new(self.paths).list().unwrap_or_default();
+        let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
+        let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
+        let mut one_by_one: Vec<usize> = Vec::new();
+        for i in order {
+            let a = &recipients[i];
+            if held.iter().any(|h| h.agent == a.id) {
+                one_by_one.push(i);
+                continue;
+            }
+            match delivery::open(
+                self.tmux,
+                self.paths,
+                self.matcher,
+                &target_of(a),
+                &self.settings.delivery,
+            ) {
+                Ok(s) => sessions.push((i, s)),
+                Err(outcome) => results[i] = Some((outcome, Vec::new())),
+            }
+        }
+        let reading: Vec<PaneId> = sessions
+            .iter()
+            .filter(|(_, s)| s.reads_screen())
+            .map(|(_, s)| s.pane().clone())
+            .collect();
+        let mut captures = self.tmux.capture_screens(&reading).into_iter();
+        let mut ready: Vec<(usize, &PaneSession<'_>)> = Vec::new();
+        for (i, s) in &sessions {
+            let reason = if s.reads_screen() {
+                let capture = captures.next().flatten();
+                s.read_capture(capture.as_deref())
+                    .and_then(|r| r.hold_reason(s.agent()))
+            } else {
+                None
+            };
+            match reason {
+                None => ready.push((*i, s)),
+                Some(reason) => {
+                    let outcome = match self.hold(s, s.agent(), msg_id, text, marker, &reason) {
+                        Ok(()) => Outcome::held(reason),
+                        Err(e) => {
+                            Outcome::queued(format!("{reason}; could not hold it for later: {e}"))
+                        }
+                    };
+                    results[*i] = Some((outcome, Vec::new()));
+                }
+            }
+        }
+        let typed = delivery::type_text_many(
+            &ready.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+            text,
+            marker,
+        );
+        for ((i, _), outcome) in ready.iter().zip(typed) {
+            results[*i] = Some((outcome, Vec::new()));
+        }
+        drop(sessions);
+        for i in one_by_one {
+            results[i] = Some(self.deliver_one(&recipients[i], msg_id, text, marker));
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| (Outcome::queued("not attempted"), Vec::new())))
+            .collect()
     }
 
     /// Delivers one message to one agent, after any messages held for it

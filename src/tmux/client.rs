@@ -419,6 +419,50 @@ impl Tmux {
         result.map(drop)
     }
 
+    /// Pastes the same `text` into several panes in one tmux call: one
+    /// `load-buffer` from stdin, one bracketed `paste-buffer` per pane, then
+    /// the buffer is deleted. tmux runs the commands in order and stops at
+    /// the first that fails (a pane that went away): the error says so.
+    pub fn paste_text_many(&self, targets: &[PaneId], text: &[u8]) -> Result<(), TmuxError> {
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let buffer = unique_buffer_name();
+        let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
+        for t in targets {
+            args = args
+                .then("paste-buffer")
+                .flag("-p")
+                .flag("-r")
+                .flag("-b")
+                .text(&buffer)
+                .flag("-t")
+                .text(t.as_str());
+        }
+        args = args.then("delete-buffer").flag("-b").text(&buffer);
+        let result = self.exec(args, Some(text));
+        if result.is_err() {
+            let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
+        }
+        result.map(drop)
+    }
+
+    /// Sends one key name to several panes in one tmux call.
+    pub fn send_key_many(&self, targets: &[PaneId], key: &str) -> Result<(), TmuxError> {
+        let mut args: Option<Args> = None;
+        for t in targets {
+            let start = match args {
+                None => Args::new("send-keys"),
+                Some(a) => a.then("send-keys"),
+            };
+            args = Some(start.flag("-t").text(t.as_str()).flag("--").text(key));
+        }
+        match args {
+            Some(args) => self.exec(args, None).map(drop),
+            None => Ok(()),
+        }
+    }
+
     /// Sends key names (`Enter`, `C-c`) to a pane; never used for text.
     pub fn send_keys(&self, target: &PaneId, keys: &[&str]) -> Result<(), TmuxError> {
         let mut args = Args::new("send-keys")

@@ -1,5 +1,6 @@
 //! `swarm dashboard` (alias `start-dashboard`): serves the live web view
-//! of the swarm until Ctrl-C or SIGTERM.
+//! of the swarm until Ctrl-C or SIGTERM, and meanwhile types held messages
+//! into their pane once it is safe.
 
 use std::env;
 use std::net::IpAddr;
@@ -16,6 +17,7 @@ use crate::support::sanitize;
 use crate::support::sys;
 
 use crate::cli::context::Context;
+use crate::cli::housekeeping;
 
 /// Arguments of `swarm dashboard`.
 #[derive(Debug, Args)]
@@ -152,7 +154,16 @@ pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
         }
     }
     // Any stop signal, or the signal thread going away, ends the server.
-    let _ = stop.recv();
+    // Meanwhile, about every second, held messages whose pane is safe
+    // again go in (as `swarm watch` does).
+    while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+        stop.recv_timeout(Duration::from_secs(1))
+    {
+        if let Err(e) = housekeeping::release_held(ctx) {
+            ctx.out
+                .warn(&format!("could not deliver held messages: {e}"));
+        }
+    }
     running.stop();
     ctx.out.print("Dashboard stopped\n")?;
     Ok(ExitCode::Success)
