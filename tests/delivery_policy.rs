@@ -297,3 +297,49 @@ fn a_dropped_enter_is_pressed_again_never_pasted_twice() {
     assert_eq!(body(&got[0]), "twice entered, once pasted");
     assert_eq!(got[0]["pastes"], 1);
 }
+
+#[test]
+fn a_broadcast_types_into_safe_panes_and_holds_for_the_others() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes: Vec<String> = (0..3)
+        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl"))))
+        .collect();
+    swarm(&project, &server).arg("discover").assert().success();
+    let agents = project.agents();
+    let id_of = |pane: &str| {
+        agents
+            .iter()
+            .find(|a| a.1 == pane)
+            .map(|a| a.0.clone())
+            .expect("registered")
+    };
+    let typing = &panes[1];
+    type_keys(&server, typing, "mine");
+    server.wait_for_screen(typing, "> mine");
+    let out = swarm(&project, &server)
+        .args(["broadcast", "INFO", "--from", "tester", "to everyone"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("held: {}", id_of(typing))), "{text}");
+    let rec = |pane: &String| {
+        let i = panes.iter().position(|p| p == pane).expect("pane");
+        project.file(&format!("rec-{i}.jsonl"))
+    };
+    for pane in [&panes[0], &panes[2]] {
+        let got = wait_for_records(&rec(pane), 1);
+        assert_eq!(body(&got[0]), "to everyone");
+    }
+    assert!(records(&rec(typing)).is_empty());
+    press(&server, typing, "C-u");
+    wait_for("the box to be cleared", || {
+        (!server.capture(typing).contains("> mine")).then_some(())
+    });
+    any_command(&project, &server);
+    let got = wait_for_records(&rec(typing), 1);
+    assert_eq!(body(&got[0]), "to everyone");
+    for pane in &panes {
+        assert_eq!(records(&rec(pane)).len(), 1, "{pane}");
+    }
+}

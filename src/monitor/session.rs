@@ -79,6 +79,7 @@ pub(crate) struct Session {
     watch: Option<FileWatch>,
     worker: Worker,
     acks_in_flight: bool,
+    screens_in_flight: bool,
     next_tick: Instant,
 }
 
@@ -133,6 +134,7 @@ impl Session {
             watch,
             worker,
             acks_in_flight: false,
+            screens_in_flight: false,
             next_tick: Instant::now() + TICK,
         };
         let mut dirty = Dirty::all();
@@ -172,8 +174,10 @@ impl Session {
                 Event::Files(d) => dirty.merge(d),
                 Event::Input(i) => update.inputs.push(i),
                 Event::Worker(r) => {
-                    if matches!(r, Report::Acks(_)) {
-                        self.acks_in_flight = false;
+                    match r {
+                        Report::Acks(_) => self.acks_in_flight = false,
+                        Report::Screens(_) => self.screens_in_flight = false,
+                        Report::Sent(_) => {}
                     }
                     update.reports.push(r);
                 }
@@ -194,6 +198,10 @@ impl Session {
         self.read(dirty, &mut update);
         if update.tick || dirty.acks {
             self.check_acks();
+        }
+        if update.tick && !self.screens_in_flight {
+            self.screens_in_flight = true;
+            self.worker.submit(Job::Screens);
         }
         update
     }

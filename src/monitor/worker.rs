@@ -10,7 +10,8 @@ use std::thread::JoinHandle;
 
 use crate::acks::{self, AckSettings};
 use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::agents::pane_state;
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::messaging::held::HeldQueue;
@@ -19,7 +20,7 @@ use crate::store::Paths;
 use crate::support::time;
 use crate::tmux::{Server, Tmux};
 
-use super::state::{Level, Outgoing};
+use super::state::{AgentScreen, Level, Outgoing};
 
 /// What the worker needs, owned (it runs on its own thread).
 #[derive(Debug)]
@@ -48,6 +49,8 @@ pub(crate) enum Job {
     ProcessAcks,
     /// Send a message written in the monitor.
     Send(Outgoing),
+    /// Read what each agent's pane shows, and what is held for it.
+    Screens,
 }
 
 /// What a job did, as lines for the user.
@@ -57,6 +60,8 @@ pub enum Report {
     Sent(Vec<(Level, String)>),
     /// The outcome of `Job::ProcessAcks` (empty when nothing was due).
     Acks(Vec<(Level, String)>),
+    /// The outcome of `Job::Screens`.
+    Screens(Vec<AgentScreen>),
 }
 
 /// A running worker. Dropping it lets the job in progress finish (a
@@ -84,6 +89,7 @@ impl Worker {
                 report(match job {
                     Job::ProcessAcks => Report::Acks(process_acks(&setup, &tmux)),
                     Job::Send(out) => Report::Sent(send(&setup, &tmux, out)),
+                    Job::Screens => Report::Screens(screens(&setup, &tmux)),
                 });
             }
         });
@@ -119,6 +125,39 @@ fn registry(paths: &Paths) -> Registry {
         // The status panel already reports a damaged registry.
         _ => Registry::empty(String::new()),
     }
+}
+
+/// What each active agent's pane shows (two tmux calls for all) and the
+/// messages held for it.
+fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
+    let registry = registry(&setup.paths);
+    let agents: Vec<&AgentRecord> = registry
+        .agents
+        .iter()
+        .filter(|a| a.status == AgentStatus::Active)
+        .collect();
+    let states = pane_state::observe(
+        tmux,
+        &setup.matcher,
+        &setup.messaging.delivery.profiles,
+        &agents,
+    );
+    let held = HeldQueue::new(&setup.paths).list().unwrap_or_default();
+    let now = time::now();
+    agents
+        .iter()
+        .zip(states)
+        .map(|(a, st)| {
+            let mine: Vec<_> = held.iter().filter(|h| h.agent == a.id).collect();
+            AgentScreen {
+                agent: a.id.clone(),
+                state: st.state,
+                held: mine.len(),
+                held_reason: mine.first().map(|h| h.reason.clone()),
+                held_for: mine.first().map(|h| h.age(now)),
+            }
+        })
+        .collect()
 }
 
 fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
