@@ -43,6 +43,9 @@ pub(crate) fn observe(
     profiles: &Profiles,
     agents: &[&AgentRecord],
 ) -> Vec<PaneState> {
+    if agents.is_empty() {
+        return Vec::new();
+    }
     // Only panes that exist with the registered process count: a pid in
     // the registry may since belong to something else.
     let live: Vec<(PaneId, u32)> = tmux

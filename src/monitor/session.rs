@@ -80,6 +80,7 @@ pub(crate) struct Session {
     worker: Worker,
     acks_in_flight: bool,
     screens_in_flight: bool,
+    screens_tick: bool,
     next_tick: Instant,
 }
 
@@ -135,6 +136,7 @@ impl Session {
             worker,
             acks_in_flight: false,
             screens_in_flight: false,
+            screens_tick: false,
             next_tick: Instant::now() + TICK,
         };
         let mut dirty = Dirty::all();
@@ -199,9 +201,13 @@ impl Session {
         if update.tick || dirty.acks {
             self.check_acks();
         }
+        // Every other tick: two tmux calls read every agent's pane.
         if update.tick && !self.screens_in_flight {
-            self.screens_in_flight = true;
-            self.worker.submit(Job::Screens);
+            self.screens_tick = !self.screens_tick;
+            if self.screens_tick {
+                self.screens_in_flight = true;
+                self.worker.submit(Job::Screens);
+            }
         }
         update
     }
