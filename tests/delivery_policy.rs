@@ -343,3 +343,43 @@ fn a_broadcast_types_into_safe_panes_and_holds_for_the_others() {
         assert_eq!(records(&rec(pane)).len(), 1, "{pane}");
     }
 }
+
+#[test]
+fn a_profile_in_the_config_changes_how_the_screen_is_read() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // A box the demo agent never draws: its screen reads as unknown.
+    project.write(
+        ".claudeswarm.toml",
+        "[profiles.swarm-demo]\ninput = { start = { plain = '^NEVER HERE' } }\n",
+    );
+    one_agent(&server, &project);
+    let out = msg(&project, &server, "not typed");
+    assert!(out.contains("swarm cannot read agent-0's screen"), "{out}");
+    assert!(submissions(&project).is_empty());
+    let json = swarm(&project, &server)
+        .args(["agents", "--json"])
+        .output()
+        .expect("run");
+    let agents: serde_json::Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(agents[0]["state"], "unknown");
+    assert_eq!(agents[0]["profile"], "swarm-demo");
+}
+
+#[test]
+fn a_bad_profile_is_a_config_error_naming_the_field() {
+    let project = Project::new();
+    project.write(
+        ".claudeswarm.toml",
+        "[profiles.mine]\ncommands = [\"mine\"]\nbusy = [{ plain = \"(\" }]\npause_ms = 9000\n",
+    );
+    let out = crate::harness::swarm_outside_tmux(&project)
+        .args(["config", "validate"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let err =
+        String::from_utf8_lossy(&out.stderr).into_owned() + &String::from_utf8_lossy(&out.stdout);
+    assert!(err.contains("profiles.mine.busy[0].plain"), "{err}");
+    assert!(err.contains("profiles.mine.pause_ms"), "{err}");
+}
