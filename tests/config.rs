@@ -49,7 +49,10 @@ fn init_validate_show_round_trips_in_both_formats() {
         let json = stdout_json(&out);
         assert_eq!(json["rate_limiting"]["messages_per_minute"], 10);
         assert_eq!(json["acks"]["retry_delays"], serde_json::json!([60, 120]));
-        assert_eq!(json["messaging"]["delivery_pause_ms"], 150);
+        assert_eq!(
+            json["messaging"]["delivery_pause_ms"],
+            serde_json::Value::Null
+        );
         let file = project.file(name).display().to_string();
         assert_eq!(
             json["_sources"]["locking.stale_timeout"],

@@ -12,6 +12,7 @@ mod config;
 mod coord;
 mod crash;
 mod dashboard;
+mod delivery_policy;
 mod discovery;
 mod first_use;
 mod guard;

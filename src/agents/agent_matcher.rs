@@ -50,6 +50,20 @@ impl Default for AgentMatcher {
 }
 
 impl AgentMatcher {
+    /// The recogniser a project's config asks for: its agent commands, the
+    /// programs its own profiles name, and the process backend
+    /// `SWARM_PROCESS_BACKEND` chooses.
+    pub(crate) fn for_config(c: &crate::config::Config) -> Result<AgentMatcher, ProcessError> {
+        let extra = c
+            .profiles
+            .values()
+            .flat_map(|p| p.commands.iter().flatten().cloned());
+        Ok(AgentMatcher::new(
+            c.discovery.agent_commands.iter().cloned().chain(extra),
+            Processes::from_env()?,
+        ))
+    }
+
     /// A matcher for these command names (compared case-insensitively)
     /// that learns about processes through `processes`.
     pub(crate) fn new(

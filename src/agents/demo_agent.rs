@@ -3,16 +3,20 @@
 //! CLI do), and treats "text, then Enter" as one submission, which it shows
 //! with a timestamp and can record as a JSON line. `swarm launch --agent
 //! demo` runs it, and the tests read its record to see exactly what an
-//! agent received.
+//! agent received. It can play the states swarm reads on a real agent's
+//! screen: text typed into its box, busy (a prompt holding `DEMOSLEEP<n>`;
+//! input meanwhile is queued), and a yes/no question (a prompt holding
+//! `DEMOASK`) that Enter answers.
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
 use crate::support::sanitize;
-use crate::support::sys::RawTerminal;
+use crate::support::sys::{self, RawTerminal};
 use crate::support::time;
 
 /// The line the demo agent prints once it is ready for input (after it
@@ -40,6 +44,8 @@ pub enum Event {
     /// An Enter ignored on purpose (`dropping_enters`); the count since
     /// the last paste.
     EnterIgnored(u32),
+    /// Enter on an empty input box.
+    EmptyEnter,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +90,12 @@ impl InputParser {
             drop_after_paste: n,
             ..InputParser::default()
         }
+    }
+
+    /// Empties the input box.
+    fn clear(&mut self) {
+        self.input.clear();
+        self.pastes = 0;
     }
 
     /// The current content of the input box.
@@ -145,7 +157,7 @@ impl InputParser {
         match b {
             b'\r' | b'\n' => {
                 if self.input.is_empty() {
-                    return None;
+                    return Some(Event::EmptyEnter);
                 }
                 if self.to_drop > 0 {
                     self.to_drop -= 1;
@@ -196,7 +208,19 @@ impl InputParser {
     }
 }
 
-/// One line of the `--record` file.
+/// A submission that makes the demo agent busy for N seconds
+/// (`DEMOSLEEP3`): what it receives meanwhile waits in its queue and is
+/// taken afterwards, each as its own turn.
+pub(crate) const BUSY_WORD: &str = "DEMOSLEEP";
+/// A submission that makes the demo agent ask a yes/no question, answered
+/// by Enter (yes) or `n` (no); the answer is recorded.
+pub(crate) const ASK_WORD: &str = "DEMOASK";
+/// The question's line, as the demo profile recognises it.
+const QUESTION: &str = "? Do you want to proceed? [Enter = yes, n = no]";
+/// The row drawn above the input box while busy.
+const WORKING: &str = "* working (esc to interrupt)";
+
+/// One submission line of the `--record` file.
 #[derive(Debug, Serialize)]
 struct Record<'a> {
     n: u64,
@@ -204,9 +228,18 @@ struct Record<'a> {
     /// Unix seconds when the first byte of this submission arrived (for
     /// measuring delivery latency).
     first_byte_unix: f64,
+    /// Unix seconds when Enter submitted it.
+    submitted_unix: f64,
     text: &'a str,
     bytes: usize,
     pastes: u32,
+}
+
+/// One answer to a question, in the `--record` file.
+#[derive(Debug, Serialize)]
+struct Answer<'a> {
+    at: String,
+    answer: &'a str,
 }
 
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
@@ -214,7 +247,7 @@ struct Record<'a> {
 /// with `record`, appended as a JSON line (one `write`, so concurrent
 /// readers never see half a line).
 pub(crate) fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
-    let mut recorder = match record {
+    let recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
         None => None,
     };
@@ -227,83 +260,206 @@ pub(crate) fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Re
         "\x1b[?2004h\x1b[2J\x1b[H{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
     )?;
     out.flush()?;
-    let result = event_loop(
-        &mut out,
-        recorder.as_mut(),
-        InputParser::dropping_enters(drop_enters),
-    );
+    let mut agent = Demo {
+        out: &mut out,
+        recorder,
+        parser: InputParser::dropping_enters(drop_enters),
+        count: 0,
+        first_byte: None,
+        mode: Mode::Ready,
+        queue: std::collections::VecDeque::new(),
+    };
+    let result = agent.event_loop();
     let _ = write!(out, "\x1b[?2004l\r\n");
     let _ = out.flush();
     result
 }
 
-fn event_loop(
-    out: &mut impl Write,
-    mut recorder: Option<&mut File>,
-    mut parser: InputParser,
-) -> io::Result<()> {
-    let mut stdin = io::stdin().lock();
-    let mut buf = [0u8; 8192];
-    let mut count = 0u64;
-    let mut first_byte: Option<f64> = None;
-    loop {
-        let n = match stdin.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            // EIO: the terminal went away (the pane was closed).
-            Err(e) if e.raw_os_error() == Some(libc::EIO) => return Ok(()),
-            Err(e) => return Err(e),
-        };
-        let arrived = time::unix_seconds(time::now());
-        first_byte.get_or_insert(arrived);
-        for event in parser.feed(&buf[..n]) {
-            match event {
-                Event::Quit => return Ok(()),
-                Event::EnterIgnored(n) => {
-                    let shown = sanitize::one_line(&parser.input());
-                    write!(
-                        out,
-                        "\r\x1b[K(ignored Enter {n} after a paste)\r\n> {shown}"
-                    )?;
+/// What the demo agent is doing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Waiting for a prompt.
+    Ready,
+    /// Working until then; submissions are queued.
+    Busy(Instant),
+    /// Asking a question; Enter answers yes, `n` no, anything else is
+    /// ignored (a paste does nothing, as in the real agents).
+    Asking,
+}
+
+struct Demo<'a, W: Write> {
+    out: &'a mut W,
+    recorder: Option<File>,
+    parser: InputParser,
+    count: u64,
+    first_byte: Option<f64>,
+    mode: Mode,
+    queue: std::collections::VecDeque<(String, u32, f64)>,
+}
+
+impl<W: Write> Demo<'_, W> {
+    fn event_loop(&mut self) -> io::Result<()> {
+        let mut buf = [0u8; 8192];
+        loop {
+            let timeout = match self.mode {
+                Mode::Busy(until) => Some(until.saturating_duration_since(Instant::now())),
+                _ => None,
+            };
+            let n = match sys::read_stdin(&mut buf, timeout) {
+                Ok(None) => {
+                    self.finish_work()?;
+                    continue;
                 }
-                Event::Edited if parser.input().is_empty() => first_byte = None,
-                Event::Edited => {
-                    let shown = sanitize::one_line(&parser.input());
-                    write!(out, "\r\x1b[K> {shown}")?;
+                Ok(Some(0)) => return Ok(()),
+                Ok(Some(n)) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                // EIO: the terminal went away (the pane was closed).
+                Err(e) if e.raw_os_error() == Some(libc::EIO) => return Ok(()),
+                Err(e) => return Err(e),
+            };
+            let arrived = time::unix_seconds(time::now());
+            self.first_byte.get_or_insert(arrived);
+            for event in self.parser.feed(&buf[..n]) {
+                if self.mode == Mode::Asking {
+                    self.answer(&event)?;
+                    continue;
                 }
-                Event::Submit { text, pastes } => {
-                    let started = first_byte.take().unwrap_or(arrived);
-                    count += 1;
-                    let now = time::now();
-                    if let Some(file) = recorder.as_deref_mut() {
-                        let rec = Record {
-                            n: count,
-                            at: time::utc_iso(now),
-                            first_byte_unix: started,
-                            text: &text,
-                            bytes: text.len(),
-                            pastes,
-                        };
-                        let mut line = serde_json::to_vec(&rec).map_err(io::Error::other)?;
-                        line.push(b'\n');
-                        file.write_all(&line)?;
+                match event {
+                    Event::Quit => return Ok(()),
+                    Event::EmptyEnter => {}
+                    Event::EnterIgnored(n) => {
+                        let shown = sanitize::one_line(&self.parser.input());
+                        write!(
+                            self.out,
+                            "\r\x1b[K(ignored Enter {n} after a paste)\r\n> {shown}"
+                        )?;
                     }
-                    let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
-                    write!(
-                        out,
-                        "\r\x1b[K[{stamp}] submission {count} ({} bytes):\r\n",
-                        text.len()
-                    )?;
-                    for line in sanitize::strip_controls(&text).split('\n') {
-                        write!(out, "  {line}\r\n")?;
+                    Event::Edited if self.parser.input().is_empty() => {
+                        self.first_byte = None;
+                        write!(self.out, "\r\x1b[K> ")?;
                     }
-                    write!(out, "\r\n> ")?;
+                    Event::Edited => self.draw_input()?,
+                    Event::Submit { text, pastes } => {
+                        let started = self.first_byte.take().unwrap_or(arrived);
+                        if let Mode::Busy(_) = self.mode {
+                            let shown = sanitize::one_line(&text);
+                            // Clear the box and the working row, add the
+                            // queued line above them, draw them again.
+                            write!(
+                                self.out,
+                                "\r\x1b[K\x1b[A\r\x1b[K  (queued) {shown}\r\n{WORKING}\r\n> "
+                            )?;
+                            self.queue.push_back((text, pastes, started));
+                        } else {
+                            self.submit(&text, pastes, started)?;
+                        }
+                    }
                 }
             }
+            self.out.flush()?;
         }
-        out.flush()?;
     }
+
+    fn draw_input(&mut self) -> io::Result<()> {
+        let shown = sanitize::one_line(&self.parser.input());
+        write!(self.out, "\r\x1b[K> {shown}")
+    }
+
+    /// Records and shows one submission, then acts on it (works, asks).
+    fn submit(&mut self, text: &str, pastes: u32, started: f64) -> io::Result<()> {
+        self.count += 1;
+        let now = time::now();
+        let rec = Record {
+            n: self.count,
+            at: time::utc_iso(now),
+            first_byte_unix: started,
+            submitted_unix: time::unix_seconds(now),
+            text,
+            bytes: text.len(),
+            pastes,
+        };
+        self.append(&rec)?;
+        let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
+        write!(
+            self.out,
+            "\r\x1b[K[{stamp}] submission {} ({} bytes):\r\n",
+            self.count,
+            text.len()
+        )?;
+        for line in sanitize::strip_controls(text).split('\n') {
+            write!(self.out, "  {line}\r\n")?;
+        }
+        if text.contains(ASK_WORD) {
+            self.mode = Mode::Asking;
+            self.parser.clear();
+            return write!(self.out, "\r\n{QUESTION}");
+        }
+        if let Some(secs) = busy_seconds(text) {
+            self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));
+            return write!(self.out, "\r\n{WORKING}\r\n> ");
+        }
+        write!(self.out, "\r\n> ")
+    }
+
+    /// The work is done: take the queued submissions, each as its own turn.
+    fn finish_work(&mut self) -> io::Result<()> {
+        write!(self.out, "\r\x1b[K\x1b[A\r\x1b[K* done\r\n")?;
+        self.mode = Mode::Ready;
+        while self.mode == Mode::Ready {
+            let Some((text, pastes, started)) = self.queue.pop_front() else {
+                break;
+            };
+            self.submit(&text, pastes, started)?;
+        }
+        if self.mode != Mode::Asking {
+            // What someone typed meanwhile is still in the box.
+            self.draw_input()?;
+        }
+        self.out.flush()
+    }
+
+    /// Input while a question is open: Enter answers yes, `n` no; pasted
+    /// and typed text is dropped.
+    fn answer(&mut self, event: &Event) -> io::Result<()> {
+        let answer = match event {
+            Event::EmptyEnter | Event::Submit { .. } | Event::EnterIgnored(_) => "yes",
+            Event::Edited if self.parser.input() == "n" => "no",
+            Event::Quit => "no",
+            Event::Edited => {
+                self.parser.clear();
+                return Ok(());
+            }
+        };
+        self.parser.clear();
+        self.first_byte = None;
+        self.append(&Answer {
+            at: time::utc_iso(time::now()),
+            answer,
+        })?;
+        self.mode = Mode::Ready;
+        write!(self.out, "\r\x1b[K(answered {answer})\r\n> ")?;
+        self.out.flush()
+    }
+
+    fn append(&mut self, value: &impl Serialize) -> io::Result<()> {
+        if let Some(file) = self.recorder.as_mut() {
+            let mut line = serde_json::to_vec(value).map_err(io::Error::other)?;
+            line.push(b'\n');
+            file.write_all(&line)?;
+        }
+        Ok(())
+    }
+}
+
+/// `DEMOSLEEP<n>` in a submission: the seconds to stay busy (at most 600).
+fn busy_seconds(text: &str) -> Option<u64> {
+    let rest = &text[text.find(BUSY_WORD)? + BUSY_WORD.len()..];
+    let digits: String = rest
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .take(4)
+        .collect();
+    digits.parse::<u64>().ok().map(|n| n.min(600))
 }
 
 #[cfg(test)]
@@ -345,7 +501,7 @@ mod tests {
     #[test]
     fn typing_editing_and_empty_enter() {
         let mut p = InputParser::default();
-        assert!(submissions(p.feed(b"\r\r")).is_empty());
+        assert_eq!(p.feed(b"\r\r"), [Event::EmptyEnter, Event::EmptyEnter]);
         let ev = p.feed("héé\x7f!\x1b[A\r".as_bytes());
         assert_eq!(submissions(ev), [submit("hé!", 0)]);
     }

@@ -7,5 +7,8 @@ pub(crate) mod demo_agent;
 pub(crate) mod discovery;
 pub(crate) mod identity;
 pub(crate) mod launch;
+pub(crate) mod pane_state;
 pub(crate) mod process;
+pub(crate) mod profile;
 pub(crate) mod registry;
+pub(crate) mod screen;

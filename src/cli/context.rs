@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
-use crate::agents::process::Processes;
+use crate::agents::profile::Profiles;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
@@ -117,10 +117,12 @@ impl Context {
     /// Its process facts come from the backend `SWARM_PROCESS_BACKEND`
     /// names (`auto` when unset).
     pub(super) fn matcher(&self) -> Result<AgentMatcher> {
-        Ok(AgentMatcher::new(
-            self.config()?.discovery.agent_commands.iter().cloned(),
-            Processes::from_env()?,
-        ))
+        Ok(AgentMatcher::for_config(self.config()?)?)
+    }
+
+    /// The agent profiles: built in, with the config's laid over them.
+    pub(super) fn profiles(&self) -> Result<Profiles> {
+        Ok(Profiles::new(&self.config()?.profiles))
     }
 
     /// Messaging settings from the config.

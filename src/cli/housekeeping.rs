@@ -1,11 +1,13 @@
 //! Work that no one has to remember to start: due ACK retries and
-//! escalations, processed by whichever swarm command runs next (after a
-//! cheap check) and continuously by `swarm watch`.
+//! escalations, and held messages whose pane is safe again, processed by
+//! whichever swarm command runs next (after a cheap check) and continuously
+//! by `swarm watch` and `swarm monitor`.
 
 use crate::acks;
 use crate::agents::registry::Registry;
 use crate::error::Result;
-use crate::messaging::{ProcessReport, process_due};
+use crate::messaging::held::HeldQueue;
+use crate::messaging::{ProcessReport, ReleaseReport, process_due};
 use crate::support::time;
 
 use crate::cli::agents::list::load_registry;
@@ -23,6 +25,18 @@ pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
     Ok(Some(report))
 }
 
+/// Types held messages into panes that are safe again, if any are held
+/// (one failed `open` when none are).
+pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
+    if !HeldQueue::new(&ctx.paths).any() {
+        return Ok(None);
+    }
+    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    Ok(Some(messenger.release_held(&registry)?))
+}
+
 /// The same, for commands whose own output must stay clean: problems
 /// become warnings on stderr.
 pub(super) fn quietly(ctx: &Context) {
@@ -36,5 +50,16 @@ pub(super) fn quietly(ctx: &Context) {
         Err(e) => ctx
             .out
             .warn(&format!("could not process due ACK retries: {e}")),
+    }
+    match release_held(ctx) {
+        Ok(Some(report)) => {
+            for w in &report.warnings {
+                ctx.out.warn(w);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => ctx
+            .out
+            .warn(&format!("could not deliver held messages: {e}")),
     }
 }

@@ -149,6 +149,11 @@ pub(crate) fn load_with(
             *origin = from;
         }
     }
+    // Profiles are tables of free names, checked as a whole by
+    // `profile::check_section`; they come from the file only.
+    if let (Some(profiles), Value::Object(top)) = (parsed.value.get("profiles"), &mut merged) {
+        top.insert("profiles".into(), profiles.clone());
+    }
     let config = serde_json::from_value(merged).map_err(|e| ConfigError::Invalid {
         // Every value was checked against its key's type above, so this
         // only happens when `Config` and `schema::KEYS` disagree.

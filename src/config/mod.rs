@@ -8,6 +8,7 @@
 mod error;
 mod load;
 mod model;
+pub(crate) mod profile;
 pub(crate) mod schema;
 mod template;
 mod tree;
@@ -19,6 +20,7 @@ pub(crate) use load::{
     process_env,
 };
 pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS};
+pub(crate) use profile::{InputBox, Marker, ProfileSpec};
 pub(crate) use template::write as write_template;
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! of every key. Checking happens before a value gets here (see `schema`),
 //! so code that reads a `Config` can trust its ranges.
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -30,6 +31,10 @@ pub struct Config {
     pub acks: Acks,
     /// Rotation and retention of the message log (swarm's own section).
     pub message_log: MessageLogConfig,
+    /// Agent profiles added or changed by the project (`[profiles.NAME]`),
+    /// over the built-in ones.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub profiles: BTreeMap<String, super::profile::ProfileSpec>,
     /// Accepted for parity; the project root is found as docs/FORMATS.md says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub project_root: Option<PathBuf>,
@@ -108,9 +113,9 @@ pub struct Dashboard {
 #[serde(deny_unknown_fields, default)]
 pub struct Messaging {
     /// Milliseconds between pasting a message and pressing Enter
-    /// (0..=5000). Some agents drop an Enter that follows a paste too
-    /// closely (Gemini CLI below about 50 ms), hence 150.
-    pub delivery_pause_ms: u32,
+    /// (0..=5000), for every agent. Unset: each agent's profile says
+    /// (none for Claude Code and Codex, 100 for Gemini CLI).
+    pub delivery_pause_ms: Option<u32>,
     /// Messages longer than this many bytes (256..=10240) are written to a
     /// file and the agent gets a one-line pointer to it.
     pub max_inline_bytes: u32,
@@ -223,7 +228,7 @@ impl Default for Dashboard {
 impl Default for Messaging {
     fn default() -> Self {
         Messaging {
-            delivery_pause_ms: 150,
+            delivery_pause_ms: None,
             max_inline_bytes: 4096,
             confirm_delivery: false,
             operator: "operator".into(),

@@ -288,9 +288,9 @@ pub(crate) const KEYS: &[Key] = &[
     Key {
         section: "messaging",
         name: "delivery_pause_ms",
-        kind: Kind::Int { min: 0, max: 5000 },
-        doc: "Milliseconds between pasting a message and pressing Enter (0-5000); some agents drop an Enter that comes too soon.",
-        example: None,
+        kind: Kind::OptInt { min: 0, max: 5000 },
+        doc: "Milliseconds between pasting a message and pressing Enter, for every agent (0-5000). Unset: each agent's profile says (0 for Claude Code and Codex, 100 for Gemini CLI).",
+        example: Some("150"),
     },
     Key {
         section: "messaging",
@@ -449,6 +449,13 @@ pub(crate) fn check_document(doc: &Value) -> Vec<Finding> {
     for (name, value) in top {
         if let Some(key) = Key::find("", name) {
             out.extend(check_key(key, value));
+            continue;
+        }
+        if name == "profiles" {
+            out.extend(super::profile::check_section(
+                value,
+                &super::profile::builtin_names(),
+            ));
             continue;
         }
         if !SECTIONS.iter().any(|(s, _)| s == name) {

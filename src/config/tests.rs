@@ -34,7 +34,7 @@ fn defaults_match_the_spec() {
     assert_eq!(c.locking.stale_timeout, 300);
     assert_eq!(c.discovery.stale_threshold, 60);
     assert_eq!(c.dashboard.port, 8080);
-    assert_eq!(c.messaging.delivery_pause_ms, 150);
+    assert_eq!(c.messaging.delivery_pause_ms, None);
     assert_eq!(c.messaging.max_inline_bytes, 4096);
     assert_eq!(c.acks.retry_delays, [60, 120]);
     assert_eq!(c.acks.max_retries, 3);

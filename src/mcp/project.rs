@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
-use crate::agents::process::Processes;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -83,10 +82,7 @@ impl Project {
     /// The agent recogniser configured for this project, asking the
     /// process backend `SWARM_PROCESS_BACKEND` chooses.
     pub(crate) fn matcher(&self) -> Result<AgentMatcher> {
-        Ok(AgentMatcher::new(
-            self.config.discovery.agent_commands.iter().cloned(),
-            Processes::from_env()?,
-        ))
+        Ok(AgentMatcher::for_config(&self.config)?)
     }
 
     /// The ACK retry schedule.

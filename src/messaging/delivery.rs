@@ -2,37 +2,45 @@
 //!
 //! Under a per-pane delivery lock (so concurrent senders never interleave):
 //! check that an agent, not a shell or anything else, holds the pane's
-//! terminal; paste the text as one bracketed paste from a uniquely named
-//! buffer; wait a short pause; press Enter as its own key; optionally look
-//! at the screen and press Enter once more if the text is still waiting in
-//! the input box. The text is never pasted twice.
+//! terminal; find the agent's profile; when the profile reads screens, read
+//! the screen and type only into an empty input box (idle, or busy: the
+//! agent queues it); paste the text as one bracketed paste from a uniquely
+//! named buffer; wait the profile's pause; press Enter as its own key; then
+//! check that the text left the input box, pressing Enter once more if it
+//! did not. The text is never pasted twice. Agents whose profile does not
+//! read screens get today's paste, pause, Enter.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
+use crate::agents::profile::{Profile, Profiles};
+use crate::agents::screen::{Reading, ScreenState};
 use crate::messaging::message_log::Outcome;
-use crate::store::{Paths, StateFile};
+use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, Tmux, TmuxError};
 
 /// How deliveries behave.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct DeliverySettings {
-    /// Pause between the paste and Enter (Gemini CLI drops an Enter that
-    /// comes sooner than ~50 ms after a paste).
-    pub pause: Duration,
-    /// Look at the screen after Enter and press it once more if the text
-    /// is still in the input box.
+    /// Pause between the paste and Enter for every agent; `None`: the
+    /// agent's profile says.
+    pub pause: Option<Duration>,
+    /// For agents whose screen is not read: look at the screen after Enter
+    /// and press it once more if the text is still in the input box.
     pub confirm: bool,
     /// How long to wait for other deliveries to the same pane.
     pub lock_timeout: Duration,
+    /// The agent profiles.
+    pub profiles: Profiles,
 }
 
 impl Default for DeliverySettings {
     fn default() -> Self {
         DeliverySettings {
-            pause: Duration::from_millis(150),
+            pause: None,
             confirm: false,
             lock_timeout: Duration::from_secs(120),
+            profiles: Profiles::default(),
         }
     }
 }
@@ -48,22 +56,30 @@ pub(crate) struct Target {
     pub pane_pid: u32,
 }
 
-/// Delivers `text` into the target's pane; never fails, the outcome says
-/// what happened. `marker` is a piece of the text that identifies it on
-/// screen (the message header), used only when confirming.
-pub(crate) fn deliver(
-    tmux: &Tmux,
+/// A pane whose delivery lock is held and whose foreground is an agent.
+pub(crate) struct PaneSession<'a> {
+    tmux: &'a Tmux,
+    pane: PaneId,
+    agent: String,
+    profile: Profile,
+    pause: Duration,
+    confirm: bool,
+    _lock: StateLock,
+}
+
+/// Takes the pane's delivery lock and checks its foreground. `Err` is the
+/// outcome when nothing can be typed there at all (queued, with why).
+pub(crate) fn open<'a>(
+    tmux: &'a Tmux,
     paths: &Paths,
     matcher: &AgentMatcher,
     target: &Target,
-    text: &str,
-    marker: &str,
     settings: &DeliverySettings,
-) -> Outcome {
+) -> Result<PaneSession<'a>, Outcome> {
     let Some(pane) = &target.pane else {
-        return Outcome::queued(
+        return Err(Outcome::queued(
             "the registry has no tmux pane id for this agent (run `swarm discover`)",
-        );
+        ));
     };
     let lock_file = StateFile::new(
         paths
@@ -71,60 +87,366 @@ pub(crate) fn deliver(
             .join("delivery")
             .join(format!("pane-{}", pane.number())),
     );
-    let _lock = match lock_file.lock(settings.lock_timeout) {
-        Ok(lock) => lock,
+    let lock = lock_file
+        .lock(settings.lock_timeout)
+        .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;
+    let command = match matcher.pane_foreground(tmux, pane, target.pane_pid) {
         Err(e) => {
-            return Outcome::queued(format!("could not take the delivery lock of {pane}: {e}"));
-        }
-    };
-    match matcher.pane_foreground(tmux, pane, target.pane_pid) {
-        Err(e) => {
-            return Outcome::queued(format!("could not tell what runs in pane {pane}: {e}"));
+            return Err(Outcome::queued(format!(
+                "could not tell what runs in pane {pane}: {e}"
+            )));
         }
         Ok(None) => {
-            return Outcome::queued(format!(
+            return Err(Outcome::queued(format!(
                 "pane {pane} is gone (its process {} no longer runs)",
                 target.pane_pid
-            ));
+            )));
         }
         Ok(Some(fg)) => match fg.kind {
-            ForegroundKind::Agent(_) => {}
+            ForegroundKind::Agent(command) => command,
             ForegroundKind::Shell => {
-                return Outcome::queued(format!(
+                return Err(Outcome::queued(format!(
                     "a shell ({}) is in the foreground of pane {pane}: typing there would run the message as commands",
                     fg.program
-                ));
+                )));
             }
             ForegroundKind::Other => {
-                return Outcome::queued(format!(
+                return Err(Outcome::queued(format!(
                     "{} is in the foreground of pane {pane}, not an agent",
                     fg.program
-                ));
+                )));
             }
         },
-    }
-    if let Err(e) = tmux.paste_text(pane, text.as_bytes()) {
-        return Outcome::queued(describe(pane, "paste into", &e));
-    }
-    std::thread::sleep(settings.pause);
-    if let Err(e) = tmux.send_keys(pane, &["Enter"]) {
-        return Outcome::queued(describe(pane, "press Enter in", &e));
-    }
-    if settings.confirm {
-        confirm(tmux, pane, text, marker, settings.pause);
-    }
-    Outcome::delivered()
+    };
+    let profile = settings.profiles.for_command(&command);
+    Ok(PaneSession {
+        tmux,
+        pane: pane.clone(),
+        agent: target.agent.clone(),
+        pause: settings.pause.unwrap_or(profile.pause),
+        confirm: settings.confirm,
+        profile,
+        _lock: lock,
+    })
 }
+
+impl PaneSession<'_> {
+    /// The pane.
+    pub(crate) fn pane(&self) -> &PaneId {
+        &self.pane
+    }
+
+    /// Reads the screen; `None` when the profile does not read screens.
+    /// A capture that fails reads as unknown.
+    pub(crate) fn read(&self) -> Option<Reading> {
+        if !self.profile.reads_screen() {
+            return None;
+        }
+        match self.tmux.capture_screen(&self.pane) {
+            Ok(capture) => self.profile.read(&capture),
+            Err(_) => Some(Reading {
+                state: ScreenState::Unknown,
+                box_text: None,
+            }),
+        }
+    }
+
+    /// Reads a capture taken elsewhere (several panes at once); `None`
+    /// when the profile does not read screens. No capture reads as unknown.
+    pub(crate) fn read_capture(&self, capture: Option<&str>) -> Option<Reading> {
+        if !self.profile.reads_screen() {
+            return None;
+        }
+        Some(
+            capture
+                .and_then(|c| self.profile.read(c))
+                .unwrap_or(Reading {
+                    state: ScreenState::Unknown,
+                    box_text: None,
+                }),
+        )
+    }
+
+    /// True when the agent's profile reads its screen.
+    pub(crate) fn reads_screen(&self) -> bool {
+        self.profile.reads_screen()
+    }
+
+    /// The agent id.
+    pub(crate) fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// Why nothing may be typed now (`None`: go ahead). Agents whose
+    /// screen is not read are always typed into.
+    pub(crate) fn hold_reason(&self) -> Option<String> {
+        self.read()?.hold_reason(&self.agent)
+    }
+
+    /// Pastes `text`, waits the pause, presses Enter, and checks the text
+    /// left the input box. `marker` identifies the text on screen.
+    pub(crate) fn type_text(&self, text: &str, marker: &str) -> Outcome {
+        // A prompt that starts with one of these runs as a command; the
+        // swarm header never does, but a leading space makes sure.
+        let guarded;
+        let text = if text
+            .chars()
+            .next()
+            .is_some_and(|c| self.profile.command_chars.contains(c))
+        {
+            guarded = format!(" {text}");
+            guarded.as_str()
+        } else {
+            text
+        };
+        let pasted = Instant::now();
+        if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
+            return Outcome::queued(describe(&self.pane, "paste into", &e));
+        }
+        let mut seen = false;
+        if !self.pause.is_zero() && self.profile.reads_screen() {
+            // An agent that needs a pause (Gemini CLI) also drops an Enter
+            // that comes before its box shows the paste: wait for that too.
+            let deadline = pasted + VISIBLE_WINDOW;
+            while Instant::now() < deadline {
+                if self.read().is_some_and(|r| shows_text(&r)) {
+                    seen = true;
+                    break;
+                }
+                std::thread::sleep(CONFIRM_POLL);
+            }
+        }
+        let wait = self.pause.saturating_sub(pasted.elapsed());
+        if !wait.is_zero() {
+            std::thread::sleep(wait);
+        }
+        if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
+            return Outcome::queued(describe(&self.pane, "press Enter in", &e));
+        }
+        if self.profile.reads_screen() {
+            return self.confirm_left_box(seen);
+        }
+        if self.confirm {
+            confirm(self.tmux, &self.pane, text, marker, self.pause);
+        }
+        Outcome::delivered()
+    }
+
+    /// Waits for the text to leave the input box. If it is still there
+    /// after a while (the agent dropped the Enter: Gemini CLI does when it
+    /// comes too soon), presses Enter once more. Never presses Enter when
+    /// the box is not on screen (a dialog may have opened). An empty box
+    /// only counts once the text was seen in it, or after it stayed empty
+    /// long enough that a paste still on its way would have shown.
+    fn confirm_left_box(&self, seen: bool) -> Outcome {
+        let mut watch = BoxWatch::new(seen);
+        for attempt in 0..2 {
+            let deadline = Instant::now() + CONFIRM_WINDOW;
+            while Instant::now() < deadline {
+                if watch.look(self.read().as_ref()) {
+                    return Outcome::delivered_confirmed(true);
+                }
+                std::thread::sleep(CONFIRM_POLL);
+            }
+            if attempt == 0 && watch.text_in_box {
+                if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
+                    break;
+                }
+                watch.empty_since = None;
+                continue;
+            }
+            break;
+        }
+        Outcome::delivered_confirmed(false)
+    }
+}
+
+/// True when the reading shows text in the input box.
+fn shows_text(r: &Reading) -> bool {
+    r.box_text.as_deref().is_some_and(|t| !t.is_empty())
+}
+
+/// What confirming has seen of one input box so far.
+struct BoxWatch {
+    seen: bool,
+    text_in_box: bool,
+    empty_since: Option<Instant>,
+}
+
+impl BoxWatch {
+    fn new(seen: bool) -> BoxWatch {
+        BoxWatch {
+            seen,
+            text_in_box: false,
+            empty_since: None,
+        }
+    }
+
+    /// Takes one look; true when the text has left the box.
+    fn look(&mut self, reading: Option<&Reading>) -> bool {
+        match reading.and_then(|r| r.box_text.as_deref()) {
+            Some("") => {
+                self.text_in_box = false;
+                let since = *self.empty_since.get_or_insert_with(Instant::now);
+                self.seen || since.elapsed() >= EMPTY_SETTLE
+            }
+            Some(_) => {
+                self.seen = true;
+                self.text_in_box = true;
+                self.empty_since = None;
+                false
+            }
+            None => {
+                self.empty_since = None;
+                false
+            }
+        }
+    }
+}
+
+/// Types the same text into several panes at once, as a broadcast does:
+/// one tmux call pastes into all of them, then after the longest pause any
+/// of them needs, one call presses Enter in all; then each box is checked
+/// (all screens in one call per look) and Enter pressed once more where
+/// the text is still waiting. Never pastes twice.
+pub(crate) fn type_text_many(
+    sessions: &[&PaneSession<'_>],
+    text: &str,
+    marker: &str,
+) -> Vec<Outcome> {
+    let Some(first) = sessions.first() else {
+        return Vec::new();
+    };
+    let tmux = first.tmux;
+    let guarded = sessions.iter().any(|s| {
+        text.chars()
+            .next()
+            .is_some_and(|c| s.profile.command_chars.contains(c))
+    });
+    if guarded || sessions.len() == 1 {
+        return sessions.iter().map(|s| s.type_text(text, marker)).collect();
+    }
+    let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
+    let pasted = Instant::now();
+    if let Err(e) = tmux.paste_text_many(&panes, text.as_bytes()) {
+        let why = format!("could not paste the broadcast: {e}");
+        return sessions
+            .iter()
+            .map(|_| Outcome::queued(why.clone()))
+            .collect();
+    }
+    let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
+    let reading: Vec<usize> = (0..sessions.len())
+        .filter(|&i| sessions[i].profile.reads_screen())
+        .collect();
+    let mut watches: Vec<BoxWatch> = sessions.iter().map(|_| BoxWatch::new(false)).collect();
+    if !pause.is_zero() {
+        // As for one pane: wait until every box shows the paste.
+        let deadline = pasted + VISIBLE_WINDOW;
+        while Instant::now() < deadline {
+            let waiting: Vec<usize> = reading
+                .iter()
+                .copied()
+                .filter(|&i| !watches[i].seen)
+                .collect();
+            if waiting.is_empty() {
+                break;
+            }
+            let ids: Vec<PaneId> = waiting.iter().map(|&i| panes[i].clone()).collect();
+            for (&i, capture) in waiting.iter().zip(tmux.capture_screens(&ids)) {
+                if sessions[i]
+                    .read_capture(capture.as_deref())
+                    .is_some_and(|r| shows_text(&r))
+                {
+                    watches[i].seen = true;
+                }
+            }
+            std::thread::sleep(CONFIRM_POLL);
+        }
+    }
+    let wait = pause.saturating_sub(pasted.elapsed());
+    if !wait.is_zero() {
+        std::thread::sleep(wait);
+    }
+    if let Err(e) = tmux.send_key_many(&panes, "Enter") {
+        let why = format!("could not press Enter after the broadcast: {e}");
+        return sessions
+            .iter()
+            .map(|_| Outcome::queued(why.clone()))
+            .collect();
+    }
+    let mut outcomes: Vec<Option<Outcome>> = sessions
+        .iter()
+        .map(|s| {
+            (!s.profile.reads_screen()).then(|| {
+                if s.confirm {
+                    confirm(tmux, &s.pane, text, marker, s.pause);
+                }
+                Outcome::delivered()
+            })
+        })
+        .collect();
+    for attempt in 0..2 {
+        let deadline = Instant::now() + CONFIRM_WINDOW;
+        loop {
+            let open: Vec<usize> = (0..sessions.len())
+                .filter(|&i| outcomes[i].is_none())
+                .collect();
+            if open.is_empty() || Instant::now() >= deadline {
+                break;
+            }
+            let ids: Vec<PaneId> = open.iter().map(|&i| panes[i].clone()).collect();
+            for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
+                let reading = sessions[i].read_capture(capture.as_deref());
+                if watches[i].look(reading.as_ref()) {
+                    outcomes[i] = Some(Outcome::delivered_confirmed(true));
+                }
+            }
+            std::thread::sleep(CONFIRM_POLL);
+        }
+        let again: Vec<usize> = (0..sessions.len())
+            .filter(|&i| outcomes[i].is_none() && watches[i].text_in_box)
+            .collect();
+        if attempt == 1 || again.is_empty() {
+            break;
+        }
+        let ids: Vec<PaneId> = again.iter().map(|&i| panes[i].clone()).collect();
+        if tmux.send_key_many(&ids, "Enter").is_err() {
+            break;
+        }
+        for &i in &again {
+            watches[i].empty_since = None;
+        }
+    }
+    outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Outcome::delivered_confirmed(false)))
+        .collect()
+}
+
+/// How long to wait for a paste to show in the box before pressing Enter
+/// anyway (for agents that need a pause).
+const VISIBLE_WINDOW: Duration = Duration::from_secs(1);
+/// How long an empty box must stay empty to count as "the text left it"
+/// when the text was never seen in it (longer than a paste takes to show:
+/// at most ~90 ms measured).
+const EMPTY_SETTLE: Duration = Duration::from_millis(200);
+
+/// How long to wait for the input box to empty after Enter.
+const CONFIRM_WINDOW: Duration = Duration::from_millis(600);
+/// Time between looks at the screen while confirming.
+const CONFIRM_POLL: Duration = Duration::from_millis(5);
 
 /// Least wait before looking at the screen: the agent needs a moment to
 /// redraw after Enter.
 const CONFIRM_WAIT: Duration = Duration::from_millis(100);
 
-/// If the rows ending at the cursor (the agent's input box) still hold the
-/// message, its Enter was dropped: press Enter once more. Never pastes, so
-/// it can never duplicate a message; if it sees the message elsewhere near
-/// the cursor (an agent echoing it), the extra Enter lands on an empty
-/// prompt, which submits nothing.
+/// For agents whose screen is not read: if the rows ending at the cursor
+/// (the agent's input box) still hold the message, its Enter was dropped:
+/// press Enter once more. Never pastes, so it can never duplicate a
+/// message; if it sees the message elsewhere near the cursor (an agent
+/// echoing it), the extra Enter lands on an empty prompt, which submits
+/// nothing.
 fn confirm(tmux: &Tmux, pane: &PaneId, text: &str, marker: &str, pause: Duration) {
     std::thread::sleep(pause.max(CONFIRM_WAIT));
     let Ok(geometry) = tmux.display(pane.as_str(), "#{cursor_y} #{pane_width}") else {

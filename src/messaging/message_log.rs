@@ -37,6 +37,9 @@ pub enum Status {
     Delivered,
     /// Not typed into the pane; waits in the inbox (`reason` says why).
     Queued,
+    /// Held back because the agent's screen was not safe to type into
+    /// (`reason` says why); swarm types it as soon as it is.
+    Held,
 }
 
 /// The outcome of one delivery attempt to one recipient.
@@ -44,9 +47,13 @@ pub enum Status {
 pub struct Outcome {
     /// Delivered or queued.
     pub status: Status,
-    /// Why it was queued.
+    /// Why it was queued or held.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// For a delivery into an agent whose screen swarm reads: whether the
+    /// text was seen leaving the input box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
 }
 
 impl Outcome {
@@ -55,6 +62,15 @@ impl Outcome {
         Outcome {
             status: Status::Delivered,
             reason: None,
+            confirmed: None,
+        }
+    }
+
+    /// Delivered, and whether the text was seen leaving the input box.
+    pub fn delivered_confirmed(confirmed: bool) -> Outcome {
+        Outcome {
+            confirmed: Some(confirmed),
+            ..Outcome::delivered()
         }
     }
 
@@ -63,6 +79,29 @@ impl Outcome {
         Outcome {
             status: Status::Queued,
             reason: Some(reason.into()),
+            confirmed: None,
+        }
+    }
+
+    /// Held until the pane is safe, with the reason.
+    pub fn held(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Held,
+            reason: Some(reason.into()),
+            confirmed: None,
+        }
+    }
+
+    /// How a person reads it: `delivered and confirmed`, `delivered
+    /// (unconfirmed)`, `delivered`, `held: why`, `queued: why`.
+    pub fn describe(&self) -> String {
+        let why = self.reason.as_deref().unwrap_or("no reason recorded");
+        match (self.status, self.confirmed) {
+            (Status::Delivered, Some(true)) => "delivered and confirmed".into(),
+            (Status::Delivered, Some(false)) => "delivered (unconfirmed)".into(),
+            (Status::Delivered, None) => "delivered".into(),
+            (Status::Held, _) => format!("held: {why}"),
+            (Status::Queued, _) => format!("queued: {why}"),
         }
     }
 

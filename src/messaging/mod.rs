@@ -5,6 +5,7 @@
 pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod delivery;
+pub(crate) mod held;
 pub(crate) mod inbox;
 pub(crate) mod log_retention;
 pub(crate) mod log_segments;
@@ -16,4 +17,6 @@ mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
-pub(crate) use send::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
+pub(crate) use send::{
+    MessagingSettings, Messenger, Recipients, ReleaseReport, SendReport, SendRequest,
+};

@@ -11,11 +11,14 @@ use std::time::Duration;
 
 use crate::acks;
 use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::profile::Profiles;
 use crate::domain::message::{LogEntry, Message, MessageType};
 use crate::error::{Error, Result};
-use crate::messaging::delivery::{self, DeliverySettings, Target};
+use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target};
+use crate::messaging::held::{HeldMessage, HeldQueue};
 use crate::messaging::log_retention::LogPolicy;
 use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
+use crate::support::sanitize;
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
@@ -23,13 +26,13 @@ use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::messaging::rate_limit::{RateLimit, RateLimiter, Verdict};
 use crate::store::{Paths, ensure_private_dir};
 use crate::support::time;
-use crate::tmux::Tmux;
+use crate::tmux::{PaneId, Tmux};
 
 /// Most recipients of one broadcast (parity).
 pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
 
 /// Messaging settings, from the config.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub(crate) struct MessagingSettings {
     /// How each delivery behaves.
     pub delivery: DeliverySettings,
@@ -65,8 +68,12 @@ impl MessagingSettings {
                 window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
             },
             delivery: DeliverySettings {
-                pause: Duration::from_millis(u64::from(c.messaging.delivery_pause_ms)),
+                pause: c
+                    .messaging
+                    .delivery_pause_ms
+                    .map(|ms| Duration::from_millis(u64::from(ms))),
                 confirm: c.messaging.confirm_delivery,
+                profiles: Profiles::new(&c.profiles),
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
@@ -311,10 +318,13 @@ impl Messenger<'_> {
         marker: &str,
         note: Option<String>,
     ) -> Result<(Outcomes, Vec<String>)> {
-        let outcomes = self.deliver_all(targets, text, marker);
-        let warnings = MessageLog::new(self.paths)
-            .with_policy(self.settings.log)
-            .append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?;
+        let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker);
+        let mut warnings = self.log_released(&released)?;
+        warnings.extend(
+            MessageLog::new(self.paths)
+                .with_policy(self.settings.log)
+                .append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?,
+        );
         Ok((outcomes, warnings))
     }
 
@@ -429,48 +439,339 @@ impl Messenger<'_> {
 
     fn deliver_all(
         &self,
+        msg_id: &str,
         recipients: &[AgentRecord],
         text: &str,
         marker: &str,
-    ) -> Vec<(String, Outcome)> {
-        let one = |a: &AgentRecord| {
-            let target = Target {
-                agent: a.id.clone(),
-                pane: a.tmux_pane_id.as_deref().and_then(|p| p.parse().ok()),
-                pane_pid: a.pid,
-            };
-            let outcome = delivery::deliver(
+    ) -> (Outcomes, Vec<Released>) {
+        let results: Vec<(Outcome, Vec<Released>)> = if recipients.len() == 1 {
+            recipients
+                .iter()
+                .map(|a| self.deliver_one(a, msg_id, text, marker))
+                .collect()
+        } else {
+            self.deliver_batch(recipients, msg_id, text, marker)
+        };
+        let mut outcomes = Vec::new();
+        let mut released = Vec::new();
+        for (a, (outcome, more)) in recipients.iter().zip(results) {
+            outcomes.push((a.id.clone(), outcome));
+            released.extend(more);
+        }
+        (outcomes, released)
+    }
+
+    /// A broadcast: about the cost of one send. The panes are locked in a
+    /// fixed order (by pane number, so two broadcasts never wait on each
+    /// other crosswise), their screens read in one tmux call, and the text
+    /// pasted into every pane that is safe in one call and submitted in
+    /// one more. Agents with held messages go one by one, after them.
+    fn deliver_batch(
+        &self,
+        recipients: &[AgentRecord],
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+    ) -> Vec<(Outcome, Vec<Released>)> {
+        let mut order: Vec<usize> = (0..recipients.len()).collect();
+        order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
+        let held = HeldQueue::new(self.paths).list().unwrap_or_default();
+        let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
+        let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
+        let mut one_by_one: Vec<usize> = Vec::new();
+        for i in order {
+            let a = &recipients[i];
+            if held.iter().any(|h| h.agent == a.id) {
+                one_by_one.push(i);
+                continue;
+            }
+            match delivery::open(
                 self.tmux,
                 self.paths,
                 self.matcher,
-                &target,
-                text,
-                marker,
+                &target_of(a),
                 &self.settings.delivery,
-            );
-            (a.id.clone(), outcome)
-        };
-        if recipients.len() == 1 {
-            return recipients.iter().map(one).collect();
+            ) {
+                Ok(s) => sessions.push((i, s)),
+                Err(outcome) => results[i] = Some((outcome, Vec::new())),
+            }
         }
-        // A broadcast costs about one send: every pane at once.
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = recipients
-                .iter()
-                .map(|a| scope.spawn(move || one(a)))
-                .collect();
-            handles
-                .into_iter()
-                .zip(recipients)
-                .map(|(h, a)| {
-                    h.join().unwrap_or_else(|_| {
-                        (
-                            a.id.clone(),
-                            Outcome::queued("delivery thread failed unexpectedly"),
-                        )
-                    })
-                })
-                .collect()
-        })
+        let reading: Vec<PaneId> = sessions
+            .iter()
+            .filter(|(_, s)| s.reads_screen())
+            .map(|(_, s)| s.pane().clone())
+            .collect();
+        let mut captures = self.tmux.capture_screens(&reading).into_iter();
+        let mut ready: Vec<(usize, &PaneSession<'_>)> = Vec::new();
+        for (i, s) in &sessions {
+            let reason = if s.reads_screen() {
+                let capture = captures.next().flatten();
+                s.read_capture(capture.as_deref())
+                    .and_then(|r| r.hold_reason(s.agent()))
+            } else {
+                None
+            };
+            match reason {
+                None => ready.push((*i, s)),
+                Some(reason) => {
+                    let outcome = match self.hold(s, s.agent(), msg_id, text, marker, &reason) {
+                        Ok(()) => Outcome::held(reason),
+                        Err(e) => {
+                            Outcome::queued(format!("{reason}; could not hold it for later: {e}"))
+                        }
+                    };
+                    results[*i] = Some((outcome, Vec::new()));
+                }
+            }
+        }
+        let typed = delivery::type_text_many(
+            &ready.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
+            text,
+            marker,
+        );
+        for ((i, _), outcome) in ready.iter().zip(typed) {
+            results[*i] = Some((outcome, Vec::new()));
+        }
+        drop(sessions);
+        for i in one_by_one {
+            results[i] = Some(self.deliver_one(&recipients[i], msg_id, text, marker));
+        }
+        results
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| (Outcome::queued("not attempted"), Vec::new())))
+            .collect()
     }
+
+    /// Delivers one message to one agent, after any messages held for it
+    /// (order is kept: while those wait, so does this one).
+    fn deliver_one(
+        &self,
+        a: &AgentRecord,
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+    ) -> (Outcome, Vec<Released>) {
+        let session = match delivery::open(
+            self.tmux,
+            self.paths,
+            self.matcher,
+            &target_of(a),
+            &self.settings.delivery,
+        ) {
+            Ok(s) => s,
+            Err(outcome) => return (outcome, Vec::new()),
+        };
+        let (released, blocked) = self.release_pending(&session, &a.id);
+        let Some(reason) = blocked.or_else(|| session.hold_reason()) else {
+            return (session.type_text(text, marker), released);
+        };
+        match self.hold(&session, &a.id, msg_id, text, marker, &reason) {
+            Ok(()) => (Outcome::held(reason), released),
+            Err(e) => (
+                Outcome::queued(format!("{reason}; could not hold it for later: {e}")),
+                released,
+            ),
+        }
+    }
+
+    /// Adds one message to the held queue and tells the person at the pane
+    /// (once per episode) that messages wait.
+    fn hold(
+        &self,
+        session: &PaneSession<'_>,
+        agent: &str,
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+        reason: &str,
+    ) -> Result<()> {
+        let queue = HeldQueue::new(self.paths);
+        let mut guard = queue.lock()?;
+        guard.push(msg_id, agent, text, marker, reason);
+        let count = guard.for_agent(agent).len();
+        let first = guard.mark_notified(agent);
+        guard.save()?;
+        let note = if first {
+            sanitize::one_line(&format!(
+                "swarm: messages for {agent} are waiting ({reason}); they go in by themselves once the input box is empty"
+            ))
+        } else {
+            String::new()
+        };
+        // Telling the person is a courtesy: the message is held either way.
+        let _ = self.tmux.notify_pane(session.pane(), &note, count);
+        Ok(())
+    }
+
+    /// Types the messages held for `agent`, in order, while its screen is
+    /// safe. Returns what went, and the reason it stopped when something
+    /// is still held. Each entry leaves the queue (under its lock) before
+    /// it is typed, so two processes can never both type it.
+    fn release_pending(
+        &self,
+        session: &PaneSession<'_>,
+        agent: &str,
+    ) -> (Vec<Released>, Option<String>) {
+        let queue = HeldQueue::new(self.paths);
+        let pending: Vec<HeldMessage> = match queue.list() {
+            Ok(all) => all.into_iter().filter(|h| h.agent == agent).collect(),
+            Err(e) => {
+                return (
+                    Vec::new(),
+                    Some(format!("could not read held messages: {e}")),
+                );
+            }
+        };
+        let mut done = Vec::new();
+        if pending.is_empty() {
+            return (done, None);
+        }
+        for h in pending {
+            if let Some(reason) = session.hold_reason() {
+                if reason != h.reason
+                    && let Ok(mut g) = queue.lock()
+                {
+                    g.set_reason(agent, &reason);
+                    let _ = g.save();
+                }
+                return (done, Some(reason));
+            }
+            let taken = match queue.lock() {
+                Ok(mut g) => {
+                    let taken = g.remove(h.seq);
+                    if g.save().is_err() {
+                        return (done, Some("could not update the held messages".into()));
+                    }
+                    taken
+                }
+                Err(e) => return (done, Some(format!("could not lock the held messages: {e}"))),
+            };
+            if !taken {
+                continue;
+            }
+            let outcome = session.type_text(&h.text, &h.marker);
+            done.push(Released { held: h, outcome });
+        }
+        let _ = self.tmux.notify_pane(session.pane(), "", 0);
+        (done, None)
+    }
+
+    /// Delivers held messages whose pane is safe again, for every agent
+    /// that has some, and logs each outcome. Cheap when nothing is held
+    /// (one failed `open`). A pane another delivery is busy with is left
+    /// for the next round.
+    pub(crate) fn release_held(&self, registry: &Registry) -> Result<ReleaseReport> {
+        let queue = HeldQueue::new(self.paths);
+        let held = queue.list()?;
+        let mut report = ReleaseReport::default();
+        if held.is_empty() {
+            return Ok(report);
+        }
+        let mut agents: Vec<String> = Vec::new();
+        for h in &held {
+            if !agents.contains(&h.agent) {
+                agents.push(h.agent.clone());
+            }
+        }
+        let settings = DeliverySettings {
+            lock_timeout: RELEASE_LOCK_WAIT,
+            ..self.settings.delivery.clone()
+        };
+        for agent in agents {
+            let record = registry
+                .find(&agent)
+                .filter(|a| a.status != AgentStatus::Dead);
+            let opened = match record {
+                Some(a) => delivery::open(
+                    self.tmux,
+                    self.paths,
+                    self.matcher,
+                    &target_of(a),
+                    &settings,
+                ),
+                None => Err(Outcome::queued(format!("{agent} is no longer registered"))),
+            };
+            match opened {
+                Ok(session) => {
+                    let (released, blocked) = self.release_pending(&session, &agent);
+                    report.released.extend(released);
+                    if let Some(reason) = blocked {
+                        report.still_held.push((agent.clone(), reason));
+                    }
+                }
+                Err(outcome)
+                    if outcome
+                        .reason
+                        .as_deref()
+                        .is_some_and(|r| r.contains("delivery lock")) => {}
+                Err(outcome) => {
+                    // The agent left (or a shell took its pane): its held
+                    // messages become ordinary queued ones, in the inbox.
+                    let mut g = queue.lock()?;
+                    for h in g.for_agent(&agent) {
+                        if g.remove(h.seq) {
+                            report.released.push(Released {
+                                held: h,
+                                outcome: outcome.clone(),
+                            });
+                        }
+                    }
+                    g.save()?;
+                }
+            }
+        }
+        report.warnings = self.log_released(&report.released)?;
+        Ok(report)
+    }
+
+    /// Appends one delivery record per released message.
+    fn log_released(&self, released: &[Released]) -> Result<Vec<String>> {
+        if released.is_empty() {
+            return Ok(Vec::new());
+        }
+        let records: Vec<DeliveryRecord> = released
+            .iter()
+            .map(|r| {
+                DeliveryRecord::new(
+                    &r.held.msg_id,
+                    &[(r.held.agent.clone(), r.outcome.clone())],
+                    Some("released: it had been held".into()),
+                )
+            })
+            .collect();
+        Ok(MessageLog::new(self.paths)
+            .with_policy(self.settings.log)
+            .append(&records)?)
+    }
+}
+
+/// How long a release waits for a pane another delivery holds.
+const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);
+
+fn target_of(a: &AgentRecord) -> Target {
+    Target {
+        agent: a.id.clone(),
+        pane: a.tmux_pane_id.as_deref().and_then(|p| p.parse().ok()),
+        pane_pid: a.pid,
+    }
+}
+
+/// A held message that left the queue, and what became of it.
+#[derive(Clone, Debug)]
+pub(crate) struct Released {
+    /// The message as it was held.
+    pub held: HeldMessage,
+    /// Its outcome.
+    pub outcome: Outcome,
+}
+
+/// What one `release_held` round did.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ReleaseReport {
+    /// Messages that left the queue, in order.
+    pub released: Vec<Released>,
+    /// Agents that still have held messages, with the reason.
+    pub still_held: Vec<(String, String)>,
+    /// Problems worth telling the user about.
+    pub warnings: Vec<String>,
 }

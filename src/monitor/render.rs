@@ -212,11 +212,31 @@ fn agents(state: &MonitorState) -> Section {
             Span::styled(format!("{dot} "), Style::new().fg(color)),
             Span::styled(id.clone(), BOLD),
         ]);
+        let screen = state.screens.get(&a.id);
+        // What the pane shows, once read (idle, typing, busy, dialog, ...).
+        let word = match screen {
+            Some(s) if a.status == AgentStatus::Active && !blocked => s.state.as_str(),
+            _ => word,
+        };
         let mut spans = vec![
             Span::styled(format!(" {dot} "), Style::new().fg(color)),
             Span::styled(format!("{id:<9}"), BOLD),
             Span::styled(format!(" {word:<7}"), Style::new().fg(color)),
         ];
+        if let Some(s) = screen.filter(|s| s.held > 0) {
+            let age = s
+                .held_for
+                .map(|d| acks::format_age(d.as_secs_f64()))
+                .unwrap_or_default();
+            spans.push(Span::styled(
+                format!(
+                    " {} held {age}: {}",
+                    s.held,
+                    sanitize::one_line(s.held_reason.as_deref().unwrap_or(""))
+                ),
+                Style::new().fg(Color::LightRed),
+            ));
+        }
         match activity {
             Some(x) => {
                 let age =

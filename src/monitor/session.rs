@@ -13,6 +13,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
+use crate::messaging::held::HeldQueue;
 use crate::messaging::log_tail::LogTail;
 use crate::messaging::message_log::Record;
 use crate::store::Paths;
@@ -78,6 +79,8 @@ pub(crate) struct Session {
     watch: Option<FileWatch>,
     worker: Worker,
     acks_in_flight: bool,
+    screens_in_flight: bool,
+    screens_tick: bool,
     next_tick: Instant,
 }
 
@@ -132,6 +135,8 @@ impl Session {
             watch,
             worker,
             acks_in_flight: false,
+            screens_in_flight: false,
+            screens_tick: false,
             next_tick: Instant::now() + TICK,
         };
         let mut dirty = Dirty::all();
@@ -171,8 +176,10 @@ impl Session {
                 Event::Files(d) => dirty.merge(d),
                 Event::Input(i) => update.inputs.push(i),
                 Event::Worker(r) => {
-                    if matches!(r, Report::Acks(_)) {
-                        self.acks_in_flight = false;
+                    match r {
+                        Report::Acks(_) => self.acks_in_flight = false,
+                        Report::Screens(_) => self.screens_in_flight = false,
+                        Report::Sent(_) => {}
                     }
                     update.reports.push(r);
                 }
@@ -193,6 +200,14 @@ impl Session {
         self.read(dirty, &mut update);
         if update.tick || dirty.acks {
             self.check_acks();
+        }
+        // Every other tick: two tmux calls read every agent's pane.
+        if update.tick && !self.screens_in_flight {
+            self.screens_tick = !self.screens_tick;
+            if self.screens_tick {
+                self.screens_in_flight = true;
+                self.worker.submit(Job::Screens);
+            }
         }
         update
     }
@@ -230,7 +245,9 @@ impl Session {
 
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
-        if !self.acks_in_flight && acks::work_due(&self.paths, time::now()) {
+        if !self.acks_in_flight
+            && (acks::work_due(&self.paths, time::now()) || HeldQueue::new(&self.paths).any())
+        {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
         }

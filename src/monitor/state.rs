@@ -226,6 +226,21 @@ pub enum Action {
     Send(Outgoing),
 }
 
+/// What one agent's pane shows, and what is held for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentScreen {
+    /// The agent.
+    pub agent: String,
+    /// `idle`, `typing`, `busy`, `dialog`, ... (see `agents::pane_state`).
+    pub state: String,
+    /// Messages held back from its pane.
+    pub held: usize,
+    /// Why (the oldest one's reason).
+    pub held_reason: Option<String>,
+    /// How long the oldest has waited.
+    pub held_for: Option<std::time::Duration>,
+}
+
 /// Everything the live view shows.
 #[derive(Clone, Debug)]
 pub struct MonitorState {
@@ -263,6 +278,8 @@ pub struct MonitorState {
     pub known_types: Vec<String>,
     /// Log lines that could not be read as messages.
     pub skipped_lines: usize,
+    /// What each agent's pane shows, by agent id (read about every second).
+    pub screens: HashMap<String, AgentScreen>,
 }
 
 impl MonitorState {
@@ -286,6 +303,7 @@ impl MonitorState {
             viewport: (80, 24),
             known_types: MessageType::all(&[]),
             skipped_lines: 0,
+            screens: HashMap::new(),
         }
     }
 
@@ -433,6 +451,11 @@ impl MonitorState {
             .iter_mut()
             .rev()
             .find(|m| m.entry.msg_id == msg_id)
+    }
+
+    /// Replaces what the agents' panes show.
+    pub fn set_screens(&mut self, screens: Vec<AgentScreen>) {
+        self.screens = screens.into_iter().map(|s| (s.agent.clone(), s)).collect();
     }
 
     /// Replaces the registry.

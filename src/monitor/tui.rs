@@ -129,9 +129,13 @@ pub(crate) fn run(session: &mut Session, state: &mut MonitorState) -> Result<()>
             state.notify(level, &text);
         }
         for report in update.reports {
-            let (Report::Sent(lines) | Report::Acks(lines)) = report;
-            for (level, text) in lines {
-                state.notify(level, &text);
+            match report {
+                Report::Sent(lines) | Report::Acks(lines) => {
+                    for (level, text) in lines {
+                        state.notify(level, &text);
+                    }
+                }
+                Report::Screens(screens) => state.set_screens(screens),
             }
         }
         for input in update.inputs {

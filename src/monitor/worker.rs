@@ -10,15 +10,17 @@ use std::thread::JoinHandle;
 
 use crate::acks::{self, AckSettings};
 use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::agents::pane_state;
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::domain::message::MessageType;
 use crate::error::Result;
+use crate::messaging::held::HeldQueue;
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::store::Paths;
 use crate::support::time;
 use crate::tmux::{Server, Tmux};
 
-use super::state::{Level, Outgoing};
+use super::state::{AgentScreen, Level, Outgoing};
 
 /// What the worker needs, owned (it runs on its own thread).
 #[derive(Debug)]
@@ -42,10 +44,13 @@ pub(crate) struct WorkerSetup {
 /// A job for the worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Job {
-    /// Send what is due of the ACK retries and escalations.
+    /// Send what is due of the ACK retries and escalations, and held
+    /// messages whose pane is safe again.
     ProcessAcks,
     /// Send a message written in the monitor.
     Send(Outgoing),
+    /// Read what each agent's pane shows, and what is held for it.
+    Screens,
 }
 
 /// What a job did, as lines for the user.
@@ -55,6 +60,8 @@ pub enum Report {
     Sent(Vec<(Level, String)>),
     /// The outcome of `Job::ProcessAcks` (empty when nothing was due).
     Acks(Vec<(Level, String)>),
+    /// The outcome of `Job::Screens`.
+    Screens(Vec<AgentScreen>),
 }
 
 /// A running worker. Dropping it lets the job in progress finish (a
@@ -82,6 +89,7 @@ impl Worker {
                 report(match job {
                     Job::ProcessAcks => Report::Acks(process_acks(&setup, &tmux)),
                     Job::Send(out) => Report::Sent(send(&setup, &tmux, out)),
+                    Job::Screens => Report::Screens(screens(&setup, &tmux)),
                 });
             }
         });
@@ -119,6 +127,39 @@ fn registry(paths: &Paths) -> Registry {
     }
 }
 
+/// What each active agent's pane shows (two tmux calls for all) and the
+/// messages held for it.
+fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
+    let registry = registry(&setup.paths);
+    let agents: Vec<&AgentRecord> = registry
+        .agents
+        .iter()
+        .filter(|a| a.status == AgentStatus::Active)
+        .collect();
+    let states = pane_state::observe(
+        tmux,
+        &setup.matcher,
+        &setup.messaging.delivery.profiles,
+        &agents,
+    );
+    let held = HeldQueue::new(&setup.paths).list().unwrap_or_default();
+    let now = time::now();
+    agents
+        .iter()
+        .zip(states)
+        .map(|(a, st)| {
+            let mine: Vec<_> = held.iter().filter(|h| h.agent == a.id).collect();
+            AgentScreen {
+                agent: a.id.clone(),
+                state: st.state,
+                held: mine.len(),
+                held_reason: mine.first().map(|h| h.reason.clone()),
+                held_for: mine.first().map(|h| h.age(now)),
+            }
+        })
+        .collect()
+}
+
 fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
     Messenger {
         tmux,
@@ -131,9 +172,48 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
 /// The same work as `swarm watch`'s housekeeping, with the outcome as
 /// lines instead of printed output.
 fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    let mut lines = release_held(setup, tmux);
     if !acks::work_due(&setup.paths, time::now()) {
+        return lines;
+    }
+    lines.extend(process_due_acks(setup, tmux));
+    lines
+}
+
+/// Held messages whose pane is safe again go in (`swarm watch` does the
+/// same).
+fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    if !HeldQueue::new(&setup.paths).any() {
         return Vec::new();
     }
+    match messenger(setup, tmux).release_held(&registry(&setup.paths)) {
+        Ok(report) => {
+            let mut lines: Vec<(Level, String)> = report
+                .warnings
+                .into_iter()
+                .map(|w| (Level::Warn, w))
+                .collect();
+            for r in report.released {
+                lines.push((
+                    Level::Info,
+                    format!(
+                        "held message {} to {}: {}",
+                        acks::short(&r.held.msg_id),
+                        r.held.agent,
+                        r.outcome.describe()
+                    ),
+                ));
+            }
+            lines
+        }
+        Err(e) => vec![(
+            Level::Error,
+            format!("could not deliver held messages: {e}"),
+        )],
+    }
+}
+
+fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     let report = match crate::messaging::process_due(
         &messenger(setup, tmux),
         &registry(&setup.paths),

@@ -9,9 +9,13 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::pane_state;
 use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
-use crate::agents::registry::{AgentIds, RegistryFile, RegistryState};
+use crate::agents::profile::Profiles;
+use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, RegistryFile, RegistryState};
 use crate::config;
+use crate::messaging::held::HeldQueue;
 use crate::messaging::log_retention::{LogPolicy, Verdict};
 use crate::messaging::message_log::{MessageLog, Record};
 use crate::store::inspect::{self, Kind};
@@ -87,6 +91,10 @@ pub(crate) struct Subject<'a> {
     pub tmux: &'a Tmux,
     /// The `SWARM_*` environment variables (config overrides).
     pub env: &'a [(OsString, OsString)],
+    /// Recognises agents in panes.
+    pub matcher: &'a AgentMatcher,
+    /// The agent profiles.
+    pub profiles: &'a Profiles,
 }
 
 /// A check: looks, never changes anything, and returns one or more
@@ -109,6 +117,7 @@ pub(crate) const CHECKS: &[Check] = &[
     lock_dir,
     registry_panes,
     mcp_servers,
+    agent_screens,
     leftover_files,
     hook_commands,
 ];
@@ -771,6 +780,67 @@ fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
         ));
     }
     out
+}
+
+/// For each active agent: which profile applies, and whether a message
+/// would be typed into its pane right now (or held, and why).
+fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "agent screens";
+    let Ok(RegistryState::Valid(reg, _)) = RegistryFile::new(s.paths).read() else {
+        return Vec::new();
+    };
+    let agents: Vec<&AgentRecord> = reg
+        .agents
+        .iter()
+        .filter(|a| a.status == AgentStatus::Active)
+        .collect();
+    if agents.is_empty() {
+        return Vec::new();
+    }
+    let states = pane_state::observe(s.tmux, s.matcher, s.profiles, &agents);
+    let held = HeldQueue::new(s.paths).list().unwrap_or_default();
+    let mut ready = 0;
+    let details: Vec<String> = agents
+        .iter()
+        .zip(&states)
+        .map(|(a, st)| {
+            let profile = st
+                .profile
+                .as_deref()
+                .map(|p| format!("profile {p}"))
+                .unwrap_or_else(|| "no profile".into());
+            let waiting = held.iter().filter(|h| h.agent == a.id).count();
+            let waiting = if waiting > 0 {
+                format!("; {waiting} message(s) held for it")
+            } else {
+                String::new()
+            };
+            if st.deliverable {
+                ready += 1;
+                format!(
+                    "{}: {profile}, {}: a message would go in now{waiting}",
+                    a.id, st.state
+                )
+            } else {
+                format!(
+                    "{}: {profile}, {}: a message would wait ({}){waiting}",
+                    a.id,
+                    st.state,
+                    st.reason.as_deref().unwrap_or("not safe to type into")
+                )
+            }
+        })
+        .collect();
+    vec![
+        Outcome::ok(
+            CHECK,
+            format!(
+                "{ready} of {} active agent(s) can take a message right now",
+                agents.len()
+            ),
+        )
+        .with_details(details),
+    ]
 }
 
 fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {

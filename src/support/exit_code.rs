@@ -53,7 +53,7 @@ impl ExitCode {
         ),
         (
             ExitCode::NotDelivered,
-            "message not delivered into the pane (queued in the inbox)",
+            "message not delivered into the pane (queued in the inbox, or held until the pane is safe)",
         ),
     ];
 

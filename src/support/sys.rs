@@ -1,7 +1,8 @@
 //! What the operating system does for long-running commands and the demo
 //! agent: stop signals turned into messages (signal-hook), a terminal in
-//! raw mode (crossterm), and noticing a closed stdout pipe (one `poll`
-//! call, the only `unsafe` in swarm: no crate offers it for a plain fd).
+//! raw mode (crossterm), noticing a closed stdout pipe, and the demo
+//! agent's read of stdin with a time limit (`poll` and `read` on a plain
+//! fd, which no crate in the tree offers: the only `unsafe` in swarm).
 
 use std::io;
 use std::sync::mpsc;
@@ -81,6 +82,38 @@ pub(crate) fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
             }
         })?;
     Ok(rx)
+}
+
+/// Reads from stdin (descriptor 0, unbuffered), waiting at most `timeout`
+/// for input (`None`: as long as it takes). `Ok(None)` when nothing came
+/// in time; `Ok(Some(0))` at end of input.
+#[allow(unsafe_code)]
+pub(crate) fn read_stdin(
+    buf: &mut [u8],
+    timeout: Option<std::time::Duration>,
+) -> io::Result<Option<usize>> {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.map_or(-1, |t| {
+        libc::c_int::try_from(t.as_millis().max(1)).unwrap_or(libc::c_int::MAX)
+    });
+    // SAFETY: polls one descriptor we own.
+    let n = unsafe { libc::poll(&mut fd, 1, ms) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    // SAFETY: reads into a buffer we own, at most its length.
+    let got = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Some(got as usize))
 }
 
 #[cfg(test)]

@@ -449,6 +449,50 @@ impl Tmux {
         result.map(drop)
     }
 
+    /// Pastes the same `text` into several panes in one tmux call: one
+    /// `load-buffer` from stdin, one bracketed `paste-buffer` per pane, then
+    /// the buffer is deleted. tmux runs the commands in order and stops at
+    /// the first that fails (a pane that went away): the error says so.
+    pub fn paste_text_many(&self, targets: &[PaneId], text: &[u8]) -> Result<(), TmuxError> {
+        if targets.is_empty() {
+            return Ok(());
+        }
+        let buffer = unique_buffer_name();
+        let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
+        for t in targets {
+            args = args
+                .then("paste-buffer")
+                .flag("-p")
+                .flag("-r")
+                .flag("-b")
+                .text(&buffer)
+                .flag("-t")
+                .text(t.as_str());
+        }
+        args = args.then("delete-buffer").flag("-b").text(&buffer);
+        let result = self.exec(args, Some(text));
+        if result.is_err() {
+            let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
+        }
+        result.map(drop)
+    }
+
+    /// Sends one key name to several panes in one tmux call.
+    pub fn send_key_many(&self, targets: &[PaneId], key: &str) -> Result<(), TmuxError> {
+        let mut args: Option<Args> = None;
+        for t in targets {
+            let start = match args {
+                None => Args::new("send-keys"),
+                Some(a) => a.then("send-keys"),
+            };
+            args = Some(start.flag("-t").text(t.as_str()).flag("--").text(key));
+        }
+        match args {
+            Some(args) => self.exec(args, None).map(drop),
+            None => Ok(()),
+        }
+    }
+
     /// Sends key names (`Enter`, `C-c`) to a pane; never used for text.
     pub fn send_keys(&self, target: &PaneId, keys: &[&str]) -> Result<(), TmuxError> {
         let mut args = Args::new("send-keys")
@@ -483,6 +527,98 @@ impl Tmux {
                 .text(target.as_str()),
             None,
         )
+    }
+
+    /// The visible screen of a pane with its attributes (`capture-pane -p
+    /// -J -e`): wrapped lines joined, SGR sequences kept, for reading an
+    /// agent's state.
+    pub fn capture_screen(&self, target: &PaneId) -> Result<String, TmuxError> {
+        self.exec(
+            Args::new("capture-pane")
+                .flag("-p")
+                .flag("-J")
+                .flag("-e")
+                .flag("-t")
+                .text(target.as_str()),
+            None,
+        )
+    }
+
+    /// The screens of several panes (as `capture_screen`), in one tmux
+    /// call: each capture is followed by a line holding a random token, so
+    /// no screen content can fake the split. A pane that cannot be
+    /// captured (gone) gives `None`, at the cost of one call per pane.
+    pub fn capture_screens(&self, targets: &[PaneId]) -> Vec<Option<String>> {
+        if targets.is_empty() {
+            return Vec::new();
+        }
+        let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
+        let mut args: Option<Args> = None;
+        for t in targets {
+            let start = match args {
+                None => Args::new("capture-pane"),
+                Some(a) => a.then("capture-pane"),
+            };
+            args = Some(
+                start
+                    .flag("-p")
+                    .flag("-J")
+                    .flag("-e")
+                    .flag("-t")
+                    .text(t.as_str())
+                    .then("display-message")
+                    .flag("-p")
+                    .flag("-t")
+                    .text(t.as_str())
+                    .text(&token),
+            );
+        }
+        let Some(args) = args else {
+            return Vec::new();
+        };
+        if let Ok(out) = self.exec(args, None) {
+            let parts: Vec<&str> = out.split(&format!("{token}\n")).collect();
+            if parts.len() == targets.len() + 1 {
+                return parts[..targets.len()]
+                    .iter()
+                    .map(|p| Some((*p).to_owned()))
+                    .collect();
+            }
+        }
+        targets
+            .iter()
+            .map(|t| self.capture_screen(t).ok())
+            .collect()
+    }
+
+    /// Tells the person at a pane something in the status line of the
+    /// clients showing it (`display-message`, for `seconds`), and sets the
+    /// pane option `@swarm_held` to `held` (a count, for status formats;
+    /// empty unsets it). One tmux call. `text` must already be sanitised;
+    /// `#` is doubled so tmux shows it instead of expanding a format.
+    pub fn notify_pane(&self, target: &PaneId, text: &str, held: usize) -> Result<(), TmuxError> {
+        let shown = text.replace('#', "##");
+        let args = Args::new("set-option")
+            .flag("-p")
+            .flag("-t")
+            .text(target.as_str());
+        let args = if held == 0 {
+            args.flag("-u").text("@swarm_held")
+        } else {
+            args.text("@swarm_held").text(held.to_string())
+        };
+        let args = if shown.is_empty() {
+            args
+        } else {
+            args.then("display-message")
+                .flag("-d")
+                .text("8000")
+                .flag("-t")
+                .text(target.as_str())
+                .flag("--")
+                .text(&shown)
+        };
+        self.exec(args, None).map(drop)
     }
 
     /// Expands a format for a target (`display-message -p`).

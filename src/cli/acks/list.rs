@@ -1,11 +1,14 @@
-//! `swarm acks`: messages waiting for an acknowledgement.
+//! `swarm acks`: messages waiting for an acknowledgement, and messages
+//! held back from a pane until it is safe to type into.
 
 use clap::Args;
 use serde::Serialize;
 
 use crate::acks;
 use crate::error::Result;
+use crate::messaging::held::{HeldMessage, HeldQueue};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 use crate::support::time;
 
 use crate::cli::context::Context;
@@ -16,6 +19,57 @@ pub(crate) struct AcksArgs {
     /// Print the pending acknowledgements as JSON
     #[arg(long)]
     json: bool,
+    /// List only the messages held back from a pane (someone typing in the
+    /// agent's input box, a dialog open), with reason and age
+    #[arg(long)]
+    held: bool,
+}
+
+#[derive(Serialize)]
+struct HeldJson<'a> {
+    msg_id: &'a str,
+    recipient: &'a str,
+    header: String,
+    reason: &'a str,
+    held_since: &'a str,
+    age_seconds: f64,
+}
+
+/// Messages held back from panes, as rows.
+fn held_rows(held: &[HeldMessage]) -> Vec<HeldJson<'_>> {
+    let now = time::now();
+    held.iter()
+        .map(|h| HeldJson {
+            msg_id: &h.msg_id,
+            recipient: &h.agent,
+            header: sanitize::one_line(&h.marker),
+            reason: &h.reason,
+            held_since: &h.since,
+            age_seconds: (h.age(now).as_secs_f64() * 10.0).round() / 10.0,
+        })
+        .collect()
+}
+
+/// The held messages as text (empty when none).
+fn held_text(rows: &[HeldJson<'_>]) -> String {
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut s = format!(
+        "Held messages ({}), typed in by swarm once the pane is safe:\n\n",
+        rows.len()
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "{}  {} -> {}\n  held {}: {}\n\n",
+            r.msg_id,
+            r.header,
+            r.recipient,
+            acks::format_age(r.age_seconds),
+            sanitize::one_line(r.reason)
+        ));
+    }
+    s
 }
 
 #[derive(Serialize)]
@@ -35,6 +89,18 @@ struct PendingJson<'a> {
 
 /// Lists pending acknowledgements.
 pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
+    let held = HeldQueue::new(&ctx.paths).list()?;
+    if args.held {
+        let rows = held_rows(&held);
+        if args.json {
+            ctx.out.json(&rows)?;
+        } else if rows.is_empty() {
+            ctx.out.print("No held messages.\n")?;
+        } else {
+            ctx.out.print(&held_text(&rows))?;
+        }
+        return Ok(ExitCode::Success);
+    }
     let settings = ctx.ack_settings()?;
     let (pending, problem) = acks::list(&ctx.paths)?;
     if let Some(p) = problem {
@@ -80,8 +146,12 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
         ctx.out.json(&rows)?;
         return Ok(ExitCode::Success);
     }
+    let held_section = held_text(&held_rows(&held));
     if rows.is_empty() {
-        ctx.out.print("No pending acknowledgements.\n")?;
+        ctx.out.print(&format!(
+            "No pending acknowledgements.\n{}",
+            prefixed(&held_section)
+        ))?;
         return Ok(ExitCode::Success);
     }
     let mut s = format!("Pending acknowledgements ({}):\n\n", rows.len());
@@ -103,6 +173,15 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
             r.next_step
         ));
     }
+    s.push_str(&held_section);
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+fn prefixed(section: &str) -> String {
+    if section.is_empty() {
+        String::new()
+    } else {
+        format!("\n{section}")
+    }
 }

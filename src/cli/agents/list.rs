@@ -1,7 +1,9 @@
-//! `swarm agents` (alias `list-agents`): the registry, read without tmux.
+//! `swarm agents` (alias `list-agents`): the registry, with what each
+//! agent's pane shows right now (two tmux calls for all agents).
 
 use clap::Args;
 
+use crate::agents::pane_state;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
@@ -11,7 +13,8 @@ use crate::cli::context::Context;
 /// Arguments of `swarm agents`.
 #[derive(Debug, Args)]
 pub(crate) struct AgentsArgs {
-    /// Print the agents as a JSON array (the registry's agent objects)
+    /// Print the agents as a JSON array (the registry's agent objects, plus
+    /// `state`, `profile` and `deliverable`)
     #[arg(long)]
     json: bool,
     /// Include agents that are stale (pane alive, agent not seen lately)
@@ -48,8 +51,26 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         .flat_map(|r| r.agents.iter())
         .filter(|a| args.all || a.status == AgentStatus::Active)
         .collect();
+    let states = if agents.is_empty() {
+        Vec::new()
+    } else {
+        pane_state::observe(&ctx.tmux, &ctx.matcher()?, &ctx.profiles()?, &agents)
+    };
     if args.json {
-        ctx.out.json(&agents)?;
+        let rows: Vec<serde_json::Value> = agents
+            .iter()
+            .zip(&states)
+            .map(|(a, st)| {
+                let mut v = serde_json::to_value(a).unwrap_or_default();
+                if let serde_json::Value::Object(map) = &mut v {
+                    map.insert("state".into(), st.state.clone().into());
+                    map.insert("profile".into(), st.profile.clone().into());
+                    map.insert("deliverable".into(), st.deliverable.into());
+                }
+                v
+            })
+            .collect();
+        ctx.out.json(&rows)?;
         return Ok(ExitCode::Success);
     }
     if agents.is_empty() {
@@ -62,15 +83,15 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     }
     let title = if args.all { "Agents" } else { "Active Agents" };
     let mut s = format!("=== {title} ({}) ===\n", agents.len());
-    for a in agents {
+    for (a, st) in agents.iter().zip(&states) {
         let status = if a.status == AgentStatus::Active {
             String::new()
         } else {
             format!(" | {}", a.status.as_str())
         };
         s.push_str(&format!(
-            "  {:<12} | {:<20} | PID: {}{status}\n",
-            a.id, a.pane_index, a.pid
+            "  {:<12} | {:<20} | PID: {:<8} | {}{status}\n",
+            a.id, a.pane_index, a.pid, st.state
         ));
     }
     ctx.out.print(&s)?;

@@ -5,6 +5,7 @@ use clap::Args;
 use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
 use crate::error::{Error, Result};
+use crate::messaging::message_log::Status;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
@@ -78,6 +79,11 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
             if args.verbose {
                 s.push_str(&format!("  ✓ delivered: {id}\n"));
             }
+        } else if o.status == Status::Held {
+            s.push_str(&format!(
+                "  ⏸ held: {id} ({})\n",
+                o.reason.as_deref().unwrap_or("not safe to type into")
+            ));
         } else {
             s.push_str(&format!(
                 "  📬 in inbox: {id} ({})\n",

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::domain::message::MessageType;
 use crate::domain::validate;
 use crate::error::{Error, Result};
-use crate::messaging::message_log::Outcome;
+use crate::messaging::message_log::{Outcome, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::exit_code::ExitCode;
 
@@ -152,7 +152,20 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         .unwrap_or_else(|| Outcome::queued("no recipient"));
     let id = &report.message.msg_id;
     let mut text = if outcome.is_delivered() {
-        format!("[DELIVERED] Message sent to {recipient} (id {id})\n")
+        let how = match outcome.confirmed {
+            Some(true) => ", confirmed on screen",
+            Some(false) => ", not confirmed on screen",
+            None => "",
+        };
+        format!("[DELIVERED] Message sent to {recipient} (id {id}{how})\n")
+    } else if outcome.status == Status::Held {
+        format!(
+            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (swarm types it in by itself once the pane is safe: `swarm watch`, the monitor, or the next swarm command)\n",
+            outcome
+                .reason
+                .as_deref()
+                .unwrap_or("the pane is not safe to type into"),
+        )
     } else {
         format!(
             "[QUEUED] Message saved to {recipient}'s inbox (id {id})\n  reason: {}\n  (they see it with `swarm inbox`; retry with `swarm redeliver {}`)\n",

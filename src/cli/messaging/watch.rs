@@ -1,7 +1,8 @@
 //! `swarm watch`: keeps the swarm running without anyone having to type a
 //! command: every interval it rediscovers agents and removes stale locks,
 //! and it sends ACK retries and escalations as they fall due. Stops
-//! cleanly on Ctrl-C or SIGTERM.
+//! cleanly on Ctrl-C or SIGTERM. Held messages go into their pane within
+//! about a second of it becoming safe.
 
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::{Duration, Instant};
@@ -13,6 +14,7 @@ use crate::acks;
 use crate::agents::discovery;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 use crate::support::sys;
 use crate::support::time;
 
@@ -41,7 +43,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     let opts = ctx.discover_options(None)?;
     let interval = Duration::from_secs(args.interval);
     ctx.out.print(&format!(
-        "Watching {} (discovery every {}s, ACK retries as they fall due; Ctrl+C to stop)\n",
+        "Watching {} (discovery every {}s, ACK retries as they fall due, held messages when their pane is safe; Ctrl+C to stop)\n",
         ctx.paths.root().display(),
         args.interval
     ))?;
@@ -126,6 +128,28 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
             Err(e) => ctx
                 .out
                 .warn(&format!("could not process due ACK retries: {e}")),
+        }
+        match housekeeping::release_held(ctx) {
+            Ok(Some(report)) => {
+                for w in &report.warnings {
+                    ctx.out.warn(w);
+                }
+                for r in &report.released {
+                    log(
+                        ctx,
+                        &format!(
+                            "held message {} to {}: {}",
+                            acks::short(&r.held.msg_id),
+                            r.held.agent,
+                            sanitize::one_line(&r.outcome.describe())
+                        ),
+                    )?;
+                }
+            }
+            Ok(None) => {}
+            Err(e) => ctx
+                .out
+                .warn(&format!("could not deliver held messages: {e}")),
         }
         let until_discovery = next_discovery.saturating_duration_since(Instant::now());
         let until_due = acks::next_due_in(&ctx.paths, time::now()).unwrap_or(CHECK_EVERY);

@@ -1,5 +1,6 @@
 //! `swarm dashboard` (alias `start-dashboard`): serves the live web view
-//! of the swarm until Ctrl-C or SIGTERM.
+//! of the swarm until Ctrl-C or SIGTERM, and meanwhile types held messages
+//! into their pane once it is safe.
 
 use std::env;
 use std::net::IpAddr;
@@ -17,6 +18,7 @@ use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 
 use crate::cli::context::Context;
+use crate::cli::housekeeping;
 
 /// Arguments of `swarm dashboard`.
 #[derive(Debug, Args)]
@@ -170,7 +172,30 @@ pub(crate) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
             Opened::Failed(why) => ctx.out.warn(&format!("could not open a browser: {why}")),
         }
     }
-    server.serve()?;
+    // While it serves, about every second, held messages whose pane is
+    // safe again go in (as `swarm watch` does); the server's end ends that.
+    let (done, stopped) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|s| {
+        let serving = s.spawn(move || {
+            let served = server.serve();
+            drop(done);
+            served
+        });
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            stopped.recv_timeout(Duration::from_secs(1))
+        {
+            if let Err(e) = housekeeping::release_held(ctx) {
+                ctx.out
+                    .warn(&format!("could not deliver held messages: {e}"));
+            }
+        }
+        match serving.join() {
+            Ok(served) => served.map_err(Error::from),
+            Err(_) => Err(Error::Invalid(
+                "the dashboard's server thread stopped unexpectedly".into(),
+            )),
+        }
+    })?;
     ctx.out.print("Dashboard stopped\n")?;
     Ok(ExitCode::Success)
 }

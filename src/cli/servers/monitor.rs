@@ -193,7 +193,10 @@ fn plain(
             out.push('\n');
         }
         for report in update.reports.drain(..) {
-            let (Report::Sent(lines) | Report::Acks(lines)) = report;
+            // Pane states are for the live view; the stream has no panel.
+            let (Report::Sent(lines) | Report::Acks(lines)) = report else {
+                continue;
+            };
             for (_, text) in lines {
                 out.push_str(&monitor::status_line(state.now, &tz, &text));
                 out.push('\n');

@@ -38,11 +38,17 @@ struct Counts {
 /// Runs every check and reports.
 pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
     let env = config::process_env();
+    // A broken config is reported by its own check; the rest goes on with
+    // the defaults.
+    let matcher = ctx.matcher().unwrap_or_default();
+    let profiles = ctx.profiles().unwrap_or_default();
     let outcomes = doctor::run(&Subject {
         root: &ctx.root,
         paths: &ctx.paths,
         tmux: &ctx.tmux,
         env: &env,
+        matcher: &matcher,
+        profiles: &profiles,
     });
     let (ok, warn, fail) = doctor::tally(&outcomes);
     if args.json {

@@ -1,0 +1,212 @@
+//! Agent profiles: the built-in ones (data in `config/profiles.toml`) with
+//! the project's `[profiles.NAME]` tables laid over them, and the lookup
+//! from an agent program (as discovery names it) to its profile.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use crate::agents::screen::{Reading, Screen, ScreenRules};
+use crate::config::ProfileSpec;
+use crate::config::profile::{GENERIC, builtin};
+
+/// One profile, ready to use.
+#[derive(Clone, Debug)]
+pub(crate) struct Profile {
+    /// Its name (`claude`, `gemini`, `generic`, ...).
+    pub name: String,
+    /// Pause between the paste and Enter.
+    pub pause: Duration,
+    /// Leading characters the agent takes as a command.
+    pub command_chars: String,
+    /// How to read its screen; `None`: it is not read.
+    pub rules: Option<ScreenRules>,
+}
+
+impl Profile {
+    /// Reads a `capture-pane -p -J -e` capture; `None` when this profile
+    /// does not read screens.
+    pub(crate) fn read(&self, capture: &str) -> Option<Reading> {
+        Some(self.rules.as_ref()?.read(&Screen::parse(capture)))
+    }
+
+    /// True when the profile reads the agent's screen.
+    pub(crate) fn reads_screen(&self) -> bool {
+        self.rules.is_some()
+    }
+}
+
+/// All profiles of a project.
+#[derive(Clone, Debug)]
+pub(crate) struct Profiles {
+    specs: BTreeMap<String, ProfileSpec>,
+}
+
+impl Default for Profiles {
+    fn default() -> Self {
+        Profiles::new(&BTreeMap::new())
+    }
+}
+
+impl Profiles {
+    /// The built-in profiles with `configured` laid over them.
+    pub(crate) fn new(configured: &BTreeMap<String, ProfileSpec>) -> Profiles {
+        let mut specs = builtin();
+        for (name, spec) in configured {
+            let merged = match specs.get(name) {
+                Some(base) => base.overlay(spec),
+                None => spec.clone(),
+            };
+            specs.insert(name.clone(), merged);
+        }
+        Profiles { specs }
+    }
+
+    /// The name of the profile for an agent program: a profile the
+    /// project added wins over a built-in one naming the same program;
+    /// `generic` when none does.
+    pub(crate) fn name_for(&self, command: &str) -> &str {
+        let builtin = crate::config::profile::BUILTIN_NAMES;
+        let names = |s: &ProfileSpec| {
+            s.commands
+                .iter()
+                .flatten()
+                .any(|c| c.eq_ignore_ascii_case(command))
+        };
+        self.specs
+            .iter()
+            .filter(|(_, s)| names(s))
+            .min_by_key(|(n, _)| builtin.contains(&n.as_str()))
+            .map(|(n, _)| n.as_str())
+            .unwrap_or(GENERIC)
+    }
+
+    /// The profile for an agent program, compiled. A pattern that does not
+    /// compile (the config check rejects those first) leaves the screen
+    /// unread rather than failing a delivery.
+    pub(crate) fn for_command(&self, command: &str) -> Profile {
+        let name = self.name_for(command).to_owned();
+        self.compile(&name)
+    }
+
+    fn compile(&self, name: &str) -> Profile {
+        let spec = self.specs.get(name).cloned().unwrap_or_default();
+        let rules = ScreenRules::new(
+            spec.dialog.as_deref().unwrap_or_default(),
+            spec.busy.as_deref().unwrap_or_default(),
+            spec.input.as_ref(),
+        )
+        .ok()
+        .flatten();
+        Profile {
+            name: name.to_owned(),
+            pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
+            command_chars: spec.command_chars.clone().unwrap_or_default(),
+            rules,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::screen::ScreenState;
+    use std::path::PathBuf;
+
+    fn fixtures() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/screens")
+    }
+
+    /// Every captured screen of the real agents reads as recorded in
+    /// EXPECTED.tsv, box text included.
+    #[test]
+    fn real_agent_screens_read_as_expected() {
+        let profiles = Profiles::default();
+        let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).expect("EXPECTED.tsv");
+        let mut checked = 0;
+        let mut wrong = Vec::new();
+        for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let cols: Vec<&str> = line.split('\t').collect();
+            let (name, state, has_text) = (cols[0], cols[1], cols[2]);
+            let agent = name.split('-').next().unwrap_or_default();
+            let capture = std::fs::read_to_string(fixtures().join(format!("{name}.ansi.txt")))
+                .expect("fixture");
+            let profile = profiles.for_command(agent);
+            assert_eq!(profile.name, agent);
+            let reading = profile.read(&capture).expect("these profiles read screens");
+            let text = match &reading.box_text {
+                None => "-",
+                Some(t) if t.is_empty() => "no",
+                Some(_) => "yes",
+            };
+            // With a dialog or an unknown screen the box is not read.
+            let text_ok = text == has_text || matches!(state, "dialog" | "unknown");
+            if reading.state.as_str() != state || !text_ok {
+                wrong.push(format!(
+                    "{name}: read {} (box text {text}), expected {state} ({has_text})",
+                    reading.state
+                ));
+            }
+            let safe = reading.is_safe();
+            let should = (state == "idle" || state == "busy") && has_text == "no";
+            assert_eq!(safe, should, "{name}");
+            checked += 1;
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+        assert!(checked >= 46, "only {checked} fixtures");
+    }
+
+    #[test]
+    fn the_box_text_is_what_was_typed() {
+        let profiles = Profiles::default();
+        for (name, agent, want) in [
+            ("claude-typing", "claude", "half typed text"),
+            ("gemini-typing", "gemini", "half typed text"),
+            ("codex-typing", "codex", "half typed text"),
+            ("claude-busy-typing", "claude", "typed while busy"),
+        ] {
+            let capture = std::fs::read_to_string(fixtures().join(format!("{name}.ansi.txt")))
+                .expect("fixture");
+            let reading = profiles.for_command(agent).read(&capture).expect("read");
+            assert_eq!(reading.box_text.as_deref(), Some(want), "{name}");
+        }
+    }
+
+    #[test]
+    fn programs_map_to_profiles() {
+        let p = Profiles::default();
+        assert_eq!(p.name_for("claude"), "claude");
+        assert_eq!(p.name_for("claude-code"), "claude");
+        assert_eq!(p.name_for("gemini"), "gemini");
+        assert_eq!(p.name_for("swarm-demo"), "swarm-demo");
+        assert_eq!(p.name_for("opencode"), "generic");
+        assert!(!p.for_command("aider").reads_screen());
+        assert_eq!(p.for_command("claude").pause, Duration::ZERO);
+        assert!(p.for_command("gemini").pause >= Duration::from_millis(100));
+    }
+
+    #[test]
+    fn a_config_profile_changes_or_adds() {
+        let mut configured = BTreeMap::new();
+        configured.insert(
+            "claude".to_owned(),
+            ProfileSpec {
+                pause_ms: Some(40),
+                ..ProfileSpec::default()
+            },
+        );
+        configured.insert(
+            "mine".to_owned(),
+            ProfileSpec {
+                commands: Some(vec!["claude".into(), "opencode".into()]),
+                ..ProfileSpec::default()
+            },
+        );
+        let p = Profiles::new(&configured);
+        assert_eq!(p.name_for("opencode"), "mine");
+        // The project's own profile wins over the built-in one.
+        assert_eq!(p.name_for("claude"), "mine");
+        assert_eq!(p.compile("claude").pause, Duration::from_millis(40));
+        assert!(p.compile("claude").reads_screen());
+        let _ = ScreenState::Idle;
+    }
+}
