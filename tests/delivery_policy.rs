@@ -58,15 +58,16 @@ fn held(project: &Project) -> Vec<serde_json::Value> {
 /// the message is held).
 fn msg(project: &Project, server: &TmuxServer, text: &str) -> String {
     let out = swarm(project, server)
-        .args(["msg", "agent-0", "INFO", "--from", "tester", "--", text])
+        .args(["msg", "agent-0", "INFO", "--from", "operator", "--", text])
         .output()
         .expect("run");
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Any command: its housekeeping delivers what is held.
+/// A command that changes state: its housekeeping delivers what is held
+/// (read-only commands such as `agents` never type into a pane).
 fn any_command(project: &Project, server: &TmuxServer) {
-    swarm(project, server).arg("agents").assert().success();
+    swarm(project, server).arg("discover").assert().success();
 }
 
 #[test]
@@ -237,12 +238,15 @@ fn held_messages_go_in_order_and_exactly_once() {
                 .env_remove("TMUX")
                 .env_remove("TMUX_PANE")
                 .env("SWARM_TMUX_SOCKET", &server.socket)
-                .arg("agents")
-                .output()
+                .arg("discover")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .expect("spawn")
         })
         .collect();
-    for c in children {
-        assert!(c.expect("run").status.success());
+    for mut c in children {
+        c.wait().expect("wait");
     }
     let got = wait_for_submissions(&project, 4);
     let bodies: Vec<String> = got.iter().map(body).collect();
@@ -318,7 +322,7 @@ fn a_broadcast_types_into_safe_panes_and_holds_for_the_others() {
     type_keys(&server, typing, "mine");
     server.wait_for_screen(typing, "> mine");
     let out = swarm(&project, &server)
-        .args(["broadcast", "INFO", "--from", "tester", "to everyone"])
+        .args(["broadcast", "INFO", "--from", "operator", "to everyone"])
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);

@@ -200,7 +200,14 @@ fn an_agent_started_from_a_shell_is_found_through_its_parent() {
     assert_eq!(ids(&project), [("agent-0".to_string(), shell.clone())]);
     // And a message reaches it through the same facts.
     swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "t", "hello child"])
+        .args([
+            "msg",
+            "agent-0",
+            "INFO",
+            "--from",
+            "operator",
+            "hello child",
+        ])
         .assert()
         .success();
     let got = crate::harness::wait_for_records(&record, 1);
@@ -291,7 +298,9 @@ fn register_as_agents(project: &Project, server: &TmuxServer, panes: &[(&str, &s
 /// The reason `msg` gives for leaving a message to `agent` queued.
 fn queued_reason(cmd: &mut assert_cmd::Command, agent: &str) -> String {
     let out = cmd
-        .args(["msg", agent, "INFO", "--from", "t", "--json", "hello"])
+        .args([
+            "msg", agent, "INFO", "--from", "operator", "--json", "hello",
+        ])
         .output()
         .expect("run");
     assert_eq!(

@@ -48,6 +48,8 @@ fn a_restarted_tmux_server_gets_new_agent_ids() {
     server.tmux(&["kill-server"]);
     let first = launched_ids(&project, &server, "team");
     assert_eq!(first[1].0, "agent-1");
+    // A message goes in once the agent shows its input box.
+    server.wait_for_screen(&first[1].1, "agent-1: swarm demo agent");
     ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--from", "agent-0"]));
     ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-1"]));
 

@@ -155,7 +155,7 @@ fn many_writers_across_rotations_lose_nothing() {
     let processes = 8;
     let per_process = 25;
     let script = format!(
-        "for i in $(seq 1 {per_process}); do '{}' msg agent-0 INFO --from writer-$1 \"message $i from $1\" >/dev/null; done",
+        "for i in $(seq 1 {per_process}); do '{}' msg agent-0 INFO --from operator \"message $i from writer $1\" >/dev/null; done",
         swarm_bin()
     );
     let children: Vec<_> = (0..processes)
@@ -228,7 +228,7 @@ fn recent_and_search_reach_into_rotated_segments() {
         &project,
         &server,
         "agent-0",
-        "t",
+        "operator",
         "deploy key is in the vault",
     );
     for i in 0..30 {
@@ -236,7 +236,7 @@ fn recent_and_search_reach_into_rotated_segments() {
             &project,
             &server,
             "agent-0",
-            "t",
+            "operator",
             &format!("filler {i} {}", "z".repeat(150)),
         );
     }
