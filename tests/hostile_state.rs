@@ -224,3 +224,32 @@ fn damaged_state_files_never_crash_a_command_or_get_overwritten() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn a_registry_edited_by_hand_cannot_put_escape_sequences_on_the_terminal() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.shell(&project.path());
+    let pid = server.tmux(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]);
+    // A title-setting sequence and colours in the free-text fields.
+    project.write(
+        "ACTIVE_AGENTS.json",
+        &format!(
+            r#"{{"session_name": "s", "updated_at": "2026-11-21T00:00:00+00:00", "agents": [{{"id": "agent-0", "pane_index": "x\u001b]0;owned\u0007\u001b[31mred", "pid": {}, "status": "active", "last_seen": "\u001b[2J", "session_name": "\u001b[5mblink", "tmux_pane_id": "%999"}}]}}"#,
+            pid.trim()
+        ),
+    );
+    for args in [["agents"].as_slice(), ["whoami"].as_slice()] {
+        let out = swarm(&project, &server)
+            .env("TMUX_PANE", &pane)
+            .args(args)
+            .output()
+            .expect("run");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}'),
+            "{args:?}: {text:?}"
+        );
+        assert!(text.contains("agent-0"), "{args:?}: {text:?}");
+    }
+}

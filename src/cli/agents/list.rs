@@ -7,6 +7,7 @@ use crate::agents::pane_state;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 
 use crate::cli::context::Context;
 
@@ -91,7 +92,10 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         };
         s.push_str(&format!(
             "  {:<12} | {:<20} | PID: {:<8} | {}{status}\n",
-            a.id, a.pane_index, a.pid, st.state
+            a.id,
+            sanitize::one_line(&a.pane_index),
+            a.pid,
+            st.state
         ));
     }
     ctx.out.print(&s)?;

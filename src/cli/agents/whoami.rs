@@ -7,6 +7,7 @@ use crate::agents::identity::{self, Source};
 use crate::agents::registry::AgentRecord;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 
 use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
@@ -60,11 +61,21 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
             s.push_str("=== Agent Identity ===\n\n");
             s.push_str(&format!("  Agent ID: {id}\n"));
             if let Some(r) = record {
-                s.push_str(&format!("  Pane: {} ({})\n", r.pane_index, me.pane));
+                s.push_str(&format!(
+                    "  Pane: {} ({})\n",
+                    sanitize::one_line(&r.pane_index),
+                    me.pane
+                ));
                 s.push_str(&format!("  PID: {}\n", r.pid));
                 s.push_str(&format!("  Status: {}\n", r.status.as_str()));
-                s.push_str(&format!("  Session: {}\n", r.session_name));
-                s.push_str(&format!("  Last Seen: {}\n", r.last_seen));
+                s.push_str(&format!(
+                    "  Session: {}\n",
+                    sanitize::one_line(&r.session_name)
+                ));
+                s.push_str(&format!(
+                    "  Last Seen: {}\n",
+                    sanitize::one_line(&r.last_seen)
+                ));
             } else {
                 s.push_str(&format!("  Pane: {}\n", me.pane));
                 s.push_str("  Status: labelled, not in the registry (run `swarm discover`)\n");
@@ -91,8 +102,8 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
                 s.push_str(&format!(
                     "  - {} (pane: {} {}, PID: {})\n",
                     a.id,
-                    a.pane_index,
-                    a.tmux_pane_id.as_deref().unwrap_or("?"),
+                    sanitize::one_line(&a.pane_index),
+                    sanitize::one_line(a.tmux_pane_id.as_deref().unwrap_or("?")),
                     a.pid
                 ));
             }
