@@ -11,7 +11,6 @@
 //! the earliest due time so that every command can check for due work by
 //! reading one small file.
 
-use std::fs;
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
@@ -23,6 +22,7 @@ use crate::domain::message::{LogEntry, Message};
 use crate::error::Result;
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir,
+    open_for_read,
 };
 use crate::support::json::{self, Layout};
 use crate::support::time;
@@ -340,7 +340,13 @@ pub(crate) fn list(paths: &Paths) -> Result<(PendingFile, Option<String>)> {
 /// The earliest due time, from `.swarm/ack_due`: `Some(None)` when nothing
 /// is pending, `None` when unknown (then the pending file decides).
 fn earliest_due(paths: &Paths) -> Option<Option<f64>> {
-    let text = fs::read_to_string(paths.swarm_dir().join("ack_due")).ok()?;
+    use std::io::Read;
+    // Never followed through a link or waited on as a FIFO: anything but a
+    // small regular file is "unknown", and the pending file decides (the
+    // next save replaces it).
+    let file = open_for_read(&paths.swarm_dir().join("ack_due")).ok()??;
+    let mut text = String::new();
+    file.take(64).read_to_string(&mut text).ok()?;
     let text = text.trim();
     if text == "none" {
         return Some(None);
@@ -453,6 +459,7 @@ pub(crate) fn format_age(seconds: f64) -> String {
 mod tests {
     use super::*;
     use crate::domain::message::MessageType;
+    use std::fs;
 
     fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
@@ -528,6 +535,27 @@ mod tests {
         assert_eq!(r, AckResult::NotPending);
         assert_eq!(list(&paths).expect("list").0.version, 2);
         assert!(!work_due(&paths, time::now()));
+    }
+
+    #[test]
+    fn a_fifo_in_place_of_the_due_file_is_never_waited_on() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let due = paths.swarm_dir().join("ack_due");
+        fs::remove_file(&due).expect("remove");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&due)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        // Unknown, so the pending file decides: something is pending, and
+        // a read of the FIFO would block this test forever.
+        assert!(work_due(&paths, time::now()));
+        // The next save replaces the FIFO with the real due time.
+        let later = time::now() + chrono::Duration::seconds(31);
+        claim_due(&paths, |_| true, &AckSettings::default(), later).expect("claim");
+        assert!(fs::metadata(&due).expect("due file").is_file());
     }
 
     #[test]
