@@ -18,6 +18,9 @@ pub enum A2aError {
     /// A value given by the user is not acceptable.
     #[error("{0}")]
     Invalid(String),
+    /// A name failed its check.
+    #[error(transparent)]
+    Validation(#[from] crate::domain::ValidationError),
     /// No agent card for this agent.
     #[error("no card found for agent: {0}")]
     NoCard(String),
@@ -86,7 +89,7 @@ impl A2aError {
     /// What the user can do about it.
     pub fn hint(&self) -> Option<String> {
         Some(match self {
-            A2aError::Store(_) | A2aError::Invalid(_) => return None,
+            A2aError::Store(_) | A2aError::Invalid(_) | A2aError::Validation(_) => return None,
             A2aError::NoCard(_) => {
                 "list the cards with `swarm cards list`; an agent registers with `swarm cards register --skills ...`".into()
             }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::error::{A2aError, Result};
+use super::error::Result;
 use crate::domain::validate;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::time;
@@ -197,7 +197,7 @@ impl MemoryStore {
     /// The file of `agent`, whose id must be a plain name (it becomes a
     /// file name: nothing like `../x` gets through).
     fn file(&self, agent: &str) -> Result<StateFile> {
-        let id = validate::agent_id(agent).map_err(A2aError::Invalid)?;
+        let id = validate::agent_id(agent)?;
         Ok(StateFile::new(self.dir.join(format!("{id}.json"))))
     }
 

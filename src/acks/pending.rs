@@ -37,15 +37,7 @@ pub(crate) fn hint(msg_id: &str) -> String {
     format!("(acknowledge with: swarm ack {})", short(msg_id))
 }
 
-/// The first 8 characters of an id (enough to acknowledge it). Ids read
-/// from the log are untrusted text, so this never cuts inside a character.
-pub(crate) fn short(msg_id: &str) -> &str {
-    let end = msg_id
-        .char_indices()
-        .nth(8)
-        .map_or(msg_id.len(), |(i, _)| i);
-    &msg_id[..end]
-}
+pub(crate) use crate::domain::short;
 
 /// Retry schedule settings.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -248,7 +240,7 @@ pub(crate) fn register(
     let now = time::now();
     let due = now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::seconds(30));
     pending.pending_acks.push(PendingEntry {
-        msg_id: message.msg_id.clone(),
+        msg_id: message.msg_id.to_string(),
         sender_id: message.sender.clone(),
         recipient_id: recipient.to_owned(),
         message: message.to_dict(),

@@ -518,7 +518,7 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
             Ok(id) if id == *s => Vec::new(),
             Ok(_) => one("cannot start or end with spaces".into()),
-            Err(e) => one(e),
+            Err(e) => one(e.to_string()),
         },
         (Kind::AgentName, v) => one(format!("expected a name, got {}", describe(v))),
         (Kind::List(list) | Kind::OptList(list), Value::Array(items)) => check_list(list, items),
@@ -603,7 +603,7 @@ fn check_item(item: &Item, v: &Value) -> Option<String> {
             (s.trim().is_empty() || s.contains('/') || s.chars().any(char::is_whitespace))
                 .then(|| format!("{s:?} is not a program name (no spaces or `/`)"))
         }
-        (Item::MessageType, Value::String(s)) => validate::message_type_name(s).err(),
+        (Item::MessageType, Value::String(s)) => validate::message_type_name(s).err().map(|e| e.to_string()),
         (item, v) => Some(format!("expected {}, got {}", item_noun(item), describe(v))),
     }
 }

@@ -1,11 +1,15 @@
 //! Messages: their types (docs/FORMATS.md), the checked content, and how a
 //! message looks in a pane and in the log (docs/FORMATS.md).
 
-use chrono::{DateTime, Local, Utc};
+use chrono::Local;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::support::sanitize;
+
+use super::ids::MessageId;
+use super::timestamp::Timestamp;
+use super::validate::ValidationError;
 use crate::support::time;
 
 /// The built-in message types, as written on the wire, in the original's
@@ -41,7 +45,7 @@ pub(crate) struct MessageType(String);
 impl MessageType {
     /// Parses user input: case-insensitive, `_` and `-` interchangeable
     /// (`review_request`, `Review-Request`).
-    pub(crate) fn parse(input: &str, custom: &[String]) -> Result<MessageType, String> {
+    pub(crate) fn parse(input: &str, custom: &[String]) -> Result<MessageType, ValidationError> {
         let wire = input.trim().to_uppercase().replace('_', "-");
         let known = BUILTIN_TYPES.iter().any(|t| *t == wire)
             || custom
@@ -50,10 +54,10 @@ impl MessageType {
         if known && !wire.is_empty() {
             Ok(MessageType(wire))
         } else {
-            Err(format!(
-                "invalid message type {input:?}; valid types: {} (case-insensitive, `-` or `_`)",
-                Self::all(custom).join(", ")
-            ))
+            Err(ValidationError::MessageType {
+                input: input.to_owned(),
+                valid: Self::all(custom).join(", "),
+            })
         }
     }
 
@@ -81,20 +85,17 @@ impl MessageType {
 /// Sanitises and checks a message body: controls and escape sequences
 /// removed (docs/FORMATS.md, stricter), then not blank and at most
 /// `MAX_CONTENT_BYTES`.
-pub(crate) fn clean_content(raw: &str) -> Result<String, String> {
+pub(crate) fn clean_content(raw: &str) -> Result<String, ValidationError> {
     let clean = sanitize::message(raw);
     if clean.is_empty() {
         return Err(if raw.trim().is_empty() {
-            "message content cannot be empty".into()
+            ValidationError::ContentEmpty
         } else {
-            "message content is empty once control characters are removed".into()
+            ValidationError::ContentOnlyControls
         });
     }
     if clean.len() > MAX_CONTENT_BYTES {
-        return Err(format!(
-            "message content too long ({} bytes, at most {MAX_CONTENT_BYTES})",
-            clean.len()
-        ));
+        return Err(ValidationError::ContentTooLong(clean.len()));
     }
     Ok(clean)
 }
@@ -103,7 +104,7 @@ pub(crate) fn clean_content(raw: &str) -> Result<String, String> {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Message {
     /// UUID v4 (the Python tool's format).
-    pub msg_id: String,
+    pub msg_id: MessageId,
     /// Sender agent id.
     pub sender: String,
     /// Recipient agent ids, in order.
@@ -113,7 +114,7 @@ pub(crate) struct Message {
     /// The sanitised body.
     pub content: String,
     /// When it was created.
-    pub created: DateTime<Utc>,
+    pub created: Timestamp,
     /// The recipient must acknowledge it (`swarm ack`).
     pub requires_ack: bool,
     /// The message this one answers (an ACK names the acknowledged one).
@@ -129,12 +130,12 @@ impl Message {
         content: String,
     ) -> Message {
         Message {
-            msg_id: uuid::Uuid::new_v4().to_string(),
+            msg_id: MessageId::new(),
             sender,
             recipients,
             msg_type,
             content,
-            created: time::now(),
+            created: Timestamp::now(),
             requires_ack: false,
             parent_msg_id: None,
         }
@@ -148,7 +149,7 @@ impl Message {
         m.insert("sender_id".into(), Value::String(self.sender.clone()));
         m.insert(
             "timestamp".into(),
-            Value::String(time::local_naive_iso(self.created)),
+            Value::String(self.created.local_naive_iso()),
         );
         m.insert(
             "msg_type".into(),
@@ -159,7 +160,7 @@ impl Message {
             "recipients".into(),
             Value::Array(self.recipients.iter().cloned().map(Value::String).collect()),
         );
-        m.insert("msg_id".into(), Value::String(self.msg_id.clone()));
+        m.insert("msg_id".into(), Value::String(self.msg_id.to_string()));
         m.insert("signature".into(), Value::String(String::new()));
         m.insert("delivery_status".into(), Value::Object(Map::new()));
         if self.requires_ack {
@@ -184,9 +185,7 @@ impl Message {
         format!(
             "[{}][{}][{}]",
             self.sender,
-            self.created
-                .with_timezone(&Local)
-                .format("%Y-%m-%d %H:%M:%S"),
+            self.created.local_display(),
             self.msg_type.as_str()
         )
     }
@@ -205,11 +204,11 @@ impl Message {
         let known = delivered.len().min(self.recipients.len()) as u64;
         LogEntry {
             sender: self.sender.clone(),
-            timestamp: time::utc_iso(self.created),
+            timestamp: self.created.utc_iso(),
             msg_type: self.msg_type.as_str().to_owned(),
             content: self.content.clone(),
             recipients: self.recipients.clone(),
-            msg_id: self.msg_id.clone(),
+            msg_id: self.msg_id.to_string(),
             context_id: None,
             task: None,
             requires_ack: self.requires_ack.then_some(true),
@@ -339,9 +338,9 @@ mod tests {
             MessageType::builtin("INFO"),
             "héllo".into(),
         );
-        m.msg_id = "id".into();
+        m.msg_id = MessageId::from_stored("id");
         let line = json::to_string(&m.log_entry(&[true, false]), Layout::Line).expect("json");
-        let ts = time::utc_iso(m.created);
+        let ts = m.created.utc_iso();
         assert_eq!(
             line,
             format!(

@@ -1,5 +1,14 @@
-//! swarm's vocabulary: the message and its types, and the validation of
-//! every name a user or an agent can give (agent ids, pane ids, types).
+//! swarm's vocabulary: the names it gives agents, messages and panes, the
+//! one time type, the message and its types, and the validation of every
+//! name a user or an agent can give.
 
+mod ids;
 pub(crate) mod message;
+mod timestamp;
 pub(crate) mod validate;
+
+pub use ids::{AgentId, MessageId, PaneId};
+pub(crate) use ids::{SHORT_ID_CHARS, short};
+pub use timestamp::Timestamp;
+pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};
+pub use validate::ValidationError;

@@ -21,31 +21,103 @@ const EDITOR_FORBIDDEN: &[char] = &[
     ';', '&', '|', '`', '$', '<', '>', '(', ')', '{', '}', '[', ']', '\\', '\'', '"', '\n', '\r',
 ];
 
+/// What was wrong with a name or value: each message says what is allowed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ValidationError {
+    /// An empty agent id.
+    #[error("agent id cannot be empty")]
+    AgentIdEmpty,
+    /// An agent id over `MAX_AGENT_ID_LEN` characters.
+    #[error("agent id too long ({0} characters, at most {MAX_AGENT_ID_LEN})")]
+    AgentIdTooLong(usize),
+    /// An agent id with a character outside `A-Z a-z 0-9 _ -`.
+    #[error(
+        "agent id {0:?} contains invalid characters (only letters, digits, `-` and `_` are allowed)"
+    )]
+    AgentIdChars(String),
+    /// An agent id starting or ending with `-`.
+    #[error("agent id {0:?} cannot start or end with `-`")]
+    AgentIdEdge(String),
+    /// Not a tmux pane id.
+    #[error("invalid tmux pane id {0:?}: expected % followed by a number, e.g. %0 or %12")]
+    PaneId(String),
+    /// A message type that is neither built in nor configured.
+    #[error("invalid message type {input:?}; valid types: {valid} (case-insensitive, `-` or `_`)")]
+    MessageType {
+        /// What was given.
+        input: String,
+        /// Every valid type, comma-separated.
+        valid: String,
+    },
+    /// An empty custom type name.
+    #[error("a message type name cannot be empty")]
+    TypeNameEmpty,
+    /// A custom type name over `MAX_MESSAGE_TYPE_LEN` characters.
+    #[error("message type {name:?} is too long ({len} characters, at most {MAX_MESSAGE_TYPE_LEN})")]
+    TypeNameTooLong {
+        /// The name.
+        name: String,
+        /// Its length in characters.
+        len: usize,
+    },
+    /// A custom type name with a character outside `A-Z 0-9 -`.
+    #[error("message type {0:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)")]
+    TypeNameChars(String),
+    /// A custom type name starting or ending with `-`.
+    #[error("message type {0:?} cannot start or end with `-`")]
+    TypeNameEdge(String),
+    /// A custom type name that is a built-in type.
+    #[error("message type {0} is built in already (the built-in types are {types})", types = MESSAGE_TYPES.join(", "))]
+    TypeNameBuiltin(String),
+    /// An empty host.
+    #[error("the host is empty (use e.g. localhost or 127.0.0.1)")]
+    HostEmpty,
+    /// Neither an IP address nor a valid host name.
+    #[error(
+        "invalid host {0:?}: use an IP address or a host name (labels of letters, digits \
+         and `-`, at most 63 characters each, 253 in all)"
+    )]
+    Host(String),
+    /// `$EDITOR` with shell syntax in it.
+    #[error(
+        "$EDITOR contains {0:?}, which is shell syntax; give a program name or path and \
+         plain options only (e.g. `vim` or `code --wait`)"
+    )]
+    EditorShellSyntax(char),
+    /// An empty `$EDITOR`.
+    #[error("$EDITOR is empty")]
+    EditorEmpty,
+    /// A blank message body.
+    #[error("message content cannot be empty")]
+    ContentEmpty,
+    /// A body made only of control characters and escape sequences.
+    #[error("message content is empty once control characters are removed")]
+    ContentOnlyControls,
+    /// A body over the size limit.
+    #[error("message content too long ({0} bytes, at most {max})", max = crate::domain::message::MAX_CONTENT_BYTES)]
+    ContentTooLong(usize),
+}
+
 /// Checks an agent id: 1-64 characters of `A-Z a-z 0-9 _ -`, not starting
 /// or ending with `-`. Surrounding whitespace is stripped first (parity).
 /// Returns the stripped id.
-pub fn agent_id(raw: &str) -> Result<String, String> {
+pub fn agent_id(raw: &str) -> Result<String, ValidationError> {
     let id = raw.trim();
     if id.is_empty() {
-        return Err("agent id cannot be empty".into());
+        return Err(ValidationError::AgentIdEmpty);
     }
     let len = id.chars().count();
     if len > MAX_AGENT_ID_LEN {
-        return Err(format!(
-            "agent id too long ({len} characters, at most {MAX_AGENT_ID_LEN})"
-        ));
+        return Err(ValidationError::AgentIdTooLong(len));
     }
     if !id
         .bytes()
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
     {
-        return Err(format!(
-            "agent id {:?} contains invalid characters (only letters, digits, `-` and `_` are allowed)",
-            id
-        ));
+        return Err(ValidationError::AgentIdChars(id.to_owned()));
     }
     if id.starts_with('-') || id.ends_with('-') {
-        return Err(format!("agent id {id:?} cannot start or end with `-`"));
+        return Err(ValidationError::AgentIdEdge(id.to_owned()));
     }
     Ok(id.to_owned())
 }
@@ -62,36 +134,29 @@ pub(crate) fn agent_number(id: &str) -> Option<u64> {
 /// Checks the name of a custom message type (config
 /// `messaging.custom_types`): 1-32 characters of `A-Z`, `0-9` and `-`, not
 /// starting or ending with `-`, and not one of the built-in types.
-pub(crate) fn message_type_name(raw: &str) -> Result<String, String> {
+pub(crate) fn message_type_name(raw: &str) -> Result<String, ValidationError> {
     let name = raw.trim();
     if name.is_empty() {
-        return Err("a message type name cannot be empty".into());
+        return Err(ValidationError::TypeNameEmpty);
     }
     let len = name.chars().count();
     if len > MAX_MESSAGE_TYPE_LEN {
-        return Err(format!(
-            "message type {:?} is too long ({len} characters, at most {MAX_MESSAGE_TYPE_LEN})",
-            name
-        ));
+        return Err(ValidationError::TypeNameTooLong {
+            name: name.to_owned(),
+            len,
+        });
     }
     if !name
         .bytes()
         .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-')
     {
-        return Err(format!(
-            "message type {name:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)"
-        ));
+        return Err(ValidationError::TypeNameChars(name.to_owned()));
     }
     if name.starts_with('-') || name.ends_with('-') {
-        return Err(format!(
-            "message type {name:?} cannot start or end with `-`"
-        ));
+        return Err(ValidationError::TypeNameEdge(name.to_owned()));
     }
     if MESSAGE_TYPES.contains(&name) {
-        return Err(format!(
-            "message type {name} is built in already (the built-in types are {})",
-            MESSAGE_TYPES.join(", ")
-        ));
+        return Err(ValidationError::TypeNameBuiltin(name.to_owned()));
     }
     Ok(name.to_owned())
 }
@@ -109,10 +174,10 @@ pub(crate) struct Host {
 /// Checks a host (docs/FORMATS.md): an IP address, or an RFC 1123 host name (at
 /// most 253 characters, labels of 1-63 letters, digits and `-`, not
 /// starting or ending with `-`).
-pub(crate) fn host(raw: &str) -> Result<Host, String> {
+pub(crate) fn host(raw: &str) -> Result<Host, ValidationError> {
     let name = raw.trim();
     if name.is_empty() {
-        return Err("the host is empty (use e.g. localhost or 127.0.0.1)".into());
+        return Err(ValidationError::HostEmpty);
     }
     if let Ok(ip) = name.parse::<IpAddr>() {
         let warning = if ip.is_unspecified() {
@@ -140,10 +205,7 @@ pub(crate) fn host(raw: &str) -> Result<Host, String> {
             && !l.ends_with('-')
     };
     if bare.is_empty() || bare.len() > 253 || !bare.split('.').all(valid_label) {
-        return Err(format!(
-            "invalid host {name:?}: use an IP address or a host name (labels of letters, digits \
-             and `-`, at most 63 characters each, 253 in all)"
-        ));
+        return Err(ValidationError::Host(name.to_owned()));
     }
     Ok(Host {
         name: name.to_owned(),
@@ -186,16 +248,13 @@ fn is_public(ip: IpAddr) -> bool {
 /// Checks `$EDITOR` (README, Commands) and splits it into a program and its
 /// options (`code --wait`). It must contain no shell syntax: swarm runs
 /// the program directly, never through a shell.
-pub(crate) fn editor_command(raw: &str) -> Result<Vec<String>, String> {
+pub(crate) fn editor_command(raw: &str) -> Result<Vec<String>, ValidationError> {
     if let Some(c) = raw.chars().find(|c| EDITOR_FORBIDDEN.contains(c)) {
-        return Err(format!(
-            "$EDITOR contains {c:?}, which is shell syntax; give a program name or path and \
-             plain options only (e.g. `vim` or `code --wait`)"
-        ));
+        return Err(ValidationError::EditorShellSyntax(c));
     }
     let words: Vec<String> = raw.split_whitespace().map(str::to_owned).collect();
     if words.is_empty() {
-        return Err("$EDITOR is empty".into());
+        return Err(ValidationError::EditorEmpty);
     }
     Ok(words)
 }

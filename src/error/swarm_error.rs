@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use crate::domain::ValidationError;
 use crate::a2a::A2aError;
 use crate::config::ConfigError;
 use crate::guard::GuardError;
@@ -43,6 +44,9 @@ pub enum Error {
     /// A value given by the user is not acceptable.
     #[error("{0}")]
     Invalid(String),
+    /// A name, type or body failed its check.
+    #[error(transparent)]
+    Validation(#[from] ValidationError),
     /// The agent named is not in the registry.
     #[error("no agent {id} in {}", registry.display())]
     UnknownAgent {
@@ -156,6 +160,7 @@ impl From<A2aError> for Error {
         match e {
             A2aError::Store(e) => Error::Store(e),
             A2aError::Invalid(why) => Error::Invalid(why),
+            A2aError::Validation(e) => Error::Validation(e),
             other => Error::A2a(other),
         }
     }
@@ -182,6 +187,7 @@ impl Error {
             Error::Store(_)
             | Error::Config(_)
             | Error::Invalid(_)
+            | Error::Validation(_)
             | Error::NoIdentity(_)
             | Error::NotInstalled { .. }
             | Error::SessionExists(_)

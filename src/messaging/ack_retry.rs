@@ -115,7 +115,7 @@ fn escalate(
     req.system = true;
     req.parent_msg_id = Some(entry.msg_id.clone());
     match messenger.send(registry, req) {
-        Ok(report) => Ok((report.message.msg_id, report.warnings)),
+        Ok(report) => Ok((report.message.msg_id.to_string(), report.warnings)),
         // Nobody left to tell: the entry is closed all the same.
         Err(crate::error::Error::NoRecipients(why)) => Ok((
             String::new(),

@@ -692,7 +692,7 @@ impl MonitorState {
                                     c.to = id;
                                     c.step = ComposeStep::Type;
                                 }
-                                Err(e) => c.error = Some(e),
+                                Err(e) => c.error = Some(e.to_string()),
                             }
                         }
                     }
@@ -736,7 +736,7 @@ impl MonitorState {
                                 content,
                             });
                         }
-                        Err(e) => c.error = Some(e),
+                        Err(e) => c.error = Some(e.to_string()),
                     },
                 }
             }

@@ -265,7 +265,7 @@ fn send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Vec<(Level, String)>
 
 fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendReport> {
     let msg_type =
-        MessageType::parse(&out.msg_type, &setup.custom_types).map_err(crate::Error::Invalid)?;
+        MessageType::parse(&out.msg_type, &setup.custom_types)?;
     let to = if out.to == "all" {
         Recipients::All {
             include_self: false,
@@ -289,7 +289,7 @@ fn describe(report: &SendReport) -> Vec<(Level, String)> {
             Level::Warn,
             format!(
                 "rate limited: {} saved to the inbox, not delivered; next send in {}s",
-                acks::short(&m.msg_id),
+                m.msg_id.short(),
                 wait.as_secs_f64().ceil()
             ),
         ));

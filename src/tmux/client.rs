@@ -717,10 +717,12 @@ fn no_sessions(stderr: &str) -> bool {
 }
 
 fn parse_pane_id(command: &str, out: &str) -> Result<PaneId, TmuxError> {
-    out.trim().parse().map_err(|detail| TmuxError::BadOutput {
-        command: command.to_owned(),
-        detail,
-    })
+    out.trim()
+        .parse()
+        .map_err(|e: crate::domain::ValidationError| TmuxError::BadOutput {
+            command: command.to_owned(),
+            detail: e.to_string(),
+        })
 }
 
 /// `swarm-<pid>-<counter>-<random>`: unique across processes and calls, so

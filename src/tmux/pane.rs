@@ -1,10 +1,9 @@
 //! Panes as `list-panes -a` describes them, and the parser for its output.
 
-use std::fmt;
 use std::path::PathBuf;
-use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+pub use crate::domain::PaneId;
+
 
 /// Field separator in our `-F` formats: ASCII unit separator, which tmux
 /// escapes inside session names.
@@ -16,62 +15,6 @@ pub(super) const FIELD_SEPARATOR: char = '\x1f';
 /// others; the session name, escaped by tmux, just before it. `#{pid}` and
 /// `#{start_time}` name the server instance.
 pub(crate) const LIST_PANES_FORMAT: &str = "#{pane_id}\x1f#{pane_pid}\x1f#{window_index}\x1f#{pane_index}\x1f#{pane_dead}\x1f#{@swarm_agent}\x1f#{@swarm_project}\x1f#{pid}\x1f#{start_time}\x1f#{session_name}\x1f#{pane_current_path}";
-
-/// A tmux pane id, `%N`: stable for the life of the pane on its server.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(try_from = "String", into = "String")]
-pub struct PaneId(String);
-
-impl PaneId {
-    /// The id as tmux writes it (`%3`).
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// The number after `%`.
-    pub fn number(&self) -> u32 {
-        self.0[1..].parse().unwrap_or(u32::MAX)
-    }
-}
-
-impl FromStr for PaneId {
-    type Err = String;
-
-    /// Accepts exactly `%` followed by ASCII digits (no sign, no spaces).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let digits = s.strip_prefix('%').unwrap_or("");
-        if !digits.is_empty()
-            && digits.len() <= 10
-            && digits.bytes().all(|b| b.is_ascii_digit())
-            && digits.parse::<u32>().is_ok()
-        {
-            Ok(PaneId(s.to_owned()))
-        } else {
-            Err(format!(
-                "invalid tmux pane id {s:?}: expected % followed by a number, e.g. %0 or %12"
-            ))
-        }
-    }
-}
-
-impl TryFrom<String> for PaneId {
-    type Error = String;
-    fn try_from(s: String) -> Result<Self, Self::Error> {
-        s.parse()
-    }
-}
-
-impl From<PaneId> for String {
-    fn from(id: PaneId) -> String {
-        id.0
-    }
-}
-
-impl fmt::Display for PaneId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
 
 /// One pane of the server, as listed by `list-panes -a`.
 #[derive(Clone, Debug, PartialEq, Eq)]

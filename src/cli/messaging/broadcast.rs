@@ -4,7 +4,7 @@ use clap::Args;
 
 use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::messaging::message_log::Status;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
@@ -37,7 +37,7 @@ pub(crate) struct BroadcastArgs {
 pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let msg_type =
-        MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
+        MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));

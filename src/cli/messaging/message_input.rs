@@ -66,7 +66,7 @@ pub(crate) fn content(words: &[String], file: Option<&Path>) -> Result<String> {
         }
         (words, _) => words.join(" "),
     };
-    message::clean_content(&raw).map_err(Error::Invalid)
+    Ok(message::clean_content(&raw)?)
 }
 
 fn read_capped(reader: impl Read, source: &str) -> Result<String> {

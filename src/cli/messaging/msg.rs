@@ -66,12 +66,12 @@ impl<'a> SentJson<'a> {
             .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
             .collect();
         SentJson {
-            msg_id: &m.msg_id,
+            msg_id: m.msg_id.as_str(),
             sender: &m.sender,
             recipients: &m.recipients,
             msg_type: m.msg_type.as_str(),
             content: &m.content,
-            timestamp: crate::support::time::utc_iso(m.created),
+            timestamp: m.created.utc_iso(),
             outcomes,
             delivered: report.delivered(),
             queued: report.outcomes.len() - report.delivered(),
@@ -112,7 +112,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
     let msg_type =
-        MessageType::parse(&args.msg_type, &ctx.custom_types()?).map_err(Error::Invalid)?;
+        MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?
@@ -170,13 +170,13 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         format!(
             "[QUEUED] Message saved to {recipient}'s inbox (id {id})\n  reason: {}\n  (they see it with `swarm inbox`; retry with `swarm redeliver {}`)\n",
             outcome.reason.as_deref().unwrap_or("not delivered"),
-            crate::acks::short(id)
+            id.short()
         )
     };
     if let Some(wait) = ack_timeout {
         text.push_str(&format!(
             "[ACK-REQUIRED] {recipient} answers with `swarm ack {}`; retried after {}s if not, then escalated\n",
-            crate::acks::short(id),
+            id.short(),
             wait.as_secs()
         ));
     }

@@ -55,7 +55,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         ctx.out.print(&format!("{text}\n"))?;
         return Ok(ExitCode::Success);
     }
-    let content = crate::domain::message::clean_content(&text).map_err(Error::Invalid)?;
+    let content = crate::domain::message::clean_content(&text)?;
     let matcher = ctx.matcher()?;
     let report = ctx.messenger(&matcher, ctx.messaging_settings()?).send(
         &found.registry,
