@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
+use crate::backend::Backend;
 use crate::agents::profile::Profiles;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
@@ -33,6 +34,7 @@ pub(super) struct Context {
     /// The current directory (relative lock paths start there).
     pub cwd: PathBuf,
     config: OnceCell<LoadedConfig>,
+    backend: OnceCell<Backend>,
 }
 
 impl Context {
@@ -59,6 +61,7 @@ impl Context {
             tmux: Tmux::new(server),
             cwd,
             config: OnceCell::new(),
+            backend: OnceCell::new(),
         })
     }
 
@@ -93,6 +96,16 @@ impl Context {
                 let _ = self.config.set(defaults);
             }
         }
+    }
+
+    /// The project's shared state: the only way a command reads or changes
+    /// it (built on first use from the config).
+    pub(super) fn backend(&self) -> Result<&Backend> {
+        if let Some(b) = self.backend.get() {
+            return Ok(b);
+        }
+        let backend = Backend::files(&self.paths, self.config()?);
+        Ok(self.backend.get_or_init(|| backend))
     }
 
     /// The project's file locks, with the configured stale timeout.
