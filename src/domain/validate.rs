@@ -61,7 +61,9 @@ pub enum ValidationError {
         len: usize,
     },
     /// A custom type name with a character outside `A-Z 0-9 -`.
-    #[error("message type {0:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)")]
+    #[error(
+        "message type {0:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)"
+    )]
     TypeNameChars(String),
     /// A custom type name starting or ending with `-`.
     #[error("message type {0:?} cannot start or end with `-`")]
@@ -401,5 +403,13 @@ mod tests {
                 prop_assert!(id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
             }
         }
+    }
+}
+
+#[cfg(test)]
+impl ValidationError {
+    /// True when the message contains `text` (tests check reasons).
+    pub(crate) fn contains(&self, text: &str) -> bool {
+        self.to_string().contains(text)
     }
 }
