@@ -207,4 +207,3 @@ impl fmt::Display for PaneId {
         f.write_str(&self.0)
     }
 }
-

@@ -168,8 +168,14 @@ mod tests {
             naive: t,
         };
         let text = serde_json::to_string(&forms).expect("encode");
-        assert!(text.contains("\"aware\":\"2026-11-21T13:26:58.589963+00:00\""), "{text}");
-        assert!(!text.contains("\"naive\":\"2026-11-21T13:26:58.589963+"), "{text}");
+        assert!(
+            text.contains("\"aware\":\"2026-11-21T13:26:58.589963+00:00\""),
+            "{text}"
+        );
+        assert!(
+            !text.contains("\"naive\":\"2026-11-21T13:26:58.589963+"),
+            "{text}"
+        );
         let back: Forms = serde_json::from_str(&text).expect("decode");
         assert_eq!(back, forms);
     }

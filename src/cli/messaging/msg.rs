@@ -111,14 +111,13 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
-    let msg_type =
-        MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
+    let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?
         .unwrap_or_else(|| crate::agents::registry::Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, settings);
+    let messenger = ctx.messenger(&matcher, settings)?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout
