@@ -137,7 +137,7 @@ pub(crate) mod contract {
             "x".into(),
         );
         m.requires_ack = true;
-        PendingEntry::new(m, id(to), now, after)
+        PendingEntry::new(m, id("agent-0"), id(to), now, after)
     }
 
     fn later(t: Timestamp, secs: i64) -> Timestamp {

@@ -190,10 +190,11 @@ impl From<PendingEntry> for StoredEntry {
 }
 
 impl PendingEntry {
-    /// A new entry: `recipient` must acknowledge `message`, sent `now`,
-    /// within `timeout`.
+    /// A new entry: `recipient` must acknowledge `message` from `sender`,
+    /// sent `now`, within `timeout`.
     pub(crate) fn new(
         mut message: Message,
+        sender: AgentId,
         recipient: AgentId,
         now: Timestamp,
         timeout: Duration,
@@ -207,10 +208,7 @@ impl PendingEntry {
             + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::seconds(30));
         PendingEntry {
             msg_id: message.msg_id.clone(),
-            // A sender that is not a valid agent id cannot ask for an
-            // acknowledgement (`send` checks it first); the recipient
-            // stands in rather than a panic.
-            sender_id: AgentId::parse(&message.sender).unwrap_or_else(|_| recipient.clone()),
+            sender_id: sender,
             recipient_id: recipient,
             message,
             sent_at: now,
@@ -255,6 +253,7 @@ pub(crate) fn register(
 ) -> Result<Vec<String>> {
     let entry = PendingEntry::new(
         message.clone(),
+        AgentId::parse(&message.sender)?,
         recipient.clone(),
         Timestamp::now(),
         timeout,
