@@ -129,7 +129,7 @@ impl AckStore for FileAcks {
             .pending_acks
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.msg_id.as_str().starts_with(&prefix))
+            .filter(|(_, e)| e.msg_id.starts_with(&prefix))
             .map(|(i, _)| i)
             .collect();
         let result = match hits.as_slice() {

@@ -18,7 +18,7 @@ pub(crate) enum Acknowledgement {
     /// The entry was removed and the ACK message sent.
     Sent {
         /// The entry that was pending.
-        entry: PendingEntry,
+        entry: Box<PendingEntry>,
         /// How the ACK message went.
         report: Box<SendReport>,
     },
@@ -40,7 +40,7 @@ pub(crate) fn acknowledge(
         .acks
         .acknowledge(prefix, &AgentId::parse(agent)?)?;
     let entry = match result {
-        AckResult::Acknowledged(entry) => *entry,
+        AckResult::Acknowledged(entry) => entry,
         other => return Ok((Acknowledgement::Refused(other), warnings)),
     };
     let note = note
