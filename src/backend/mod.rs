@@ -11,16 +11,38 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::acks::{AckStore, FileAcks};
 use crate::config::Config;
+use crate::messaging::held::FileHeld;
+use crate::messaging::held_store::HeldStore;
+use crate::messaging::rate_limit::FileRates;
+use crate::messaging::rate_store::RateStore;
 use crate::store::Paths;
 
 /// One implementation of every storage trait, for one project.
-pub(crate) struct Backend {}
+pub(crate) struct Backend {
+    /// Pending acknowledgements and their due retries.
+    pub(crate) acks: Box<dyn AckStore>,
+    /// Messages held back from panes that were not safe to type into.
+    pub(crate) held: Box<dyn HeldStore>,
+    /// The senders' rate-limit windows.
+    pub(crate) rates: Box<dyn RateStore>,
+}
 
 impl Backend {
     /// The state files of the project laid out by `paths`.
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
-        let _ = (paths, config);
-        Backend {}
+        let _ = config;
+        Backend {
+            acks: Box::new(FileAcks::new(paths)),
+            held: Box::new(FileHeld::new(paths)),
+            rates: Box::new(FileRates::new(paths)),
+        }
+    }
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Backend")
     }
 }

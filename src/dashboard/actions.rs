@@ -91,6 +91,9 @@ fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -
         paths: &settings.paths,
         matcher: &op.matcher,
         settings: op.messaging.clone(),
+        acks: &*settings.backend.acks,
+        held: &*settings.backend.held,
+        rates: &*settings.backend.rates,
     })
 }
 
@@ -160,14 +163,14 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
 /// audit log records that the operator acted for the recipient.
 pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
     let id = body.msg_id.trim().to_lowercase();
-    let (pending, _) = snapshot::read_acks(&settings.paths);
-    let Some(entry) = pending.iter().find(|e| e.msg_id == id) else {
+    let (pending, _) = snapshot::read_acks(&*settings.backend.acks);
+    let Some(entry) = pending.iter().find(|e| e.msg_id.as_str() == id) else {
         return refused(
             StatusCode::NOT_FOUND,
             format!("no acknowledgement is pending for message {id}"),
         );
     };
-    let recipient = entry.recipient_id.clone();
+    let recipient = entry.recipient_id.to_string();
     let registry = registry(settings);
     let done = with_messenger(settings, |m| {
         messaging::acknowledge(m, &registry, &id, &recipient, None)

@@ -181,7 +181,7 @@ pub(super) fn agent_view(
         .unwrap_or_default();
     let acks: Vec<&PendingEntry> = pending
         .iter()
-        .filter(|p| p.recipient_id == id || p.sender_id == id)
+        .filter(|p| p.recipient_id.as_str() == id || p.sender_id.as_str() == id)
         .collect();
     json!({
         "id": id,

@@ -243,7 +243,7 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
             Ok(l) => l,
             Err(r) => return r.into(),
         };
-        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
         match app.fresh_feed() {
             Ok(feed) => ok(&api::agent_view(
                 &id,
@@ -268,7 +268,7 @@ async fn locks(State(app): State<Arc<App>>) -> Response<Body> {
 
 async fn acks(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
         ok(&api::acks(&pending))
     })
     .await

@@ -328,7 +328,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let acks_stamp = inspect::stamp(&paths.pending_acks());
     if fresh || dirty.acks || acks_stamp != seen.acks_stamp {
         seen.acks_stamp = acks_stamp;
-        let (pending, note) = snapshot::read_acks(paths);
+        let (pending, note) = snapshot::read_acks(&*app.settings.backend.acks);
         notes.extend(note);
         out.push((Topic::Acks, api::acks(&pending)));
     }

@@ -4,6 +4,7 @@
 
 mod ids;
 pub(crate) mod message;
+pub(crate) mod message_dict;
 mod timestamp;
 pub(crate) mod validate;
 

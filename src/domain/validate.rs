@@ -262,6 +262,14 @@ pub(crate) fn editor_command(raw: &str) -> Result<Vec<String>, ValidationError> 
 }
 
 #[cfg(test)]
+impl ValidationError {
+    /// True when the message contains `text` (tests check reasons).
+    pub(crate) fn contains(&self, text: &str) -> bool {
+        self.to_string().contains(text)
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskStore, select};
 use crate::acks::{self, AckResult};
 use crate::agents::identity;
+use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
 use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockTable, Released};
@@ -83,7 +84,7 @@ pub(super) fn call(
 /// Due ACK retries and escalations (a cheap check when nothing is due);
 /// problems are left for the next command to report.
 fn housekeeping(project: &Project) {
-    if !acks::work_due(&project.paths, time::now()) {
+    if !acks::work_due(&*project.backend.acks, time::now()) {
         return;
     }
     let Ok(registry) = project.registry_or_empty() else {
@@ -353,7 +354,10 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty());
     let agent = project.agent()?;
-    let (result, _) = acks::acknowledge(&project.paths, &prefix, &agent)?;
+    let (result, _) = project
+        .backend
+        .acks
+        .acknowledge(&prefix, &AgentId::parse(&agent)?)?;
     match result {
         AckResult::Acknowledged(entry) => {
             let registry = project.registry_or_empty()?;
@@ -363,11 +367,11 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             };
             let mut req = SendRequest::new(
                 agent.clone(),
-                Recipients::One(entry.sender_id.clone()),
+                Recipients::One(entry.sender_id.to_string()),
                 MessageType::builtin("ACK"),
                 body,
             );
-            req.parent_msg_id = Some(entry.msg_id.clone());
+            req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
             let matcher = project.matcher()?;
             let report = project.messenger(&matcher).send(&registry, req)?;
@@ -582,29 +586,30 @@ fn list_locks(project: &Project) -> Result<Reply> {
 
 fn pending_acks(project: &Project) -> Result<Reply> {
     let settings = project.ack_settings();
-    let (pending, problem) = acks::list(&project.paths)?;
+    let pending = project.backend.acks.list()?;
+    let problem = pending.problem;
     let me = project.agent().ok();
     let rows: Vec<Value> = pending
-        .pending_acks
+        .entries
         .iter()
         .map(|e| {
             json!({
                 "msg_id": e.msg_id,
                 "sender": e.sender_id,
                 "recipient": e.recipient_id,
-                "sent_at": e.sent_at,
+                "sent_at": e.sent_at.local_naive_iso(),
                 "retry_count": e.retry_count,
                 "max_retries": settings.max_retries,
-                "next_retry_at": e.next_retry_at,
+                "next_retry_at": e.next_retry_at.local_naive_iso(),
                 "yours_to_acknowledge": me.as_deref() == Some(e.recipient_id.as_str()),
             })
         })
         .collect();
     let mut text = format!("{} message(s) wait for an acknowledgement.", rows.len());
-    for e in &pending.pending_acks {
+    for e in &pending.entries {
         text.push_str(&format!(
             "\n  {} {} -> {}",
-            acks::short(&e.msg_id),
+            e.msg_id.short(),
             e.sender_id,
             e.recipient_id
         ));

@@ -10,6 +10,7 @@ use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::backend::Backend;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockTable};
@@ -28,6 +29,8 @@ pub(crate) struct Project {
     pub cwd: PathBuf,
     /// The project's config, as it was when the server started.
     pub config: Config,
+    /// The project's shared state.
+    pub backend: Backend,
 }
 
 impl Project {
@@ -97,6 +100,9 @@ impl Project {
             paths: &self.paths,
             matcher,
             settings: MessagingSettings::from_config(&self.config),
+            acks: &*self.backend.acks,
+            held: &*self.backend.held,
+            rates: &*self.backend.rates,
         }
     }
 }

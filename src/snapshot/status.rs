@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
 
-use crate::acks::{self, PendingEntry};
+use crate::acks::{self, AckStore, PendingEntry};
 use crate::agents::registry::{AgentStatus, Registry, RegistryFile, RegistryState};
 use crate::locks::{DAMAGED_GRACE, LockEntry, LockTable};
 use crate::store::Paths;
@@ -77,9 +77,9 @@ pub(crate) fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>)
 
 /// The pending acknowledgements, and a note when the file could not be
 /// used.
-pub(crate) fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
-    match acks::list(paths) {
-        Ok((pending, problem)) => (pending.pending_acks, problem),
+pub(crate) fn read_acks(store: &dyn AckStore) -> (Vec<PendingEntry>, Option<String>) {
+    match store.list() {
+        Ok(pending) => (pending.entries, pending.problem),
         Err(e) => (
             Vec::new(),
             Some(format!("could not read the pending acknowledgements: {e}")),
@@ -336,21 +336,26 @@ pub(crate) fn changes(
     let acks = |s: &Status| -> BTreeMap<(String, String), PendingEntry> {
         s.acks
             .iter()
-            .map(|e| ((e.msg_id.clone(), e.recipient_id.clone()), e.clone()))
+            .map(|e| {
+                (
+                    (e.msg_id.to_string(), e.recipient_id.to_string()),
+                    e.clone(),
+                )
+            })
             .collect()
     };
     let (was, now) = (acks(old), acks(new));
     for (key, entry) in &now {
         match was.get(key) {
             None => out.push(StatusChange::AckPending {
-                msg_id: entry.msg_id.clone(),
-                from: entry.sender_id.clone(),
-                to: entry.recipient_id.clone(),
+                msg_id: entry.msg_id.to_string(),
+                from: entry.sender_id.to_string(),
+                to: entry.recipient_id.to_string(),
             }),
             Some(before) if entry.retry_count > before.retry_count => {
                 out.push(StatusChange::AckRetried {
-                    msg_id: entry.msg_id.clone(),
-                    to: entry.recipient_id.clone(),
+                    msg_id: entry.msg_id.to_string(),
+                    to: entry.recipient_id.to_string(),
                     count: entry.retry_count,
                 });
             }
@@ -360,7 +365,7 @@ pub(crate) fn changes(
     for (key, entry) in was.iter().filter(|(k, _)| !now.contains_key(*k)) {
         out.push(StatusChange::AckClosed {
             msg_id: key.0.clone(),
-            to: entry.recipient_id.clone(),
+            to: entry.recipient_id.to_string(),
         });
     }
     out
@@ -371,7 +376,6 @@ mod tests {
     use super::*;
     use crate::agents::registry::AgentRecord;
     use crate::locks::lock_file_name;
-    use serde_json::Value;
     use std::fs;
 
     fn agent(id: &str, status: AgentStatus) -> AgentRecord {
@@ -396,15 +400,16 @@ mod tests {
     }
 
     fn pending(id: &str, retries: u32) -> PendingEntry {
-        PendingEntry {
-            msg_id: id.into(),
-            sender_id: "agent-0".into(),
-            recipient_id: "agent-1".into(),
-            message: Value::Null,
-            sent_at: String::new(),
-            retry_count: retries,
-            next_retry_at: String::new(),
-        }
+        serde_json::from_value(serde_json::json!({
+            "msg_id": id,
+            "sender_id": "agent-0",
+            "recipient_id": "agent-1",
+            "message": {},
+            "sent_at": "2026-11-21T13:27:14.941981",
+            "retry_count": retries,
+            "next_retry_at": "2026-11-21T13:27:44.941981",
+        }))
+        .expect("entry")
     }
 
     #[test]
