@@ -11,16 +11,29 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::agents::file_registry::FileRegistry;
+use crate::agents::registry_store::RegistryStore;
 use crate::config::Config;
 use crate::store::Paths;
 
 /// One implementation of every storage trait, for one project.
-pub(crate) struct Backend {}
+pub(crate) struct Backend {
+    /// The agent registry and id allocation.
+    pub(crate) registry: Box<dyn RegistryStore>,
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Backend").finish_non_exhaustive()
+    }
+}
 
 impl Backend {
     /// The state files of the project laid out by `paths`.
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
-        let _ = (paths, config);
-        Backend {}
+        let _ = config;
+        Backend {
+            registry: Box::new(FileRegistry::new(paths)),
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! ACK retries falling due. Each wake-up reads only what changed: new log
 //! lines by byte offset, and the status file whose event arrived.
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -12,6 +13,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::messaging::held::HeldQueue;
 use crate::messaging::log_tail::LogTail;
@@ -73,6 +75,7 @@ pub struct Update {
 #[derive(Debug)]
 pub(crate) struct Session {
     paths: Paths,
+    backend: Arc<Backend>,
     tail: LogTail,
     tx: Sender<Event>,
     rx: Receiver<Event>,
@@ -124,11 +127,13 @@ impl Session {
         first.records = batch.records;
         first.skipped = batch.skipped;
         let reports = tx.clone();
+        let backend = Arc::clone(&worker.backend);
         let worker = Worker::spawn(worker, move |r| {
             let _ = reports.send(Event::Worker(r));
         });
         let mut session = Session {
             paths,
+            backend,
             tail,
             tx,
             rx,
@@ -233,7 +238,7 @@ impl Session {
             }
         }
         if dirty.registry {
-            update.registry = Some(status::read_registry(&self.paths));
+            update.registry = Some(status::read_registry(self.backend.registry.as_ref()));
         }
         if dirty.locks {
             update.locks = Some(status::read_locks(&self.paths));

@@ -3,6 +3,7 @@
 //! line per message and per status change.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{FixedOffset, Local, Offset};
@@ -10,6 +11,7 @@ use clap::Args;
 use owo_colors::OwoColorize;
 
 use crate::agents::registry::AgentStatus;
+use crate::backend::Backend;
 use crate::domain::message::MessageType;
 use crate::domain::validate;
 use crate::error::{Error, Result};
@@ -119,6 +121,7 @@ pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let setup = WorkerSetup {
         server: ctx.tmux.server().clone(),
         paths: ctx.paths.clone(),
+        backend: Arc::new(Backend::files(&ctx.paths, ctx.config()?)),
         matcher: ctx.matcher()?,
         messaging: ctx.messaging_settings()?,
         acks: ctx.ack_settings()?,
