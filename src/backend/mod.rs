@@ -11,6 +11,7 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::a2a::{A2aStore, FileA2a};
 use crate::agents::file_registry::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
 use crate::config::Config;
@@ -20,6 +21,8 @@ use crate::store::Paths;
 pub(crate) struct Backend {
     /// The agent registry and id allocation.
     pub(crate) registry: Box<dyn RegistryStore>,
+    /// The A2A records (cards, tasks, contexts, ...).
+    pub(crate) a2a: Box<dyn A2aStore>,
 }
 
 impl std::fmt::Debug for Backend {
@@ -34,6 +37,7 @@ impl Backend {
         let _ = config;
         Backend {
             registry: Box::new(FileRegistry::new(paths)),
+            a2a: Box::new(FileA2a::new(paths)),
         }
     }
 }

@@ -574,7 +574,7 @@ fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// The agent-to-agent store files (cards, tasks, ...) that exist.
 fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
-    let found = match crate::a2a::check_files(s.paths) {
+    let found = match crate::a2a::check_files(s.backend.a2a.as_ref()) {
         Ok(found) => found,
         Err(e) => {
             return vec![Outcome::fail(
@@ -586,7 +586,7 @@ fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
     };
     let mut out = Vec::new();
     for f in found {
-        if let Some(o) = file_itself(f.name, &f.path) {
+        if let Some(o) = file_itself(f.name, Path::new(&f.location)) {
             out.push(o);
             continue;
         }
