@@ -10,6 +10,8 @@ use std::fmt;
 use serde_json::Value;
 
 use super::error::Result;
+use super::memory::Cleared;
+use crate::domain::AgentId;
 
 /// One collection of A2A records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -123,6 +125,34 @@ pub(crate) trait A2aStore: Send + Sync {
 
     /// Where the collection lives, for messages (`/p/TASKS.json`).
     fn location(&self, which: Collection) -> String;
+
+    /// The memory document of `agent` as stored (`Records` holds the
+    /// whole document), without waiting for writers.
+    fn read_memory(&self, agent: &AgentId) -> Result<Stored>;
+
+    /// Forgets what `agent` remembers, exclusively against other changes
+    /// of it; a damaged document is kept aside where the store can, not
+    /// deleted.
+    fn clear_memory(&self, agent: &AgentId) -> Result<Cleared>;
+
+    /// Where the memory of `agent` lives, for messages.
+    fn memory_location(&self, agent: &AgentId) -> String;
+
+    /// The coordination notes (`COORDINATION.md`), `None` when there are
+    /// none, without waiting for writers.
+    fn read_coordination(&self) -> Result<Option<String>>;
+
+    /// Reads the coordination notes under exclusion (as `update` does for
+    /// a collection), hands them to `change` (run exactly once) and
+    /// stores the text it returns (`None`: nothing to store); every byte
+    /// it does not change stays as it was.
+    fn update_coordination(
+        &self,
+        change: &mut dyn FnMut(Option<String>) -> Result<Option<String>>,
+    ) -> Result<()>;
+
+    /// Where the coordination notes live, for messages.
+    fn coordination_location(&self) -> String;
 }
 
 #[cfg(test)]
@@ -180,6 +210,24 @@ pub(crate) mod contract {
             "collections are apart"
         );
         assert!(notes.is_empty(), "{notes:?}");
+
+        let agent = AgentId::numbered(0);
+        assert_eq!(store.read_memory(&agent).expect("memory"), Stored::Missing);
+        assert_eq!(store.clear_memory(&agent).expect("clear"), Cleared::Nothing);
+        assert_eq!(store.read_coordination().expect("read"), None);
+        store
+            .update_coordination(&mut |now| {
+                assert_eq!(now, None);
+                Ok(Some("# Notes\n".into()))
+            })
+            .expect("update");
+        store
+            .update_coordination(&mut |now| Ok(now.map(|t| t + "- one\n")))
+            .expect("update");
+        assert_eq!(
+            store.read_coordination().expect("read").as_deref(),
+            Some("# Notes\n- one\n")
+        );
     }
 
     /// Threads appending to one list at once: none is lost.

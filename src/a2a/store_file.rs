@@ -14,7 +14,9 @@ use serde_json::{Map, Value};
 
 use super::a2a_store::{A2aStore, Collection, Stored};
 use super::error::Result;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+use super::memory::Cleared;
+use crate::domain::AgentId;
+use crate::store::{self, DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
 use crate::support::time;
 
@@ -44,6 +46,11 @@ impl FileA2a {
             Collection::Learning => self.paths.learning_data(),
             Collection::Conflicts => self.paths.conflict_log(),
         }
+    }
+
+    fn memory_file(&self, agent: &AgentId) -> StateFile {
+        // An agent id is a plain name: nothing like `../x` gets through.
+        StateFile::new(self.paths.memory_dir().join(format!("{agent}.json")))
     }
 
     fn file(&self, which: Collection) -> StateFile {
@@ -153,6 +160,69 @@ impl A2aStore for FileA2a {
 
     fn location(&self, which: Collection) -> String {
         self.path(which).display().to_string()
+    }
+
+    fn read_memory(&self, agent: &AgentId) -> Result<Stored> {
+        Ok(match self.memory_file(agent).read_json::<Value>() {
+            Ok(Loaded::Valid(v)) => Stored::Records(v),
+            Ok(Loaded::Missing) => Stored::Missing,
+            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
+                Stored::Damaged(why)
+            }
+            Err(e) => return Err(e.into()),
+        })
+    }
+
+    fn clear_memory(&self, agent: &AgentId) -> Result<Cleared> {
+        let file = self.memory_file(agent);
+        // Clearing nothing creates nothing (not even the lock's folder).
+        if !self.paths.memory_dir().exists() {
+            return Ok(Cleared::Nothing);
+        }
+        let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
+        match file.read_json::<super::memory::AgentMemory>() {
+            Ok(Loaded::Valid(_)) => {}
+            Ok(Loaded::Missing) => return Ok(Cleared::Nothing),
+            Ok(Loaded::Corrupt(_)) | Err(StoreError::Corrupt { .. }) => {
+                return Ok(match file.preserve(&lock)? {
+                    Some(aside) => Cleared::MovedAside(aside.display().to_string()),
+                    None => Cleared::Nothing,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(if file.remove(&lock)? {
+            Cleared::Removed
+        } else {
+            Cleared::Nothing
+        })
+    }
+
+    fn memory_location(&self, agent: &AgentId) -> String {
+        self.memory_file(agent).path().display().to_string()
+    }
+
+    fn read_coordination(&self) -> Result<Option<String>> {
+        Ok(store::read_document(&self.paths.coordination())?)
+    }
+
+    fn update_coordination(
+        &self,
+        change: &mut dyn FnMut(Option<String>) -> Result<Option<String>>,
+    ) -> Result<()> {
+        let path = self.paths.coordination();
+        let _lock = StateFile::new(&path).lock(DEFAULT_LOCK_TIMEOUT)?;
+        // Read under the lock: nobody can write between this read and
+        // the write, so no entry is ever lost.
+        let current = store::read_document(&path)?;
+        if let Some(text) = change(current)? {
+            store::write_document(&path, text.as_bytes(), true)?;
+        }
+        Ok(())
+    }
+
+    fn coordination_location(&self) -> String {
+        self.paths.coordination().display().to_string()
     }
 }
 
