@@ -163,7 +163,7 @@ pub(super) fn known_agent(
     }
     Err(Error::UnknownAgent {
         id: id.to_owned(),
-        registry: ctx.paths.registry(),
+        registry: ctx.backend()?.registry.location().into(),
         known: registry
             .map(|r| r.active().map(|a| a.id.to_string()).collect())
             .unwrap_or_default(),
