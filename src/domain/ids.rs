@@ -85,7 +85,8 @@ impl PartialEq<&str> for AgentId {
 
 impl fmt::Display for AgentId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        // `pad` honours a width (`{:<12}`) as a `str` does: tables line up.
+        f.pad(&self.0)
     }
 }
 
@@ -204,6 +205,6 @@ impl From<PaneId> for String {
 
 impl fmt::Display for PaneId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }
