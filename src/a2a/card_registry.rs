@@ -2,12 +2,12 @@
 //! (README, Task coordination): registering, updating and reading them.
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::sanitize;
 
+use super::a2a_store::{A2aStore, Collection};
 use super::agent_card::{AgentCard, Availability};
 use super::error::A2aError;
-use super::store_file::StoreFile;
+use super::records::Records;
 
 /// Changes to a card; `None` leaves a field as it is.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -63,15 +63,15 @@ pub(crate) enum Registered {
 
 /// The cards of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct CardRegistry {
-    file: StoreFile,
+pub(crate) struct CardRegistry<'a> {
+    file: Records<'a>,
 }
 
-impl CardRegistry {
-    /// The cards of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> CardRegistry {
+impl<'a> CardRegistry<'a> {
+    /// The cards kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> CardRegistry<'a> {
         CardRegistry {
-            file: StoreFile::new(paths.agent_cards(), "cards", true),
+            file: Records::new(store, Collection::Cards),
         }
     }
 
@@ -119,7 +119,7 @@ impl CardRegistry {
         if how == Registered::ReplacedUnreadable {
             notes.push(format!(
                 "{}: the unreadable card of {agent} was replaced by the new one",
-                self.file.path().display()
+                self.file.location()
             ));
         }
         Ok((card, how))

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::time;
 
+use super::a2a_store::{A2aStore, Collection};
 use super::entries::Record;
-use super::store_file::StoreFile;
+use super::records::Records;
 use super::task::Task;
 
 /// Conflicts kept in the log (the oldest go first).
@@ -210,15 +210,15 @@ pub(crate) fn current_task<'a>(tasks: &[&'a Task], agent: &str) -> Option<&'a Ta
 
 /// The conflict log of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct ConflictLog {
-    file: StoreFile,
+pub(crate) struct ConflictLog<'a> {
+    file: Records<'a>,
 }
 
-impl ConflictLog {
-    /// The log of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> ConflictLog {
+impl<'a> ConflictLog<'a> {
+    /// The log kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> ConflictLog<'a> {
         ConflictLog {
-            file: StoreFile::new(paths.conflict_log(), "conflicts", false),
+            file: Records::new(store, Collection::Conflicts),
         }
     }
 

@@ -6,8 +6,9 @@
 
 use std::path::PathBuf;
 
+use super::a2a_store::A2aStore;
 use super::error::{A2aError, Result};
-use crate::store::{self, DEFAULT_LOCK_TIMEOUT, Paths, StateFile};
+use crate::store::StoreError;
 use crate::support::sanitize;
 
 /// Longest section name accepted.
@@ -65,8 +66,8 @@ file by hand. Keep entries short and dated.
 /// What `add` did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Added {
-    /// The file.
-    pub path: PathBuf,
+    /// Where the notes live.
+    pub path: String,
     /// The line as written.
     pub line: String,
     /// The section did not exist and was appended.
@@ -76,40 +77,47 @@ pub(crate) struct Added {
 }
 
 /// Writes the template; an existing file is replaced only with `force`.
-pub(crate) fn init(paths: &Paths, project: &str, date: &str, force: bool) -> Result<PathBuf> {
-    let path = paths.coordination();
-    let _lock = StateFile::new(&path).lock(DEFAULT_LOCK_TIMEOUT)?;
-    store::write_document(&path, template(project, date).as_bytes(), force)?;
-    Ok(path)
+pub(crate) fn init(store: &dyn A2aStore, project: &str, date: &str, force: bool) -> Result<String> {
+    let location = store.coordination_location();
+    store.update_coordination(&mut |current| {
+        if current.is_some() && !force {
+            return Err(StoreError::Exists {
+                path: PathBuf::from(&location),
+            }
+            .into());
+        }
+        Ok(Some(template(project, date)))
+    })?;
+    Ok(location)
 }
 
 /// Appends `text` as one line to `section` (created at the end when
 /// missing; the file too, with just its title). The text is cleaned to
 /// one line; a line that is not already a list item or table row becomes
 /// a `- ` item, so that it can never turn into a heading.
-pub(crate) fn add(paths: &Paths, project: &str, section: &str, text: &str) -> Result<Added> {
+pub(crate) fn add(store: &dyn A2aStore, project: &str, section: &str, text: &str) -> Result<Added> {
     let section = section_name(section)?;
     let line = entry_line(text)?;
-    let path = paths.coordination();
-    let _lock = StateFile::new(&path).lock(DEFAULT_LOCK_TIMEOUT)?;
-    // Read under the lock: nobody can write between this read and our
-    // write, so no entry is ever lost.
-    let current = store::read_document(&path)?;
-    let created_file = current.is_none();
-    let current = current.unwrap_or_else(|| format!("# Coordination File - {project}\n"));
-    let (updated, created_section) = insert_line(&current, &section, &line);
-    store::write_document(&path, updated.as_bytes(), true)?;
+    let (mut created_file, mut created_section) = (false, false);
+    // The read and the write are one exclusive change: no entry is lost.
+    store.update_coordination(&mut |current| {
+        created_file = current.is_none();
+        let current = current.unwrap_or_else(|| format!("# Coordination File - {project}\n"));
+        let (updated, created) = insert_line(&current, &section, &line);
+        created_section = created;
+        Ok(Some(updated))
+    })?;
     Ok(Added {
-        path,
+        path: store.coordination_location(),
         line,
         created_section,
         created_file,
     })
 }
 
-/// Reads the file; `Ok(None)` when there is none.
-pub(crate) fn read(paths: &Paths) -> Result<Option<String>> {
-    Ok(store::read_document(&paths.coordination())?)
+/// Reads the notes; `Ok(None)` when there are none.
+pub(crate) fn read(store: &dyn A2aStore) -> Result<Option<String>> {
+    store.read_coordination()
 }
 
 /// The text of one section (its lines without the heading), found as

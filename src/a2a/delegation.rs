@@ -9,16 +9,16 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
 
 use super::OrderedMap;
+use super::a2a_store::{A2aStore, Collection};
 use super::agent_card::AgentCard;
 use super::card_registry::CardRegistry;
 use super::entries::Record;
 use super::error::A2aError;
-use super::store_file::StoreFile;
+use super::records::Records;
 use super::task::{Task, TaskPriority};
 use super::task_store::TaskStore;
 
@@ -363,19 +363,19 @@ impl DelegationResult {
 
 /// Delegation over one project's cards, tasks and history.
 #[derive(Clone, Debug)]
-pub(crate) struct Delegation {
-    cards: CardRegistry,
-    tasks: TaskStore,
-    history: StoreFile,
+pub(crate) struct Delegation<'a> {
+    cards: CardRegistry<'a>,
+    tasks: TaskStore<'a>,
+    history: Records<'a>,
 }
 
-impl Delegation {
-    /// Delegation in the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> Delegation {
+impl<'a> Delegation<'a> {
+    /// Delegation over the cards, tasks and history kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> Delegation<'a> {
         Delegation {
-            cards: CardRegistry::new(paths),
-            tasks: TaskStore::new(paths),
-            history: StoreFile::new(paths.delegation_history(), "history", false),
+            cards: CardRegistry::new(store),
+            tasks: TaskStore::new(store),
+            history: Records::new(store, Collection::DelegationHistory),
         }
     }
 

@@ -7,12 +7,12 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::time;
 
 use super::OrderedMap;
+use super::a2a_store::{A2aStore, Collection};
 use super::entries::Record;
-use super::store_file::StoreFile;
+use super::records::Records;
 
 /// How one agent does with one skill.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -128,15 +128,15 @@ impl AgentPerformance {
 
 /// The learning data of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct LearningStore {
-    file: StoreFile,
+pub(crate) struct LearningStore<'a> {
+    file: Records<'a>,
 }
 
-impl LearningStore {
-    /// The learning data of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> LearningStore {
+impl<'a> LearningStore<'a> {
+    /// The learning data kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> LearningStore<'a> {
         LearningStore {
-            file: StoreFile::new(paths.learning_data(), "agents", true),
+            file: Records::new(store, Collection::Learning),
         }
     }
 

@@ -3,14 +3,12 @@
 //! much it trusts other agents. swarm reads and clears it; reading never
 //! creates a file (the original created an empty memory on every read).
 
-use std::path::PathBuf;
-
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::a2a_store::{A2aStore, Stored};
 use super::error::Result;
-use crate::domain::validate;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+use crate::domain::AgentId;
 use crate::support::time;
 
 use super::OrderedMap;
@@ -176,70 +174,48 @@ pub(crate) enum Cleared {
     Removed,
     /// There was no memory file.
     Nothing,
-    /// The file was damaged; it was moved aside here rather than deleted.
-    MovedAside(PathBuf),
+    /// The memory was damaged; it was moved aside here rather than deleted.
+    MovedAside(String),
 }
 
-/// The memory files of one project.
-#[derive(Clone, Debug)]
-pub(crate) struct MemoryStore {
-    dir: PathBuf,
+/// The agents' memories.
+#[derive(Clone, Copy)]
+pub(crate) struct MemoryStore<'a> {
+    store: &'a dyn A2aStore,
 }
 
-impl MemoryStore {
-    /// The memories of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> MemoryStore {
-        MemoryStore {
-            dir: paths.memory_dir(),
-        }
+impl<'a> MemoryStore<'a> {
+    /// The memories kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> MemoryStore<'a> {
+        MemoryStore { store }
     }
 
-    /// The file of `agent`, whose id must be a plain name (it becomes a
-    /// file name: nothing like `../x` gets through).
-    fn file(&self, agent: &str) -> Result<StateFile> {
-        let id = validate::agent_id(agent)?;
-        Ok(StateFile::new(self.dir.join(format!("{id}.json"))))
-    }
-
-    /// The memory of `agent`; `None` when it has none. A damaged file is
+    /// The memory of `agent`; `None` when it has none. A damaged one is
     /// reported in `notes` and read as none.
     pub(crate) fn get(&self, agent: &str, notes: &mut Vec<String>) -> Result<Option<AgentMemory>> {
-        let file = self.file(agent)?;
-        Ok(match file.read_json::<AgentMemory>() {
-            Ok(Loaded::Valid(m)) => Some(m),
-            Ok(Loaded::Missing) => None,
-            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
-                notes.push(format!("{} is damaged ({why})", file.path().display()));
+        let id = AgentId::parse(agent)?;
+        let damaged =
+            |why: String| format!("{} is damaged ({why})", self.store.memory_location(&id));
+        Ok(match self.store.read_memory(&id)? {
+            Stored::Missing => None,
+            Stored::Records(v) => match serde_json::from_value::<AgentMemory>(v) {
+                Ok(m) => Some(m),
+                Err(e) => {
+                    notes.push(damaged(e.to_string()));
+                    None
+                }
+            },
+            Stored::Damaged(why) => {
+                notes.push(damaged(why));
                 None
             }
-            Err(e) => return Err(e.into()),
         })
     }
 
-    /// Forgets everything `agent` remembers. A damaged file is moved
+    /// Forgets everything `agent` remembers. A damaged memory is moved
     /// aside (kept for inspection), not deleted.
     pub(crate) fn clear(&self, agent: &str) -> Result<Cleared> {
-        let file = self.file(agent)?;
-        if !self.dir.exists() {
-            return Ok(Cleared::Nothing);
-        }
-        let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        match file.read_json::<AgentMemory>() {
-            Ok(Loaded::Valid(_)) => {}
-            Ok(Loaded::Missing) => return Ok(Cleared::Nothing),
-            Ok(Loaded::Corrupt(_)) | Err(StoreError::Corrupt { .. }) => {
-                return Ok(match file.preserve(&lock)? {
-                    Some(aside) => Cleared::MovedAside(aside),
-                    None => Cleared::Nothing,
-                });
-            }
-            Err(e) => return Err(e.into()),
-        }
-        Ok(if file.remove(&lock)? {
-            Cleared::Removed
-        } else {
-            Cleared::Nothing
-        })
+        self.store.clear_memory(&AgentId::parse(agent)?)
     }
 }
 
@@ -251,8 +227,9 @@ mod tests {
     #[test]
     fn reads_without_creating_and_clears() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = Paths::new(dir.path());
-        let store = MemoryStore::new(&paths);
+        let paths = crate::store::Paths::new(dir.path());
+        let files = crate::a2a::FileA2a::new(&paths);
+        let store = MemoryStore::new(&files);
         let mut notes = Vec::new();
         assert_eq!(store.get("agent-0", &mut notes).expect("get"), None);
         assert!(!paths.memory_dir().exists(), "a read creates nothing");

@@ -5,6 +5,7 @@
 //! shape, so both tools read each other's data. None of them sends
 //! messages or touches locks.
 
+mod a2a_store;
 mod agent_card;
 mod card_registry;
 mod conflict;
@@ -15,11 +16,13 @@ mod error;
 mod health;
 mod learning;
 mod memory;
+mod records;
 mod shared_context;
 mod store_file;
 mod task;
 mod task_store;
 
+pub(crate) use a2a_store::A2aStore;
 pub(crate) use agent_card::Availability;
 pub(crate) use card_registry::{CardChanges, CardRegistry};
 pub(crate) use conflict::{Conflict, ConflictLog, HeldBy, current_task};
@@ -35,6 +38,7 @@ pub(crate) use memory::{AgentMemory, Cleared, MemoryStore};
 /// place and its last value, as Python's json module reads it.
 pub(crate) type OrderedMap<V> = indexmap::IndexMap<String, V>;
 pub(crate) use shared_context::{ContextStore, SharedContext};
+pub(crate) use store_file::FileA2a;
 pub(crate) use task::{NewTask, Task, TaskPriority, TaskStatus};
 pub(crate) use task_store::{TaskFilter, TaskStore, select};
 

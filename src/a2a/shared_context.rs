@@ -6,13 +6,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
 
+use super::a2a_store::{A2aStore, Collection};
 use super::entries::Record;
 use super::error::A2aError;
-use super::store_file::StoreFile;
+use super::records::Records;
 
 /// Decisions kept per context (the oldest go first).
 pub(crate) const MAX_DECISIONS: usize = 100;
@@ -162,15 +162,15 @@ impl SharedContext {
 
 /// The shared contexts of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct ContextStore {
-    file: StoreFile,
+pub(crate) struct ContextStore<'a> {
+    file: Records<'a>,
 }
 
-impl ContextStore {
-    /// The contexts of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> ContextStore {
+impl<'a> ContextStore<'a> {
+    /// The contexts kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> ContextStore<'a> {
         ContextStore {
-            file: StoreFile::new(paths.contexts(), "contexts", true),
+            file: Records::new(store, Collection::Contexts),
         }
     }
 

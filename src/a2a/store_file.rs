@@ -1,167 +1,237 @@
-//! `StoreFile`: one of the Python tool's A2A store files, in its shape
-//! (`{"version": "1.0", "updated_at": ..., "<records>": ...}`, indent 2,
-//! ASCII, no trailing newline), read without a lock and changed under the
-//! file's sidecar lock with a unique temp file (the original used a fixed
-//! `<name>.json.tmp` that concurrent writers clobbered).
+//! `FileA2a`: `A2aStore` on the Python tool's A2A store files, one per
+//! collection in its shape (`{"version": "1.0", "updated_at": ...,
+//! "<records>": ...}`, indent 2, ASCII, no trailing newline), read without
+//! a lock and changed under the file's sidecar lock with a unique temp
+//! file (the original used a fixed `<name>.json.tmp` that concurrent
+//! writers clobbered).
 //!
-//! A damaged file is reported; a read treats it as empty, and a write
-//! first moves it aside to `<name>.corrupt-<time>`: it is never silently
-//! replaced.
+//! A damaged file is reported; an update that replaces it first moves it
+//! aside to `<name>.corrupt-<time>`: it is never silently replaced.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use super::a2a_store::{A2aStore, Collection, Stored};
 use super::error::Result;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StoreError};
+use super::memory::Cleared;
+use crate::domain::AgentId;
+use crate::store::{self, DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
 use crate::support::time;
-
-use super::entries::{Entries, Record};
 
 /// The `version` the Python tool writes and reads.
 pub(crate) const FORMAT_VERSION: &str = "1.0";
 
-/// One store file.
+/// The A2A store files of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct StoreFile {
-    file: StateFile,
-    key: &'static str,
-    keyed: bool,
+pub(crate) struct FileA2a {
+    paths: Paths,
 }
 
-/// What reading found besides the records.
-enum Found<T> {
-    Records(Entries<T>, Vec<String>),
-    Damaged(String),
-}
-
-impl StoreFile {
-    /// The file at `path` whose records sit under `key`: an object of
-    /// records when `keyed`, else a list.
-    pub(crate) fn new(path: PathBuf, key: &'static str, keyed: bool) -> StoreFile {
-        StoreFile {
-            file: StateFile::new(path),
-            key,
-            keyed,
+impl FileA2a {
+    /// The files of the project laid out by `paths`.
+    pub(crate) fn new(paths: &Paths) -> FileA2a {
+        FileA2a {
+            paths: paths.clone(),
         }
     }
 
-    /// Where it lives.
-    pub(crate) fn path(&self) -> &Path {
-        self.file.path()
+    fn path(&self, which: Collection) -> PathBuf {
+        match which {
+            Collection::Cards => self.paths.agent_cards(),
+            Collection::Tasks => self.paths.tasks(),
+            Collection::DelegationHistory => self.paths.delegation_history(),
+            Collection::Contexts => self.paths.contexts(),
+            Collection::Learning => self.paths.learning_data(),
+            Collection::Conflicts => self.paths.conflict_log(),
+        }
     }
 
-    /// The records, read without a lock (writes are atomic renames). A
-    /// damaged file reads as empty; `notes` says so, and names every
-    /// record that could not be read.
-    pub(crate) fn read<T: Record>(&self, notes: &mut Vec<String>) -> Result<Entries<T>> {
-        Ok(match self.find::<T>()? {
-            Found::Records(entries, problems) => {
-                self.note_problems(notes, &problems, "skipped");
-                entries
+    fn memory_file(&self, agent: &AgentId) -> StateFile {
+        // An agent id is a plain name: nothing like `../x` gets through.
+        StateFile::new(self.paths.memory_dir().join(format!("{agent}.json")))
+    }
+
+    fn file(&self, which: Collection) -> StateFile {
+        StateFile::new(self.path(which))
+    }
+
+    fn find(&self, which: Collection, file: &StateFile) -> Result<Stored> {
+        let value = match file.read_json::<Value>() {
+            Ok(Loaded::Missing) => return Ok(Stored::Missing),
+            Ok(Loaded::Valid(v)) => v,
+            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
+                return Ok(Stored::Damaged(why));
             }
-            Found::Damaged(why) => {
-                notes.push(format!(
-                    "{} is damaged ({why}); reading it as empty",
-                    self.path().display()
-                ));
-                Entries::empty(self.keyed)
-            }
+            Err(e) => return Err(e.into()),
+        };
+        let Value::Object(mut top) = value else {
+            return Ok(Stored::Damaged("expected a JSON object at the top".into()));
+        };
+        // The Python tool reads a file without the records key as empty.
+        let Some(records) = top.remove(which.key()) else {
+            return Ok(Stored::Records(empty(which)));
+        };
+        Ok(match (which.keyed(), records) {
+            (true, v @ Value::Object(_)) | (false, v @ Value::Array(_)) => Stored::Records(v),
+            (true, _) => Stored::Damaged(format!(
+                "`{}`: expected a JSON object of records",
+                which.key()
+            )),
+            (false, _) => Stored::Damaged(format!(
+                "`{}`: expected a JSON list of records",
+                which.key()
+            )),
         })
     }
 
-    /// Reads the records under the file's lock, lets `change` modify them
-    /// and writes them back when it succeeds; nothing is written when it
-    /// fails. A damaged file is moved aside before the new one is
-    /// written; `notes` says where it went.
-    pub(crate) fn update<T: Record, R>(
+    fn encode(&self, which: Collection, records: Value) -> Result<Vec<u8>> {
+        let mut top = Map::new();
+        top.insert("version".into(), FORMAT_VERSION.into());
+        top.insert("updated_at".into(), time::utc_iso(time::now()).into());
+        top.insert(which.key().into(), records);
+        Ok(
+            json::to_vec(&Value::Object(top), Layout::Indent2).map_err(|source| {
+                StoreError::Encode {
+                    path: self.path(which),
+                    source,
+                }
+            })?,
+        )
+    }
+}
+
+/// No records, in the collection's shape.
+fn empty(which: Collection) -> Value {
+    if which.keyed() {
+        Value::Object(Map::new())
+    } else {
+        Value::Array(Vec::new())
+    }
+}
+
+impl A2aStore for FileA2a {
+    fn read(&self, which: Collection) -> Result<Stored> {
+        // Writes are atomic renames: an unlocked read sees a whole file.
+        self.find(which, &self.file(which))
+    }
+
+    fn update(
         &self,
+        which: Collection,
         notes: &mut Vec<String>,
-        change: impl FnOnce(&mut Entries<T>) -> Result<R>,
-    ) -> Result<R> {
-        let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let (mut entries, damaged) = match self.find::<T>()? {
-            Found::Records(entries, problems) => {
-                self.note_problems(notes, &problems, "kept as it is");
-                (entries, None)
-            }
-            Found::Damaged(why) => (Entries::empty(self.keyed), Some(why)),
+        change: &mut dyn FnMut(Stored) -> Result<Option<Value>>,
+    ) -> Result<()> {
+        let file = self.file(which);
+        let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let stored = self.find(which, &file)?;
+        let damaged = match &stored {
+            Stored::Damaged(why) => Some(why.clone()),
+            _ => None,
         };
-        let result = match change(&mut entries) {
-            Ok(r) => r,
+        let records = match change(stored) {
+            Ok(Some(records)) => records,
+            Ok(None) => return Ok(()),
             Err(e) => {
                 if let Some(why) = damaged {
                     notes.push(format!(
                         "{} is damaged ({why}); it was left as it is",
-                        self.path().display()
+                        file.path().display()
                     ));
                 }
                 return Err(e);
             }
         };
         if let Some(why) = damaged {
-            let aside = self.file.preserve(&lock)?;
+            let aside = file.preserve(&lock)?;
             notes.push(format!(
                 "{} was damaged ({why}); {} and started a new one",
-                self.path().display(),
+                file.path().display(),
                 aside
                     .map(|p| format!("moved it to {}", p.display()))
                     .unwrap_or_else(|| "it could not be moved aside".into())
             ));
         }
-        let bytes = self.encode(&entries)?;
-        self.file.write(&lock, &bytes)?;
-        Ok(result)
+        let bytes = self.encode(which, records)?;
+        file.write(&lock, &bytes)?;
+        Ok(())
     }
 
-    fn note_problems(&self, notes: &mut Vec<String>, problems: &[String], fate: &str) {
-        for p in problems {
-            notes.push(format!(
-                "{}: {p} (the record was {fate})",
-                self.path().display()
-            ));
-        }
+    fn location(&self, which: Collection) -> String {
+        self.path(which).display().to_string()
     }
 
-    fn find<T: Record>(&self) -> Result<Found<T>> {
-        let value = match self.file.read_json::<Value>() {
-            Ok(Loaded::Missing) => return Ok(Found::Records(Entries::empty(self.keyed), vec![])),
-            Ok(Loaded::Valid(v)) => v,
+    fn read_memory(&self, agent: &AgentId) -> Result<Stored> {
+        Ok(match self.memory_file(agent).read_json::<Value>() {
+            Ok(Loaded::Valid(v)) => Stored::Records(v),
+            Ok(Loaded::Missing) => Stored::Missing,
             Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
-                return Ok(Found::Damaged(why));
+                Stored::Damaged(why)
             }
             Err(e) => return Err(e.into()),
-        };
-        let Value::Object(mut top) = value else {
-            return Ok(Found::Damaged("expected a JSON object at the top".into()));
-        };
-        // The Python tool reads a file without the records key as empty.
-        let Some(records) = top.remove(self.key) else {
-            return Ok(Found::Records(Entries::empty(self.keyed), vec![]));
-        };
-        Ok(match Entries::from_value(self.keyed, records) {
-            Ok((entries, problems)) => Found::Records(entries, problems),
-            Err(why) => Found::Damaged(format!("`{}`: {why}", self.key)),
         })
     }
 
-    fn encode<T: Record>(&self, entries: &Entries<T>) -> Result<Vec<u8>> {
-        let encode_err = |source| StoreError::Encode {
-            path: self.path().to_owned(),
-            source,
-        };
-        let mut top = Map::new();
-        top.insert("version".into(), FORMAT_VERSION.into());
-        top.insert("updated_at".into(), time::utc_iso(time::now()).into());
-        top.insert(self.key.into(), entries.to_value().map_err(encode_err)?);
-        Ok(json::to_vec(&Value::Object(top), Layout::Indent2).map_err(encode_err)?)
+    fn clear_memory(&self, agent: &AgentId) -> Result<Cleared> {
+        let file = self.memory_file(agent);
+        // Clearing nothing creates nothing (not even the lock's folder).
+        if !self.paths.memory_dir().exists() {
+            return Ok(Cleared::Nothing);
+        }
+        let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
+        match file.read_json::<super::memory::AgentMemory>() {
+            Ok(Loaded::Valid(_)) => {}
+            Ok(Loaded::Missing) => return Ok(Cleared::Nothing),
+            Ok(Loaded::Corrupt(_)) | Err(StoreError::Corrupt { .. }) => {
+                return Ok(match file.preserve(&lock)? {
+                    Some(aside) => Cleared::MovedAside(aside.display().to_string()),
+                    None => Cleared::Nothing,
+                });
+            }
+            Err(e) => return Err(e.into()),
+        }
+        Ok(if file.remove(&lock)? {
+            Cleared::Removed
+        } else {
+            Cleared::Nothing
+        })
+    }
+
+    fn memory_location(&self, agent: &AgentId) -> String {
+        self.memory_file(agent).path().display().to_string()
+    }
+
+    fn read_coordination(&self) -> Result<Option<String>> {
+        Ok(store::read_document(&self.paths.coordination())?)
+    }
+
+    fn update_coordination(
+        &self,
+        change: &mut dyn FnMut(Option<String>) -> Result<Option<String>>,
+    ) -> Result<()> {
+        let path = self.paths.coordination();
+        let _lock = StateFile::new(&path).lock(DEFAULT_LOCK_TIMEOUT)?;
+        // Read under the lock: nobody can write between this read and
+        // the write, so no entry is ever lost.
+        let current = store::read_document(&path)?;
+        if let Some(text) = change(current)? {
+            store::write_document(&path, text.as_bytes(), true)?;
+        }
+        Ok(())
+    }
+
+    fn coordination_location(&self) -> String {
+        self.paths.coordination().display().to_string()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::a2a::a2a_store::contract;
+    use crate::a2a::entries::Record;
+    use crate::a2a::records::Records;
     use serde::{Deserialize, Serialize};
     use std::fs;
 
@@ -172,21 +242,31 @@ mod tests {
 
     impl Record for Item {}
 
-    fn store(dir: &tempfile::TempDir) -> StoreFile {
-        StoreFile::new(dir.path().join("ITEMS.json"), "items", true)
+    #[test]
+    fn keeps_the_a2a_store_contract() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        contract::basics(&FileA2a::new(&Paths::new(dir.path())));
+    }
+
+    #[test]
+    fn racing_updates_lose_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        contract::racing_updates(&FileA2a::new(&Paths::new(dir.path())));
     }
 
     #[test]
     fn writes_the_python_shape() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let s = store(&dir);
+        let paths = Paths::new(dir.path());
+        let store = FileA2a::new(&paths);
+        let s = Records::new(&store, Collection::Cards);
         let mut notes = Vec::new();
         s.update::<Item, _>(&mut notes, |e| {
             e.insert("a".into(), Item { name: "é".into() });
             Ok(())
         })
         .expect("update");
-        let text = fs::read_to_string(s.path()).expect("read");
+        let text = fs::read_to_string(paths.agent_cards()).expect("read");
         let re_time = text
             .split('"')
             .nth(7)
@@ -194,7 +274,7 @@ mod tests {
             .to_owned();
         assert_eq!(
             text.replace(&re_time, "T"),
-            "{\n  \"version\": \"1.0\",\n  \"updated_at\": \"T\",\n  \"items\": {\n    \"a\": {\n      \"name\": \"\\u00e9\"\n    }\n  }\n}"
+            "{\n  \"version\": \"1.0\",\n  \"updated_at\": \"T\",\n  \"cards\": {\n    \"a\": {\n      \"name\": \"\\u00e9\"\n    }\n  }\n}"
         );
         assert!(time::parse_iso(&re_time).is_some(), "{re_time}");
         assert!(notes.is_empty());
@@ -203,8 +283,10 @@ mod tests {
     #[test]
     fn damaged_files_are_reported_and_moved_aside_on_write() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let s = store(&dir);
-        fs::write(s.path(), "{\"items\": [1, 2]}").expect("write");
+        let paths = Paths::new(dir.path());
+        let store = FileA2a::new(&paths);
+        let s = Records::new(&store, Collection::Cards);
+        fs::write(paths.agent_cards(), "{\"cards\": [1, 2]}").expect("write");
         let mut notes = Vec::new();
         assert_eq!(s.read::<Item>(&mut notes).expect("read").len(), 0);
         assert!(notes[0].contains("is damaged"), "{notes:?}");
@@ -215,8 +297,8 @@ mod tests {
         });
         assert!(err.is_err());
         assert_eq!(
-            fs::read_to_string(s.path()).expect("read"),
-            "{\"items\": [1, 2]}"
+            fs::read_to_string(paths.agent_cards()).expect("read"),
+            "{\"cards\": [1, 2]}"
         );
         let mut notes = Vec::new();
         s.update::<Item, _>(&mut notes, |e| {
@@ -233,15 +315,17 @@ mod tests {
         assert_eq!(aside.len(), 1);
         assert_eq!(
             fs::read_to_string(aside[0].path()).expect("read"),
-            "{\"items\": [1, 2]}"
+            "{\"cards\": [1, 2]}"
         );
     }
 
     #[test]
     fn a_file_without_records_is_empty_not_damaged() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let s = store(&dir);
-        fs::write(s.path(), "{\"version\": \"1.0\"}").expect("write");
+        let paths = Paths::new(dir.path());
+        let store = FileA2a::new(&paths);
+        let s = Records::new(&store, Collection::Cards);
+        fs::write(paths.agent_cards(), "{\"version\": \"1.0\"}").expect("write");
         let mut notes = Vec::new();
         assert!(s.read::<Item>(&mut notes).expect("read").is_empty());
         assert!(notes.is_empty());

@@ -4,12 +4,12 @@
 //! under the file's lock, so concurrent agents lose nothing.
 
 use super::error::Result;
-use crate::store::Paths;
 use crate::support::sanitize;
 
+use super::a2a_store::{A2aStore, Collection};
 use super::entries::Entries;
 use super::error::A2aError;
-use super::store_file::StoreFile;
+use super::records::Records;
 use super::task::{NewTask, Task, TaskStatus};
 
 /// Which tasks `list` returns.
@@ -25,15 +25,15 @@ pub(crate) struct TaskFilter {
 
 /// The tasks of one project.
 #[derive(Clone, Debug)]
-pub(crate) struct TaskStore {
-    file: StoreFile,
+pub(crate) struct TaskStore<'a> {
+    file: Records<'a>,
 }
 
-impl TaskStore {
-    /// The tasks of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> TaskStore {
+impl<'a> TaskStore<'a> {
+    /// The tasks kept in `store`.
+    pub(crate) fn new(store: &'a dyn A2aStore) -> TaskStore<'a> {
         TaskStore {
-            file: StoreFile::new(paths.tasks(), "tasks", true),
+            file: Records::new(store, Collection::Tasks),
         }
     }
 
@@ -216,7 +216,8 @@ mod tests {
     #[test]
     fn a_claim_is_won_once_and_repeats_harmlessly() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let store = TaskStore::new(&Paths::new(dir.path()));
+        let files = crate::a2a::FileA2a::new(&crate::store::Paths::new(dir.path()));
+        let store = TaskStore::new(&files);
         let mut notes = Vec::new();
         let t = store
             .create(

@@ -15,12 +15,11 @@ use std::path::Path;
 use chrono::{DateTime, Utc};
 
 use crate::agents::agent_matcher::{AgentMatcher, AgentProcess};
-use crate::agents::registry::{
-    AgentIds, AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState,
-};
-use crate::domain::validate;
+use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, Registry};
+use crate::agents::registry_store::RegistryStore;
+use crate::domain::{AgentId, validate};
 use crate::error::Error;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths};
+use crate::store::Paths;
 use crate::support::time;
 use crate::tmux::{Pane, PaneId, PaneLabel, Tmux};
 
@@ -108,6 +107,7 @@ pub(crate) fn scan(
 /// Discovers this project's agents and rewrites the registry.
 pub(crate) fn refresh(
     tmux: &Tmux,
+    store: &dyn RegistryStore,
     paths: &Paths,
     matcher: &AgentMatcher,
     opts: &DiscoverOptions,
@@ -117,7 +117,7 @@ pub(crate) fn refresh(
         candidates,
         warnings,
     } = scan(tmux, paths.root(), matcher, opts.cross_project)?;
-    let mut discovery = commit(paths, &panes, candidates, opts, warnings)?;
+    let mut discovery = commit(store, paths, &panes, candidates, opts, warnings)?;
     label(tmux, paths, &panes, &mut discovery);
     Ok(discovery)
 }
@@ -126,6 +126,7 @@ pub(crate) fn refresh(
 /// their agent process has started yet.
 pub(crate) fn register_panes(
     tmux: &Tmux,
+    store: &dyn RegistryStore,
     paths: &Paths,
     matcher: &AgentMatcher,
     new: &[PaneId],
@@ -147,75 +148,49 @@ pub(crate) fn register_panes(
             });
         }
     }
-    let mut discovery = commit(paths, &panes, candidates, opts, warnings)?;
+    let mut discovery = commit(store, paths, &panes, candidates, opts, warnings)?;
     label(tmux, paths, &panes, &mut discovery);
     Ok(discovery)
 }
 
 /// Empties the registry because the tmux server is gone (after `down`
 /// killed its last session): every agent went with it.
-pub(crate) fn forget_all(paths: &Paths) -> Result<Discovery, Error> {
+pub(crate) fn forget_all(store: &dyn RegistryStore, paths: &Paths) -> Result<Discovery, Error> {
     let opts = DiscoverOptions {
         stale_after_secs: 0,
         cross_project: false,
     };
-    commit(paths, &[], Vec::new(), &opts, Vec::new())
+    commit(store, paths, &[], Vec::new(), &opts, Vec::new())
 }
 
 fn commit(
+    store: &dyn RegistryStore,
     paths: &Paths,
     panes: &[Pane],
     candidates: Vec<Candidate>,
     opts: &DiscoverOptions,
     mut warnings: Vec<String>,
 ) -> Result<Discovery, Error> {
-    let file = RegistryFile::new(paths);
-    let lock = file.state_file().lock(DEFAULT_LOCK_TIMEOUT)?;
-    let previous = match file.read()? {
-        RegistryState::Missing => None,
-        RegistryState::Valid(reg, skipped) => {
-            for s in skipped {
-                warnings.push(format!("{}: ignored {s}", paths.registry().display()));
-            }
-            Some(reg)
-        }
-        RegistryState::Corrupt(why) => {
-            let aside = file.state_file().preserve(&lock)?;
-            warnings.push(corrupt_registry_warning(
-                &paths.registry(),
-                &why,
-                aside.as_deref(),
-            ));
-            None
-        }
-    };
-    let (ids, ids_problem) = AgentIds::read(paths)?;
-    let rebuild_ids = ids_problem.is_some();
-    if let Some(why) = ids_problem {
-        let aside = AgentIds::preserve(paths)?;
-        warnings.push(format!(
-            "{} was damaged ({why}); {} and rebuilt it from the registry and the pane labels",
-            paths.agent_ids().display(),
-            aside
-                .map(|p| format!("moved it to {}", p.display()))
-                .unwrap_or_else(|| "it could not be moved aside".into())
-        ));
-    }
     let fingerprint = paths.fingerprint();
-    let merged = merge(&MergeInput {
-        now: time::now(),
-        candidates: &candidates,
-        panes,
-        previous: previous.as_ref(),
-        next_id: ids.next,
-        servers: &ids.servers,
-        fingerprint: &fingerprint,
-        stale_after_secs: opts.stale_after_secs,
-    });
-    file.write(&lock, &merged.registry)?;
-    if merged.next_id != ids.next || merged.servers != ids.servers || rebuild_ids {
-        AgentIds::new(merged.next_id, merged.servers.clone()).write(paths, &lock)?;
-    }
+    let now = time::now();
+    let mut merged = None;
+    warnings.extend(store.update(&mut |doc| {
+        let out = merge(&MergeInput {
+            now,
+            candidates: &candidates,
+            panes,
+            previous: doc.registry.as_ref(),
+            next_id: doc.ids.next,
+            servers: &doc.ids.servers,
+            fingerprint: &fingerprint,
+            stale_after_secs: opts.stale_after_secs,
+        });
+        doc.registry = Some(out.registry.clone());
+        doc.ids = AgentIds::new(out.next_id, out.servers.clone());
+        merged = Some(out);
+    })?);
+    let merged =
+        merged.ok_or_else(|| Error::Invalid("the registry store skipped the change".into()))?;
     Ok(Discovery {
         registry: merged.registry,
         added: merged.added,
@@ -234,12 +209,12 @@ fn label(tmux: &Tmux, paths: &Paths, panes: &[Pane], discovery: &mut Discovery) 
         .filter_map(|a| {
             let pane = panes
                 .iter()
-                .find(|p| Some(p.id.as_str()) == a.tmux_pane_id.as_deref())?;
+                .find(|p| a.tmux_pane_id.as_ref() == Some(&p.id))?;
             let current = pane.agent_label.as_deref() == Some(a.id.as_str())
                 && pane.project_label.as_deref() == Some(fingerprint.as_str());
             (!current).then(|| PaneLabel {
                 pane: pane.id.clone(),
-                agent: a.id.clone(),
+                agent: a.id.to_string(),
                 project: fingerprint.clone(),
             })
         })
@@ -249,16 +224,6 @@ fn label(tmux: &Tmux, paths: &Paths, panes: &[Pane], discovery: &mut Discovery) 
             .warnings
             .push(format!("could not label the agent panes: {e}"));
     }
-}
-
-fn corrupt_registry_warning(path: &Path, why: &str, aside: Option<&Path>) -> String {
-    let kept = aside
-        .map(|p| format!("moved it to {}", p.display()))
-        .unwrap_or_else(|| "it could not be moved aside".into());
-    format!(
-        "{} was damaged ({why}); {kept} and rebuilt the registry from the live panes",
-        path.display()
-    )
 }
 
 /// Everything `merge` looks at.
@@ -311,12 +276,16 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     let previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);
     // An agent whose server is not recorded (an older or Python registry)
     // is taken to be on the server being listed.
-    let same_server =
-        |a: &AgentRecord, pane: &Pane| input.servers.get(&a.id).is_none_or(|s| *s == pane.server);
+    let same_server = |a: &AgentRecord, pane: &Pane| {
+        input
+            .servers
+            .get(a.id.as_str())
+            .is_none_or(|s| *s == pane.server)
+    };
     let prev_for = |pane: &Pane| -> Option<&AgentRecord> {
         previous
             .iter()
-            .find(|a| a.tmux_pane_id.as_deref() == Some(pane.id.as_str()) && same_server(a, pane))
+            .find(|a| a.tmux_pane_id.as_ref() == Some(&pane.id) && same_server(a, pane))
             .or_else(|| {
                 previous.iter().find(|a| {
                     a.tmux_pane_id.is_none()
@@ -329,28 +298,25 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
 
     // Never hand out a number at or below one already in use anywhere.
     let mut next_id = input.next_id;
-    let seen_numbers = previous
-        .iter()
-        .map(|a| a.id.as_str())
-        .chain(
-            input
-                .panes
-                .iter()
-                .filter(|p| ours(p))
-                .filter_map(|p| p.agent_label.as_deref()),
-        )
-        .filter_map(validate::agent_number);
+    let seen_numbers = previous.iter().filter_map(|a| a.id.number()).chain(
+        input
+            .panes
+            .iter()
+            .filter(|p| ours(p))
+            .filter_map(|p| p.agent_label.as_deref())
+            .filter_map(validate::agent_number),
+    );
     for n in seen_numbers {
         next_id = next_id.max(n.saturating_add(1));
     }
 
     // Pass 1: panes the previous registry knows keep their id.
-    let mut ids: Vec<Option<String>> = input
+    let mut ids: Vec<Option<AgentId>> = input
         .candidates
         .iter()
         .map(|c| prev_for(&c.pane).map(|a| a.id.clone()))
         .collect();
-    let mut taken: HashSet<String> = ids.iter().flatten().cloned().collect();
+    let mut taken: HashSet<AgentId> = ids.iter().flatten().cloned().collect();
     // Ids of previous agents whose pane is still alive but not a candidate
     // are reserved too: they may come back as stale entries below.
     let candidate_panes: HashSet<&str> = input
@@ -360,7 +326,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         .collect();
     // The live pane of a previous agent: same pane id, same server.
     let live_pane = |a: &AgentRecord| -> Option<&str> {
-        let id = a.tmux_pane_id.as_deref()?;
+        let id = a.tmux_pane_id.as_ref()?.as_str();
         input
             .panes
             .iter()
@@ -384,11 +350,11 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
             .agent_label
             .as_deref()
             .filter(|_| ours(&cand.pane))
-            .filter(|l| validate::agent_id(l).as_deref() == Ok(*l))
-            .filter(|l| !taken.contains(*l));
+            .and_then(|l| AgentId::parse(l).ok().filter(|id| id.as_str() == l))
+            .filter(|id| !taken.contains(id));
         if let Some(label) = label {
-            taken.insert(label.to_owned());
-            *slot = Some(label.to_owned());
+            taken.insert(label.clone());
+            *slot = Some(label);
         }
     }
     let mut added = Vec::new();
@@ -398,7 +364,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         let id = match slot {
             Some(id) => id,
             None => loop {
-                let id = format!("agent-{next_id}");
+                let id = AgentId::numbered(next_id);
                 next_id += 1;
                 if taken.insert(id.clone()) {
                     break id;
@@ -406,9 +372,9 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
             },
         };
         if prev_for(&cand.pane).is_none_or(|a| a.status != AgentStatus::Active) {
-            added.push(id.clone());
+            added.push(id.to_string());
         }
-        servers.insert(id.clone(), cand.pane.server.clone());
+        servers.insert(id.to_string(), cand.pane.server.clone());
         agents.push(AgentRecord {
             id,
             pane_index: cand.pane.address(),
@@ -416,13 +382,13 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
             status: AgentStatus::Active,
             last_seen: now_iso.clone(),
             session_name: cand.pane.session.clone(),
-            tmux_pane_id: Some(cand.pane.id.to_string()),
+            tmux_pane_id: Some(cand.pane.id.clone()),
         });
     }
 
     let mut went_stale = Vec::new();
     let mut dropped = Vec::new();
-    let current: HashSet<String> = agents.iter().map(|a| a.id.clone()).collect();
+    let current: HashSet<AgentId> = agents.iter().map(|a| a.id.clone()).collect();
     for a in previous {
         if current.contains(&a.id) {
             continue;
@@ -432,17 +398,17 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
             .is_some_and(|t| time::age_seconds(t, input.now) < input.stale_after_secs as f64);
         if pane_alive && recent {
             if a.status == AgentStatus::Active {
-                went_stale.push(a.id.clone());
+                went_stale.push(a.id.to_string());
             }
-            if let Some(server) = input.servers.get(&a.id) {
-                servers.insert(a.id.clone(), server.clone());
+            if let Some(server) = input.servers.get(a.id.as_str()) {
+                servers.insert(a.id.to_string(), server.clone());
             }
             agents.push(AgentRecord {
                 status: AgentStatus::Stale,
                 ..a.clone()
             });
         } else {
-            dropped.push(a.id.clone());
+            dropped.push(a.id.to_string());
         }
     }
 
@@ -526,7 +492,7 @@ mod tests {
             .map(|a| {
                 (
                     a.id.as_str(),
-                    a.tmux_pane_id.as_deref().unwrap_or("-"),
+                    a.tmux_pane_id.as_ref().map_or("-", |p| p.as_str()),
                     a.status.as_str(),
                 )
             })
@@ -704,7 +670,7 @@ mod tests {
     fn python_registries_without_pane_ids_match_by_address() {
         let panes = [pane(0, None)];
         let mut prev = run(time::now(), &panes, &[&panes[0]], None, 0).registry;
-        prev.agents[0].id = "agent-4".into();
+        prev.agents[0].id = AgentId::numbered(4);
         prev.agents[0].tmux_pane_id = None;
         let out = run(time::now(), &panes, &[&panes[0]], Some(&prev), 0);
         assert_eq!(ids(&out), [("agent-4", "%0", "active")]);

@@ -1,6 +1,7 @@
 //! Who is running this command: the agent whose pane we are in.
 
-use crate::agents::registry::{AgentIds, AgentRecord, Registry};
+use crate::agents::registry::{AgentRecord, Registry};
+use crate::agents::registry_store::{IdsState, RegistryStore};
 use crate::error::{Error, Result};
 use crate::store::Paths;
 use crate::tmux::{PaneId, Tmux};
@@ -44,20 +45,21 @@ pub(crate) fn current_pane() -> Result<Option<PaneId>> {
 /// it.
 pub(crate) fn identify(
     tmux: &Tmux,
+    store: &dyn RegistryStore,
     paths: &Paths,
     registry: Option<&Registry>,
     pane: PaneId,
 ) -> SelfIdentity {
     let record = registry
         .and_then(|r| r.find_by_pane(pane.as_str()))
-        .filter(|r| on_this_server(paths, &r.id))
+        .filter(|r| on_this_server(store, r.id.as_str()))
         .cloned();
     if let Some(rec) = record
         .as_ref()
         .filter(|r| r.status == crate::agents::registry::AgentStatus::Active)
     {
         return SelfIdentity {
-            agent: Some(rec.id.clone()),
+            agent: Some(rec.id.to_string()),
             source: Some(Source::Registry),
             record: record.clone(),
             pane,
@@ -82,14 +84,14 @@ pub(crate) fn identify(
 /// False when the agent's pane is known to live on another tmux server
 /// instance than the one in `$TMUX` (a restarted server reuses pane ids):
 /// the registry entry is then someone else's. Unknown either way is true.
-fn on_this_server(paths: &Paths, agent: &str) -> bool {
+fn on_this_server(store: &dyn RegistryStore, agent: &str) -> bool {
     let Some(pid) = std::env::var("TMUX")
         .ok()
         .and_then(|v| v.split(',').nth(1).map(str::to_owned))
     else {
         return true;
     };
-    let Ok((ids, _)) = AgentIds::read(paths) else {
+    let Ok(IdsState::Valid(ids)) = store.read_ids() else {
         return true;
     };
     ids.servers

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::{self, DiscoverOptions, Discovery};
+use crate::agents::registry_store::RegistryStore;
 use crate::error::{Error, Result};
 use crate::store::Paths;
 use crate::tmux::{PaneId, SessionSpec, Tmux, TmuxError};
@@ -118,6 +119,7 @@ pub(crate) fn shell_quote(s: &str) -> String {
 /// started yet).
 pub(crate) fn launch(
     tmux: &Tmux,
+    registry: &dyn RegistryStore,
     paths: &Paths,
     matcher: &AgentMatcher,
     opts: &DiscoverOptions,
@@ -173,7 +175,7 @@ pub(crate) fn launch(
         // Rebalance after every split so the next one has room.
         let _ = tmux.select_layout(&window, &plan.layout);
     }
-    let discovery = discovery::register_panes(tmux, paths, matcher, &panes, opts)?;
+    let discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
     // Added last, so that it changes neither the agents' pane order nor
     // their layout; it is no agent, so discovery passes it by.
     let monitor = match &plan.monitor {
@@ -193,7 +195,7 @@ pub(crate) fn launch(
     let mut vanished = Vec::new();
     for pane in panes {
         match discovery.registry.find_by_pane(pane.as_str()) {
-            Some(a) => agents.push((pane, a.id.clone())),
+            Some(a) => agents.push((pane, a.id.to_string())),
             None => vanished.push(pane),
         }
     }
@@ -216,6 +218,7 @@ fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
 /// Kills the session and refreshes the registry (its agents are gone).
 pub(crate) fn down(
     tmux: &Tmux,
+    registry: &dyn RegistryStore,
     paths: &Paths,
     matcher: &AgentMatcher,
     opts: &DiscoverOptions,
@@ -232,9 +235,9 @@ pub(crate) fn down(
         Ok(()) | Err(TmuxError::NoServer { .. }) => {}
         Err(e) => return Err(e.into()),
     }
-    match discovery::refresh(tmux, paths, matcher, opts) {
+    match discovery::refresh(tmux, registry, paths, matcher, opts) {
         // That was the last session: the server exited with it.
-        Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(paths),
+        Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(registry, paths),
         other => other,
     }
 }

@@ -5,10 +5,12 @@
 pub(crate) mod agent_matcher;
 pub(crate) mod demo_agent;
 pub(crate) mod discovery;
+pub(crate) mod file_registry;
 pub(crate) mod identity;
 pub(crate) mod launch;
 pub(crate) mod pane_state;
 pub(crate) mod process;
 pub(crate) mod profile;
 pub(crate) mod registry;
+pub(crate) mod registry_store;
 pub(crate) mod screen;

@@ -56,8 +56,7 @@ pub(crate) fn observe(
         .iter()
         .map(|a| {
             a.tmux_pane_id
-                .as_deref()
-                .and_then(|p| p.parse::<PaneId>().ok())
+                .clone()
                 .filter(|p| live.iter().any(|(id, pid)| id == p && *pid == a.pid))
         })
         .collect();
@@ -110,7 +109,9 @@ pub(crate) fn observe(
             Some(r) => r.state.to_string(),
             None => "unknown".into(),
         };
-        let reason = reading.as_ref().and_then(|r| r.hold_reason(&agents[i].id));
+        let reason = reading
+            .as_ref()
+            .and_then(|r| r.hold_reason(agents[i].id.as_str()));
         out[i] = Some(PaneState {
             state,
             profile: Some(profile.name.clone()),

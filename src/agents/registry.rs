@@ -1,15 +1,14 @@
-//! The agent registry, `ACTIVE_AGENTS.json`, in exactly the Python tool's
-//! shape (docs/FORMATS.md) so both tools read each other's file; and the agent-id
-//! high-water mark in `.swarm/agent_ids.json`, so ids are never reused.
+//! The agent registry, in exactly the shape of the Python tool's
+//! `ACTIVE_AGENTS.json` (docs/FORMATS.md) so both tools read each other's
+//! file; and the agent-id high-water mark, so ids are never reused. Where
+//! they are kept is `RegistryStore`'s business.
 
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::validate;
-use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError};
-use crate::support::json::{self, Layout};
+use crate::domain::{AgentId, PaneId};
 
 /// The registry file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -30,7 +29,7 @@ pub struct Registry {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentRecord {
     /// `agent-N`.
-    pub id: String,
+    pub id: AgentId,
     /// `session:window.pane`, for display (identity is `tmux_pane_id`).
     pub pane_index: String,
     /// The pane's root process (usually its shell).
@@ -43,7 +42,7 @@ pub struct AgentRecord {
     pub session_name: String,
     /// `%N`; `null` in registries written by old versions.
     #[serde(default)]
-    pub tmux_pane_id: Option<String>,
+    pub tmux_pane_id: Option<PaneId>,
 }
 
 /// Whether an agent was seen by the last discovery.
@@ -89,7 +88,7 @@ impl Registry {
     pub fn find_by_pane(&self, pane: &str) -> Option<&AgentRecord> {
         self.agents
             .iter()
-            .find(|a| a.tmux_pane_id.as_deref() == Some(pane))
+            .find(|a| a.tmux_pane_id.as_ref().is_some_and(|p| p.as_str() == pane))
     }
 
     /// Agents seen by the last discovery.
@@ -136,13 +135,13 @@ impl Registry {
         let mut records: Vec<AgentRecord> = Vec::with_capacity(agents.len());
         for (i, agent) in agents.into_iter().enumerate() {
             match serde_json::from_value::<AgentRecord>(agent) {
-                Ok(rec) => match validate::agent_id(&rec.id) {
-                    Ok(_) if records.iter().any(|r| r.id == rec.id) => {
-                        skipped.push(format!("agent entry {i}: duplicate id {:?}", rec.id));
-                    }
-                    Ok(_) => records.push(rec),
-                    Err(e) => skipped.push(format!("agent entry {i}: {e}")),
-                },
+                Ok(rec) if records.iter().any(|r| r.id == rec.id) => {
+                    skipped.push(format!(
+                        "agent entry {i}: duplicate id {:?}",
+                        rec.id.as_str()
+                    ));
+                }
+                Ok(rec) => records.push(rec),
                 Err(e) => skipped.push(format!("agent entry {i}: {e}")),
             }
         }
@@ -162,65 +161,11 @@ impl Registry {
     }
 }
 
-/// What reading the registry found.
-#[derive(Debug)]
-pub(crate) enum RegistryState {
-    /// No registry yet.
-    Missing,
-    /// A usable registry, and the entries that had to be skipped.
-    Valid(Registry, Vec<String>),
-    /// The file cannot be used; the reason says why.
-    Corrupt(String),
-}
-
-/// The registry file of a project.
-#[derive(Clone, Debug)]
-pub(crate) struct RegistryFile {
-    file: StateFile,
-}
-
-impl RegistryFile {
-    /// The registry of the project laid out by `paths`.
-    pub(crate) fn new(paths: &Paths) -> RegistryFile {
-        RegistryFile {
-            file: StateFile::new(paths.registry()),
-        }
-    }
-
-    /// The underlying state file (for locking and preserving).
-    pub(crate) fn state_file(&self) -> &StateFile {
-        &self.file
-    }
-
-    /// Reads without locking (writes are atomic renames, so this sees a
-    /// complete old or new version).
-    pub(crate) fn read(&self) -> Result<RegistryState, StoreError> {
-        Ok(match self.file.read_json::<Value>()? {
-            Loaded::Missing => RegistryState::Missing,
-            Loaded::Corrupt(why) => RegistryState::Corrupt(why),
-            Loaded::Valid(v) => match Registry::from_value(v) {
-                Ok((reg, skipped)) => RegistryState::Valid(reg, skipped),
-                Err(why) => RegistryState::Corrupt(why),
-            },
-        })
-    }
-
-    /// Writes the registry (indent 2, ASCII, no trailing newline: the
-    /// Python tool's exact bytes). The caller holds the registry lock.
-    pub(crate) fn write(&self, lock: &StateLock, registry: &Registry) -> Result<(), StoreError> {
-        let bytes =
-            json::to_vec(registry, Layout::Indent2).map_err(|source| StoreError::Encode {
-                path: self.file.path().to_owned(),
-                source,
-            })?;
-        self.file.write(lock, &bytes)
-    }
-}
-
-/// `.swarm/agent_ids.json`: the next agent number to hand out, and which
-/// tmux server instance each registered agent's pane belongs to (the
-/// registry itself cannot say: the Python reader rejects extra keys). Only
-/// written under the registry's lock.
+/// The id mark (`.swarm/agent_ids.json` in the files): the next agent
+/// number to hand out, and which tmux server instance each registered
+/// agent's pane belongs to (the registry itself cannot say: the Python
+/// reader rejects extra keys). Only changed with the registry, in one
+/// `RegistryStore::update`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct AgentIds {
     /// Format version of this file (2 added `servers`).
@@ -237,25 +182,6 @@ pub(crate) struct AgentIds {
 impl AgentIds {
     const VERSION: u32 = 2;
 
-    /// Reads the high-water mark; a missing or damaged file counts as 0
-    /// (the registry and the pane labels still keep ids from going back).
-    pub(crate) fn read(paths: &Paths) -> Result<(AgentIds, Option<String>), StoreError> {
-        let file = StateFile::new(paths.agent_ids());
-        Ok(match file.read_json::<AgentIds>()? {
-            Loaded::Valid(ids) => (ids, None),
-            Loaded::Missing => (AgentIds::fresh(0), None),
-            Loaded::Corrupt(why) => (AgentIds::fresh(0), Some(why)),
-        })
-    }
-
-    /// Moves a damaged mark aside (kept for inspection) before it is
-    /// rebuilt; returns where it went.
-    pub(crate) fn preserve(paths: &Paths) -> Result<Option<std::path::PathBuf>, StoreError> {
-        let file = StateFile::new(paths.agent_ids());
-        let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
-        file.preserve(&lock)
-    }
-
     /// A mark that hands out `next` first and knows no servers.
     pub(crate) fn fresh(next: u64) -> AgentIds {
         AgentIds::new(next, BTreeMap::new())
@@ -269,28 +195,12 @@ impl AgentIds {
             servers,
         }
     }
-
-    /// Writes it; `registry_lock` proves the registry's lock is held.
-    pub(crate) fn write(
-        &self,
-        paths: &Paths,
-        _registry_lock: &StateLock,
-    ) -> Result<(), StoreError> {
-        let file = StateFile::new(paths.agent_ids());
-        // Its own sidecar lock is uncontended: every writer already holds
-        // the registry's lock.
-        let lock = file.lock(crate::store::DEFAULT_LOCK_TIMEOUT)?;
-        let bytes = json::to_vec(self, Layout::Indent2).map_err(|source| StoreError::Encode {
-            path: paths.agent_ids(),
-            source,
-        })?;
-        file.write(&lock, &bytes)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::json::{self, Layout};
     use serde_json::json;
 
     fn python_registry() -> Value {

@@ -11,7 +11,10 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
+use crate::agents::file_registry::FileRegistry;
+use crate::agents::registry_store::RegistryStore;
 use crate::config::Config;
 use crate::messaging::held::FileHeld;
 use crate::messaging::held_store::HeldStore;
@@ -21,12 +24,16 @@ use crate::store::Paths;
 
 /// One implementation of every storage trait, for one project.
 pub(crate) struct Backend {
+    /// The agent registry and id allocation.
+    pub(crate) registry: Box<dyn RegistryStore>,
     /// Pending acknowledgements and their due retries.
     pub(crate) acks: Box<dyn AckStore>,
     /// Messages held back from panes that were not safe to type into.
     pub(crate) held: Box<dyn HeldStore>,
     /// The senders' rate-limit windows.
     pub(crate) rates: Box<dyn RateStore>,
+    /// The A2A records (cards, tasks, contexts, ...).
+    pub(crate) a2a: Box<dyn A2aStore>,
 }
 
 impl Backend {
@@ -34,9 +41,11 @@ impl Backend {
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
         let _ = config;
         Backend {
+            registry: Box::new(FileRegistry::new(paths)),
             acks: Box::new(FileAcks::new(paths)),
             held: Box::new(FileHeld::new(paths)),
             rates: Box::new(FileRates::new(paths)),
+            a2a: Box::new(FileA2a::new(paths)),
         }
     }
 }

@@ -97,7 +97,14 @@ fn resolve_as(
     let pane = identity::current_pane()?;
     let pane_agent = match &pane {
         Some(pane) => {
-            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+            identity::identify(
+                &ctx.tmux,
+                ctx.backend()?.registry.as_ref(),
+                &ctx.paths,
+                registry.as_ref(),
+                pane.clone(),
+            )
+            .agent
         }
         None => None,
     };
@@ -156,9 +163,9 @@ pub(super) fn known_agent(
     }
     Err(Error::UnknownAgent {
         id: id.to_owned(),
-        registry: ctx.paths.registry(),
+        registry: ctx.backend()?.registry.location().into(),
         known: registry
-            .map(|r| r.active().map(|a| a.id.clone()).collect())
+            .map(|r| r.active().map(|a| a.id.to_string()).collect())
             .unwrap_or_default(),
     })
 }
@@ -173,7 +180,14 @@ fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
     Ok(match pane {
         Some(pane) => {
             let registry = load_registry(ctx)?;
-            identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane.clone()).agent
+            identity::identify(
+                &ctx.tmux,
+                ctx.backend()?.registry.as_ref(),
+                &ctx.paths,
+                registry.as_ref(),
+                pane.clone(),
+            )
+            .agent
         }
         None => None,
     })

@@ -78,7 +78,7 @@ fn failure(e: &Error) -> Outcome {
 }
 
 fn registry(settings: &Settings) -> Registry {
-    snapshot::read_registry(&settings.paths)
+    snapshot::read_registry(settings.backend.registry.as_ref())
         .0
         .unwrap_or_else(|| Registry::empty(String::new()))
 }

@@ -227,7 +227,7 @@ async fn health(State(app): State<Arc<App>>) -> Response<Body> {
 
 async fn agents(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         ok(&api::agents(registry.as_ref()))
     })
     .await
@@ -238,7 +238,7 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
         let Ok(id) = crate::domain::validate::agent_id(&id) else {
             return reply::detail(StatusCode::NOT_FOUND, "Not Found");
         };
-        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         let locks = match app.live_locks() {
             Ok(l) => l,
             Err(r) => return r.into(),
@@ -307,7 +307,7 @@ async fn messages(
 
 async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (registry, _) = snapshot::read_registry(&app.settings.paths);
+        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         let locks = match app.live_locks() {
             Ok(l) => l,
             Err(r) => return r.into(),

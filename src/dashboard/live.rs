@@ -296,7 +296,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let registry_changed = fresh || dirty.registry || registry_stamp != seen.registry_stamp;
     if registry_changed {
         seen.registry_stamp = registry_stamp;
-        let (registry, note) = snapshot::read_registry(paths);
+        let (registry, note) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         notes.extend(note);
         seen.registry = registry;
         out.push((Topic::Agents, api::agents(seen.registry.as_ref())));

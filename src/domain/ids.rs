@@ -15,11 +15,11 @@ use super::validate::{self, ValidationError};
 /// ending with `-` (`agent-3`, `operator`, `reviewer_2`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub(crate) struct AgentId(String);
+pub struct AgentId(String);
 
 impl AgentId {
     /// Checks `raw` (surrounding whitespace is stripped first).
-    pub(crate) fn parse(raw: &str) -> Result<AgentId, ValidationError> {
+    pub fn parse(raw: &str) -> Result<AgentId, ValidationError> {
         validate::agent_id(raw).map(AgentId)
     }
 
@@ -29,7 +29,7 @@ impl AgentId {
     }
 
     /// The id as written.
-    pub(crate) fn as_str(&self) -> &str {
+    pub fn as_str(&self) -> &str {
         &self.0
     }
 
@@ -85,7 +85,8 @@ impl PartialEq<&str> for AgentId {
 
 impl fmt::Display for AgentId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        // `pad` honours a width (`{:<12}`) as a `str` does: tables line up.
+        f.pad(&self.0)
     }
 }
 
@@ -204,6 +205,6 @@ impl From<PaneId> for String {
 
 impl fmt::Display for PaneId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.pad(&self.0)
     }
 }

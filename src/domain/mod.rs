@@ -8,8 +8,8 @@ pub(crate) mod message_dict;
 mod timestamp;
 pub(crate) mod validate;
 
-pub use ids::PaneId;
-pub(crate) use ids::{AgentId, MessageId};
+pub(crate) use ids::MessageId;
+pub use ids::{AgentId, PaneId};
 pub(crate) use ids::{SHORT_ID_CHARS, short};
 pub(crate) use timestamp::Timestamp;
 pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};

@@ -669,7 +669,7 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
         files: list_arg(a.files),
         context_id: None,
     };
-    let task = TaskStore::new(&project.paths).create(spec, &mut Vec::new())?;
+    let task = TaskStore::new(project.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
     Ok(Reply::new(
         format!("Task created: {} ({}).", task.task_id, task.priority),
         json!({ "task": task_json(&task) }),
@@ -678,7 +678,8 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
 
 fn claim_task(project: &Project, a: tools::ClaimTask) -> Result<Reply> {
     let agent = project.agent()?;
-    let task = TaskStore::new(&project.paths).claim(&a.task_id, &agent, &mut Vec::new())?;
+    let task =
+        TaskStore::new(project.backend.a2a.as_ref()).claim(&a.task_id, &agent, &mut Vec::new())?;
     Ok(Reply::new(
         format!("You have task {} ({}).", task.task_id, task.status),
         json!({ "task": task_json(&task) }),
@@ -707,8 +708,10 @@ fn update_task(project: &Project, a: tools::UpdateTask) -> Result<Reply> {
     };
     let by = project.agent()?;
     // Assignee first, then the status, as `swarm tasks update` does.
-    let (task, ()) =
-        TaskStore::new(&project.paths).modify(&a.task_id, &mut Vec::new(), |task| {
+    let (task, ()) = TaskStore::new(project.backend.a2a.as_ref()).modify(
+        &a.task_id,
+        &mut Vec::new(),
+        |task| {
             let before = task.status;
             if let Some(agent) = &assignee {
                 task.assign(agent, &message)?;
@@ -720,7 +723,8 @@ fn update_task(project: &Project, a: tools::UpdateTask) -> Result<Reply> {
                 }
             }
             Ok(())
-        })?;
+        },
+    )?;
     Ok(Reply::new(
         format!(
             "Task {} is {}{}.",
@@ -749,7 +753,7 @@ fn list_tasks(project: &Project, a: tools::ListTasks) -> Result<Reply> {
             .transpose()?,
         all: a.all,
     };
-    let tasks = TaskStore::new(&project.paths).all(&mut Vec::new())?;
+    let tasks = TaskStore::new(project.backend.a2a.as_ref()).all(&mut Vec::new())?;
     let chosen = select(&tasks, &filter);
     let mut text = format!("{} task(s):", chosen.len());
     for t in &chosen {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
-use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::agents::registry::Registry;
 use crate::backend::Backend;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -38,10 +38,7 @@ impl Project {
     /// (then every lookup fails as "not registered", as on the command
     /// line).
     pub(crate) fn registry(&self) -> Result<Option<Registry>> {
-        Ok(match RegistryFile::new(&self.paths).read()? {
-            RegistryState::Valid(reg, _) => Some(reg),
-            RegistryState::Missing | RegistryState::Corrupt(_) => None,
-        })
+        Ok(self.backend.registry.read()?.usable())
     }
 
     /// The registry, empty when there is none.
@@ -62,14 +59,20 @@ impl Project {
             ));
         };
         let registry = self.registry()?;
-        identity::identify(&self.tmux, &self.paths, registry.as_ref(), pane.clone())
-            .agent
-            .ok_or_else(|| {
-                Error::NoIdentity(format!(
-                    "pane {pane} is not a registered agent of this project; run `swarm discover` \
+        identity::identify(
+            &self.tmux,
+            self.backend.registry.as_ref(),
+            &self.paths,
+            registry.as_ref(),
+            pane.clone(),
+        )
+        .agent
+        .ok_or_else(|| {
+            Error::NoIdentity(format!(
+                "pane {pane} is not a registered agent of this project; run `swarm discover` \
                      (or start agents with `swarm launch`) so that this pane gets an agent id"
-                ))
-            })
+            ))
+        })
     }
 
     /// The project's file locks, with the configured stale timeout.

@@ -7,7 +7,8 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use crate::agents::registry::{RegistryFile, RegistryState};
+use crate::agents::file_registry::FileRegistry;
+use crate::agents::registry_store::{RegistryState, RegistryStore};
 use crate::messaging::inbox::{Cursor, ReadState};
 use crate::messaging::log_segments::SegmentSummary;
 use crate::store::{Paths, StoreError};
@@ -72,11 +73,15 @@ pub(crate) struct Readers {
 }
 
 impl Readers {
-    /// The registry's agents and their cursors.
+    /// The registry's agents and their cursors. The message log's files
+    /// keep what the file registry's agents have not read.
     pub(crate) fn load(paths: &Paths) -> Result<Readers, StoreError> {
-        let agents = match RegistryFile::new(paths).read()? {
+        let registry: &dyn RegistryStore = &FileRegistry::new(paths);
+        let agents = match registry.read()? {
             RegistryState::Missing => Some(Vec::new()),
-            RegistryState::Valid(reg, _) => Some(reg.agents.into_iter().map(|a| a.id).collect()),
+            RegistryState::Valid(reg, _) => {
+                Some(reg.agents.into_iter().map(|a| String::from(a.id)).collect())
+            }
             RegistryState::Corrupt(_) => None,
         };
         let cursors = ReadState::new(paths).all()?;

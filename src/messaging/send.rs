@@ -215,7 +215,7 @@ impl Messenger<'_> {
         };
         let mut message = Message::new(
             req.sender.clone(),
-            recipients.iter().map(|a| a.id.clone()).collect(),
+            recipients.iter().map(|a| a.id.to_string()).collect(),
             req.msg_type,
             req.content,
         );
@@ -236,7 +236,7 @@ impl Messenger<'_> {
             warnings.extend(acks::register(
                 self.acks,
                 &message,
-                &AgentId::parse(&recipients[0].id)?,
+                &recipients[0].id,
                 timeout,
             )?);
         }
@@ -377,7 +377,12 @@ impl Messenger<'_> {
     }
 
     fn resolve(&self, registry: &Registry, req: &SendRequest) -> Result<Vec<AgentRecord>> {
-        let known = || registry.active().map(|a| a.id.clone()).collect::<Vec<_>>();
+        let known = || {
+            registry
+                .active()
+                .map(|a| a.id.to_string())
+                .collect::<Vec<_>>()
+        };
         match &req.to {
             Recipients::One(id) => {
                 match registry.find(id).filter(|a| a.status != AgentStatus::Dead) {
@@ -385,7 +390,7 @@ impl Messenger<'_> {
                     // swarm's own notices (an ACK to a sender that is not a
                     // registered agent) still go to the log, queued.
                     None if req.system => Ok(vec![AgentRecord {
-                        id: id.clone(),
+                        id: AgentId::parse(id)?,
                         pane_index: String::new(),
                         pid: 0,
                         status: AgentStatus::Active,
@@ -403,7 +408,7 @@ impl Messenger<'_> {
             Recipients::All { include_self } => {
                 let all: Vec<AgentRecord> = registry
                     .active()
-                    .filter(|a| *include_self || a.id != req.sender)
+                    .filter(|a| *include_self || a.id != req.sender.as_str())
                     .cloned()
                     .collect();
                 if all.is_empty() {
@@ -471,7 +476,7 @@ impl Messenger<'_> {
         let mut outcomes = Vec::new();
         let mut released = Vec::new();
         for (a, (outcome, more)) in recipients.iter().zip(results) {
-            outcomes.push((a.id.clone(), outcome));
+            outcomes.push((a.id.to_string(), outcome));
             released.extend(more);
         }
         (outcomes, released)
@@ -497,7 +502,7 @@ impl Messenger<'_> {
         let mut one_by_one: Vec<usize> = Vec::new();
         for i in order {
             let a = &recipients[i];
-            if held.iter().any(|h| h.agent.as_str() == a.id) {
+            if held.iter().any(|h| a.id == h.agent.as_str()) {
                 one_by_one.push(i);
                 continue;
             }
@@ -577,11 +582,11 @@ impl Messenger<'_> {
             Ok(s) => s,
             Err(outcome) => return (outcome, Vec::new()),
         };
-        let (released, blocked) = self.release_pending(&session, &a.id);
+        let (released, blocked) = self.release_pending(&session, a.id.as_str());
         let Some(reason) = blocked.or_else(|| session.hold_reason()) else {
             return (session.type_text(text, marker), released);
         };
-        match self.hold(&session, &a.id, msg_id, text, marker, &reason) {
+        match self.hold(&session, a.id.as_str(), msg_id, text, marker, &reason) {
             Ok(()) => (Outcome::held(reason), released),
             Err(e) => (
                 Outcome::queued(format!("{reason}; could not hold it for later: {e}")),
@@ -761,8 +766,8 @@ const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);
 
 fn target_of(a: &AgentRecord) -> Target {
     Target {
-        agent: a.id.clone(),
-        pane: a.tmux_pane_id.as_deref().and_then(|p| p.parse().ok()),
+        agent: a.id.to_string(),
+        pane: a.tmux_pane_id.clone(),
         pane_pid: a.pid,
     }
 }

@@ -199,7 +199,7 @@ fn agents(state: &MonitorState) -> Section {
     let mut items = Vec::new();
     let mut brief = Vec::new();
     for a in list {
-        let activity = state.activity.get(&a.id);
+        let activity = state.activity.get(a.id.as_str());
         let blocked = activity.is_some_and(|x| x.msg_type == "BLOCKED");
         let (dot, word, color) = match a.status {
             AgentStatus::Active if blocked => ("●", "blocked", Color::LightRed),
@@ -207,12 +207,12 @@ fn agents(state: &MonitorState) -> Section {
             AgentStatus::Stale => ("○", "stale", Color::Yellow),
             AgentStatus::Dead => ("○", "dead", Color::DarkGray),
         };
-        let id = sanitize::one_line(&a.id);
+        let id = sanitize::one_line(a.id.as_str());
         brief.push(vec![
             Span::styled(format!("{dot} "), Style::new().fg(color)),
             Span::styled(id.clone(), BOLD),
         ]);
-        let screen = state.screens.get(&a.id);
+        let screen = state.screens.get(a.id.as_str());
         // What the pane shows, once read (idle, typing, busy, dialog, ...).
         let word = match screen {
             Some(s) if a.status == AgentStatus::Active && !blocked => s.state.as_str(),

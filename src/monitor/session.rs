@@ -237,7 +237,7 @@ impl Session {
             }
         }
         if dirty.registry {
-            update.registry = Some(status::read_registry(&self.paths));
+            update.registry = Some(status::read_registry(self.backend.registry.as_ref()));
         }
         if dirty.locks {
             update.locks = Some(status::read_locks(&self.paths));

@@ -775,7 +775,7 @@ impl MonitorState {
             .status
             .registry
             .iter()
-            .flat_map(|r| r.agents.iter().map(|a| a.id.clone()))
+            .flat_map(|r| r.agents.iter().map(|a| a.id.to_string()))
             .collect();
         ids.sort_by_key(|id| agent_sort_key(id));
         ids
@@ -994,7 +994,7 @@ mod tests {
         let mut s = state();
         let mut reg = Registry::empty(String::new());
         reg.agents = vec![crate::agents::registry::AgentRecord {
-            id: "agent-1".into(),
+            id: crate::domain::AgentId::numbered(1),
             pane_index: "s:0.0".into(),
             pid: 1,
             status: crate::agents::registry::AgentStatus::Active,

@@ -11,7 +11,8 @@ use std::thread::JoinHandle;
 use crate::acks::{self, AckSettings};
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::pane_state;
-use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::agents::registry_store::RegistryStore;
 use crate::backend::Backend;
 use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
@@ -122,18 +123,19 @@ impl Drop for Worker {
     }
 }
 
-fn registry(paths: &Paths) -> Registry {
-    match RegistryFile::new(paths).read() {
-        Ok(RegistryState::Valid(registry, _)) => registry,
+fn registry(store: &dyn RegistryStore) -> Registry {
+    store
+        .read()
+        .ok()
+        .and_then(|state| state.usable())
         // The status panel already reports a damaged registry.
-        _ => Registry::empty(String::new()),
-    }
+        .unwrap_or_else(|| Registry::empty(String::new()))
 }
 
 /// What each active agent's pane shows (two tmux calls for all) and the
 /// messages held for it.
 fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
-    let registry = registry(&setup.paths);
+    let registry = registry(setup.backend.registry.as_ref());
     let agents: Vec<&AgentRecord> = registry
         .agents
         .iter()
@@ -151,9 +153,9 @@ fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
         .iter()
         .zip(states)
         .map(|(a, st)| {
-            let mine: Vec<_> = held.iter().filter(|h| h.agent.as_str() == a.id).collect();
+            let mine: Vec<_> = held.iter().filter(|h| a.id == h.agent.as_str()).collect();
             AgentScreen {
-                agent: a.id.clone(),
+                agent: a.id.to_string(),
                 state: st.state,
                 held: mine.len(),
                 held_reason: mine.first().map(|h| h.reason.clone()),
@@ -192,7 +194,7 @@ fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     if !setup.backend.held.any() {
         return Vec::new();
     }
-    match messenger(setup, tmux).release_held(&registry(&setup.paths)) {
+    match messenger(setup, tmux).release_held(&registry(setup.backend.registry.as_ref())) {
         Ok(report) => {
             let mut lines: Vec<(Level, String)> = report
                 .warnings
@@ -222,7 +224,7 @@ fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
 fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     let report = match crate::messaging::process_due(
         &messenger(setup, tmux),
-        &registry(&setup.paths),
+        &registry(setup.backend.registry.as_ref()),
         &setup.acks,
         time::now(),
     ) {
@@ -279,7 +281,7 @@ fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendRepor
         Recipients::One(out.to)
     };
     let req = SendRequest::new(setup.sender.clone(), to, msg_type, out.content);
-    messenger(setup, tmux).send(&registry(&setup.paths), req)
+    messenger(setup, tmux).send(&registry(setup.backend.registry.as_ref()), req)
 }
 
 fn describe(report: &SendReport) -> Vec<(Level, String)> {

@@ -13,7 +13,9 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::pane_state;
 use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
 use crate::agents::profile::Profiles;
-use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, RegistryFile, RegistryState};
+use crate::agents::registry::{AgentRecord, AgentStatus};
+use crate::agents::registry_store::{IdsState, RegistryState};
+use crate::backend::Backend as Storage;
 use crate::config;
 use crate::messaging::held_store::HeldStore;
 use crate::messaging::log_retention::{LogPolicy, Verdict};
@@ -87,6 +89,8 @@ pub(crate) struct Subject<'a> {
     pub root: &'a ProjectRoot,
     /// The state-file layout.
     pub paths: &'a Paths,
+    /// The project's shared state.
+    pub backend: &'a Storage,
     /// The tmux server swarm would use.
     pub tmux: &'a Tmux,
     /// The `SWARM_*` environment variables (config overrides).
@@ -376,7 +380,7 @@ fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
     if out.iter().any(|o| o.status == Status::Fail) {
         return out;
     }
-    out.push(match RegistryFile::new(s.paths).read() {
+    out.push(match s.backend.registry.read() {
         Ok(RegistryState::Missing) => Outcome::ok(
             CHECK,
             "no registry yet (`swarm discover` or `swarm launch N` creates it)",
@@ -414,12 +418,12 @@ fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
     if out.iter().any(|o| o.status == Status::Fail) {
         return out;
     }
-    out.push(match StateFile::new(&path).read_json::<AgentIds>() {
-        Ok(Loaded::Missing) => Outcome::ok(CHECK, "none yet (written with the first agent id)"),
-        Ok(Loaded::Valid(ids)) => {
+    out.push(match s.backend.registry.read_ids() {
+        Ok(IdsState::Missing) => Outcome::ok(CHECK, "none yet (written with the first agent id)"),
+        Ok(IdsState::Valid(ids)) => {
             Outcome::ok(CHECK, format!("readable, next id agent-{}", ids.next))
         }
-        Ok(Loaded::Corrupt(why)) => Outcome::fail(
+        Ok(IdsState::Corrupt(why)) => Outcome::fail(
             CHECK,
             format!("damaged: {why}"),
             "run `swarm discover`: it rebuilds the id mark from the registry and the pane labels",
@@ -572,7 +576,7 @@ fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// The agent-to-agent store files (cards, tasks, ...) that exist.
 fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
-    let found = match crate::a2a::check_files(s.paths) {
+    let found = match crate::a2a::check_files(s.backend.a2a.as_ref()) {
         Ok(found) => found,
         Err(e) => {
             return vec![Outcome::fail(
@@ -584,7 +588,7 @@ fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
     };
     let mut out = Vec::new();
     for f in found {
-        if let Some(o) = file_itself(f.name, &f.path) {
+        if let Some(o) = file_itself(f.name, Path::new(&f.location)) {
             out.push(o);
             continue;
         }
@@ -669,7 +673,7 @@ fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
 
 fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
     const CHECK: &str = "registered panes";
-    let Ok(RegistryState::Valid(reg, _)) = RegistryFile::new(s.paths).read() else {
+    let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();
     };
     if reg.agents.is_empty() {
@@ -684,7 +688,7 @@ fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
     let mut gone = Vec::new();
     for a in &reg.agents {
         match &a.tmux_pane_id {
-            Some(p) if live.contains(p) => {}
+            Some(p) if live.contains(p.as_str()) => {}
             Some(p) => gone.push(format!(
                 "{} (pane {p}, {}): the pane no longer exists",
                 a.id, a.pane_index
@@ -788,7 +792,7 @@ fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
 /// would be typed into its pane right now (or held, and why).
 fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
     const CHECK: &str = "agent screens";
-    let Ok(RegistryState::Valid(reg, _)) = RegistryFile::new(s.paths).read() else {
+    let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();
     };
     let agents: Vec<&AgentRecord> = reg
@@ -811,7 +815,7 @@ fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
                 .as_deref()
                 .map(|p| format!("profile {p}"))
                 .unwrap_or_else(|| "no profile".into());
-            let waiting = held.iter().filter(|h| h.agent.as_str() == a.id).count();
+            let waiting = held.iter().filter(|h| a.id == h.agent.as_str()).count();
             let waiting = if waiting > 0 {
                 format!("; {waiting} message(s) held for it")
             } else {

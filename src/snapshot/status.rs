@@ -11,7 +11,8 @@ use std::time::{Duration, SystemTime};
 use chrono::{DateTime, Utc};
 
 use crate::acks::{self, AckStore, PendingEntry};
-use crate::agents::registry::{AgentStatus, Registry, RegistryFile, RegistryState};
+use crate::agents::registry::{AgentStatus, Registry};
+use crate::agents::registry_store::{RegistryState, RegistryStore};
 use crate::locks::{DAMAGED_GRACE, LockEntry, LockTable};
 use crate::store::Paths;
 use crate::support::sanitize;
@@ -54,22 +55,17 @@ pub struct Status {
 }
 
 /// The registry, and a note when it could not be used.
-pub(crate) fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>) {
-    match RegistryFile::new(paths).read() {
+pub(crate) fn read_registry(store: &dyn RegistryStore) -> (Option<Registry>, Option<String>) {
+    match store.read() {
         Ok(RegistryState::Missing) => (None, None),
         Ok(RegistryState::Valid(registry, skipped)) => {
-            let note = (!skipped.is_empty()).then(|| {
-                format!(
-                    "{}: ignored {}",
-                    paths.registry().display(),
-                    skipped.join("; ")
-                )
-            });
+            let note = (!skipped.is_empty())
+                .then(|| format!("{}: ignored {}", store.location(), skipped.join("; ")));
             (Some(registry), note)
         }
         Ok(RegistryState::Corrupt(why)) => (
             None,
-            Some(format!("{} is damaged ({why})", paths.registry().display())),
+            Some(format!("{} is damaged ({why})", store.location())),
         ),
         Err(e) => (None, Some(format!("could not read the registry: {e}"))),
     }
@@ -271,7 +267,7 @@ pub(crate) fn changes(
         s.registry
             .iter()
             .flat_map(|r| r.agents.iter())
-            .map(|a| (a.id.clone(), (a.status, a.pane_index.clone())))
+            .map(|a| (a.id.to_string(), (a.status, a.pane_index.clone())))
             .collect()
     };
     let (was, now) = (agents(old), agents(new));
@@ -380,13 +376,13 @@ mod tests {
 
     fn agent(id: &str, status: AgentStatus) -> AgentRecord {
         AgentRecord {
-            id: id.into(),
+            id: id.parse().expect("agent id"),
             pane_index: "s:0.1".into(),
             pid: 1,
             status,
             last_seen: String::new(),
             session_name: "s".into(),
-            tmux_pane_id: Some("%1".into()),
+            tmux_pane_id: Some("%1".parse().expect("pane id")),
         }
     }
 

@@ -57,13 +57,13 @@ fn delivered(id: &str, to: &[&str]) -> Record {
 
 fn agent(id: &str, pane: &str, status: AgentStatus) -> AgentRecord {
     AgentRecord {
-        id: id.into(),
+        id: id.parse().expect("an agent id"),
         pane_index: pane.into(),
         pid: 100,
         status,
         last_seen: time::utc_iso(at(10.0)),
         session_name: "swarm-demo".into(),
-        tmux_pane_id: Some("%1".into()),
+        tmux_pane_id: Some("%1".parse().expect("a pane id")),
     }
 }
 

@@ -26,7 +26,7 @@ pub(crate) struct DelegateArgs {
 /// Delegates the task.
 pub(crate) fn run(ctx: &Context, args: &DelegateArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let result = Delegation::new(&ctx.paths).delegate(&args.task_id, &mut notes);
+    let result = Delegation::new(ctx.backend()?.a2a.as_ref()).delegate(&args.task_id, &mut notes);
     warn_notes(ctx, &notes);
     let result = result?;
     if args.json {

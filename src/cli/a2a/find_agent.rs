@@ -42,7 +42,7 @@ struct BestJson<'a> {
 /// Answers the query.
 pub(crate) fn run(ctx: &Context, args: &FindAgentArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let cards = CardRegistry::new(&ctx.paths).list(&mut notes);
+    let cards = CardRegistry::new(ctx.backend()?.a2a.as_ref()).list(&mut notes);
     warn_notes(ctx, &notes);
     let cards = cards?;
     if let Some(skill) = &args.skill {

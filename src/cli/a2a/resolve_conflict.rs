@@ -79,7 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode>
         return finish(ctx, args, path, Some(&requester), &[], &text);
     }
     let mut notes = Vec::new();
-    let tasks = TaskStore::new(&ctx.paths).all(&mut notes);
+    let tasks = TaskStore::new(ctx.backend()?.a2a.as_ref()).all(&mut notes);
     warn_notes(ctx, &notes);
     let tasks = tasks?;
     let open = select(&tasks, &TaskFilter::default());
@@ -117,7 +117,7 @@ pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode>
         conflicts.push(conflict);
     }
     let mut notes = Vec::new();
-    let recorded = ConflictLog::new(&ctx.paths).record(&conflicts, &mut notes);
+    let recorded = ConflictLog::new(ctx.backend()?.a2a.as_ref()).record(&conflicts, &mut notes);
     warn_notes(ctx, &notes);
     recorded?;
     finish(ctx, args, path, Some(&requester), &conflicts, &text)

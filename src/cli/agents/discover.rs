@@ -45,7 +45,13 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(args.stale_threshold)?;
     if !args.watch {
-        let found = discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts)?;
+        let found = discovery::refresh(
+            &ctx.tmux,
+            ctx.backend()?.registry.as_ref(),
+            &ctx.paths,
+            &matcher,
+            &opts,
+        )?;
         report_warnings(&ctx.out, &found);
         if args.json {
             ctx.out.json(&found.registry)?;
@@ -62,7 +68,13 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
         ctx.out.print("Watching for agents (Ctrl+C to stop)...\n")?;
     }
     loop {
-        let found = discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts)?;
+        let found = discovery::refresh(
+            &ctx.tmux,
+            ctx.backend()?.registry.as_ref(),
+            &ctx.paths,
+            &matcher,
+            &opts,
+        )?;
         report_warnings(&ctx.out, &found);
         if args.json {
             ctx.out.json(&found.registry)?;

@@ -24,7 +24,14 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     };
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
-    let found = launch::down(&ctx.tmux, &ctx.paths, &matcher, &opts, &session)?;
+    let found = launch::down(
+        &ctx.tmux,
+        ctx.backend()?.registry.as_ref(),
+        &ctx.paths,
+        &matcher,
+        &opts,
+        &session,
+    )?;
     for w in &found.warnings {
         ctx.out.warn(w);
     }

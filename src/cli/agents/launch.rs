@@ -83,7 +83,14 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
-    let launched = launch::launch(&ctx.tmux, &ctx.paths, &matcher, &opts, &plan)?;
+    let launched = launch::launch(
+        &ctx.tmux,
+        ctx.backend()?.registry.as_ref(),
+        &ctx.paths,
+        &matcher,
+        &opts,
+        &plan,
+    )?;
     for w in &launched.discovery.warnings {
         ctx.out.warn(w);
     }

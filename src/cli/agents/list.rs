@@ -4,7 +4,8 @@
 use clap::Args;
 
 use crate::agents::pane_state;
-use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::agents::registry_store::RegistryState;
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
@@ -25,19 +26,19 @@ pub(crate) struct AgentsArgs {
 
 /// Reads the registry, warning (not failing) when it is damaged.
 pub(crate) fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
-    Ok(match RegistryFile::new(&ctx.paths).read()? {
+    let store = ctx.backend()?.registry.as_ref();
+    Ok(match store.read()? {
         RegistryState::Missing => None,
         RegistryState::Valid(reg, skipped) => {
             for s in skipped {
-                ctx.out
-                    .warn(&format!("{}: ignored {s}", ctx.paths.registry().display()));
+                ctx.out.warn(&format!("{}: ignored {s}", store.location()));
             }
             Some(reg)
         }
         RegistryState::Corrupt(why) => {
             ctx.out.warn(&format!(
                 "{} is damaged ({why}); treating it as empty until `swarm discover` rebuilds it",
-                ctx.paths.registry().display()
+                store.location()
             ));
             None
         }

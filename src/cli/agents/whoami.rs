@@ -40,7 +40,13 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
         });
     };
     let registry = load_registry(ctx)?;
-    let me = identity::identify(&ctx.tmux, &ctx.paths, registry.as_ref(), pane);
+    let me = identity::identify(
+        &ctx.tmux,
+        ctx.backend()?.registry.as_ref(),
+        &ctx.paths,
+        registry.as_ref(),
+        pane,
+    );
     if args.json {
         ctx.out.json(&Identity {
             pane: me.pane.as_str(),
@@ -103,7 +109,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
                     "  - {} (pane: {} {}, PID: {})\n",
                     a.id,
                     sanitize::one_line(&a.pane_index),
-                    sanitize::one_line(a.tmux_pane_id.as_deref().unwrap_or("?")),
+                    sanitize::one_line(a.tmux_pane_id.as_ref().map_or("?", |p| p.as_str())),
                     a.pid
                 ));
             }

@@ -30,6 +30,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     let matcher = ctx.matcher()?;
     let found = discovery::refresh(
         &ctx.tmux,
+        ctx.backend()?.registry.as_ref(),
         &ctx.paths,
         &matcher,
         &ctx.discover_options(None)?,
@@ -37,7 +38,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
-    let agents: Vec<String> = found.registry.active().map(|a| a.id.clone()).collect();
+    let agents: Vec<String> = found.registry.active().map(|a| a.id.to_string()).collect();
     if agents.is_empty() {
         return Err(Error::NoRecipients(
             "no agents discovered in this project: start agents in tmux panes (or `swarm launch N`)"

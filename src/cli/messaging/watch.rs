@@ -50,7 +50,13 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     let mut next_discovery = Instant::now();
     loop {
         if Instant::now() >= next_discovery {
-            match discovery::refresh(&ctx.tmux, &ctx.paths, &matcher, &opts) {
+            match discovery::refresh(
+                &ctx.tmux,
+                ctx.backend()?.registry.as_ref(),
+                &ctx.paths,
+                &matcher,
+                &opts,
+            ) {
                 Ok(found) => {
                     for w in &found.warnings {
                         ctx.out.warn(w);

@@ -3,6 +3,7 @@
 //! line per message and per status change.
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{FixedOffset, Local, Offset};

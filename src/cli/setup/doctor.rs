@@ -54,6 +54,7 @@ pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
     let outcomes = doctor::run(&Subject {
         root: &ctx.root,
         paths: &ctx.paths,
+        backend,
         tmux: &ctx.tmux,
         env: &env,
         matcher: &matcher,

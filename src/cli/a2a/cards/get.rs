@@ -23,7 +23,7 @@ pub(super) struct GetArgs {
 /// Shows one card; exit 4 when there is none.
 pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let card = CardRegistry::new(&ctx.paths).get(args.agent_id.trim(), &mut notes);
+    let card = CardRegistry::new(ctx.backend()?.a2a.as_ref()).get(args.agent_id.trim(), &mut notes);
     warn_notes(ctx, &notes);
     let card = card?.ok_or_else(|| A2aError::NoCard(shown(&args.agent_id)))?;
     if args.json {

@@ -20,7 +20,7 @@ pub(super) struct ListArgs {
 /// Lists the cards in file order.
 pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let cards = CardRegistry::new(&ctx.paths).list(&mut notes);
+    let cards = CardRegistry::new(ctx.backend()?.a2a.as_ref()).list(&mut notes);
     warn_notes(ctx, &notes);
     let cards = cards?;
     if args.json {

@@ -64,7 +64,8 @@ pub(super) fn run(ctx: &Context, args: &RegisterArgs) -> Result<ExitCode> {
         "cards register",
     )?;
     let mut notes = Vec::new();
-    let result = CardRegistry::new(&ctx.paths).register(&agent, changes, &mut notes);
+    let result =
+        CardRegistry::new(ctx.backend()?.a2a.as_ref()).register(&agent, changes, &mut notes);
     warn_notes(ctx, &notes);
     let (card, _) = result?;
     if args.json {

@@ -80,7 +80,7 @@ pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
         "cards update",
     )?;
     let mut notes = Vec::new();
-    let result = CardRegistry::new(&ctx.paths).update(&agent, changes, &mut notes);
+    let result = CardRegistry::new(ctx.backend()?.a2a.as_ref()).update(&agent, changes, &mut notes);
     warn_notes(ctx, &notes);
     let card = result?;
     if args.json {

@@ -25,7 +25,7 @@ pub(super) struct AddArgs {
 /// Adds the line under the file's lock.
 pub(super) fn run(ctx: &Context, args: &AddArgs) -> Result<ExitCode> {
     let added = coordination::add(
-        &ctx.paths,
+        ctx.backend()?.a2a.as_ref(),
         &project_name(ctx),
         &args.section,
         &args.text.join(" "),
@@ -33,7 +33,7 @@ pub(super) fn run(ctx: &Context, args: &AddArgs) -> Result<ExitCode> {
     let mut s = format!(
         "Added to {} in {}: {}\n",
         args.section.trim(),
-        added.path.display(),
+        added.path,
         added.line
     );
     if added.created_file {

@@ -22,11 +22,16 @@ pub(super) struct InitArgs {
 /// (UTC).
 pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let date = time::now().format("%Y-%m-%d").to_string();
-    let path = coordination::init(&ctx.paths, &project_name(ctx), &date, args.force)?;
+    let path = coordination::init(
+        ctx.backend()?.a2a.as_ref(),
+        &project_name(ctx),
+        &date,
+        args.force,
+    )?;
     ctx.out.print(&format!(
         "{} {}\n\nAgents add to it with: swarm coord add SECTION TEXT\n",
         ctx.out.good("Created"),
-        path.display()
+        path
     ))?;
     Ok(ExitCode::Success)
 }

@@ -20,7 +20,7 @@ pub(super) struct ShowArgs {
 /// Prints the file or a section; agents write it, so control characters
 /// are removed before it reaches the terminal.
 pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
-    let Some(doc) = coordination::read(&ctx.paths)? else {
+    let Some(doc) = coordination::read(ctx.backend()?.a2a.as_ref())? else {
         ctx.out.note(&format!(
             "No COORDINATION.md in {} yet: create it with `swarm coord init`.",
             ctx.paths.root().display()

@@ -28,7 +28,7 @@ pub(super) struct StatsArgs {
 pub(super) fn run(ctx: &Context, args: &StatsArgs) -> Result<ExitCode> {
     let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
     let mut notes = Vec::new();
-    let found = LearningStore::new(&ctx.paths).get(&agent, &mut notes);
+    let found = LearningStore::new(ctx.backend()?.a2a.as_ref()).get(&agent, &mut notes);
     warn_notes(ctx, &notes);
     let perf = match found? {
         Some(p) => p,

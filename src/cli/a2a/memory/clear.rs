@@ -30,12 +30,12 @@ pub(super) fn run(ctx: &Context, args: &ClearArgs) -> Result<ExitCode> {
         "--agent-id",
         "memory clear",
     )?;
-    let text = match MemoryStore::new(&ctx.paths).clear(&agent)? {
+    let text = match MemoryStore::new(ctx.backend()?.a2a.as_ref()).clear(&agent)? {
         Cleared::Removed => format!("Memory cleared for agent: {agent}\n"),
         Cleared::Nothing => format!("No memory stored for agent: {agent} (nothing to clear)\n"),
         Cleared::MovedAside(aside) => format!(
             "Memory cleared for agent: {agent}\n  (the file was damaged: moved it to {})\n",
-            aside.display()
+            aside
         ),
     };
     ctx.out.print(&text)?;

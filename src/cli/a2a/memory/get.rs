@@ -25,7 +25,7 @@ pub(super) struct GetArgs {
 pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
     let mut notes = Vec::new();
-    let found = MemoryStore::new(&ctx.paths).get(&agent, &mut notes);
+    let found = MemoryStore::new(ctx.backend()?.a2a.as_ref()).get(&agent, &mut notes);
     warn_notes(ctx, &notes);
     let memory = match found? {
         Some(m) => m,

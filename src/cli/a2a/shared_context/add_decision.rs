@@ -45,7 +45,7 @@ pub(super) fn run(ctx: &Context, args: &AddDecisionArgs) -> Result<ExitCode> {
         "context add-decision",
     )?;
     let mut notes = Vec::new();
-    let added = ContextStore::new(&ctx.paths).add_decision(
+    let added = ContextStore::new(ctx.backend()?.a2a.as_ref()).add_decision(
         args.context_id.trim(),
         &decision,
         &by,

@@ -56,7 +56,7 @@ pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
         "context create",
     )?;
     let mut notes = Vec::new();
-    let created = ContextStore::new(&ctx.paths).create(
+    let created = ContextStore::new(ctx.backend()?.a2a.as_ref()).create(
         SharedContext::new(&id, &summary, &creator, related),
         args.force,
         &mut notes,

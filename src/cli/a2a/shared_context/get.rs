@@ -23,7 +23,8 @@ pub(super) struct GetArgs {
 /// Shows one context; exit 4 when there is none.
 pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let found = ContextStore::new(&ctx.paths).get(args.context_id.trim(), &mut notes);
+    let found =
+        ContextStore::new(ctx.backend()?.a2a.as_ref()).get(args.context_id.trim(), &mut notes);
     warn_notes(ctx, &notes);
     let c = found?.ok_or_else(|| A2aError::NoContext(shown(&args.context_id)))?;
     if args.json {

@@ -20,7 +20,7 @@ pub(super) struct ListArgs {
 /// Lists the contexts that are not archived, most recently changed first.
 pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let contexts = ContextStore::new(&ctx.paths).list(&mut notes);
+    let contexts = ContextStore::new(ctx.backend()?.a2a.as_ref()).list(&mut notes);
     warn_notes(ctx, &notes);
     let contexts = contexts?;
     if args.json {

@@ -40,7 +40,7 @@ pub(super) fn run(ctx: &Context, args: &ClaimArgs) -> Result<ExitCode> {
         "tasks claim",
     )?;
     let mut notes = Vec::new();
-    let task = TaskStore::new(&ctx.paths).claim(&args.task_id, &agent, &mut notes);
+    let task = TaskStore::new(ctx.backend()?.a2a.as_ref()).claim(&args.task_id, &agent, &mut notes);
     warn_notes(ctx, &notes);
     let task = task?;
     if args.json {

@@ -65,7 +65,7 @@ pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
         context_id,
     };
     let mut notes = Vec::new();
-    let task = TaskStore::new(&ctx.paths).create(spec, &mut notes);
+    let task = TaskStore::new(ctx.backend()?.a2a.as_ref()).create(spec, &mut notes);
     warn_notes(ctx, &notes);
     let task = task?;
     if args.json {

@@ -24,7 +24,7 @@ pub(super) struct GetArgs {
 /// Shows one task; exit 4 when there is none.
 pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     let mut notes = Vec::new();
-    let task = TaskStore::new(&ctx.paths).get(&args.task_id, &mut notes);
+    let task = TaskStore::new(ctx.backend()?.a2a.as_ref()).get(&args.task_id, &mut notes);
     warn_notes(ctx, &notes);
     let t = task?;
     if args.json {

@@ -39,7 +39,7 @@ pub(super) fn run(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
         all: args.all,
     };
     let mut notes = Vec::new();
-    let tasks = TaskStore::new(&ctx.paths).all(&mut notes);
+    let tasks = TaskStore::new(ctx.backend()?.a2a.as_ref()).all(&mut notes);
     warn_notes(ctx, &notes);
     let tasks = tasks?;
     let tasks = select(&tasks, &filter);

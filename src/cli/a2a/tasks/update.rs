@@ -77,21 +77,22 @@ pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
         }
     };
     let mut notes = Vec::new();
-    let result = TaskStore::new(&ctx.paths).modify(&args.task_id, &mut notes, |task| {
-        let before = task.status;
-        if let Some(agent) = &assignee {
-            task.assign(agent, &message)?;
-        }
-        if let Some(to) = args.status {
-            // `--assignee A --status assigned` on a pending task: the
-            // assignment already made it so.
-            let done_by_assign = assignee.is_some() && task.status == to && before != to;
-            if !done_by_assign {
-                task.transition(to, &by, &message)?;
+    let result =
+        TaskStore::new(ctx.backend()?.a2a.as_ref()).modify(&args.task_id, &mut notes, |task| {
+            let before = task.status;
+            if let Some(agent) = &assignee {
+                task.assign(agent, &message)?;
             }
-        }
-        Ok(())
-    });
+            if let Some(to) = args.status {
+                // `--assignee A --status assigned` on a pending task: the
+                // assignment already made it so.
+                let done_by_assign = assignee.is_some() && task.status == to && before != to;
+                if !done_by_assign {
+                    task.transition(to, &by, &message)?;
+                }
+            }
+            Ok(())
+        });
     warn_notes(ctx, &notes);
     let (task, ()) = result?;
     if args.json {
