@@ -513,17 +513,17 @@ mod tests {
         register(&paths, &m, "agent-1", secs(30)).expect("register");
         let (p, _) = list(&paths).expect("list");
         assert_eq!((p.version, p.pending_acks.len()), (1, 1));
-        let (r, _) = acknowledge(&paths, short(&m.msg_id), "agent-2").expect("ack");
+        let (r, _) = acknowledge(&paths, m.msg_id.short(), "agent-2").expect("ack");
         assert_eq!(
             r,
             AckResult::NotRecipient {
-                msg_id: m.msg_id.clone(),
+                msg_id: m.msg_id.to_string(),
                 recipient: "agent-1".into()
             }
         );
-        let (r, _) = acknowledge(&paths, short(&m.msg_id), "agent-1").expect("ack");
-        assert!(matches!(r, AckResult::Acknowledged(e) if e.msg_id == m.msg_id));
-        let (r, _) = acknowledge(&paths, &m.msg_id, "agent-1").expect("ack");
+        let (r, _) = acknowledge(&paths, m.msg_id.short(), "agent-1").expect("ack");
+        assert!(matches!(r, AckResult::Acknowledged(e) if m.msg_id == *e.msg_id));
+        let (r, _) = acknowledge(&paths, m.msg_id.as_str(), "agent-1").expect("ack");
         assert_eq!(r, AckResult::NotPending);
         assert_eq!(list(&paths).expect("list").0.version, 2);
         assert!(!work_due(&paths, time::now()));
@@ -668,10 +668,11 @@ mod tests {
                         let m = message("agent-1");
                         register(&paths, &m, "agent-1", secs(30)).expect("register");
                         if (t + i) % 2 == 0 {
-                            let (r, _) = acknowledge(&paths, &m.msg_id, "agent-1").expect("ack");
+                            let (r, _) =
+                                acknowledge(&paths, m.msg_id.as_str(), "agent-1").expect("ack");
                             assert!(matches!(r, AckResult::Acknowledged(_)));
                         } else {
-                            kept.push(m.msg_id);
+                            kept.push(m.msg_id.to_string());
                         }
                     }
                     kept

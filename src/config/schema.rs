@@ -674,7 +674,9 @@ fn check_item(item: &Item, v: &Value) -> Option<String> {
             (s.trim().is_empty() || s.contains('/') || s.chars().any(char::is_whitespace))
                 .then(|| format!("{s:?} is not a program name (no spaces or `/`)"))
         }
-        (Item::MessageType, Value::String(s)) => validate::message_type_name(s).err().map(|e| e.to_string()),
+        (Item::MessageType, Value::String(s)) => {
+            validate::message_type_name(s).err().map(|e| e.to_string())
+        }
         (item, v) => Some(format!("expected {}, got {}", item_noun(item), describe(v))),
     }
 }

@@ -190,7 +190,7 @@ mod tests {
         let entry = feed.latest(1).next().cloned().expect("entry");
         assert_eq!((entry.success_count, entry.failure_count), (0, 2));
         log.append(&[DeliveryRecord::new(
-            &m.msg_id,
+            m.msg_id.as_str(),
             &[
                 ("agent-1".into(), Outcome::delivered()),
                 ("agent-2".into(), Outcome::queued("shell in foreground")),

@@ -15,11 +15,11 @@ use super::validate::{self, ValidationError};
 /// ending with `-` (`agent-3`, `operator`, `reviewer_2`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub struct AgentId(String);
+pub(crate) struct AgentId(String);
 
 impl AgentId {
     /// Checks `raw` (surrounding whitespace is stripped first).
-    pub fn parse(raw: &str) -> Result<AgentId, ValidationError> {
+    pub(crate) fn parse(raw: &str) -> Result<AgentId, ValidationError> {
         validate::agent_id(raw).map(AgentId)
     }
 
@@ -29,7 +29,7 @@ impl AgentId {
     }
 
     /// The id as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
@@ -94,7 +94,7 @@ impl fmt::Display for AgentId {
 /// (they are compared and shown, after sanitising, never interpreted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct MessageId(String);
+pub(crate) struct MessageId(String);
 
 /// Characters in the short form of a message id.
 pub(crate) const SHORT_ID_CHARS: usize = 8;
@@ -106,17 +106,17 @@ impl MessageId {
     }
 
     /// An id as another tool or an older file wrote it.
-    pub fn from_stored(id: impl Into<String>) -> MessageId {
+    pub(crate) fn from_stored(id: impl Into<String>) -> MessageId {
         MessageId(id.into())
     }
 
     /// The id as written.
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
     /// The first eight characters, enough to acknowledge a message.
-    pub fn short(&self) -> &str {
+    pub(crate) fn short(&self) -> &str {
         short(&self.0)
     }
 
@@ -207,4 +207,3 @@ impl fmt::Display for PaneId {
         f.write_str(&self.0)
     }
 }
-

@@ -303,7 +303,9 @@ mod tests {
                 Ok("REVIEW-REQUEST".into())
             );
         }
-        let err = MessageType::parse("urgent", &[]).expect_err("unknown");
+        let err = MessageType::parse("urgent", &[])
+            .expect_err("unknown")
+            .to_string();
         assert!(err.contains("QUESTION, REVIEW-REQUEST, BLOCKED"), "{err}");
         let custom = vec!["deploy_done".to_string()];
         assert_eq!(
@@ -316,16 +318,23 @@ mod tests {
     #[test]
     fn content_is_sanitised_and_bounded() {
         assert_eq!(clean_content("  hi;\x1b[31m  ").as_deref(), Ok("hi;"));
-        assert!(clean_content("   ").expect_err("blank").contains("empty"));
+        assert!(
+            clean_content("   ")
+                .expect_err("blank")
+                .to_string()
+                .contains("empty")
+        );
         assert!(
             clean_content("\x1b[2J")
                 .expect_err("blank")
+                .to_string()
                 .contains("control")
         );
         assert!(clean_content(&"x".repeat(MAX_CONTENT_BYTES)).is_ok());
         assert!(
             clean_content(&"x".repeat(MAX_CONTENT_BYTES + 1))
                 .expect_err("long")
+                .to_string()
                 .contains("too long")
         );
     }

@@ -7,8 +7,9 @@ pub(crate) mod message;
 mod timestamp;
 pub(crate) mod validate;
 
-pub use ids::{AgentId, MessageId, PaneId};
+pub use ids::PaneId;
+pub(crate) use ids::{AgentId, MessageId};
 pub(crate) use ids::{SHORT_ID_CHARS, short};
-pub use timestamp::Timestamp;
+pub(crate) use timestamp::Timestamp;
 pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};
 pub use validate::ValidationError;

@@ -14,51 +14,51 @@ use crate::support::time;
 
 /// An instant, with microsecond precision (what every format keeps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Timestamp(DateTime<Utc>);
+pub(crate) struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
     /// Now.
-    pub fn now() -> Timestamp {
+    pub(crate) fn now() -> Timestamp {
         Timestamp(time::now())
     }
 
     /// From a chrono time.
-    pub fn from_utc(t: DateTime<Utc>) -> Timestamp {
+    pub(crate) fn from_utc(t: DateTime<Utc>) -> Timestamp {
         Timestamp(t)
     }
 
     /// The chrono time.
-    pub fn utc(self) -> DateTime<Utc> {
+    pub(crate) fn utc(self) -> DateTime<Utc> {
         self.0
     }
 
     /// From Unix seconds; `None` for non-finite or absurd values.
-    pub fn from_unix_seconds(secs: f64) -> Option<Timestamp> {
+    pub(crate) fn from_unix_seconds(secs: f64) -> Option<Timestamp> {
         time::from_unix_seconds(secs).map(Timestamp)
     }
 
     /// Unix seconds with sub-second precision.
-    pub fn unix_seconds(self) -> f64 {
+    pub(crate) fn unix_seconds(self) -> f64 {
         time::unix_seconds(self.0)
     }
 
     /// Parses aware or naive ISO 8601 (naive is local time).
-    pub fn parse_iso(s: &str) -> Option<Timestamp> {
+    pub(crate) fn parse_iso(s: &str) -> Option<Timestamp> {
         time::parse_iso(s).map(Timestamp)
     }
 
     /// `2026-11-21T13:26:58.589963+00:00`.
-    pub fn utc_iso(self) -> String {
+    pub(crate) fn utc_iso(self) -> String {
         time::utc_iso(self.0)
     }
 
     /// `2026-11-21T13:27:02.029457`, local time.
-    pub fn local_naive_iso(self) -> String {
+    pub(crate) fn local_naive_iso(self) -> String {
         time::local_naive_iso(self.0)
     }
 
     /// `2026-11-21 14:30:15`, local time: what a pane's message header shows.
-    pub fn local_display(self) -> String {
+    pub(crate) fn local_display(self) -> String {
         self.0
             .with_timezone(&Local)
             .format("%Y-%m-%d %H:%M:%S")
@@ -66,7 +66,7 @@ impl Timestamp {
     }
 
     /// Seconds from `self` to `later`, never negative.
-    pub fn seconds_until(self, later: Timestamp) -> f64 {
+    pub(crate) fn seconds_until(self, later: Timestamp) -> f64 {
         time::age_seconds(self.0, later.0)
     }
 }
@@ -84,18 +84,18 @@ impl fmt::Display for Timestamp {
 }
 
 /// Serde adapter: Unix seconds as a JSON number (`1795267578.9710896`).
-pub mod unix_seconds {
+pub(crate) mod unix_seconds {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
     use super::Timestamp;
 
     /// Writes Unix seconds.
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_f64(t.unix_seconds())
     }
 
     /// Reads Unix seconds (integers too); rejects non-finite and absurd values.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         let secs = f64::deserialize(d)?;
         Timestamp::from_unix_seconds(secs)
             .ok_or_else(|| D::Error::custom(format!("{secs} is not a usable Unix time")))
@@ -104,18 +104,18 @@ pub mod unix_seconds {
 
 /// Serde adapter: aware UTC ISO 8601 (`2026-11-21T13:26:58.589963+00:00`);
 /// reads naive local times too.
-pub mod utc_iso {
+pub(crate) mod utc_iso {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
     use super::Timestamp;
 
     /// Writes aware UTC ISO.
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&t.utc_iso())
     }
 
     /// Reads either ISO family.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         let text = String::deserialize(d)?;
         Timestamp::parse_iso(&text)
             .ok_or_else(|| D::Error::custom(format!("{text:?} is not an ISO 8601 time")))
@@ -125,18 +125,18 @@ pub mod utc_iso {
 /// Serde adapter: naive local ISO 8601 (`2026-11-21T13:27:02.029457`), as
 /// the Python tool writes and compares pending ACK times; reads aware
 /// times too.
-pub mod local_naive_iso {
+pub(crate) mod local_naive_iso {
     use serde::{Deserialize, Deserializer, Serializer, de::Error};
 
     use super::Timestamp;
 
     /// Writes naive local ISO.
-    pub fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(&t.local_naive_iso())
     }
 
     /// Reads either ISO family.
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
         let text = String::deserialize(d)?;
         Timestamp::parse_iso(&text)
             .ok_or_else(|| D::Error::custom(format!("{text:?} is not an ISO 8601 time")))
@@ -168,8 +168,14 @@ mod tests {
             naive: t,
         };
         let text = serde_json::to_string(&forms).expect("encode");
-        assert!(text.contains("\"aware\":\"2026-11-21T13:26:58.589963+00:00\""), "{text}");
-        assert!(!text.contains("\"naive\":\"2026-11-21T13:26:58.589963+"), "{text}");
+        assert!(
+            text.contains("\"aware\":\"2026-11-21T13:26:58.589963+00:00\""),
+            "{text}"
+        );
+        assert!(
+            !text.contains("\"naive\":\"2026-11-21T13:26:58.589963+"),
+            "{text}"
+        );
         let back: Forms = serde_json::from_str(&text).expect("decode");
         assert_eq!(back, forms);
     }

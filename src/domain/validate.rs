@@ -61,7 +61,9 @@ pub enum ValidationError {
         len: usize,
     },
     /// A custom type name with a character outside `A-Z 0-9 -`.
-    #[error("message type {0:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)")]
+    #[error(
+        "message type {0:?} may only use upper-case letters A-Z, digits and `-` (e.g. DEPLOY-DONE)"
+    )]
     TypeNameChars(String),
     /// A custom type name starting or ending with `-`.
     #[error("message type {0:?} cannot start or end with `-`")]
@@ -367,7 +369,7 @@ mod tests {
 
     #[test]
     fn rejects_invalid_ids_with_reasons() {
-        let err = |s: &str| agent_id(s).expect_err(s);
+        let err = |s: &str| agent_id(s).expect_err(s).to_string();
         assert!(err("").contains("empty"));
         assert!(err("   ").contains("empty"));
         assert!(err(&"x".repeat(65)).contains("too long"));
@@ -409,7 +411,7 @@ mod tests {
             ("REVIEW-REQUEST", "built in"),
             (&"X".repeat(33), "too long"),
         ] {
-            let e = message_type_name(bad).expect_err(bad);
+            let e = message_type_name(bad).expect_err(bad).to_string();
             assert!(e.contains(why), "{bad:?}: {e}");
         }
     }

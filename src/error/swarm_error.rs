@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use crate::domain::ValidationError;
 use crate::a2a::A2aError;
 use crate::config::ConfigError;
+use crate::domain::ValidationError;
 use crate::guard::GuardError;
 use crate::locks::LockError;
 use crate::store::StoreError;

@@ -215,7 +215,11 @@ impl Messenger<'_> {
         message.parent_msg_id = req.parent_msg_id;
         if req.ack_timeout.is_some() {
             message.requires_ack = true;
-            message.content = format!("{} {}", acks::marker(message.msg_id.as_str()), message.content);
+            message.content = format!(
+                "{} {}",
+                acks::marker(message.msg_id.as_str()),
+                message.content
+            );
         }
         let log = MessageLog::new(self.paths).with_policy(self.settings.log);
         warnings.extend(log.append(&[message.log_entry(&[])])?);
@@ -261,8 +265,13 @@ impl Messenger<'_> {
         }
 
         let (text, body_file) = self.pane_text(&message.log_entry(&[]), None)?;
-        let (outcomes, more) =
-            self.deliver_logged(message.msg_id.as_str(), &recipients, &text, &message.header(), note)?;
+        let (outcomes, more) = self.deliver_logged(
+            message.msg_id.as_str(),
+            &recipients,
+            &text,
+            &message.header(),
+            note,
+        )?;
         warnings.extend(more);
         Ok(SendReport {
             message,

@@ -68,7 +68,7 @@ mod tests {
             MessageType::builtin("BLOCKED"),
             String::new(),
         );
-        m.created = crate::support::time::from_unix_seconds(1_795_267_578.0).expect("time");
+        m.created = crate::domain::Timestamp::from_unix_seconds(1_795_267_578.0).expect("time");
         let mut entry = m.log_entry(&[]);
         entry.content = "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into();
         let line = message_line(

@@ -831,6 +831,7 @@ fn complete(options: &[String], typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::MessageId;
     use crate::domain::message::Message;
     use crate::messaging::message_log::DeliveryRecord;
 
@@ -889,7 +890,7 @@ mod tests {
                 kind,
                 &format!("m{i}"),
             );
-            m.msg_id = format!("id-{i}");
+            m.msg_id = MessageId::from_stored(format!("id-{i}"));
             m.parent_msg_id = (i % 11 == 0 && i > 0).then(|| format!("id-{}", i - 1));
             if m.parent_msg_id.is_some() {
                 m.msg_type = MessageType::builtin("ACK");
@@ -919,24 +920,24 @@ mod tests {
         let mut s = state();
         let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
         m.requires_ack = true;
-        m.content = format!("{} need a.py", acks::marker(&m.msg_id));
+        m.content = format!("{} need a.py", acks::marker(m.msg_id.as_str()));
         s.ingest(vec![Record::Message(m.log_entry(&[]))], None);
         let fm = &s.messages[0];
         assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));
         assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
         let queued = DeliveryRecord::new(
-            &m.msg_id,
+            m.msg_id.as_str(),
             &[("agent-1".into(), Outcome::queued("shell"))],
             None,
         );
         s.ingest(vec![Record::Delivery(queued)], None);
         assert_eq!(s.messages[0].queued(), 1);
         let mut esc = msg("agent-0", "agent-2", "BLOCKED", "[UNACKNOWLEDGED] x");
-        esc.parent_msg_id = Some(m.msg_id.clone());
+        esc.parent_msg_id = Some(m.msg_id.to_string());
         s.ingest(vec![Record::Message(esc.log_entry(&[true]))], None);
         assert_eq!(s.messages[0].ack, AckMark::Escalated);
         let mut ack = msg("agent-1", "agent-0", "ACK", "ACK");
-        ack.parent_msg_id = Some(m.msg_id.clone());
+        ack.parent_msg_id = Some(m.msg_id.to_string());
         s.ingest(vec![Record::Message(ack.log_entry(&[true]))], None);
         assert_eq!(s.messages[0].ack, AckMark::Acknowledged);
     }

@@ -264,8 +264,7 @@ fn send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Vec<(Level, String)>
 }
 
 fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendReport> {
-    let msg_type =
-        MessageType::parse(&out.msg_type, &setup.custom_types)?;
+    let msg_type = MessageType::parse(&out.msg_type, &setup.custom_types)?;
     let to = if out.to == "all" {
         Recipients::All {
             include_self: false,

@@ -4,7 +4,6 @@ use std::path::PathBuf;
 
 pub use crate::domain::PaneId;
 
-
 /// Field separator in our `-F` formats: ASCII unit separator, which tmux
 /// escapes inside session names.
 pub(super) const FIELD_SEPARATOR: char = '\x1f';

@@ -36,8 +36,7 @@ pub(crate) struct BroadcastArgs {
 /// Sends one message to every active agent.
 pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
-    let msg_type =
-        MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
+    let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));

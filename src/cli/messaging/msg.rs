@@ -111,8 +111,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let settings = ctx.messaging_settings()?;
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
-    let msg_type =
-        MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
+    let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = load_registry(ctx)?
