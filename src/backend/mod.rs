@@ -14,6 +14,8 @@
 use crate::config::Config;
 use crate::store::Paths;
 
+mod on_redis;
+
 /// One implementation of every storage trait, for one project.
 pub(crate) struct Backend {}
 

@@ -279,7 +279,11 @@ pub(crate) fn store_url(raw: &str) -> Result<String, ValidationError> {
 /// The URL with any `user:password@` replaced by `***@`, for display.
 pub(crate) fn redact_url(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
-        return if url.contains('@') { "***".into() } else { url.to_owned() };
+        return if url.contains('@') {
+            "***".into()
+        } else {
+            url.to_owned()
+        };
     };
     let authority_end = rest.find('/').unwrap_or(rest.len());
     match rest[..authority_end].rfind('@') {

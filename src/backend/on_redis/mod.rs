@@ -1,0 +1,8 @@
+//! The Redis backend: the swarm's shared state on one Redis (or Valkey)
+//! server, so that agents on several hosts form one swarm while each
+//! host delivers into its own tmux panes (docs/SCALING.md).
+
+mod conn;
+mod locks;
+
+pub(crate) use conn::{Keys, Redis, RedisTarget};
