@@ -375,3 +375,133 @@ fn dedup(keys: &[LockKey]) -> Vec<&LockKey> {
         .filter(|k| seen.insert(k.as_str().to_owned()))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Barrier};
+
+    use super::*;
+    use crate::backend::on_redis::test_server::TestServer;
+
+    fn key(s: &str) -> LockKey {
+        LockKey::from_stored(s, Path::new("/nonexistent")).expect("key")
+    }
+
+    #[test]
+    fn one_winner_per_round_across_two_hosts() {
+        let server = TestServer::start();
+        let rounds = 40;
+        let racers = 16;
+        let barrier = Arc::new(Barrier::new(racers));
+        let handles: Vec<_> = (0..racers)
+            .map(|i| {
+                let host = if i % 2 == 0 { "host-a" } else { "host-b" };
+                let locks =
+                    RedisLocks::new(server.target("race"), Path::new("/nonexistent"), host, 300);
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let agent = format!("agent-{i}");
+                    let mut won = Vec::new();
+                    for round in 0..rounds {
+                        // Half race for a path, half for a pattern over it.
+                        let k = if i % 4 < 2 {
+                            key(&format!("src/r{round}/a.py"))
+                        } else {
+                            key(&format!("src/r{round}/*.py"))
+                        };
+                        barrier.wait();
+                        if let Ok(got) = locks.acquire(&[k], &agent, None, "race") {
+                            won.push((round, got[0].0.fence));
+                        }
+                    }
+                    won
+                })
+            })
+            .collect();
+        let mut wins: Vec<(usize, u64)> = handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("racer"))
+            .collect();
+        wins.sort();
+        let rounds_won: Vec<usize> = wins.iter().map(|(r, _)| *r).collect();
+        assert_eq!(
+            rounds_won,
+            (0..rounds).collect::<Vec<_>>(),
+            "one winner per round"
+        );
+        let mut fences: Vec<u64> = wins.iter().map(|(_, f)| *f).collect();
+        fences.dedup();
+        assert_eq!(fences.len(), rounds, "every acquisition has its own token");
+    }
+
+    #[test]
+    fn tokens_grow_stale_locks_are_taken_over_and_audited() {
+        let server = TestServer::start();
+        let a = RedisLocks::new(server.target("t"), Path::new("/nonexistent"), "a", 60);
+        let first = a
+            .acquire(&[key("x.py")], "agent-1", Some("mine"), "w")
+            .expect("lock");
+        let again = a
+            .acquire(&[key("x.py")], "agent-1", None, "w")
+            .expect("refresh");
+        assert_eq!(again[0].1, RedisAcquired::Refreshed);
+        assert_eq!(again[0].0.reason, "mine");
+        assert!(again[0].0.fence > first[0].0.fence);
+        assert!(matches!(
+            a.acquire(&[key("*.py")], "agent-2", None, "w"),
+            Err(LockError::Held(c)) if c.len() == 1
+        ));
+        // Age the lock past the stale timeout by rewriting its time.
+        let mut r = server.target("t").connect().expect("connect");
+        let locks = r.keys.key("locks");
+        let mut old: StoredLock = serde_json::from_str(
+            &r.query::<String>(redis::cmd("HGET").arg(&locks).arg("x.py"))
+                .expect("hget"),
+        )
+        .expect("json");
+        old.locked_at -= 120.0;
+        r.query::<()>(redis::cmd("HSET").arg(&locks).arg("x.py").arg(encode(&old)))
+            .expect("hset");
+        let took = a
+            .acquire(&[key("x.py")], "agent-2", None, "w")
+            .expect("takeover");
+        assert!(
+            matches!(&took[0].1, RedisAcquired::TookOver(h) if h.held.record.agent_id == "agent-1")
+        );
+        let audit: usize = r
+            .query(redis::cmd("XLEN").arg(r.keys.key("audit")))
+            .expect("xlen");
+        assert_eq!(audit, 1);
+        assert!(matches!(
+            a.release(&[key("x.py")], "agent-1", false),
+            Err(LockError::NotHolder { .. })
+        ));
+        let released = a
+            .release(&[key("x.py")], "agent-2", false)
+            .expect("release");
+        assert!(released[0].1.is_some());
+        assert!(a.list().expect("list").is_empty());
+    }
+
+    #[test]
+    fn hand_written_garbage_in_the_hash_is_skipped() {
+        let server = TestServer::start();
+        let a = RedisLocks::new(server.target("g"), Path::new("/nonexistent"), "a", 60);
+        let mut r = server.target("g").connect().expect("connect");
+        let locks = r.keys.key("locks");
+        for (f, v) in [
+            ("a.py", "not json"),
+            (
+                "b.py",
+                r#"{"agent_id":"bad id","filepath":"b.py","locked_at":1,"reason":"","fence":1,"host":"h"}"#,
+            ),
+        ] {
+            r.query::<()>(redis::cmd("HSET").arg(&locks).arg(f).arg(v))
+                .expect("hset");
+        }
+        assert!(a.list().expect("list").is_empty());
+        a.acquire(&[key("a.py")], "agent-1", None, "w")
+            .expect("replaces garbage");
+        assert_eq!(a.list().expect("list").len(), 1);
+    }
+}

@@ -3,6 +3,9 @@
 //! host delivers into its own tmux panes (docs/SCALING.md).
 
 mod conn;
+mod document;
 mod locks;
+#[cfg(test)]
+mod test_server;
 
 pub(crate) use conn::{Keys, Redis, RedisTarget};
