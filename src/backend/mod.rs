@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::store::Paths;
 
 mod on_redis;
+mod settings;
 
 /// One implementation of every storage trait, for one project.
 pub(crate) struct Backend {}
