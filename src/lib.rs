@@ -48,7 +48,7 @@ pub use domain::ValidationError;
 pub use domain::message::{BUILTIN_TYPES, LogEntry};
 pub use domain::validate::agent_id as validate_agent_id;
 pub use locks::{
-    Acquired, GlobModel, LockError, LockKey, LockRecord, LockTable, has_glob_chars, lock_file_name,
+    Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
 pub use messaging::message_log::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
 pub use monitor::{MonitorState, render};

@@ -12,18 +12,68 @@
 //! cursor for messages), not how the files keep it.
 
 use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::locks::{FileLocks, LockStore};
 use crate::store::Paths;
 
 mod on_redis;
 mod settings;
 
+use on_redis::RedisLocks;
+use settings::{SettingsError, StoreLocation, StoreSettings};
+
 /// One implementation of every storage trait, for one project.
-pub(crate) struct Backend {}
+pub(crate) struct Backend {
+    /// File locks.
+    pub(crate) locks: Box<dyn LockStore>,
+    /// Which store this is and this host's name in it.
+    settings: StoreSettings,
+}
 
 impl Backend {
+    /// The store `[store]` names for the project laid out by `paths`.
+    pub(crate) fn open(paths: &Paths, config: &Config) -> Result<Backend> {
+        let settings =
+            StoreSettings::resolve(&config.store, paths.root()).map_err(|e| match e {
+                SettingsError::NoUrl => Error::Invalid(
+                    "store.backend is \"redis\" but no server is named: set store.url, or \
+                 SWARM_STORE_URL (e.g. redis://127.0.0.1:6379)"
+                        .into(),
+                ),
+                SettingsError::Invalid(v) => Error::Validation(v),
+            })?;
+        let mut backend = Backend::files(paths, config);
+        if let StoreLocation::Redis(target) = &settings.location {
+            backend.locks = Box::new(RedisLocks::new(
+                target.clone(),
+                paths.root(),
+                &settings.host,
+                config.locking.stale_timeout,
+            ));
+        }
+        backend.settings = settings;
+        Ok(backend)
+    }
+
     /// The state files of the project laid out by `paths`.
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
-        let _ = (paths, config);
-        Backend {}
+        Backend {
+            locks: Box::new(FileLocks::new(paths, config.locking.stale_timeout)),
+            settings: StoreSettings::files(),
+        }
+    }
+
+    /// This machine's name in the swarm.
+    pub(crate) fn host(&self) -> &str {
+        &self.settings.host
+    }
+
+    /// Where the shared state lives, for people (`files`,
+    /// `redis://host:6379 (swarm proj)`), never with a password.
+    pub(crate) fn describe(&self) -> String {
+        match &self.settings.location {
+            StoreLocation::Files => "files".into(),
+            StoreLocation::Redis(t) => format!("{} (swarm {})", t.shown_url(), t.name()),
+        }
     }
 }

@@ -39,6 +39,14 @@ pub(crate) enum SettingsError {
 }
 
 impl StoreSettings {
+    /// The state files, on this host.
+    pub(crate) fn files() -> StoreSettings {
+        StoreSettings {
+            location: StoreLocation::Files,
+            host: default_name(&gethostname::gethostname().to_string_lossy(), "localhost"),
+        }
+    }
+
     /// Resolves `config` for the project at `root`: the swarm's name
     /// defaults to the project directory's name (characters a key cannot
     /// hold become `-`), the host's to this machine's host name.

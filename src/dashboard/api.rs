@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
 use crate::domain::message::LogEntry;
-use crate::locks::{LockEntry, LockError, LockTable};
+use crate::locks::{FileLocks, LockEntry, LockError};
 use crate::store::{Paths, inspect};
 use crate::support::time;
 
@@ -52,7 +52,7 @@ pub(super) struct LiveLocks {
 /// seconds), sorted by path, as its file stores it plus the file's name.
 /// Stale and damaged lock files are left out.
 pub(super) fn locks(paths: &Paths, stale_after: u32, now: f64) -> Result<LiveLocks, LockError> {
-    let table = LockTable::new(paths, stale_after);
+    let table = FileLocks::new(paths, stale_after);
     let mut list = Vec::new();
     let mut next_stale: Option<f64> = None;
     for entry in table.list()? {

@@ -13,7 +13,7 @@ use crate::acks::{self, AckResult};
 use crate::agents::identity;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
-use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockTable, Released};
+use crate::locks::{Acquired, FileLocks, HeldLock, LockEntry, LockError, LockRecord, Released};
 use crate::messaging::inbox::{self, ReadState, Selection};
 use crate::messaging::message_log::{MessageLog, MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
@@ -408,7 +408,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
     }
 }
 
-fn lock_json(r: &LockRecord, table: &LockTable, now: f64) -> Value {
+fn lock_json(r: &LockRecord, table: &FileLocks, now: f64) -> Value {
     json!({
         "path": sanitize::one_line(&r.filepath),
         "holder": r.agent_id,

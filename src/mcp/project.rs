@@ -12,7 +12,7 @@ use crate::agents::identity;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::locks::{LockKey, LockTable};
+use crate::locks::{FileLocks, LockKey};
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::Paths;
 use crate::tmux::Tmux;
@@ -70,8 +70,8 @@ impl Project {
     }
 
     /// The project's file locks, with the configured stale timeout.
-    pub(crate) fn lock_table(&self) -> LockTable {
-        LockTable::new(&self.paths, self.config.locking.stale_timeout)
+    pub(crate) fn lock_table(&self) -> FileLocks {
+        FileLocks::new(&self.paths, self.config.locking.stale_timeout)
     }
 
     /// A lock path or pattern, normalised against the project.

@@ -12,7 +12,7 @@ use chrono::{DateTime, Utc};
 
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::{AgentStatus, Registry, RegistryFile, RegistryState};
-use crate::locks::{DAMAGED_GRACE, LockEntry, LockTable};
+use crate::locks::{DAMAGED_GRACE, FileLocks, LockEntry};
 use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
@@ -93,7 +93,7 @@ pub(crate) fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
 pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
     // Listing does not judge staleness: the monitor does, against the time
     // it shows.
-    let entries = match LockTable::new(paths, 0).list() {
+    let entries = match FileLocks::new(paths, 0).list() {
         Ok(entries) => entries,
         Err(e) => return (Vec::new(), Some(format!("could not list the locks: {e}"))),
     };

@@ -8,4 +8,5 @@ mod locks;
 #[cfg(test)]
 mod test_server;
 
-pub(crate) use conn::{Keys, Redis, RedisTarget};
+pub(crate) use conn::RedisTarget;
+pub(crate) use locks::RedisLocks;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::locks::{HeldLock, LockKey, LockRecord, LockTable, has_glob_chars};
+use crate::locks::{HeldLock, LockKey, LockRecord, LockStore, has_glob_chars};
 use crate::support::sanitize;
 use crate::support::time;
 
@@ -30,7 +30,7 @@ pub(crate) struct LockJson {
 
 impl LockJson {
     /// The JSON view of a lock at `now`.
-    pub(crate) fn new(r: &LockRecord, table: &LockTable, now: f64) -> LockJson {
+    pub(crate) fn new(r: &LockRecord, table: &dyn LockStore, now: f64) -> LockJson {
         LockJson {
             agent_id: r.agent_id.clone(),
             filepath: r.filepath.clone(),
