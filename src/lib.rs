@@ -44,9 +44,9 @@ pub use agents::demo_agent::InputParser;
 pub use agents::launch::find_on_path;
 pub use agents::registry::{AgentRecord, AgentStatus, Registry};
 pub use config::load_file as load_config_file;
-pub use domain::ValidationError;
 pub use domain::message::{BUILTIN_TYPES, LogEntry};
 pub use domain::validate::agent_id as validate_agent_id;
+pub use domain::{AgentId, MessageId, Timestamp, ValidationError};
 pub use locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };

@@ -1,7 +1,12 @@
-//! Acknowledgements: the pending list (`PENDING_ACKS.json`), which knows
-//! nothing of sending. Retries are claimed here under the list's lock and
-//! sent by `messaging::ack_retry`.
+//! Acknowledgements: the pending list, which knows nothing of sending.
+//! Callers reach it through `AckStore` (`ack_store.rs`); `FileAcks`
+//! (`files.rs`) keeps it in `PENDING_ACKS.json`. Retries are claimed
+//! through the store and sent by `messaging::ack_retry`.
 
+mod ack_store;
+mod files;
 mod pending;
 
+pub(crate) use ack_store::{AckResult, AckStore};
+pub(crate) use files::FileAcks;
 pub use pending::*;

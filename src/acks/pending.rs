@@ -1,31 +1,25 @@
-//! Acknowledgements: messages that need an answer are recorded in
-//! `PENDING_ACKS.json` (project root; docs/FORMATS.md), re-delivered with the
-//! same id on an exponential schedule until the recipient runs `swarm ack`,
-//! and escalated to every agent when nobody answers.
-//!
-//! Every change to the pending file happens under its sidecar lock
-//! (read, modify, write), so no acknowledgement or retry is lost. Due work
-//! is claimed under the lock (the entry is advanced before anything is
-//! sent) and delivered after it is released: however many processes run
-//! the retry loop, each retry goes out at most once. `.swarm/ack_due` holds
-//! the earliest due time so that every command can check for due work by
-//! reading one small file.
+//! Acknowledgements: messages that need an answer are recorded in the
+//! pending list (an `AckStore`; the files are `PENDING_ACKS.json` and
+//! `.swarm/ack_due`, docs/FORMATS.md), re-delivered with the same id on an
+//! exponential schedule until the recipient runs `swarm ack`, and
+//! escalated to every agent when nobody answers. This file holds the
+//! entry, the schedule and the decisions; the store claims due work
+//! atomically, so however many processes run the retry loop, each retry
+//! goes out at most once.
 
 use std::time::Duration;
 
 use backon::{BackoffBuilder, ExponentialBuilder};
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::domain::message::{LogEntry, Message};
+use crate::domain::message_dict::{self, DictDefaults};
+use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::Result;
-use crate::store::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir,
-    open_for_read,
-};
-use crate::support::json::{self, Layout};
-use crate::support::time;
+
+use super::ack_store::{AckStore, Claim, NextDue};
 
 /// The marker put before the content of a message that needs an answer.
 pub fn marker(msg_id: &str) -> String {
@@ -97,45 +91,149 @@ impl AckSettings {
     }
 }
 
-/// One pending acknowledgement (docs/FORMATS.md; times are naive local ISO, as the
-/// Python tool writes and compares them).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One pending acknowledgement (docs/FORMATS.md; times are naive local
+/// ISO in the file, as the Python tool writes and compares them).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "StoredEntry", into = "StoredEntry")]
 pub struct PendingEntry {
     /// The message.
-    pub msg_id: String,
+    pub msg_id: MessageId,
     /// Who sent it.
-    pub sender_id: String,
+    pub sender_id: AgentId,
     /// Who must acknowledge it.
-    pub recipient_id: String,
-    /// The message's `to_dict` (docs/FORMATS.md).
-    pub message: Value,
+    pub recipient_id: AgentId,
+    /// The message itself, kept as the Python tool's `to_dict`
+    /// (`domain::message_dict`).
+    pub(crate) message: Message,
     /// When it was sent.
-    pub sent_at: String,
+    pub sent_at: Timestamp,
     /// Retries sent so far.
     pub retry_count: u32,
     /// When the next retry (or the escalation) is due.
-    pub next_retry_at: String,
+    pub next_retry_at: Timestamp,
+    /// The dict the message was read from, written back as it was while
+    /// the message is unchanged (keys another tool wrote survive).
+    read_from: Option<Value>,
+}
+
+/// Equal when they say the same: the dict an entry was read from is how
+/// it is written, not what it is.
+impl PartialEq for PendingEntry {
+    fn eq(&self, other: &PendingEntry) -> bool {
+        self.msg_id == other.msg_id
+            && self.sender_id == other.sender_id
+            && self.recipient_id == other.recipient_id
+            && self.message == other.message
+            && self.sent_at == other.sent_at
+            && self.retry_count == other.retry_count
+            && self.next_retry_at == other.next_retry_at
+    }
+}
+
+/// The entry as the file holds it.
+#[derive(Serialize, Deserialize)]
+struct StoredEntry {
+    msg_id: MessageId,
+    sender_id: AgentId,
+    recipient_id: AgentId,
+    message: Value,
+    #[serde(with = "crate::domain::local_naive_iso")]
+    sent_at: Timestamp,
+    retry_count: u32,
+    #[serde(with = "crate::domain::local_naive_iso")]
+    next_retry_at: Timestamp,
+}
+
+fn dict_defaults(
+    msg_id: &MessageId,
+    sender: &AgentId,
+    recipient: &AgentId,
+    sent_at: Timestamp,
+) -> DictDefaults {
+    DictDefaults {
+        msg_id: msg_id.clone(),
+        sender: sender.to_string(),
+        recipients: vec![recipient.to_string()],
+        created: sent_at,
+    }
+}
+
+impl From<StoredEntry> for PendingEntry {
+    fn from(s: StoredEntry) -> PendingEntry {
+        let defaults = dict_defaults(&s.msg_id, &s.sender_id, &s.recipient_id, s.sent_at);
+        PendingEntry {
+            message: message_dict::read(&s.message, &defaults),
+            msg_id: s.msg_id,
+            sender_id: s.sender_id,
+            recipient_id: s.recipient_id,
+            sent_at: s.sent_at,
+            retry_count: s.retry_count,
+            next_retry_at: s.next_retry_at,
+            read_from: Some(s.message),
+        }
+    }
+}
+
+impl From<PendingEntry> for StoredEntry {
+    fn from(e: PendingEntry) -> StoredEntry {
+        let defaults = dict_defaults(&e.msg_id, &e.sender_id, &e.recipient_id, e.sent_at);
+        StoredEntry {
+            message: message_dict::write(&e.message, e.read_from.as_ref().map(|d| (d, &defaults))),
+            msg_id: e.msg_id,
+            sender_id: e.sender_id,
+            recipient_id: e.recipient_id,
+            sent_at: e.sent_at,
+            retry_count: e.retry_count,
+            next_retry_at: e.next_retry_at,
+        }
+    }
 }
 
 impl PendingEntry {
-    /// The message as a log entry (for re-delivery).
+    /// A new entry: `recipient` must acknowledge `message`, sent `now`,
+    /// within `timeout`.
+    pub(crate) fn new(
+        mut message: Message,
+        recipient: AgentId,
+        now: Timestamp,
+        timeout: Duration,
+    ) -> PendingEntry {
+        // The file keeps microseconds: so does the entry, so that it
+        // compares equal to itself read back.
+        let micros = |t: Timestamp| Timestamp::from_utc(t.utc().trunc_subsecs(6));
+        message.created = micros(message.created);
+        let now = micros(now);
+        let due = now.utc()
+            + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::seconds(30));
+        PendingEntry {
+            msg_id: message.msg_id.clone(),
+            // A sender that is not a valid agent id cannot ask for an
+            // acknowledgement (`send` checks it first); the recipient
+            // stands in rather than a panic.
+            sender_id: AgentId::parse(&message.sender).unwrap_or_else(|_| recipient.clone()),
+            recipient_id: recipient,
+            message,
+            sent_at: now,
+            retry_count: 0,
+            next_retry_at: Timestamp::from_utc(due),
+            read_from: None,
+        }
+    }
+
+    /// The message.
+    pub(crate) fn message(&self) -> &Message {
+        &self.message
+    }
+
+    /// The message as a log entry (for re-delivery to the recipient).
     pub fn log_entry(&self) -> LogEntry {
-        let text = |k: &str| {
-            self.message
-                .get(k)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
         LogEntry {
-            sender: self.sender_id.clone(),
-            timestamp: text("timestamp"),
-            msg_type: Some(text("msg_type"))
-                .filter(|t| !t.is_empty())
-                .unwrap_or_else(|| "INFO".into()),
-            content: text("content"),
-            recipients: vec![self.recipient_id.clone()],
-            msg_id: self.msg_id.clone(),
+            sender: self.sender_id.to_string(),
+            timestamp: self.message.created.local_naive_iso(),
+            msg_type: self.message.msg_type.as_str().to_owned(),
+            content: self.message.content.clone(),
+            recipients: vec![self.recipient_id.to_string()],
+            msg_id: self.msg_id.to_string(),
             context_id: None,
             task: None,
             requires_ack: Some(true),
@@ -145,233 +243,49 @@ impl PendingEntry {
             failure_count: 0,
         }
     }
-
-    /// When it was first sent, if the stored time is readable.
-    pub fn sent(&self) -> Option<DateTime<Utc>> {
-        time::parse_iso(&self.sent_at)
-    }
-
-    fn due_at(&self) -> Option<DateTime<Utc>> {
-        time::parse_iso(&self.next_retry_at)
-    }
-}
-
-/// `PENDING_ACKS.json`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub(crate) struct PendingFile {
-    /// Incremented on every save.
-    #[serde(default)]
-    pub version: u64,
-    /// The entries.
-    pub pending_acks: Vec<PendingEntry>,
-}
-
-struct Store {
-    file: StateFile,
-    due: StateFile,
-}
-
-impl Store {
-    fn new(paths: &Paths) -> Store {
-        Store {
-            file: StateFile::new(paths.pending_acks()),
-            due: StateFile::new(paths.swarm_dir().join("ack_due")),
-        }
-    }
-
-    /// Reads under the lock; a damaged file is moved aside (kept for
-    /// inspection) and reported, and the list starts empty.
-    fn load(&self, lock: &StateLock) -> Result<(PendingFile, Vec<String>), StoreError> {
-        let why = match self.file.read_json::<PendingFile>() {
-            Ok(Loaded::Valid(p)) => return Ok((p, Vec::new())),
-            Ok(Loaded::Missing) => return Ok((PendingFile::default(), Vec::new())),
-            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => why,
-            Err(e) => return Err(e),
-        };
-        let aside = self.file.preserve(lock)?;
-        let warning = format!(
-            "{} was damaged ({why}); {} and started an empty list of pending acknowledgements",
-            self.file.path().display(),
-            aside
-                .map(|p| format!("moved it to {}", p.display()))
-                .unwrap_or_else(|| "it could not be moved aside".into())
-        );
-        Ok((PendingFile::default(), vec![warning]))
-    }
-
-    fn save(&self, lock: &StateLock, pending: &mut PendingFile) -> Result<(), StoreError> {
-        pending.version += 1;
-        let bytes =
-            json::to_vec(pending, Layout::Indent2).map_err(|source| StoreError::Encode {
-                path: self.file.path().to_owned(),
-                source,
-            })?;
-        self.file.write(lock, &bytes)?;
-        // The earliest due time, for the cheap check every command makes.
-        let earliest = pending
-            .pending_acks
-            .iter()
-            .filter_map(|e| e.due_at())
-            .min()
-            .map(|t| format!("{}", time::unix_seconds(t)))
-            .unwrap_or_else(|| "none".into());
-        if let Some(dir) = self.due.path().parent() {
-            ensure_private_dir(dir).map_err(|source| StoreError::Write {
-                path: dir.to_owned(),
-                source,
-            })?;
-        }
-        let due_lock = self.due.lock(DEFAULT_LOCK_TIMEOUT)?;
-        self.due.write_unsynced(&due_lock, earliest.as_bytes())
-    }
 }
 
 /// Records that `recipient` must acknowledge `message` within `timeout`.
-/// Returns warnings (a damaged pending file that was moved aside).
+/// Returns warnings (a damaged pending list that was set aside).
 pub(crate) fn register(
-    paths: &Paths,
+    store: &dyn AckStore,
     message: &Message,
-    recipient: &str,
+    recipient: &AgentId,
     timeout: Duration,
 ) -> Result<Vec<String>> {
-    let store = Store::new(paths);
-    let lock = store.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-    let (mut pending, warnings) = store.load(&lock)?;
-    let now = time::now();
-    let due = now + chrono::Duration::from_std(timeout).unwrap_or(chrono::Duration::seconds(30));
-    pending.pending_acks.push(PendingEntry {
-        msg_id: message.msg_id.to_string(),
-        sender_id: message.sender.clone(),
-        recipient_id: recipient.to_owned(),
-        message: message.to_dict(),
-        sent_at: time::local_naive_iso(now),
-        retry_count: 0,
-        next_retry_at: time::local_naive_iso(due),
-    });
-    store.save(&lock, &mut pending)?;
-    Ok(warnings)
+    let entry = PendingEntry::new(
+        message.clone(),
+        recipient.clone(),
+        Timestamp::now(),
+        timeout,
+    );
+    Ok(store.record(entry)?)
 }
 
-/// What `acknowledge` found.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum AckResult {
-    /// The entry was removed; the sender should be told.
-    Acknowledged(PendingEntry),
-    /// Nothing pending matches the id.
-    NotPending,
-    /// Only someone else may acknowledge it.
-    NotRecipient {
-        /// The full id.
-        msg_id: String,
-        /// Who may.
-        recipient: String,
-    },
-    /// The prefix matches several pending messages.
-    Ambiguous(Vec<String>),
-}
-
-/// Acknowledges the pending message whose id starts with `prefix`, as
-/// `agent`: only its recipient may.
-pub(crate) fn acknowledge(
-    paths: &Paths,
-    prefix: &str,
-    agent: &str,
-) -> Result<(AckResult, Vec<String>)> {
-    let store = Store::new(paths);
-    let lock = store.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-    let (mut pending, warnings) = store.load(&lock)?;
-    let prefix = prefix.trim().to_lowercase();
-    let hits: Vec<usize> = pending
-        .pending_acks
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.msg_id.starts_with(&prefix))
-        .map(|(i, _)| i)
-        .collect();
-    let result = match hits.as_slice() {
-        [] => AckResult::NotPending,
-        [i] => {
-            let entry = &pending.pending_acks[*i];
-            if entry.recipient_id != agent {
-                AckResult::NotRecipient {
-                    msg_id: entry.msg_id.clone(),
-                    recipient: entry.recipient_id.clone(),
-                }
-            } else {
-                let entry = pending.pending_acks.remove(*i);
-                store.save(&lock, &mut pending)?;
-                AckResult::Acknowledged(entry)
-            }
-        }
-        many => AckResult::Ambiguous(
-            many.iter()
-                .map(|&i| pending.pending_acks[i].msg_id.clone())
-                .collect(),
-        ),
-    };
-    Ok((result, warnings))
-}
-
-/// The pending list as it is now (read without locking: writes are atomic).
-pub(crate) fn list(paths: &Paths) -> Result<(PendingFile, Option<String>)> {
-    let file = StateFile::new(paths.pending_acks());
-    Ok(match file.read_json::<PendingFile>() {
-        Ok(Loaded::Valid(p)) => (p, None),
-        Ok(Loaded::Missing) => (PendingFile::default(), None),
-        Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => (
-            PendingFile::default(),
-            Some(format!(
-                "{} is damaged ({why})",
-                paths.pending_acks().display()
-            )),
-        ),
-        Err(e) => return Err(e.into()),
-    })
-}
-
-/// The earliest due time, from `.swarm/ack_due`: `Some(None)` when nothing
-/// is pending, `None` when unknown (then the pending file decides).
-fn earliest_due(paths: &Paths) -> Option<Option<f64>> {
-    use std::io::Read;
-    // Never followed through a link or waited on as a FIFO: anything but a
-    // small regular file is "unknown", and the pending file decides (the
-    // next save replaces it).
-    let file = open_for_read(&paths.swarm_dir().join("ack_due")).ok()??;
-    let mut text = String::new();
-    file.take(64).read_to_string(&mut text).ok()?;
-    let text = text.trim();
-    if text == "none" {
-        return Some(None);
-    }
-    text.parse().ok().map(Some)
-}
-
-/// Cheap check (one small file read) whether any retry or escalation is
-/// due at `now`.
-pub(crate) fn work_due(paths: &Paths, now: DateTime<Utc>) -> bool {
-    match earliest_due(paths) {
-        Some(Some(t)) => time::unix_seconds(now) >= t,
-        Some(None) => false,
-        // No due file (first use, or a pending file written by the Python
-        // tool): look once; processing writes the due file.
-        None => paths.pending_acks().exists(),
+/// Cheap check (one small file read for the files) whether any retry or
+/// escalation is due at `now`.
+pub(crate) fn work_due(store: &dyn AckStore, now: DateTime<Utc>) -> bool {
+    match store.next_due() {
+        NextDue::At(t) => t.utc() <= now,
+        NextDue::Nothing => false,
+        NextDue::Unknown => true,
     }
 }
 
 /// How long until the next due work, if anything is pending.
-pub(crate) fn next_due_in(paths: &Paths, now: DateTime<Utc>) -> Option<Duration> {
-    match earliest_due(paths) {
-        Some(Some(t)) => Some(Duration::from_secs_f64(
-            (t - time::unix_seconds(now)).max(0.0),
+pub(crate) fn next_due_in(store: &dyn AckStore, now: DateTime<Utc>) -> Option<Duration> {
+    match store.next_due() {
+        NextDue::At(t) => Some(Duration::from_secs_f64(
+            Timestamp::from_utc(now).seconds_until(t),
         )),
-        Some(None) => None,
-        None => paths.pending_acks().exists().then_some(Duration::ZERO),
+        NextDue::Nothing => None,
+        NextDue::Unknown => Some(Duration::ZERO),
     }
 }
 
 /// A retry or an escalation taken from the pending list. It is claimed
-/// (the entry advanced or removed, under the file's lock) before anything
-/// is sent, so each goes out at most once.
+/// (the entry advanced or removed, atomically in the store) before
+/// anything is sent, so each goes out at most once.
 #[derive(Clone, Debug)]
 pub(crate) enum DueAction {
     /// Deliver the message again: the `n`th retry.
@@ -390,50 +304,42 @@ pub(crate) enum DueAction {
     },
 }
 
-/// Claims every retry and escalation due at `now`. `registered` says
-/// whether an agent is still in the registry.
+/// Claims every retry and escalation due at `now`, deciding each by the
+/// schedule in `settings`. `registered` says whether an agent is still in
+/// the registry.
 pub(crate) fn claim_due(
-    paths: &Paths,
+    store: &dyn AckStore,
     registered: impl Fn(&str) -> bool,
     settings: &AckSettings,
     now: DateTime<Utc>,
 ) -> Result<(Vec<DueAction>, Vec<String>)> {
-    let store = Store::new(paths);
-    let lock = store.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-    let (mut pending, warnings) = store.load(&lock)?;
-    let mut actions = Vec::new();
-    let mut keep = Vec::new();
-    for mut entry in std::mem::take(&mut pending.pending_acks) {
-        // An unreadable due time is due now: better a retry than a
-        // message that waits forever.
-        if entry.due_at().is_some_and(|t| t > now) {
-            keep.push(entry);
-            continue;
-        }
-        let recipient_gone = !registered(&entry.recipient_id);
+    let decide = |entry: &PendingEntry| {
+        let recipient_gone = !registered(entry.recipient_id.as_str());
         if recipient_gone || entry.retry_count >= settings.max_retries {
-            actions.push(DueAction::Escalate {
-                entry,
-                recipient_gone,
-            });
-            continue;
+            return Claim::Escalate { recipient_gone };
         }
-        entry.retry_count += 1;
         // `--ack-timeout` sets the first wait only; the rest of the
         // schedule comes from the settings.
-        let wait = settings.wait_before(entry.retry_count + 1, settings.timeout);
+        let wait = settings.wait_before(entry.retry_count + 2, settings.timeout);
         let next = now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
-        entry.next_retry_at = time::local_naive_iso(next);
-        actions.push(DueAction::Retry {
-            entry: entry.clone(),
-            n: entry.retry_count,
-        });
-        keep.push(entry);
-    }
-    pending.pending_acks = keep;
-    if !actions.is_empty() || !warnings.is_empty() || earliest_due(paths).is_none() {
-        store.save(&lock, &mut pending)?;
-    }
+        Claim::Retry {
+            next_retry_at: Timestamp::from_utc(next),
+        }
+    };
+    let (claimed, warnings) = store.claim_due(Timestamp::from_utc(now), &decide)?;
+    let actions = claimed
+        .into_iter()
+        .map(|c| match c.claim {
+            Claim::Retry { .. } => DueAction::Retry {
+                n: c.entry.retry_count,
+                entry: c.entry,
+            },
+            Claim::Escalate { recipient_gone } => DueAction::Escalate {
+                entry: c.entry,
+                recipient_gone,
+            },
+        })
+        .collect();
     Ok((actions, warnings))
 }
 
@@ -450,8 +356,15 @@ pub(crate) fn format_age(seconds: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::acks::{AckResult, AckStore, FileAcks};
     use crate::domain::message::MessageType;
+    use crate::store::Paths;
+    use crate::support::time;
     use std::fs;
+
+    fn agent(s: &str) -> AgentId {
+        AgentId::parse(s).expect("agent id")
+    }
 
     fn secs(n: u64) -> Duration {
         Duration::from_secs(n)
@@ -508,32 +421,37 @@ mod tests {
     #[test]
     fn register_acknowledge_by_prefix_and_refuse_others() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = Paths::new(dir.path());
+        let store = FileAcks::new(&Paths::new(dir.path()));
         let m = message("agent-1");
-        register(&paths, &m, "agent-1", secs(30)).expect("register");
-        let (p, _) = list(&paths).expect("list");
-        assert_eq!((p.version, p.pending_acks.len()), (1, 1));
-        let (r, _) = acknowledge(&paths, m.msg_id.short(), "agent-2").expect("ack");
+        register(&store, &m, &agent("agent-1"), secs(30)).expect("register");
+        assert_eq!(store.list().expect("list").entries.len(), 1);
+        let (r, _) = store
+            .acknowledge(m.msg_id.short(), &agent("agent-2"))
+            .expect("ack");
         assert_eq!(
             r,
             AckResult::NotRecipient {
-                msg_id: m.msg_id.to_string(),
-                recipient: "agent-1".into()
+                msg_id: m.msg_id.clone(),
+                recipient: agent("agent-1")
             }
         );
-        let (r, _) = acknowledge(&paths, m.msg_id.short(), "agent-1").expect("ack");
-        assert!(matches!(r, AckResult::Acknowledged(e) if m.msg_id == *e.msg_id));
-        let (r, _) = acknowledge(&paths, m.msg_id.as_str(), "agent-1").expect("ack");
+        let (r, _) = store
+            .acknowledge(m.msg_id.short(), &agent("agent-1"))
+            .expect("ack");
+        assert!(matches!(r, AckResult::Acknowledged(e) if e.msg_id == m.msg_id));
+        let (r, _) = store
+            .acknowledge(m.msg_id.as_str(), &agent("agent-1"))
+            .expect("ack");
         assert_eq!(r, AckResult::NotPending);
-        assert_eq!(list(&paths).expect("list").0.version, 2);
-        assert!(!work_due(&paths, time::now()));
+        assert!(!work_due(&store, time::now()));
     }
 
     #[test]
     fn a_fifo_in_place_of_the_due_file_is_never_waited_on() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let store = FileAcks::new(&paths);
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let due = paths.swarm_dir().join("ack_due");
         fs::remove_file(&due).expect("remove");
         let made = std::process::Command::new("mkfifo")
@@ -543,40 +461,40 @@ mod tests {
         assert!(made.success());
         // Unknown, so the pending file decides: something is pending, and
         // a read of the FIFO would block this test forever.
-        assert!(work_due(&paths, time::now()));
+        assert!(work_due(&store, time::now()));
         // The next save replaces the FIFO with the real due time.
         let later = time::now() + chrono::Duration::seconds(31);
-        claim_due(&paths, |_| true, &AckSettings::default(), later).expect("claim");
+        claim_due(&store, |_| true, &AckSettings::default(), later).expect("claim");
         assert!(fs::metadata(&due).expect("due file").is_file());
     }
 
     #[test]
     fn due_file_tracks_the_earliest_entry() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = Paths::new(dir.path());
-        assert!(!work_due(&paths, time::now()));
-        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let store = FileAcks::new(&Paths::new(dir.path()));
+        assert!(!work_due(&store, time::now()));
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let now = time::now();
-        assert!(!work_due(&paths, now));
-        assert!(work_due(&paths, now + chrono::Duration::seconds(31)));
-        let wait = next_due_in(&paths, now).expect("pending");
+        assert!(!work_due(&store, now));
+        assert!(work_due(&store, now + chrono::Duration::seconds(31)));
+        let wait = next_due_in(&store, now).expect("pending");
         assert!(wait <= secs(30) && wait >= secs(28), "{wait:?}");
     }
 
     #[test]
     fn retries_are_claimed_on_schedule_never_early_and_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = Paths::new(dir.path());
+        let store = FileAcks::new(&Paths::new(dir.path()));
         let settings = AckSettings {
             timeout: secs(30),
             delays: vec![secs(60)],
             max_retries: 2,
         };
         let start = time::now();
-        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let at = |s: i64| start + chrono::Duration::seconds(s);
         let claim = |now| {
-            claim_due(&paths, |_| true, &settings, now)
+            claim_due(&store, |_| true, &settings, now)
                 .expect("claim")
                 .0
         };
@@ -607,17 +525,17 @@ mod tests {
             ),
             "{last:?}"
         );
-        assert!(list(&paths).expect("list").0.pending_acks.is_empty());
+        assert!(store.list().expect("list").entries.is_empty());
     }
 
     #[test]
     fn a_recipient_who_left_is_escalated_without_a_retry() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let paths = Paths::new(dir.path());
-        register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+        let store = FileAcks::new(&Paths::new(dir.path()));
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let later = time::now() + chrono::Duration::seconds(31);
         let (actions, _) =
-            claim_due(&paths, |_| false, &AckSettings::default(), later).expect("claim");
+            claim_due(&store, |_| false, &AckSettings::default(), later).expect("claim");
         assert!(
             matches!(
                 actions.as_slice(),
@@ -634,9 +552,10 @@ mod tests {
     fn a_damaged_pending_file_is_kept_aside_and_reported() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
+        let store = FileAcks::new(&paths);
         fs::write(paths.pending_acks(), "{\"pending_acks\": [oops").expect("write");
         let warnings =
-            register(&paths, &message("agent-1"), "agent-1", secs(30)).expect("register");
+            register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         assert!(warnings[0].contains("damaged"), "{warnings:?}");
         let aside: Vec<_> = fs::read_dir(dir.path())
             .expect("ls")
@@ -652,42 +571,47 @@ mod tests {
             fs::read_to_string(aside[0].path()).expect("read"),
             "{\"pending_acks\": [oops"
         );
-        assert_eq!(list(&paths).expect("list").0.pending_acks.len(), 1);
+        assert_eq!(store.list().expect("list").entries.len(), 1);
     }
 
     #[test]
     fn concurrent_registrations_and_acks_lose_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
+        let store = std::sync::Arc::new(FileAcks::new(&paths));
         let handles: Vec<_> = (0..8)
             .map(|t| {
-                let paths = paths.clone();
+                let store = std::sync::Arc::clone(&store);
                 std::thread::spawn(move || {
                     let mut kept = Vec::new();
                     for i in 0..20 {
                         let m = message("agent-1");
-                        register(&paths, &m, "agent-1", secs(30)).expect("register");
+                        register(&*store, &m, &agent("agent-1"), secs(30)).expect("register");
                         if (t + i) % 2 == 0 {
-                            let (r, _) =
-                                acknowledge(&paths, m.msg_id.as_str(), "agent-1").expect("ack");
+                            let (r, _) = store
+                                .acknowledge(m.msg_id.as_str(), &agent("agent-1"))
+                                .expect("ack");
                             assert!(matches!(r, AckResult::Acknowledged(_)));
                         } else {
-                            kept.push(m.msg_id.to_string());
+                            kept.push(m.msg_id);
                         }
                     }
                     kept
                 })
             })
             .collect();
-        let mut kept: Vec<String> = handles
+        let mut kept: Vec<MessageId> = handles
             .into_iter()
             .flat_map(|h| h.join().expect("thread"))
             .collect();
-        let (p, _) = list(&paths).expect("list");
-        let mut ids: Vec<String> = p.pending_acks.into_iter().map(|e| e.msg_id).collect();
+        let p = store.list().expect("list");
+        let mut ids: Vec<MessageId> = p.entries.into_iter().map(|e| e.msg_id).collect();
         kept.sort();
         ids.sort();
         assert_eq!(ids, kept);
-        assert_eq!(p.version, 8 * 20 + 8 * 10);
+        let file: Value =
+            serde_json::from_str(&fs::read_to_string(paths.pending_acks()).expect("read"))
+                .expect("json");
+        assert_eq!(file["version"], 8 * 20 + 8 * 10);
     }
 }

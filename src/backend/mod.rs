@@ -11,9 +11,14 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::acks::{AckStore, FileAcks};
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
+use crate::messaging::held::FileHeld;
+use crate::messaging::held_store::HeldStore;
+use crate::messaging::rate_limit::FileRates;
+use crate::messaging::rate_store::RateStore;
 use crate::store::Paths;
 
 mod on_redis;
@@ -26,6 +31,12 @@ use settings::{SettingsError, StoreLocation, StoreSettings};
 pub(crate) struct Backend {
     /// File locks.
     pub(crate) locks: Box<dyn LockStore>,
+    /// Pending acknowledgements and their due retries.
+    pub(crate) acks: Box<dyn AckStore>,
+    /// Messages held back from panes that were not safe to type into.
+    pub(crate) held: Box<dyn HeldStore>,
+    /// The senders' rate-limit windows.
+    pub(crate) rates: Box<dyn RateStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -59,6 +70,9 @@ impl Backend {
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
         Backend {
             locks: Box::new(FileLocks::new(paths, config.locking.stale_timeout)),
+            acks: Box::new(FileAcks::new(paths)),
+            held: Box::new(FileHeld::new(paths)),
+            rates: Box::new(FileRates::new(paths)),
             settings: StoreSettings::files(),
         }
     }
@@ -75,5 +89,11 @@ impl Backend {
             StoreLocation::Files => "files".into(),
             StoreLocation::Redis(t) => format!("{} (swarm {})", t.shown_url(), t.name()),
         }
+    }
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Backend")
     }
 }

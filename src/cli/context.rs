@@ -150,18 +150,22 @@ impl Context {
         Ok(self.config()?.messaging.custom_types.clone())
     }
 
-    /// A messenger over this project and tmux server.
+    /// A messenger over this project's backend and tmux server.
     pub(super) fn messenger<'a>(
         &'a self,
         matcher: &'a AgentMatcher,
         settings: MessagingSettings,
-    ) -> Messenger<'a> {
-        Messenger {
+    ) -> Result<Messenger<'a>> {
+        let backend = self.backend()?;
+        Ok(Messenger {
             tmux: &self.tmux,
             paths: &self.paths,
             matcher,
             settings,
-        }
+            acks: &*backend.acks,
+            held: &*backend.held,
+            rates: &*backend.rates,
+        })
     }
 
     /// Discovery settings from the config, with an optional override of

@@ -6,7 +6,6 @@
 use crate::acks;
 use crate::agents::registry::Registry;
 use crate::error::Result;
-use crate::messaging::held::HeldQueue;
 use crate::messaging::{ProcessReport, ReleaseReport, process_due};
 use crate::support::time;
 
@@ -15,12 +14,12 @@ use crate::cli::context::Context;
 
 /// Sends what is due, if anything (one small file read when nothing is).
 pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
-    if !acks::work_due(&ctx.paths, time::now()) {
+    if !acks::work_due(&*ctx.backend()?.acks, time::now()) {
         return Ok(None);
     }
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     let report = process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
     Ok(Some(report))
 }
@@ -28,12 +27,12 @@ pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
 /// Types held messages into panes that are safe again, if any are held
 /// (one failed `open` when none are).
 pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
-    if !HeldQueue::new(&ctx.paths).any() {
+    if !ctx.backend()?.held.any() {
         return Ok(None);
     }
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     Ok(Some(messenger.release_held(&registry)?))
 }
 

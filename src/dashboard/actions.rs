@@ -14,7 +14,7 @@ use crate::agents::registry::Registry;
 use crate::domain::message::{self, MessageType};
 use crate::domain::validate;
 use crate::error::Error;
-use crate::locks::{FileLocks, LockKey, Released};
+use crate::locks::{LockKey, Released};
 use crate::messaging::{self, Acknowledgement, Messenger, Recipients, SendReport, SendRequest};
 use crate::snapshot;
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
@@ -91,6 +91,9 @@ fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -
         paths: &settings.paths,
         matcher: &op.matcher,
         settings: op.messaging.clone(),
+        acks: &*settings.backend.acks,
+        held: &*settings.backend.held,
+        rates: &*settings.backend.rates,
     })
 }
 
@@ -160,14 +163,14 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
 /// audit log records that the operator acted for the recipient.
 pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
     let id = body.msg_id.trim().to_lowercase();
-    let (pending, _) = snapshot::read_acks(&settings.paths);
-    let Some(entry) = pending.iter().find(|e| e.msg_id == id) else {
+    let (pending, _) = snapshot::read_acks(&*settings.backend.acks);
+    let Some(entry) = pending.iter().find(|e| e.msg_id.as_str() == id) else {
         return refused(
             StatusCode::NOT_FOUND,
             format!("no acknowledgement is pending for message {id}"),
         );
     };
-    let recipient = entry.recipient_id.clone();
+    let recipient = entry.recipient_id.to_string();
     let registry = registry(settings);
     let done = with_messenger(settings, |m| {
         messaging::acknowledge(m, &registry, &id, &recipient, None)
@@ -225,7 +228,7 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         // Whatever is wrong with it, it is the path as given.
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
-    let table = FileLocks::new(&settings.paths, settings.stale_after);
+    let table = &*settings.backend.locks;
     let released = match table.release(&[key], &settings.operator.id, true) {
         Ok(r) => r,
         Err(e) => return failure(&Error::Lock(e)),

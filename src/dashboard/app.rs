@@ -97,7 +97,12 @@ impl App {
 
     fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
         let now = crate::locks::now();
-        api::locks(&self.settings.paths, self.settings.stale_after, now).map_err(|e| {
+        api::locks(
+            &*self.settings.backend.locks,
+            self.settings.stale_after,
+            now,
+        )
+        .map_err(|e| {
             (self.settings.report)(&format!("could not read the locks: {e}"));
             Unreadable("Failed to read the locks")
         })
@@ -243,7 +248,7 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
             Ok(l) => l,
             Err(r) => return r.into(),
         };
-        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
         match app.fresh_feed() {
             Ok(feed) => ok(&api::agent_view(
                 &id,
@@ -268,7 +273,7 @@ async fn locks(State(app): State<Arc<App>>) -> Response<Body> {
 
 async fn acks(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (pending, _) = snapshot::read_acks(&app.settings.paths);
+        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
         ok(&api::acks(&pending))
     })
     .await

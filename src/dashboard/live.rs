@@ -314,7 +314,11 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         || lock_files != seen.lock_files
         || seen.next_stale.is_some_and(|t| now_secs > t);
     if locks_changed {
-        match api::locks(paths, app.settings.stale_after, now_secs) {
+        match api::locks(
+            &*app.settings.backend.locks,
+            app.settings.stale_after,
+            now_secs,
+        ) {
             Ok(live) => {
                 seen.lock_files = lock_files;
                 seen.lock_count = live.count;
@@ -328,7 +332,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let acks_stamp = inspect::stamp(&paths.pending_acks());
     if fresh || dirty.acks || acks_stamp != seen.acks_stamp {
         seen.acks_stamp = acks_stamp;
-        let (pending, note) = snapshot::read_acks(paths);
+        let (pending, note) = snapshot::read_acks(&*app.settings.backend.acks);
         notes.extend(note);
         out.push((Topic::Acks, api::acks(&pending)));
     }

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
+use crate::backend::Backend;
 use crate::messaging::MessagingSettings;
 use crate::store::Paths;
 use crate::tmux::Server;
@@ -45,6 +46,8 @@ pub(crate) struct Settings {
     /// The project whose files are served (every request reads them
     /// afresh).
     pub paths: Paths,
+    /// The project's shared state.
+    pub backend: Arc<Backend>,
     /// Locks older than this many seconds are stale and not listed.
     pub stale_after: u32,
     /// How often open event streams look for changes that no file event

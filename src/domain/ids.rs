@@ -15,7 +15,7 @@ use super::validate::{self, ValidationError};
 /// ending with `-` (`agent-3`, `operator`, `reviewer_2`).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(try_from = "String", into = "String")]
-pub(crate) struct AgentId(String);
+pub struct AgentId(String);
 
 impl AgentId {
     /// Checks `raw` (surrounding whitespace is stripped first).
@@ -94,7 +94,7 @@ impl fmt::Display for AgentId {
 /// (they are compared and shown, after sanitising, never interpreted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub(crate) struct MessageId(String);
+pub struct MessageId(String);
 
 /// Characters in the short form of a message id.
 pub(crate) const SHORT_ID_CHARS: usize = 8;

@@ -4,12 +4,12 @@
 
 mod ids;
 pub(crate) mod message;
+pub(crate) mod message_dict;
 mod timestamp;
 pub(crate) mod validate;
 
-pub use ids::PaneId;
-pub(crate) use ids::{AgentId, MessageId};
+pub use ids::{AgentId, MessageId, PaneId};
 pub(crate) use ids::{SHORT_ID_CHARS, short};
-pub(crate) use timestamp::Timestamp;
+pub use timestamp::Timestamp;
 pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};
 pub use validate::ValidationError;

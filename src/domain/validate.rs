@@ -502,3 +502,11 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+impl ValidationError {
+    /// True when the message contains `text` (tests check reasons).
+    pub(crate) fn contains(&self, text: &str) -> bool {
+        self.to_string().contains(text)
+    }
+}

@@ -11,9 +11,10 @@ use serde_json::{Value, json};
 use crate::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskStore, select};
 use crate::acks::{self, AckResult};
 use crate::agents::identity;
+use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
-use crate::locks::{Acquired, FileLocks, HeldLock, LockEntry, LockError, LockRecord, Released};
+use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockStore, Released};
 use crate::messaging::inbox::{self, ReadState, Selection};
 use crate::messaging::message_log::{MessageLog, MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
@@ -83,7 +84,7 @@ pub(super) fn call(
 /// Due ACK retries and escalations (a cheap check when nothing is due);
 /// problems are left for the next command to report.
 fn housekeeping(project: &Project) {
-    if !acks::work_due(&project.paths, time::now()) {
+    if !acks::work_due(&*project.backend.acks, time::now()) {
         return;
     }
     let Ok(registry) = project.registry_or_empty() else {
@@ -353,7 +354,10 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
         .map(|n| n.trim().to_owned())
         .filter(|n| !n.is_empty());
     let agent = project.agent()?;
-    let (result, _) = acks::acknowledge(&project.paths, &prefix, &agent)?;
+    let (result, _) = project
+        .backend
+        .acks
+        .acknowledge(&prefix, &AgentId::parse(&agent)?)?;
     match result {
         AckResult::Acknowledged(entry) => {
             let registry = project.registry_or_empty()?;
@@ -363,11 +367,11 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             };
             let mut req = SendRequest::new(
                 agent.clone(),
-                Recipients::One(entry.sender_id.clone()),
+                Recipients::One(entry.sender_id.to_string()),
                 MessageType::builtin("ACK"),
                 body,
             );
-            req.parent_msg_id = Some(entry.msg_id.clone());
+            req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
             let matcher = project.matcher()?;
             let report = project.messenger(&matcher).send(&registry, req)?;
@@ -408,7 +412,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
     }
 }
 
-fn lock_json(r: &LockRecord, table: &FileLocks, now: f64) -> Value {
+fn lock_json(r: &LockRecord, table: &dyn LockStore, now: f64) -> Value {
     json!({
         "path": sanitize::one_line(&r.filepath),
         "holder": r.agent_id,
@@ -448,7 +452,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .map(|p| project.lock_key(p))
         .collect::<Result<Vec<_>>>()?;
     let agent = project.agent()?;
-    let table = project.lock_table();
+    let table = project.locks();
     let deadline = a
         .wait_seconds
         .map(|s| Instant::now() + Duration::from_secs(u64::from(s)));
@@ -485,7 +489,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         text,
         json!({
             "agent": agent,
-            "acquired": acquired.iter().map(|l| lock_json(&l.record, &table, now)).collect::<Vec<_>>(),
+            "acquired": acquired.iter().map(|l| lock_json(&l.record, table, now)).collect::<Vec<_>>(),
         }),
     ))
 }
@@ -497,7 +501,7 @@ fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
         .map(|p| project.lock_key(p))
         .collect::<Result<Vec<_>>>()?;
     let agent = project.agent()?;
-    let released = project.lock_table().release(&keys, &agent, false)?;
+    let released = project.locks().release(&keys, &agent, false)?;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {
@@ -515,7 +519,7 @@ fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
 
 fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
     let key = project.lock_key(&a.path)?;
-    let table = project.lock_table();
+    let table = project.locks();
     let related = table.related(&key)?;
     let now = crate::locks::now();
     let mut damaged = None;
@@ -553,14 +557,14 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
         text,
         json!({
             "path": path,
-            "locks": locks.iter().map(|h| lock_json(&h.record, &table, now)).collect::<Vec<_>>(),
+            "locks": locks.iter().map(|h| lock_json(&h.record, table, now)).collect::<Vec<_>>(),
             "damaged": damaged,
         }),
     ))
 }
 
 fn list_locks(project: &Project) -> Result<Reply> {
-    let table = project.lock_table();
+    let table = project.locks();
     let now = crate::locks::now();
     let mut rows = Vec::new();
     let mut text = String::new();
@@ -571,7 +575,7 @@ fn list_locks(project: &Project) -> Result<Reply> {
                 sanitize::one_line(&h.record.filepath),
                 h.record.agent_id
             ));
-            rows.push(lock_json(&h.record, &table, now));
+            rows.push(lock_json(&h.record, table, now));
         }
     }
     Ok(Reply::new(
@@ -582,29 +586,30 @@ fn list_locks(project: &Project) -> Result<Reply> {
 
 fn pending_acks(project: &Project) -> Result<Reply> {
     let settings = project.ack_settings();
-    let (pending, problem) = acks::list(&project.paths)?;
+    let pending = project.backend.acks.list()?;
+    let problem = pending.problem;
     let me = project.agent().ok();
     let rows: Vec<Value> = pending
-        .pending_acks
+        .entries
         .iter()
         .map(|e| {
             json!({
                 "msg_id": e.msg_id,
                 "sender": e.sender_id,
                 "recipient": e.recipient_id,
-                "sent_at": e.sent_at,
+                "sent_at": e.sent_at.local_naive_iso(),
                 "retry_count": e.retry_count,
                 "max_retries": settings.max_retries,
-                "next_retry_at": e.next_retry_at,
+                "next_retry_at": e.next_retry_at.local_naive_iso(),
                 "yours_to_acknowledge": me.as_deref() == Some(e.recipient_id.as_str()),
             })
         })
         .collect();
     let mut text = format!("{} message(s) wait for an acknowledgement.", rows.len());
-    for e in &pending.pending_acks {
+    for e in &pending.entries {
         text.push_str(&format!(
             "\n  {} {} -> {}",
-            acks::short(&e.msg_id),
+            e.msg_id.short(),
             e.sender_id,
             e.recipient_id
         ));

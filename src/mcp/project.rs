@@ -10,9 +10,10 @@ use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
 use crate::agents::registry::{Registry, RegistryFile, RegistryState};
+use crate::backend::Backend;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::locks::{FileLocks, LockKey};
+use crate::locks::{LockKey, LockStore};
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::Paths;
 use crate::tmux::Tmux;
@@ -28,6 +29,8 @@ pub(crate) struct Project {
     pub cwd: PathBuf,
     /// The project's config, as it was when the server started.
     pub config: Config,
+    /// The project's shared state.
+    pub backend: Backend,
 }
 
 impl Project {
@@ -69,9 +72,9 @@ impl Project {
             })
     }
 
-    /// The project's file locks, with the configured stale timeout.
-    pub(crate) fn lock_table(&self) -> FileLocks {
-        FileLocks::new(&self.paths, self.config.locking.stale_timeout)
+    /// The project's file locks.
+    pub(crate) fn locks(&self) -> &dyn LockStore {
+        &*self.backend.locks
     }
 
     /// A lock path or pattern, normalised against the project.
@@ -97,6 +100,9 @@ impl Project {
             paths: &self.paths,
             matcher,
             settings: MessagingSettings::from_config(&self.config),
+            acks: &*self.backend.acks,
+            held: &*self.backend.held,
+            rates: &*self.backend.rates,
         }
     }
 }

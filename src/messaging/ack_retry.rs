@@ -35,7 +35,7 @@ pub(crate) fn process_due(
 ) -> Result<ProcessReport> {
     let mut report = ProcessReport::default();
     let (actions, warnings) = acks::claim_due(
-        messenger.paths,
+        messenger.acks,
         |id| registry.find(id).is_some(),
         settings,
         now,
@@ -44,14 +44,14 @@ pub(crate) fn process_due(
     for action in actions {
         match action {
             DueAction::Retry { entry, n } => {
-                let Some(target) = registry.find(&entry.recipient_id).cloned() else {
+                let Some(target) = registry.find(entry.recipient_id.as_str()).cloned() else {
                     continue;
                 };
                 let log_entry = entry.log_entry();
                 let mark = format!("[RETRY {n}/{}]", settings.max_retries);
                 let (text, _) = messenger.pane_text(&log_entry, Some(&mark))?;
                 let (outcomes, warnings) = messenger.deliver_logged(
-                    &entry.msg_id,
+                    entry.msg_id.as_str(),
                     &[target],
                     &text,
                     &log_entry.header(),
@@ -59,7 +59,7 @@ pub(crate) fn process_due(
                 )?;
                 report.warnings.extend(warnings);
                 for (r, o) in outcomes {
-                    report.retried.push((entry.msg_id.clone(), r, n, o));
+                    report.retried.push((entry.msg_id.to_string(), r, n, o));
                 }
             }
             DueAction::Escalate {
@@ -68,9 +68,11 @@ pub(crate) fn process_due(
             } => {
                 let sent = escalate(messenger, registry, &entry, recipient_gone, now, settings)?;
                 report.warnings.extend(sent.1);
-                report
-                    .escalated
-                    .push((entry.msg_id.clone(), entry.recipient_id.clone(), sent.0));
+                report.escalated.push((
+                    entry.msg_id.to_string(),
+                    entry.recipient_id.to_string(),
+                    sent.0,
+                ));
             }
         }
     }
@@ -85,13 +87,10 @@ fn escalate(
     now: DateTime<Utc>,
     settings: &AckSettings,
 ) -> Result<(String, Vec<String>)> {
-    let age = entry
-        .sent()
-        .map(|s| format_age(time::age_seconds(s, now)))
-        .unwrap_or_else(|| "unknown age".into());
+    let age = format_age(time::age_seconds(entry.sent_at.utc(), now));
     let original = entry.log_entry().content;
     let original = original
-        .strip_prefix(&format!("{} ", marker(&entry.msg_id)))
+        .strip_prefix(&format!("{} ", marker(entry.msg_id.as_str())))
         .unwrap_or(&original);
     let content = if recipient_gone {
         format!(
@@ -107,13 +106,13 @@ fn escalate(
     let msg_type = MessageType::parse(&entry.log_entry().msg_type, &[entry.log_entry().msg_type])
         .unwrap_or_else(|_| MessageType::builtin("INFO"));
     let mut req = SendRequest::new(
-        entry.sender_id.clone(),
+        entry.sender_id.to_string(),
         Recipients::All { include_self: true },
         msg_type,
         content,
     );
     req.system = true;
-    req.parent_msg_id = Some(entry.msg_id.clone());
+    req.parent_msg_id = Some(entry.msg_id.to_string());
     match messenger.send(registry, req) {
         Ok(report) => Ok((report.message.msg_id.to_string(), report.warnings)),
         // Nobody left to tell: the entry is closed all the same.

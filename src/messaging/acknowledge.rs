@@ -3,8 +3,9 @@
 //! every front end (`swarm ack`, the dashboard), so that both refuse and
 //! answer exactly alike.
 
-use crate::acks::{self, AckResult, PendingEntry};
+use crate::acks::{AckResult, PendingEntry};
 use crate::agents::registry::Registry;
+use crate::domain::AgentId;
 use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::support::sanitize;
@@ -35,9 +36,11 @@ pub(crate) fn acknowledge(
     agent: &str,
     note: Option<&str>,
 ) -> Result<(Acknowledgement, Vec<String>)> {
-    let (result, mut warnings) = acks::acknowledge(messenger.paths, prefix, agent)?;
+    let (result, mut warnings) = messenger
+        .acks
+        .acknowledge(prefix, &AgentId::parse(agent)?)?;
     let entry = match result {
-        AckResult::Acknowledged(entry) => entry,
+        AckResult::Acknowledged(entry) => *entry,
         other => return Ok((Acknowledgement::Refused(other), warnings)),
     };
     let note = note
@@ -47,11 +50,11 @@ pub(crate) fn acknowledge(
         .unwrap_or_default();
     let mut req = SendRequest::new(
         agent.to_owned(),
-        Recipients::One(entry.sender_id.clone()),
+        Recipients::One(entry.sender_id.to_string()),
         MessageType::builtin("ACK"),
         format!("ACK {}{note}", entry.msg_id),
     );
-    req.parent_msg_id = Some(entry.msg_id.clone());
+    req.parent_msg_id = Some(entry.msg_id.to_string());
     req.system = true;
     let report = messenger.send(registry, req)?;
     warnings.extend(report.warnings.iter().cloned());

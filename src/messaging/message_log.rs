@@ -535,7 +535,7 @@ mod tests {
         log.append(&[m.log_entry(&[true])]).expect("append");
         let contents = log.read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (1, 1));
-        assert_eq!(m.msg_id, *contents.messages()[0].entry.msg_id);
+        assert_eq!(contents.messages()[0].entry.msg_id, m.msg_id.as_str());
     }
 
     #[test]
@@ -696,7 +696,7 @@ mod tests {
         assert!(verdicts[0].keep && verdicts[0].reason.contains("agent-1"));
         let v = inbox::read(&paths, "agent-1", None, &Selection::New, None, &meter).expect("read");
         assert_eq!(v.shown.len(), 1);
-        assert_eq!(first.msg_id, *v.shown[0].entry.msg_id);
+        assert_eq!(v.shown[0].entry.msg_id, first.msg_id.as_str());
         // Once read, the next rotation lets it go.
         state
             .advance("agent-1", v.new_cursor.as_ref().expect("moves"), None)
@@ -734,7 +734,7 @@ mod tests {
             .into_iter()
             .map(|v| v.entry.msg_id)
             .collect();
-        assert_eq!(old.msg_id, *ids[0]);
+        assert_eq!(ids[0], old.msg_id.as_str());
         assert_eq!(ids.len(), 2);
     }
 }

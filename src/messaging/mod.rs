@@ -6,6 +6,7 @@ pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod delivery;
 pub(crate) mod held;
+pub(crate) mod held_store;
 pub(crate) mod inbox;
 pub(crate) mod log_retention;
 pub(crate) mod log_segments;
@@ -13,6 +14,7 @@ pub(crate) mod log_tail;
 pub(crate) mod message_log;
 pub(crate) mod onboarding;
 pub(crate) mod rate_limit;
+pub(crate) mod rate_store;
 mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};

@@ -15,17 +15,18 @@ use crate::agents::profile::Profiles;
 use crate::domain::message::{LogEntry, Message, MessageType};
 use crate::error::{Error, Result};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target};
-use crate::messaging::held::{HeldMessage, HeldQueue};
+use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
 use crate::messaging::log_retention::LogPolicy;
 use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
 use crate::support::sanitize;
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
+use crate::acks::AckStore;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
-use crate::messaging::rate_limit::{RateLimit, RateLimiter, Verdict};
+use crate::domain::{AgentId, MessageId, Timestamp};
+use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
 use crate::store::{Paths, ensure_private_dir};
-use crate::support::time;
 use crate::tmux::{PaneId, Tmux};
 
 /// Most recipients of one broadcast (parity).
@@ -92,6 +93,12 @@ pub(crate) struct Messenger<'a> {
     pub matcher: &'a AgentMatcher,
     /// Settings.
     pub settings: MessagingSettings,
+    /// The pending acknowledgements.
+    pub acks: &'a dyn AckStore,
+    /// Messages held back from panes.
+    pub held: &'a dyn HeldStore,
+    /// The senders' rate windows.
+    pub rates: &'a dyn RateStore,
 }
 
 /// Who a message goes to.
@@ -198,10 +205,10 @@ impl Messenger<'_> {
         let verdict = if req.system {
             Verdict::Allowed
         } else {
-            let (verdict, note) = RateLimiter::new(self.paths).check_and_record(
-                &req.sender,
+            let (verdict, note) = self.rates.check_and_record(
+                &AgentId::parse(&req.sender)?,
                 self.settings.rate,
-                time::now(),
+                Timestamp::now(),
             )?;
             warnings.extend(note);
             verdict
@@ -227,9 +234,9 @@ impl Messenger<'_> {
             // Recorded before any delivery attempt: from here on the retry
             // loop owns it, whatever happens to this process.
             warnings.extend(acks::register(
-                self.paths,
+                self.acks,
                 &message,
-                &recipients[0].id,
+                &AgentId::parse(&recipients[0].id)?,
                 timeout,
             )?);
         }
@@ -484,13 +491,13 @@ impl Messenger<'_> {
     ) -> Vec<(Outcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
-        let held = HeldQueue::new(self.paths).list().unwrap_or_default();
+        let held = self.held.list().unwrap_or_default();
         let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
         let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
         let mut one_by_one: Vec<usize> = Vec::new();
         for i in order {
             let a = &recipients[i];
-            if held.iter().any(|h| h.agent == a.id) {
+            if held.iter().any(|h| h.agent.as_str() == a.id) {
                 one_by_one.push(i);
                 continue;
             }
@@ -594,13 +601,15 @@ impl Messenger<'_> {
         marker: &str,
         reason: &str,
     ) -> Result<()> {
-        let queue = HeldQueue::new(self.paths);
-        let mut guard = queue.lock()?;
-        guard.push(msg_id, agent, text, marker, reason);
-        let count = guard.for_agent(agent).len();
-        let first = guard.mark_notified(agent);
-        guard.save()?;
-        let note = if first {
+        let holding = self.held.hold(ToHold {
+            msg_id: &MessageId::from_stored(msg_id),
+            agent: &AgentId::parse(agent)?,
+            text,
+            marker,
+            reason,
+        })?;
+        let count = holding.count;
+        let note = if holding.first_notice {
             sanitize::one_line(&format!(
                 "swarm: messages for {agent} are waiting ({reason}); they go in by themselves once the input box is empty"
             ))
@@ -621,9 +630,11 @@ impl Messenger<'_> {
         session: &PaneSession<'_>,
         agent: &str,
     ) -> (Vec<Released>, Option<String>) {
-        let queue = HeldQueue::new(self.paths);
-        let pending: Vec<HeldMessage> = match queue.list() {
-            Ok(all) => all.into_iter().filter(|h| h.agent == agent).collect(),
+        let pending: Vec<HeldMessage> = match self.held.list() {
+            Ok(all) => all
+                .into_iter()
+                .filter(|h| h.agent.as_str() == agent)
+                .collect(),
             Err(e) => {
                 return (
                     Vec::new(),
@@ -637,23 +648,19 @@ impl Messenger<'_> {
         }
         for h in pending {
             if let Some(reason) = session.hold_reason() {
-                if reason != h.reason
-                    && let Ok(mut g) = queue.lock()
-                {
-                    g.set_reason(agent, &reason);
-                    let _ = g.save();
+                if reason != h.reason {
+                    let _ = self.held.set_reason(&h.agent, &reason);
                 }
                 return (done, Some(reason));
             }
-            let taken = match queue.lock() {
-                Ok(mut g) => {
-                    let taken = g.remove(h.seq);
-                    if g.save().is_err() {
-                        return (done, Some("could not update the held messages".into()));
-                    }
-                    taken
+            let taken = match self.held.release(h.seq) {
+                Ok(taken) => taken,
+                Err(e) => {
+                    return (
+                        done,
+                        Some(format!("could not update the held messages: {e}")),
+                    );
                 }
-                Err(e) => return (done, Some(format!("could not lock the held messages: {e}"))),
             };
             if !taken {
                 continue;
@@ -670,13 +677,12 @@ impl Messenger<'_> {
     /// (one failed `open`). A pane another delivery is busy with is left
     /// for the next round.
     pub(crate) fn release_held(&self, registry: &Registry) -> Result<ReleaseReport> {
-        let queue = HeldQueue::new(self.paths);
-        let held = queue.list()?;
+        let held = self.held.list()?;
         let mut report = ReleaseReport::default();
         if held.is_empty() {
             return Ok(report);
         }
-        let mut agents: Vec<String> = Vec::new();
+        let mut agents: Vec<AgentId> = Vec::new();
         for h in &held {
             if !agents.contains(&h.agent) {
                 agents.push(h.agent.clone());
@@ -688,7 +694,7 @@ impl Messenger<'_> {
         };
         for agent in agents {
             let record = registry
-                .find(&agent)
+                .find(agent.as_str())
                 .filter(|a| a.status != AgentStatus::Dead);
             let opened = match record {
                 Some(a) => delivery::open(
@@ -702,10 +708,10 @@ impl Messenger<'_> {
             };
             match opened {
                 Ok(session) => {
-                    let (released, blocked) = self.release_pending(&session, &agent);
+                    let (released, blocked) = self.release_pending(&session, agent.as_str());
                     report.released.extend(released);
                     if let Some(reason) = blocked {
-                        report.still_held.push((agent.clone(), reason));
+                        report.still_held.push((agent.to_string(), reason));
                     }
                 }
                 Err(outcome)
@@ -716,16 +722,12 @@ impl Messenger<'_> {
                 Err(outcome) => {
                     // The agent left (or a shell took its pane): its held
                     // messages become ordinary queued ones, in the inbox.
-                    let mut g = queue.lock()?;
-                    for h in g.for_agent(&agent) {
-                        if g.remove(h.seq) {
-                            report.released.push(Released {
-                                held: h,
-                                outcome: outcome.clone(),
-                            });
-                        }
+                    for h in self.held.release_all(&agent)? {
+                        report.released.push(Released {
+                            held: h,
+                            outcome: outcome.clone(),
+                        });
                     }
-                    g.save()?;
                 }
             }
         }
@@ -742,8 +744,8 @@ impl Messenger<'_> {
             .iter()
             .map(|r| {
                 DeliveryRecord::new(
-                    &r.held.msg_id,
-                    &[(r.held.agent.clone(), r.outcome.clone())],
+                    r.held.msg_id.as_str(),
+                    &[(r.held.agent.to_string(), r.outcome.clone())],
                     Some("released: it had been held".into()),
                 )
             })

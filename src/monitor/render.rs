@@ -308,23 +308,21 @@ fn pending(state: &MonitorState) -> Section {
     let mut items = Vec::new();
     let mut brief = Vec::new();
     for e in &state.status.acks {
-        let age = time::parse_iso(&e.sent_at)
-            .map(|t| acks::format_age(time::age_seconds(t, state.now)))
-            .unwrap_or_else(|| "?".into());
+        let age = acks::format_age(time::age_seconds(e.sent_at.utc(), state.now));
         let retries = match e.retry_count {
             0 => "no retry yet".to_owned(),
             1 => "1 retry".to_owned(),
             n => format!("{n} retries"),
         };
         let pair = vec![
-            Span::styled(sanitize::one_line(&e.sender_id), BOLD),
+            Span::styled(sanitize::one_line(e.sender_id.as_str()), BOLD),
             Span::raw("→"),
-            Span::styled(sanitize::one_line(&e.recipient_id), BOLD),
+            Span::styled(sanitize::one_line(e.recipient_id.as_str()), BOLD),
             Span::styled(format!(" {age}"), Style::new().fg(Color::LightYellow)),
         ];
         brief.push(pair.clone());
         let mut spans = vec![Span::styled(
-            format!(" {} ", acks::short(&sanitize::one_line(&e.msg_id))),
+            format!(" {} ", acks::short(&sanitize::one_line(e.msg_id.as_str()))),
             DIM,
         )];
         spans.extend(pair);

@@ -5,6 +5,7 @@
 //! ACK retries falling due. Each wake-up reads only what changed: new log
 //! lines by byte offset, and the status file whose event arrived.
 
+use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,8 @@ use ratatui::crossterm::event::Event as TermEvent;
 
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::messaging::held::HeldQueue;
 use crate::messaging::log_tail::LogTail;
 use crate::messaging::message_log::Record;
 use crate::store::Paths;
@@ -73,6 +74,7 @@ pub struct Update {
 #[derive(Debug)]
 pub(crate) struct Session {
     paths: Paths,
+    backend: Arc<Backend>,
     tail: LogTail,
     tx: Sender<Event>,
     rx: Receiver<Event>,
@@ -124,11 +126,13 @@ impl Session {
         first.records = batch.records;
         first.skipped = batch.skipped;
         let reports = tx.clone();
+        let backend = Arc::clone(&worker.backend);
         let worker = Worker::spawn(worker, move |r| {
             let _ = reports.send(Event::Worker(r));
         });
         let mut session = Session {
             paths,
+            backend,
             tail,
             tx,
             rx,
@@ -236,17 +240,17 @@ impl Session {
             update.registry = Some(status::read_registry(&self.paths));
         }
         if dirty.locks {
-            update.locks = Some(status::read_locks(&self.paths));
+            update.locks = Some(status::read_locks(&*self.backend.locks));
         }
         if dirty.acks {
-            update.acks = Some(status::read_acks(&self.paths));
+            update.acks = Some(status::read_acks(&*self.backend.acks));
         }
     }
 
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
         if !self.acks_in_flight
-            && (acks::work_due(&self.paths, time::now()) || HeldQueue::new(&self.paths).any())
+            && (acks::work_due(&*self.backend.acks, time::now()) || self.backend.held.any())
         {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);

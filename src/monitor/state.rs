@@ -503,7 +503,10 @@ impl MonitorState {
 
     /// The pending acknowledgement of a message, if it still waits.
     pub fn pending_ack(&self, msg_id: &str) -> Option<&PendingEntry> {
-        self.status.acks.iter().find(|e| e.msg_id == msg_id)
+        self.status
+            .acks
+            .iter()
+            .find(|e| e.msg_id.as_str() == msg_id)
     }
 
     /// Messages that pass the key filters, oldest first.
@@ -831,7 +834,6 @@ fn complete(options: &[String], typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::MessageId;
     use crate::domain::message::Message;
     use crate::messaging::message_log::DeliveryRecord;
 
@@ -890,7 +892,7 @@ mod tests {
                 kind,
                 &format!("m{i}"),
             );
-            m.msg_id = MessageId::from_stored(format!("id-{i}"));
+            m.msg_id = crate::domain::MessageId::from_stored(format!("id-{i}"));
             m.parent_msg_id = (i % 11 == 0 && i > 0).then(|| format!("id-{}", i - 1));
             if m.parent_msg_id.is_some() {
                 m.msg_type = MessageType::builtin("ACK");

@@ -12,9 +12,10 @@ use crate::acks::{self, AckSettings};
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::pane_state;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry, RegistryFile, RegistryState};
+use crate::backend::Backend;
+use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
 use crate::error::Result;
-use crate::messaging::held::HeldQueue;
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::store::Paths;
 use crate::support::time;
@@ -27,6 +28,8 @@ use super::state::{AgentScreen, Level, Outgoing};
 pub(crate) struct WorkerSetup {
     /// The tmux server the agents run on.
     pub server: Server,
+    /// The project's shared state.
+    pub backend: Arc<Backend>,
     /// The project's files.
     pub paths: Paths,
     /// Recognises agents in panes.
@@ -142,13 +145,13 @@ fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
         &setup.messaging.delivery.profiles,
         &agents,
     );
-    let held = HeldQueue::new(&setup.paths).list().unwrap_or_default();
-    let now = time::now();
+    let held = setup.backend.held.list().unwrap_or_default();
+    let now = Timestamp::now();
     agents
         .iter()
         .zip(states)
         .map(|(a, st)| {
-            let mine: Vec<_> = held.iter().filter(|h| h.agent == a.id).collect();
+            let mine: Vec<_> = held.iter().filter(|h| h.agent.as_str() == a.id).collect();
             AgentScreen {
                 agent: a.id.clone(),
                 state: st.state,
@@ -166,6 +169,9 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
         paths: &setup.paths,
         matcher: &setup.matcher,
         settings: setup.messaging.clone(),
+        acks: &*setup.backend.acks,
+        held: &*setup.backend.held,
+        rates: &*setup.backend.rates,
     }
 }
 
@@ -173,7 +179,7 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
 /// lines instead of printed output.
 fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     let mut lines = release_held(setup, tmux);
-    if !acks::work_due(&setup.paths, time::now()) {
+    if !acks::work_due(&*setup.backend.acks, time::now()) {
         return lines;
     }
     lines.extend(process_due_acks(setup, tmux));
@@ -183,7 +189,7 @@ fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
 /// Held messages whose pane is safe again go in (`swarm watch` does the
 /// same).
 fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    if !HeldQueue::new(&setup.paths).any() {
+    if !setup.backend.held.any() {
         return Vec::new();
     }
     match messenger(setup, tmux).release_held(&registry(&setup.paths)) {
@@ -198,7 +204,7 @@ fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
                     Level::Info,
                     format!(
                         "held message {} to {}: {}",
-                        acks::short(&r.held.msg_id),
+                        r.held.msg_id.short(),
                         r.held.agent,
                         r.outcome.describe()
                     ),

@@ -15,7 +15,7 @@ use crate::agents::process::{BACKEND_VAR, Backend, ProcessView, Processes};
 use crate::agents::profile::Profiles;
 use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, RegistryFile, RegistryState};
 use crate::config;
-use crate::messaging::held::HeldQueue;
+use crate::messaging::held_store::HeldStore;
 use crate::messaging::log_retention::{LogPolicy, Verdict};
 use crate::messaging::message_log::{MessageLog, Record};
 use crate::store::inspect::{self, Kind};
@@ -95,6 +95,8 @@ pub(crate) struct Subject<'a> {
     pub matcher: &'a AgentMatcher,
     /// The agent profiles.
     pub profiles: &'a Profiles,
+    /// The messages held back from panes.
+    pub held: &'a dyn HeldStore,
 }
 
 /// A check: looks, never changes anything, and returns one or more
@@ -798,7 +800,7 @@ fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
         return Vec::new();
     }
     let states = pane_state::observe(s.tmux, s.matcher, s.profiles, &agents);
-    let held = HeldQueue::new(s.paths).list().unwrap_or_default();
+    let held = s.held.list().unwrap_or_default();
     let mut ready = 0;
     let details: Vec<String> = agents
         .iter()
@@ -809,7 +811,7 @@ fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
                 .as_deref()
                 .map(|p| format!("profile {p}"))
                 .unwrap_or_else(|| "no profile".into());
-            let waiting = held.iter().filter(|h| h.agent == a.id).count();
+            let waiting = held.iter().filter(|h| h.agent.as_str() == a.id).count();
             let waiting = if waiting > 0 {
                 format!("; {waiting} message(s) held for it")
             } else {

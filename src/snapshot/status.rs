@@ -10,9 +10,9 @@ use std::time::{Duration, SystemTime};
 
 use chrono::{DateTime, Utc};
 
-use crate::acks::{self, PendingEntry};
+use crate::acks::{self, AckStore, PendingEntry};
 use crate::agents::registry::{AgentStatus, Registry, RegistryFile, RegistryState};
-use crate::locks::{DAMAGED_GRACE, FileLocks, LockEntry};
+use crate::locks::{DAMAGED_GRACE, LockEntry, LockStore};
 use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
@@ -77,9 +77,9 @@ pub(crate) fn read_registry(paths: &Paths) -> (Option<Registry>, Option<String>)
 
 /// The pending acknowledgements, and a note when the file could not be
 /// used.
-pub(crate) fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
-    match acks::list(paths) {
-        Ok((pending, problem)) => (pending.pending_acks, problem),
+pub(crate) fn read_acks(store: &dyn AckStore) -> (Vec<PendingEntry>, Option<String>) {
+    match store.list() {
+        Ok(pending) => (pending.entries, pending.problem),
         Err(e) => (
             Vec::new(),
             Some(format!("could not read the pending acknowledgements: {e}")),
@@ -90,10 +90,10 @@ pub(crate) fn read_acks(paths: &Paths) -> (Vec<PendingEntry>, Option<String>) {
 /// Every valid lock, sorted by path, from the locks module's listing (the
 /// same files `swarm locks` shows); damaged lock files are counted in the
 /// note, since they block their paths until `swarm locks --clean`.
-pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
+pub(crate) fn read_locks(store: &dyn LockStore) -> (Vec<LockView>, Option<String>) {
     // Listing does not judge staleness: the monitor does, against the time
     // it shows.
-    let entries = match FileLocks::new(paths, 0).list() {
+    let entries = match store.list() {
         Ok(entries) => entries,
         Err(e) => return (Vec::new(), Some(format!("could not list the locks: {e}"))),
     };
@@ -120,9 +120,8 @@ pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
     }
     let note = (damaged > 0).then(|| {
         format!(
-            "{damaged} damaged lock file{} in {} block{} {} path{}; `swarm locks --clean` removes {}",
+            "{damaged} damaged lock file{} block{} {} path{}; `swarm locks --clean` removes {}",
             if damaged == 1 { "" } else { "s" },
-            paths.locks_dir().display(),
             if damaged == 1 { "s" } else { "" },
             if damaged == 1 { "its" } else { "their" },
             if damaged == 1 { "" } else { "s" },
@@ -336,21 +335,26 @@ pub(crate) fn changes(
     let acks = |s: &Status| -> BTreeMap<(String, String), PendingEntry> {
         s.acks
             .iter()
-            .map(|e| ((e.msg_id.clone(), e.recipient_id.clone()), e.clone()))
+            .map(|e| {
+                (
+                    (e.msg_id.to_string(), e.recipient_id.to_string()),
+                    e.clone(),
+                )
+            })
             .collect()
     };
     let (was, now) = (acks(old), acks(new));
     for (key, entry) in &now {
         match was.get(key) {
             None => out.push(StatusChange::AckPending {
-                msg_id: entry.msg_id.clone(),
-                from: entry.sender_id.clone(),
-                to: entry.recipient_id.clone(),
+                msg_id: entry.msg_id.to_string(),
+                from: entry.sender_id.to_string(),
+                to: entry.recipient_id.to_string(),
             }),
             Some(before) if entry.retry_count > before.retry_count => {
                 out.push(StatusChange::AckRetried {
-                    msg_id: entry.msg_id.clone(),
-                    to: entry.recipient_id.clone(),
+                    msg_id: entry.msg_id.to_string(),
+                    to: entry.recipient_id.to_string(),
                     count: entry.retry_count,
                 });
             }
@@ -360,7 +364,7 @@ pub(crate) fn changes(
     for (key, entry) in was.iter().filter(|(k, _)| !now.contains_key(*k)) {
         out.push(StatusChange::AckClosed {
             msg_id: key.0.clone(),
-            to: entry.recipient_id.clone(),
+            to: entry.recipient_id.to_string(),
         });
     }
     out
@@ -371,7 +375,6 @@ mod tests {
     use super::*;
     use crate::agents::registry::AgentRecord;
     use crate::locks::lock_file_name;
-    use serde_json::Value;
     use std::fs;
 
     fn agent(id: &str, status: AgentStatus) -> AgentRecord {
@@ -396,22 +399,24 @@ mod tests {
     }
 
     fn pending(id: &str, retries: u32) -> PendingEntry {
-        PendingEntry {
-            msg_id: id.into(),
-            sender_id: "agent-0".into(),
-            recipient_id: "agent-1".into(),
-            message: Value::Null,
-            sent_at: String::new(),
-            retry_count: retries,
-            next_retry_at: String::new(),
-        }
+        serde_json::from_value(serde_json::json!({
+            "msg_id": id,
+            "sender_id": "agent-0",
+            "recipient_id": "agent-1",
+            "message": {},
+            "sent_at": "2026-11-21T13:27:14.941981",
+            "retry_count": retries,
+            "next_retry_at": "2026-11-21T13:27:44.941981",
+        }))
+        .expect("entry")
     }
 
     #[test]
     fn locks_are_listed_and_damaged_files_counted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        assert_eq!(read_locks(&paths), (Vec::new(), None));
+        let store = crate::locks::FileLocks::new(&paths, 300);
+        assert_eq!(read_locks(&store), (Vec::new(), None));
         fs::create_dir(paths.locks_dir()).expect("mkdir");
         let file = |path: &str| paths.locks_dir().join(lock_file_name(path));
         let good = r#"{"agent_id": "agent-1", "filepath": "src/a.py", "locked_at": 1795267578.97, "reason": "editing"}"#;
@@ -431,7 +436,7 @@ mod tests {
         }
         // Being written right now: not counted yet.
         fs::write(file("e"), "").expect("write");
-        let (locks, note) = read_locks(&paths);
+        let (locks, note) = read_locks(&store);
         assert_eq!(
             locks,
             vec![

@@ -20,5 +20,5 @@ pub use paths::Paths;
 pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;
 pub(crate) use state_file::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir, open_for_read,
+    DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir,
 };

@@ -8,7 +8,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use swarm::LockView;
 use swarm::time;
@@ -77,15 +77,17 @@ fn lock(path: &str, holder: &str, ago: f64, reason: &str) -> LockView {
 }
 
 fn pending(id: &str, from: &str, to: &str, ago: f64, retries: u32) -> PendingEntry {
-    PendingEntry {
-        msg_id: id.into(),
-        sender_id: from.into(),
-        recipient_id: to.into(),
-        message: Value::Null,
-        sent_at: time::utc_iso(at(ago)),
-        retry_count: retries,
-        next_retry_at: time::utc_iso(at(ago - 30.0)),
-    }
+    // As PENDING_ACKS.json holds it.
+    serde_json::from_value(serde_json::json!({
+        "msg_id": id,
+        "sender_id": from,
+        "recipient_id": to,
+        "message": {},
+        "sent_at": time::local_naive_iso(at(ago)),
+        "retry_count": retries,
+        "next_retry_at": time::local_naive_iso(at(ago - 30.0)),
+    }))
+    .expect("a pending entry")
 }
 
 const ACK_ID: &str = "7f3c2a10-0000-4000-8000-000000000001";

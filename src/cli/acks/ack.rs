@@ -44,7 +44,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?);
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     let (done, warnings) = messaging::acknowledge(
         &messenger,
         &registry,

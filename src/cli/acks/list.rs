@@ -5,8 +5,9 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::acks;
+use crate::domain::Timestamp;
 use crate::error::Result;
-use crate::messaging::held::{HeldMessage, HeldQueue};
+use crate::messaging::held_store::HeldMessage;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::support::time;
@@ -31,20 +32,20 @@ struct HeldJson<'a> {
     recipient: &'a str,
     header: String,
     reason: &'a str,
-    held_since: &'a str,
+    held_since: String,
     age_seconds: f64,
 }
 
 /// Messages held back from panes, as rows.
 fn held_rows(held: &[HeldMessage]) -> Vec<HeldJson<'_>> {
-    let now = time::now();
+    let now = Timestamp::now();
     held.iter()
         .map(|h| HeldJson {
-            msg_id: &h.msg_id,
-            recipient: &h.agent,
+            msg_id: h.msg_id.as_str(),
+            recipient: h.agent.as_str(),
             header: sanitize::one_line(&h.marker),
             reason: &h.reason,
-            held_since: &h.since,
+            held_since: h.since.utc_iso(),
             age_seconds: (h.age(now).as_secs_f64() * 10.0).round() / 10.0,
         })
         .collect()
@@ -78,18 +79,19 @@ struct PendingJson<'a> {
     sender: &'a str,
     recipient: &'a str,
     msg_type: &'a str,
-    sent_at: &'a str,
+    sent_at: String,
     age_seconds: f64,
     retry_count: u32,
     max_retries: u32,
-    next_retry_at: &'a str,
+    next_retry_at: String,
     next_step: &'static str,
     due_in_seconds: f64,
 }
 
 /// Lists pending acknowledgements.
 pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
-    let held = HeldQueue::new(&ctx.paths).list()?;
+    let backend = ctx.backend()?;
+    let held = backend.held.list()?;
     if args.held {
         let rows = held_rows(&held);
         if args.json {
@@ -102,37 +104,29 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let settings = ctx.ack_settings()?;
-    let (pending, problem) = acks::list(&ctx.paths)?;
-    if let Some(p) = problem {
+    let pending = backend.acks.list()?;
+    if let Some(p) = pending.problem {
         ctx.out.warn(&format!(
             "{p}; the next change to it moves it aside and starts over"
         ));
     }
     let now = time::now();
     let rows: Vec<PendingJson<'_>> = pending
-        .pending_acks
+        .entries
         .iter()
         .map(|e| {
-            let age = time::parse_iso(&e.sent_at)
-                .map(|t| time::age_seconds(t, now))
-                .unwrap_or(0.0);
-            let due = time::parse_iso(&e.next_retry_at)
-                .map(|t| (t - now).num_milliseconds() as f64 / 1000.0)
-                .unwrap_or(0.0);
+            let age = time::age_seconds(e.sent_at.utc(), now);
+            let due = (e.next_retry_at.utc() - now).num_milliseconds() as f64 / 1000.0;
             PendingJson {
-                msg_id: &e.msg_id,
-                sender: &e.sender_id,
-                recipient: &e.recipient_id,
-                msg_type: e
-                    .message
-                    .get("msg_type")
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("?"),
-                sent_at: &e.sent_at,
+                msg_id: e.msg_id.as_str(),
+                sender: e.sender_id.as_str(),
+                recipient: e.recipient_id.as_str(),
+                msg_type: e.message().msg_type.as_str(),
+                sent_at: e.sent_at.local_naive_iso(),
                 age_seconds: (age * 10.0).round() / 10.0,
                 retry_count: e.retry_count,
                 max_retries: settings.max_retries,
-                next_retry_at: &e.next_retry_at,
+                next_retry_at: e.next_retry_at.local_naive_iso(),
                 next_step: if e.retry_count >= settings.max_retries {
                     "escalation"
                 } else {

@@ -117,7 +117,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let registry = load_registry(ctx)?
         .unwrap_or_else(|| crate::agents::registry::Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, settings);
+    let messenger = ctx.messenger(&matcher, settings)?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout

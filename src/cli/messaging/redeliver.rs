@@ -57,7 +57,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
     let matcher = ctx.matcher()?;
     let settings = ctx.messaging_settings()?;
     let done = ctx
-        .messenger(&matcher, settings)
+        .messenger(&matcher, settings)?
         .redeliver(&registry, &chosen)?;
     if done.is_empty() {
         ctx.out

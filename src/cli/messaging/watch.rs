@@ -136,7 +136,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                         ctx,
                         &format!(
                             "held message {} to {}: {}",
-                            acks::short(&r.held.msg_id),
+                            r.held.msg_id.short(),
                             r.held.agent,
                             sanitize::one_line(&r.outcome.describe())
                         ),
@@ -149,7 +149,8 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                 .warn(&format!("could not deliver held messages: {e}")),
         }
         let until_discovery = next_discovery.saturating_duration_since(Instant::now());
-        let until_due = acks::next_due_in(&ctx.paths, time::now()).unwrap_or(CHECK_EVERY);
+        let until_due =
+            acks::next_due_in(&*ctx.backend()?.acks, time::now()).unwrap_or(CHECK_EVERY);
         let nap = until_discovery.min(until_due).min(CHECK_EVERY);
         match stop.recv_timeout(nap) {
             Err(RecvTimeoutError::Timeout) => {}

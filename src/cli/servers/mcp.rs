@@ -5,6 +5,7 @@
 use clap::{Args, Subcommand};
 
 use crate::agents::launch::find_on_path;
+use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::mcp::{self, Project};
 use crate::setup::mcp_config::{self, Client};
@@ -68,6 +69,7 @@ fn serve(ctx: &Context) -> Result<ExitCode> {
         tmux: crate::tmux::Tmux::new(ctx.tmux.server().clone()),
         cwd: ctx.cwd.clone(),
         config: ctx.config()?.clone(),
+        backend: Backend::open(&ctx.paths, ctx.config()?)?,
     };
     mcp::serve(project)?;
     Ok(ExitCode::Success)

@@ -10,6 +10,7 @@ use clap::Args;
 use owo_colors::OwoColorize;
 
 use crate::agents::registry::AgentStatus;
+use crate::backend::Backend;
 use crate::domain::message::MessageType;
 use crate::domain::validate;
 use crate::error::{Error, Result};
@@ -118,6 +119,7 @@ pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {
         server: ctx.tmux.server().clone(),
+        backend: std::sync::Arc::new(Backend::open(&ctx.paths, ctx.config()?)?),
         paths: ctx.paths.clone(),
         matcher: ctx.matcher()?,
         messaging: ctx.messaging_settings()?,

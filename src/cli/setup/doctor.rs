@@ -5,7 +5,8 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::config;
+use crate::backend::Backend;
+use crate::config::{self, Config};
 use crate::error::Result;
 use crate::setup::doctor::{self, Outcome, Status, Subject};
 use crate::support::exit_code::ExitCode;
@@ -42,6 +43,14 @@ pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
     // the defaults.
     let matcher = ctx.matcher().unwrap_or_default();
     let profiles = ctx.profiles().unwrap_or_default();
+    let defaults;
+    let backend = match ctx.backend() {
+        Ok(b) => b,
+        Err(_) => {
+            defaults = Backend::files(&ctx.paths, &Config::default());
+            &defaults
+        }
+    };
     let outcomes = doctor::run(&Subject {
         root: &ctx.root,
         paths: &ctx.paths,
@@ -49,6 +58,7 @@ pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
         env: &env,
         matcher: &matcher,
         profiles: &profiles,
+        held: &*backend.held,
     });
     let (ok, warn, fail) = doctor::tally(&outcomes);
     if args.json {
