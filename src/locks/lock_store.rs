@@ -140,12 +140,17 @@ pub(crate) mod contract {
     }
 
     /// `racers` threads race for one key per round, half of them through
-    /// a pattern covering it: exactly one wins each round.
-    pub(crate) fn one_winner_per_round(store: Arc<dyn LockStore>, racers: usize, rounds: usize) {
+    /// a pattern covering it, racer `i` through `stores[i % len]` (several
+    /// hosts sharing one store): exactly one wins each round.
+    pub(crate) fn one_winner_per_round(
+        stores: &[Arc<dyn LockStore>],
+        racers: usize,
+        rounds: usize,
+    ) {
         let barrier = Arc::new(Barrier::new(racers));
         let handles: Vec<_> = (0..racers)
             .map(|i| {
-                let store = Arc::clone(&store);
+                let store = Arc::clone(&stores[i % stores.len()]);
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
                     let agent = format!("agent-{i}");
@@ -158,8 +163,14 @@ pub(crate) mod contract {
                         };
                         let k = LockKey::from_stored(&text, Path::new(store.root())).expect("key");
                         barrier.wait();
-                        if store.acquire(&[k], &agent, None, "race").is_ok() {
+                        let got = store.acquire(&[k.clone()], &agent, None, "race").is_ok();
+                        // Everyone has tried before the winner lets go,
+                        // so the store stays small and every round is a
+                        // fresh race.
+                        barrier.wait();
+                        if got {
                             won.push(round);
+                            store.release(&[k], &agent, false).expect("release");
                         }
                     }
                     won

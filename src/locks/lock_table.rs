@@ -693,6 +693,6 @@ mod contract_tests {
         lock_contract::basic_rules(&locks);
         let shared: Arc<dyn super::super::LockStore> =
             Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
-        lock_contract::one_winner_per_round(shared, 8, 20);
+        lock_contract::one_winner_per_round(&[shared], 8, 20);
     }
 }

@@ -351,7 +351,12 @@ mod tests {
     fn redis_locks_keep_the_contract() {
         let server = TestServer::start();
         lock_contract::basic_rules(&store(&server, "basic", "a", 300));
-        lock_contract::one_winner_per_round(Arc::new(store(&server, "race", "a", 300)), 16, 40);
+        // 32 racers split over two hosts sharing the swarm, 500 rounds.
+        let hosts: [Arc<dyn LockStore>; 2] = [
+            Arc::new(store(&server, "race", "host-a", 300)),
+            Arc::new(store(&server, "race", "host-b", 300)),
+        ];
+        lock_contract::one_winner_per_round(&hosts, 32, 500);
     }
 
     #[test]

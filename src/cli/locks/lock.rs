@@ -154,6 +154,9 @@ fn report(
         if !a.record.reason.is_empty() {
             s.push_str(&format!("  Reason: {}\n", a.record.reason));
         }
+        if let Some(fence) = a.record.fence {
+            s.push_str(&format!("  Fencing token: {fence}\n"));
+        }
         if let Acquired::TookOver(old) = &a.how {
             s.push_str(&format!(
                 "  Took over the stale lock of {} (held for {})\n",
