@@ -46,9 +46,9 @@ pub use agents::registry::{AgentRecord, AgentStatus, Registry};
 pub use config::load_file as load_config_file;
 pub use domain::message::{BUILTIN_TYPES, LogEntry};
 pub use domain::validate::agent_id as validate_agent_id;
-pub use domain::{AgentId, ValidationError};
+pub use domain::{AgentId, MessageId, Timestamp, ValidationError};
 pub use locks::{
-    Acquired, GlobModel, LockError, LockKey, LockRecord, LockTable, has_glob_chars, lock_file_name,
+    Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
 pub use messaging::message_log::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
 pub use monitor::{MonitorState, render};

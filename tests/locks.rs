@@ -12,7 +12,7 @@ use std::thread;
 use std::time::{Duration, SystemTime};
 
 use proptest::prelude::*;
-use swarm::{Acquired, LockError, LockKey, LockTable, lock_file_name};
+use swarm::{Acquired, FileLocks, LockError, LockKey, lock_file_name};
 use swarm::{Paths, StateDir};
 
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
@@ -91,8 +91,8 @@ fn unix_now() -> f64 {
         .as_secs_f64()
 }
 
-fn table(project: &Project) -> LockTable {
-    LockTable::new(&Paths::new(project.path()), 300)
+fn table(project: &Project) -> FileLocks {
+    FileLocks::new(&Paths::new(project.path()), 300)
 }
 
 fn key(project: &Project, raw: &str) -> LockKey {

@@ -82,6 +82,7 @@ impl A2aError {
             A2aError::NoCard(_) | A2aError::NoTask(_) | A2aError::NoContext(_) => {
                 ExitCode::NotFound
             }
+            A2aError::Store(e) => e.exit_code(),
             _ => ExitCode::Failure,
         }
     }

@@ -16,16 +16,26 @@ use crate::acks::{AckStore, FileAcks};
 use crate::agents::file_registry::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
 use crate::config::Config;
+use crate::error::{Error, Result};
+use crate::locks::{FileLocks, LockStore};
 use crate::messaging::held::FileHeld;
 use crate::messaging::held_store::HeldStore;
 use crate::messaging::rate_limit::FileRates;
 use crate::messaging::rate_store::RateStore;
 use crate::store::Paths;
 
+mod on_redis;
+mod settings;
+
+use on_redis::RedisLocks;
+use settings::{SettingsError, StoreLocation, StoreSettings};
+
 /// One implementation of every storage trait, for one project.
 pub(crate) struct Backend {
     /// The agent registry and id allocation.
     pub(crate) registry: Box<dyn RegistryStore>,
+    /// File locks.
+    pub(crate) locks: Box<dyn LockStore>,
     /// Pending acknowledgements and their due retries.
     pub(crate) acks: Box<dyn AckStore>,
     /// Messages held back from panes that were not safe to type into.
@@ -34,18 +44,59 @@ pub(crate) struct Backend {
     pub(crate) rates: Box<dyn RateStore>,
     /// The A2A records (cards, tasks, contexts, ...).
     pub(crate) a2a: Box<dyn A2aStore>,
+    /// Which store this is and this host's name in it.
+    settings: StoreSettings,
 }
 
 impl Backend {
+    /// The store `[store]` names for the project laid out by `paths`.
+    pub(crate) fn open(paths: &Paths, config: &Config) -> Result<Backend> {
+        let settings =
+            StoreSettings::resolve(&config.store, paths.root()).map_err(|e| match e {
+                SettingsError::NoUrl => Error::Invalid(
+                    "store.backend is \"redis\" but no server is named: set store.url, or \
+                 SWARM_STORE_URL (e.g. redis://127.0.0.1:6379)"
+                        .into(),
+                ),
+                SettingsError::Invalid(v) => Error::Validation(v),
+            })?;
+        let mut backend = Backend::files(paths, config);
+        if let StoreLocation::Redis(target) = &settings.location {
+            backend.locks = Box::new(RedisLocks::new(
+                target.clone(),
+                paths.root(),
+                &settings.host,
+                config.locking.stale_timeout,
+            ));
+        }
+        backend.settings = settings;
+        Ok(backend)
+    }
+
     /// The state files of the project laid out by `paths`.
     pub(crate) fn files(paths: &Paths, config: &Config) -> Backend {
-        let _ = config;
         Backend {
             registry: Box::new(FileRegistry::new(paths)),
+            locks: Box::new(FileLocks::new(paths, config.locking.stale_timeout)),
             acks: Box::new(FileAcks::new(paths)),
             held: Box::new(FileHeld::new(paths)),
             rates: Box::new(FileRates::new(paths)),
             a2a: Box::new(FileA2a::new(paths)),
+            settings: StoreSettings::files(),
+        }
+    }
+
+    /// This machine's name in the swarm.
+    pub(crate) fn host(&self) -> &str {
+        &self.settings.host
+    }
+
+    /// Where the shared state lives, for people (`files`,
+    /// `redis://host:6379 (swarm proj)`), never with a password.
+    pub(crate) fn describe(&self) -> String {
+        match &self.settings.location {
+            StoreLocation::Files => "files".into(),
+            StoreLocation::Redis(t) => format!("{} (swarm {})", t.shown_url(), t.name()),
         }
     }
 }

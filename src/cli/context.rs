@@ -13,7 +13,7 @@ use crate::agents::profile::Profiles;
 use crate::backend::Backend;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
-use crate::locks::{LockKey, LockTable};
+use crate::locks::{LockKey, LockStore};
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
@@ -104,16 +104,13 @@ impl Context {
         if let Some(b) = self.backend.get() {
             return Ok(b);
         }
-        let backend = Backend::files(&self.paths, self.config()?);
+        let backend = Backend::open(&self.paths, self.config()?)?;
         Ok(self.backend.get_or_init(|| backend))
     }
 
-    /// The project's file locks, with the configured stale timeout.
-    pub(super) fn lock_table(&self) -> Result<LockTable> {
-        Ok(LockTable::new(
-            &self.paths,
-            self.config()?.locking.stale_timeout,
-        ))
+    /// The project's file locks.
+    pub(super) fn locks(&self) -> Result<&dyn LockStore> {
+        Ok(self.backend()?.locks.as_ref())
     }
 
     /// A lock path or pattern as typed, normalised against the project.

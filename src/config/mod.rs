@@ -19,7 +19,7 @@ pub(crate) use load::{
     DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find, load, load_with,
     process_env,
 };
-pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS};
+pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS, StoreBackend, StoreConfig};
 pub(crate) use profile::{InputBox, Marker, ProfileSpec};
 pub(crate) use template::write as write_template;
 
@@ -31,3 +31,15 @@ use {
 
 #[cfg(test)]
 mod tests;
+
+/// The config as `config show` prints it: the store URL's password
+/// replaced, so that showing the config never leaks it.
+pub(crate) fn shown(config: &Config) -> serde_json::Value {
+    let mut doc = serde_json::to_value(config).unwrap_or(serde_json::Value::Null);
+    if let Some(url) = doc.pointer_mut("/store/url")
+        && let Some(text) = url.as_str()
+    {
+        *url = serde_json::Value::String(crate::domain::validate::redact_url(text));
+    }
+    doc
+}

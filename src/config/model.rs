@@ -31,6 +31,9 @@ pub struct Config {
     pub acks: Acks,
     /// Rotation and retention of the message log (swarm's own section).
     pub message_log: MessageLogConfig,
+    /// Where the shared state lives: files, or a Redis server shared by
+    /// several hosts (swarm's own section).
+    pub store: StoreConfig,
     /// Agent profiles added or changed by the project (`[profiles.NAME]`),
     /// over the built-in ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -157,6 +160,60 @@ pub struct MessageLogConfig {
     /// Rotated segments older than this many days (1..=3650) are removed,
     /// unless one holds an unread message.
     pub keep_days: u32,
+}
+
+/// Where the swarm's shared state lives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StoreBackend {
+    /// The state files in the project (the Python tool's shapes).
+    #[default]
+    Files,
+    /// A Redis (or Valkey) server, so that agents on several hosts form
+    /// one swarm.
+    Redis,
+}
+
+impl StoreBackend {
+    /// The name used in the config.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            StoreBackend::Files => "files",
+            StoreBackend::Redis => "redis",
+        }
+    }
+}
+
+/// `[store]`: where the shared state lives (docs/SCALING.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct StoreConfig {
+    /// `files` (the default) or `redis`.
+    pub backend: StoreBackend,
+    /// The server: `redis://[user:password@]host[:port][/db]`, `rediss://`
+    /// for TLS, `unix:///path/to/socket`. Best given as `SWARM_STORE_URL`
+    /// so no password sits in a committed file.
+    pub url: Option<String>,
+    /// The swarm's name: every key is under it, so several swarms share a
+    /// server. Default: the project directory's name.
+    pub name: Option<String>,
+    /// This machine's name in the swarm. Default: the host name.
+    pub host: Option<String>,
+    /// How long a command waits for the server before it fails
+    /// (100..=30000 ms).
+    pub timeout_ms: u32,
+}
+
+impl Default for StoreConfig {
+    fn default() -> Self {
+        StoreConfig {
+            backend: StoreBackend::Files,
+            url: None,
+            name: None,
+            host: None,
+            timeout_ms: 2000,
+        }
+    }
 }
 
 impl Default for MessageLogConfig {

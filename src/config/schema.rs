@@ -62,6 +62,12 @@ pub(crate) enum Kind {
     OptDir,
     /// A name that could be an agent id (`validate::agent_id`).
     AgentName,
+    /// One of the listed words.
+    Choice(&'static [&'static str]),
+    /// A server URL (`redis://`, `rediss://`, `unix://`), or unset.
+    OptUrl,
+    /// A name of 1-64 letters, digits, `.`, `_` and `-`, or unset.
+    OptName,
 }
 
 /// The shape of a list value.
@@ -100,7 +106,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 8] = [
+pub(crate) const SECTIONS: [(&str, &str); 9] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -123,6 +129,10 @@ pub(crate) const SECTIONS: [(&str, &str); 8] = [
     (
         "message_log",
         "Rotation of agent_messages.log and how much rotated history is kept (swarm only).",
+    ),
+    (
+        "store",
+        "Where the shared state lives: the project's files, or one Redis server for agents on several hosts (swarm only).",
     ),
 ];
 
@@ -381,6 +391,44 @@ pub(crate) const KEYS: &[Key] = &[
         doc: "Rotated segments older than this many days are removed (1-3650); never one holding a message an agent has not read.",
         example: None,
     },
+    Key {
+        section: "store",
+        name: "backend",
+        kind: Kind::Choice(&["files", "redis"]),
+        doc: "\"files\" (the project's state files, the default) or \"redis\" (one Redis or Valkey server shared by every host).",
+        example: None,
+    },
+    Key {
+        section: "store",
+        name: "url",
+        kind: Kind::OptUrl,
+        doc: "The Redis server: redis://host:6379, rediss:// (TLS) or unix:///path/redis.sock. Give it as SWARM_STORE_URL when it holds a password.",
+        example: Some("\"redis://127.0.0.1:6379\""),
+    },
+    Key {
+        section: "store",
+        name: "name",
+        kind: Kind::OptName,
+        doc: "The swarm's name; every key lives under it, so several swarms can share one server (default: the project directory's name).",
+        example: Some("\"my-project\""),
+    },
+    Key {
+        section: "store",
+        name: "host",
+        kind: Kind::OptName,
+        doc: "This machine's name in the swarm (default: the host name); set it for containers.",
+        example: Some("\"build-box\""),
+    },
+    Key {
+        section: "store",
+        name: "timeout_ms",
+        kind: Kind::Int {
+            min: 100,
+            max: 30_000,
+        },
+        doc: "How long a command waits for the server before it fails, in milliseconds (100-30000).",
+        example: None,
+    },
 ];
 
 impl Key {
@@ -496,7 +544,30 @@ pub(crate) fn check_key(key: &Key, value: &Value) -> Vec<Finding> {
 fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
     let one = |m: String| vec![(String::new(), m)];
     match (kind, value) {
-        (Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir, Value::Null) => Vec::new(),
+        (
+            Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName,
+            Value::Null,
+        ) => Vec::new(),
+        (Kind::Choice(words), Value::String(s)) if words.contains(&s.as_str()) => Vec::new(),
+        (Kind::Choice(words), v) => one(format!(
+            "expected one of {}, got {}",
+            words
+                .iter()
+                .map(|w| format!("\"{w}\""))
+                .collect::<Vec<_>>()
+                .join(", "),
+            describe(v)
+        )),
+        (Kind::OptUrl, Value::String(s)) => validate::store_url(s)
+            .err()
+            .map(|e| one(e.to_string()))
+            .unwrap_or_default(),
+        (Kind::OptUrl, v) => one(format!("expected a server URL, got {}", describe(v))),
+        (Kind::OptName, Value::String(s)) => validate::store_name(s)
+            .err()
+            .map(|e| one(e.to_string()))
+            .unwrap_or_default(),
+        (Kind::OptName, v) => one(format!("expected a name, got {}", describe(v))),
         (Kind::Int { min, max } | Kind::OptInt { min, max }, v) => {
             check_int(*min, *max, v).map(one).unwrap_or_default()
         }
@@ -697,7 +768,11 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
     let t = raw.trim();
     let unset = t.is_empty() || t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("null");
     match kind {
-        Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir if unset => Ok(Value::Null),
+        Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName
+            if unset =>
+        {
+            Ok(Value::Null)
+        }
         Kind::Int { .. } | Kind::OptInt { .. } => parse_int(t),
         Kind::Bool => match t.to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" | "on" => Ok(Value::Bool(true)),
@@ -707,6 +782,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
             )),
         },
         Kind::Text { .. } | Kind::OptDir | Kind::AgentName => Ok(Value::String(raw.to_owned())),
+        Kind::OptUrl | Kind::OptName | Kind::Choice(_) => Ok(Value::String(t.to_owned())),
         Kind::List(list) | Kind::OptList(list) => parse_env_list(&list.item, t),
     }
 }

@@ -14,7 +14,7 @@ use crate::agents::registry::Registry;
 use crate::domain::message::{self, MessageType};
 use crate::domain::validate;
 use crate::error::Error;
-use crate::locks::{LockKey, LockTable, Released};
+use crate::locks::{LockKey, Released};
 use crate::messaging::{self, Acknowledgement, Messenger, Recipients, SendReport, SendRequest};
 use crate::snapshot;
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
@@ -228,7 +228,7 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         // Whatever is wrong with it, it is the path as given.
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
-    let table = LockTable::new(&settings.paths, settings.stale_after);
+    let table = &*settings.backend.locks;
     let released = match table.release(&[key], &settings.operator.id, true) {
         Ok(r) => r,
         Err(e) => return failure(&Error::Lock(e)),

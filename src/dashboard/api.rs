@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
 use crate::domain::message::LogEntry;
-use crate::locks::{LockEntry, LockError, LockTable};
+use crate::locks::{LockEntry, LockError, LockStore};
 use crate::store::{Paths, inspect};
 use crate::support::time;
 
@@ -51,8 +51,11 @@ pub(super) struct LiveLocks {
 /// `GET /api/v1/locks`: every lock that is not stale at `now` (Unix
 /// seconds), sorted by path, as its file stores it plus the file's name.
 /// Stale and damaged lock files are left out.
-pub(super) fn locks(paths: &Paths, stale_after: u32, now: f64) -> Result<LiveLocks, LockError> {
-    let table = LockTable::new(paths, stale_after);
+pub(super) fn locks(
+    table: &dyn LockStore,
+    stale_after: u32,
+    now: f64,
+) -> Result<LiveLocks, LockError> {
     let mut list = Vec::new();
     let mut next_stale: Option<f64> = None;
     for entry in table.list()? {

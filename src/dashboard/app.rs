@@ -97,7 +97,12 @@ impl App {
 
     fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
         let now = crate::locks::now();
-        api::locks(&self.settings.paths, self.settings.stale_after, now).map_err(|e| {
+        api::locks(
+            &*self.settings.backend.locks,
+            self.settings.stale_after,
+            now,
+        )
+        .map_err(|e| {
             (self.settings.report)(&format!("could not read the locks: {e}"));
             Unreadable("Failed to read the locks")
         })

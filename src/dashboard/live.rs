@@ -314,7 +314,11 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         || lock_files != seen.lock_files
         || seen.next_stale.is_some_and(|t| now_secs > t);
     if locks_changed {
-        match api::locks(paths, app.settings.stale_after, now_secs) {
+        match api::locks(
+            &*app.settings.backend.locks,
+            app.settings.stale_after,
+            now_secs,
+        ) {
             Ok(live) => {
                 seen.lock_files = lock_files;
                 seen.lock_count = live.count;

@@ -95,7 +95,7 @@ impl fmt::Display for AgentId {
 /// (they are compared and shown, after sanitising, never interpreted).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
-pub(crate) struct MessageId(String);
+pub struct MessageId(String);
 
 /// Characters in the short form of a message id.
 pub(crate) const SHORT_ID_CHARS: usize = 8;

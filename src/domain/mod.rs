@@ -8,9 +8,8 @@ pub(crate) mod message_dict;
 mod timestamp;
 pub(crate) mod validate;
 
-pub(crate) use ids::MessageId;
-pub use ids::{AgentId, PaneId};
+pub use ids::{AgentId, MessageId, PaneId};
 pub(crate) use ids::{SHORT_ID_CHARS, short};
-pub(crate) use timestamp::Timestamp;
+pub use timestamp::Timestamp;
 pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};
 pub use validate::ValidationError;

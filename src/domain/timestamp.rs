@@ -14,7 +14,7 @@ use crate::support::time;
 
 /// An instant, with microsecond precision (what every format keeps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub(crate) struct Timestamp(DateTime<Utc>);
+pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
     /// Now.

@@ -95,6 +95,16 @@ pub enum ValidationError {
     /// A body made only of control characters and escape sequences.
     #[error("message content is empty once control characters are removed")]
     ContentOnlyControls,
+    /// A store URL swarm cannot use.
+    #[error(
+        "invalid store URL {0}: use redis://host[:port][/db], rediss://host[:port] (TLS) or unix:///path/to/redis.sock"
+    )]
+    StoreUrl(String),
+    /// A swarm or host name swarm cannot use in its keys.
+    #[error(
+        "invalid name {0:?}: use 1-64 letters, digits, `.`, `_` and `-`, starting with a letter or digit"
+    )]
+    StoreName(String),
     /// A body over the size limit.
     #[error("message content too long ({0} bytes, at most {max})", max = crate::domain::message::MAX_CONTENT_BYTES)]
     ContentTooLong(usize),
@@ -247,6 +257,59 @@ fn is_public(ip: IpAddr) -> bool {
     }
 }
 
+/// Longest swarm or host name.
+pub(crate) const MAX_STORE_NAME_LEN: usize = 64;
+
+/// Checks a store server URL: `redis://`, `rediss://` or `unix://` with
+/// something after it. The error never repeats a password: it shows the
+/// URL with its credentials replaced.
+pub(crate) fn store_url(raw: &str) -> Result<String, ValidationError> {
+    let url = raw.trim();
+    let ok = ["redis://", "rediss://", "unix://", "redis+unix://"]
+        .iter()
+        .any(|scheme| url.len() > scheme.len() && url.starts_with(scheme))
+        && !url.chars().any(|c| c.is_control() || c.is_whitespace());
+    if ok {
+        Ok(url.to_owned())
+    } else {
+        Err(ValidationError::StoreUrl(format!("{:?}", redact_url(url))))
+    }
+}
+
+/// The URL with any `user:password@` replaced by `***@`, for display.
+pub(crate) fn redact_url(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return if url.contains('@') {
+            "***".into()
+        } else {
+            url.to_owned()
+        };
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    match rest[..authority_end].rfind('@') {
+        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+        None => url.to_owned(),
+    }
+}
+
+/// Checks a swarm or host name: it becomes part of every key and of
+/// consumer group names, so 1-64 of `A-Z a-z 0-9 . _ -`, starting with a
+/// letter or digit.
+pub(crate) fn store_name(raw: &str) -> Result<String, ValidationError> {
+    let name = raw.trim();
+    let ok = !name.is_empty()
+        && name.chars().count() <= MAX_STORE_NAME_LEN
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'));
+    if ok {
+        Ok(name.to_owned())
+    } else {
+        Err(ValidationError::StoreName(name.to_owned()))
+    }
+}
+
 /// Checks `$EDITOR` (README, Commands) and splits it into a program and its
 /// options (`code --wait`). It must contain no shell syntax: swarm runs
 /// the program directly, never through a shell.
@@ -266,6 +329,40 @@ impl ValidationError {
     /// True when the message contains `text` (tests check reasons).
     pub(crate) fn contains(&self, text: &str) -> bool {
         self.to_string().contains(text)
+    }
+}
+
+#[cfg(test)]
+mod store_tests {
+    use super::*;
+
+    #[test]
+    fn store_urls() {
+        for good in [
+            "redis://127.0.0.1:6379",
+            "rediss://cache.example:6380/2",
+            "unix:///run/redis.sock",
+            "redis://:secret@host",
+        ] {
+            assert!(store_url(good).is_ok(), "{good}");
+        }
+        for bad in ["", "http://x", "redis://", "127.0.0.1:6379", "redis://a b"] {
+            assert!(store_url(bad).is_err(), "{bad:?}");
+        }
+        let e = store_url("http://user:hunter2@host").expect_err("bad scheme");
+        assert!(!e.to_string().contains("hunter2"), "{e}");
+        assert_eq!(redact_url("redis://u:p@h:1/0"), "redis://***@h:1/0");
+        assert_eq!(redact_url("redis://h:1"), "redis://h:1");
+    }
+
+    #[test]
+    fn store_names() {
+        for good in ["proj", "my-project.2", "host_1"] {
+            assert!(store_name(good).is_ok(), "{good}");
+        }
+        for bad in ["", "-x", ".x", "a b", "a{b}", "a:b", &"x".repeat(65)] {
+            assert!(store_name(bad).is_err(), "{bad:?}");
+        }
     }
 }
 

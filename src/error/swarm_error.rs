@@ -184,8 +184,8 @@ impl Error {
             | Error::NoRecipients(_)
             | Error::UnknownMessage(_) => ExitCode::NotFound,
             Error::RateLimited { .. } => ExitCode::RateLimited,
-            Error::Store(_)
-            | Error::Config(_)
+            Error::Store(e) => e.exit_code(),
+            Error::Config(_)
             | Error::Invalid(_)
             | Error::Validation(_)
             | Error::NoIdentity(_)
@@ -215,6 +215,11 @@ impl Error {
                 Some("pass an existing directory to --root".into())
             }
             Error::Store(StoreError::Exists { .. }) => Some("add --force to replace it".into()),
+            Error::Store(StoreError::Unreachable { .. }) => Some(
+                "check that the Redis server runs and that [store] url (or SWARM_STORE_URL) \
+                 names it; `swarm doctor` tests the connection"
+                    .into(),
+            ),
             Error::Config(ConfigError::Invalid { .. }) => Some(
                 "fix each problem listed (file and line, or environment variable), then check \
                  again with `swarm config validate`"

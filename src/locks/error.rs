@@ -95,6 +95,7 @@ impl LockError {
     pub fn exit_code(&self) -> ExitCode {
         match self {
             LockError::Held(_) | LockError::NotHolder { .. } => ExitCode::LockHeld,
+            LockError::Store(e) => e.exit_code(),
             _ => ExitCode::Failure,
         }
     }

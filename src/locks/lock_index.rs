@@ -182,6 +182,8 @@ mod tests {
                 filepath: filepath.into(),
                 locked_at: 1.0,
                 reason: String::new(),
+                fence: None,
+                host: None,
             },
             Path::new("/p"),
         ))

@@ -22,6 +22,14 @@ pub struct LockRecord {
     pub locked_at: f64,
     /// Why, as the holder said (may be empty).
     pub reason: String,
+    /// The fencing token of this acquisition: a number that only grows
+    /// across the swarm. Only a shared store (Redis) hands them out; lock
+    /// files never carry one, so the Python tool's shape is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    /// The host whose command took it (shared store only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl LockRecord {
@@ -80,6 +88,8 @@ mod tests {
             filepath: "src/a.py".into(),
             locked_at: 1795267578.9710896,
             reason: "editing a".into(),
+            fence: None,
+            host: None,
         };
         assert_eq!(
             String::from_utf8(r.to_bytes()).expect("utf-8"),
@@ -119,6 +129,8 @@ mod tests {
             filepath: "f".into(),
             locked_at: 1000.0,
             reason: String::new(),
+            fence: None,
+            host: None,
         };
         assert!(!r.is_stale(1300.0, 300.0));
         assert!(r.is_stale(1300.5, 300.0));

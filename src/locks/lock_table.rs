@@ -1,4 +1,4 @@
-//! `LockTable`: the project's file locks in `.agent_locks/` and every
+//! `FileLocks`: the project's file locks in `.agent_locks/` and every
 //! operation on them.
 //!
 //! Every change (acquire, release, takeover, clean) happens under one
@@ -98,7 +98,7 @@ struct View {
 
 /// The file locks of one project.
 #[derive(Clone, Debug)]
-pub struct LockTable {
+pub struct FileLocks {
     root: PathBuf,
     dir: StateDir,
     index: StateFile,
@@ -111,11 +111,11 @@ pub(crate) fn now() -> f64 {
     time::unix_seconds(time::now())
 }
 
-impl LockTable {
+impl FileLocks {
     /// The locks of the project laid out by `paths`; locks older than
     /// `stale_after` seconds are stale.
-    pub fn new(paths: &Paths, stale_after: u32) -> LockTable {
-        LockTable {
+    pub fn new(paths: &Paths, stale_after: u32) -> FileLocks {
+        FileLocks {
             root: paths.root().to_owned(),
             dir: StateDir::new(paths.locks_dir()),
             index: StateFile::new(paths.lock_index()),
@@ -208,6 +208,8 @@ impl LockTable {
                 filepath: key.as_str().to_owned(),
                 locked_at: now,
                 reason: reason.to_owned(),
+                fence: None,
+                host: None,
             };
             let name = key.file_name();
             let how = match plan {
@@ -626,4 +628,71 @@ fn dedup(keys: &[LockKey]) -> Vec<&LockKey> {
     keys.iter()
         .filter(|k| seen.insert(k.as_str().to_owned()))
         .collect()
+}
+
+impl super::LockStore for FileLocks {
+    fn acquire(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        reason: Option<&str>,
+        default_reason: &str,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        FileLocks::acquire(self, keys, agent, reason, default_reason)
+    }
+
+    fn release(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        force: bool,
+    ) -> Result<Vec<(LockKey, Released)>, LockError> {
+        FileLocks::release(self, keys, agent, force)
+    }
+
+    fn related(&self, key: &LockKey) -> Result<Related, LockError> {
+        FileLocks::related(self, key)
+    }
+
+    fn blocking(&self, keys: &[LockKey], agent: Option<&str>) -> Result<Vec<Conflict>, LockError> {
+        FileLocks::blocking(self, keys, agent)
+    }
+
+    fn list(&self) -> Result<Vec<LockEntry>, LockError> {
+        FileLocks::list(self)
+    }
+
+    fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
+        FileLocks::clean(self, by)
+    }
+
+    fn is_stale(&self, record: &LockRecord, now: f64) -> bool {
+        FileLocks::is_stale(self, record, now)
+    }
+
+    fn location(&self, key: &LockKey) -> String {
+        self.file_of(key).display().to_string()
+    }
+
+    fn root(&self) -> &Path {
+        FileLocks::root(self)
+    }
+}
+
+#[cfg(test)]
+mod contract_tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::locks::lock_contract;
+
+    #[test]
+    fn file_locks_keep_the_contract() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let locks = FileLocks::new(&Paths::new(dir.path()), 300);
+        lock_contract::basic_rules(&locks);
+        let shared: Arc<dyn super::super::LockStore> =
+            Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
+        lock_contract::one_winner_per_round(&[shared], 8, 20);
+    }
 }

@@ -12,6 +12,7 @@ mod lock_entry;
 mod lock_index;
 mod lock_key;
 mod lock_record;
+mod lock_store;
 mod lock_table;
 
 pub(crate) use conflict::Conflict;
@@ -23,5 +24,8 @@ pub(crate) use lock_key::KeyKind;
 pub use lock_key::{LockKey, has_glob_chars, lock_file_name};
 pub use lock_record::LockRecord;
 pub(crate) use lock_record::MAX_REASON_CHARS;
-pub use lock_table::{Acquired, LockTable};
-pub(crate) use lock_table::{AcquiredLock, CleanReport, DAMAGED_GRACE, Released, now};
+pub(crate) use lock_store::LockStore;
+#[cfg(test)]
+pub(crate) use lock_store::contract as lock_contract;
+pub use lock_table::{Acquired, FileLocks};
+pub(crate) use lock_table::{AcquiredLock, CleanReport, DAMAGED_GRACE, Related, Released, now};

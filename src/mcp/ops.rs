@@ -14,7 +14,7 @@ use crate::agents::identity;
 use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
-use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockTable, Released};
+use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockStore, Released};
 use crate::messaging::inbox::{self, ReadState, Selection};
 use crate::messaging::message_log::{MessageLog, MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
@@ -412,7 +412,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
     }
 }
 
-fn lock_json(r: &LockRecord, table: &LockTable, now: f64) -> Value {
+fn lock_json(r: &LockRecord, table: &dyn LockStore, now: f64) -> Value {
     json!({
         "path": sanitize::one_line(&r.filepath),
         "holder": r.agent_id,
@@ -452,7 +452,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .map(|p| project.lock_key(p))
         .collect::<Result<Vec<_>>>()?;
     let agent = project.agent()?;
-    let table = project.lock_table();
+    let table = project.locks();
     let deadline = a
         .wait_seconds
         .map(|s| Instant::now() + Duration::from_secs(u64::from(s)));
@@ -489,7 +489,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         text,
         json!({
             "agent": agent,
-            "acquired": acquired.iter().map(|l| lock_json(&l.record, &table, now)).collect::<Vec<_>>(),
+            "acquired": acquired.iter().map(|l| lock_json(&l.record, table, now)).collect::<Vec<_>>(),
         }),
     ))
 }
@@ -501,7 +501,7 @@ fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
         .map(|p| project.lock_key(p))
         .collect::<Result<Vec<_>>>()?;
     let agent = project.agent()?;
-    let released = project.lock_table().release(&keys, &agent, false)?;
+    let released = project.locks().release(&keys, &agent, false)?;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {
@@ -519,7 +519,7 @@ fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
 
 fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
     let key = project.lock_key(&a.path)?;
-    let table = project.lock_table();
+    let table = project.locks();
     let related = table.related(&key)?;
     let now = crate::locks::now();
     let mut damaged = None;
@@ -557,14 +557,14 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
         text,
         json!({
             "path": path,
-            "locks": locks.iter().map(|h| lock_json(&h.record, &table, now)).collect::<Vec<_>>(),
+            "locks": locks.iter().map(|h| lock_json(&h.record, table, now)).collect::<Vec<_>>(),
             "damaged": damaged,
         }),
     ))
 }
 
 fn list_locks(project: &Project) -> Result<Reply> {
-    let table = project.lock_table();
+    let table = project.locks();
     let now = crate::locks::now();
     let mut rows = Vec::new();
     let mut text = String::new();
@@ -575,7 +575,7 @@ fn list_locks(project: &Project) -> Result<Reply> {
                 sanitize::one_line(&h.record.filepath),
                 h.record.agent_id
             ));
-            rows.push(lock_json(&h.record, &table, now));
+            rows.push(lock_json(&h.record, table, now));
         }
     }
     Ok(Reply::new(

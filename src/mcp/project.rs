@@ -13,7 +13,7 @@ use crate::agents::registry::Registry;
 use crate::backend::Backend;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::locks::{LockKey, LockTable};
+use crate::locks::{LockKey, LockStore};
 use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::Paths;
 use crate::tmux::Tmux;
@@ -75,9 +75,9 @@ impl Project {
         })
     }
 
-    /// The project's file locks, with the configured stale timeout.
-    pub(crate) fn lock_table(&self) -> LockTable {
-        LockTable::new(&self.paths, self.config.locking.stale_timeout)
+    /// The project's file locks.
+    pub(crate) fn locks(&self) -> &dyn LockStore {
+        &*self.backend.locks
     }
 
     /// A lock path or pattern, normalised against the project.

@@ -240,7 +240,7 @@ impl Session {
             update.registry = Some(status::read_registry(self.backend.registry.as_ref()));
         }
         if dirty.locks {
-            update.locks = Some(status::read_locks(&self.paths));
+            update.locks = Some(status::read_locks(&*self.backend.locks));
         }
         if dirty.acks {
             update.acks = Some(status::read_acks(&*self.backend.acks));

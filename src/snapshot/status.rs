@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use crate::acks::{self, AckStore, PendingEntry};
 use crate::agents::registry::{AgentStatus, Registry};
 use crate::agents::registry_store::{RegistryState, RegistryStore};
-use crate::locks::{DAMAGED_GRACE, LockEntry, LockTable};
+use crate::locks::{DAMAGED_GRACE, LockEntry, LockStore};
 use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
@@ -86,10 +86,10 @@ pub(crate) fn read_acks(store: &dyn AckStore) -> (Vec<PendingEntry>, Option<Stri
 /// Every valid lock, sorted by path, from the locks module's listing (the
 /// same files `swarm locks` shows); damaged lock files are counted in the
 /// note, since they block their paths until `swarm locks --clean`.
-pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
+pub(crate) fn read_locks(store: &dyn LockStore) -> (Vec<LockView>, Option<String>) {
     // Listing does not judge staleness: the monitor does, against the time
     // it shows.
-    let entries = match LockTable::new(paths, 0).list() {
+    let entries = match store.list() {
         Ok(entries) => entries,
         Err(e) => return (Vec::new(), Some(format!("could not list the locks: {e}"))),
     };
@@ -116,9 +116,8 @@ pub(crate) fn read_locks(paths: &Paths) -> (Vec<LockView>, Option<String>) {
     }
     let note = (damaged > 0).then(|| {
         format!(
-            "{damaged} damaged lock file{} in {} block{} {} path{}; `swarm locks --clean` removes {}",
+            "{damaged} damaged lock file{} block{} {} path{}; `swarm locks --clean` removes {}",
             if damaged == 1 { "" } else { "s" },
-            paths.locks_dir().display(),
             if damaged == 1 { "s" } else { "" },
             if damaged == 1 { "its" } else { "their" },
             if damaged == 1 { "" } else { "s" },
@@ -412,7 +411,8 @@ mod tests {
     fn locks_are_listed_and_damaged_files_counted() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        assert_eq!(read_locks(&paths), (Vec::new(), None));
+        let store = crate::locks::FileLocks::new(&paths, 300);
+        assert_eq!(read_locks(&store), (Vec::new(), None));
         fs::create_dir(paths.locks_dir()).expect("mkdir");
         let file = |path: &str| paths.locks_dir().join(lock_file_name(path));
         let good = r#"{"agent_id": "agent-1", "filepath": "src/a.py", "locked_at": 1795267578.97, "reason": "editing"}"#;
@@ -432,7 +432,7 @@ mod tests {
         }
         // Being written right now: not counted yet.
         fs::write(file("e"), "").expect("write");
-        let (locks, note) = read_locks(&paths);
+        let (locks, note) = read_locks(&store);
         assert_eq!(
             locks,
             vec![

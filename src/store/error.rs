@@ -3,6 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::support::exit_code::ExitCode;
+
 /// A state file could not be read, written or locked. Always names the file.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -58,6 +60,24 @@ pub enum StoreError {
         /// The file.
         path: PathBuf,
     },
+    /// The shared store's server could not be reached or did not answer
+    /// within the timeout. Nothing was changed.
+    #[error("the store at {url} is unreachable: {detail}")]
+    Unreachable {
+        /// The server, with any password replaced.
+        url: String,
+        /// What the connection reported.
+        detail: String,
+    },
+    /// The shared store's server answered with an error (out of memory,
+    /// read-only replica, a script error).
+    #[error("the store at {url} refused the operation: {detail}")]
+    Refused {
+        /// The server, with any password replaced.
+        url: String,
+        /// The server's answer.
+        detail: String,
+    },
     /// A state file could not be encoded (never expected in practice).
     #[error("could not encode {}: {source}", path.display())]
     Encode {
@@ -66,4 +86,14 @@ pub enum StoreError {
         /// Why.
         source: serde_json::Error,
     },
+}
+
+impl StoreError {
+    /// 8 when the shared store could not be reached; 1 otherwise.
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        match self {
+            StoreError::Unreachable { .. } => ExitCode::StoreUnavailable,
+            _ => ExitCode::Failure,
+        }
+    }
 }

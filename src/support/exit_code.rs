@@ -23,12 +23,15 @@ pub enum ExitCode {
     RateLimited = 6,
     /// The message was saved but not delivered into the pane (queued).
     NotDelivered = 7,
+    /// The shared store (a Redis server) did not answer in time or refused
+    /// the connection; nothing was changed.
+    StoreUnavailable = 8,
 }
 
 impl ExitCode {
     /// Every code with a one-line meaning, in numeric order (used by
     /// `swarm help exit-codes` and checked against the README in tests).
-    pub const ALL: [(ExitCode, &'static str); 8] = [
+    pub const ALL: [(ExitCode, &'static str); 9] = [
         (ExitCode::Success, "success (also \"nothing to do\")"),
         (
             ExitCode::Failure,
@@ -54,6 +57,10 @@ impl ExitCode {
         (
             ExitCode::NotDelivered,
             "message not delivered into the pane (queued in the inbox, or held until the pane is safe)",
+        ),
+        (
+            ExitCode::StoreUnavailable,
+            "the shared store (Redis) is unreachable or did not answer in time; nothing was changed",
         ),
     ];
 

@@ -44,7 +44,7 @@ struct ResolveJson<'a> {
 /// Decides each conflict and records it.
 pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode> {
     let key = ctx.lock_key(&args.path)?;
-    let table = ctx.lock_table()?;
+    let table = ctx.locks()?;
     let related = table.related(&key)?;
     let now = now();
     let mut locks: Vec<HeldLock> = Vec::new();
@@ -52,7 +52,7 @@ pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode>
         Some(LockEntry::Held(held)) => locks.push(held),
         Some(LockEntry::Damaged { problem, .. }) => ctx.out.warn(&format!(
             "the lock file of {key} ({}) is damaged: {}; `swarm locks --clean` removes it",
-            table.file_of(&key).display(),
+            table.location(&key),
             shown(&problem)
         )),
         None => {}

@@ -52,12 +52,12 @@ struct CleanJson {
 
 /// Lists, or cleans.
 pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
-    let table = ctx.lock_table()?;
+    let table = ctx.locks()?;
     if args.clean {
         // Recorded as whoever runs it, when that is known.
         let by = actor::detect(ctx).ok().flatten();
         let report = table.clean(by.as_deref())?;
-        return print_clean(ctx, args, &table, &report);
+        return print_clean(ctx, args, table, &report);
     }
     let now = now();
     let mut shown_locks = Vec::new();
@@ -79,7 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
     if args.json {
         let list: Vec<LockJson> = shown_locks
             .iter()
-            .map(|h| LockJson::new(&h.record, &table, now))
+            .map(|h| LockJson::new(&h.record, table, now))
             .collect();
         ctx.out.json(&list)?;
         return Ok(ExitCode::Success);
@@ -111,7 +111,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
 fn print_clean(
     ctx: &Context,
     args: &LocksArgs,
-    table: &crate::locks::LockTable,
+    table: &dyn crate::locks::LockStore,
     report: &CleanReport,
 ) -> Result<ExitCode> {
     let now = now();

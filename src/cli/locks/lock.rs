@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::locks::{Acquired, AcquiredLock, LockError, LockKey, LockTable, MAX_REASON_CHARS, now};
+use crate::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, MAX_REASON_CHARS, now};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 
@@ -88,7 +88,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
     let default_reason = clean(&ctx.config()?.locking.default_reason)?;
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
-    let table = ctx.lock_table()?;
+    let table = ctx.locks()?;
     actor::record_as_other(ctx, &actor, &format!("lock {}", joined(&keys)))?;
     let deadline = args.wait.map(|s| Instant::now() + Duration::from_secs(s));
     let mut pause = Duration::from_millis(50);
@@ -109,7 +109,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
                         acquired: Vec::new(),
                         conflicts: conflicts
                             .iter()
-                            .map(|c| LockJson::new(&c.held.record, &table, now))
+                            .map(|c| LockJson::new(&c.held.record, table, now))
                             .collect(),
                     })?;
                 }
@@ -118,14 +118,14 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
             Err(e) => return Err(e.into()),
         }
     };
-    report(ctx, args, &table, &keys, &acquired)?;
+    report(ctx, args, table, &keys, &acquired)?;
     Ok(ExitCode::Success)
 }
 
 fn report(
     ctx: &Context,
     args: &LockArgs,
-    table: &LockTable,
+    table: &dyn LockStore,
     keys: &[LockKey],
     acquired: &[AcquiredLock],
 ) -> Result<()> {
@@ -153,6 +153,9 @@ fn report(
         s.push_str(&format!("  Agent: {}\n", a.record.agent_id));
         if !a.record.reason.is_empty() {
             s.push_str(&format!("  Reason: {}\n", a.record.reason));
+        }
+        if let Some(fence) = a.record.fence {
+            s.push_str(&format!("  Fencing token: {fence}\n"));
         }
         if let Acquired::TookOver(old) = &a.how {
             s.push_str(&format!(

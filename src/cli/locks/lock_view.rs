@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::locks::{HeldLock, LockKey, LockRecord, LockTable, has_glob_chars};
+use crate::locks::{HeldLock, LockKey, LockRecord, LockStore, has_glob_chars};
 use crate::support::sanitize;
 use crate::support::time;
 
@@ -26,11 +26,18 @@ pub(crate) struct LockJson {
     pub stale: bool,
     /// True for a glob pattern.
     pub pattern: bool,
+    /// The fencing token (a shared store hands them out; never for
+    /// lock files).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fence: Option<u64>,
+    /// The host whose command took it (shared store only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 impl LockJson {
     /// The JSON view of a lock at `now`.
-    pub(crate) fn new(r: &LockRecord, table: &LockTable, now: f64) -> LockJson {
+    pub(crate) fn new(r: &LockRecord, table: &dyn LockStore, now: f64) -> LockJson {
         LockJson {
             agent_id: r.agent_id.clone(),
             filepath: r.filepath.clone(),
@@ -39,6 +46,8 @@ impl LockJson {
             age_seconds: (r.age(now) * 10.0).round() / 10.0,
             stale: table.is_stale(r, now),
             pattern: has_glob_chars(&r.filepath),
+            fence: r.fence,
+            host: r.host.as_deref().map(sanitize::one_line),
         }
     }
 }
@@ -63,6 +72,12 @@ pub(crate) fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
     let reason = sanitize::one_line(&r.reason);
     if !reason.is_empty() {
         s.push_str(&format!("  Reason: {reason}\n"));
+    }
+    if let Some(host) = &r.host {
+        s.push_str(&format!("  Host: {}\n", sanitize::one_line(host)));
+    }
+    if let Some(fence) = r.fence {
+        s.push_str(&format!("  Fencing token: {fence}\n"));
     }
     s
 }

@@ -35,7 +35,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
-    let table = ctx.lock_table()?;
+    let table = ctx.locks()?;
     let released = table.release(&keys, &actor.id, args.force)?;
     let now = crate::locks::now();
     let mut s = String::new();

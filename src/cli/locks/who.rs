@@ -34,7 +34,7 @@ struct WhoJson {
 /// Looks the path up.
 pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     let key = ctx.lock_key(&args.path)?;
-    let table = ctx.lock_table()?;
+    let table = ctx.locks()?;
     let related = table.related(&key)?;
     let now = now();
     let mut damaged = None;
@@ -48,7 +48,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     if let Some(problem) = &damaged {
         ctx.out.warn(&format!(
             "the lock file of {key} ({}) is damaged: {}; `swarm locks --clean` removes it",
-            table.file_of(&key).display(),
+            table.location(&key),
             shown(problem)
         ));
     }
@@ -57,7 +57,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
             path: key.as_str().to_owned(),
             locks: locks
                 .iter()
-                .map(|h| LockJson::new(&h.record, &table, now))
+                .map(|h| LockJson::new(&h.record, table, now))
                 .collect(),
             damaged,
         })?;

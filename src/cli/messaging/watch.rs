@@ -79,10 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                 }
                 Err(e) => ctx.out.warn(&format!("discovery failed: {e}")),
             }
-            match ctx
-                .lock_table()
-                .and_then(|t| Ok(t.clean(Some("swarm watch"))?))
-            {
+            match ctx.locks().and_then(|t| Ok(t.clean(Some("swarm watch"))?)) {
                 Ok(report) => {
                     for held in &report.stale {
                         log(

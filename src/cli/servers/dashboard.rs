@@ -114,7 +114,7 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
     let out = ctx.out.clone();
     let settings = Settings {
         paths: ctx.paths.clone(),
-        backend: Arc::new(Backend::files(&ctx.paths, config)),
+        backend: Arc::new(Backend::open(&ctx.paths, config)?),
         stale_after: config.locking.stale_timeout,
         tick: Duration::from_secs(u64::from(config.dashboard.refresh_interval.max(1))),
         auth,

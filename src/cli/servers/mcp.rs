@@ -69,7 +69,7 @@ fn serve(ctx: &Context) -> Result<ExitCode> {
         tmux: crate::tmux::Tmux::new(ctx.tmux.server().clone()),
         cwd: ctx.cwd.clone(),
         config: ctx.config()?.clone(),
-        backend: Backend::files(&ctx.paths, ctx.config()?),
+        backend: Backend::open(&ctx.paths, ctx.config()?)?,
     };
     mcp::serve(project)?;
     Ok(ExitCode::Success)

@@ -120,7 +120,7 @@ pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {
         server: ctx.tmux.server().clone(),
-        backend: std::sync::Arc::new(Backend::files(&ctx.paths, ctx.config()?)),
+        backend: std::sync::Arc::new(Backend::open(&ctx.paths, ctx.config()?)?),
         paths: ctx.paths.clone(),
         matcher: ctx.matcher()?,
         messaging: ctx.messaging_settings()?,

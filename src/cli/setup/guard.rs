@@ -115,7 +115,7 @@ fn check_commit(ctx: &Context) -> Result<ExitCode> {
         }
     }
     let me = actor::detect(ctx).ok().flatten();
-    let conflicts = ctx.lock_table()?.blocking(&keys, me.as_deref())?;
+    let conflicts = ctx.locks()?.blocking(&keys, me.as_deref())?;
     if conflicts.is_empty() {
         return Ok(ExitCode::Success);
     }
@@ -157,7 +157,7 @@ pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     };
     let me = actor::detect(&ctx).ok().flatten();
     let conflicts = match ctx
-        .lock_table()
+        .locks()
         .and_then(|t| Ok(t.blocking(std::slice::from_ref(&key), me.as_deref())?))
     {
         Ok(conflicts) => conflicts,

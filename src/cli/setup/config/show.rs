@@ -44,7 +44,7 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
 }
 
 fn as_json(loaded: &LoadedConfig) -> Value {
-    let mut doc = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
+    let mut doc = config::shown(&loaded.config);
     let sources: Map<String, Value> = loaded
         .origins
         .iter()
@@ -64,7 +64,7 @@ fn as_json(loaded: &LoadedConfig) -> Value {
 }
 
 fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
-    let values = serde_json::to_value(&loaded.config).unwrap_or(Value::Null);
+    let values = config::shown(&loaded.config);
     let mut s = match &loaded.file {
         Some(f) => format!("Config file: {}\n", f.display()),
         None => format!(

@@ -1,0 +1,217 @@
+//! One connection to the swarm's Redis server, and the names of its keys.
+//!
+//! Every key of a swarm starts with `{swarm:NAME}:`: the braces are a
+//! Redis Cluster hash tag, so all of a swarm's keys live in one slot and
+//! the multi-key transactions and scripts below work on a cluster too.
+//! Commands are short and synchronous; each waits at most the configured
+//! timeout for the server, then fails with `StoreError::Unreachable`
+//! (exit code 8) before it has changed anything.
+
+use std::time::Duration;
+
+use redis::{ConnectionLike, ErrorKind, RedisError};
+
+use crate::domain::validate;
+use crate::store::StoreError;
+
+/// Where the server is and how the swarm is named in it.
+#[derive(Clone, Debug)]
+pub(crate) struct RedisTarget {
+    /// The URL as configured (may hold a password; never shown).
+    url: String,
+    /// The swarm's name: the namespace of every key.
+    name: String,
+    /// How long one command waits for the server.
+    timeout: Duration,
+}
+
+impl RedisTarget {
+    /// A target; `url` and `name` were checked by the config.
+    pub(crate) fn new(url: &str, name: &str, timeout: Duration) -> RedisTarget {
+        RedisTarget {
+            url: url.to_owned(),
+            name: name.to_owned(),
+            timeout,
+        }
+    }
+
+    /// The URL with any password replaced, for messages.
+    pub(crate) fn shown_url(&self) -> String {
+        validate::redact_url(&self.url)
+    }
+
+    /// The swarm's name.
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Opens a connection, failing within the timeout when the server
+    /// does not answer.
+    pub(crate) fn connect(&self) -> Result<Redis, StoreError> {
+        let client = redis::Client::open(self.url.as_str()).map_err(|e| self.error(e))?;
+        let conn = client
+            .get_connection_with_timeout(self.timeout)
+            .map_err(|e| self.error(e))?;
+        conn.set_read_timeout(Some(self.timeout))
+            .map_err(|e| self.error(e))?;
+        conn.set_write_timeout(Some(self.timeout))
+            .map_err(|e| self.error(e))?;
+        Ok(Redis {
+            conn,
+            keys: Keys::new(&self.name),
+            target: self.clone(),
+        })
+    }
+
+    /// Opens a connection for blocking reads: it waits up to `block` plus
+    /// the usual timeout for an answer.
+    pub(crate) fn connect_blocking(&self, block: Duration) -> Result<Redis, StoreError> {
+        let r = self.connect()?;
+        r.conn
+            .set_read_timeout(Some(block + self.timeout))
+            .map_err(|e| self.error(e))?;
+        Ok(r)
+    }
+
+    /// The store error for a failed call: no answer (refused, timed out,
+    /// dropped) is `Unreachable`; an answer that is an error is `Refused`.
+    pub(crate) fn error(&self, e: RedisError) -> StoreError {
+        let unreachable = e.is_io_error()
+            || e.is_timeout()
+            || e.is_connection_refusal()
+            || e.is_connection_dropped()
+            || e.kind() == ErrorKind::InvalidClientConfig;
+        let detail = validate::redact_url(&e.to_string());
+        if unreachable {
+            StoreError::Unreachable {
+                url: self.shown_url(),
+                detail,
+            }
+        } else {
+            StoreError::Refused {
+                url: self.shown_url(),
+                detail,
+            }
+        }
+    }
+}
+
+/// An open connection with the swarm's key names.
+pub(crate) struct Redis {
+    /// The connection.
+    pub(crate) conn: redis::Connection,
+    /// The swarm's key names.
+    pub(crate) keys: Keys,
+    target: RedisTarget,
+}
+
+impl Redis {
+    /// Runs `cmd`, mapping failures to store errors.
+    pub(crate) fn query<T: redis::FromRedisValue>(
+        &mut self,
+        cmd: &redis::Cmd,
+    ) -> Result<T, StoreError> {
+        cmd.query(&mut self.conn).map_err(|e| self.target.error(e))
+    }
+
+    /// Runs a pipeline (with `.atomic()`, a MULTI/EXEC transaction).
+    pub(crate) fn pipe<T: redis::FromRedisValue>(
+        &mut self,
+        pipe: &redis::Pipeline,
+    ) -> Result<T, StoreError> {
+        pipe.query(&mut self.conn).map_err(|e| self.target.error(e))
+    }
+
+    /// The store error for a failure of this connection.
+    pub(crate) fn error(&self, e: RedisError) -> StoreError {
+        self.target.error(e)
+    }
+
+    /// True while the connection can still be used.
+    pub(crate) fn is_open(&self) -> bool {
+        self.conn.is_open()
+    }
+
+    /// Optimistic transaction: watches `keys`, calls `plan` (which reads
+    /// and decides, returning the writes to make as an atomic pipeline
+    /// and the result, or `None` for the pipeline when nothing is to be
+    /// written) and commits; when another client changed a watched key in
+    /// between, the whole step runs again on what is there now. Of several
+    /// racing clients exactly one commits each change.
+    pub(crate) fn transaction<T, E: From<StoreError>>(
+        &mut self,
+        watch: &[String],
+        mut plan: impl FnMut(&mut Redis) -> Result<(Option<redis::Pipeline>, T), E>,
+    ) -> Result<T, E> {
+        loop {
+            self.query::<()>(redis::cmd("WATCH").arg(watch))?;
+            let (pipe, out) = match plan(self) {
+                Ok(p) => p,
+                Err(e) => {
+                    let _ = self.query::<()>(&redis::cmd("UNWATCH"));
+                    return Err(e);
+                }
+            };
+            let Some(mut pipe) = pipe else {
+                self.query::<()>(&redis::cmd("UNWATCH"))?;
+                return Ok(out);
+            };
+            pipe.atomic();
+            // EXEC answers nil when a watched key changed: try again.
+            let committed: Option<redis::Value> = self.pipe(&pipe)?;
+            if committed.is_some() {
+                return Ok(out);
+            }
+        }
+    }
+}
+
+/// The key names of one swarm.
+#[derive(Clone, Debug)]
+pub(crate) struct Keys {
+    prefix: String,
+}
+
+impl Keys {
+    /// The keys of the swarm called `name`.
+    pub(crate) fn new(name: &str) -> Keys {
+        Keys {
+            prefix: format!("{{swarm:{name}}}:"),
+        }
+    }
+
+    /// `{swarm:NAME}:<what>`.
+    pub(crate) fn key(&self, what: &str) -> String {
+        format!("{}{what}", self.prefix)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_share_one_hash_tag() {
+        let k = Keys::new("proj");
+        assert_eq!(k.key("locks"), "{swarm:proj}:locks");
+        assert_eq!(k.key("fence"), "{swarm:proj}:fence");
+    }
+
+    #[test]
+    fn an_absent_server_fails_fast_as_unreachable_without_the_password() {
+        // Port 1 on loopback: nothing listens there, the connection is
+        // refused at once.
+        let t = RedisTarget::new(
+            "redis://:hunter2@127.0.0.1:1",
+            "proj",
+            Duration::from_millis(500),
+        );
+        let e = t.connect().err().expect("nothing listens on port 1");
+        assert!(matches!(e, StoreError::Unreachable { .. }), "{e}");
+        assert!(!e.to_string().contains("hunter2"), "{e}");
+        assert_eq!(
+            e.exit_code(),
+            crate::support::exit_code::ExitCode::StoreUnavailable
+        );
+    }
+}

@@ -1,0 +1,12 @@
+//! The Redis backend: the swarm's shared state on one Redis (or Valkey)
+//! server, so that agents on several hosts form one swarm while each
+//! host delivers into its own tmux panes (docs/SCALING.md).
+
+mod conn;
+mod document;
+mod locks;
+#[cfg(test)]
+mod test_server;
+
+pub(crate) use conn::RedisTarget;
+pub(crate) use locks::RedisLocks;
