@@ -167,10 +167,17 @@ impl PaneSession<'_> {
         )
     }
 
-    /// What the screen showed before a paste of the text `marker` starts,
-    /// from the last reading (used once: a later paste needs a new one).
-    fn baseline(&self, marker: &str) -> Option<Baseline> {
-        let capture = self.last_capture.borrow_mut().take()?;
+    /// The last screen read, taken just before a paste (used once: a later
+    /// paste needs a new reading).
+    fn take_before(&self) -> Option<String> {
+        self.last_capture.borrow_mut().take()
+    }
+
+    /// What the screen `before` a paste of the text `marker` showed. Made
+    /// after Enter, so that reading it costs nothing between paste and
+    /// Enter.
+    fn baseline(&self, before: Option<String>, marker: &str) -> Option<Baseline> {
+        let capture = before?;
         Some(Baseline {
             shown: rows_showing(&capture, marker),
             idle: self
@@ -220,7 +227,7 @@ impl PaneSession<'_> {
         } else {
             text
         };
-        let baseline = self.baseline(marker);
+        let before = self.take_before();
         let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
             return Outcome::queued(describe(&self.pane, "paste into", &e));
@@ -246,6 +253,7 @@ impl PaneSession<'_> {
             return Outcome::queued(describe(&self.pane, "press Enter in", &e));
         }
         if self.profile.reads_screen() {
+            let baseline = self.baseline(before, marker);
             return self.confirm_left_box(BoxWatch::new(seen, baseline));
         }
         if self.confirm {
@@ -385,9 +393,10 @@ pub(crate) fn type_text_many(
         return sessions.iter().map(|s| s.type_text(text, marker)).collect();
     }
     let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
+    let befores: Vec<Option<String>> = sessions.iter().map(|s| s.take_before()).collect();
     let mut watches: Vec<BoxWatch> = sessions
         .iter()
-        .map(|s| BoxWatch::new(false, s.baseline(marker)))
+        .map(|_| BoxWatch::new(false, None))
         .collect();
     let pasted = Instant::now();
     if let Err(e) = tmux.paste_text_many(&panes, text.as_bytes()) {
@@ -435,6 +444,9 @@ pub(crate) fn type_text_many(
             .iter()
             .map(|_| Outcome::queued(why.clone()))
             .collect();
+    }
+    for ((watch, s), before) in watches.iter_mut().zip(sessions).zip(befores) {
+        watch.baseline = s.baseline(before, marker);
     }
     let mut outcomes: Vec<Option<Outcome>> = sessions
         .iter()
