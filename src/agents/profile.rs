@@ -3,6 +3,7 @@
 //! from an agent program (as discovery names it) to its profile.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
@@ -39,6 +40,10 @@ impl Profile {
 #[derive(Clone, Debug)]
 pub(crate) struct Profiles {
     specs: BTreeMap<String, ProfileSpec>,
+    /// Profiles already compiled, by name: a broadcast looks up the same
+    /// profile for every recipient, and compiling its patterns costs more
+    /// than reading a screen with them.
+    compiled: Arc<Mutex<BTreeMap<String, Profile>>>,
 }
 
 impl Default for Profiles {
@@ -58,7 +63,10 @@ impl Profiles {
             };
             specs.insert(name.clone(), merged);
         }
-        Profiles { specs }
+        Profiles {
+            specs,
+            compiled: Arc::default(),
+        }
     }
 
     /// The name of the profile for an agent program: a profile the
@@ -85,7 +93,11 @@ impl Profiles {
     /// unread rather than failing a delivery.
     pub(crate) fn for_command(&self, command: &str) -> Profile {
         let name = self.name_for(command).to_owned();
-        self.compile(&name)
+        let mut compiled = self.compiled.lock().unwrap_or_else(PoisonError::into_inner);
+        compiled
+            .entry(name)
+            .or_insert_with_key(|name| self.compile(name))
+            .clone()
     }
 
     fn compile(&self, name: &str) -> Profile {

@@ -319,6 +319,19 @@ impl Screen {
     }
 }
 
+/// How many rows of a `capture-pane -p -J -e` capture show `text` (escape
+/// sequences aside). An empty `text` is shown nowhere.
+pub(crate) fn rows_showing(capture: &str, text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    Screen::parse(capture)
+        .rows
+        .iter()
+        .filter(|r| r.plain.contains(text))
+        .count()
+}
+
 /// The text of a row without escape sequences (CSI such as SGR, OSC such
 /// as hyperlinks, and any other two-byte escape).
 fn strip_escapes(s: &str) -> String {
@@ -366,6 +379,14 @@ mod tests {
             "abc"
         );
         assert_eq!(strip_escapes("tail\x1b["), "tail");
+    }
+
+    #[test]
+    fn rows_showing_counts_rows_whatever_their_attributes() {
+        let capture = "\x1b[1m[op][12:00][INFO]\x1b[0m: hi\n> \n  [op][12:00][INFO]: again\n";
+        assert_eq!(rows_showing(capture, "[op][12:00][INFO]"), 2);
+        assert_eq!(rows_showing(capture, "[op][12:01][INFO]"), 0);
+        assert_eq!(rows_showing(capture, ""), 0);
     }
 
     #[test]

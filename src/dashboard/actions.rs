@@ -1,6 +1,8 @@
 //! What the person at the page can do, as the operator: send a message or
-//! a broadcast, acknowledge a pending message for its recipient, and
-//! force-release a lock. Each runs the same operations as the commands
+//! a broadcast, acknowledge a pending message for its recipient,
+//! force-release a lock, and deliver the held messages whose pane is safe
+//! now (what every command's housekeeping does, without waiting for its
+//! next round). Each runs the same operations as the commands
 //! (`swarm msg` / `broadcast`, `swarm ack --agent RECIPIENT`, `swarm unlock
 //! --force`), so the checks, the log, the audit trail and the delivery are
 //! theirs; the answer says what happened, for the page to show.
@@ -252,5 +254,36 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
             json!({"ok": true, "path": path, "released": "damaged", "problem": problem}),
         ),
         Released::NotLocked => refused(StatusCode::NOT_FOUND, format!("no lock on {path}")),
+    }
+}
+
+/// Delivers now the held messages whose pane is safe (as every command's
+/// housekeeping does): the same checks, so a pane where someone types or
+/// a dialog is open keeps its messages. The answer lists what went and
+/// what still waits, with why.
+pub(super) fn release(settings: &Settings) -> Outcome {
+    let registry = registry(settings);
+    match with_messenger(settings, |m| m.release_held(&registry)) {
+        Ok(report) => {
+            let released: Vec<Value> = report
+                .released
+                .iter()
+                .map(|r| {
+                    json!({"msg_id": r.held.msg_id, "agent": r.held.agent,
+                           "outcome": serde_json::to_value(&r.outcome).unwrap_or_default()})
+                })
+                .collect();
+            let still: Vec<Value> = report
+                .still_held
+                .iter()
+                .map(|(agent, reason)| json!({"agent": agent, "reason": reason}))
+                .collect();
+            (
+                StatusCode::OK,
+                json!({"ok": true, "released": released, "still_held": still,
+                       "warnings": report.warnings}),
+            )
+        }
+        Err(e) => failure(&e),
     }
 }

@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
 use crate::acks::PendingEntry;
+use crate::agents::pane_state::PaneState;
 use crate::agents::registry::Registry;
 use crate::domain::message::LogEntry;
 use crate::locks::{LockEntry, LockError, LockStore};
@@ -153,16 +154,18 @@ pub(super) const AGENT_MESSAGES: usize = 50;
 
 /// `GET /api/v1/agents/{id}`: one agent's registry entry (null when it is
 /// not registered), its latest messages (sent or received), its live
-/// locks and the acknowledgements it owes or waits for. `screen_state`
-/// and `held_messages` are where the agent's screen state (idle, busy,
-/// typing, dialog) and the messages held back for it will go once
-/// delivery watches the screen; until then they are null and empty.
+/// locks, the acknowledgements it owes or waits for, its screen state
+/// (`screen_state`: idle, busy, typing, dialog, unknown, shell, gone, ...;
+/// null when it is not registered; `screen` has the details) and the
+/// messages held back for it (`held_messages`).
 pub(super) fn agent_view(
     id: &str,
     registry: Option<&Registry>,
     locks: &Value,
     pending: &[PendingEntry],
     feed: &MessageFeed,
+    screen: Option<&PaneState>,
+    held: Vec<Value>,
 ) -> Value {
     let entry = registry
         .and_then(|r| r.agents.iter().find(|a| a.id == id))
@@ -192,8 +195,9 @@ pub(super) fn agent_view(
         "messages": messages,
         "locks": locks,
         "pending_acks": acks,
-        "screen_state": null,
-        "held_messages": [],
+        "screen_state": screen.map(|s| s.state.clone()),
+        "screen": screen,
+        "held_messages": held,
     })
 }
 

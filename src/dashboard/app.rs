@@ -30,6 +30,7 @@ use super::live::Live;
 use super::message_feed::MessageFeed;
 use super::middleware;
 use super::reply;
+use super::screens;
 use super::settings::Settings;
 
 /// Most event streams open at once.
@@ -168,6 +169,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/actions/send", post(send))
         .route("/api/v1/actions/ack", post(ack))
         .route("/api/v1/actions/unlock", post(unlock))
+        .route("/api/v1/actions/release", post(release))
         .route_layer(from_fn_with_state(Arc::clone(&app), action_guard::check));
     let mut routes = Router::new()
         .route("/", get(page))
@@ -181,6 +183,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/acks", get(acks))
         .route("/api/v1/messages", get(messages))
         .route("/api/v1/stats", get(stats))
+        .route("/api/v1/delivery", get(delivery))
         .route("/api/v1/stream", get(stream));
     for path in LEGACY {
         routes = routes.route(path, get(legacy));
@@ -249,6 +252,14 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
             Err(r) => return r.into(),
         };
         let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
+        let states = screens::states(&app.settings, registry.as_ref());
+        let screen = states.iter().find(|(a, _)| *a == id).map(|(_, s)| s);
+        let now = time::now();
+        let held: Vec<Value> = screens::held(&app.settings)
+            .iter()
+            .filter(|h| h.agent == id.as_str())
+            .map(|h| screens::held_json(h, now))
+            .collect();
         match app.fresh_feed() {
             Ok(feed) => ok(&api::agent_view(
                 &id,
@@ -256,9 +267,21 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
                 &locks.body,
                 &pending,
                 &feed,
+                screen,
+                held,
             )),
             Err(r) => r.into(),
         }
+    })
+    .await
+}
+
+async fn delivery(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (registry, _) = snapshot::read_registry(&*app.settings.backend.registry);
+        let states = screens::states(&app.settings, registry.as_ref());
+        let held = screens::held(&app.settings);
+        ok(&screens::delivery(&states, &held, time::now()))
     })
     .await
 }
@@ -396,4 +419,8 @@ async fn unlock(
         }
         Err(e) => unreadable(&e),
     }
+}
+
+async fn release(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| action_reply(actions::release(&app.settings))).await
 }

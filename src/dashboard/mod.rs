@@ -23,6 +23,7 @@ mod live;
 mod message_feed;
 mod middleware;
 mod reply;
+mod screens;
 mod server;
 mod settings;
 

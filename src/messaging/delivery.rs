@@ -10,11 +10,12 @@
 //! did not. The text is never pasted twice. Agents whose profile does not
 //! read screens get today's paste, pause, Enter.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
-use crate::agents::screen::{Reading, ScreenState};
+use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::messaging::message_log::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, Tmux, TmuxError};
@@ -64,6 +65,8 @@ pub(crate) struct PaneSession<'a> {
     profile: Profile,
     pause: Duration,
     confirm: bool,
+    /// The last screen read, until a paste takes it as its baseline.
+    last_capture: RefCell<Option<String>>,
     _lock: StateLock,
 }
 
@@ -126,6 +129,7 @@ pub(crate) fn open<'a>(
         pause: settings.pause.unwrap_or(profile.pause),
         confirm: settings.confirm,
         profile,
+        last_capture: RefCell::new(None),
         _lock: lock,
     })
 }
@@ -142,13 +146,8 @@ impl PaneSession<'_> {
         if !self.profile.reads_screen() {
             return None;
         }
-        match self.tmux.capture_screen(&self.pane) {
-            Ok(capture) => self.profile.read(&capture),
-            Err(_) => Some(Reading {
-                state: ScreenState::Unknown,
-                box_text: None,
-            }),
-        }
+        let capture = self.tmux.capture_screen(&self.pane).ok();
+        self.read_capture(capture.as_deref())
     }
 
     /// Reads a capture taken elsewhere (several panes at once); `None`
@@ -157,6 +156,7 @@ impl PaneSession<'_> {
         if !self.profile.reads_screen() {
             return None;
         }
+        *self.last_capture.borrow_mut() = capture.map(str::to_owned);
         Some(
             capture
                 .and_then(|c| self.profile.read(c))
@@ -165,6 +165,34 @@ impl PaneSession<'_> {
                     box_text: None,
                 }),
         )
+    }
+
+    /// The last screen read, taken just before a paste (used once: a later
+    /// paste needs a new reading).
+    fn take_before(&self) -> Option<String> {
+        self.last_capture.borrow_mut().take()
+    }
+
+    /// What the screen `before` a paste of the text `marker` showed. Made
+    /// after Enter, so that reading it costs nothing between paste and
+    /// Enter.
+    fn baseline(&self, before: Option<String>, marker: &str) -> Option<Baseline> {
+        let capture = before?;
+        Some(Baseline {
+            shown: rows_showing(&capture, marker),
+            idle: self
+                .profile
+                .read(&capture)
+                .is_some_and(|r| r.state == ScreenState::Idle),
+            capture,
+            marker: marker.to_owned(),
+        })
+    }
+
+    /// Reads the screen for confirming: the reading and the capture.
+    fn look(&self) -> (Option<Reading>, Option<String>) {
+        let capture = self.tmux.capture_screen(&self.pane).ok();
+        (self.read_capture(capture.as_deref()), capture)
     }
 
     /// True when the agent's profile reads its screen.
@@ -199,6 +227,7 @@ impl PaneSession<'_> {
         } else {
             text
         };
+        let before = self.take_before();
         let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
             return Outcome::queued(describe(&self.pane, "paste into", &e));
@@ -224,7 +253,8 @@ impl PaneSession<'_> {
             return Outcome::queued(describe(&self.pane, "press Enter in", &e));
         }
         if self.profile.reads_screen() {
-            return self.confirm_left_box(seen);
+            let baseline = self.baseline(before, marker);
+            return self.confirm_left_box(BoxWatch::new(seen, baseline));
         }
         if self.confirm {
             confirm(self.tmux, &self.pane, text, marker, self.pause);
@@ -236,17 +266,20 @@ impl PaneSession<'_> {
     /// after a while (the agent dropped the Enter: Gemini CLI does when it
     /// comes too soon), presses Enter once more. Never presses Enter when
     /// the box is not on screen (a dialog may have opened). An empty box
-    /// only counts once the text was seen in it, or after it stayed empty
-    /// long enough that a paste still on its way would have shown.
-    fn confirm_left_box(&self, seen: bool) -> Outcome {
-        let mut watch = BoxWatch::new(seen);
+    /// counts once the agent shows the text above it (its transcript), or
+    /// the text was seen in the box, or the box stayed empty long enough
+    /// that a paste still on its way would have shown.
+    fn confirm_left_box(&self, mut watch: BoxWatch) -> Outcome {
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
+            let mut looks = 0;
             while Instant::now() < deadline {
-                if watch.look(self.read().as_ref()) {
+                std::thread::sleep(poll_delay(looks));
+                looks += 1;
+                let (reading, capture) = self.look();
+                if watch.look(reading.as_ref(), capture.as_deref()) {
                     return Outcome::delivered_confirmed(true);
                 }
-                std::thread::sleep(CONFIRM_POLL);
             }
             if attempt == 0 && watch.text_in_box {
                 if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
@@ -266,27 +299,60 @@ fn shows_text(r: &Reading) -> bool {
     r.box_text.as_deref().is_some_and(|t| !t.is_empty())
 }
 
+/// The screen just before a paste.
+struct Baseline {
+    /// The capture.
+    capture: String,
+    /// Rows that showed the text's marker (its header).
+    shown: usize,
+    /// Whether the agent was idle (its screen changes only for input).
+    idle: bool,
+    /// The marker.
+    marker: String,
+}
+
+impl Baseline {
+    /// True when `capture` shows the agent took the text: the marker on
+    /// more rows than before (the agent put it in its transcript), or, for
+    /// an agent that was idle, a screen that changed and shows the marker.
+    /// An agent that has not read the paste yet shows the old screen.
+    fn submitted(&self, capture: &str) -> bool {
+        let shown = rows_showing(capture, &self.marker);
+        shown > self.shown || (shown > 0 && self.idle && capture != self.capture)
+    }
+}
+
 /// What confirming has seen of one input box so far.
 struct BoxWatch {
     seen: bool,
     text_in_box: bool,
     empty_since: Option<Instant>,
+    baseline: Option<Baseline>,
 }
 
 impl BoxWatch {
-    fn new(seen: bool) -> BoxWatch {
+    fn new(seen: bool, baseline: Option<Baseline>) -> BoxWatch {
         BoxWatch {
             seen,
             text_in_box: false,
             empty_since: None,
+            baseline,
         }
     }
 
     /// Takes one look; true when the text has left the box.
-    fn look(&mut self, reading: Option<&Reading>) -> bool {
+    fn look(&mut self, reading: Option<&Reading>, capture: Option<&str>) -> bool {
         match reading.and_then(|r| r.box_text.as_deref()) {
             Some("") => {
                 self.text_in_box = false;
+                if self
+                    .baseline
+                    .as_ref()
+                    .zip(capture)
+                    .is_some_and(|(b, c)| b.submitted(c))
+                {
+                    return true;
+                }
                 let since = *self.empty_since.get_or_insert_with(Instant::now);
                 self.seen || since.elapsed() >= EMPTY_SETTLE
             }
@@ -327,6 +393,11 @@ pub(crate) fn type_text_many(
         return sessions.iter().map(|s| s.type_text(text, marker)).collect();
     }
     let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
+    let befores: Vec<Option<String>> = sessions.iter().map(|s| s.take_before()).collect();
+    let mut watches: Vec<BoxWatch> = sessions
+        .iter()
+        .map(|_| BoxWatch::new(false, None))
+        .collect();
     let pasted = Instant::now();
     if let Err(e) = tmux.paste_text_many(&panes, text.as_bytes()) {
         let why = format!("could not paste the broadcast: {e}");
@@ -339,7 +410,6 @@ pub(crate) fn type_text_many(
     let reading: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].profile.reads_screen())
         .collect();
-    let mut watches: Vec<BoxWatch> = sessions.iter().map(|_| BoxWatch::new(false)).collect();
     if !pause.is_zero() {
         // As for one pane: wait until every box shows the paste.
         let deadline = pasted + VISIBLE_WINDOW;
@@ -375,6 +445,9 @@ pub(crate) fn type_text_many(
             .map(|_| Outcome::queued(why.clone()))
             .collect();
     }
+    for ((watch, s), before) in watches.iter_mut().zip(sessions).zip(befores) {
+        watch.baseline = s.baseline(before, marker);
+    }
     let mut outcomes: Vec<Option<Outcome>> = sessions
         .iter()
         .map(|s| {
@@ -388,6 +461,7 @@ pub(crate) fn type_text_many(
         .collect();
     for attempt in 0..2 {
         let deadline = Instant::now() + CONFIRM_WINDOW;
+        let mut looks = 0;
         loop {
             let open: Vec<usize> = (0..sessions.len())
                 .filter(|&i| outcomes[i].is_none())
@@ -395,14 +469,15 @@ pub(crate) fn type_text_many(
             if open.is_empty() || Instant::now() >= deadline {
                 break;
             }
+            std::thread::sleep(poll_delay(looks));
+            looks += 1;
             let ids: Vec<PaneId> = open.iter().map(|&i| panes[i].clone()).collect();
             for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
                 let reading = sessions[i].read_capture(capture.as_deref());
-                if watches[i].look(reading.as_ref()) {
+                if watches[i].look(reading.as_ref(), capture.as_deref()) {
                     outcomes[i] = Some(Outcome::delivered_confirmed(true));
                 }
             }
-            std::thread::sleep(CONFIRM_POLL);
         }
         let again: Vec<usize> = (0..sessions.len())
             .filter(|&i| outcomes[i].is_none() && watches[i].text_in_box)
@@ -436,6 +511,17 @@ const EMPTY_SETTLE: Duration = Duration::from_millis(200);
 const CONFIRM_WINDOW: Duration = Duration::from_millis(600);
 /// Time between looks at the screen while confirming.
 const CONFIRM_POLL: Duration = Duration::from_millis(5);
+
+/// The wait before look number `n` (from 0) at a screen after Enter: the
+/// first looks come soon (an agent that takes the text redraws within a few
+/// milliseconds), later ones every `CONFIRM_POLL`.
+fn poll_delay(n: u32) -> Duration {
+    match n {
+        0 => Duration::from_millis(1),
+        1 => Duration::from_millis(2),
+        _ => CONFIRM_POLL,
+    }
+}
 
 /// Least wait before looking at the screen: the agent needs a moment to
 /// redraw after Enter.
@@ -479,5 +565,69 @@ fn describe(pane: &PaneId, what: &str, e: &TmuxError) -> String {
     match e {
         TmuxError::TargetNotFound { .. } => format!("pane {pane} is gone"),
         other => format!("could not {what} pane {pane}: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MARK: &str = "[operator][2026-11-23 22:15:31][INFO]";
+
+    fn baseline(capture: &str, idle: bool) -> Baseline {
+        Baseline {
+            capture: capture.to_owned(),
+            shown: rows_showing(capture, MARK),
+            idle,
+            marker: MARK.to_owned(),
+        }
+    }
+
+    #[test]
+    fn an_unchanged_screen_is_no_sign_of_a_submission() {
+        // The same message already on screen: an agent that has not read
+        // the paste yet still shows exactly this.
+        let before = format!("  {MARK}: hi\n\n> \n");
+        assert!(!baseline(&before, true).submitted(&before));
+        assert!(!baseline(&before, false).submitted(&before));
+    }
+
+    #[test]
+    fn the_marker_on_one_more_row_is_a_submission() {
+        let before = format!("  {MARK}: hi\n\n> \n");
+        let after = format!("  {MARK}: hi\n  {MARK}: hi\n\n> \n");
+        assert!(baseline(&before, false).submitted(&after));
+    }
+
+    #[test]
+    fn a_busy_screen_that_changed_needs_the_marker_on_more_rows() {
+        // A busy agent redraws its spinner by itself.
+        let before = format!("  {MARK}: hi\n* working 1s\n> \n");
+        let after = format!("  {MARK}: hi\n* working 2s\n> \n");
+        assert!(!baseline(&before, false).submitted(&after));
+        // An idle one redraws only for input.
+        assert!(baseline(&before, true).submitted(&after));
+    }
+
+    #[test]
+    fn a_screen_without_the_marker_is_no_submission() {
+        let before = "> \n";
+        assert!(!baseline(before, true).submitted("something else\n> \n"));
+    }
+
+    #[test]
+    fn an_empty_box_counts_at_once_when_the_transcript_shows_the_text() {
+        let before = "> \n";
+        let after = format!("  {MARK}: hi\n> \n");
+        let empty = Reading {
+            state: ScreenState::Idle,
+            box_text: Some(String::new()),
+        };
+        let mut watch = BoxWatch::new(false, Some(baseline(before, true)));
+        assert!(!watch.look(Some(&empty), Some(before)));
+        assert!(watch.look(Some(&empty), Some(&after)));
+        // Without a baseline an empty box must first stay empty a while.
+        let mut blind = BoxWatch::new(false, None);
+        assert!(!blind.look(Some(&empty), Some(&after)));
     }
 }

@@ -26,6 +26,9 @@ pub(super) const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct Tmux {
     server: Server,
     program: OsString,
+    /// `program` found on `PATH` once, so that each call runs it directly
+    /// instead of trying every `PATH` entry again.
+    resolved: OnceLock<OsString>,
     timeout: Duration,
     version: OnceLock<Version>,
 }
@@ -116,6 +119,7 @@ impl Tmux {
         Tmux {
             server,
             program: "tmux".into(),
+            resolved: OnceLock::new(),
             timeout: DEFAULT_TIMEOUT,
             version: OnceLock::new(),
         }
@@ -680,7 +684,7 @@ impl Tmux {
         stdin: Option<&[u8]>,
         classify: bool,
     ) -> Result<String, TmuxError> {
-        let mut cmd = Command::new(&self.program);
+        let mut cmd = Command::new(self.resolved.get_or_init(|| on_path(&self.program)));
         cmd.args(&argv);
         let output = match run_with_timeout(&mut cmd, stdin, self.timeout) {
             Ok(Some(output)) => output,
@@ -708,6 +712,27 @@ impl Tmux {
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
     }
+}
+
+/// Where `program` is on `PATH`, as the shell would find it; `program`
+/// itself when it names a path already or is not found (running it then
+/// gives the usual "not found" error).
+fn on_path(program: &OsStr) -> OsString {
+    use std::os::unix::fs::PermissionsExt;
+    if program.as_bytes().contains(&b'/') {
+        return program.to_owned();
+    }
+    let Some(path) = std::env::var_os("PATH") else {
+        return program.to_owned();
+    };
+    std::env::split_paths(&path)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            std::fs::metadata(candidate)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+        .map_or_else(|| program.to_owned(), std::path::PathBuf::into_os_string)
 }
 
 /// tmux's words for "this server has no session to look in".
@@ -863,6 +888,15 @@ mod tests {
             .expect("finished");
         assert!(out.status.success());
         assert_eq!(out.stdout, b"x;y\n");
+    }
+
+    #[test]
+    fn programs_are_found_on_path_once() {
+        let sh = on_path(OsStr::new("sh"));
+        assert!(Path::new(&sh).is_absolute(), "{sh:?}");
+        assert_eq!(on_path(OsStr::new("/bin/x")), "/bin/x");
+        let missing = "swarm-no-such-program-here";
+        assert_eq!(on_path(OsStr::new(missing)), missing);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::Project;
+use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
 
 use super::{Dashboard, Reply, command, lock_file_of, populated_project, swarm_ok};
 
@@ -187,6 +187,7 @@ fn actions_need_the_pages_origin_and_token() {
             "/api/v1/actions/send",
             "/api/v1/actions/ack",
             "/api/v1/actions/unlock",
+            "/api/v1/actions/release",
         ] {
             let reply = dash.post(path, &headers, &body);
             assert_eq!(reply.status, 403, "{path} with {why}: {}", reply.text());
@@ -323,11 +324,97 @@ fn search_and_the_per_agent_view() {
         .collect();
     assert_eq!(locks, ["src/a.py"]);
     assert_eq!(view["pending_acks"].as_array().map(Vec::len), Some(1));
-    // Where screen states and held messages go once delivery reads them.
-    assert_eq!(view["screen_state"], Value::Null);
+    // Its pane is on no tmux server this dashboard can see.
+    assert_eq!(view["screen_state"], json!("gone"));
     assert_eq!(view["held_messages"], json!([]));
     let unknown = dash.get("/api/v1/agents/agent-9").json();
     assert_eq!(unknown["agent"], Value::Null);
     assert_eq!(unknown["messages"], json!([]));
     assert_eq!(dash.get("/api/v1/agents/bad%20id").status, 404);
+}
+
+#[test]
+fn screen_states_and_held_messages_are_served_and_released_when_safe() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let record = project.file("rec.jsonl");
+    let pane = server.demo_agent(&project.path(), &record);
+    swarm(&project, &server).arg("discover").assert().success();
+    // A person half-way through a line: the message is held.
+    server.tmux(&["send-keys", "-t", &pane, "-l", "--", "half typed"]);
+    server.wait_for_screen(&pane, "> half typed");
+    let out = swarm(&project, &server)
+        .args([
+            "msg",
+            "agent-0",
+            "INFO",
+            "--from",
+            "operator",
+            "--",
+            "wait for me",
+        ])
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("[HELD]"), "{stdout}");
+
+    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let delivery = dash.get("/api/v1/delivery").json();
+    assert_eq!(delivery["screens"]["agent-0"]["state"], json!("typing"));
+    assert_eq!(delivery["screens"]["agent-0"]["deliverable"], json!(false));
+    assert_eq!(delivery["held_count"], json!(1));
+    let held = &delivery["held"][0];
+    assert_eq!(held["agent"], json!("agent-0"));
+    assert!(
+        held["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("typing")),
+        "{held}"
+    );
+    assert!(
+        held["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("wait for me")),
+        "{held}"
+    );
+    assert!(held["age_seconds"].is_u64(), "{held}");
+    let view = dash.get("/api/v1/agents/agent-0").json();
+    assert_eq!(view["screen_state"], json!("typing"));
+    assert_eq!(view["held_messages"][0]["msg_id"], held["msg_id"]);
+
+    // Releasing keeps the rules: while the person types, it still waits.
+    let reply = dash.act("/api/v1/actions/release", &json!({}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let body = reply.json();
+    assert_eq!(body["released"], json!([]));
+    assert_eq!(body["still_held"][0]["agent"], json!("agent-0"));
+    let submitted = |rec: &std::path::Path| {
+        records(rec)
+            .into_iter()
+            .filter(|r| r.get("text").is_some())
+            .count()
+    };
+    assert_eq!(
+        submitted(&record),
+        0,
+        "nothing typed over the person's line"
+    );
+
+    // The line is cleared: the message goes in, once (by the action or by
+    // the dashboard's own round, whichever comes first).
+    server.tmux(&["send-keys", "-t", &pane, "C-u"]);
+    wait_for("the box to be cleared", || {
+        (!server.capture(&pane).contains("half typed")).then_some(())
+    });
+    let reply = dash.act("/api/v1/actions/release", &json!({}));
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    wait_for("the held message to go in", || {
+        (submitted(&record) == 1).then_some(())
+    });
+    let delivery = wait_for("the held list to empty", || {
+        let d = dash.get("/api/v1/delivery").json();
+        (d["held_count"] == json!(0)).then_some(d)
+    });
+    assert_eq!(delivery["held"], json!([]));
+    assert_eq!(submitted(&record), 1);
 }

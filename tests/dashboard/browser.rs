@@ -345,6 +345,52 @@ fn a_message_sent_from_the_page_reaches_the_agents_pane() {
     assert_eq!(page.problems(), Vec::<String>::new());
 }
 
+#[test]
+fn the_page_shows_screen_states_and_held_messages() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = server.demo_agent(&project.path(), &project.file("rec.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    server.tmux(&["send-keys", "-t", &pane, "-l", "--", "a person types"]);
+    server.wait_for_screen(&pane, "> a person types");
+    let out = swarm(&project, &server)
+        .args([
+            "msg",
+            "agent-0",
+            "INFO",
+            "--from",
+            "operator",
+            "--",
+            "held for later",
+        ])
+        .output()
+        .expect("run");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("[HELD]"));
+    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#agents", "typing");
+    let held = page.wait_for_text("#held", "held for later");
+    assert!(held.contains("agent-0"), "{held}");
+    assert!(held.contains("someone is typing"), "{held}");
+    assert_eq!(
+        page.json("JSON.stringify(document.getElementById('held-release').hidden)"),
+        serde_json::json!(false),
+        "the release button shows while something is held"
+    );
+    // The person clears the line: the message goes in by itself and the
+    // page shows the agent idle and nothing held.
+    server.tmux(&["send-keys", "-t", &pane, "C-u"]);
+    wait_for("the page to show nothing held", || {
+        (page.json("JSON.stringify(document.getElementById('held-empty').hidden)")
+            == serde_json::json!(false))
+        .then_some(())
+    });
+    page.wait_for_text("#agents", "idle");
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
 /// Serves `html` to every request, from another origin than the
 /// dashboard's (another port of this machine).
 fn other_origin(html: String) -> SocketAddr {

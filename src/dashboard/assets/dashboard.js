@@ -7,6 +7,8 @@
 (function () {
   const MAX_MESSAGES = 100;
   const RECONNECTS = 5;
+  // Screens change without any file changing: looked at this often.
+  const DELIVERY_EVERY_MS = 2000;
   const TYPES = [
     'QUESTION', 'REVIEW-REQUEST', 'BLOCKED', 'COMPLETED', 'CHALLENGE', 'INFO', 'ACK',
     'TASK-DELEGATION', 'TASK-RESULT', 'CONFLICT', 'NEGOTIATION', 'CAPABILITY-QUERY',
@@ -22,6 +24,8 @@
     search: '',
     searchTimer: null,
     viewing: null,
+    screens: {},
+    lastAgents: null,
   };
 
   // This run's action token and the operator's id, put into the page by
@@ -122,6 +126,7 @@
   }
 
   function renderAgents(body) {
+    state.lastAgents = body;
     const agents = list(body && body.agents);
     fill('agents', 'agents-empty', agents.map((a) => {
       const status = text(a.status) || 'unknown';
@@ -131,9 +136,11 @@
       link.type = 'button';
       link.title = 'show ' + text(a.id) + "'s messages, locks and pending ACKs";
       link.addEventListener('click', () => showAgent(text(a.id)));
-      // The agent's screen state (idle, busy, typing, dialog) goes here
-      // once delivery reads the agents' screens.
-      const screen = el('td', 'muted screen', a.screen_state ? a.screen_state : '–');
+      // The agent's screen as delivery reads it (/api/v1/delivery).
+      const seen = state.screens[text(a.id)];
+      const shown = seen && typeof seen === 'object' ? text(seen.state) : '';
+      const screen = el('td', 'screen' + (shown ? ' sc-' + shown.replace(/[^a-z]/g, '') : ' muted'), shown || '–');
+      if (seen && seen.reason) screen.title = text(seen.reason);
       return row([
         wrapCell(link),
         pane,
@@ -147,6 +154,39 @@
     renderRecipients();
     const session = body && body.session_name;
     byId('session').textContent = session ? 'session ' + text(session) : '';
+  }
+
+  // Screen states and held messages: the agents table's screen column
+  // and the held list, with a button that delivers what is safe now.
+  function renderDelivery(body) {
+    if (!body || typeof body !== 'object') return;
+    state.screens = body.screens && typeof body.screens === 'object' ? body.screens : {};
+    if (state.lastAgents) renderAgents(state.lastAgents);
+    const held = list(body.held);
+    fill('held', 'held-empty', held.map((h) => {
+      const message = el('td', 'reason', h.text);
+      message.title = text(h.msg_id);
+      const age = el('td', 'time', span(Math.max(0, Number(h.age_seconds) || 0)));
+      age.title = clock(h.since);
+      return row([el('td', 'mono strong', h.agent), el('td', 'reason', h.reason), age, message]);
+    }));
+    byId('held-count').textContent = String(held.length);
+    byId('held-release').hidden = held.length === 0;
+  }
+
+  function loadDelivery() {
+    return load('/api/v1/delivery', renderDelivery);
+  }
+
+  function setupRelease() {
+    byId('held-release').addEventListener('click', () => {
+      act('/api/v1/actions/release', {}, (r) => {
+        const went = list(r.released).map((x) => text(x.agent) + ': ' + text(x.outcome && x.outcome.status));
+        const waits = list(r.still_held).map((x) => text(x.agent) + ' (' + text(x.reason) + ')');
+        return (went.length ? 'Delivered ' + went.join(', ') : 'Nothing could go in yet') +
+          (waits.length ? '; still held: ' + waits.join(', ') : '');
+      }).then(loadDelivery);
+    });
   }
 
   function renderLocks(body) {
@@ -379,8 +419,8 @@
     });
   }
 
-  // The per-agent view: its messages, locks and pending ACKs (and, once
-  // delivery reads agents' screens, its screen state and held messages).
+  // The per-agent view: its messages, locks, pending ACKs, screen state
+  // and held messages.
   function showAgent(id) {
     state.viewing = id;
     byId('agent-view').hidden = false;
@@ -396,14 +436,16 @@
       if (state.viewing !== id || !b || typeof b !== 'object') return;
       const a = b.agent && typeof b.agent === 'object' ? b.agent : null;
       byId('agent-view-info').textContent = a
-        ? text(a.status) + ' · pane ' + text(a.pane_index) + ' · screen ' + (b.screen_state ? text(b.screen_state) : 'not read yet')
+        ? text(a.status) + ' · pane ' + text(a.pane_index) + ' · screen ' + (b.screen_state ? text(b.screen_state) : '–') +
+          (b.screen && b.screen.reason ? ' (' + text(b.screen.reason) + ')' : '')
         : 'not in the registry';
       const locks = list(b.locks).map((l) => el('li', 'mono', text(l.filepath) + (l.reason ? ' — ' + text(l.reason) : '')));
       byId('agent-view-locks').replaceChildren(...(locks.length ? locks : [el('li', 'empty', 'none')]));
       const acks = list(b.pending_acks).map((p) => el('li', 'mono',
         text(p.msg_id).slice(0, 8) + ' ' + text(p.sender_id) + ' → ' + text(p.recipient_id)));
       byId('agent-view-acks').replaceChildren(...(acks.length ? acks : [el('li', 'empty', 'none')]));
-      const held = list(b.held_messages).map((h) => el('li', null, text(h.reason) + ': ' + text(h.msg_id)));
+      const held = list(b.held_messages).map((h) => el('li', null,
+        text(h.reason) + ' · ' + span(Math.max(0, Number(h.age_seconds) || 0)) + ': ' + text(h.text)));
       byId('agent-view-held').replaceChildren(...(held.length ? held : [el('li', 'empty', 'none')]));
       const messages = list(b.messages).filter((m) => m && typeof m === 'object').reverse().map(messageItem);
       byId('agent-view-messages').replaceChildren(...(messages.length ? messages : [el('li', 'empty', 'none')]));
@@ -486,6 +528,7 @@
   function start() {
     setupCompose();
     setupSearch();
+    setupRelease();
     byId('agent-view-close').addEventListener('click', () => {
       state.viewing = null;
       byId('agent-view').hidden = true;
@@ -496,8 +539,10 @@
       load('/api/v1/acks', renderAcks),
       load('/api/v1/messages?limit=' + MAX_MESSAGES, (b) => takeMessages(b, true)),
       load('/api/v1/stats', renderStats),
+      loadDelivery(),
     ]).then(connect);
     setInterval(tick, 10000);
+    setInterval(loadDelivery, DELIVERY_EVERY_MS);
   }
 
   if (document.readyState === 'loading') {
