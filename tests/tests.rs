@@ -25,5 +25,6 @@ mod mcp;
 mod message_log;
 mod messaging;
 mod monitor;
+mod redis_backend;
 mod setup;
 mod tmux_seam;

@@ -174,16 +174,6 @@ pub enum StoreBackend {
     Redis,
 }
 
-impl StoreBackend {
-    /// The name used in the config.
-    pub(crate) fn as_str(self) -> &'static str {
-        match self {
-            StoreBackend::Files => "files",
-            StoreBackend::Redis => "redis",
-        }
-    }
-}
-
 /// `[store]`: where the shared state lives (docs/SCALING.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]

@@ -8,8 +8,8 @@ pub(crate) mod message_dict;
 mod timestamp;
 pub(crate) mod validate;
 
+pub(crate) use ids::short;
 pub use ids::{AgentId, MessageId, PaneId};
-pub(crate) use ids::{SHORT_ID_CHARS, short};
 pub use timestamp::Timestamp;
-pub(crate) use timestamp::{local_naive_iso, unix_seconds, utc_iso};
+pub(crate) use timestamp::{local_naive_iso, utc_iso};
 pub use validate::ValidationError;

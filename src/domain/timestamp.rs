@@ -3,7 +3,8 @@
 //! files), aware UTC ISO (`2026-11-21T13:26:58.589963+00:00`: the registry,
 //! the log lines swarm writes) and naive local ISO
 //! (`2026-11-21T13:27:02.029457`: pending ACKs, log lines the Python tool
-//! writes). A field picks its form with `#[serde(with = ...)]` and one of
+//! writes). Lock files keep their float seconds as the record's own field
+//! (`LockRecord::locked_at`), whose bytes the Python tool compares. A field picks its form with `#[serde(with = ...)]` and one of
 //! the adapters below; the value in memory is always the same type.
 
 use std::fmt;
@@ -83,25 +84,6 @@ impl fmt::Display for Timestamp {
     }
 }
 
-/// Serde adapter: Unix seconds as a JSON number (`1795267578.9710896`).
-pub(crate) mod unix_seconds {
-    use serde::{Deserialize, Deserializer, Serializer, de::Error};
-
-    use super::Timestamp;
-
-    /// Writes Unix seconds.
-    pub(crate) fn serialize<S: Serializer>(t: &Timestamp, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(t.unix_seconds())
-    }
-
-    /// Reads Unix seconds (integers too); rejects non-finite and absurd values.
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Timestamp, D::Error> {
-        let secs = f64::deserialize(d)?;
-        Timestamp::from_unix_seconds(secs)
-            .ok_or_else(|| D::Error::custom(format!("{secs} is not a usable Unix time")))
-    }
-}
-
 /// Serde adapter: aware UTC ISO 8601 (`2026-11-21T13:26:58.589963+00:00`);
 /// reads naive local times too.
 pub(crate) mod utc_iso {
@@ -151,8 +133,6 @@ mod tests {
 
     #[derive(Debug, PartialEq, Serialize, Deserialize)]
     struct Forms {
-        #[serde(with = "unix_seconds")]
-        unix: Timestamp,
         #[serde(with = "utc_iso")]
         aware: Timestamp,
         #[serde(with = "local_naive_iso")]
@@ -162,11 +142,7 @@ mod tests {
     #[test]
     fn every_form_round_trips_to_the_same_instant() {
         let t = Timestamp::parse_iso("2026-11-21T13:26:58.589963+00:00").expect("iso");
-        let forms = Forms {
-            unix: t,
-            aware: t,
-            naive: t,
-        };
+        let forms = Forms { aware: t, naive: t };
         let text = serde_json::to_string(&forms).expect("encode");
         assert!(
             text.contains("\"aware\":\"2026-11-21T13:26:58.589963+00:00\""),
@@ -183,9 +159,9 @@ mod tests {
     #[test]
     fn hostile_values_are_errors_not_panics() {
         for bad in [
-            r#"{"unix": 1e300, "aware": "2026-11-21T13:26:58+00:00", "naive": "2026-11-21T13:26:58"}"#,
-            r#"{"unix": 1, "aware": "yesterday", "naive": "2026-11-21T13:26:58"}"#,
-            r#"{"unix": 1, "aware": "2026-11-21T13:26:58+00:00", "naive": 5}"#,
+            r#"{"aware": "yesterday", "naive": "2026-11-21T13:26:58"}"#,
+            r#"{"aware": "2026-11-21T13:26:58+00:00", "naive": 5}"#,
+            r#"{"aware": 17, "naive": "2026-11-21T13:26:58"}"#,
         ] {
             assert!(serde_json::from_str::<Forms>(bad).is_err(), "{bad}");
         }

@@ -325,14 +325,6 @@ pub(crate) fn editor_command(raw: &str) -> Result<Vec<String>, ValidationError> 
 }
 
 #[cfg(test)]
-impl ValidationError {
-    /// True when the message contains `text` (tests check reasons).
-    pub(crate) fn contains(&self, text: &str) -> bool {
-        self.to_string().contains(text)
-    }
-}
-
-#[cfg(test)]
 mod store_tests {
     use super::*;
 

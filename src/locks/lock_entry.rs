@@ -4,7 +4,9 @@ use std::time::SystemTime;
 
 use super::held_lock::HeldLock;
 
-/// One lock file.
+/// One lock file. (Entries are read one per file and moved, never kept
+/// in bulk, so the size of `Held` is not worth a box.)
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq)]
 pub enum LockEntry {
     /// A valid lock.

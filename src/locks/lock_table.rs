@@ -673,10 +673,6 @@ impl super::LockStore for FileLocks {
     fn location(&self, key: &LockKey) -> String {
         self.file_of(key).display().to_string()
     }
-
-    fn root(&self) -> &Path {
-        FileLocks::root(self)
-    }
 }
 
 #[cfg(test)]

@@ -73,7 +73,6 @@ pub struct Update {
 /// The running core of a monitor.
 #[derive(Debug)]
 pub(crate) struct Session {
-    paths: Paths,
     backend: Arc<Backend>,
     tail: LogTail,
     tx: Sender<Event>,
@@ -131,7 +130,6 @@ impl Session {
             let _ = reports.send(Event::Worker(r));
         });
         let mut session = Session {
-            paths,
             backend,
             tail,
             tx,

@@ -114,6 +114,7 @@ pub(crate) const CHECKS: &[Check] = &[
     processes,
     project_root,
     config_file,
+    shared_store,
     registry_file,
     agent_ids_file,
     message_log,
@@ -371,6 +372,33 @@ fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
             format!("chmod 600 {}", path.display()),
         )
     })
+}
+
+/// Where the shared state lives, and for a server whether it answers
+/// (one read of the locks, which every host shares).
+fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
+    let store = s.backend.describe();
+    let host = s.backend.host();
+    if store == "files" {
+        return vec![Outcome::ok(
+            "store",
+            format!("the project's state files (this host: {host})"),
+        )];
+    }
+    vec![match s.backend.locks.list() {
+        Ok(locks) => Outcome::ok(
+            "store",
+            format!(
+                "{store}, this host: {host}; it answers ({} lock(s) held)",
+                locks.len()
+            ),
+        ),
+        Err(e) => Outcome::fail(
+            "store",
+            format!("{store}: {e}"),
+            "start the server or fix [store] url (SWARM_STORE_URL); every command that shares state fails until it answers",
+        ),
+    }]
 }
 
 fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {

@@ -14,7 +14,6 @@ use crate::acks::{self, AckStore, PendingEntry};
 use crate::agents::registry::{AgentStatus, Registry};
 use crate::agents::registry_store::{RegistryState, RegistryStore};
 use crate::locks::{DAMAGED_GRACE, LockEntry, LockStore};
-use crate::store::Paths;
 use crate::support::sanitize;
 use crate::support::time;
 
@@ -371,6 +370,7 @@ mod tests {
     use super::*;
     use crate::agents::registry::AgentRecord;
     use crate::locks::lock_file_name;
+    use crate::store::Paths;
     use std::fs;
 
     fn agent(id: &str, status: AgentStatus) -> AgentRecord {

@@ -9,7 +9,7 @@
 
 use std::time::Duration;
 
-use redis::{ConnectionLike, ErrorKind, RedisError};
+use redis::{ErrorKind, RedisError};
 
 use crate::domain::validate;
 use crate::store::StoreError;
@@ -63,16 +63,6 @@ impl RedisTarget {
         })
     }
 
-    /// Opens a connection for blocking reads: it waits up to `block` plus
-    /// the usual timeout for an answer.
-    pub(crate) fn connect_blocking(&self, block: Duration) -> Result<Redis, StoreError> {
-        let r = self.connect()?;
-        r.conn
-            .set_read_timeout(Some(block + self.timeout))
-            .map_err(|e| self.error(e))?;
-        Ok(r)
-    }
-
     /// The store error for a failed call: no answer (refused, timed out,
     /// dropped) is `Unreachable`; an answer that is an error is `Refused`.
     pub(crate) fn error(&self, e: RedisError) -> StoreError {
@@ -120,16 +110,6 @@ impl Redis {
         pipe: &redis::Pipeline,
     ) -> Result<T, StoreError> {
         pipe.query(&mut self.conn).map_err(|e| self.target.error(e))
-    }
-
-    /// The store error for a failure of this connection.
-    pub(crate) fn error(&self, e: RedisError) -> StoreError {
-        self.target.error(e)
-    }
-
-    /// True while the connection can still be used.
-    pub(crate) fn is_open(&self) -> bool {
-        self.conn.is_open()
     }
 
     /// Optimistic transaction: watches `keys`, calls `plan` (which reads

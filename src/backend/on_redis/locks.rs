@@ -170,7 +170,7 @@ impl LockStore for RedisLocks {
         let mut r = self.connect()?;
         let locks = r.keys.key("locks");
         let audit = r.keys.key("audit");
-        r.transaction(&[locks.clone()], |r| {
+        r.transaction(std::slice::from_ref(&locks), |r| {
             let all = self.read_all(r)?;
             let mut pipe = redis::pipe();
             let mut out = Vec::new();
@@ -249,7 +249,7 @@ impl LockStore for RedisLocks {
         let mut r = self.connect()?;
         let locks = r.keys.key("locks");
         let audit = r.keys.key("audit");
-        r.transaction(&[locks.clone()], |r| {
+        r.transaction(std::slice::from_ref(&locks), |r| {
             let now = server_time(r)?;
             let stale: Vec<HeldLock> = self
                 .read_all(r)?
@@ -286,10 +286,6 @@ impl LockStore for RedisLocks {
             self.target.name(),
             self.target.shown_url()
         )
-    }
-
-    fn root(&self) -> &Path {
-        &self.root
     }
 }
 

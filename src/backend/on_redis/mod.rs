@@ -3,7 +3,6 @@
 //! host delivers into its own tmux panes (docs/SCALING.md).
 
 mod conn;
-mod document;
 mod locks;
 #[cfg(test)]
 mod test_server;

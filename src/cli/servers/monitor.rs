@@ -3,7 +3,6 @@
 //! line per message and per status change.
 
 use std::io::IsTerminal;
-use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{FixedOffset, Local, Offset};
