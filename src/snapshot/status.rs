@@ -449,7 +449,7 @@ mod tests {
             ]
         );
         let note = note.expect("damaged files are mentioned");
-        assert!(note.starts_with("2 damaged lock files in "), "{note}");
+        assert!(note.starts_with("2 damaged lock files block their paths"), "{note}");
     }
 
     #[test]
