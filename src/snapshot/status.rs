@@ -449,7 +449,10 @@ mod tests {
             ]
         );
         let note = note.expect("damaged files are mentioned");
-        assert!(note.starts_with("2 damaged lock files block their paths"), "{note}");
+        assert!(
+            note.starts_with("2 damaged lock files block their paths"),
+            "{note}"
+        );
     }
 
     #[test]
