@@ -163,3 +163,19 @@ fn acknowledged_locks_survive_kill_9_and_tokens_never_repeat() {
         .expect("token");
     assert!(next > token, "{next} after {token}");
 }
+
+#[test]
+fn config_show_never_prints_the_store_password() {
+    let project = Project::new();
+    for args in [&["config", "show"][..], &["config", "show", "--json"][..]] {
+        let out = swarm_outside_tmux(&project)
+            .env("SWARM_STORE_URL", "redis://:hunter2@cache.internal:6379/0")
+            .args(args)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("cache.internal"), "{text}");
+        assert!(!text.contains("hunter2"), "{text}");
+    }
+}
