@@ -27,7 +27,7 @@ fn launched_ids(project: &Project, server: &TmuxServer, session: &str) -> Vec<(S
         "--no-attach",
         "--json",
     ]));
-    stdout_json(&out)["agents"]
+    let agents: Vec<(String, String)> = stdout_json(&out)["agents"]
         .as_array()
         .expect("agents")
         .iter()
@@ -37,7 +37,14 @@ fn launched_ids(project: &Project, server: &TmuxServer, session: &str) -> Vec<(S
                 a["pane"].as_str().expect("pane").to_owned(),
             )
         })
-        .collect()
+        .collect();
+    // Each demo agent draws its banner and its input box in one write; until
+    // it has, swarm cannot tell its screen from a starting program's and
+    // rightly holds a message.
+    for (id, pane) in &agents {
+        server.wait_for_screen(pane, &format!("{id}: swarm demo agent"));
+    }
+    agents
 }
 
 #[test]
