@@ -3,7 +3,7 @@
 //! from an agent program (as discovery names it) to its profile.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
@@ -39,7 +39,13 @@ impl Profile {
 /// All profiles of a project.
 #[derive(Clone, Debug)]
 pub(crate) struct Profiles {
-    specs: BTreeMap<String, ProfileSpec>,
+    /// The project's own profile tables.
+    configured: Arc<BTreeMap<String, ProfileSpec>>,
+    /// The built-in profiles with the configured ones laid over them,
+    /// merged on first use: a command that never looks at a profile does
+    /// not parse them, and a delivery parses them while tmux reads the
+    /// screen.
+    merged: Arc<OnceLock<BTreeMap<String, ProfileSpec>>>,
     /// Profiles already compiled, by name: a broadcast looks up the same
     /// profile for every recipient, and compiling its patterns costs more
     /// than reading a screen with them.
@@ -55,18 +61,25 @@ impl Default for Profiles {
 impl Profiles {
     /// The built-in profiles with `configured` laid over them.
     pub(crate) fn new(configured: &BTreeMap<String, ProfileSpec>) -> Profiles {
-        let mut specs = builtin();
-        for (name, spec) in configured {
-            let merged = match specs.get(name) {
-                Some(base) => base.overlay(spec),
-                None => spec.clone(),
-            };
-            specs.insert(name.clone(), merged);
-        }
         Profiles {
-            specs,
+            configured: Arc::new(configured.clone()),
+            merged: Arc::default(),
             compiled: Arc::default(),
         }
+    }
+
+    fn specs(&self) -> &BTreeMap<String, ProfileSpec> {
+        self.merged.get_or_init(|| {
+            let mut specs = builtin();
+            for (name, spec) in self.configured.iter() {
+                let merged = match specs.get(name) {
+                    Some(base) => base.overlay(spec),
+                    None => spec.clone(),
+                };
+                specs.insert(name.clone(), merged);
+            }
+            specs
+        })
     }
 
     /// The name of the profile for an agent program: a profile the
@@ -80,7 +93,7 @@ impl Profiles {
                 .flatten()
                 .any(|c| c.eq_ignore_ascii_case(command))
         };
-        self.specs
+        self.specs()
             .iter()
             .filter(|(_, s)| names(s))
             .min_by_key(|(n, _)| builtin.contains(&n.as_str()))
@@ -101,7 +114,7 @@ impl Profiles {
     }
 
     fn compile(&self, name: &str) -> Profile {
-        let spec = self.specs.get(name).cloned().unwrap_or_default();
+        let spec = self.specs().get(name).cloned().unwrap_or_default();
         let rules = ScreenRules::new(
             spec.dialog.as_deref().unwrap_or_default(),
             spec.busy.as_deref().unwrap_or_default(),

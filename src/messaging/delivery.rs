@@ -18,7 +18,7 @@ use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::messaging::message_log::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
-use crate::tmux::{PaneId, Tmux, TmuxError};
+use crate::tmux::{PaneId, PendingScreens, PreparedPaste, Tmux, TmuxError};
 
 /// How deliveries behave.
 #[derive(Clone, Debug)]
@@ -65,13 +65,30 @@ pub(crate) struct PaneSession<'a> {
     profile: Profile,
     pause: Duration,
     confirm: bool,
+    /// The screen, being captured since the lock was taken; the first
+    /// reading uses it.
+    early: RefCell<Option<PendingScreens<'a>>>,
+    /// A paste and Enter started ahead, waiting for the text (agents that
+    /// need no pause); dropped unused, it types nothing.
+    prepared: RefCell<Option<PreparedPaste<'a>>>,
     /// The last screen read, until a paste takes it as its baseline.
     last_capture: RefCell<Option<String>>,
     _lock: StateLock,
 }
 
-/// Takes the pane's delivery lock and checks its foreground. `Err` is the
-/// outcome when nothing can be typed there at all (queued, with why).
+/// A pane whose delivery lock is held; what runs in it is not checked yet.
+pub(crate) struct LockedPane<'a> {
+    tmux: &'a Tmux,
+    pane: PaneId,
+    agent: String,
+    pane_pid: u32,
+    lock: StateLock,
+}
+
+/// Takes the pane's delivery lock, checks its foreground and finds the
+/// agent's profile. `Err` is the outcome when nothing can be typed there at
+/// all (queued, with why). The screen is read from the moment the lock is
+/// held, so tmux answers while the foreground is checked.
 pub(crate) fn open<'a>(
     tmux: &'a Tmux,
     paths: &Paths,
@@ -79,6 +96,41 @@ pub(crate) fn open<'a>(
     target: &Target,
     settings: &DeliverySettings,
 ) -> Result<PaneSession<'a>, Outcome> {
+    let locked = lock(tmux, paths, target, settings)?;
+    let early = tmux.start_capture_screens(std::slice::from_ref(&locked.pane));
+    locked.check(matcher, settings, Some(early))
+}
+
+/// As `open`, for a message about to be typed: when the agent needs no
+/// pause, its paste and Enter are started too (tmux waits for the text),
+/// so that once the screen says it is safe, typing costs only tmux's own
+/// work. Nothing is typed unless `type_text` is called.
+pub(crate) fn open_to_type<'a>(
+    tmux: &'a Tmux,
+    paths: &Paths,
+    matcher: &AgentMatcher,
+    target: &Target,
+    settings: &DeliverySettings,
+) -> Result<PaneSession<'a>, Outcome> {
+    let session = open(tmux, paths, matcher, target, settings)?;
+    if session.pause.is_zero() {
+        *session.prepared.borrow_mut() = Some(tmux.prepare_paste_and_press(
+            std::slice::from_ref(&session.pane),
+            PASTE_GAP,
+            "Enter",
+        ));
+    }
+    Ok(session)
+}
+
+/// Takes the pane's delivery lock (so concurrent senders never
+/// interleave). `Err` is the outcome when there is no pane or no lock.
+pub(crate) fn lock<'a>(
+    tmux: &'a Tmux,
+    paths: &Paths,
+    target: &Target,
+    settings: &DeliverySettings,
+) -> Result<LockedPane<'a>, Outcome> {
     let Some(pane) = &target.pane else {
         return Err(Outcome::queued(
             "the registry has no tmux pane id for this agent (run `swarm discover`)",
@@ -93,45 +145,78 @@ pub(crate) fn open<'a>(
     let lock = lock_file
         .lock(settings.lock_timeout)
         .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;
-    let command = match matcher.pane_foreground(tmux, pane, target.pane_pid) {
-        Err(e) => {
-            return Err(Outcome::queued(format!(
-                "could not tell what runs in pane {pane}: {e}"
-            )));
-        }
-        Ok(None) => {
-            return Err(Outcome::queued(format!(
-                "pane {pane} is gone (its process {} no longer runs)",
-                target.pane_pid
-            )));
-        }
-        Ok(Some(fg)) => match fg.kind {
-            ForegroundKind::Agent(command) => command,
-            ForegroundKind::Shell => {
-                return Err(Outcome::queued(format!(
-                    "a shell ({}) is in the foreground of pane {pane}: typing there would run the message as commands",
-                    fg.program
-                )));
-            }
-            ForegroundKind::Other => {
-                return Err(Outcome::queued(format!(
-                    "{} is in the foreground of pane {pane}, not an agent",
-                    fg.program
-                )));
-            }
-        },
-    };
-    let profile = settings.profiles.for_command(&command);
-    Ok(PaneSession {
+    Ok(LockedPane {
         tmux,
         pane: pane.clone(),
         agent: target.agent.clone(),
-        pause: settings.pause.unwrap_or(profile.pause),
-        confirm: settings.confirm,
-        profile,
-        last_capture: RefCell::new(None),
-        _lock: lock,
+        pane_pid: target.pane_pid,
+        lock,
     })
+}
+
+impl<'a> LockedPane<'a> {
+    /// The pane.
+    pub(crate) fn pane(&self) -> &PaneId {
+        &self.pane
+    }
+
+    /// Checks that an agent, not a shell or anything else, holds the
+    /// pane's terminal, and finds its profile. `early`: the screen, being
+    /// captured since the lock was taken.
+    pub(crate) fn check(
+        self,
+        matcher: &AgentMatcher,
+        settings: &DeliverySettings,
+        early: Option<PendingScreens<'a>>,
+    ) -> Result<PaneSession<'a>, Outcome> {
+        let LockedPane {
+            tmux,
+            pane,
+            agent,
+            pane_pid,
+            lock,
+        } = self;
+        let command = match matcher.pane_foreground(tmux, &pane, pane_pid) {
+            Err(e) => {
+                return Err(Outcome::queued(format!(
+                    "could not tell what runs in pane {pane}: {e}"
+                )));
+            }
+            Ok(None) => {
+                return Err(Outcome::queued(format!(
+                    "pane {pane} is gone (its process {pane_pid} no longer runs)"
+                )));
+            }
+            Ok(Some(fg)) => match fg.kind {
+                ForegroundKind::Agent(command) => command,
+                ForegroundKind::Shell => {
+                    return Err(Outcome::queued(format!(
+                        "a shell ({}) is in the foreground of pane {pane}: typing there would run the message as commands",
+                        fg.program
+                    )));
+                }
+                ForegroundKind::Other => {
+                    return Err(Outcome::queued(format!(
+                        "{} is in the foreground of pane {pane}, not an agent",
+                        fg.program
+                    )));
+                }
+            },
+        };
+        let profile = settings.profiles.for_command(&command);
+        Ok(PaneSession {
+            tmux,
+            pane,
+            agent,
+            pause: settings.pause.unwrap_or(profile.pause),
+            confirm: settings.confirm,
+            profile,
+            early: RefCell::new(early),
+            prepared: RefCell::new(None),
+            last_capture: RefCell::new(None),
+            _lock: lock,
+        })
+    }
 }
 
 impl PaneSession<'_> {
@@ -146,7 +231,11 @@ impl PaneSession<'_> {
         if !self.profile.reads_screen() {
             return None;
         }
-        let capture = self.tmux.capture_screen(&self.pane).ok();
+        let early = self.early.borrow_mut().take();
+        let capture = match early {
+            Some(pending) => pending.finish().into_iter().next().flatten(),
+            None => self.tmux.capture_screen(&self.pane).ok(),
+        };
         self.read_capture(capture.as_deref())
     }
 
@@ -156,6 +245,8 @@ impl PaneSession<'_> {
         if !self.profile.reads_screen() {
             return None;
         }
+        // A capture from before this one must never be read after it.
+        drop(self.early.borrow_mut().take());
         *self.last_capture.borrow_mut() = capture.map(str::to_owned);
         Some(
             capture
@@ -227,7 +318,26 @@ impl PaneSession<'_> {
         } else {
             text
         };
+        // A screen captured before the paste is never read after it.
+        drop(self.early.borrow_mut().take());
         let before = self.take_before();
+        if self.pause.is_zero() {
+            // No pause needed: paste and Enter go in one tmux call.
+            let prepared = self.prepared.borrow_mut().take();
+            let typed = match prepared {
+                Some(call) => call.send(text.as_bytes()),
+                None => self.tmux.paste_and_press(
+                    std::slice::from_ref(&self.pane),
+                    text.as_bytes(),
+                    PASTE_GAP,
+                    "Enter",
+                ),
+            };
+            if let Err(e) = typed {
+                return Outcome::queued(describe(&self.pane, "paste into", &e));
+            }
+            return self.after_enter(text, marker, false, before);
+        }
         let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
             return Outcome::queued(describe(&self.pane, "paste into", &e));
@@ -252,6 +362,13 @@ impl PaneSession<'_> {
         if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
             return Outcome::queued(describe(&self.pane, "press Enter in", &e));
         }
+        self.after_enter(text, marker, seen, before)
+    }
+
+    /// After Enter: checks that the text left the input box (`seen`: it
+    /// was seen in the box before Enter; `before`: the screen before the
+    /// paste).
+    fn after_enter(&self, text: &str, marker: &str, seen: bool, before: Option<String>) -> Outcome {
         if self.profile.reads_screen() {
             let baseline = self.baseline(before, marker);
             return self.confirm_left_box(BoxWatch::new(seen, baseline));
@@ -370,15 +487,37 @@ impl BoxWatch {
     }
 }
 
+/// For a broadcast: when no agent among `sessions` needs a pause, starts
+/// one paste and Enter into all their panes, waiting for the text (see
+/// `Tmux::prepare_paste_and_press`), so it can start while their screens
+/// are read.
+pub(crate) fn prepare_many<'a>(
+    sessions: &[&PaneSession<'a>],
+) -> Option<(Vec<PaneId>, PreparedPaste<'a>)> {
+    let first = sessions.first()?;
+    if sessions.len() < 2 || sessions.iter().any(|s| !s.pause.is_zero()) {
+        return None;
+    }
+    let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
+    let call = first
+        .tmux
+        .prepare_paste_and_press(&panes, PASTE_GAP, "Enter");
+    Some((panes, call))
+}
+
 /// Types the same text into several panes at once, as a broadcast does:
 /// one tmux call pastes into all of them, then after the longest pause any
 /// of them needs, one call presses Enter in all; then each box is checked
 /// (all screens in one call per look) and Enter pressed once more where
 /// the text is still waiting. Never pastes twice.
-pub(crate) fn type_text_many(
-    sessions: &[&PaneSession<'_>],
+/// `prepared`: a paste and Enter started ahead for some panes (see
+/// `prepare_many`); used when they are exactly the panes typed into,
+/// otherwise dropped, typing nothing.
+pub(crate) fn type_text_many<'a>(
+    sessions: &[&PaneSession<'a>],
     text: &str,
     marker: &str,
+    prepared: Option<(Vec<PaneId>, PreparedPaste<'a>)>,
 ) -> Vec<Outcome> {
     let Some(first) = sessions.first() else {
         return Vec::new();
@@ -398,53 +537,87 @@ pub(crate) fn type_text_many(
         .iter()
         .map(|_| BoxWatch::new(false, None))
         .collect();
-    let pasted = Instant::now();
-    if let Err(e) = tmux.paste_text_many(&panes, text.as_bytes()) {
-        let why = format!("could not paste the broadcast: {e}");
+    let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
+    if pause.is_zero() {
+        // No pause needed: the pastes and the Enters go in one tmux call.
+        let typed = match prepared {
+            Some((for_panes, call)) if for_panes == panes => call.send(text.as_bytes()),
+            _ => tmux.paste_and_press(&panes, text.as_bytes(), PASTE_GAP, "Enter"),
+        };
+        if let Err(e) = typed {
+            let why = format!("could not paste the broadcast: {e}");
+            return sessions
+                .iter()
+                .map(|_| Outcome::queued(why.clone()))
+                .collect();
+        }
+    } else if let Err(e) = paste_wait_press(sessions, &panes, &mut watches, text, pause) {
         return sessions
             .iter()
-            .map(|_| Outcome::queued(why.clone()))
+            .map(|_| Outcome::queued(e.clone()))
             .collect();
     }
-    let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
+    finish_many(sessions, &panes, watches, befores, text, marker)
+}
+
+/// For a broadcast to agents that need a pause: pastes into every pane,
+/// waits until each box shows the paste (or a while), waits the pause, and
+/// presses Enter in all. `Err`: why nothing more can be done.
+fn paste_wait_press(
+    sessions: &[&PaneSession<'_>],
+    panes: &[PaneId],
+    watches: &mut [BoxWatch],
+    text: &str,
+    pause: Duration,
+) -> Result<(), String> {
+    let tmux = sessions[0].tmux;
+    let pasted = Instant::now();
+    tmux.paste_text_many(panes, text.as_bytes())
+        .map_err(|e| format!("could not paste the broadcast: {e}"))?;
     let reading: Vec<usize> = (0..sessions.len())
         .filter(|&i| sessions[i].profile.reads_screen())
         .collect();
-    if !pause.is_zero() {
-        // As for one pane: wait until every box shows the paste.
-        let deadline = pasted + VISIBLE_WINDOW;
-        while Instant::now() < deadline {
-            let waiting: Vec<usize> = reading
-                .iter()
-                .copied()
-                .filter(|&i| !watches[i].seen)
-                .collect();
-            if waiting.is_empty() {
-                break;
-            }
-            let ids: Vec<PaneId> = waiting.iter().map(|&i| panes[i].clone()).collect();
-            for (&i, capture) in waiting.iter().zip(tmux.capture_screens(&ids)) {
-                if sessions[i]
-                    .read_capture(capture.as_deref())
-                    .is_some_and(|r| shows_text(&r))
-                {
-                    watches[i].seen = true;
-                }
-            }
-            std::thread::sleep(CONFIRM_POLL);
+    // As for one pane: wait until every box shows the paste.
+    let deadline = pasted + VISIBLE_WINDOW;
+    while Instant::now() < deadline {
+        let waiting: Vec<usize> = reading
+            .iter()
+            .copied()
+            .filter(|&i| !watches[i].seen)
+            .collect();
+        if waiting.is_empty() {
+            break;
         }
+        let ids: Vec<PaneId> = waiting.iter().map(|&i| panes[i].clone()).collect();
+        for (&i, capture) in waiting.iter().zip(tmux.capture_screens(&ids)) {
+            if sessions[i]
+                .read_capture(capture.as_deref())
+                .is_some_and(|r| shows_text(&r))
+            {
+                watches[i].seen = true;
+            }
+        }
+        std::thread::sleep(CONFIRM_POLL);
     }
     let wait = pause.saturating_sub(pasted.elapsed());
     if !wait.is_zero() {
         std::thread::sleep(wait);
     }
-    if let Err(e) = tmux.send_key_many(&panes, "Enter") {
-        let why = format!("could not press Enter after the broadcast: {e}");
-        return sessions
-            .iter()
-            .map(|_| Outcome::queued(why.clone()))
-            .collect();
-    }
+    tmux.send_key_many(panes, "Enter")
+        .map_err(|e| format!("could not press Enter after the broadcast: {e}"))
+}
+
+/// After Enter in every pane of a broadcast: confirms each box emptied,
+/// pressing Enter once more where the text still waits.
+fn finish_many(
+    sessions: &[&PaneSession<'_>],
+    panes: &[PaneId],
+    mut watches: Vec<BoxWatch>,
+    befores: Vec<Option<String>>,
+    text: &str,
+    marker: &str,
+) -> Vec<Outcome> {
+    let tmux = sessions[0].tmux;
     for ((watch, s), before) in watches.iter_mut().zip(sessions).zip(befores) {
         watch.baseline = s.baseline(before, marker);
     }
@@ -498,6 +671,12 @@ pub(crate) fn type_text_many(
         .map(|o| o.unwrap_or_else(|| Outcome::delivered_confirmed(false)))
         .collect()
 }
+
+/// For agents that need no pause: the time tmux waits between writing a
+/// paste and writing Enter, within one call, so that the agent reads them
+/// as two inputs (Claude Code and Codex CLI submit every paste at once even
+/// with none; see docs/PROFILES.md).
+const PASTE_GAP: Duration = Duration::from_millis(0);
 
 /// How long to wait for a paste to show in the box before pressing Enter
 /// anyway (for agents that need a pause).

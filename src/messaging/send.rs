@@ -498,7 +498,7 @@ impl Messenger<'_> {
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
         let held = self.held.list().unwrap_or_default();
         let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
-        let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
+        let mut locked: Vec<(usize, delivery::LockedPane<'_>)> = Vec::new();
         let mut one_by_one: Vec<usize> = Vec::new();
         for i in order {
             let a = &recipients[i];
@@ -506,27 +506,45 @@ impl Messenger<'_> {
                 one_by_one.push(i);
                 continue;
             }
-            match delivery::open(
+            match delivery::lock(
                 self.tmux,
                 self.paths,
-                self.matcher,
                 &target_of(a),
                 &self.settings.delivery,
             ) {
-                Ok(s) => sessions.push((i, s)),
+                Ok(l) => locked.push((i, l)),
                 Err(outcome) => results[i] = Some((outcome, Vec::new())),
             }
         }
-        let reading: Vec<PaneId> = sessions
-            .iter()
-            .filter(|(_, s)| s.reads_screen())
-            .map(|(_, s)| s.pane().clone())
-            .collect();
-        let mut captures = self.tmux.capture_screens(&reading).into_iter();
+        // All screens in one tmux call, answered while each pane's
+        // foreground is checked.
+        let panes: Vec<PaneId> = locked.iter().map(|(_, l)| l.pane().clone()).collect();
+        let pending = self.tmux.start_capture_screens(&panes);
+        let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
+        let mut checked = Vec::with_capacity(locked.len());
+        for (i, l) in locked {
+            match l.check(self.matcher, &self.settings.delivery, None) {
+                Ok(s) => {
+                    sessions.push((i, s));
+                    checked.push(true);
+                }
+                Err(outcome) => {
+                    results[i] = Some((outcome, Vec::new()));
+                    checked.push(false);
+                }
+            }
+        }
+        let all: Vec<&PaneSession<'_>> = sessions.iter().map(|(_, s)| s).collect();
+        let prepared = delivery::prepare_many(&all);
+        let mut captures = pending
+            .finish()
+            .into_iter()
+            .zip(checked)
+            .filter_map(|(c, ok)| ok.then_some(c));
         let mut ready: Vec<(usize, &PaneSession<'_>)> = Vec::new();
         for (i, s) in &sessions {
+            let capture = captures.next().flatten();
             let reason = if s.reads_screen() {
-                let capture = captures.next().flatten();
                 s.read_capture(capture.as_deref())
                     .and_then(|r| r.hold_reason(s.agent()))
             } else {
@@ -549,6 +567,7 @@ impl Messenger<'_> {
             &ready.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
             text,
             marker,
+            prepared,
         );
         for ((i, _), outcome) in ready.iter().zip(typed) {
             results[*i] = Some((outcome, Vec::new()));
@@ -572,7 +591,7 @@ impl Messenger<'_> {
         text: &str,
         marker: &str,
     ) -> (Outcome, Vec<Released>) {
-        let session = match delivery::open(
+        let session = match delivery::open_to_type(
             self.tmux,
             self.paths,
             self.matcher,

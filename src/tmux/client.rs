@@ -7,7 +7,7 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::thread;
 use std::time::Duration;
@@ -464,14 +464,7 @@ impl Tmux {
         let buffer = unique_buffer_name();
         let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
         for t in targets {
-            args = args
-                .then("paste-buffer")
-                .flag("-p")
-                .flag("-r")
-                .flag("-b")
-                .text(&buffer)
-                .flag("-t")
-                .text(t.as_str());
+            args = paste_args(args.then("paste-buffer"), &buffer, t);
         }
         args = args.then("delete-buffer").flag("-b").text(&buffer);
         let result = self.exec(args, Some(text));
@@ -479,6 +472,75 @@ impl Tmux {
             let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
         }
         result.map(drop)
+    }
+
+    /// Pastes `text` into each of `targets` as one bracketed paste, then,
+    /// `gap` later, presses `key` in each, all in one tmux call: the server
+    /// writes the pastes, waits `gap` on a timer (`run-shell -d`, which lets
+    /// its event loop write the pastes to the panes first), then writes the
+    /// keys. So each agent reads its paste and its key as two inputs, as
+    /// from two tmux calls, for the cost of one. tmux stops at the first
+    /// command that fails (a pane that went away): the error says so.
+    ///
+    /// A tmux older than 3.2 has no `run-shell -d`; it refuses the whole
+    /// sequence before running any of it, and then the paste and the key go
+    /// as two calls with the gap between them.
+    pub fn paste_and_press(
+        &self,
+        targets: &[PaneId],
+        text: &[u8],
+        gap: Duration,
+        key: &str,
+    ) -> Result<(), TmuxError> {
+        if targets.is_empty() {
+            return Ok(());
+        }
+        self.prepare_paste_and_press(targets, gap, key).send(text)
+    }
+
+    /// Starts `paste_and_press` before the text is known: tmux starts,
+    /// connects and waits for the text on its standard input, so that
+    /// `PreparedPaste::send` costs only what tmux does with it. Dropped
+    /// unsent, the call is killed, and tmux pastes nothing and presses
+    /// nothing (its `load-buffer` never completes, and tmux runs nothing
+    /// after a command that did not).
+    pub(crate) fn prepare_paste_and_press(
+        &self,
+        targets: &[PaneId],
+        gap: Duration,
+        key: &str,
+    ) -> PreparedPaste<'_> {
+        let buffer = unique_buffer_name();
+        let call = (!NO_DELAY_FLAG.load(Ordering::Relaxed)).then(|| {
+            let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
+            for t in targets {
+                args = paste_args(args.then("paste-buffer"), &buffer, t);
+            }
+            args = args
+                .then("delete-buffer")
+                .flag("-b")
+                .text(&buffer)
+                .then("run-shell")
+                .flag("-d")
+                .text(format!("{:.3}", gap.as_secs_f64()));
+            for t in targets {
+                args = args
+                    .then("send-keys")
+                    .flag("-t")
+                    .text(t.as_str())
+                    .flag("--")
+                    .text(key);
+            }
+            self.start_with_input(args)
+        });
+        PreparedPaste {
+            tmux: self,
+            call,
+            buffer,
+            targets: targets.to_vec(),
+            gap,
+            key: key.to_owned(),
+        }
     }
 
     /// Sends one key name to several panes in one tmux call.
@@ -553,9 +615,12 @@ impl Tmux {
     /// no screen content can fake the split. A pane that cannot be
     /// captured (gone) gives `None`, at the cost of one call per pane.
     pub fn capture_screens(&self, targets: &[PaneId]) -> Vec<Option<String>> {
-        if targets.is_empty() {
-            return Vec::new();
-        }
+        self.start_capture_screens(targets).finish()
+    }
+
+    /// Starts `capture_screens` and returns at once: the caller does other
+    /// work while tmux answers, then calls `finish`.
+    pub(crate) fn start_capture_screens(&self, targets: &[PaneId]) -> PendingScreens<'_> {
         let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
         let mut args: Option<Args> = None;
         for t in targets {
@@ -577,22 +642,12 @@ impl Tmux {
                     .text(&token),
             );
         }
-        let Some(args) = args else {
-            return Vec::new();
-        };
-        if let Ok(out) = self.exec(args, None) {
-            let parts: Vec<&str> = out.split(&format!("{token}\n")).collect();
-            if parts.len() == targets.len() + 1 {
-                return parts[..targets.len()]
-                    .iter()
-                    .map(|p| Some((*p).to_owned()))
-                    .collect();
-            }
+        PendingScreens {
+            call: args.map(|args| self.start(args)),
+            tmux: self,
+            targets: targets.to_vec(),
+            token,
         }
-        targets
-            .iter()
-            .map(|t| self.capture_screen(t).ok())
-            .collect()
     }
 
     /// Tells the person at a pane something in the status line of the
@@ -677,6 +732,32 @@ impl Tmux {
         self.exec_raw(argv, args.command, stdin, true)
     }
 
+    /// Starts a call without waiting for it (no standard input).
+    fn start(&self, args: Args) -> Pending<'_> {
+        self.start_call(args, false)
+    }
+
+    /// Starts a call that reads its standard input, given to `finish_with`.
+    fn start_with_input(&self, args: Args) -> Pending<'_> {
+        self.start_call(args, true)
+    }
+
+    fn start_call(&self, args: Args, with_stdin: bool) -> Pending<'_> {
+        let mut argv = self.server.args();
+        argv.extend(args.argv);
+        Pending {
+            tmux: self,
+            command: args.command,
+            child: Some(self.spawn(&argv, with_stdin)),
+        }
+    }
+
+    fn spawn(&self, argv: &[OsString], with_stdin: bool) -> io::Result<Child> {
+        let mut cmd = Command::new(self.resolved.get_or_init(|| on_path(&self.program)));
+        cmd.args(argv);
+        spawn_piped(&mut cmd, with_stdin)
+    }
+
     fn exec_raw(
         &self,
         argv: Vec<OsString>,
@@ -684,9 +765,19 @@ impl Tmux {
         stdin: Option<&[u8]>,
         classify: bool,
     ) -> Result<String, TmuxError> {
-        let mut cmd = Command::new(self.resolved.get_or_init(|| on_path(&self.program)));
-        cmd.args(&argv);
-        let output = match run_with_timeout(&mut cmd, stdin, self.timeout) {
+        let child = self.spawn(&argv, stdin.is_some()).map_err(spawn_error)?;
+        self.collect(child, command, stdin, classify)
+    }
+
+    /// Feeds a started call its input and waits for its answer.
+    fn collect(
+        &self,
+        child: Child,
+        command: &str,
+        stdin: Option<&[u8]>,
+        classify: bool,
+    ) -> Result<String, TmuxError> {
+        let output = match wait_with_timeout(child, stdin, self.timeout) {
             Ok(Some(output)) => output,
             Ok(None) => {
                 return Err(TmuxError::Timeout {
@@ -694,8 +785,7 @@ impl Tmux {
                     timeout: self.timeout,
                 });
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(TmuxError::NotInstalled),
-            Err(e) => return Err(TmuxError::Io(e)),
+            Err(e) => return Err(spawn_error(e)),
         };
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
@@ -711,6 +801,126 @@ impl Tmux {
             });
         }
         Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+}
+
+/// A tmux call that was started and not waited for yet.
+struct Pending<'a> {
+    tmux: &'a Tmux,
+    command: &'static str,
+    /// Taken by `finish`; a call dropped unfinished is killed and reaped.
+    child: Option<io::Result<Child>>,
+}
+
+impl Pending<'_> {
+    fn finish(self) -> Result<String, TmuxError> {
+        self.finish_with(None)
+    }
+
+    /// Gives the call its standard input (when started with one) and waits
+    /// for its answer.
+    fn finish_with(mut self, stdin: Option<&[u8]>) -> Result<String, TmuxError> {
+        match self.child.take() {
+            Some(Ok(child)) => self.tmux.collect(child, self.command, stdin, true),
+            Some(Err(e)) => Err(spawn_error(e)),
+            None => Err(TmuxError::Io(io::Error::other(
+                "tmux call already finished",
+            ))),
+        }
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if let Some(Ok(mut child)) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Set once tmux refused `run-shell -d` (older than 3.2): pastes and keys
+/// then go as two calls.
+static NO_DELAY_FLAG: AtomicBool = AtomicBool::new(false);
+
+/// A paste and a key press waiting for their text
+/// (`Tmux::prepare_paste_and_press`).
+pub(crate) struct PreparedPaste<'a> {
+    tmux: &'a Tmux,
+    /// `None` when this tmux has no `run-shell -d`.
+    call: Option<Pending<'a>>,
+    buffer: String,
+    targets: Vec<PaneId>,
+    gap: Duration,
+    key: String,
+}
+
+impl PreparedPaste<'_> {
+    /// Pastes `text` and presses the key.
+    pub(crate) fn send(self, text: &[u8]) -> Result<(), TmuxError> {
+        let PreparedPaste {
+            tmux,
+            call,
+            buffer,
+            targets,
+            gap,
+            key,
+        } = self;
+        if let Some(call) = call {
+            match call.finish_with(Some(text)) {
+                Ok(_) => return Ok(()),
+                Err(TmuxError::Failed { stderr, .. }) if refuses_run_shell_delay(&stderr) => {
+                    NO_DELAY_FLAG.store(true, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    let _ = tmux.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
+                    return Err(e);
+                }
+            }
+        }
+        tmux.paste_text_many(&targets, text)?;
+        thread::sleep(gap);
+        tmux.send_key_many(&targets, &key)
+    }
+}
+
+/// Screens being captured (`Tmux::start_capture_screens`).
+pub(crate) struct PendingScreens<'a> {
+    tmux: &'a Tmux,
+    call: Option<Pending<'a>>,
+    targets: Vec<PaneId>,
+    token: String,
+}
+
+impl PendingScreens<'_> {
+    /// The screens, in the order the panes were given; `None` for a pane
+    /// that could not be captured.
+    pub(crate) fn finish(self) -> Vec<Option<String>> {
+        let Some(call) = self.call else {
+            return Vec::new();
+        };
+        if let Ok(out) = call.finish() {
+            let parts: Vec<&str> = out.split(&format!("{}\n", self.token)).collect();
+            if parts.len() == self.targets.len() + 1 {
+                return parts[..self.targets.len()]
+                    .iter()
+                    .map(|p| Some((*p).to_owned()))
+                    .collect();
+            }
+        }
+        self.targets
+            .iter()
+            .map(|t| self.tmux.capture_screen(t).ok())
+            .collect()
+    }
+}
+
+/// A failure to start or talk to tmux.
+fn spawn_error(e: io::Error) -> TmuxError {
+    if e.kind() == io::ErrorKind::NotFound {
+        TmuxError::NotInstalled
+    } else {
+        TmuxError::Io(e)
     }
 }
 
@@ -733,6 +943,24 @@ fn on_path(program: &OsStr) -> OsString {
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
         })
         .map_or_else(|| program.to_owned(), std::path::PathBuf::into_os_string)
+}
+
+/// The flags of one bracketed paste (`-p`) of `buffer` into `target`, with
+/// line feeds kept (`-r`).
+fn paste_args(args: Args, buffer: &str, target: &PaneId) -> Args {
+    args.flag("-p")
+        .flag("-r")
+        .flag("-b")
+        .text(buffer)
+        .flag("-t")
+        .text(target.as_str())
+}
+
+/// True when tmux refused a command sequence because its `run-shell` has
+/// no `-d` (before 3.2): it then printed the flag or the usage of
+/// `run-shell`, and ran none of the sequence.
+fn refuses_run_shell_delay(stderr: &str) -> bool {
+    stderr.contains("unknown flag -d") || stderr.contains("usage: run-shell")
 }
 
 /// tmux's words for "this server has no session to look in".
@@ -766,22 +994,38 @@ struct Finished {
     stderr: Vec<u8>,
 }
 
-/// Runs `cmd` to completion, feeding it `stdin`, for at most `timeout`.
-/// `Ok(None)` means it timed out and was killed. The pipes are serviced by
-/// helper threads so a chatty child can never fill a pipe and stall.
-fn run_with_timeout(
-    cmd: &mut Command,
-    stdin: Option<&[u8]>,
-    timeout: Duration,
-) -> io::Result<Option<Finished>> {
-    cmd.stdin(if stdin.is_some() {
+/// Starts `cmd` with its output piped (and its input, `with_stdin`).
+fn spawn_piped(cmd: &mut Command, with_stdin: bool) -> io::Result<Child> {
+    cmd.stdin(if with_stdin {
         Stdio::piped()
     } else {
         Stdio::null()
     })
     .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn()?;
+    .stderr(Stdio::piped())
+    .spawn()
+}
+
+/// Runs `cmd` to completion, feeding it `stdin`, for at most `timeout`.
+/// `Ok(None)` means it timed out and was killed.
+#[cfg(test)]
+fn run_with_timeout(
+    cmd: &mut Command,
+    stdin: Option<&[u8]>,
+    timeout: Duration,
+) -> io::Result<Option<Finished>> {
+    let child = spawn_piped(cmd, stdin.is_some())?;
+    wait_with_timeout(child, stdin, timeout)
+}
+
+/// Feeds a started child `stdin` and waits for it, for at most `timeout`.
+/// `Ok(None)` means it timed out and was killed. The pipes are serviced by
+/// helper threads so a chatty child can never fill a pipe and stall.
+fn wait_with_timeout(
+    mut child: Child,
+    stdin: Option<&[u8]>,
+    timeout: Duration,
+) -> io::Result<Option<Finished>> {
     let (tx, rx) = mpsc::channel();
     let pipes = Pipes::take(&mut child, stdin)?;
     thread::spawn(move || {
@@ -859,6 +1103,17 @@ mod tests {
         assert_eq!(esc("a\\;"), "a\\\\;");
         assert_eq!(esc("a;b"), "a;b");
         assert_eq!(esc(""), "");
+    }
+
+    #[test]
+    fn an_old_run_shell_is_recognised_by_its_refusal() {
+        assert!(refuses_run_shell_delay(
+            "unknown flag -d\nusage: run-shell [-b] [-t target-pane] shell-command"
+        ));
+        assert!(refuses_run_shell_delay(
+            "usage: run-shell [-bC] [-t target-pane] [shell-command]"
+        ));
+        assert!(!refuses_run_shell_delay("can't find pane: %9"));
     }
 
     #[test]

@@ -8,8 +8,8 @@ mod pane;
 mod server;
 mod version;
 
-pub(crate) use client::SessionSpec;
 pub use client::{PaneLabel, Tmux};
+pub(crate) use client::{PendingScreens, PreparedPaste, SessionSpec};
 pub use error::TmuxError;
 pub(crate) use pane::Pane;
 pub use pane::{PaneId, parse_list_panes};
