@@ -35,7 +35,7 @@ Task coordination (the Python tool's agent-to-agent commands):
 
 Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent, pane,
 task or other record not found, 5 tmux unavailable, 6 rate limited, 7 message
-not delivered.
+not delivered, 8 shared store unavailable.
 
 Every command of the Python Claude Swarm CLI also works under its old name
 (discover-agents, list-agents, acquire-file-lock, ...).";
@@ -94,60 +94,122 @@ pub(super) struct GlobalArgs {
     pub color: ColorChoice,
 }
 
+/// A command's arguments, whose definition clap builds only when that
+/// command is the one given: building every command's arguments is most of
+/// the cost of parsing a command line, and every command pays it.
+#[derive(Debug)]
+pub(super) struct Lazy<T>(T);
+
+impl<T> std::ops::Deref for Lazy<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+impl<T: clap::FromArgMatches> clap::FromArgMatches for Lazy<T> {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches(matches).map(Lazy)
+    }
+
+    fn from_arg_matches_mut(matches: &mut clap::ArgMatches) -> Result<Self, clap::Error> {
+        T::from_arg_matches_mut(matches).map(Lazy)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches(matches)
+    }
+
+    fn update_from_arg_matches_mut(
+        &mut self,
+        matches: &mut clap::ArgMatches,
+    ) -> Result<(), clap::Error> {
+        self.0.update_from_arg_matches_mut(matches)
+    }
+}
+
+impl<T: Args> Args for Lazy<T> {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args))
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        cmd.defer(|cmd| keeping_about(cmd, T::augment_args_for_update))
+    }
+}
+
+/// Adds the arguments with `augment`, keeping the command's description:
+/// built later than it would be without deferring, the arguments' own doc
+/// comment would otherwise replace it.
+fn keeping_about(cmd: clap::Command, augment: fn(clap::Command) -> clap::Command) -> clap::Command {
+    let about = cmd.get_about().cloned();
+    let long_about = cmd.get_long_about().cloned();
+    let cmd = augment(cmd);
+    let cmd = match about {
+        Some(about) => cmd.about(about),
+        None => cmd,
+    };
+    match long_about {
+        Some(long) => cmd.long_about(long),
+        None => cmd,
+    }
+}
+
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub(super) enum Command {
     /// Find this project's agent panes and update the registry
     #[command(alias = "discover-agents")]
-    Discover(discover::DiscoverArgs),
+    Discover(Lazy<discover::DiscoverArgs>),
     /// List the registered agents (no tmux call)
     #[command(alias = "list-agents")]
-    Agents(agents::AgentsArgs),
+    Agents(Lazy<agents::AgentsArgs>),
     /// Show which agent this pane is
-    Whoami(whoami::WhoamiArgs),
+    Whoami(Lazy<whoami::WhoamiArgs>),
     /// Send a message to one agent
     #[command(alias = "send-message")]
-    Msg(msg::MsgArgs),
+    Msg(Lazy<msg::MsgArgs>),
     /// Send a message to every active agent
     #[command(alias = "broadcast-message")]
-    Broadcast(broadcast::BroadcastArgs),
+    Broadcast(Lazy<broadcast::BroadcastArgs>),
     /// Show the messages sent to an agent
     #[command(alias = "check-messages")]
-    Inbox(inbox::InboxArgs),
+    Inbox(Lazy<inbox::InboxArgs>),
     /// Acknowledge a message that asked for it
     #[command(alias = "acknowledge-message")]
-    Ack(ack::AckArgs),
+    Ack(Lazy<ack::AckArgs>),
     /// List messages waiting for an acknowledgement
-    Acks(acks::AcksArgs),
+    Acks(Lazy<acks::AcksArgs>),
     /// Tell every agent, once, how to work in this swarm
-    Onboard(onboard::OnboardArgs),
+    Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
-    Redeliver(redeliver::RedeliverArgs),
+    Redeliver(Lazy<redeliver::RedeliverArgs>),
     /// Keep discovery fresh and send ACK retries as they fall due
-    Watch(watch::WatchArgs),
+    Watch(Lazy<watch::WatchArgs>),
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
-    Monitor(monitor::MonitorArgs),
+    Monitor(Lazy<monitor::MonitorArgs>),
     /// Serve a live web view of the swarm (and its JSON API)
     #[command(alias = "start-dashboard")]
-    Dashboard(dashboard::DashboardArgs),
+    Dashboard(Lazy<dashboard::DashboardArgs>),
     /// Serve swarm to an agent as MCP tools; install it into the agents
-    Mcp(mcp::McpArgs),
+    Mcp(Lazy<mcp::McpArgs>),
     /// Install or remove swarm's Claude Code hooks
-    Hooks(hooks::HooksArgs),
+    Hooks(Lazy<hooks::HooksArgs>),
     /// Lock files, directories or glob patterns for this agent (all or none)
-    Lock(lock::LockArgs),
+    Lock(Lazy<lock::LockArgs>),
     /// Release this agent's locks (another agent's only with --force)
     #[command(alias = "release-file-lock")]
-    Unlock(unlock::UnlockArgs),
+    Unlock(Lazy<unlock::UnlockArgs>),
     /// Show which locks cover or overlap a path
     #[command(alias = "who-has-lock")]
-    Who(who::WhoArgs),
+    Who(Lazy<who::WhoArgs>),
     /// List the locks, or remove stale and damaged ones with --clean
     #[command(alias = "list-all-locks")]
-    Locks(locks::LocksArgs),
+    Locks(Lazy<locks::LocksArgs>),
     /// Enforce locks: a git pre-commit check and a Claude Code edit check
-    Guard(guard::GuardArgs),
+    Guard(Lazy<guard::GuardArgs>),
     /// The Python tool's `acquire-file-lock FILEPATH [REASON]`
     #[command(hide = true)]
     AcquireFileLock(lock::AcquireFileLockArgs),
@@ -155,43 +217,43 @@ pub(super) enum Command {
     #[command(hide = true)]
     CleanupStaleLocks,
     /// Open a tmux session with N agent panes
-    Launch(launch::LaunchArgs),
+    Launch(Lazy<launch::LaunchArgs>),
     /// Stop a session opened by `swarm launch`
-    Down(down::DownArgs),
+    Down(Lazy<down::DownArgs>),
     /// Set up this project: config file, tmux check, next steps
-    Init(init::InitArgs),
+    Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
-    Doctor(doctor::DoctorArgs),
+    Doctor(Lazy<doctor::DoctorArgs>),
     /// Write, show, check or edit the configuration
     #[command(arg_required_else_help = true)]
-    Config(config::ConfigArgs),
+    Config(Lazy<config::ConfigArgs>),
     /// Read or add to the shared COORDINATION.md
     #[command(arg_required_else_help = true)]
-    Coord(coord::CoordArgs),
+    Coord(Lazy<coord::CoordArgs>),
     /// Agent cards: each agent's skills, tools and availability
     #[command(hide = true, arg_required_else_help = true)]
-    Cards(cards::CardsArgs),
+    Cards(Lazy<cards::CardsArgs>),
     /// Tasks with a status workflow and a history
     #[command(hide = true, arg_required_else_help = true)]
-    Tasks(tasks::TasksArgs),
+    Tasks(Lazy<tasks::TasksArgs>),
     /// Give a task to the active agent whose card fits it best
     #[command(hide = true)]
-    Delegate(delegate::DelegateArgs),
+    Delegate(Lazy<delegate::DelegateArgs>),
     /// Find agents by skill, or the best agent for an objective
     #[command(hide = true)]
-    FindAgent(find_agent::FindAgentArgs),
+    FindAgent(Lazy<find_agent::FindAgentArgs>),
     /// Shared contexts and the decisions taken in them
     #[command(name = "context", hide = true, arg_required_else_help = true)]
-    SharedContext(shared_context::SharedContextArgs),
+    SharedContext(Lazy<shared_context::SharedContextArgs>),
     /// Show or clear an agent's memory
     #[command(hide = true, arg_required_else_help = true)]
-    Memory(memory::MemoryArgs),
+    Memory(Lazy<memory::MemoryArgs>),
     /// Show an agent's learning stats
     #[command(hide = true, arg_required_else_help = true)]
-    Learning(learning::LearningArgs),
+    Learning(Lazy<learning::LearningArgs>),
     /// Advise who should have a locked path (changes no lock)
     #[command(hide = true)]
-    ResolveConflict(resolve_conflict::ResolveConflictArgs),
+    ResolveConflict(Lazy<resolve_conflict::ResolveConflictArgs>),
     /// Print a shell completion script (bash, zsh, fish, ...)
     Completions(completions::CompletionsArgs),
     /// Say how to update swarm (the Python tool's `reload`; changes nothing)
