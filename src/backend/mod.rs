@@ -20,6 +20,9 @@ use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
 use crate::messaging::held::FileHeld;
 use crate::messaging::held_store::HeldStore;
+use crate::messaging::log_retention::LogPolicy;
+use crate::messaging::log_store::LogStore;
+use crate::messaging::message_log::MessageLog;
 use crate::messaging::rate_limit::FileRates;
 use crate::messaging::rate_store::RateStore;
 use crate::store::Paths;
@@ -44,6 +47,8 @@ pub(crate) struct Backend {
     pub(crate) rates: Box<dyn RateStore>,
     /// The A2A records (cards, tasks, contexts, ...).
     pub(crate) a2a: Box<dyn A2aStore>,
+    /// The message log and each agent's read cursor.
+    pub(crate) log: Box<dyn LogStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -82,6 +87,7 @@ impl Backend {
             held: Box::new(FileHeld::new(paths)),
             rates: Box::new(FileRates::new(paths)),
             a2a: Box::new(FileA2a::new(paths)),
+            log: Box::new(MessageLog::new(paths).with_policy(LogPolicy::from_config(config))),
             settings: StoreSettings::files(),
         }
     }

@@ -165,6 +165,7 @@ impl Context {
             acks: &*backend.acks,
             held: &*backend.held,
             rates: &*backend.rates,
+            log: &*backend.log,
         })
     }
 

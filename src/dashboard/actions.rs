@@ -96,6 +96,7 @@ fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -
         acks: &*settings.backend.acks,
         held: &*settings.backend.held,
         rates: &*settings.backend.rates,
+        log: &*settings.backend.log,
     })
 }
 

@@ -71,7 +71,7 @@ impl App {
     /// The state of a server with these settings.
     pub(super) fn new(settings: Settings) -> App {
         App {
-            feed: Mutex::new(MessageFeed::new(&settings.paths)),
+            feed: Mutex::new(MessageFeed::new(Arc::clone(&settings.backend))),
             settings,
             live: Live::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),

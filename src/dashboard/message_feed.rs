@@ -5,13 +5,16 @@
 //! outcome per recipient, merged in from swarm's delivery records.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::backend::Backend;
 use crate::domain::message::LogEntry;
-use crate::messaging::log_tail::{LogTail, TailBatch};
+use crate::messaging::log_store::LogFollower;
+use crate::messaging::log_tail::TailBatch;
 use crate::messaging::message_log::Record;
-use crate::store::{Paths, StoreError};
+use crate::store::StoreError;
 
 /// How many of the latest messages are kept: the largest `limit` the API
 /// serves, and the sample its statistics are taken over.
@@ -20,8 +23,8 @@ pub(super) const KEPT_MESSAGES: usize = 1000;
 /// The latest messages of one project's log.
 #[derive(Debug)]
 pub(super) struct MessageFeed {
-    paths: Paths,
-    tail: Option<LogTail>,
+    backend: Arc<Backend>,
+    tail: Option<Box<dyn LogFollower>>,
     /// Oldest first, each with its sequence number.
     kept: VecDeque<(u64, LogEntry)>,
     /// Message id to the sequence number of the latest message with it.
@@ -30,10 +33,10 @@ pub(super) struct MessageFeed {
 }
 
 impl MessageFeed {
-    /// A feed of the log of `paths`; nothing is read until `refresh`.
-    pub(super) fn new(paths: &Paths) -> MessageFeed {
+    /// A feed of the log of `backend`; nothing is read until `refresh`.
+    pub(super) fn new(backend: Arc<Backend>) -> MessageFeed {
         MessageFeed {
-            paths: paths.clone(),
+            backend,
             tail: None,
             kept: VecDeque::new(),
             by_id: HashMap::new(),
@@ -81,7 +84,7 @@ impl MessageFeed {
     }
 
     fn reopen(&mut self) -> Result<(), StoreError> {
-        let (tail, batch) = LogTail::open(&self.paths)?;
+        let (tail, batch) = self.backend.log.follow()?;
         self.tail = Some(tail);
         self.kept.clear();
         self.by_id.clear();
@@ -144,6 +147,7 @@ mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
     use crate::messaging::message_log::{DeliveryRecord, MessageLog, Outcome};
+    use crate::store::Paths;
 
     fn message(n: usize) -> Message {
         Message::new(
@@ -154,6 +158,13 @@ mod tests {
         )
     }
 
+    fn feed_of(paths: &Paths) -> MessageFeed {
+        MessageFeed::new(Arc::new(Backend::files(
+            paths,
+            &crate::config::Config::default(),
+        )))
+    }
+
     fn contents(feed: &MessageFeed, n: usize) -> Vec<String> {
         feed.latest(n).map(|e| e.content.clone()).collect()
     }
@@ -162,7 +173,7 @@ mod tests {
     fn keeps_the_latest_messages_in_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let mut feed = MessageFeed::new(&paths);
+        let mut feed = feed_of(&paths);
         assert!(feed.refresh().expect("refresh"));
         assert_eq!(feed.len(), 0);
         assert!(!feed.refresh().expect("refresh"), "nothing new");
@@ -185,7 +196,7 @@ mod tests {
         let log = MessageLog::new(&paths);
         let m = message(1);
         log.append(&[m.log_entry(&[false, false])]).expect("append");
-        let mut feed = MessageFeed::new(&paths);
+        let mut feed = feed_of(&paths);
         feed.refresh().expect("refresh");
         let entry = feed.latest(1).next().cloned().expect("entry");
         assert_eq!((entry.success_count, entry.failure_count), (0, 2));
@@ -211,14 +222,14 @@ mod tests {
         let paths = Paths::new(dir.path());
         let line = serde_json::to_string(&message(0).log_entry(&[true, true])).expect("json");
         let log = MessageLog::new(&paths).with_rotation(line.len() as u64 * 3);
-        let mut feed = MessageFeed::new(&paths);
+        let mut feed = feed_of(&paths);
         for n in 0..10 {
             log.append(&[message(n).log_entry(&[true, true])])
                 .expect("append");
             feed.refresh().expect("refresh");
         }
         // What a fresh read of the files gives, nothing lost or doubled.
-        let mut fresh = MessageFeed::new(&paths);
+        let mut fresh = feed_of(&paths);
         fresh.refresh().expect("refresh");
         assert_eq!(contents(&feed, 100), contents(&fresh, 100));
         assert_eq!(contents(&feed, 1), ["message 9"]);

@@ -8,7 +8,6 @@ use std::thread;
 
 use tokio::sync::broadcast;
 
-use crate::messaging::log_tail::LogTail;
 use crate::messaging::message_log::Record;
 use crate::snapshot::FileWatch;
 
@@ -36,7 +35,7 @@ pub(super) fn start(project: Arc<Project>, updated: broadcast::Sender<()>) -> Op
     )
     .ok()?;
     // Only what is appended from now on counts.
-    let (mut tail, _) = LogTail::open(&project.paths).ok()?;
+    let (mut tail, _) = project.backend.log.follow().ok()?;
     thread::Builder::new()
         .name("swarm-mcp-inbox".into())
         .spawn(move || {

@@ -15,10 +15,9 @@ use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
 use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockStore, Released};
-use crate::messaging::inbox::{self, ReadState, Selection};
-use crate::messaging::message_log::{MessageLog, MessageView, Status};
+use crate::messaging::inbox::Selection;
+use crate::messaging::message_log::{MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
-use crate::store::ReadMeter;
 use crate::support::sanitize;
 use crate::support::time;
 
@@ -269,15 +268,9 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
 
 /// The unread messages of `agent`, up to `limit`, without marking them.
 pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result<Value> {
-    let (cursor, _) = ReadState::new(&project.paths).cursor(agent)?;
-    let view = inbox::read(
-        &project.paths,
-        agent,
-        cursor.as_ref(),
-        &Selection::New,
-        Some(limit),
-        &ReadMeter::default(),
-    )?;
+    let log = &project.backend.log;
+    let (cursor, _) = log.cursor(agent)?;
+    let view = log.inbox(agent, cursor.as_ref(), &Selection::New, Some(limit))?;
     Ok(json!({
         "agent": agent,
         "unread": view.unread,
@@ -288,18 +281,11 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let state = ReadState::new(&project.paths);
-    let (cursor, note) = state.cursor(&agent)?;
-    let view = inbox::read(
-        &project.paths,
-        &agent,
-        cursor.as_ref(),
-        &Selection::New,
-        Some(limit),
-        &ReadMeter::default(),
-    )?;
+    let log = &project.backend.log;
+    let (cursor, note) = log.cursor(&agent)?;
+    let view = log.inbox(&agent, cursor.as_ref(), &Selection::New, Some(limit))?;
     if let Some(c) = &view.new_cursor {
-        state.advance(&agent, c, view.from_cursor.as_ref())?;
+        log.advance(&agent, c, view.from_cursor.as_ref())?;
     }
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()
@@ -397,7 +383,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             ids.join(", ")
         ))),
         AckResult::NotPending => {
-            let views = MessageLog::new(&project.paths).read()?.messages();
+            let views = project.backend.log.read_all()?.messages();
             let Some(original) = views.iter().find(|v| v.entry.msg_id.starts_with(&prefix)) else {
                 return Err(Error::UnknownMessage(prefix));
             };

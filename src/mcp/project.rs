@@ -106,6 +106,7 @@ impl Project {
             acks: &*self.backend.acks,
             held: &*self.backend.held,
             rates: &*self.backend.rates,
+            log: &*self.backend.log,
         }
     }
 }

@@ -253,6 +253,12 @@ fn parse_into(line: &[u8], batch: &mut TailBatch) {
     }
 }
 
+impl crate::messaging::log_store::LogFollower for LogTail {
+    fn read_new(&mut self) -> Result<TailBatch, StoreError> {
+        LogTail::read_new(self)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

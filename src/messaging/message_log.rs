@@ -19,10 +19,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::domain::message::LogEntry;
+use crate::messaging::inbox::{self, Cursor, InboxView, ReadState, Selection};
 use crate::messaging::log_retention::{self, LogPolicy, Readers, Verdict};
 use crate::messaging::log_segments::{
     INDEX_VERSION, LogIndex, SegmentKind, SegmentSet, index_file, read_index, summarize,
 };
+use crate::messaging::log_store::{LogFollower, LogStore};
+use crate::messaging::log_tail::{LogTail, TailBatch};
 use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
 use crate::support::json::{self, Layout};
 
@@ -163,6 +166,17 @@ pub enum Record {
     Message(LogEntry),
     /// A delivery outcome (swarm only).
     Delivery(DeliveryRecord),
+}
+
+impl Serialize for Record {
+    /// A record is written as the line it was read from: the message or
+    /// the delivery record itself, with nothing around it.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Record::Message(entry) => entry.serialize(serializer),
+            Record::Delivery(delivery) => delivery.serialize(serializer),
+        }
+    }
 }
 
 /// A message with its latest known outcome per recipient.
@@ -485,9 +499,65 @@ impl MessageLog {
     }
 }
 
+impl LogStore for MessageLog {
+    fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError> {
+        MessageLog::append(self, records)
+    }
+
+    fn read_all(&self) -> Result<LogContents, StoreError> {
+        self.read()
+    }
+
+    fn inbox(
+        &self,
+        agent: &str,
+        cursor: Option<&Cursor>,
+        selection: &Selection,
+        limit: Option<usize>,
+    ) -> Result<InboxView, StoreError> {
+        inbox::read(
+            &self.paths,
+            agent,
+            cursor,
+            selection,
+            limit,
+            &ReadMeter::default(),
+        )
+    }
+
+    fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError> {
+        ReadState::new(&self.paths).cursor(agent)
+    }
+
+    fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError> {
+        ReadState::new(&self.paths).advance(agent, to, from)
+    }
+
+    fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
+        let (tail, batch) = LogTail::open(&self.paths)?;
+        Ok((Box::new(tail), batch))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contract_appends_in_order_and_shows_each_message_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = MessageLog::new(&Paths::new(dir.path()));
+        crate::messaging::log_store::contract::appends_in_order_and_shows_each_message_once(&log);
+    }
+
+    #[test]
+    fn contract_racing_appenders_and_readers_lose_and_double_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = MessageLog::new(&Paths::new(dir.path())).with_rotation(4096);
+        crate::messaging::log_store::contract::racing_appenders_and_readers_lose_and_double_nothing(
+            Arc::new(log),
+        );
+    }
     use crate::domain::message::{Message, MessageType};
     use std::sync::{Arc, Barrier};
 

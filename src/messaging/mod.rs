@@ -10,6 +10,7 @@ pub(crate) mod held_store;
 pub(crate) mod inbox;
 pub(crate) mod log_retention;
 pub(crate) mod log_segments;
+pub(crate) mod log_store;
 pub(crate) mod log_tail;
 pub(crate) mod message_log;
 pub(crate) mod onboarding;

@@ -16,8 +16,8 @@ use crate::domain::message::{LogEntry, Message, MessageType};
 use crate::error::{Error, Result};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target};
 use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
-use crate::messaging::log_retention::LogPolicy;
-use crate::messaging::message_log::{DeliveryRecord, MessageLog, MessageView, Outcome, Status};
+use crate::messaging::log_store::LogStore;
+use crate::messaging::message_log::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::support::sanitize;
 
 /// Outcome per recipient, in recipient order.
@@ -42,8 +42,6 @@ pub(crate) struct MessagingSettings {
     pub max_inline_bytes: usize,
     /// Per-sender limit.
     pub rate: RateLimit,
-    /// Rotation and retention of the message log.
-    pub log: LogPolicy,
 }
 
 impl Default for MessagingSettings {
@@ -55,7 +53,6 @@ impl Default for MessagingSettings {
                 max: 10,
                 window: Duration::from_secs(60),
             },
-            log: LogPolicy::default(),
         }
     }
 }
@@ -78,7 +75,6 @@ impl MessagingSettings {
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
-            log: LogPolicy::from_config(c),
         }
     }
 }
@@ -99,6 +95,8 @@ pub(crate) struct Messenger<'a> {
     pub held: &'a dyn HeldStore,
     /// The senders' rate windows.
     pub rates: &'a dyn RateStore,
+    /// The message log and the read cursors.
+    pub log: &'a dyn LogStore,
 }
 
 /// Who a message goes to.
@@ -228,8 +226,8 @@ impl Messenger<'_> {
                 message.content
             );
         }
-        let log = MessageLog::new(self.paths).with_policy(self.settings.log);
-        warnings.extend(log.append(&[message.log_entry(&[])])?);
+        let log = self.log;
+        warnings.extend(log.append(&[Record::Message(message.log_entry(&[]))])?);
         if let Some(timeout) = req.ack_timeout {
             // Recorded before any delivery attempt: from here on the retry
             // loop owns it, whatever happens to this process.
@@ -257,11 +255,11 @@ impl Messenger<'_> {
                 .iter()
                 .map(|r| (r.clone(), Outcome::queued(reason.clone())))
                 .collect();
-            warnings.extend(log.append(&[DeliveryRecord::new(
+            warnings.extend(log.append(&[Record::Delivery(DeliveryRecord::new(
                 message.msg_id.as_str(),
                 &outcomes,
                 note,
-            )])?);
+            ))])?);
             return Ok(SendReport {
                 message,
                 outcomes,
@@ -336,11 +334,9 @@ impl Messenger<'_> {
     ) -> Result<(Outcomes, Vec<String>)> {
         let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker);
         let mut warnings = self.log_released(&released)?;
-        warnings.extend(
-            MessageLog::new(self.paths)
-                .with_policy(self.settings.log)
-                .append(&[DeliveryRecord::new(msg_id, &outcomes, note)])?,
-        );
+        warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+            msg_id, &outcomes, note,
+        ))])?);
         Ok((outcomes, warnings))
     }
 
@@ -764,19 +760,17 @@ impl Messenger<'_> {
         if released.is_empty() {
             return Ok(Vec::new());
         }
-        let records: Vec<DeliveryRecord> = released
+        let records: Vec<Record> = released
             .iter()
             .map(|r| {
-                DeliveryRecord::new(
+                Record::Delivery(DeliveryRecord::new(
                     r.held.msg_id.as_str(),
                     &[(r.held.agent.to_string(), r.outcome.clone())],
                     Some("released: it had been held".into()),
-                )
+                ))
             })
             .collect();
-        Ok(MessageLog::new(self.paths)
-            .with_policy(self.settings.log)
-            .append(&records)?)
+        Ok(self.log.append(&records)?)
     }
 }
 

@@ -15,7 +15,7 @@ use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::messaging::log_tail::LogTail;
+use crate::messaging::log_store::LogFollower;
 use crate::messaging::message_log::Record;
 use crate::store::Paths;
 use crate::support::sys;
@@ -74,7 +74,7 @@ pub struct Update {
 #[derive(Debug)]
 pub(crate) struct Session {
     backend: Arc<Backend>,
-    tail: LogTail,
+    tail: Box<dyn LogFollower>,
     tx: Sender<Event>,
     rx: Receiver<Event>,
     watch: Option<FileWatch>,
@@ -121,7 +121,7 @@ impl Session {
                 None
             }
         };
-        let (tail, batch) = LogTail::open(&paths)?;
+        let (tail, batch) = worker.backend.log.follow()?;
         first.records = batch.records;
         first.skipped = batch.skipped;
         let reports = tx.clone();

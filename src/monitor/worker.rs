@@ -174,6 +174,7 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
         acks: &*setup.backend.acks,
         held: &*setup.backend.held,
         rates: &*setup.backend.rates,
+        log: &*setup.backend.log,
     }
 }
 

@@ -7,7 +7,6 @@ use clap::Args;
 use crate::acks::AckResult;
 use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
-use crate::messaging::message_log::MessageLog;
 use crate::messaging::{self, Acknowledgement};
 use crate::support::exit_code::ExitCode;
 
@@ -94,7 +93,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
 /// Nothing pending matches: say whether it was already answered (harmless,
 /// exit 0) or never existed (exit 4).
 fn not_pending(ctx: &Context, prefix: &str, agent: &str) -> Result<ExitCode> {
-    let views = MessageLog::new(&ctx.paths).read()?.messages();
+    let views = ctx.backend()?.log.read_all()?.messages();
     let Some(original) = views.iter().find(|v| v.entry.msg_id.starts_with(prefix)) else {
         return Err(Error::UnknownMessage(prefix.to_owned()));
     };

@@ -8,9 +8,8 @@ use serde::Serialize;
 
 use crate::domain::validate;
 use crate::error::{Error, Result};
-use crate::messaging::inbox::{self, InboxView, ReadState, Selection};
+use crate::messaging::inbox::{InboxView, Selection};
 use crate::messaging::message_log::{MessageView, Status};
-use crate::store::ReadMeter;
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -131,8 +130,8 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
 }
 
 fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
-    let state = ReadState::new(&ctx.paths);
-    let (cursor, note) = state.cursor(agent)?;
+    let log = &ctx.backend()?.log;
+    let (cursor, note) = log.cursor(agent)?;
     let (selection, limit) = if args.all_history {
         (
             Selection::AllHistory {
@@ -145,20 +144,15 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
     } else {
         (Selection::Recent, Some(args.limit.unwrap_or(10) as usize))
     };
-    let view = inbox::read(
-        &ctx.paths,
-        agent,
-        cursor.as_ref(),
-        &selection,
-        limit,
-        &ReadMeter::default(),
-    )?;
+    let view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
     Ok((view, note.into_iter().collect()))
 }
 
 fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
     if let Some(cursor) = &view.new_cursor {
-        ReadState::new(&ctx.paths).advance(agent, cursor, view.from_cursor.as_ref())?;
+        ctx.backend()?
+            .log
+            .advance(agent, cursor, view.from_cursor.as_ref())?;
     }
     Ok(())
 }

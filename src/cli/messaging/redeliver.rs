@@ -5,7 +5,7 @@ use clap::Args;
 
 use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
-use crate::messaging::message_log::{MessageLog, Status};
+use crate::messaging::message_log::Status;
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::agents::list::load_registry;
@@ -25,7 +25,7 @@ pub(crate) struct RedeliverArgs {
 
 /// Retries queued deliveries.
 pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
-    let views = MessageLog::new(&ctx.paths).read()?.messages();
+    let views = ctx.backend()?.log.read_all()?.messages();
     let chosen: Vec<_> = match &args.id {
         Some(prefix) => {
             let prefix = prefix.trim();

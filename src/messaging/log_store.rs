@@ -1,0 +1,206 @@
+//! `LogStore`: the storage seam for messages. A log that only grows, of
+//! message records and delivery-outcome records, plus each agent's read
+//! cursor into it.
+//!
+//! What an implementation must guarantee:
+//!
+//! * `append` writes its records in order, as one unit that no other
+//!   appender's records interleave with, and a record once appended is
+//!   seen by every later read (of any process, on any host).
+//! * A `Cursor` names a point in the log; `inbox` with `Selection::New`
+//!   returns the agent's messages after it, oldest first, and costs what is
+//!   new, not what the log holds.
+//! * `advance` never moves a cursor backwards over a read that got further
+//!   meanwhile, so no message is shown as new twice by two racing readers
+//!   and none is skipped.
+//! * Retention never drops a message an agent has not read.
+//!
+//! The files (`agent_messages.log`, its numbered segments, and
+//! `.swarm/read_cursors.json`; docs/FORMATS.md) are the first
+//! implementation (`MessageLog`). A cursor's position is two numbers (a
+//! segment and an offset in it), which is also the shape of a stream entry
+//! id on a networked store.
+
+use crate::messaging::inbox::{Cursor, InboxView, Selection};
+use crate::messaging::log_tail::TailBatch;
+use crate::messaging::message_log::{LogContents, Record};
+use crate::store::StoreError;
+
+/// Where a project's messages are kept.
+pub(crate) trait LogStore: Send + Sync {
+    /// Appends `records` in order, as one unit; returns notes for people
+    /// (a damaged log moved aside, old segments removed).
+    fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError>;
+
+    /// Every kept record, oldest first.
+    fn read_all(&self) -> Result<LogContents, StoreError>;
+
+    /// `agent`'s messages, chosen by `selection` (at most `limit`), read
+    /// from `cursor` on for `Selection::New`; the view says where the
+    /// cursor moves to, which `advance` records.
+    fn inbox(
+        &self,
+        agent: &str,
+        cursor: Option<&Cursor>,
+        selection: &Selection,
+        limit: Option<usize>,
+    ) -> Result<InboxView, StoreError>;
+
+    /// Where `agent` has read to (`None`: nothing yet), and a note when the
+    /// cursors were damaged (everything then reads as unread: showing a
+    /// message twice beats hiding one).
+    fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError>;
+
+    /// Moves `agent`'s cursor from `from` (where the read began) to `to`;
+    /// when another read moved it meanwhile, only forwards.
+    fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError>;
+
+    /// Starts following the log: the recent records, and a follower that
+    /// returns each later record once.
+    fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError>;
+}
+
+/// Follows a log from a point on (`LogStore::follow`).
+pub(crate) trait LogFollower: Send + std::fmt::Debug {
+    /// The records appended since the last call (possibly none).
+    fn read_new(&mut self) -> Result<TailBatch, StoreError>;
+}
+
+/// The contract every `LogStore` keeps, as checks any implementation can
+/// run (each test module calls them with its own store).
+#[cfg(test)]
+pub(crate) mod contract {
+    use std::sync::{Arc, Barrier};
+
+    use super::*;
+    use crate::domain::message::{Message, MessageType};
+    use crate::messaging::message_log::DeliveryRecord;
+
+    fn message(to: &str, text: &str) -> Record {
+        Record::Message(
+            Message::new(
+                "agent-9".into(),
+                vec![to.into()],
+                MessageType::builtin("INFO"),
+                text.into(),
+            )
+            .log_entry(&[]),
+        )
+    }
+
+    fn new_for(store: &dyn LogStore, agent: &str) -> Vec<String> {
+        let (cursor, _) = store.cursor(agent).expect("cursor");
+        let view = store
+            .inbox(agent, cursor.as_ref(), &Selection::New, None)
+            .expect("inbox");
+        if let Some(to) = &view.new_cursor {
+            store
+                .advance(agent, to, view.from_cursor.as_ref())
+                .expect("advance");
+        }
+        view.shown.into_iter().map(|m| m.entry.content).collect()
+    }
+
+    /// Appends are read back in order, outcomes merge into their message,
+    /// and a cursor shows each message as new exactly once.
+    pub(crate) fn appends_in_order_and_shows_each_message_once(store: &dyn LogStore) {
+        assert!(store.read_all().expect("read").records.is_empty());
+        let first = message("agent-1", "one");
+        let Record::Message(entry) = &first else {
+            unreachable!("a message record")
+        };
+        let id = entry.msg_id.clone();
+        store.append(std::slice::from_ref(&first)).expect("append");
+        store
+            .append(&[Record::Delivery(DeliveryRecord::new(
+                &id,
+                &[(
+                    "agent-1".into(),
+                    crate::messaging::message_log::Outcome::delivered(),
+                )],
+                None,
+            ))])
+            .expect("append outcome");
+        store
+            .append(&[message("agent-2", "two"), message("agent-1", "three")])
+            .expect("append two");
+        let views = store.read_all().expect("read").messages();
+        let texts: Vec<&str> = views.iter().map(|v| v.entry.content.as_str()).collect();
+        assert_eq!(texts, ["one", "two", "three"]);
+        assert!(
+            views[0]
+                .outcome_for("agent-1")
+                .is_some_and(|o| o.is_delivered())
+        );
+
+        assert_eq!(new_for(store, "agent-1"), ["one", "three"]);
+        assert!(new_for(store, "agent-1").is_empty(), "shown once");
+        store.append(&[message("agent-1", "four")]).expect("append");
+        assert_eq!(new_for(store, "agent-1"), ["four"]);
+        assert_eq!(new_for(store, "agent-2"), ["two"]);
+
+        let (mut follower, _) = store.follow().expect("follow");
+        assert!(follower.read_new().expect("tail").records.is_empty());
+        store.append(&[message("agent-2", "five")]).expect("append");
+        let batch = follower.read_new().expect("tail");
+        assert_eq!(batch.records, [message_like(&batch.records[0], "five")]);
+    }
+
+    fn message_like(r: &Record, text: &str) -> Record {
+        match r {
+            Record::Message(e) if e.content == text => r.clone(),
+            other => panic!("expected the message {text:?}, got {other:?}"),
+        }
+    }
+
+    /// Racing appenders lose nothing, and racing readers of one agent
+    /// never show a message twice between them.
+    pub(crate) fn racing_appenders_and_readers_lose_and_double_nothing(store: Arc<dyn LogStore>) {
+        const WRITERS: usize = 4;
+        const EACH: usize = 25;
+        let start = Arc::new(Barrier::new(WRITERS + 2));
+        let writers: Vec<_> = (0..WRITERS)
+            .map(|w| {
+                let store = Arc::clone(&store);
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    for i in 0..EACH {
+                        store
+                            .append(&[message("agent-1", &format!("{w}-{i}"))])
+                            .expect("append");
+                    }
+                })
+            })
+            .collect();
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let store = Arc::clone(&store);
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    let mut seen = Vec::new();
+                    for _ in 0..20 {
+                        seen.extend(new_for(store.as_ref(), "agent-1"));
+                    }
+                    seen
+                })
+            })
+            .collect();
+        for w in writers {
+            w.join().expect("writer");
+        }
+        let mut seen: Vec<String> = readers
+            .into_iter()
+            .flat_map(|r| r.join().expect("reader"))
+            .collect();
+        seen.extend(new_for(store.as_ref(), "agent-1"));
+        let total = store.read_all().expect("read").messages().len();
+        assert_eq!(total, WRITERS * EACH, "every append kept");
+        seen.sort();
+        let before = seen.len();
+        seen.dedup();
+        assert_eq!(before, seen.len(), "a message was shown as new twice");
+        assert_eq!(seen.len(), WRITERS * EACH, "a message was never shown");
+    }
+}
