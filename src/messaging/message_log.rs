@@ -551,12 +551,12 @@ mod tests {
     }
 
     #[test]
-    fn contract_racing_appenders_and_readers_lose_and_double_nothing() {
+    fn contract_racing_appenders_and_readers_lose_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
         let log = MessageLog::new(&Paths::new(dir.path())).with_rotation(4096);
-        crate::messaging::log_store::contract::racing_appenders_and_readers_lose_and_double_nothing(
-            Arc::new(log),
-        );
+        crate::messaging::log_store::contract::racing_appenders_and_readers_lose_nothing(Arc::new(
+            log,
+        ));
     }
     use crate::domain::message::{Message, MessageType};
     use std::sync::{Arc, Barrier};
