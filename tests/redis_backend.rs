@@ -179,3 +179,38 @@ fn config_show_never_prints_the_store_password() {
         assert!(!text.contains("hunter2"), "{text}");
     }
 }
+
+#[test]
+fn a_senders_rate_limit_counts_its_sends_from_every_host() {
+    let server = RedisServer::start();
+    let (a, b) = two_hosts();
+    a.register(&["agent-2"]);
+    b.register(&["agent-1"]);
+    let send = |project: &Project, host: &str, text: &str| {
+        swarm_outside_tmux(project)
+            .env("SWARM_STORE_BACKEND", "redis")
+            .env("SWARM_STORE_URL", server.url())
+            .env("SWARM_STORE_NAME", "shared")
+            .env("SWARM_STORE_HOST", host)
+            .env("SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE", "2")
+            .args(["msg", "agent-2", "INFO", text, "--from", "agent-1"])
+            .output()
+            .expect("run swarm")
+    };
+    // agent-2 has no pane: each message is logged and queued (exit 7).
+    for text in ["one", "two"] {
+        let out = send(&a, "host-a", text);
+        assert_eq!(out.status.code(), Some(7), "{out:?}");
+    }
+    // The third send, from the other host, is over agent-1's limit.
+    let out = send(&b, "host-b", "three");
+    assert_eq!(out.status.code(), Some(6), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("rate limit"),
+        "{out:?}"
+    );
+    // The windows live on the server, in neither checkout.
+    for p in [&a, &b] {
+        assert!(!p.file(".swarm/rate_limits.json").exists());
+    }
+}

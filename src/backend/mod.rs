@@ -30,7 +30,7 @@ use crate::store::Paths;
 mod on_redis;
 mod settings;
 
-use on_redis::RedisLocks;
+use on_redis::{RedisLocks, RedisRates};
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
 /// One implementation of every storage trait, for one project.
@@ -73,6 +73,7 @@ impl Backend {
                 &settings.host,
                 config.locking.stale_timeout,
             ));
+            backend.rates = Box::new(RedisRates::new(target.clone()));
         }
         backend.settings = settings;
         Ok(backend)

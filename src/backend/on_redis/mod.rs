@@ -4,8 +4,10 @@
 
 mod conn;
 mod locks;
+mod rates;
 #[cfg(test)]
 mod test_server;
 
 pub(crate) use conn::RedisTarget;
 pub(crate) use locks::RedisLocks;
+pub(crate) use rates::RedisRates;
