@@ -143,7 +143,7 @@ pub(crate) fn lock<'a>(
             .join(format!("pane-{}", pane.number())),
     );
     let lock = lock_file
-        .lock(settings.lock_timeout)
+        .lock_only(settings.lock_timeout)
         .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;
     Ok(LockedPane {
         tmux,

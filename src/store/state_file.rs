@@ -125,6 +125,18 @@ impl StateFile {
     /// Takes the exclusive lock, waiting at most `timeout`. Creates the
     /// directory (0700) and the sidecar (0600) when missing.
     pub(crate) fn lock(&self, timeout: Duration) -> Result<StateLock, StoreError> {
+        self.take_lock(timeout, true)
+    }
+
+    /// As `lock`, for a file used only as a mutex (never written through
+    /// `write`, so no temp file of it can be left to clean up): skips the
+    /// directory listing `lock` makes, which for the per-pane delivery
+    /// locks of a broadcast would list one directory once per pane.
+    pub(crate) fn lock_only(&self, timeout: Duration) -> Result<StateLock, StoreError> {
+        self.take_lock(timeout, false)
+    }
+
+    fn take_lock(&self, timeout: Duration, clean_temps: bool) -> Result<StateLock, StoreError> {
         let lock_path = self.lock_path();
         let lock_err = |source| StoreError::Lock {
             path: lock_path.clone(),
@@ -148,7 +160,9 @@ impl StateFile {
                     // Holding the lock means no other writer of this file is
                     // mid-write: temp files left now were left by a writer
                     // that died.
-                    self.remove_stale_temps();
+                    if clean_temps {
+                        self.remove_stale_temps();
+                    }
                     return Ok(StateLock {
                         _file: file,
                         data: self.path.clone(),
