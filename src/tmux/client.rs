@@ -1105,6 +1105,92 @@ mod tests {
         assert_eq!(esc(""), "");
     }
 
+    /// A private tmux server (never the user's) with one pane running
+    /// `cat` into a file, killed when dropped.
+    struct CatPane {
+        tmux: Tmux,
+        pane: PaneId,
+        out: std::path::PathBuf,
+        _dir: tempfile::TempDir,
+    }
+
+    impl CatPane {
+        fn start() -> CatPane {
+            let dir = tempfile::tempdir().expect("tempdir");
+            let out = dir.path().join("typed.txt");
+            let name = format!("swarm-unit-{}-{}", std::process::id(), unique_buffer_name());
+            let status = Command::new("tmux")
+                .env_remove("TMUX")
+                .args(["-L", &name, "-f", "/dev/null", "new-session", "-d"])
+                .args(["-x", "80", "-y", "24"])
+                .arg(format!("cat > '{}'", out.display()))
+                .status()
+                .expect("tmux");
+            assert!(status.success());
+            let tmux = Tmux::new(Server::Named(name));
+            let (panes, _) = tmux.list_panes().expect("panes");
+            let pane = panes[0].id.clone();
+            CatPane {
+                tmux,
+                pane,
+                out,
+                _dir: dir,
+            }
+        }
+
+        /// What `cat` has written once it holds `lines` lines.
+        fn wait_for_lines(&self, lines: usize) -> String {
+            let started = std::time::Instant::now();
+            loop {
+                let text = std::fs::read_to_string(&self.out).unwrap_or_default();
+                if text.lines().count() >= lines {
+                    return text;
+                }
+                assert!(
+                    started.elapsed() < Duration::from_secs(20),
+                    "cat wrote {text:?}"
+                );
+                thread::sleep(Duration::from_millis(10));
+            }
+        }
+    }
+
+    impl Drop for CatPane {
+        fn drop(&mut self) {
+            let socket = self.tmux.server_info().map(|i| i.socket_path);
+            let _ = self.tmux.exec(Args::new("kill-server"), None);
+            if let Ok(socket) = socket {
+                let _ = std::fs::remove_file(socket);
+            }
+        }
+    }
+
+    #[test]
+    fn a_prepared_paste_types_only_what_it_is_sent_and_nothing_when_dropped() {
+        let cat = CatPane::start();
+        let one = std::slice::from_ref(&cat.pane);
+        // Dropped unsent: neither text nor Enter reaches the pane.
+        drop(
+            cat.tmux
+                .prepare_paste_and_press(one, Duration::ZERO, "Enter"),
+        );
+        cat.tmux
+            .prepare_paste_and_press(one, Duration::ZERO, "Enter")
+            .send(b"first;")
+            .expect("send");
+        cat.tmux
+            .paste_and_press(one, b"second", Duration::from_millis(1), "Enter")
+            .expect("paste");
+        // A stray Enter from the dropped call would have made an empty
+        // first line.
+        assert_eq!(cat.wait_for_lines(2), "first;\nsecond\n");
+        let buffers = cat
+            .tmux
+            .exec(Args::new("list-buffers"), None)
+            .expect("list-buffers");
+        assert_eq!(buffers, "", "no buffer is left behind");
+    }
+
     #[test]
     fn an_old_run_shell_is_recognised_by_its_refusal() {
         assert!(refuses_run_shell_delay(
