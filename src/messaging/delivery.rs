@@ -101,28 +101,6 @@ pub(crate) fn open<'a>(
     locked.check(matcher, settings, Some(early))
 }
 
-/// As `open`, for a message about to be typed: when the agent needs no
-/// pause, its paste and Enter are started too (tmux waits for the text),
-/// so that once the screen says it is safe, typing costs only tmux's own
-/// work. Nothing is typed unless `type_text` is called.
-pub(crate) fn open_to_type<'a>(
-    tmux: &'a Tmux,
-    paths: &Paths,
-    matcher: &AgentMatcher,
-    target: &Target,
-    settings: &DeliverySettings,
-) -> Result<PaneSession<'a>, Outcome> {
-    let session = open(tmux, paths, matcher, target, settings)?;
-    if session.pause.is_zero() {
-        *session.prepared.borrow_mut() = Some(tmux.prepare_paste_and_press(
-            std::slice::from_ref(&session.pane),
-            PASTE_GAP,
-            "Enter",
-        ));
-    }
-    Ok(session)
-}
-
 /// Takes the pane's delivery lock (so concurrent senders never
 /// interleave). `Err` is the outcome when there is no pane or no lock.
 pub(crate) fn lock<'a>(
@@ -216,6 +194,24 @@ impl<'a> LockedPane<'a> {
             last_capture: RefCell::new(None),
             _lock: lock,
         })
+    }
+}
+
+impl<'a> PaneSession<'a> {
+    /// For a message about to be typed: when the agent needs no pause,
+    /// starts its paste and Enter now (tmux waits for the text), so that
+    /// once the screen says it is safe, typing costs only tmux's own work.
+    /// Nothing is typed unless `type_text` is called.
+    pub(crate) fn prepare_typing(&self) {
+        if self.pause.is_zero() {
+            *self.prepared.borrow_mut() = Some(self.prepare_paste());
+        }
+    }
+
+    /// A paste and Enter into this pane, waiting for the text.
+    fn prepare_paste(&self) -> PreparedPaste<'a> {
+        self.tmux
+            .prepare_paste_and_press(std::slice::from_ref(&self.pane), PASTE_GAP, "Enter")
     }
 }
 
@@ -324,16 +320,8 @@ impl PaneSession<'_> {
         if self.pause.is_zero() {
             // No pause needed: paste and Enter go in one tmux call.
             let prepared = self.prepared.borrow_mut().take();
-            let typed = match prepared {
-                Some(call) => call.send(text.as_bytes()),
-                None => self.tmux.paste_and_press(
-                    std::slice::from_ref(&self.pane),
-                    text.as_bytes(),
-                    PASTE_GAP,
-                    "Enter",
-                ),
-            };
-            if let Err(e) = typed {
+            let call = prepared.unwrap_or_else(|| self.prepare_paste());
+            if let Err(e) = call.send(text.as_bytes()) {
                 return Outcome::queued(describe(&self.pane, "paste into", &e));
             }
             return self.after_enter(text, marker, false, before);
@@ -540,11 +528,11 @@ pub(crate) fn type_text_many<'a>(
     let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
     if pause.is_zero() {
         // No pause needed: the pastes and the Enters go in one tmux call.
-        let typed = match prepared {
-            Some((for_panes, call)) if for_panes == panes => call.send(text.as_bytes()),
-            _ => tmux.paste_and_press(&panes, text.as_bytes(), PASTE_GAP, "Enter"),
+        let call = match prepared {
+            Some((for_panes, call)) if for_panes == panes => call,
+            _ => tmux.prepare_paste_and_press(&panes, PASTE_GAP, "Enter"),
         };
-        if let Err(e) = typed {
+        if let Err(e) = call.send(text.as_bytes()) {
             let why = format!("could not paste the broadcast: {e}");
             return sessions
                 .iter()

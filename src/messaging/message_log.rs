@@ -159,24 +159,15 @@ impl DeliveryRecord {
     }
 }
 
-/// One parsed log line.
-#[derive(Clone, Debug, PartialEq)]
+/// One parsed log line. Written back, it is the line itself (the message
+/// or the delivery record, with nothing around it).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
 pub enum Record {
     /// A message (written by swarm or the Python tool).
     Message(LogEntry),
     /// A delivery outcome (swarm only).
     Delivery(DeliveryRecord),
-}
-
-impl Serialize for Record {
-    /// A record is written as the line it was read from: the message or
-    /// the delivery record itself, with nothing around it.
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self {
-            Record::Message(entry) => entry.serialize(serializer),
-            Record::Delivery(delivery) => delivery.serialize(serializer),
-        }
-    }
 }
 
 /// A message with its latest known outcome per recipient.

@@ -226,8 +226,10 @@ impl Messenger<'_> {
                 message.content
             );
         }
-        let log = self.log;
-        warnings.extend(log.append(&[Record::Message(message.log_entry(&[]))])?);
+        warnings.extend(
+            self.log
+                .append(&[Record::Message(message.log_entry(&[]))])?,
+        );
         if let Some(timeout) = req.ack_timeout {
             // Recorded before any delivery attempt: from here on the retry
             // loop owns it, whatever happens to this process.
@@ -255,7 +257,7 @@ impl Messenger<'_> {
                 .iter()
                 .map(|r| (r.clone(), Outcome::queued(reason.clone())))
                 .collect();
-            warnings.extend(log.append(&[Record::Delivery(DeliveryRecord::new(
+            warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
                 message.msg_id.as_str(),
                 &outcomes,
                 note,
@@ -587,7 +589,7 @@ impl Messenger<'_> {
         text: &str,
         marker: &str,
     ) -> (Outcome, Vec<Released>) {
-        let session = match delivery::open_to_type(
+        let session = match delivery::open(
             self.tmux,
             self.paths,
             self.matcher,
@@ -597,6 +599,7 @@ impl Messenger<'_> {
             Ok(s) => s,
             Err(outcome) => return (outcome, Vec::new()),
         };
+        session.prepare_typing();
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
         let Some(reason) = blocked.or_else(|| session.hold_reason()) else {
             return (session.type_text(text, marker), released);

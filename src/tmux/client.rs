@@ -426,31 +426,11 @@ impl Tmux {
 
     /// Pastes `text` into a pane exactly as given: it travels on tmux's
     /// stdin into a uniquely named buffer (never as an argument, so no byte
-    /// of it is interpreted), then `paste-buffer -p -r -d` pastes it as one
+    /// of it is interpreted), then `paste-buffer -p -r` pastes it as one
     /// bracketed paste when the application asked for bracketed paste, keeps
-    /// LF as LF, and deletes the buffer. One tmux call.
+    /// LF as LF, and the buffer is deleted. One tmux call.
     pub fn paste_text(&self, target: &PaneId, text: &[u8]) -> Result<(), TmuxError> {
-        let buffer = unique_buffer_name();
-        let result = self.exec(
-            Args::new("load-buffer")
-                .flag("-b")
-                .text(&buffer)
-                .flag("-")
-                .then("paste-buffer")
-                .flag("-p")
-                .flag("-r")
-                .flag("-d")
-                .flag("-b")
-                .text(&buffer)
-                .flag("-t")
-                .text(target.as_str()),
-            Some(text),
-        );
-        if result.is_err() {
-            // The paste failed after the load: don't leave the text behind.
-            let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
-        }
-        result.map(drop)
+        self.paste_text_many(std::slice::from_ref(target), text)
     }
 
     /// Pastes the same `text` into several panes in one tmux call: one
@@ -462,19 +442,14 @@ impl Tmux {
             return Ok(());
         }
         let buffer = unique_buffer_name();
-        let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
-        for t in targets {
-            args = paste_args(args.then("paste-buffer"), &buffer, t);
-        }
-        args = args.then("delete-buffer").flag("-b").text(&buffer);
-        let result = self.exec(args, Some(text));
+        let result = self.exec(paste_sequence(&buffer, targets), Some(text));
         if result.is_err() {
             let _ = self.exec(Args::new("delete-buffer").flag("-b").text(&buffer), None);
         }
         result.map(drop)
     }
 
-    /// Pastes `text` into each of `targets` as one bracketed paste, then,
+    /// Pastes text into each of `targets` as one bracketed paste, then,
     /// `gap` later, presses `key` in each, all in one tmux call: the server
     /// writes the pastes, waits `gap` on a timer (`run-shell -d`, which lets
     /// its event loop write the pastes to the panes first), then writes the
@@ -482,28 +457,16 @@ impl Tmux {
     /// from two tmux calls, for the cost of one. tmux stops at the first
     /// command that fails (a pane that went away): the error says so.
     ///
-    /// A tmux older than 3.2 has no `run-shell -d`; it refuses the whole
-    /// sequence before running any of it, and then the paste and the key go
-    /// as two calls with the gap between them.
-    pub fn paste_and_press(
-        &self,
-        targets: &[PaneId],
-        text: &[u8],
-        gap: Duration,
-        key: &str,
-    ) -> Result<(), TmuxError> {
-        if targets.is_empty() {
-            return Ok(());
-        }
-        self.prepare_paste_and_press(targets, gap, key).send(text)
-    }
-
-    /// Starts `paste_and_press` before the text is known: tmux starts,
-    /// connects and waits for the text on its standard input, so that
+    /// The call starts before the text is known: tmux starts, connects and
+    /// waits for the text on its standard input, so that
     /// `PreparedPaste::send` costs only what tmux does with it. Dropped
     /// unsent, the call is killed, and tmux pastes nothing and presses
     /// nothing (its `load-buffer` never completes, and tmux runs nothing
     /// after a command that did not).
+    ///
+    /// A tmux older than 3.2 has no `run-shell -d`; it refuses the whole
+    /// sequence before running any of it, and then `send` pastes and
+    /// presses the key as two calls with the gap between them.
     pub(crate) fn prepare_paste_and_press(
         &self,
         targets: &[PaneId],
@@ -511,28 +474,15 @@ impl Tmux {
         key: &str,
     ) -> PreparedPaste<'_> {
         let buffer = unique_buffer_name();
-        let call = (!NO_DELAY_FLAG.load(Ordering::Relaxed)).then(|| {
-            let mut args = Args::new("load-buffer").flag("-b").text(&buffer).flag("-");
-            for t in targets {
-                args = paste_args(args.then("paste-buffer"), &buffer, t);
-            }
-            args = args
-                .then("delete-buffer")
-                .flag("-b")
-                .text(&buffer)
-                .then("run-shell")
-                .flag("-d")
-                .text(format!("{:.3}", gap.as_secs_f64()));
-            for t in targets {
-                args = args
-                    .then("send-keys")
-                    .flag("-t")
-                    .text(t.as_str())
-                    .flag("--")
-                    .text(key);
-            }
-            self.start_with_input(args)
-        });
+        let call = (!NO_DELAY_FLAG.load(Ordering::Relaxed))
+            .then(|| {
+                let pastes = paste_sequence(&buffer, targets)
+                    .then("run-shell")
+                    .flag("-d")
+                    .text(format!("{:.3}", gap.as_secs_f64()));
+                key_sequence(Some(pastes), targets, key).map(|args| self.start_with_input(args))
+            })
+            .flatten();
         PreparedPaste {
             tmux: self,
             call,
@@ -545,15 +495,7 @@ impl Tmux {
 
     /// Sends one key name to several panes in one tmux call.
     pub fn send_key_many(&self, targets: &[PaneId], key: &str) -> Result<(), TmuxError> {
-        let mut args: Option<Args> = None;
-        for t in targets {
-            let start = match args {
-                None => Args::new("send-keys"),
-                Some(a) => a.then("send-keys"),
-            };
-            args = Some(start.flag("-t").text(t.as_str()).flag("--").text(key));
-        }
-        match args {
+        match key_sequence(None, targets, key) {
             Some(args) => self.exec(args, None).map(drop),
             None => Ok(()),
         }
@@ -945,15 +887,33 @@ fn on_path(program: &OsStr) -> OsString {
         .map_or_else(|| program.to_owned(), std::path::PathBuf::into_os_string)
 }
 
-/// The flags of one bracketed paste (`-p`) of `buffer` into `target`, with
-/// line feeds kept (`-r`).
-fn paste_args(args: Args, buffer: &str, target: &PaneId) -> Args {
-    args.flag("-p")
-        .flag("-r")
-        .flag("-b")
-        .text(buffer)
-        .flag("-t")
-        .text(target.as_str())
+/// Loads standard input into `buffer`, pastes it into each of `targets` as
+/// one bracketed paste with line feeds kept (`-p -r`), and deletes it.
+fn paste_sequence(buffer: &str, targets: &[PaneId]) -> Args {
+    let mut args = Args::new("load-buffer").flag("-b").text(buffer).flag("-");
+    for t in targets {
+        args = args
+            .then("paste-buffer")
+            .flag("-p")
+            .flag("-r")
+            .flag("-b")
+            .text(buffer)
+            .flag("-t")
+            .text(t.as_str());
+    }
+    args.then("delete-buffer").flag("-b").text(buffer)
+}
+
+/// `key` sent to each of `targets`, after `before` when given; `None` when
+/// there is nothing to run.
+fn key_sequence(before: Option<Args>, targets: &[PaneId], key: &str) -> Option<Args> {
+    targets.iter().fold(before, |args, t| {
+        let start = match args {
+            None => Args::new("send-keys"),
+            Some(a) => a.then("send-keys"),
+        };
+        Some(start.flag("-t").text(t.as_str()).flag("--").text(key))
+    })
 }
 
 /// True when tmux refused a command sequence because its `run-shell` has
@@ -1004,18 +964,6 @@ fn spawn_piped(cmd: &mut Command, with_stdin: bool) -> io::Result<Child> {
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
     .spawn()
-}
-
-/// Runs `cmd` to completion, feeding it `stdin`, for at most `timeout`.
-/// `Ok(None)` means it timed out and was killed.
-#[cfg(test)]
-fn run_with_timeout(
-    cmd: &mut Command,
-    stdin: Option<&[u8]>,
-    timeout: Duration,
-) -> io::Result<Option<Finished>> {
-    let child = spawn_piped(cmd, stdin.is_some())?;
-    wait_with_timeout(child, stdin, timeout)
 }
 
 /// Feeds a started child `stdin` and waits for it, for at most `timeout`.
@@ -1179,7 +1127,8 @@ mod tests {
             .send(b"first;")
             .expect("send");
         cat.tmux
-            .paste_and_press(one, b"second", Duration::from_millis(1), "Enter")
+            .prepare_paste_and_press(one, Duration::from_millis(1), "Enter")
+            .send(b"second")
             .expect("paste");
         // A stray Enter from the dropped call would have made an empty
         // first line.
@@ -1215,7 +1164,8 @@ mod tests {
         let mut cmd = Command::new("sleep");
         cmd.arg("60");
         let started = std::time::Instant::now();
-        let out = run_with_timeout(&mut cmd, None, Duration::from_millis(50)).expect("spawn");
+        let child = spawn_piped(&mut cmd, false).expect("spawn");
+        let out = wait_with_timeout(child, None, Duration::from_millis(50)).expect("wait");
         assert!(out.is_none());
         // Without the kill, wait() would block for the full minute.
         assert!(started.elapsed() < Duration::from_secs(50));
@@ -1224,7 +1174,8 @@ mod tests {
     #[test]
     fn stdin_reaches_the_child_and_output_comes_back() {
         let mut cmd = Command::new("cat");
-        let out = run_with_timeout(&mut cmd, Some(b"x;y\n"), Duration::from_secs(5))
+        let child = spawn_piped(&mut cmd, true).expect("spawn");
+        let out = wait_with_timeout(child, Some(b"x;y\n"), Duration::from_secs(5))
             .expect("spawn")
             .expect("finished");
         assert!(out.status.success());
