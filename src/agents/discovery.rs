@@ -184,6 +184,7 @@ fn commit(
             servers: &doc.ids.servers,
             fingerprint: &fingerprint,
             stale_after_secs: opts.stale_after_secs,
+            host: store.host(),
         });
         doc.registry = Some(out.registry.clone());
         doc.ids = AgentIds::new(out.next_id, out.servers.clone());
@@ -245,6 +246,10 @@ pub(crate) struct MergeInput<'a> {
     pub fingerprint: &'a str,
     /// Grace period for agents whose pane lives on.
     pub stale_after_secs: u64,
+    /// This host's name on a store shared by several hosts (`None`: the
+    /// files, one host). Agents of other hosts are kept as they are: only
+    /// their own host can see their panes.
+    pub host: Option<&'a str>,
 }
 
 /// The next registry.
@@ -273,7 +278,14 @@ pub(crate) struct MergeOutput {
 pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     let now_iso = time::utc_iso(input.now);
     let empty = Vec::new();
-    let previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);
+    let all_previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);
+    let elsewhere = |a: &AgentRecord| match (input.host, a.host.as_deref()) {
+        (Some(here), Some(there)) => here != there,
+        _ => false,
+    };
+    let (foreign, previous): (Vec<AgentRecord>, Vec<AgentRecord>) =
+        all_previous.iter().cloned().partition(|a| elsewhere(a));
+    let previous = &previous;
     // An agent whose server is not recorded (an older or Python registry)
     // is taken to be on the server being listed.
     let same_server = |a: &AgentRecord, pane: &Pane| {
@@ -298,7 +310,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
 
     // Never hand out a number at or below one already in use anywhere.
     let mut next_id = input.next_id;
-    let seen_numbers = previous.iter().filter_map(|a| a.id.number()).chain(
+    let seen_numbers = all_previous.iter().filter_map(|a| a.id.number()).chain(
         input
             .panes
             .iter()
@@ -316,7 +328,12 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         .iter()
         .map(|c| prev_for(&c.pane).map(|a| a.id.clone()))
         .collect();
-    let mut taken: HashSet<AgentId> = ids.iter().flatten().cloned().collect();
+    let mut taken: HashSet<AgentId> = ids
+        .iter()
+        .flatten()
+        .cloned()
+        .chain(foreign.iter().map(|a| a.id.clone()))
+        .collect();
     // Ids of previous agents whose pane is still alive but not a candidate
     // are reserved too: they may come back as stale entries below.
     let candidate_panes: HashSet<&str> = input
@@ -383,6 +400,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
             last_seen: now_iso.clone(),
             session_name: cand.pane.session.clone(),
             tmux_pane_id: Some(cand.pane.id.clone()),
+            host: input.host.map(str::to_owned),
         });
     }
 
@@ -412,6 +430,12 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
         }
     }
 
+    for a in foreign {
+        if let Some(server) = input.servers.get(a.id.as_str()) {
+            servers.insert(a.id.to_string(), server.clone());
+        }
+        agents.push(a);
+    }
     let mut registry = Registry::empty(now_iso);
     registry.agents = agents;
     registry.recompute_sessions();
@@ -482,7 +506,49 @@ mod tests {
             servers,
             fingerprint: FP,
             stale_after_secs: 60,
+            host: None,
         })
+    }
+
+    #[test]
+    fn each_host_keeps_the_agents_of_the_others() {
+        let now = time::now();
+        let panes = [pane(0, None), pane(1, None)];
+        let mut on_b = run(now, &panes, &[&panes[0], &panes[1]], None, 0);
+        for a in &mut on_b.registry.agents {
+            a.host = Some("host-b".into());
+        }
+        // Host A's server has pane %0 too: it is another pane, and another
+        // agent; host B's agents are kept, active, whatever A's panes are.
+        let candidates = [cand(&panes[0])];
+        let out = merge(&MergeInput {
+            now,
+            candidates: &candidates,
+            panes: &panes[..1],
+            previous: Some(&on_b.registry),
+            next_id: on_b.next_id,
+            servers: &on_b.servers,
+            fingerprint: FP,
+            stale_after_secs: 60,
+            host: Some("host-a"),
+        });
+        let got: Vec<(&str, &str, Option<&str>)> = out
+            .registry
+            .agents
+            .iter()
+            .map(|a| (a.id.as_str(), a.status.as_str(), a.host.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("agent-2", "active", Some("host-a")),
+                ("agent-0", "active", Some("host-b")),
+                ("agent-1", "active", Some("host-b")),
+            ]
+        );
+        assert_eq!(out.added, ["agent-2"]);
+        assert!(out.dropped.is_empty() && out.went_stale.is_empty());
+        assert_eq!(out.servers.len(), 3);
     }
 
     fn ids(out: &MergeOutput) -> Vec<(&str, &str, &str)> {

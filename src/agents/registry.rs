@@ -25,7 +25,8 @@ pub struct Registry {
 }
 
 /// One agent. Field order and names are the Python tool's; it rejects any
-/// other key, so none may be added here.
+/// other key, so none may be added to what the files hold (`host` is only
+/// ever set on a shared store, where the Python tool does not read).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentRecord {
     /// `agent-N`.
@@ -43,6 +44,10 @@ pub struct AgentRecord {
     /// `%N`; `null` in registries written by old versions.
     #[serde(default)]
     pub tmux_pane_id: Option<PaneId>,
+    /// The host whose tmux server has its pane, on a store shared by
+    /// several hosts (`[store] backend = "redis"`); absent in the files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<String>,
 }
 
 /// Whether an agent was seen by the last discovery.

@@ -86,6 +86,13 @@ pub(crate) trait RegistryStore: Send + Sync {
 
     /// Where the registry lives, for messages (`/p/ACTIVE_AGENTS.json`).
     fn location(&self) -> String;
+
+    /// This host's name when the registry is shared by several hosts:
+    /// discovery then records it with the agents it finds and leaves the
+    /// agents of other hosts alone. `None` for a store of one host.
+    fn host(&self) -> Option<&str> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -109,6 +116,7 @@ pub(crate) mod contract {
             last_seen: "2026-11-21T13:26:58.589963+00:00".into(),
             session_name: "s".into(),
             tmux_pane_id: None,
+            host: None,
         }
     }
 

@@ -395,6 +395,7 @@ impl Messenger<'_> {
                         last_seen: String::new(),
                         session_name: String::new(),
                         tmux_pane_id: None,
+                        host: None,
                     }]),
                     None => Err(Error::UnknownAgent {
                         id: id.clone(),

@@ -1001,6 +1001,7 @@ mod tests {
             last_seen: String::new(),
             session_name: "s".into(),
             tmux_pane_id: None,
+            host: None,
         }];
         s.set_registry(Some(reg));
         s.handle_key(key(KeyCode::Char('m')));

@@ -382,6 +382,7 @@ mod tests {
             last_seen: String::new(),
             session_name: "s".into(),
             tmux_pane_id: Some("%1".parse().expect("pane id")),
+            host: None,
         }
     }
 

@@ -64,6 +64,7 @@ fn agent(id: &str, pane: &str, status: AgentStatus) -> AgentRecord {
         last_seen: time::utc_iso(at(10.0)),
         session_name: "swarm-demo".into(),
         tmux_pane_id: Some("%1".parse().expect("a pane id")),
+        host: None,
     }
 }
 
