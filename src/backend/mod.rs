@@ -30,7 +30,7 @@ use crate::store::Paths;
 mod on_redis;
 mod settings;
 
-use on_redis::{RedisLocks, RedisRates};
+use on_redis::{RedisLocks, RedisLog, RedisRates};
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
 /// One implementation of every storage trait, for one project.
@@ -74,6 +74,7 @@ impl Backend {
                 config.locking.stale_timeout,
             ));
             backend.rates = Box::new(RedisRates::new(target.clone()));
+            backend.log = Box::new(RedisLog::new(target.clone()));
         }
         backend.settings = settings;
         Ok(backend)

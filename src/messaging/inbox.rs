@@ -90,7 +90,7 @@ struct Item {
 }
 
 /// Records that concern `agent`: its messages, and outcomes for it.
-fn concerns(record: &Record, agent: &str) -> bool {
+pub(crate) fn concerns(record: &Record, agent: &str) -> bool {
     match record {
         Record::Message(e) => e.is_for(agent),
         Record::Delivery(d) => d.outcomes.contains_key(agent),
@@ -154,50 +154,15 @@ pub(crate) fn read(
     let skip = |seg: &Segment| seg.summary.as_ref().is_some_and(|s| !s.touches(agent));
     match selection {
         Selection::New => {
-            let (start, legacy) = match cursor {
-                Some(Cursor { at: Some(at), .. }) => (set.start_after(at, live), None),
-                Some(c) => ((0, 0), Some(c)),
-                None => ((0, 0), None),
+            let start = match cursor {
+                Some(Cursor { at: Some(at), .. }) => set.start_after(at, live),
+                _ => (0, 0),
             };
             let fwd = set.read_forward(start, meter, &skip, &prefilter, &mut keep)?;
-            let items = items(fwd.records, agent);
-            let first = legacy.map_or(0, |c| legacy_first_unread(&items, c));
-            let unread = items.len() - first;
-            let take = unread.min(limit.unwrap_or(usize::MAX));
-            let shown = &items[first..first + take];
-            let held_back = unread - take;
-            let new_cursor = match shown.last() {
-                Some(last) => Some(Cursor {
-                    msg_id: last.view.entry.msg_id.clone(),
-                    timestamp: last.view.entry.timestamp.clone(),
-                    at: Some(if held_back > 0 {
-                        last.end
-                    } else {
-                        fwd.end.unwrap_or(last.end)
-                    }),
-                }),
-                // Nothing new: the position still moves past what others
-                // were sent, so the next read starts from there.
-                None => fwd
-                    .end
-                    .filter(|end| cursor.and_then(|c| c.at) != Some(*end))
-                    .map(|end| Cursor {
-                        msg_id: cursor.map(|c| c.msg_id.clone()).unwrap_or_default(),
-                        timestamp: cursor.map(|c| c.timestamp.clone()).unwrap_or_default(),
-                        at: Some(end),
-                    }),
-            };
-            Ok(InboxView {
-                shown: shown.iter().map(|i| i.view.clone()).collect(),
-                held_back,
-                more_older: false,
-                unread,
-                new_cursor,
-                from_cursor: cursor.cloned(),
-            })
+            Ok(pick_new(fwd.records, fwd.end, agent, cursor, limit))
         }
         Selection::Recent => {
-            let limit = limit.unwrap_or(usize::MAX);
+            let limit_n = limit.unwrap_or(usize::MAX);
             let mut found = Vec::new();
             let mut mine = 0usize;
             let live_end = set.read_backward(meter, &prefilter, &mut |l: Located| {
@@ -209,75 +174,167 @@ pub(crate) fn read(
                 }
                 found.push(l);
                 // One more than shown tells whether older ones exist.
-                mine <= limit
+                mine <= limit_n
             })?;
             found.reverse();
-            let items = items(found, agent);
-            let extra = items.len() > limit;
             let start = match cursor {
                 Some(Cursor { at: Some(at), .. }) => Some(set.start_after(at, live)),
                 _ => None,
             };
-            let legacy_first = match (cursor, start) {
-                (Some(c), None) => legacy_first_unread(&items, c),
-                _ => 0,
-            };
-            let is_unread = |k: usize| match start {
-                Some((si, so)) => (items[k].seg, items[k].end.offset) > (si, so),
-                None => k >= legacy_first,
-            };
-            let first_shown = items.len() - items.len().min(limit);
-            let unread = (0..items.len()).filter(|&k| is_unread(k)).count();
-            // Marking read is only honest when no unread one is hidden.
-            let marks_all = !(extra && is_unread(0));
-            let any_unread_shown = (first_shown..items.len()).any(is_unread);
-            let new_cursor = (marks_all && any_unread_shown)
-                .then(|| {
-                    let last = items.last()?;
-                    Some(Cursor {
-                        msg_id: last.view.entry.msg_id.clone(),
-                        timestamp: last.view.entry.timestamp.clone(),
-                        at: Some(live_end.unwrap_or(last.end)),
-                    })
-                })
-                .flatten();
-            Ok(InboxView {
-                shown: items[first_shown..]
-                    .iter()
-                    .map(|i| i.view.clone())
-                    .collect(),
-                held_back: usize::from(extra),
-                more_older: extra,
-                unread,
-                new_cursor,
-                from_cursor: cursor.cloned(),
-            })
+            let after =
+                start.map(|(si, so)| move |seg: usize, end: &LogPos| (seg, end.offset) > (si, so));
+            Ok(pick_recent(
+                found,
+                live_end,
+                agent,
+                cursor,
+                limit,
+                after.as_ref().map(|f| f as &dyn Fn(usize, &LogPos) -> bool),
+            ))
         }
         Selection::AllHistory { search } => {
             let fwd = set.read_forward((0, 0), meter, &skip, &prefilter, &mut keep)?;
-            let needle = search.as_ref().map(|s| s.to_lowercase());
-            let matching: Vec<MessageView> = items(fwd.records, agent)
-                .into_iter()
-                .map(|i| i.view)
-                .filter(|v| {
-                    needle.as_ref().is_none_or(|n| {
-                        [&v.entry.content, &v.entry.sender, &v.entry.msg_type]
-                            .iter()
-                            .any(|f| f.to_lowercase().contains(n))
-                    })
-                })
-                .collect();
-            let take = matching.len().min(limit.unwrap_or(usize::MAX));
-            let held_back = matching.len() - take;
-            Ok(InboxView {
-                shown: matching[held_back..].to_vec(),
-                held_back,
-                more_older: false,
-                unread: 0,
-                new_cursor: None,
-                from_cursor: cursor.cloned(),
-            })
+            Ok(pick_history(
+                fwd.records,
+                agent,
+                cursor,
+                search.as_deref(),
+                limit,
+            ))
         }
+    }
+}
+
+/// The oldest unread messages of `agent` among `records` (the log from the
+/// cursor's position on, or all of it for a cursor without one), up to
+/// `limit`; `end` is where reading stopped.
+pub(crate) fn pick_new(
+    records: Vec<Located>,
+    end: Option<LogPos>,
+    agent: &str,
+    cursor: Option<&Cursor>,
+    limit: Option<usize>,
+) -> InboxView {
+    let legacy = cursor.filter(|c| c.at.is_none());
+    let items = items(records, agent);
+    let first = legacy.map_or(0, |c| legacy_first_unread(&items, c));
+    let unread = items.len() - first;
+    let take = unread.min(limit.unwrap_or(usize::MAX));
+    let shown = &items[first..first + take];
+    let held_back = unread - take;
+    let new_cursor = match shown.last() {
+        Some(last) => Some(Cursor {
+            msg_id: last.view.entry.msg_id.clone(),
+            timestamp: last.view.entry.timestamp.clone(),
+            at: Some(if held_back > 0 {
+                last.end
+            } else {
+                end.unwrap_or(last.end)
+            }),
+        }),
+        // Nothing new: the position still moves past what others were
+        // sent, so the next read starts from there.
+        None => end
+            .filter(|end| cursor.and_then(|c| c.at) != Some(*end))
+            .map(|end| Cursor {
+                msg_id: cursor.map(|c| c.msg_id.clone()).unwrap_or_default(),
+                timestamp: cursor.map(|c| c.timestamp.clone()).unwrap_or_default(),
+                at: Some(end),
+            }),
+    };
+    InboxView {
+        shown: shown.iter().map(|i| i.view.clone()).collect(),
+        held_back,
+        more_older: false,
+        unread,
+        new_cursor,
+        from_cursor: cursor.cloned(),
+    }
+}
+
+/// The `limit` most recent messages of `agent`: `found` holds the records
+/// that concern it, in log order, with one message more than `limit` when
+/// older ones exist; `live_end` is the end of the log. `after` tells
+/// whether a record (its segment index and end) lies past the cursor's
+/// position, when the cursor has one.
+pub(crate) fn pick_recent(
+    found: Vec<Located>,
+    live_end: Option<LogPos>,
+    agent: &str,
+    cursor: Option<&Cursor>,
+    limit: Option<usize>,
+    after: Option<&dyn Fn(usize, &LogPos) -> bool>,
+) -> InboxView {
+    let limit = limit.unwrap_or(usize::MAX);
+    let items = items(found, agent);
+    let extra = items.len() > limit;
+    let legacy_first = match (cursor, after) {
+        (Some(c), None) => legacy_first_unread(&items, c),
+        _ => 0,
+    };
+    let is_unread = |k: usize| match after {
+        Some(after) => after(items[k].seg, &items[k].end),
+        None => k >= legacy_first,
+    };
+    let first_shown = items.len() - items.len().min(limit);
+    let unread = (0..items.len()).filter(|&k| is_unread(k)).count();
+    // Marking read is only honest when no unread one is hidden.
+    let marks_all = !(extra && is_unread(0));
+    let any_unread_shown = (first_shown..items.len()).any(is_unread);
+    let new_cursor = (marks_all && any_unread_shown)
+        .then(|| {
+            let last = items.last()?;
+            Some(Cursor {
+                msg_id: last.view.entry.msg_id.clone(),
+                timestamp: last.view.entry.timestamp.clone(),
+                at: Some(live_end.unwrap_or(last.end)),
+            })
+        })
+        .flatten();
+    InboxView {
+        shown: items[first_shown..]
+            .iter()
+            .map(|i| i.view.clone())
+            .collect(),
+        held_back: usize::from(extra),
+        more_older: extra,
+        unread,
+        new_cursor,
+        from_cursor: cursor.cloned(),
+    }
+}
+
+/// Every message of `agent` among `records` (the whole log), or those
+/// whose text, sender or type contains `search` (any case), the last
+/// `limit` of them. Marks nothing read.
+pub(crate) fn pick_history(
+    records: Vec<Located>,
+    agent: &str,
+    cursor: Option<&Cursor>,
+    search: Option<&str>,
+    limit: Option<usize>,
+) -> InboxView {
+    let needle = search.map(str::to_lowercase);
+    let matching: Vec<MessageView> = items(records, agent)
+        .into_iter()
+        .map(|i| i.view)
+        .filter(|v| {
+            needle.as_ref().is_none_or(|n| {
+                [&v.entry.content, &v.entry.sender, &v.entry.msg_type]
+                    .iter()
+                    .any(|f| f.to_lowercase().contains(n))
+            })
+        })
+        .collect();
+    let take = matching.len().min(limit.unwrap_or(usize::MAX));
+    let held_back = matching.len() - take;
+    InboxView {
+        shown: matching[held_back..].to_vec(),
+        held_back,
+        more_older: false,
+        unread: 0,
+        new_cursor: None,
+        from_cursor: cursor.cloned(),
     }
 }
 

@@ -4,10 +4,12 @@
 
 mod conn;
 mod locks;
+mod log;
 mod rates;
 #[cfg(test)]
 mod test_server;
 
 pub(crate) use conn::RedisTarget;
 pub(crate) use locks::RedisLocks;
+pub(crate) use log::RedisLog;
 pub(crate) use rates::RedisRates;

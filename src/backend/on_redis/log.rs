@@ -1,0 +1,386 @@
+//! The message log on Redis: the stream `{swarm:NAME}:log`, one entry per
+//! record (field `r`: the record as the line the files would hold), and
+//! each agent's read cursor as a field of the hash `{swarm:NAME}:cursors`
+//! (the cursor as JSON; its position is the stream id of the entry where
+//! reading stopped, `segment-offset`).
+//!
+//! An append is one `MULTI`/`EXEC` of `XADD`s: its records are in order,
+//! and no other appender's records fall between them. Reading what is new
+//! is one `XRANGE` from the cursor's entry on, so it costs what is new.
+//! Advancing a cursor is a `WATCH`ed compare: it moves from where the read
+//! began, or only forwards when another read moved it meanwhile. The
+//! stream is never trimmed here, so no unread message is lost.
+
+use crate::messaging::inbox::{self, Cursor, InboxView, Selection};
+use crate::messaging::log_segments::{Located, LogPos};
+use crate::messaging::log_store::{LogFollower, LogStore};
+use crate::messaging::log_tail::TailBatch;
+use crate::messaging::message_log::{LogContents, Record, parse_line};
+use crate::store::StoreError;
+
+use super::conn::{Redis, RedisTarget};
+
+/// Entries asked for per `XRANGE`/`XREVRANGE`.
+const PAGE: usize = 500;
+
+/// Records a follower starts with: the most recent ones.
+const RECENT: usize = 200;
+
+/// The message log of one swarm on Redis.
+pub(crate) struct RedisLog {
+    target: RedisTarget,
+}
+
+impl RedisLog {
+    /// The log of the swarm at `target`.
+    pub(crate) fn new(target: RedisTarget) -> RedisLog {
+        RedisLog { target }
+    }
+}
+
+/// A stream id as a log position: its two numbers.
+fn position(id: &str) -> Option<LogPos> {
+    let (ms, seq) = id.split_once('-')?;
+    Some(LogPos {
+        segment: ms.parse().ok()?,
+        ino: 0,
+        offset: seq.parse().ok()?,
+    })
+}
+
+/// A log position as a stream id.
+fn stream_id(at: &LogPos) -> String {
+    format!("{}-{}", at.segment, at.offset)
+}
+
+/// One stream entry: its id and its fields.
+type Entry = (String, Vec<(String, Vec<u8>)>);
+
+/// The record of an entry, `None` when it holds none that parses.
+fn record(entry: &Entry) -> Option<Record> {
+    let (_, fields) = entry;
+    let (_, raw) = fields.iter().find(|(f, _)| f == "r")?;
+    parse_line(std::str::from_utf8(raw).ok()?)
+}
+
+/// Records with their places, and the entries that held none.
+#[derive(Default)]
+struct Page {
+    records: Vec<Located>,
+    skipped: usize,
+    /// The id of the last entry read.
+    last: Option<String>,
+}
+
+impl Page {
+    fn push(&mut self, entry: &Entry) {
+        match (record(entry), position(&entry.0)) {
+            (Some(record), Some(end)) => self.records.push(Located {
+                record,
+                seg: 0,
+                end,
+            }),
+            _ => self.skipped += 1,
+        }
+        self.last = Some(entry.0.clone());
+    }
+}
+
+/// Every entry after `after` (`None`: from the start), in order.
+fn read_from(r: &mut Redis, after: Option<&str>) -> Result<Page, StoreError> {
+    let key = r.keys.key("log");
+    let mut page = Page::default();
+    let mut start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+    loop {
+        let entries: Vec<Entry> = r.query(
+            redis::cmd("XRANGE")
+                .arg(&key)
+                .arg(&start)
+                .arg("+")
+                .arg("COUNT")
+                .arg(PAGE),
+        )?;
+        for e in &entries {
+            page.push(e);
+        }
+        match entries.last() {
+            Some((id, _)) if entries.len() == PAGE => start = format!("({id}"),
+            _ => return Ok(page),
+        }
+    }
+}
+
+/// A follower of the stream: each later entry once.
+#[derive(Debug)]
+struct RedisFollower {
+    target: RedisTarget,
+    last: Option<String>,
+}
+
+impl LogFollower for RedisFollower {
+    fn read_new(&mut self) -> Result<TailBatch, StoreError> {
+        let mut r = self.target.connect()?;
+        let page = read_from(&mut r, self.last.as_deref())?;
+        if page.last.is_some() {
+            self.last = page.last;
+        }
+        Ok(TailBatch {
+            records: page.records.into_iter().map(|l| l.record).collect(),
+            skipped: page.skipped,
+            rotated: false,
+        })
+    }
+}
+
+impl LogStore for RedisLog {
+    fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError> {
+        if records.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut r = self.target.connect()?;
+        let key = r.keys.key("log");
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        for record in records {
+            let line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+                path: key.clone().into(),
+                source,
+            })?;
+            pipe.cmd("XADD")
+                .arg(&key)
+                .arg("*")
+                .arg("r")
+                .arg(line)
+                .ignore();
+        }
+        r.pipe::<()>(&pipe)?;
+        Ok(Vec::new())
+    }
+
+    fn read_all(&self) -> Result<LogContents, StoreError> {
+        let mut r = self.target.connect()?;
+        let page = read_from(&mut r, None)?;
+        Ok(LogContents {
+            records: page.records.into_iter().map(|l| l.record).collect(),
+            skipped: page.skipped,
+        })
+    }
+
+    fn inbox(
+        &self,
+        agent: &str,
+        cursor: Option<&Cursor>,
+        selection: &Selection,
+        limit: Option<usize>,
+    ) -> Result<InboxView, StoreError> {
+        let mut r = self.target.connect()?;
+        let at = cursor.and_then(|c| c.at);
+        match selection {
+            Selection::New => {
+                let page = read_from(&mut r, at.as_ref().map(stream_id).as_deref())?;
+                let end = page.last.as_deref().and_then(position);
+                let mine = page
+                    .records
+                    .into_iter()
+                    .filter(|l| inbox::concerns(&l.record, agent))
+                    .collect();
+                Ok(inbox::pick_new(mine, end, agent, cursor, limit))
+            }
+            Selection::Recent => {
+                let want = limit.unwrap_or(usize::MAX);
+                let key = r.keys.key("log");
+                let mut found = Vec::new();
+                let mut mine = 0usize;
+                let mut live_end = None;
+                let mut end = "+".to_owned();
+                'pages: loop {
+                    let entries: Vec<Entry> = r.query(
+                        redis::cmd("XREVRANGE")
+                            .arg(&key)
+                            .arg(&end)
+                            .arg("-")
+                            .arg("COUNT")
+                            .arg(PAGE),
+                    )?;
+                    for e in &entries {
+                        if live_end.is_none() {
+                            live_end = position(&e.0);
+                        }
+                        let Some(place) = position(&e.0) else {
+                            continue;
+                        };
+                        let Some(rec) = record(e).filter(|rec| inbox::concerns(rec, agent)) else {
+                            continue;
+                        };
+                        if matches!(rec, Record::Message(_)) {
+                            mine += 1;
+                        }
+                        found.push(Located {
+                            record: rec,
+                            seg: 0,
+                            end: place,
+                        });
+                        // One more than shown tells whether older ones exist.
+                        if mine > want {
+                            break 'pages;
+                        }
+                    }
+                    match entries.last() {
+                        Some((id, _)) if entries.len() == PAGE => end = format!("({id}"),
+                        _ => break,
+                    }
+                }
+                found.reverse();
+                let after = at.map(|at| move |_: usize, end: &LogPos| end.after(&at));
+                Ok(inbox::pick_recent(
+                    found,
+                    live_end,
+                    agent,
+                    cursor,
+                    limit,
+                    after.as_ref().map(|f| f as &dyn Fn(usize, &LogPos) -> bool),
+                ))
+            }
+            Selection::AllHistory { search } => {
+                let page = read_from(&mut r, None)?;
+                Ok(inbox::pick_history(
+                    page.records,
+                    agent,
+                    cursor,
+                    search.as_deref(),
+                    limit,
+                ))
+            }
+        }
+    }
+
+    fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.key("cursors");
+        let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(agent))?;
+        Ok(match raw {
+            None => (None, None),
+            Some(bytes) => match serde_json::from_slice::<Cursor>(&bytes) {
+                Ok(c) => (Some(c), None),
+                Err(e) => (
+                    None,
+                    Some(format!(
+                        "the read cursor of {agent} on the store is damaged ({e}); showing every message as unread"
+                    )),
+                ),
+            },
+        })
+    }
+
+    fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.key("cursors");
+        let body = serde_json::to_vec(to).map_err(|source| StoreError::Encode {
+            path: key.clone().into(),
+            source,
+        })?;
+        r.transaction(std::slice::from_ref(&key), |r| {
+            let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(agent))?;
+            let previous = raw.and_then(|b| serde_json::from_slice::<Cursor>(&b).ok());
+            // Another read moved it meanwhile: only forwards.
+            if previous.as_ref() != from
+                && let (Some(Cursor { at: Some(was), .. }), Some(now)) = (&previous, to.at)
+                && !now.after(was)
+            {
+                return Ok::<_, StoreError>((None, ()));
+            }
+            let mut pipe = redis::pipe();
+            pipe.cmd("HSET").arg(&key).arg(agent).arg(&body).ignore();
+            Ok((Some(pipe), ()))
+        })
+    }
+
+    fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.key("log");
+        let mut recent: Vec<Entry> = r.query(
+            redis::cmd("XREVRANGE")
+                .arg(&key)
+                .arg("+")
+                .arg("-")
+                .arg("COUNT")
+                .arg(RECENT),
+        )?;
+        recent.reverse();
+        let mut page = Page::default();
+        for e in &recent {
+            page.push(e);
+        }
+        let follower = RedisFollower {
+            target: self.target.clone(),
+            last: page.last.clone(),
+        };
+        Ok((
+            Box::new(follower),
+            TailBatch {
+                records: page.records.into_iter().map(|l| l.record).collect(),
+                skipped: page.skipped,
+                rotated: false,
+            },
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::backend::on_redis::test_server::TestServer;
+    use crate::messaging::log_store::contract;
+
+    #[test]
+    fn the_stream_keeps_the_log_store_contract() {
+        let server = TestServer::start();
+        contract::appends_in_order_and_shows_each_message_once(&RedisLog::new(
+            server.target("one"),
+        ));
+        contract::racing_appenders_and_readers_lose_nothing(Arc::new(RedisLog::new(
+            server.target("race"),
+        )));
+    }
+
+    #[test]
+    fn entries_that_hold_no_record_are_counted_not_fatal() {
+        let server = TestServer::start();
+        let target = server.target("junk");
+        let log = RedisLog::new(target.clone());
+        let mut r = target.connect().expect("connect");
+        let key = r.keys.key("log");
+        r.query::<String>(
+            redis::cmd("XADD")
+                .arg(&key)
+                .arg("*")
+                .arg("r")
+                .arg("not json"),
+        )
+        .expect("xadd");
+        r.query::<String>(redis::cmd("XADD").arg(&key).arg("*").arg("x").arg("1"))
+            .expect("xadd");
+        let contents = log.read_all().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (0, 2));
+        r.query::<()>(
+            redis::cmd("HSET")
+                .arg(r.keys.key("cursors"))
+                .arg("agent-1")
+                .arg("{"),
+        )
+        .expect("hset");
+        let (cursor, note) = log.cursor("agent-1").expect("cursor");
+        assert!(cursor.is_none());
+        assert!(note.is_some_and(|n| n.contains("damaged")));
+    }
+
+    #[test]
+    fn positions_are_stream_ids() {
+        let at = position("1700000000000-7").expect("an id");
+        assert_eq!((at.segment, at.offset), (1_700_000_000_000, 7));
+        assert_eq!(stream_id(&at), "1700000000000-7");
+        assert!(position("nope").is_none());
+    }
+}
