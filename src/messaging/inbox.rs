@@ -189,7 +189,7 @@ pub(crate) fn read(
                 agent,
                 cursor,
                 limit,
-                after.as_ref().map(|f| f as &dyn Fn(usize, &LogPos) -> bool),
+                after.as_ref().map(|f| f as &PastCursor<'_>),
             ))
         }
         Selection::AllHistory { search } => {
@@ -204,6 +204,9 @@ pub(crate) fn read(
         }
     }
 }
+
+/// Whether a record (its segment index and end) lies past a cursor.
+pub(crate) type PastCursor<'a> = dyn Fn(usize, &LogPos) -> bool + 'a;
 
 /// The oldest unread messages of `agent` among `records` (the log from the
 /// cursor's position on, or all of it for a cursor without one), up to
@@ -263,7 +266,7 @@ pub(crate) fn pick_recent(
     agent: &str,
     cursor: Option<&Cursor>,
     limit: Option<usize>,
-    after: Option<&dyn Fn(usize, &LogPos) -> bool>,
+    after: Option<&PastCursor<'_>>,
 ) -> InboxView {
     let limit = limit.unwrap_or(usize::MAX);
     let items = items(found, agent);

@@ -11,7 +11,7 @@
 //! began, or only forwards when another read moved it meanwhile. The
 //! stream is never trimmed here, so no unread message is lost.
 
-use crate::messaging::inbox::{self, Cursor, InboxView, Selection};
+use crate::messaging::inbox::{self, Cursor, InboxView, PastCursor, Selection};
 use crate::messaging::log_segments::{Located, LogPos};
 use crate::messaging::log_store::{LogFollower, LogStore};
 use crate::messaging::log_tail::TailBatch;
@@ -238,7 +238,7 @@ impl LogStore for RedisLog {
                     agent,
                     cursor,
                     limit,
-                    after.as_ref().map(|f| f as &dyn Fn(usize, &LogPos) -> bool),
+                    after.as_ref().map(|f| f as &PastCursor<'_>),
                 ))
             }
             Selection::AllHistory { search } => {
