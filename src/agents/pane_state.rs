@@ -36,12 +36,15 @@ impl PaneState {
     }
 }
 
-/// Observes the panes of `agents`, in order.
+/// Observes the panes of `agents`, in order. `here` is this host's name
+/// on a store shared by several hosts: the panes of agents on other hosts
+/// are not on this tmux server, and read as `remote`.
 pub(crate) fn observe(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
+    here: Option<&str>,
 ) -> Vec<PaneState> {
     if agents.is_empty() {
         return Vec::new();
@@ -65,6 +68,15 @@ pub(crate) fn observe(
     let mut out: Vec<Option<PaneState>> = Vec::with_capacity(agents.len());
     let mut to_read: Vec<(usize, PaneId, crate::agents::profile::Profile)> = Vec::new();
     for (i, (a, pane)) in agents.iter().zip(&panes).enumerate() {
+        if let (Some(here), Some(there)) = (here, a.host.as_deref())
+            && here != there
+        {
+            out.push(Some(PaneState::plain(
+                "remote",
+                &format!("its pane is on host {there}, whose swarm watch delivers to it"),
+            )));
+            continue;
+        }
         let Some(pane) = pane else {
             out.push(Some(PaneState::plain(
                 "gone",

@@ -25,12 +25,13 @@ use crate::messaging::log_store::LogStore;
 use crate::messaging::message_log::MessageLog;
 use crate::messaging::rate_limit::FileRates;
 use crate::messaging::rate_store::RateStore;
+use crate::messaging::relay::Relay;
 use crate::store::Paths;
 
 mod on_redis;
 mod settings;
 
-use on_redis::{RedisLocks, RedisLog, RedisRates};
+use on_redis::{RedisLocks, RedisLog, RedisRates, RedisRelay};
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
 /// One implementation of every storage trait, for one project.
@@ -49,6 +50,9 @@ pub(crate) struct Backend {
     pub(crate) a2a: Box<dyn A2aStore>,
     /// The message log and each agent's read cursor.
     pub(crate) log: Box<dyn LogStore>,
+    /// Deliveries handed to the hosts of other agents' panes (`None`: one
+    /// host, the files).
+    pub(crate) relay: Option<Box<dyn Relay>>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -75,6 +79,7 @@ impl Backend {
             ));
             backend.rates = Box::new(RedisRates::new(target.clone()));
             backend.log = Box::new(RedisLog::new(target.clone()));
+            backend.relay = Some(Box::new(RedisRelay::new(target.clone(), &settings.host)));
         }
         backend.settings = settings;
         Ok(backend)
@@ -90,8 +95,16 @@ impl Backend {
             rates: Box::new(FileRates::new(paths)),
             a2a: Box::new(FileA2a::new(paths)),
             log: Box::new(MessageLog::new(paths).with_policy(LogPolicy::from_config(config))),
+            relay: None,
             settings: StoreSettings::files(),
         }
+    }
+
+    /// This host's name when the store is shared by several hosts (the
+    /// agents of other hosts are then in the registry too), `None` for the
+    /// files.
+    pub(crate) fn shared_host(&self) -> Option<&str> {
+        self.relay.as_deref().map(|r| r.host())
     }
 
     /// This machine's name in the swarm.

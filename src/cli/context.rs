@@ -166,6 +166,7 @@ impl Context {
             held: &*backend.held,
             rates: &*backend.rates,
             log: &*backend.log,
+            relay: backend.relay.as_deref(),
         })
     }
 

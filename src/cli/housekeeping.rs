@@ -3,9 +3,12 @@
 //! whichever swarm command runs next (after a cheap check) and continuously
 //! by `swarm watch` and `swarm monitor`.
 
+use std::time::Duration;
+
 use crate::acks;
 use crate::agents::registry::Registry;
 use crate::error::Result;
+use crate::messaging::message_log::Outcome;
 use crate::messaging::{ProcessReport, ReleaseReport, process_due};
 use crate::support::time;
 
@@ -34,6 +37,37 @@ pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     Ok(Some(messenger.release_held(&registry)?))
+}
+
+/// Waits up to `wait` for deliveries other hosts handed to this one, and
+/// types them into their panes. `None` when the store has no relay (one
+/// host): then nothing was waited for.
+pub(super) fn deliver_handed_over(ctx: &Context, wait: Duration) -> Result<Option<HandedOver>> {
+    let backend = ctx.backend()?;
+    let Some(relay) = backend.relay.as_deref() else {
+        return Ok(None);
+    };
+    let taken = relay.take(wait)?;
+    if taken.is_empty() {
+        return Ok(Some(HandedOver::default()));
+    }
+    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let matcher = ctx.matcher()?;
+    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
+    let (delivered, warnings) = messenger.deliver_taken(&registry, taken)?;
+    Ok(Some(HandedOver {
+        delivered,
+        warnings,
+    }))
+}
+
+/// What `deliver_handed_over` did.
+#[derive(Debug, Default)]
+pub(super) struct HandedOver {
+    /// (recipient, message id, outcome) per delivery.
+    pub delivered: Vec<(String, String, Outcome)>,
+    /// Problems worth telling.
+    pub warnings: Vec<String>,
 }
 
 /// The same, for commands whose own output must stay clean: problems

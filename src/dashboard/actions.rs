@@ -97,6 +97,7 @@ fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -
         held: &*settings.backend.held,
         rates: &*settings.backend.rates,
         log: &*settings.backend.log,
+        relay: settings.backend.relay.as_deref(),
     })
 }
 

@@ -30,7 +30,13 @@ pub(super) fn states(settings: &Settings, registry: Option<&Registry>) -> Vec<(S
     let op = &settings.operator;
     let tmux = Tmux::new(op.server.clone());
     let observed =
-        pane_state::observe(&tmux, &op.matcher, &op.messaging.delivery.profiles, &agents);
+        pane_state::observe(
+        &tmux,
+        &op.matcher,
+        &op.messaging.delivery.profiles,
+        &agents,
+        settings.backend.shared_host(),
+    );
     agents
         .iter()
         .map(|a| a.id.to_string())

@@ -107,6 +107,7 @@ impl Project {
             held: &*self.backend.held,
             rates: &*self.backend.rates,
             log: &*self.backend.log,
+            relay: self.backend.relay.as_deref(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod message_log;
 pub(crate) mod onboarding;
 pub(crate) mod rate_limit;
 pub(crate) mod rate_store;
+pub(crate) mod relay;
 mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};

@@ -26,6 +26,7 @@ use crate::acks::AckStore;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
+use crate::messaging::relay::{Handoff, Relay, Taken};
 use crate::store::{Paths, ensure_private_dir};
 use crate::tmux::{PaneId, Tmux};
 
@@ -97,6 +98,8 @@ pub(crate) struct Messenger<'a> {
     pub rates: &'a dyn RateStore,
     /// The message log and the read cursors.
     pub log: &'a dyn LogStore,
+    /// Deliveries to the hosts of other agents' panes (`None`: one host).
+    pub relay: Option<&'a dyn Relay>,
 }
 
 /// Who a message goes to.
@@ -457,6 +460,112 @@ impl Messenger<'_> {
         Ok(path)
     }
 
+    /// The host of `agent`'s pane when it is another host than this one.
+    fn elsewhere<'r>(&self, agent: &'r AgentRecord) -> Option<&'r str> {
+        let here = self.relay?.host();
+        agent.host.as_deref().filter(|there| *there != here)
+    }
+
+    /// Hands the delivery to `agent` over to the host of its pane; the
+    /// message waits in its inbox until that host types it in.
+    fn hand_over(
+        &self,
+        agent: &AgentRecord,
+        host: &str,
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+    ) -> Outcome {
+        let Some(relay) = self.relay else {
+            return Outcome::queued(format!("{} is on host {host}", agent.id));
+        };
+        let handoff = Handoff {
+            msg_id: msg_id.to_owned(),
+            agent: agent.id.to_string(),
+            text: text.to_owned(),
+            marker: marker.to_owned(),
+            from: relay.host().to_owned(),
+            note: None,
+        };
+        match relay.hand_over(host, &handoff) {
+            Ok(()) => Outcome::queued(format!(
+                "{} is on host {host}: its swarm watch delivers it",
+                agent.id
+            )),
+            Err(e) => Outcome::queued(format!(
+                "{} is on host {host}, and it could not be handed over ({e})",
+                agent.id
+            )),
+        }
+    }
+
+    /// Types the deliveries this host took from the relay into their
+    /// panes, records each outcome in the log, and only then marks them
+    /// done, so that a crash in between leaves them to be taken again.
+    /// Returns (recipient, message id, outcome) for each.
+    pub(crate) fn deliver_taken(
+        &self,
+        registry: &Registry,
+        taken: Vec<Taken>,
+    ) -> Result<(Vec<(String, String, Outcome)>, Vec<String>)> {
+        let Some(relay) = self.relay else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let mut done = Vec::new();
+        let mut warnings = Vec::new();
+        let mut ids = Vec::new();
+        for t in taken {
+            let Some(h) = t.handoff else {
+                warnings.push(format!(
+                    "skipped delivery {} handed to this host: it cannot be read",
+                    t.id
+                ));
+                ids.push(t.id);
+                continue;
+            };
+            let note = Some(h.note.clone().map_or_else(
+                || format!("from host {}", h.from),
+                |n| format!("{n}, from host {}", h.from),
+            ));
+            let outcome = match registry
+                .find(&h.agent)
+                .filter(|a| a.status != AgentStatus::Dead)
+            {
+                Some(a) if self.elsewhere(a).is_none() => {
+                    let (outcomes, more) = self.deliver_logged(
+                        &h.msg_id,
+                        std::slice::from_ref(a),
+                        &h.text,
+                        &h.marker,
+                        note,
+                    )?;
+                    warnings.extend(more);
+                    outcomes.into_iter().next().map(|(_, o)| o)
+                }
+                // It moved to another host meanwhile, or left: recorded
+                // as waiting in its inbox.
+                found => {
+                    let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                        Some(host) => format!("{} is now on host {host}", h.agent),
+                        None => format!("{} is no longer registered", h.agent),
+                    });
+                    warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+                        &h.msg_id,
+                        &[(h.agent.clone(), outcome.clone())],
+                        note,
+                    ))])?);
+                    Some(outcome)
+                }
+            };
+            if let Some(outcome) = outcome {
+                done.push((h.agent, h.msg_id, outcome));
+            }
+            ids.push(t.id);
+        }
+        relay.done(&ids)?;
+        Ok((done, warnings))
+    }
+
     fn deliver_all(
         &self,
         msg_id: &str,
@@ -464,6 +573,34 @@ impl Messenger<'_> {
         text: &str,
         marker: &str,
     ) -> (Outcomes, Vec<Released>) {
+        if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
+            let local: Vec<AgentRecord> = recipients
+                .iter()
+                .filter(|a| self.elsewhere(a).is_none())
+                .cloned()
+                .collect();
+            let (mut here, released) = if local.is_empty() {
+                (Vec::new(), Vec::new())
+            } else {
+                self.deliver_all(msg_id, &local, text, marker)
+            };
+            let mut outcomes = Vec::with_capacity(recipients.len());
+            for a in recipients {
+                match self.elsewhere(a) {
+                    Some(host) => outcomes.push((
+                        a.id.to_string(),
+                        self.hand_over(a, host, msg_id, text, marker),
+                    )),
+                    None => {
+                        let k = here.iter().position(|(id, _)| a.id == id.as_str());
+                        if let Some(k) = k {
+                            outcomes.push(here.remove(k));
+                        }
+                    }
+                }
+            }
+            return (outcomes, released);
+        }
         let results: Vec<(Outcome, Vec<Released>)> = if recipients.len() == 1 {
             recipients
                 .iter()
@@ -720,6 +857,10 @@ impl Messenger<'_> {
             let record = registry
                 .find(agent.as_str())
                 .filter(|a| a.status != AgentStatus::Dead);
+            // Held on another host: that host's watch releases them.
+            if record.is_some_and(|a| self.elsewhere(a).is_some()) {
+                continue;
+            }
             let opened = match record {
                 Some(a) => delivery::open(
                     self.tmux,

@@ -146,6 +146,7 @@ fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
         &setup.matcher,
         &setup.messaging.delivery.profiles,
         &agents,
+        setup.backend.shared_host(),
     );
     let held = setup.backend.held.list().unwrap_or_default();
     let now = Timestamp::now();
@@ -175,6 +176,7 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
         held: &*setup.backend.held,
         rates: &*setup.backend.rates,
         log: &*setup.backend.log,
+        relay: setup.backend.relay.as_deref(),
     }
 }
 

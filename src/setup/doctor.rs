@@ -831,7 +831,13 @@ fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
     if agents.is_empty() {
         return Vec::new();
     }
-    let states = pane_state::observe(s.tmux, s.matcher, s.profiles, &agents);
+    let states = pane_state::observe(
+        s.tmux,
+        s.matcher,
+        s.profiles,
+        &agents,
+        s.backend.shared_host(),
+    );
     let held = s.held.list().unwrap_or_default();
     let mut ready = 0;
     let details: Vec<String> = agents

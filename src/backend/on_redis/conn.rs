@@ -45,6 +45,11 @@ impl RedisTarget {
         &self.name
     }
 
+    /// How long one command waits for the server.
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+
     /// Opens a connection, failing within the timeout when the server
     /// does not answer.
     pub(crate) fn connect(&self) -> Result<Redis, StoreError> {

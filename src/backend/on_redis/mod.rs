@@ -6,6 +6,7 @@ mod conn;
 mod locks;
 mod log;
 mod rates;
+mod relay;
 #[cfg(test)]
 mod test_server;
 
@@ -13,3 +14,4 @@ pub(crate) use conn::RedisTarget;
 pub(crate) use locks::RedisLocks;
 pub(crate) use log::RedisLog;
 pub(crate) use rates::RedisRates;
+pub(crate) use relay::RedisRelay;

@@ -56,7 +56,13 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     let states = if agents.is_empty() {
         Vec::new()
     } else {
-        pane_state::observe(&ctx.tmux, &ctx.matcher()?, &ctx.profiles()?, &agents)
+        pane_state::observe(
+            &ctx.tmux,
+            &ctx.matcher()?,
+            &ctx.profiles()?,
+            &agents,
+            ctx.backend()?.shared_host(),
+        )
     };
     if args.json {
         let rows: Vec<serde_json::Value> = agents
@@ -85,14 +91,24 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     }
     let title = if args.all { "Agents" } else { "Active Agents" };
     let mut s = format!("=== {title} ({}) ===\n", agents.len());
+    // On a store shared by several hosts, where each agent runs.
+    let shared = ctx.backend()?.shared_host().is_some();
     for (a, st) in agents.iter().zip(&states) {
         let status = if a.status == AgentStatus::Active {
             String::new()
         } else {
             format!(" | {}", a.status.as_str())
         };
+        let host = if shared {
+            format!(
+                " | host: {:<12}",
+                sanitize::one_line(a.host.as_deref().unwrap_or("?"))
+            )
+        } else {
+            String::new()
+        };
         s.push_str(&format!(
-            "  {:<12} | {:<20} | PID: {:<8} | {}{status}\n",
+            "  {:<12} | {:<20} | PID: {:<8}{host} | {}{status}\n",
             a.id,
             sanitize::one_line(&a.pane_index),
             a.pid,

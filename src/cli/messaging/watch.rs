@@ -4,7 +4,7 @@
 //! cleanly on Ctrl-C or SIGTERM. Held messages go into their pane within
 //! about a second of it becoming safe.
 
-use std::sync::mpsc::RecvTimeoutError;
+use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use chrono::Local;
@@ -48,6 +48,8 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         args.interval
     ))?;
     let mut next_discovery = Instant::now();
+    // The last store error said, so that an outage is told once.
+    let mut store_down: Option<String> = None;
     loop {
         if Instant::now() >= next_discovery {
             match discovery::refresh(
@@ -158,12 +160,48 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         let until_due =
             acks::next_due_in(&*ctx.backend()?.acks, time::now()).unwrap_or(CHECK_EVERY);
         let nap = until_discovery.min(until_due).min(CHECK_EVERY);
-        match stop.recv_timeout(nap) {
-            Err(RecvTimeoutError::Timeout) => {}
-            Ok(_) | Err(RecvTimeoutError::Disconnected) => {
-                ctx.out.print("Stopped watching.\n")?;
-                return Ok(ExitCode::Success);
+        // With other hosts in the swarm the nap is spent waiting for
+        // what they hand to this one: it is typed in as soon as it comes.
+        let waited = match housekeeping::deliver_handed_over(ctx, nap) {
+            Ok(Some(got)) => {
+                for w in &got.warnings {
+                    ctx.out.warn(w);
+                }
+                for (to, id, outcome) in &got.delivered {
+                    log(
+                        ctx,
+                        &format!(
+                            "message {} from another host to {to}: {}",
+                            acks::short(id),
+                            sanitize::one_line(&outcome.describe())
+                        ),
+                    )?;
+                }
+                if store_down.take().is_some() {
+                    log(ctx, "the store answers again")?;
+                }
+                true
             }
+            Ok(None) => false,
+            Err(e) => {
+                let said = e.to_string();
+                if store_down.as_deref() != Some(said.as_str()) {
+                    ctx.out.warn(&format!(
+                        "could not take deliveries for this host (retrying): {said}"
+                    ));
+                    store_down = Some(said);
+                }
+                false
+            }
+        };
+        let stopped = if waited {
+            !matches!(stop.try_recv(), Err(TryRecvError::Empty))
+        } else {
+            !matches!(stop.recv_timeout(nap), Err(RecvTimeoutError::Timeout))
+        };
+        if stopped {
+            ctx.out.print("Stopped watching.\n")?;
+            return Ok(ExitCode::Success);
         }
     }
 }

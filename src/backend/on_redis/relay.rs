@@ -1,0 +1,251 @@
+//! Deliveries between hosts on Redis: one stream per host,
+//! `{swarm:NAME}:deliver:<host>`, with one consumer group, `watchers`,
+//! created from the stream's start so that what was handed over before any
+//! watcher ran is delivered too. Each entry (field `h`: the handoff as
+//! JSON) goes to one consumer of the group (`XREADGROUP ... >`, blocking:
+//! pushed, not polled); it stays in the group's pending list until that
+//! consumer acknowledges it, after the outcome is in the log, and is then
+//! deleted. An entry whose consumer stopped without acknowledging it is
+//! taken over by another after `RECLAIM_AFTER` (`XAUTOCLAIM`).
+
+use std::sync::Mutex;
+use std::time::Duration;
+
+use redis::Value;
+
+use crate::messaging::relay::{Handoff, RECLAIM_AFTER, Relay, Taken};
+use crate::store::StoreError;
+
+use super::conn::{Redis, RedisTarget};
+
+/// The consumer group of every host's stream.
+const GROUP: &str = "watchers";
+
+/// Deliveries taken per call.
+const BATCH: usize = 16;
+
+/// The deliveries of one swarm on Redis, seen from one host.
+pub(crate) struct RedisRelay {
+    target: RedisTarget,
+    host: String,
+    /// This process's name in the group.
+    consumer: String,
+    /// The connection `take` blocks on, kept between calls.
+    conn: Mutex<Option<Redis>>,
+}
+
+impl RedisRelay {
+    /// The relay of the swarm at `target`, for the host `host`.
+    pub(crate) fn new(target: RedisTarget, host: &str) -> RedisRelay {
+        RedisRelay {
+            target,
+            host: host.to_owned(),
+            consumer: format!("{host}:{}", std::process::id()),
+            conn: Mutex::new(None),
+        }
+    }
+}
+
+/// The stream of `host`.
+fn stream(r: &Redis, host: &str) -> String {
+    r.keys.key(&format!("deliver:{host}"))
+}
+
+/// Creates the group of `key` (and the stream) unless it exists.
+fn ensure_group(r: &mut Redis, key: &str) -> Result<(), StoreError> {
+    match r.query::<()>(
+        redis::cmd("XGROUP")
+            .arg("CREATE")
+            .arg(key)
+            .arg(GROUP)
+            .arg("0")
+            .arg("MKSTREAM"),
+    ) {
+        Err(StoreError::Refused { detail, .. }) if detail.contains("BUSYGROUP") => Ok(()),
+        other => other,
+    }
+}
+
+/// One stream entry: its id and its fields.
+type Entry = (String, Vec<(String, Vec<u8>)>);
+
+fn taken(entry: Entry) -> Taken {
+    let (id, fields) = entry;
+    let handoff = fields
+        .iter()
+        .find(|(f, _)| f == "h")
+        .and_then(|(_, raw)| serde_json::from_slice::<Handoff>(raw).ok());
+    Taken { id, handoff }
+}
+
+impl RedisRelay {
+    fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<Taken>, StoreError> {
+        let key = stream(r, &self.host);
+        ensure_group(r, &key)?;
+        // First what a stopped taker left behind.
+        let idle = u64::try_from(RECLAIM_AFTER.as_millis()).unwrap_or(u64::MAX);
+        let claimed: Vec<Value> = r.query(
+            redis::cmd("XAUTOCLAIM")
+                .arg(&key)
+                .arg(GROUP)
+                .arg(&self.consumer)
+                .arg(idle)
+                .arg("0-0")
+                .arg("COUNT")
+                .arg(BATCH),
+        )?;
+        if let Some(entries) = claimed.get(1) {
+            let entries: Vec<Entry> =
+                redis::from_redis_value(entries).map_err(|e| self.target.error(e))?;
+            if !entries.is_empty() {
+                return Ok(entries.into_iter().map(taken).collect());
+            }
+        }
+        let block = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).max(1);
+        let reply: Option<Vec<(String, Vec<Entry>)>> = r.query(
+            redis::cmd("XREADGROUP")
+                .arg("GROUP")
+                .arg(GROUP)
+                .arg(&self.consumer)
+                .arg("COUNT")
+                .arg(BATCH)
+                .arg("BLOCK")
+                .arg(block)
+                .arg("STREAMS")
+                .arg(&key)
+                .arg(">"),
+        )?;
+        Ok(reply
+            .into_iter()
+            .flatten()
+            .flat_map(|(_, entries)| entries)
+            .map(taken)
+            .collect())
+    }
+}
+
+impl Relay for RedisRelay {
+    fn host(&self) -> &str {
+        &self.host
+    }
+
+    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<(), StoreError> {
+        let mut r = self.target.connect()?;
+        let key = stream(&r, host);
+        ensure_group(&mut r, &key)?;
+        let body = serde_json::to_vec(handoff).map_err(|source| StoreError::Encode {
+            path: key.clone().into(),
+            source,
+        })?;
+        r.query::<String>(redis::cmd("XADD").arg(&key).arg("*").arg("h").arg(body))?;
+        Ok(())
+    }
+
+    fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError> {
+        // A blocking read must end before the connection's own timeout.
+        let wait = wait.min(
+            self.target
+                .timeout()
+                .saturating_sub(Duration::from_millis(250)),
+        );
+        let mut slot = self
+            .conn
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut r = match slot.take() {
+            Some(r) => r,
+            None => self.target.connect()?,
+        };
+        let got = self.take_on(&mut r, wait)?;
+        // Kept only after a clean call: a failed one may have left the
+        // connection in the middle of a reply.
+        *slot = Some(r);
+        Ok(got)
+    }
+
+    fn done(&self, ids: &[String]) -> Result<(), StoreError> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let mut r = self.target.connect()?;
+        let key = stream(&r, &self.host);
+        let mut pipe = redis::pipe();
+        pipe.atomic();
+        pipe.cmd("XACK").arg(&key).arg(GROUP).arg(ids).ignore();
+        pipe.cmd("XDEL").arg(&key).arg(ids).ignore();
+        r.pipe::<()>(&pipe)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+    use crate::backend::on_redis::test_server::TestServer;
+
+    fn handoff(n: usize) -> Handoff {
+        Handoff {
+            msg_id: format!("m{n}"),
+            agent: "agent-2".into(),
+            text: format!("[agent-1 → agent-2] INFO: {n}"),
+            marker: "[agent-1".into(),
+            from: "host-a".into(),
+            note: None,
+        }
+    }
+
+    #[test]
+    fn a_delivery_waits_for_its_host_and_goes_to_one_taker() {
+        let server = TestServer::start();
+        let a = RedisRelay::new(server.target("s"), "host-a");
+        // Handed over before any taker of host-b ever ran.
+        for n in 0..40 {
+            a.hand_over("host-b", &handoff(n)).expect("hand over");
+        }
+        // Host A's takers never see host B's deliveries.
+        assert!(a.take(Duration::from_millis(10)).expect("take").is_empty());
+        // Two takers on host B (two processes: two consumers) share them.
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let count = Arc::new(AtomicUsize::new(0));
+        std::thread::scope(|s| {
+            for k in 0..2 {
+                let (seen, count) = (seen.clone(), count.clone());
+                let mut b = RedisRelay::new(server.target("s"), "host-b");
+                b.consumer = format!("host-b:{k}");
+                s.spawn(move || {
+                    while count.load(Ordering::SeqCst) < 40 {
+                        let got = b.take(Duration::from_millis(50)).expect("take");
+                        let ids: Vec<String> = got.iter().map(|t| t.id.clone()).collect();
+                        for t in got {
+                            seen.lock()
+                                .expect("lock")
+                                .push(t.handoff.expect("readable"));
+                            count.fetch_add(1, Ordering::SeqCst);
+                        }
+                        b.done(&ids).expect("done");
+                    }
+                });
+            }
+        });
+        let mut seen = seen.lock().expect("lock").clone();
+        seen.sort_by_key(|h| h.msg_id[1..].parse::<usize>().expect("n"));
+        assert_eq!(seen, (0..40).map(handoff).collect::<Vec<_>>());
+        let b = RedisRelay::new(server.target("s"), "host-b");
+        assert!(b.take(Duration::from_millis(10)).expect("take").is_empty());
+    }
+
+    #[test]
+    fn an_unreadable_entry_is_handed_out_as_such() {
+        let server = TestServer::start();
+        let b = RedisRelay::new(server.target("s"), "host-b");
+        let mut r = server.target("s").connect().expect("connect");
+        let key = stream(&r, "host-b");
+        r.query::<String>(redis::cmd("XADD").arg(&key).arg("*").arg("h").arg("{"))
+            .expect("xadd");
+        let got = b.take(Duration::from_millis(10)).expect("take");
+        assert_eq!(got.len(), 1);
+        assert!(got[0].handoff.is_none());
+    }
+}

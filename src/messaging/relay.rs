@@ -1,0 +1,73 @@
+//! `Relay`: how a message reaches an agent whose pane is on another host.
+//! Only the host whose tmux server has the pane can type into it, so the
+//! sender hands the delivery over to that host, and a `swarm watch` (or
+//! monitor, or dashboard) there types it in through the same delivery path
+//! as a local send and records the outcome in the shared log.
+//!
+//! What an implementation must guarantee:
+//!
+//! * a handed-over delivery is kept until one of the recipient host's
+//!   takers marks it `done`, however long no taker runs (a host that is
+//!   down gets its deliveries when it comes back);
+//! * each delivery is given to exactly one taker of that host at a time;
+//!   it goes to another only when its taker stopped without marking it
+//!   done (crashed) for `RECLAIM_AFTER`;
+//! * `take` waits for new deliveries (pushed, not polled) up to the time
+//!   it is given.
+//!
+//! The state files are one host's: they have no relay. On Redis each host
+//! has a stream with one consumer group (`backend/on_redis/relay.rs`).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::store::StoreError;
+
+/// How long a taken delivery stays with a taker that does not mark it
+/// done before another taker of the host may take it over.
+pub(crate) const RECLAIM_AFTER: Duration = Duration::from_secs(60);
+
+/// A delivery for an agent on another host.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct Handoff {
+    /// The message (already in the shared log).
+    pub msg_id: String,
+    /// The recipient.
+    pub agent: String,
+    /// Exactly what to type into its pane.
+    pub text: String,
+    /// A piece of the text that identifies it on screen (its header).
+    pub marker: String,
+    /// The host that handed it over.
+    pub from: String,
+    /// What the outcome's note should say (`redelivery`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+/// One delivery taken by this host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Taken {
+    /// The store's id for it, for `done`.
+    pub id: String,
+    /// The delivery; `None` when what was stored cannot be read (it is
+    /// marked done unread: retrying would never succeed).
+    pub handoff: Option<Handoff>,
+}
+
+/// The deliveries handed between the hosts of one swarm.
+pub(crate) trait Relay: Send + Sync {
+    /// This host's name.
+    fn host(&self) -> &str;
+
+    /// Queues `handoff` for the takers of `host`; kept once this returns.
+    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<(), StoreError>;
+
+    /// Deliveries for this host, waiting up to `wait` when none is there
+    /// yet (see the trait's guarantees).
+    fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError>;
+
+    /// Marks taken deliveries finished: their outcome is recorded.
+    fn done(&self, ids: &[String]) -> Result<(), StoreError>;
+}
