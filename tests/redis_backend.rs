@@ -1,10 +1,13 @@
 //! The Redis backend through the real `swarm` binary: two project
 //! checkouts with different host names share one private redis-server.
 
-use std::process::Output;
+use std::process::{Output, Stdio};
 
 use crate::harness::redis_server::RedisServer;
-use crate::harness::{Project, stdout_json, swarm_outside_tmux};
+use crate::harness::{
+    Project, TmuxServer, records, stdout_json, swarm_bin, swarm_outside_tmux, wait_for,
+    wait_for_records,
+};
 
 /// `swarm ARGS...` in `project` as host `host` of the swarm `shared` on
 /// `server`.
@@ -213,4 +216,190 @@ fn a_senders_rate_limit_counts_its_sends_from_every_host() {
     for p in [&a, &b] {
         assert!(!p.file(".swarm/rate_limits.json").exists());
     }
+}
+
+/// The redis settings of host `host` of the swarm `shared`, on `cmd`.
+fn shared<'c>(
+    cmd: &'c mut std::process::Command,
+    server: &RedisServer,
+    host: &str,
+) -> &'c mut std::process::Command {
+    cmd.env("SWARM_STORE_BACKEND", "redis")
+        .env("SWARM_STORE_URL", server.url())
+        .env("SWARM_STORE_NAME", "shared")
+        .env("SWARM_STORE_HOST", host)
+}
+
+/// `swarm ARGS...` in `project` as host `host`, on the tmux server `tmux`.
+fn on_tmux(
+    project: &Project,
+    server: &RedisServer,
+    tmux: &TmuxServer,
+    host: &str,
+    args: &[&str],
+) -> Output {
+    let mut cmd = std::process::Command::new(swarm_bin());
+    cmd.current_dir(project.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("CLAUDESWARM_ROOT")
+        .env("SWARM_TMUX_SOCKET", &tmux.socket)
+        .env("NO_COLOR", "1");
+    shared(&mut cmd, server, host)
+        .args(args)
+        .output()
+        .expect("run swarm")
+}
+
+/// A `swarm watch` of host `host`, stopped when dropped.
+struct Watcher(std::process::Child);
+
+impl Watcher {
+    fn start(project: &Project, server: &RedisServer, tmux: &TmuxServer, host: &str) -> Watcher {
+        let mut cmd = std::process::Command::new(swarm_bin());
+        cmd.current_dir(project.path())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("CLAUDESWARM_ROOT")
+            .env("SWARM_TMUX_SOCKET", &tmux.socket)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let child = shared(&mut cmd, server, host)
+            .args(["watch", "--interval", "3600"])
+            .spawn()
+            .expect("start swarm watch");
+        Watcher(child)
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
+    let server = RedisServer::start();
+    let (tmux_a, tmux_b) = (TmuxServer::start(), TmuxServer::start());
+    let (a, b) = (Project::new(), Project::new());
+    let rec_a = a.file("rec.jsonl");
+    let rec_b = b.file("rec.jsonl");
+    tmux_a.demo_agent(&a.path(), &rec_a);
+    tmux_b.demo_agent(&b.path(), &rec_b);
+    // Each host discovers its own pane; ids are unique across both.
+    let out = on_tmux(&a, &server, &tmux_a, "host-a", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let listed = on_tmux(&b, &server, &tmux_b, "host-b", &["agents", "--json"]);
+    let agents = stdout_json(&listed);
+    let hosts: Vec<(String, String, String)> = agents
+        .as_array()
+        .expect("a list")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().expect("id").to_owned(),
+                a["host"].as_str().expect("host").to_owned(),
+                a["state"].as_str().expect("state").to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hosts,
+        [
+            ("agent-1".to_owned(), "host-b".to_owned(), "idle".to_owned()),
+            (
+                "agent-0".to_owned(),
+                "host-a".to_owned(),
+                "remote".to_owned()
+            ),
+        ]
+    );
+
+    // Sent on A while no watcher runs on B: it waits in agent-1's inbox.
+    let payload = "needs `src/auth.py` \"now\"; $(touch pwned) ünïcödé";
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["msg", "agent-1", "BLOCKED", payload, "--from", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("on host host-b") && said.contains("swarm watch"),
+        "{said}"
+    );
+    assert!(records(&rec_b).is_empty() && records(&rec_a).is_empty());
+    let inbox = on_tmux(
+        &b,
+        &server,
+        &tmux_b,
+        "host-b",
+        &["inbox", "--agent", "agent-1", "--json"],
+    );
+    assert!(
+        String::from_utf8_lossy(&inbox.stdout).contains("pwned"),
+        "{inbox:?}"
+    );
+
+    // Two watchers on B: the message is typed in once, byte for byte.
+    let _w1 = Watcher::start(&b, &server, &tmux_b, "host-b");
+    let _w2 = Watcher::start(&b, &server, &tmux_b, "host-b");
+    let got = wait_for_records(&rec_b, 1);
+    let text = got[0]["text"].as_str().expect("text");
+    assert!(text.starts_with("[agent-0]["), "{text}");
+    assert!(text.ends_with(&format!("[BLOCKED]: {payload}")), "{text}");
+    // Its outcome reaches the log every host reads.
+    wait_for("the outcome from host B in the shared log", || {
+        let out = on_tmux(
+            &a,
+            &server,
+            &tmux_a,
+            "host-a",
+            &["inbox", "--agent", "agent-1", "--json"],
+        );
+        let v = stdout_json(&out);
+        (v["messages"][0]["delivered_to_pane"] == true).then_some(())
+    });
+    // A second message while the watchers run arrives as its own turn.
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["msg", "agent-1", "INFO", "second", "--from", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let got = wait_for_records(&rec_b, 2);
+    assert!(
+        got[1]["text"]
+            .as_str()
+            .expect("text")
+            .ends_with("[INFO]: second")
+    );
+    // Nothing more comes: a marker message sent after them is the third.
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["msg", "agent-1", "INFO", "marker", "--from", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let got = wait_for_records(&rec_b, 3);
+    assert!(
+        got[2]["text"]
+            .as_str()
+            .expect("text")
+            .ends_with("[INFO]: marker")
+    );
+    assert_eq!(records(&rec_b).len(), 3, "each exactly once");
+    assert!(records(&rec_a).is_empty(), "nothing typed on host A");
 }

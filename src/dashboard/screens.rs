@@ -29,8 +29,7 @@ pub(super) fn states(settings: &Settings, registry: Option<&Registry>) -> Vec<(S
         .collect();
     let op = &settings.operator;
     let tmux = Tmux::new(op.server.clone());
-    let observed =
-        pane_state::observe(
+    let observed = pane_state::observe(
         &tmux,
         &op.matcher,
         &op.messaging.delivery.profiles,
