@@ -28,18 +28,36 @@ fn no_lock_files(project: &Project) -> bool {
     !project.file(".agent_locks").exists() || project.ls(".agent_locks").is_empty()
 }
 
-fn two_hosts() -> (Project, Project) {
+/// Two checkouts of one swarm: agent-1 registered on host A, agent-2 on
+/// host B, each moved onto the server with `swarm store migrate`.
+fn two_hosts(server: &RedisServer) -> (Project, Project) {
     let a = Project::new();
     let b = Project::new();
     a.register(&["agent-1"]);
     b.register(&["agent-2"]);
+    let out = on(&a, server, "host-a", &["store", "migrate", "--to", "redis"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // The server is no longer empty: B adds to it only when told.
+    let out = on(&b, server, "host-b", &["store", "migrate", "--to", "redis"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("already holds agent registry"),
+        "{out:?}"
+    );
+    let out = on(
+        &b,
+        server,
+        "host-b",
+        &["store", "migrate", "--to", "redis", "--force"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
     (a, b)
 }
 
 #[test]
 fn a_lock_taken_on_one_host_blocks_the_other_and_carries_a_growing_token() {
     let server = RedisServer::start();
-    let (a, b) = two_hosts();
+    let (a, b) = two_hosts(&server);
     let got = on(
         &a,
         &server,
@@ -126,7 +144,7 @@ fn redis_without_a_url_is_a_clear_configuration_error() {
 #[test]
 fn acknowledged_locks_survive_kill_9_and_tokens_never_repeat() {
     let mut server = RedisServer::start_durable();
-    let (a, b) = two_hosts();
+    let (a, b) = two_hosts(&server);
     let got = on(
         &a,
         &server,
@@ -186,9 +204,7 @@ fn config_show_never_prints_the_store_password() {
 #[test]
 fn a_senders_rate_limit_counts_its_sends_from_every_host() {
     let server = RedisServer::start();
-    let (a, b) = two_hosts();
-    a.register(&["agent-2"]);
-    b.register(&["agent-1"]);
+    let (a, b) = two_hosts(&server);
     let send = |project: &Project, host: &str, text: &str| {
         swarm_outside_tmux(project)
             .env("SWARM_STORE_BACKEND", "redis")

@@ -32,7 +32,6 @@ pub(crate) enum Collection {
 
 impl Collection {
     /// Every collection.
-    #[cfg(test)]
     pub(crate) const ALL: [Collection; 6] = [
         Collection::Cards,
         Collection::Tasks,

@@ -5,7 +5,7 @@
 //! shape, so both tools read each other's data. None of them sends
 //! messages or touches locks.
 
-mod a2a_store;
+pub(crate) mod a2a_store;
 mod agent_card;
 mod card_registry;
 mod conflict;

@@ -3,7 +3,7 @@
 //! (`files.rs`) keeps it in `PENDING_ACKS.json`. Retries are claimed
 //! through the store and sent by `messaging::ack_retry`.
 
-mod ack_store;
+pub(crate) mod ack_store;
 mod files;
 mod pending;
 

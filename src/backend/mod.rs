@@ -15,7 +15,7 @@ use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
 use crate::agents::file_registry::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
-use crate::config::Config;
+use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
 use crate::messaging::held::FileHeld;
@@ -28,10 +28,13 @@ use crate::messaging::rate_store::RateStore;
 use crate::messaging::relay::Relay;
 use crate::store::Paths;
 
+pub(crate) mod migrate;
 mod on_redis;
 mod settings;
 
-use on_redis::{RedisLocks, RedisLog, RedisRates, RedisRelay};
+use on_redis::{
+    RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisRates, RedisRegistry, RedisRelay,
+};
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
 /// One implementation of every storage trait, for one project.
@@ -79,10 +82,22 @@ impl Backend {
             ));
             backend.rates = Box::new(RedisRates::new(target.clone()));
             backend.log = Box::new(RedisLog::new(target.clone()));
+            backend.registry = Box::new(RedisRegistry::new(target.clone(), &settings.host));
+            backend.acks = Box::new(RedisAcks::new(target.clone()));
+            backend.held = Box::new(RedisHeld::new(target.clone()));
+            backend.a2a = Box::new(RedisA2a::new(target.clone()));
             backend.relay = Some(Box::new(RedisRelay::new(target.clone(), &settings.host)));
         }
         backend.settings = settings;
         Ok(backend)
+    }
+
+    /// The store `which` for the project laid out by `paths`, whatever
+    /// `[store] backend` says (`swarm store migrate` opens both).
+    pub(crate) fn open_as(paths: &Paths, config: &Config, which: StoreBackend) -> Result<Backend> {
+        let mut config = config.clone();
+        config.store.backend = which;
+        Backend::open(paths, &config)
     }
 
     /// The state files of the project laid out by `paths`.

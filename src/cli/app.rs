@@ -15,7 +15,7 @@ use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
-use super::setup::{config, doctor, guard, hooks, init};
+use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, SideEffects};
 use crate::cli::context::Context;
@@ -127,6 +127,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Init(args) => init::run(ctx, &args),
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),
+        Command::Store(args) => store::run(ctx, &args),
         Command::Coord(args) => coord::run(ctx, &args),
         Command::Cards(args) => cards::run(ctx, &args),
         Command::Tasks(args) => tasks::run(ctx, &args),

@@ -13,7 +13,7 @@ use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
-use super::setup::{config, doctor, guard, hooks, init};
+use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, reload};
 use crate::cli::output::ColorChoice;
 
@@ -227,6 +227,9 @@ pub(super) enum Command {
     /// Write, show, check or edit the configuration
     #[command(arg_required_else_help = true)]
     Config(Lazy<config::ConfigArgs>),
+    /// Copy the shared state into another store (files or Redis)
+    #[command(arg_required_else_help = true)]
+    Store(Lazy<store::StoreArgs>),
     /// Read or add to the shared COORDINATION.md
     #[command(arg_required_else_help = true)]
     Coord(Lazy<coord::CoordArgs>),
@@ -325,6 +328,7 @@ impl Command {
             | Command::Guard(_)
             | Command::Doctor(_)
             | Command::Config(_)
+            | Command::Store(_)
             | Command::FindAgent(_)
             | Command::Learning(_)
             | Command::ResolveConflict(_)

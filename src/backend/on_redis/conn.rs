@@ -169,6 +169,19 @@ impl Keys {
     pub(crate) fn key(&self, what: &str) -> String {
         format!("{}{what}", self.prefix)
     }
+
+    /// `{swarm:NAME}:<what>:damaged:<unix-ms>-<random>`: where a damaged
+    /// value of `<what>` is kept aside (for inspection) before it is
+    /// replaced. The random part keeps two copies set aside in the same
+    /// millisecond apart.
+    pub(crate) fn damaged(&self, what: &str) -> String {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis())
+            .unwrap_or(0);
+        let tag = uuid::Uuid::new_v4().simple().to_string();
+        self.key(&format!("{what}:damaged:{ms}-{}", &tag[..8]))
+    }
 }
 
 #[cfg(test)]

@@ -2,16 +2,24 @@
 //! server, so that agents on several hosts form one swarm while each
 //! host delivers into its own tmux panes (docs/SCALING.md).
 
+mod a2a;
+mod acks;
 mod conn;
+mod held;
 mod locks;
 mod log;
 mod rates;
+mod registry;
 mod relay;
 #[cfg(test)]
 mod test_server;
 
+pub(crate) use a2a::RedisA2a;
+pub(crate) use acks::RedisAcks;
 pub(crate) use conn::RedisTarget;
+pub(crate) use held::RedisHeld;
 pub(crate) use locks::RedisLocks;
 pub(crate) use log::RedisLog;
 pub(crate) use rates::RedisRates;
+pub(crate) use registry::RedisRegistry;
 pub(crate) use relay::RedisRelay;

@@ -5,3 +5,4 @@ pub(crate) mod doctor;
 pub(crate) mod guard;
 pub(crate) mod hooks;
 pub(crate) mod init;
+pub(crate) mod store;
