@@ -8,8 +8,7 @@ use std::time::Duration;
 use crate::acks;
 use crate::agents::registry::Registry;
 use crate::error::Result;
-use crate::messaging::message_log::Outcome;
-use crate::messaging::{ProcessReport, ReleaseReport, process_due};
+use crate::messaging::{ProcessReport, Relayed, ReleaseReport, process_due};
 use crate::support::time;
 
 use crate::cli::agents::list::load_registry;
@@ -65,7 +64,7 @@ pub(super) fn deliver_handed_over(ctx: &Context, wait: Duration) -> Result<Optio
 #[derive(Debug, Default)]
 pub(super) struct HandedOver {
     /// (recipient, message id, outcome) per delivery.
-    pub delivered: Vec<(String, String, Outcome)>,
+    pub delivered: Relayed,
     /// Problems worth telling.
     pub warnings: Vec<String>,
 }

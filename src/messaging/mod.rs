@@ -22,5 +22,5 @@ mod send;
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
 pub(crate) use send::{
-    MessagingSettings, Messenger, Recipients, ReleaseReport, SendReport, SendRequest,
+    MessagingSettings, Messenger, Recipients, Relayed, ReleaseReport, SendReport, SendRequest,
 };

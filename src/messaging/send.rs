@@ -22,6 +22,9 @@ use crate::support::sanitize;
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
+
+/// (recipient, message id, outcome) per delivery taken from the relay.
+pub(crate) type Relayed = Vec<(String, String, Outcome)>;
 use crate::acks::AckStore;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::domain::{AgentId, MessageId, Timestamp};
@@ -507,7 +510,7 @@ impl Messenger<'_> {
         &self,
         registry: &Registry,
         taken: Vec<Taken>,
-    ) -> Result<(Vec<(String, String, Outcome)>, Vec<String>)> {
+    ) -> Result<(Relayed, Vec<String>)> {
         let Some(relay) = self.relay else {
             return Ok((Vec::new(), Vec::new()));
         };
