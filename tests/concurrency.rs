@@ -3,7 +3,8 @@
 //! operations. Afterwards every log line parses, every message is in its
 //! recipients' records exactly once or queued there with a reason, no
 //! file lock ever had two holders, and no acknowledgement was lost or
-//! retried.
+//! retried. The same run on both stores: the state files, and a private
+//! redis-server.
 
 use std::collections::HashMap;
 use std::process::Output;
@@ -12,6 +13,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use crate::harness::redis_server::RedisServer;
 use crate::harness::{Project, TmuxServer, swarm, wait_for_records};
 
 const WORKERS: usize = 16;
@@ -46,8 +48,57 @@ fn json(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
 }
 
+/// The swarm's name on the server, for the Redis run.
+const SWARM: &str = "conc";
+
+/// `cmd` pointed at `redis` (the files when `None`).
+fn on_store<'c>(
+    cmd: &'c mut assert_cmd::Command,
+    redis: Option<&RedisServer>,
+) -> &'c mut assert_cmd::Command {
+    if let Some(r) = redis {
+        cmd.env("SWARM_STORE_BACKEND", "redis")
+            .env("SWARM_STORE_URL", r.url())
+            .env("SWARM_STORE_NAME", SWARM);
+    }
+    cmd
+}
+
+/// Every line of the message log, wherever the store keeps it.
+fn log_lines(project: &Project, redis: Option<&RedisServer>) -> String {
+    let Some(r) = redis else {
+        return project.read("agent_messages.log");
+    };
+    let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
+        .arg(format!("{{swarm:{SWARM}}}:log"))
+        .arg("-")
+        .arg("+")
+        .query(&mut r.connection())
+        .expect("read the log stream");
+    let mut text = String::new();
+    for (_, fields) in entries {
+        for (f, v) in fields {
+            if f == "r" {
+                text.push_str(&v);
+                text.push('\n');
+            }
+        }
+    }
+    text
+}
+
 #[test]
 fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
+    sixteen_workers(None);
+}
+
+#[test]
+fn sixteen_workers_on_redis_lose_and_duplicate_nothing() {
+    let redis = RedisServer::start();
+    sixteen_workers(Some(&redis));
+}
+
+fn sixteen_workers(redis: Option<&RedisServer>) {
     let server = TmuxServer::start();
     let project = Project::new();
     for i in 0..AGENTS {
@@ -58,14 +109,39 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
         ".claudeswarm.toml",
         "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 20\n\n[acks]\ntimeout_seconds = 300\n\n[discovery]\nstale_threshold = 3600\n",
     );
-    swarm(&project, &server).arg("discover").assert().success();
     // The workers are registered agents too (in the harness's pane, where
-    // no agent runs: discovery keeps them as stale).
+    // no agent runs: discovery keeps them as stale). On Redis they are
+    // moved there with `swarm store migrate`.
     let workers: Vec<String> = (0..WORKERS).map(|w| format!("worker-{w}")).collect();
-    project.register_in(
-        &workers.iter().map(String::as_str).collect::<Vec<_>>(),
-        Some(&server.pane_ids()[0]),
-    );
+    if redis.is_some() {
+        project.register_in(
+            &workers.iter().map(String::as_str).collect::<Vec<_>>(),
+            Some(&server.pane_ids()[0]),
+        );
+        on_store(&mut swarm(&project, &server), redis)
+            .args(["store", "migrate", "--to", "redis"])
+            .assert()
+            .success();
+    }
+    on_store(&mut swarm(&project, &server), redis)
+        .arg("discover")
+        .assert()
+        .success();
+    if redis.is_none() {
+        project.register_in(
+            &workers.iter().map(String::as_str).collect::<Vec<_>>(),
+            Some(&server.pane_ids()[0]),
+        );
+    }
+    let redis_env: Vec<(&str, String)> = redis
+        .map(|r| {
+            vec![
+                ("SWARM_STORE_BACKEND", "redis".to_owned()),
+                ("SWARM_STORE_URL", r.url()),
+                ("SWARM_STORE_NAME", SWARM.to_owned()),
+            ]
+        })
+        .unwrap_or_default();
     let started = Instant::now();
     let seen = Arc::new(Mutex::new(Seen::default()));
     let project = Arc::new(project);
@@ -75,6 +151,7 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
             let seen = Arc::clone(&seen);
             let project = Arc::clone(&project);
             let socket = socket.clone();
+            let redis_env = redis_env.clone();
             std::thread::spawn(move || {
                 let run = |args: &[&str]| -> Output {
                     let mut cmd = assert_cmd::Command::new(crate::harness::swarm_bin());
@@ -83,6 +160,7 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
                         .env_remove("TMUX_PANE")
                         .env("SWARM_TMUX_SOCKET", &socket)
                         .env("NO_COLOR", "1")
+                        .envs(redis_env.iter().map(|(k, v)| (k, v)))
                         .args(args);
                     cmd.output().expect("run swarm")
                 };
@@ -185,7 +263,15 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
     assert_eq!(seen.ops, WORKERS * OPS);
 
     // Every log line parses; outcomes per message and recipient.
-    let log = project.read("agent_messages.log");
+    let log = log_lines(&project, redis);
+    if redis.is_some() {
+        // Everything went to the server: the files hold no message, no
+        // pending ACK and no lock.
+        assert!(!log.is_empty());
+        assert!(!project.file("agent_messages.log").exists());
+        assert!(!project.file("PENDING_ACKS.json").exists());
+        assert!(!project.file(".agent_locks").exists() || project.ls(".agent_locks").is_empty());
+    }
     let mut outcome: HashMap<(String, String), Value> = HashMap::new();
     for line in log.lines() {
         let v: Value =
@@ -262,7 +348,7 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
     }
     // ACKs: answered ones are gone and their sender got an ACK; the others
     // wait, never retried.
-    let out = swarm(&project, &server)
+    let out = on_store(&mut swarm(&project, &server), redis)
         .args(["acks", "--json"])
         .output()
         .expect("acks");
