@@ -272,6 +272,30 @@ struct Watcher(std::process::Child);
 
 impl Watcher {
     fn start(project: &Project, server: &RedisServer, tmux: &TmuxServer, host: &str) -> Watcher {
+        Watcher::spawn(project, server, tmux, host, Stdio::null(), Stdio::null())
+    }
+
+    /// One whose output (stdout and stderr) goes to `log`.
+    fn logged(
+        project: &Project,
+        server: &RedisServer,
+        tmux: &TmuxServer,
+        host: &str,
+        log: &std::path::Path,
+    ) -> Watcher {
+        let file = std::fs::File::create(log).expect("log file");
+        let copy = file.try_clone().expect("log file");
+        Watcher::spawn(project, server, tmux, host, file.into(), copy.into())
+    }
+
+    fn spawn(
+        project: &Project,
+        server: &RedisServer,
+        tmux: &TmuxServer,
+        host: &str,
+        stdout: Stdio,
+        stderr: Stdio,
+    ) -> Watcher {
         let mut cmd = std::process::Command::new(swarm_bin());
         cmd.current_dir(project.path())
             .env_remove("TMUX")
@@ -280,8 +304,8 @@ impl Watcher {
             .env("SWARM_TMUX_SOCKET", &tmux.socket)
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
+            .stdout(stdout)
+            .stderr(stderr);
         let child = shared(&mut cmd, server, host)
             .args(["watch", "--interval", "3600"])
             .spawn()
@@ -418,4 +442,54 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     );
     assert_eq!(records(&rec_b).len(), 3, "each exactly once");
     assert!(records(&rec_a).is_empty(), "nothing typed on host A");
+}
+
+#[test]
+fn a_watcher_outlives_a_server_restart_and_says_so_once() {
+    let mut server = RedisServer::start_durable();
+    let tmux_b = TmuxServer::start();
+    let (a, b) = (Project::new(), Project::new());
+    let rec = b.file("rec.jsonl");
+    tmux_b.demo_agent(&b.path(), &rec);
+    let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let log = b.file("watch.log");
+    let _watcher = Watcher::logged(&b, &server, &tmux_b, "host-b", &log);
+    let said = || std::fs::read_to_string(&log).unwrap_or_default();
+    wait_for("the watcher to start", || {
+        said().contains("Watching").then_some(())
+    });
+
+    server.kill9();
+    wait_for("the watcher to say the store is unreachable", || {
+        said().contains("unreachable").then_some(())
+    });
+    server.restart();
+    wait_for("the watcher to say the store is back", || {
+        said().contains("the store answers again").then_some(())
+    });
+    assert_eq!(said().matches("unreachable").count(), 1, "{}", said());
+
+    // And it delivers again: a message from host A arrives once.
+    let out = on(
+        &a,
+        &server,
+        "host-a",
+        &[
+            "msg",
+            "agent-0",
+            "INFO",
+            "after the outage",
+            "--from",
+            "operator",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let got = wait_for_records(&rec, 1);
+    assert!(
+        got[0]["text"]
+            .as_str()
+            .expect("text")
+            .ends_with("[INFO]: after the outage")
+    );
 }

@@ -33,6 +33,53 @@ pub(crate) struct WatchArgs {
 /// Longest sleep between checks for new due work written by others.
 const CHECK_EVERY: Duration = Duration::from_secs(1);
 
+/// How long to wait before trying an unreachable store again: doubling
+/// from one second up to this.
+const MOST_BACKOFF: Duration = Duration::from_secs(16);
+
+/// A shared store that stopped answering: said once, tried again with
+/// backoff, and said again when it answers.
+#[derive(Debug, Default)]
+struct Outage {
+    /// Set while the store does not answer: the next wait.
+    backoff: Option<Duration>,
+    /// Whether a step of this round found it unreachable.
+    this_round: Option<String>,
+}
+
+impl Outage {
+    /// Sorts a step's error: the store not answering is the outage's to
+    /// tell (once); anything else is warned about as `what`.
+    fn failed(&mut self, ctx: &Context, what: &str, e: &Error) {
+        if e.exit_code() == ExitCode::StoreUnavailable {
+            self.this_round.get_or_insert_with(|| e.to_string());
+        } else {
+            ctx.out.warn(&format!("{what}: {e}"));
+        }
+    }
+
+    /// Ends a round: the wait before the next one when the store is down
+    /// (`None`: it answers, go on as usual).
+    fn end_round(&mut self, ctx: &Context) -> Result<Option<Duration>> {
+        match (self.this_round.take(), self.backoff) {
+            (Some(why), None) => {
+                ctx.out.warn(&format!(
+                    "{why}; still watching, trying again with backoff (up to every {}s)",
+                    MOST_BACKOFF.as_secs()
+                ));
+                self.backoff = Some(Duration::from_secs(1));
+            }
+            (Some(_), Some(b)) => self.backoff = Some((b * 2).min(MOST_BACKOFF)),
+            (None, Some(_)) => {
+                log(ctx, "the store answers again")?;
+                self.backoff = None;
+            }
+            (None, None) => {}
+        }
+        Ok(self.backoff)
+    }
+}
+
 /// Runs until stopped.
 pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     let stop = sys::stop_signals().map_err(|source| Error::Io {
@@ -48,8 +95,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         args.interval
     ))?;
     let mut next_discovery = Instant::now();
-    // The last store error said, so that an outage is told once.
-    let mut store_down: Option<String> = None;
+    let mut outage = Outage::default();
     loop {
         if Instant::now() >= next_discovery {
             match discovery::refresh(
@@ -79,7 +125,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                         )?;
                     }
                 }
-                Err(e) => ctx.out.warn(&format!("discovery failed: {e}")),
+                Err(e) => outage.failed(ctx, "discovery failed", &e),
             }
             match ctx.locks().and_then(|t| Ok(t.clean(Some("swarm watch"))?)) {
                 Ok(report) => {
@@ -99,7 +145,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                         )?;
                     }
                 }
-                Err(e) => ctx.out.warn(&format!("could not clean stale locks: {e}")),
+                Err(e) => outage.failed(ctx, "could not clean stale locks", &e),
             }
             next_discovery = Instant::now() + interval;
         }
@@ -130,9 +176,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                 }
             }
             Ok(None) => {}
-            Err(e) => ctx
-                .out
-                .warn(&format!("could not process due ACK retries: {e}")),
+            Err(e) => outage.failed(ctx, "could not process due ACK retries", &e),
         }
         match housekeeping::release_held(ctx) {
             Ok(Some(report)) => {
@@ -152,49 +196,53 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
                 }
             }
             Ok(None) => {}
-            Err(e) => ctx
-                .out
-                .warn(&format!("could not deliver held messages: {e}")),
+            Err(e) => outage.failed(ctx, "could not deliver held messages", &e),
         }
         let until_discovery = next_discovery.saturating_duration_since(Instant::now());
         let until_due =
             acks::next_due_in(&*ctx.backend()?.acks, time::now()).unwrap_or(CHECK_EVERY);
         let nap = until_discovery.min(until_due).min(CHECK_EVERY);
-        // With other hosts in the swarm the nap is spent waiting for
-        // what they hand to this one: it is typed in as soon as it comes.
-        let waited = match housekeeping::deliver_handed_over(ctx, nap) {
-            Ok(Some(got)) => {
-                for w in &got.warnings {
-                    ctx.out.warn(w);
+        // With other hosts in the swarm the nap is spent waiting for what
+        // they hand to this one: it is typed in as soon as it comes.
+        // While the store is down this only checks whether it is back.
+        let wait = if outage.backoff.is_some() || outage.this_round.is_some() {
+            Duration::from_millis(1)
+        } else {
+            nap
+        };
+        let waited = {
+            match housekeeping::deliver_handed_over(ctx, wait) {
+                Ok(Some(got)) => {
+                    for w in &got.warnings {
+                        ctx.out.warn(w);
+                    }
+                    for (to, id, outcome) in &got.delivered {
+                        log(
+                            ctx,
+                            &format!(
+                                "message {} from another host to {to}: {}",
+                                acks::short(id),
+                                sanitize::one_line(&outcome.describe())
+                            ),
+                        )?;
+                    }
+                    true
                 }
-                for (to, id, outcome) in &got.delivered {
-                    log(
-                        ctx,
-                        &format!(
-                            "message {} from another host to {to}: {}",
-                            acks::short(id),
-                            sanitize::one_line(&outcome.describe())
-                        ),
-                    )?;
+                Ok(None) => false,
+                Err(e) => {
+                    outage.failed(ctx, "could not take deliveries for this host", &e);
+                    false
                 }
-                if store_down.take().is_some() {
-                    log(ctx, "the store answers again")?;
-                }
-                true
-            }
-            Ok(None) => false,
-            Err(e) => {
-                let said = e.to_string();
-                if store_down.as_deref() != Some(said.as_str()) {
-                    ctx.out.warn(&format!(
-                        "could not take deliveries for this host (retrying): {said}"
-                    ));
-                    store_down = Some(said);
-                }
-                false
             }
         };
-        let stopped = if waited {
+        // A stop signal interrupts a blocking wait: not an outage.
+        if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
+            ctx.out.print("Stopped watching.\n")?;
+            return Ok(ExitCode::Success);
+        }
+        let backoff = outage.end_round(ctx)?;
+        let nap = backoff.unwrap_or(nap);
+        let stopped = if waited && backoff.is_none() {
             !matches!(stop.try_recv(), Err(TryRecvError::Empty))
         } else {
             !matches!(stop.recv_timeout(nap), Err(RecvTimeoutError::Timeout))
