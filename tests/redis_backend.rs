@@ -493,3 +493,204 @@ fn a_watcher_outlives_a_server_restart_and_says_so_once() {
             .ends_with("[INFO]: after the outage")
     );
 }
+
+#[test]
+fn acknowledged_messages_and_acks_survive_kill_9_once_each() {
+    let mut server = RedisServer::start_durable();
+    let tmux_b = TmuxServer::start();
+    let (a, b) = (Project::new(), Project::new());
+    let rec = b.file("rec.jsonl");
+    tmux_b.demo_agent(&b.path(), &rec);
+    let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Sent from host A with an acknowledgement asked for, while host B
+    // runs no watcher: logged, pending, handed over; then the server dies.
+    let out = on(
+        &a,
+        &server,
+        "host-a",
+        &[
+            "msg",
+            "agent-0",
+            "QUESTION",
+            "which schema?",
+            "--ack",
+            "--from",
+            "operator",
+            "--json",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    server.kill9();
+    server.restart();
+
+    // Nothing lost, nothing doubled: one message in the inbox, one
+    // pending ACK, and one delivery once B's watcher runs.
+    let inbox = on(
+        &b,
+        &server,
+        "host-b",
+        &["inbox", "--agent", "agent-0", "--json"],
+    );
+    let messages = stdout_json(&inbox)["messages"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let ids: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["msg_id"].as_str())
+        .collect();
+    assert_eq!(ids, [id.as_str()], "{inbox:?}");
+    let acks = on(&a, &server, "host-a", &["acks", "--json"]);
+    let pending = stdout_json(&acks);
+    let pending: Vec<&str> = pending
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|p| p["msg_id"].as_str())
+        .collect();
+    assert_eq!(pending, [id.as_str()]);
+    let _watcher = Watcher::start(&b, &server, &tmux_b, "host-b");
+    let got = wait_for_records(&rec, 1);
+    assert!(
+        got[0]["text"]
+            .as_str()
+            .expect("text")
+            .contains("which schema?")
+    );
+    // The agent answers from host B; the ACK is gone for everyone.
+    let out = on(
+        &b,
+        &server,
+        "host-b",
+        &["ack", &id[..8], "--agent", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let acks = on(&a, &server, "host-a", &["acks", "--json"]);
+    assert_eq!(stdout_json(&acks), serde_json::json!([]), "{acks:?}");
+    assert_eq!(records(&rec).len(), 1, "typed in once");
+}
+
+#[test]
+fn store_migrate_moves_a_project_to_redis_and_back_without_loss() {
+    let server = RedisServer::start();
+    let p = Project::new();
+    p.register(&["agent-1", "agent-2"]);
+    let files = |args: &[&str]| -> Output {
+        swarm_outside_tmux(&p)
+            .env("SWARM_STORE_URL", server.url())
+            .env("SWARM_STORE_NAME", "moved")
+            .env("SWARM_STORE_HOST", "host-a")
+            .args(args)
+            .output()
+            .expect("run swarm")
+    };
+    let redis = |project: &Project, args: &[&str]| -> Output {
+        swarm_outside_tmux(project)
+            .env("SWARM_STORE_BACKEND", "redis")
+            .env("SWARM_STORE_URL", server.url())
+            .env("SWARM_STORE_NAME", "moved")
+            .env("SWARM_STORE_HOST", "host-a")
+            .args(args)
+            .output()
+            .expect("run swarm")
+    };
+    for text in ["first", "second"] {
+        let out = files(&["msg", "agent-2", "INFO", text, "--from", "agent-1"]);
+        assert_eq!(out.status.code(), Some(7), "{out:?}");
+    }
+    let out = files(&["inbox", "--new", "--agent", "agent-2", "--limit", "1"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("first"),
+        "{out:?}"
+    );
+    let out = files(&[
+        "msg", "agent-1", "QUESTION", "ack me", "--ack", "--from", "agent-2",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let out = files(&[
+        "lock", "src/x.py", "--agent", "agent-1", "--reason", "moving",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = files(&["coord", "add", "Decisions", "we use Redis"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = files(&["tasks", "create", "ship it", "--creator", "agent-1"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    let out = files(&["store", "migrate", "--to", "redis", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let moved = stdout_json(&out)["moved"].clone();
+    assert_eq!(moved["agents"], 2, "{moved}");
+    assert_eq!(moved["locks"], 1, "{moved}");
+    assert_eq!(moved["pending_acks"], 1, "{moved}");
+    assert_eq!(moved["coordination"], true, "{moved}");
+    assert!(moved["a2a_collections"].as_u64() >= Some(1), "{moved}");
+
+    // On the server: the same agents, lock, ACK, notes and task, and the
+    // inbox goes on from where agent-2 had read.
+    let check = |run: &dyn Fn(&[&str]) -> Output| {
+        let agents = stdout_json(&run(&["agents", "--json"]));
+        let ids: Vec<&str> = agents
+            .as_array()
+            .expect("a list")
+            .iter()
+            .filter_map(|a| a["id"].as_str())
+            .collect();
+        assert_eq!(ids, ["agent-1", "agent-2"]);
+        let who = run(&["who", "src/x.py"]);
+        let who = String::from_utf8_lossy(&who.stdout).into_owned();
+        assert!(who.contains("agent-1") && who.contains("moving"), "{who}");
+        let acks = stdout_json(&run(&["acks", "--json"]));
+        assert_eq!(acks.as_array().map(Vec::len), Some(1), "{acks}");
+        let coord = run(&["coord", "show"]);
+        assert!(String::from_utf8_lossy(&coord.stdout).contains("we use Redis"));
+        let tasks = run(&["tasks", "list"]);
+        assert!(
+            String::from_utf8_lossy(&tasks.stdout).contains("ship it"),
+            "{tasks:?}"
+        );
+        let history = stdout_json(&run(&[
+            "inbox",
+            "--all-history",
+            "--agent",
+            "agent-2",
+            "--json",
+        ]));
+        assert_eq!(
+            history["messages"].as_array().map(Vec::len),
+            Some(2),
+            "{history}"
+        );
+    };
+    check(&|args| redis(&p, args));
+    let new = stdout_json(&redis(
+        &p,
+        &["inbox", "--new", "--agent", "agent-2", "--json"],
+    ));
+    let texts: Vec<&str> = new["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["content"].as_str())
+        .collect();
+    assert_eq!(texts, ["second"], "only what was unread: {new}");
+
+    // A second migration to a server that holds state is refused.
+    let out = files(&["store", "migrate", "--to", "redis"]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+
+    // And back, into another checkout's empty files.
+    let back = Project::new();
+    let out = redis(&back, &["store", "migrate", "--to", "files"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    check(&|args| {
+        swarm_outside_tmux(&back)
+            .args(args)
+            .output()
+            .expect("run swarm")
+    });
+}
