@@ -292,8 +292,12 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     let mut problems = Vec::new();
     let mut out: Vec<(Topic, Value)> = Vec::new();
 
+    // A shared store (Redis) sends no file events and has no file times:
+    // it is read on every tick, and only what changed is published.
+    let polled = app.settings.backend.shared_host().is_some();
     let registry_stamp = inspect::stamp(&paths.registry());
-    let registry_changed = fresh || dirty.registry || registry_stamp != seen.registry_stamp;
+    let registry_changed =
+        fresh || polled || dirty.registry || registry_stamp != seen.registry_stamp;
     if registry_changed {
         seen.registry_stamp = registry_stamp;
         let (registry, note) = snapshot::read_registry(app.settings.backend.registry.as_ref());
@@ -310,6 +314,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         }
     };
     let locks_changed = fresh
+        || polled
         || dirty.locks
         || lock_files != seen.lock_files
         || seen.next_stale.is_some_and(|t| now_secs > t);
@@ -330,7 +335,7 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     }
 
     let acks_stamp = inspect::stamp(&paths.pending_acks());
-    if fresh || dirty.acks || acks_stamp != seen.acks_stamp {
+    if fresh || polled || dirty.acks || acks_stamp != seen.acks_stamp {
         seen.acks_stamp = acks_stamp;
         let (pending, note) = snapshot::read_acks(&*app.settings.backend.acks);
         notes.extend(note);

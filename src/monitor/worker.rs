@@ -183,12 +183,52 @@ fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
 /// The same work as `swarm watch`'s housekeeping, with the outcome as
 /// lines instead of printed output.
 fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    let mut lines = release_held(setup, tmux);
+    let mut lines = take_handed_over(setup, tmux);
+    lines.extend(release_held(setup, tmux));
     if !acks::work_due(&*setup.backend.acks, time::now()) {
         return lines;
     }
     lines.extend(process_due_acks(setup, tmux));
     lines
+}
+
+/// Messages other hosts handed to this one go into their panes (`swarm
+/// watch` does the same, waiting for them between its rounds).
+fn take_handed_over(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
+    let Some(relay) = setup.backend.relay.as_deref() else {
+        return Vec::new();
+    };
+    let taken = match relay.take(std::time::Duration::from_millis(1)) {
+        Ok(t) if t.is_empty() => return Vec::new(),
+        Ok(t) => t,
+        Err(e) => {
+            return vec![(
+                Level::Error,
+                format!("could not take deliveries for this host: {e}"),
+            )];
+        }
+    };
+    match messenger(setup, tmux).deliver_taken(&registry(setup.backend.registry.as_ref()), taken) {
+        Ok((done, warnings)) => {
+            let mut lines: Vec<(Level, String)> =
+                warnings.into_iter().map(|w| (Level::Warn, w)).collect();
+            for (to, id, outcome) in done {
+                lines.push((
+                    Level::Info,
+                    format!(
+                        "message {} from another host to {to}: {}",
+                        acks::short(&id),
+                        outcome.describe()
+                    ),
+                ));
+            }
+            lines
+        }
+        Err(e) => vec![(
+            Level::Error,
+            format!("could not deliver what other hosts handed over: {e}"),
+        )],
+    }
 }
 
 /// Held messages whose pane is safe again go in (`swarm watch` does the
