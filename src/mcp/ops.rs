@@ -281,12 +281,7 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let log = &project.backend.log;
-    let (cursor, note) = log.cursor(&agent)?;
-    let view = log.inbox(&agent, cursor.as_ref(), &Selection::New, Some(limit))?;
-    if let Some(c) = &view.new_cursor {
-        log.advance(&agent, c, view.from_cursor.as_ref())?;
-    }
+    let (view, note) = project.backend.log.take_new(&agent, Some(limit))?;
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()
     } else {

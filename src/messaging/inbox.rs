@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::messaging::log_segments::{Located, LogPos, Segment, SegmentSet, mentions};
 use crate::messaging::message_log::{LogContents, MessageView, Record};
 use crate::store::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, LogFiles, Paths, ReadMeter, StateFile, StoreError,
+    DEFAULT_LOCK_TIMEOUT, Loaded, LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError,
 };
 use crate::support::json::{self, Layout};
 use crate::support::time;
@@ -398,6 +398,42 @@ impl ReadState {
         from: Option<&Cursor>,
     ) -> Result<(), StoreError> {
         let lock = self.cursors.lock(DEFAULT_LOCK_TIMEOUT)?;
+        self.advance_under(lock, agent, cursor, from)
+    }
+
+    /// `agent`'s oldest unread messages in the log of `paths`, up to
+    /// `limit`, read and marked read under the cursors' lock: of racing
+    /// takers each message goes to exactly one.
+    pub(crate) fn take_new(
+        &self,
+        paths: &Paths,
+        agent: &str,
+        limit: Option<usize>,
+    ) -> Result<(InboxView, Option<String>), StoreError> {
+        let lock = self.cursors.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let (cursor, note) = self.cursor(agent)?;
+        let view = read(
+            paths,
+            agent,
+            cursor.as_ref(),
+            &Selection::New,
+            limit,
+            &ReadMeter::default(),
+        )?;
+        if let Some(to) = &view.new_cursor {
+            self.advance_under(lock, agent, to, view.from_cursor.as_ref())?;
+        }
+        Ok((view, note))
+    }
+
+    /// `advance` with the cursors' lock already held (released inside).
+    fn advance_under(
+        &self,
+        lock: StateLock,
+        agent: &str,
+        cursor: &Cursor,
+        from: Option<&Cursor>,
+    ) -> Result<(), StoreError> {
         let mut all = match self.cursors.read_json::<Cursors>()? {
             Loaded::Valid(c) => c,
             Loaded::Missing => Cursors::default(),

@@ -11,9 +11,11 @@
 //!   returns the agent's messages after it, oldest first, and costs what is
 //!   new, not what the log holds.
 //! * `advance` never moves a cursor backwards over a read that got further
-//!   meanwhile, so no message is ever skipped. (Two reads of one agent's
-//!   inbox that race may both show a message as new: a read and its
-//!   `advance` are two steps.)
+//!   meanwhile, so no message is ever skipped.
+//! * `take_new` (what `inbox --new` and the MCP server's `read_messages`
+//!   use) reads and moves the cursor as one step: of racing readers of one
+//!   inbox, each message goes to exactly one. (`inbox` then `advance` are
+//!   two steps; racing, they may both show a message.)
 //! * Retention never drops a message an agent has not read.
 //!
 //! The files (`agent_messages.log`, its numbered segments, and
@@ -59,6 +61,25 @@ pub(crate) trait LogStore: Send + Sync {
     /// Starts following the log: the recent records, and a follower that
     /// returns each later record once.
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError>;
+
+    /// `agent`'s oldest unread messages, up to `limit`, marked read: what
+    /// `inbox --new` shows. With a note when the cursors were damaged.
+    /// A store that can make the read and the cursor's move one atomic
+    /// step does, so that of racing readers of one inbox each message goes
+    /// to exactly one; this default takes two steps (a message may then
+    /// reach both, none is ever skipped).
+    fn take_new(
+        &self,
+        agent: &str,
+        limit: Option<usize>,
+    ) -> Result<(InboxView, Option<String>), StoreError> {
+        let (cursor, note) = self.cursor(agent)?;
+        let view = self.inbox(agent, cursor.as_ref(), &Selection::New, limit)?;
+        if let Some(to) = &view.new_cursor {
+            self.advance(agent, to, view.from_cursor.as_ref())?;
+        }
+        Ok((view, note))
+    }
 }
 
 /// Follows a log from a point on (`LogStore::follow`).
@@ -202,5 +223,42 @@ pub(crate) mod contract {
         seen.sort();
         seen.dedup();
         assert_eq!(seen.len(), WRITERS * EACH, "a message was never shown");
+    }
+
+    /// For a store whose `take_new` is atomic: racing readers of one inbox
+    /// between them take every message exactly once.
+    pub(crate) fn racing_takers_take_each_message_once(store: Arc<dyn LogStore>) {
+        const MESSAGES: usize = 60;
+        for i in 0..MESSAGES {
+            store
+                .append(&[message("agent-1", &format!("m{i}"))])
+                .expect("append");
+        }
+        let start = Arc::new(Barrier::new(4));
+        let takers: Vec<_> = (0..4)
+            .map(|_| {
+                let store = Arc::clone(&store);
+                let start = Arc::clone(&start);
+                std::thread::spawn(move || {
+                    start.wait();
+                    let mut seen = Vec::new();
+                    loop {
+                        let (view, _) = store.take_new("agent-1", Some(3)).expect("take");
+                        if view.shown.is_empty() {
+                            return seen;
+                        }
+                        seen.extend(view.shown.into_iter().map(|v| v.entry.content));
+                    }
+                })
+            })
+            .collect();
+        let mut seen: Vec<String> = takers
+            .into_iter()
+            .flat_map(|t| t.join().expect("taker"))
+            .collect();
+        assert_eq!(seen.len(), MESSAGES, "each message taken once: {seen:?}");
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.len(), MESSAGES, "none taken twice");
     }
 }

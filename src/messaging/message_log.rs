@@ -524,6 +524,14 @@ impl LogStore for MessageLog {
         ReadState::new(&self.paths).advance(agent, to, from)
     }
 
+    fn take_new(
+        &self,
+        agent: &str,
+        limit: Option<usize>,
+    ) -> Result<(InboxView, Option<String>), StoreError> {
+        ReadState::new(&self.paths).take_new(&self.paths, agent, limit)
+    }
+
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
         let (tail, batch) = LogTail::open(&self.paths)?;
         Ok((Box::new(tail), batch))
@@ -548,6 +556,13 @@ mod tests {
         crate::messaging::log_store::contract::racing_appenders_and_readers_lose_nothing(Arc::new(
             log,
         ));
+    }
+
+    #[test]
+    fn contract_racing_takers_take_each_message_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let log = MessageLog::new(&Paths::new(dir.path()));
+        crate::messaging::log_store::contract::racing_takers_take_each_message_once(Arc::new(log));
     }
     use crate::domain::message::{Message, MessageType};
     use std::sync::{Arc, Barrier};

@@ -110,6 +110,25 @@ fn read_from(r: &mut Redis, after: Option<&str>) -> Result<Page, StoreError> {
     }
 }
 
+/// `agent`'s messages after `cursor`, up to `limit`: one `XRANGE` from the
+/// cursor's entry on (from the start for a cursor without a position).
+fn new_after(
+    r: &mut Redis,
+    agent: &str,
+    cursor: Option<&Cursor>,
+    limit: Option<usize>,
+) -> Result<InboxView, StoreError> {
+    let at = cursor.and_then(|c| c.at);
+    let page = read_from(r, at.as_ref().map(stream_id).as_deref())?;
+    let end = page.last.as_deref().and_then(position);
+    let mine = page
+        .records
+        .into_iter()
+        .filter(|l| inbox::concerns(&l.record, agent))
+        .collect();
+    Ok(inbox::pick_new(mine, end, agent, cursor, limit))
+}
+
 /// A follower of the stream: each later entry once.
 #[derive(Debug)]
 struct RedisFollower {
@@ -176,16 +195,7 @@ impl LogStore for RedisLog {
         let mut r = self.target.connect()?;
         let at = cursor.and_then(|c| c.at);
         match selection {
-            Selection::New => {
-                let page = read_from(&mut r, at.as_ref().map(stream_id).as_deref())?;
-                let end = page.last.as_deref().and_then(position);
-                let mine = page
-                    .records
-                    .into_iter()
-                    .filter(|l| inbox::concerns(&l.record, agent))
-                    .collect();
-                Ok(inbox::pick_new(mine, end, agent, cursor, limit))
-            }
+            Selection::New => new_after(&mut r, agent, cursor, limit),
             Selection::Recent => {
                 let want = limit.unwrap_or(usize::MAX);
                 let key = r.keys.key("log");
@@ -295,6 +305,46 @@ impl LogStore for RedisLog {
         })
     }
 
+    fn take_new(
+        &self,
+        agent: &str,
+        limit: Option<usize>,
+    ) -> Result<(InboxView, Option<String>), StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.key("cursors");
+        // Read and move under WATCH: of racing takers one commits, the
+        // others read again from where it left the cursor.
+        r.transaction(std::slice::from_ref(&key), |r| {
+            let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(agent))?;
+            let (cursor, note) = match raw {
+                None => (None, None),
+                Some(bytes) => match serde_json::from_slice::<Cursor>(&bytes) {
+                    Ok(c) => (Some(c), None),
+                    Err(e) => (
+                        None,
+                        Some(format!(
+                            "the read cursor of {agent} on the store is damaged ({e}); showing every message as unread"
+                        )),
+                    ),
+                },
+            };
+            let view = new_after(r, agent, cursor.as_ref(), limit)?;
+            let pipe = match &view.new_cursor {
+                Some(to) => {
+                    let body = serde_json::to_vec(to).map_err(|source| StoreError::Encode {
+                        path: key.clone().into(),
+                        source,
+                    })?;
+                    let mut pipe = redis::pipe();
+                    pipe.cmd("HSET").arg(&key).arg(agent).arg(body).ignore();
+                    Some(pipe)
+                }
+                None => None,
+            };
+            Ok::<_, StoreError>((pipe, (view, note)))
+        })
+    }
+
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.key("log");
@@ -342,6 +392,9 @@ mod tests {
         ));
         contract::racing_appenders_and_readers_lose_nothing(Arc::new(RedisLog::new(
             server.target("race"),
+        )));
+        contract::racing_takers_take_each_message_once(Arc::new(RedisLog::new(
+            server.target("takers"),
         )));
     }
 

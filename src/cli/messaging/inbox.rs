@@ -131,6 +131,13 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
 
 fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
     let log = &ctx.backend()?.log;
+    if args.new && !args.all_history {
+        // Read and marked read in one step, so that two readers of one
+        // inbox never both get a message.
+        let (mut view, note) = log.take_new(agent, Some(args.limit.unwrap_or(10) as usize))?;
+        view.new_cursor = None;
+        return Ok((view, note.into_iter().collect()));
+    }
     let (cursor, note) = log.cursor(agent)?;
     let (selection, limit) = if args.all_history {
         (
@@ -139,8 +146,6 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
             },
             args.limit.map(|n| n as usize),
         )
-    } else if args.new {
-        (Selection::New, Some(args.limit.unwrap_or(10) as usize))
     } else {
         (Selection::Recent, Some(args.limit.unwrap_or(10) as usize))
     };
