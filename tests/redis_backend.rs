@@ -335,6 +335,18 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Registry saved to: unix://"),
+        "{out:?}"
+    );
+    // Doctor on A sees both agents on the server and checks only its own
+    // pane (B's is not on A's tmux server).
+    let doctor = on_tmux(&a, &server, &tmux_a, "host-a", &["doctor"]);
+    let said = String::from_utf8_lossy(&doctor.stdout);
+    assert_eq!(doctor.status.code(), Some(0), "{said}");
+    assert!(said.contains("2 agent(s), 1 on this host"), "{said}");
+    assert!(said.contains("all 1 registered agent pane(s) exist"), "{said}");
+    assert!(!said.contains("ACTIVE_AGENTS.json"), "{said}");
     let listed = on_tmux(&b, &server, &tmux_b, "host-b", &["agents", "--json"]);
     let agents = stdout_json(&listed);
     let hosts: Vec<(String, String, String)> = agents

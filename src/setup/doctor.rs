@@ -376,6 +376,12 @@ fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
 
 /// Where the shared state lives, and for a server whether it answers
 /// (one read of the locks, which every host shares).
+/// True when the shared state is on a server: the checks of the state
+/// files do not apply (the `store` check reads it through the stores).
+fn on_shared_store(s: &Subject<'_>) -> bool {
+    s.backend.shared_host().is_some()
+}
+
 fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
     let store = s.backend.describe();
     let host = s.backend.host();
@@ -386,13 +392,38 @@ fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
         )];
     }
     vec![match s.backend.locks.list() {
-        Ok(locks) => Outcome::ok(
-            "store",
-            format!(
-                "{store}, this host: {host}; it answers ({} lock(s) held)",
-                locks.len()
-            ),
-        ),
+        Ok(locks) => {
+            // What the server holds, read through the stores: the file
+            // checks below do not apply to it.
+            let agents = match s.backend.registry.read() {
+                Ok(RegistryState::Valid(reg, _)) => {
+                    let here = reg
+                        .agents
+                        .iter()
+                        .filter(|a| a.host.as_deref() == Some(host))
+                        .count();
+                    format!("{} agent(s), {here} on this host", reg.agents.len())
+                }
+                Ok(RegistryState::Missing) => "no registry yet".to_owned(),
+                Ok(RegistryState::Corrupt(why)) => {
+                    return vec![Outcome::fail(
+                        "store",
+                        format!("{store}: the registry is damaged ({why})"),
+                        "run `swarm discover`: it keeps the damaged value aside and rebuilds the registry",
+                    )];
+                }
+                Err(e) => format!("registry unreadable ({e})"),
+            };
+            let acks = s.backend.acks.list().map_or(0, |l| l.entries.len());
+            let held = s.held.list().map_or(0, |h| h.len());
+            Outcome::ok(
+                "store",
+                format!(
+                    "{store}, this host: {host}; it answers: {agents}, {} lock(s), {acks} pending ACK(s), {held} held message(s)",
+                    locks.len()
+                ),
+            )
+        }
         Err(e) => Outcome::fail(
             "store",
             format!("{store}: {e}"),
@@ -402,6 +433,9 @@ fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     const CHECK: &str = "ACTIVE_AGENTS.json";
     let path = s.paths.registry();
     let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
@@ -440,6 +474,9 @@ fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     const CHECK: &str = ".swarm/agent_ids.json";
     let path = s.paths.agent_ids();
     let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
@@ -462,6 +499,9 @@ fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     const CHECK: &str = "agent_messages.log";
     let path = s.paths.message_log();
     let mut out: Vec<Outcome> = file_itself(CHECK, &path).into_iter().collect();
@@ -526,6 +566,9 @@ fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
 /// The rotated segments of the message log: what is kept and why (the
 /// decision the next rotation will make).
 fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     const CHECK: &str = "message log history";
     let policy = match config::load(s.paths.root(), s.env) {
         Ok(loaded) => {
@@ -595,6 +638,9 @@ fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     json_file(
         "PENDING_ACKS.json",
         &s.paths.pending_acks(),
@@ -604,6 +650,9 @@ fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// The agent-to-agent store files (cards, tasks, ...) that exist.
 fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     let found = match crate::a2a::check_files(s.backend.a2a.as_ref()) {
         Ok(found) => found,
         Err(e) => {
@@ -651,6 +700,9 @@ fn json_file(check: &str, path: &Path, fix: &str) -> Vec<Outcome> {
 }
 
 fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
+    if on_shared_store(s) {
+        return Vec::new();
+    }
     const CHECK: &str = ".agent_locks/";
     let dir = s.paths.locks_dir();
     match inspect::status(&dir) {
@@ -701,9 +753,14 @@ fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
 
 fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
     const CHECK: &str = "registered panes";
-    let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
+    let Ok(RegistryState::Valid(mut reg, _)) = s.backend.registry.read() else {
         return Vec::new();
     };
+    // Only this host's panes are on this tmux server.
+    if let Some(here) = s.backend.shared_host() {
+        reg.agents
+            .retain(|a| a.host.as_deref().is_none_or(|h| h == here));
+    }
     if reg.agents.is_empty() {
         return Vec::new();
     }

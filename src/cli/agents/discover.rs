@@ -56,7 +56,8 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
         if args.json {
             ctx.out.json(&found.registry)?;
         } else {
-            ctx.out.print(&render(&ctx.out, &found.registry, true))?;
+            ctx.out
+                .print(&render(&ctx.out, &found.registry, true, &saved_to(ctx)?))?;
         }
         return Ok(ExitCode::Success);
     }
@@ -79,8 +80,10 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
         if args.json {
             ctx.out.json(&found.registry)?;
         } else {
-            ctx.out
-                .print(&format!("\n{}", render(&ctx.out, &found.registry, false)))?;
+            ctx.out.print(&format!(
+                "\n{}",
+                render(&ctx.out, &found.registry, false, "")
+            ))?;
         }
         match stop.recv_timeout(Duration::from_secs(args.interval)) {
             Err(RecvTimeoutError::Timeout) => continue,
@@ -100,9 +103,20 @@ fn report_warnings(out: &Output, found: &Discovery) {
     }
 }
 
+/// Where the registry went, for the closing line: the file's name (as the
+/// Python tool says it), or where the shared store keeps it.
+fn saved_to(ctx: &Context) -> Result<String> {
+    let backend = ctx.backend()?;
+    Ok(if backend.shared_host().is_some() {
+        backend.registry.location()
+    } else {
+        "ACTIVE_AGENTS.json".to_owned()
+    })
+}
+
 /// The Python tool's discovery block; `single` adds the closing lines of a
 /// one-off run.
-fn render(out: &Output, registry: &Registry, single: bool) -> String {
+fn render(out: &Output, registry: &Registry, single: bool, saved_to: &str) -> String {
     let mut s = format!(
         "=== Agent Discovery [{}] ===\nSession: {}\nTotal agents: {}\n\n",
         registry.updated_at,
@@ -127,7 +141,7 @@ fn render(out: &Output, registry: &Registry, single: bool) -> String {
         if registry.agents.is_empty() {
             s.push_str("  No agents discovered.\n");
         }
-        s.push_str("\nRegistry saved to: ACTIVE_AGENTS.json\n");
+        s.push_str(&format!("\nRegistry saved to: {saved_to}\n"));
     }
     s
 }
