@@ -1,7 +1,9 @@
 //! Crash consistency: swarm processes killed with SIGKILL at random points
 //! while they write the registry, the log and PENDING_ACKS.json. Every
 //! state file must still parse and hold a complete version, and the temp
-//! files a killed writer leaves are removed by the next command.
+//! files a killed writer leaves are removed by the next command. The same
+//! kills against a private redis-server: every value still parses, and
+//! every pending ACK's message is in the log (the log is written first).
 
 use std::fs;
 use std::process::{Command, Stdio};
@@ -9,6 +11,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use crate::harness::redis_server::RedisServer;
 use crate::harness::{Project, TmuxServer, swarm, swarm_bin};
 
 /// A small deterministic generator (xorshift), so a failing trial can be
@@ -52,6 +55,48 @@ fn check_state(project: &Project, trial: usize, seed: u64) {
     }
 }
 
+/// The swarm's name on the server, for the Redis run.
+const SWARM: &str = "crash";
+
+fn check_redis(redis: &RedisServer, trial: usize, seed: u64) {
+    let ctx = format!("trial {trial} (seed {seed}, redis)");
+    let mut conn = redis.connection();
+    let key = |k: &str| format!("{{swarm:{SWARM}}}:{k}");
+    let get = |conn: &mut redis::Connection, k: &str| -> Option<Value> {
+        let raw: Option<String> = redis::cmd("GET").arg(key(k)).query(conn).expect("GET");
+        raw.map(|t| {
+            serde_json::from_str(&t).unwrap_or_else(|e| panic!("{ctx}: {k} does not parse: {e}"))
+        })
+    };
+    let registry = get(&mut conn, "registry").unwrap_or_else(|| panic!("{ctx}: no registry"));
+    assert_eq!(registry["agents"][0]["id"], "agent-0", "{ctx}: {registry}");
+    let log: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
+        .arg(key("log"))
+        .arg("-")
+        .arg("+")
+        .query(&mut conn)
+        .expect("XRANGE");
+    let mut ids = Vec::new();
+    for (_, fields) in &log {
+        for (_, line) in fields {
+            let v: Value = serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("{ctx}: torn log entry {line:?}: {e}"));
+            if let Some(id) = v["msg_id"].as_str() {
+                ids.push(id.to_owned());
+            }
+        }
+    }
+    if let Some(pending) = get(&mut conn, "acks") {
+        for p in pending["pending_acks"].as_array().expect("a list") {
+            let id = p["msg_id"].as_str().expect("an id");
+            assert!(
+                ids.iter().any(|i| i == id),
+                "{ctx}: pending {id} is not in the log"
+            );
+        }
+    }
+}
+
 fn temp_files(project: &Project) -> Vec<String> {
     let mut found = Vec::new();
     for dir in [".", ".swarm"] {
@@ -71,6 +116,16 @@ fn temp_files(project: &Project) -> Vec<String> {
 
 #[test]
 fn killed_writers_leave_every_state_file_whole() {
+    killed_writers(None);
+}
+
+#[test]
+fn killed_writers_leave_every_value_on_redis_whole() {
+    let redis = RedisServer::start();
+    killed_writers(Some(&redis));
+}
+
+fn killed_writers(redis: Option<&RedisServer>) {
     let server = TmuxServer::start();
     let project = Project::new();
     server.demo_agent(&project.path(), &project.file("rec.jsonl"));
@@ -78,7 +133,25 @@ fn killed_writers_leave_every_state_file_whole() {
         ".claudeswarm.toml",
         "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 0\n\n[message_log]\nrotate_bytes = 1024\n",
     );
-    swarm(&project, &server).arg("discover").assert().success();
+    let store: Vec<(&str, String)> = redis
+        .map(|r| {
+            vec![
+                ("SWARM_STORE_BACKEND", "redis".to_owned()),
+                ("SWARM_STORE_URL", r.url()),
+                ("SWARM_STORE_NAME", SWARM.to_owned()),
+            ]
+        })
+        .unwrap_or_default();
+    let run = || {
+        let mut cmd = swarm(&project, &server);
+        cmd.envs(store.iter().map(|(k, v)| (k, v)));
+        cmd
+    };
+    let check = |trial: usize, seed: u64| match redis {
+        Some(r) => check_redis(r, trial, seed),
+        None => check_state(&project, trial, seed),
+    };
+    run().arg("discover").assert().success();
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64 | 1)
@@ -106,6 +179,7 @@ fn killed_writers_leave_every_state_file_whole() {
             .env_remove("TMUX")
             .env_remove("TMUX_PANE")
             .env("SWARM_TMUX_SOCKET", &server.socket)
+            .envs(store.iter().map(|(k, v)| (k, v)))
             .args(args)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -118,7 +192,7 @@ fn killed_writers_leave_every_state_file_whole() {
         }
         let _ = child.kill();
         let _ = child.wait();
-        check_state(&project, trial, seed);
+        check(trial, seed);
     }
     // Most trials must really have hit a running process.
     assert!(
@@ -127,25 +201,27 @@ fn killed_writers_leave_every_state_file_whole() {
     );
     // The next commands clean up what killed writers left behind (a
     // rotation, which a few messages bring about, cleans the log index's).
-    swarm(&project, &server).arg("discover").assert().success();
+    run().arg("discover").assert().success();
     for _ in 0..8 {
-        swarm(&project, &server)
+        run()
             .args([
                 "msg", "agent-0", "INFO", "--from", "operator", "--ack", "after",
             ])
             .assert()
             .success();
     }
-    swarm(&project, &server)
+    run()
         .args(["inbox", "--agent", "agent-0", "--new"])
         .assert()
         .success();
-    assert_eq!(temp_files(&project), Vec::<String>::new());
-    assert!(
-        project.ls(".").iter().any(|n| n == "agent_messages.log.1"),
-        "the log never rotated"
-    );
-    check_state(&project, trials, seed);
+    check(trials, seed);
+    if redis.is_none() {
+        assert_eq!(temp_files(&project), Vec::<String>::new());
+        assert!(
+            project.ls(".").iter().any(|n| n == "agent_messages.log.1"),
+            "the log never rotated"
+        );
+    }
 }
 
 #[test]

@@ -345,7 +345,10 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     let said = String::from_utf8_lossy(&doctor.stdout);
     assert_eq!(doctor.status.code(), Some(0), "{said}");
     assert!(said.contains("2 agent(s), 1 on this host"), "{said}");
-    assert!(said.contains("all 1 registered agent pane(s) exist"), "{said}");
+    assert!(
+        said.contains("all 1 registered agent pane(s) exist"),
+        "{said}"
+    );
     assert!(!said.contains("ACTIVE_AGENTS.json"), "{said}");
     let listed = on_tmux(&b, &server, &tmux_b, "host-b", &["agents", "--json"]);
     let agents = stdout_json(&listed);
