@@ -404,6 +404,13 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
         "{inbox:?}"
     );
 
+    // A redelivery from A before B took it adds nothing there.
+    let out = on_tmux(&a, &server, &tmux_a, "host-a", &["redeliver", "--all-queued"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("already waits there"),
+        "{out:?}"
+    );
+
     // Two watchers on B: the message is typed in once, byte for byte.
     let _w1 = Watcher::start(&b, &server, &tmux_b, "host-b");
     let _w2 = Watcher::start(&b, &server, &tmux_b, "host-b");

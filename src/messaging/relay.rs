@@ -13,7 +13,10 @@
 //!   it goes to another only when its taker stopped without marking it
 //!   done (crashed) for `RECLAIM_AFTER`;
 //! * `take` waits for new deliveries (pushed, not polled) up to the time
-//!   it is given.
+//!   it is given;
+//! * handing over what already waits for its host (the same message, the
+//!   same recipient, the same text: a `swarm redeliver` before the host
+//!   took it) adds nothing, so it is typed in once.
 //!
 //! The state files are one host's: they have no relay. On Redis each host
 //! has a stream with one consumer group (`backend/on_redis/relay.rs`).
@@ -21,6 +24,7 @@
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
 
 use crate::store::StoreError;
 
@@ -46,6 +50,26 @@ pub(crate) struct Handoff {
     pub note: Option<String>,
 }
 
+impl Handoff {
+    /// What makes two handoffs the same delivery: the message, the
+    /// recipient and (hashed) the exact text, so that an ACK retry, whose
+    /// text carries its retry mark, is another delivery.
+    pub(crate) fn identity(&self) -> String {
+        let digest = Sha256::digest(self.text.as_bytes());
+        let hash: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        format!("{}:{}:{hash}", self.msg_id, self.agent)
+    }
+}
+
+/// What `hand_over` did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum HandedOver {
+    /// Queued for the host.
+    Queued,
+    /// The same delivery already waits for the host: nothing was added.
+    AlreadyWaiting,
+}
+
 /// One delivery taken by this host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Taken {
@@ -61,13 +85,14 @@ pub(crate) trait Relay: Send + Sync {
     /// This host's name.
     fn host(&self) -> &str;
 
-    /// Queues `handoff` for the takers of `host`; kept once this returns.
-    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<(), StoreError>;
+    /// Queues `handoff` for the takers of `host`, unless the same delivery
+    /// already waits there; kept once this returns.
+    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError>;
 
     /// Deliveries for this host, waiting up to `wait` when none is there
     /// yet (see the trait's guarantees).
     fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError>;
 
     /// Marks taken deliveries finished: their outcome is recorded.
-    fn done(&self, ids: &[String]) -> Result<(), StoreError>;
+    fn done(&self, taken: &[Taken]) -> Result<(), StoreError>;
 }

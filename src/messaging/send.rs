@@ -29,7 +29,7 @@ use crate::acks::AckStore;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
-use crate::messaging::relay::{Handoff, Relay, Taken};
+use crate::messaging::relay::{HandedOver, Handoff, Relay, Taken};
 use crate::store::{Paths, ensure_private_dir};
 use crate::tmux::{PaneId, Tmux};
 
@@ -491,8 +491,12 @@ impl Messenger<'_> {
             note: None,
         };
         match relay.hand_over(host, &handoff) {
-            Ok(()) => Outcome::queued(format!(
+            Ok(HandedOver::Queued) => Outcome::queued(format!(
                 "{} is on host {host}: its swarm watch delivers it",
+                agent.id
+            )),
+            Ok(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
+                "{} is on host {host}: it already waits there for its swarm watch",
                 agent.id
             )),
             Err(e) => Outcome::queued(format!(
@@ -516,57 +520,78 @@ impl Messenger<'_> {
         };
         let mut done = Vec::new();
         let mut warnings = Vec::new();
-        let mut ids = Vec::new();
+        let mut finished = Vec::new();
         for t in taken {
-            let Some(h) = t.handoff else {
-                warnings.push(format!(
-                    "skipped delivery {} handed to this host: it cannot be read",
-                    t.id
-                ));
-                ids.push(t.id);
-                continue;
-            };
-            let note = Some(h.note.clone().map_or_else(
-                || format!("from host {}", h.from),
-                |n| format!("{n}, from host {}", h.from),
-            ));
-            let outcome = match registry
-                .find(&h.agent)
-                .filter(|a| a.status != AgentStatus::Dead)
-            {
-                Some(a) if self.elsewhere(a).is_none() => {
-                    let (outcomes, more) = self.deliver_logged(
-                        &h.msg_id,
-                        std::slice::from_ref(a),
-                        &h.text,
-                        &h.marker,
-                        note,
-                    )?;
+            match self.deliver_one_taken(registry, &t) {
+                Ok((outcome, more)) => {
                     warnings.extend(more);
-                    outcomes.into_iter().next().map(|(_, o)| o)
+                    done.extend(outcome);
+                    finished.push(t);
                 }
-                // It moved to another host meanwhile, or left: recorded
-                // as waiting in its inbox.
-                found => {
-                    let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
-                        Some(host) => format!("{} is now on host {host}", h.agent),
-                        None => format!("{} is no longer registered", h.agent),
-                    });
-                    warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-                        &h.msg_id,
-                        &[(h.agent.clone(), outcome.clone())],
-                        note,
-                    ))])?);
-                    Some(outcome)
+                Err(e) => {
+                    // What went in is marked done before the error is
+                    // told; the rest is taken again.
+                    relay.done(&finished)?;
+                    return Err(e);
                 }
-            };
-            if let Some(outcome) = outcome {
-                done.push((h.agent, h.msg_id, outcome));
             }
-            ids.push(t.id);
         }
-        relay.done(&ids)?;
+        relay.done(&finished)?;
         Ok((done, warnings))
+    }
+
+    /// One delivery taken from the relay: typed in and its outcome logged.
+    fn deliver_one_taken(
+        &self,
+        registry: &Registry,
+        t: &Taken,
+    ) -> Result<(Option<(String, String, Outcome)>, Vec<String>)> {
+        let mut warnings = Vec::new();
+        let Some(h) = &t.handoff else {
+            warnings.push(format!(
+                "skipped delivery {} handed to this host: it cannot be read",
+                t.id
+            ));
+            return Ok((None, warnings));
+        };
+        let note = Some(h.note.clone().map_or_else(
+            || format!("from host {}", h.from),
+            |n| format!("{n}, from host {}", h.from),
+        ));
+        let outcome = match registry
+            .find(&h.agent)
+            .filter(|a| a.status != AgentStatus::Dead)
+        {
+            Some(a) if self.elsewhere(a).is_none() => {
+                let (outcomes, more) = self.deliver_logged(
+                    &h.msg_id,
+                    std::slice::from_ref(a),
+                    &h.text,
+                    &h.marker,
+                    note,
+                )?;
+                warnings.extend(more);
+                outcomes.into_iter().next().map(|(_, o)| o)
+            }
+            // It moved to another host meanwhile, or left: recorded
+            // as waiting in its inbox.
+            found => {
+                let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                    Some(host) => format!("{} is now on host {host}", h.agent),
+                    None => format!("{} is no longer registered", h.agent),
+                });
+                warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+                    &h.msg_id,
+                    &[(h.agent.clone(), outcome.clone())],
+                    note,
+                ))])?);
+                Some(outcome)
+            }
+        };
+        Ok((
+            outcome.map(|o| (h.agent.clone(), h.msg_id.clone(), o)),
+            warnings,
+        ))
     }
 
     fn deliver_all(

@@ -6,14 +6,17 @@
 //! pushed, not polled); it stays in the group's pending list until that
 //! consumer acknowledges it, after the outcome is in the log, and is then
 //! deleted. An entry whose consumer stopped without acknowledging it is
-//! taken over by another after `RECLAIM_AFTER` (`XAUTOCLAIM`).
+//! taken over by another after `RECLAIM_AFTER` (`XAUTOCLAIM`). While an
+//! entry waits, `{swarm:NAME}:handed:<identity>` marks it (created with
+//! `SET NX` in the same transaction as the `XADD`, deleted with the
+//! entry), so the same delivery handed over again adds nothing.
 
 use std::sync::Mutex;
 use std::time::Duration;
 
 use redis::Value;
 
-use crate::messaging::relay::{Handoff, RECLAIM_AFTER, Relay, Taken};
+use crate::messaging::relay::{HandedOver, Handoff, RECLAIM_AFTER, Relay, Taken};
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
@@ -23,6 +26,10 @@ const GROUP: &str = "watchers";
 
 /// Deliveries taken per call.
 const BATCH: usize = 16;
+
+/// How long the mark of a waiting delivery lives at most (a week): a
+/// host that stays away longer gets a second copy of a redelivery.
+const MARK_SECONDS: u64 = 7 * 24 * 3600;
 
 /// The deliveries of one swarm on Redis, seen from one host.
 pub(crate) struct RedisRelay {
@@ -78,6 +85,11 @@ fn taken(entry: Entry) -> Taken {
     Taken { id, handoff }
 }
 
+/// The mark of a waiting delivery.
+fn mark(r: &Redis, handoff: &Handoff) -> String {
+    r.keys.key(&format!("handed:{}", handoff.identity()))
+}
+
 impl RedisRelay {
     fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<Taken>, StoreError> {
         let key = stream(r, &self.host);
@@ -129,7 +141,7 @@ impl Relay for RedisRelay {
         &self.host
     }
 
-    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<(), StoreError> {
+    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
         let mut r = self.target.connect()?;
         let key = stream(&r, host);
         ensure_group(&mut r, &key)?;
@@ -137,8 +149,27 @@ impl Relay for RedisRelay {
             path: key.clone().into(),
             source,
         })?;
-        r.query::<String>(redis::cmd("XADD").arg(&key).arg("*").arg("h").arg(body))?;
-        Ok(())
+        let mark = mark(&r, handoff);
+        r.transaction(std::slice::from_ref(&mark), |r| {
+            let waiting: bool = r.query(redis::cmd("EXISTS").arg(&mark))?;
+            if waiting {
+                return Ok::<_, StoreError>((None, HandedOver::AlreadyWaiting));
+            }
+            let mut pipe = redis::pipe();
+            pipe.cmd("SET")
+                .arg(&mark)
+                .arg(host)
+                .arg("EX")
+                .arg(MARK_SECONDS)
+                .ignore();
+            pipe.cmd("XADD")
+                .arg(&key)
+                .arg("*")
+                .arg("h")
+                .arg(&body)
+                .ignore();
+            Ok((Some(pipe), HandedOver::Queued))
+        })
     }
 
     fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError> {
@@ -163,16 +194,20 @@ impl Relay for RedisRelay {
         Ok(got)
     }
 
-    fn done(&self, ids: &[String]) -> Result<(), StoreError> {
-        if ids.is_empty() {
+    fn done(&self, taken: &[Taken]) -> Result<(), StoreError> {
+        if taken.is_empty() {
             return Ok(());
         }
         let mut r = self.target.connect()?;
         let key = stream(&r, &self.host);
+        let ids: Vec<&str> = taken.iter().map(|t| t.id.as_str()).collect();
         let mut pipe = redis::pipe();
         pipe.atomic();
-        pipe.cmd("XACK").arg(&key).arg(GROUP).arg(ids).ignore();
-        pipe.cmd("XDEL").arg(&key).arg(ids).ignore();
+        pipe.cmd("XACK").arg(&key).arg(GROUP).arg(&ids).ignore();
+        pipe.cmd("XDEL").arg(&key).arg(&ids).ignore();
+        for h in taken.iter().filter_map(|t| t.handoff.as_ref()) {
+            pipe.cmd("DEL").arg(mark(&r, h)).ignore();
+        }
         r.pipe::<()>(&pipe)
     }
 }
@@ -217,14 +252,13 @@ mod tests {
                 s.spawn(move || {
                     while count.load(Ordering::SeqCst) < 40 {
                         let got = b.take(Duration::from_millis(50)).expect("take");
-                        let ids: Vec<String> = got.iter().map(|t| t.id.clone()).collect();
-                        for t in got {
+                        for t in &got {
                             seen.lock()
                                 .expect("lock")
-                                .push(t.handoff.expect("readable"));
+                                .push(t.handoff.clone().expect("readable"));
                             count.fetch_add(1, Ordering::SeqCst);
                         }
-                        b.done(&ids).expect("done");
+                        b.done(&got).expect("done");
                     }
                 });
             }
@@ -234,6 +268,26 @@ mod tests {
         assert_eq!(seen, (0..40).map(handoff).collect::<Vec<_>>());
         let b = RedisRelay::new(server.target("s"), "host-b");
         assert!(b.take(Duration::from_millis(10)).expect("take").is_empty());
+    }
+
+    #[test]
+    fn the_same_delivery_waits_once_and_may_come_again_once_done() {
+        let server = TestServer::start();
+        let a = RedisRelay::new(server.target("s"), "host-a");
+        let b = RedisRelay::new(server.target("s"), "host-b");
+        let queued = |h: &Handoff| a.hand_over("host-b", h).expect("hand over");
+        assert_eq!(queued(&handoff(1)), HandedOver::Queued);
+        // A redelivery before host B took it adds nothing.
+        assert_eq!(queued(&handoff(1)), HandedOver::AlreadyWaiting);
+        // A retry (another text) is another delivery.
+        let mut retry = handoff(1);
+        retry.text = format!("[RETRY 1] {}", retry.text);
+        assert_eq!(queued(&retry), HandedOver::Queued);
+        let got = b.take(Duration::from_millis(10)).expect("take");
+        assert_eq!(got.len(), 2);
+        b.done(&got).expect("done");
+        // Once typed in, the same delivery can be handed over again.
+        assert_eq!(queued(&handoff(1)), HandedOver::Queued);
     }
 
     #[test]
