@@ -23,8 +23,11 @@ use crate::support::sanitize;
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
 
-/// (recipient, message id, outcome) per delivery taken from the relay.
-pub(crate) type Relayed = Vec<(String, String, Outcome)>;
+/// (recipient, message id, outcome) of one delivery taken from the relay.
+pub(crate) type RelayedOne = (String, String, Outcome);
+
+/// What the deliveries taken from the relay came to.
+pub(crate) type Relayed = Vec<RelayedOne>;
 use crate::acks::AckStore;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::domain::{AgentId, MessageId, Timestamp};
@@ -545,7 +548,7 @@ impl Messenger<'_> {
         &self,
         registry: &Registry,
         t: &Taken,
-    ) -> Result<(Option<(String, String, Outcome)>, Vec<String>)> {
+    ) -> Result<(Option<RelayedOne>, Vec<String>)> {
         let mut warnings = Vec::new();
         let Some(h) = &t.handoff else {
             warnings.push(format!(
