@@ -405,7 +405,13 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     );
 
     // A redelivery from A before B took it adds nothing there.
-    let out = on_tmux(&a, &server, &tmux_a, "host-a", &["redeliver", "--all-queued"]);
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["redeliver", "--all-queued"],
+    );
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("already waits there"),
         "{out:?}"
