@@ -2,7 +2,10 @@
 //! command: every interval it rediscovers agents and removes stale locks,
 //! and it sends ACK retries and escalations as they fall due. Stops
 //! cleanly on Ctrl-C or SIGTERM. Held messages go into their pane within
-//! about a second of it becoming safe.
+//! about a second of it becoming safe. On a store shared by several hosts
+//! it waits between rounds for the messages other hosts hand to this one
+//! and types each in as it comes; a store that stops answering is told
+//! once and tried again with backoff while everything else goes on.
 
 use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
