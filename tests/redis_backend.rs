@@ -272,20 +272,31 @@ struct Watcher(std::process::Child);
 
 impl Watcher {
     fn start(project: &Project, server: &RedisServer, tmux: &TmuxServer, host: &str) -> Watcher {
-        Watcher::spawn(project, server, tmux, host, Stdio::null(), Stdio::null())
+        let args = ["watch", "--interval", "3600"];
+        Watcher::spawn(
+            project,
+            server,
+            tmux,
+            host,
+            &args,
+            Stdio::null(),
+            Stdio::null(),
+        )
     }
 
-    /// One whose output (stdout and stderr) goes to `log`.
+    /// `swarm ARGS...` (a watch or a monitor) whose output (stdout and
+    /// stderr) goes to `log`.
     fn logged(
         project: &Project,
         server: &RedisServer,
         tmux: &TmuxServer,
         host: &str,
+        args: &[&str],
         log: &std::path::Path,
     ) -> Watcher {
         let file = std::fs::File::create(log).expect("log file");
         let copy = file.try_clone().expect("log file");
-        Watcher::spawn(project, server, tmux, host, file.into(), copy.into())
+        Watcher::spawn(project, server, tmux, host, args, file.into(), copy.into())
     }
 
     fn spawn(
@@ -293,6 +304,7 @@ impl Watcher {
         server: &RedisServer,
         tmux: &TmuxServer,
         host: &str,
+        args: &[&str],
         stdout: Stdio,
         stderr: Stdio,
     ) -> Watcher {
@@ -307,7 +319,7 @@ impl Watcher {
             .stdout(stdout)
             .stderr(stderr);
         let child = shared(&mut cmd, server, host)
-            .args(["watch", "--interval", "3600"])
+            .args(args)
             .spawn()
             .expect("start swarm watch");
         Watcher(child)
@@ -474,6 +486,18 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
 
 #[test]
 fn a_watcher_outlives_a_server_restart_and_says_so_once() {
+    outlives_a_restart(&["watch", "--interval", "3600"], "Watching");
+}
+
+#[test]
+fn a_plain_monitor_outlives_a_server_restart_and_says_so_once() {
+    outlives_a_restart(&["monitor", "--plain"], "watching");
+}
+
+/// `swarm ARGS...` keeps running through a restart of the server, says
+/// once that it is unreachable and once that it answers again, and then
+/// types in what host A hands over.
+fn outlives_a_restart(args: &[&str], started: &str) {
     let mut server = RedisServer::start_durable();
     let tmux_b = TmuxServer::start();
     let (a, b) = (Project::new(), Project::new());
@@ -482,10 +506,10 @@ fn a_watcher_outlives_a_server_restart_and_says_so_once() {
     let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let log = b.file("watch.log");
-    let _watcher = Watcher::logged(&b, &server, &tmux_b, "host-b", &log);
+    let _watcher = Watcher::logged(&b, &server, &tmux_b, "host-b", args, &log);
     let said = || std::fs::read_to_string(&log).unwrap_or_default();
     wait_for("the watcher to start", || {
-        said().contains("Watching").then_some(())
+        said().contains(started).then_some(())
     });
 
     server.kill9();

@@ -80,6 +80,9 @@ pub(crate) struct Session {
     watch: Option<FileWatch>,
     worker: Worker,
     acks_in_flight: bool,
+    /// A shared store that stopped answering was told about: its further
+    /// errors are not repeated until it answers again.
+    store_down: bool,
     screens_in_flight: bool,
     screens_tick: bool,
     next_tick: Instant,
@@ -137,6 +140,7 @@ impl Session {
             watch,
             worker,
             acks_in_flight: false,
+            store_down: false,
             screens_in_flight: false,
             screens_tick: false,
             next_tick: Instant::now() + TICK,
@@ -211,7 +215,60 @@ impl Session {
                 self.worker.submit(Job::Screens);
             }
         }
+        self.tell_outage(&mut update);
         update
+    }
+
+    /// A shared store that does not answer makes every read and every
+    /// round of work fail, each tick: the first such error is told once,
+    /// with what happens meanwhile, the rest are left out, and the first
+    /// round of work that reaches the store again says so.
+    fn tell_outage(&mut self, update: &mut Update) {
+        // `StoreError::Unreachable`, as its message reads.
+        let unreachable = |(_, text): &(Level, String)| text.contains(" is unreachable: ");
+        let mut first: Option<String> = None;
+        let mut round_reached_store = false;
+        let mut drop_unreachable = |lines: &mut Vec<(Level, String)>| {
+            let mut hit = false;
+            lines.retain(|l| {
+                if unreachable(l) {
+                    hit = true;
+                    first.get_or_insert_with(|| l.1.clone());
+                    false
+                } else {
+                    true
+                }
+            });
+            hit
+        };
+        drop_unreachable(&mut update.notes);
+        for report in &mut update.reports {
+            match report {
+                Report::Acks(lines) => {
+                    if !drop_unreachable(lines) {
+                        round_reached_store = true;
+                    }
+                }
+                // What the user asked for is always answered.
+                Report::Sent(_) | Report::Screens(_) => {}
+            }
+        }
+        match first {
+            Some(why) if !self.store_down => {
+                self.store_down = true;
+                update.notes.push((
+                    Level::Error,
+                    format!("{why}; still watching, trying again each second"),
+                ));
+            }
+            None if self.store_down && round_reached_store => {
+                self.store_down = false;
+                update
+                    .notes
+                    .push((Level::Info, "the store answers again".to_owned()));
+            }
+            _ => {}
+        }
     }
 
     fn read(&mut self, dirty: Dirty, update: &mut Update) {
@@ -247,8 +304,11 @@ impl Session {
 
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
+        // With other hosts, a round also takes what they handed over.
         if !self.acks_in_flight
-            && (acks::work_due(&*self.backend.acks, time::now()) || self.backend.held.any())
+            && (self.backend.relay.is_some()
+                || acks::work_due(&*self.backend.acks, time::now())
+                || self.backend.held.any())
         {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
