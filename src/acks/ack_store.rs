@@ -4,10 +4,85 @@
 //! on a networked server would keep the same promises with its own
 //! atomic operations (a compare-and-set per entry, say).
 
+use serde::{Deserialize, Serialize};
+
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::store::StoreError;
 
 use super::pending::PendingEntry;
+
+/// The pending list as every store keeps it: the shape of
+/// `PENDING_ACKS.json` (docs/FORMATS.md), and the rules of acknowledging
+/// and claiming, which each store applies under its own exclusion.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PendingDoc {
+    /// Incremented on every save.
+    #[serde(default)]
+    pub version: u64,
+    /// The entries, oldest first.
+    pub pending_acks: Vec<PendingEntry>,
+}
+
+impl PendingDoc {
+    /// Removes the one entry whose id starts with `prefix` (trimmed, any
+    /// case) when `agent` is its recipient; otherwise changes nothing and
+    /// says why.
+    pub(crate) fn acknowledge(&mut self, prefix: &str, agent: &AgentId) -> AckResult {
+        let prefix = prefix.trim().to_lowercase();
+        let hits: Vec<usize> = self
+            .pending_acks
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.msg_id.starts_with(&prefix))
+            .map(|(i, _)| i)
+            .collect();
+        match hits.as_slice() {
+            [] => AckResult::NotPending,
+            [i] if self.pending_acks[*i].recipient_id != *agent => AckResult::NotRecipient {
+                msg_id: self.pending_acks[*i].msg_id.clone(),
+                recipient: self.pending_acks[*i].recipient_id.clone(),
+            },
+            [i] => AckResult::Acknowledged(Box::new(self.pending_acks.remove(*i))),
+            many => AckResult::Ambiguous(
+                many.iter()
+                    .map(|&i| self.pending_acks[i].msg_id.clone())
+                    .collect(),
+            ),
+        }
+    }
+
+    /// Claims every entry due at `now` and applies `decide`'s verdict to
+    /// each: a retry advances it, an escalation removes it.
+    pub(crate) fn claim_due(
+        &mut self,
+        now: Timestamp,
+        decide: &dyn Fn(&PendingEntry) -> Claim,
+    ) -> Vec<Claimed> {
+        let mut claimed = Vec::new();
+        let mut keep = Vec::new();
+        for mut entry in std::mem::take(&mut self.pending_acks) {
+            if entry.next_retry_at > now {
+                keep.push(entry);
+                continue;
+            }
+            let claim = decide(&entry);
+            match claim {
+                Claim::Escalate { .. } => claimed.push(Claimed { entry, claim }),
+                Claim::Retry { next_retry_at } => {
+                    entry.retry_count += 1;
+                    entry.next_retry_at = next_retry_at;
+                    claimed.push(Claimed {
+                        entry: entry.clone(),
+                        claim,
+                    });
+                    keep.push(entry);
+                }
+            }
+        }
+        self.pending_acks = keep;
+        claimed
+    }
+}
 
 /// The pending list as it is now.
 #[derive(Clone, Debug, Default, PartialEq)]

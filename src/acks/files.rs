@@ -8,26 +8,14 @@
 //! once. `.swarm/ack_due` holds the earliest due time so that every
 //! command can check for due work by reading one small file.
 
-use serde::{Deserialize, Serialize};
-
 use crate::domain::{AgentId, Timestamp};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir,
 };
 use crate::support::json::{self, Layout};
 
-use super::ack_store::{AckResult, AckStore, Claim, Claimed, NextDue, PendingList};
+use super::ack_store::{AckResult, AckStore, Claim, Claimed, NextDue, PendingDoc, PendingList};
 use super::pending::PendingEntry;
-
-/// `PENDING_ACKS.json`.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-struct PendingFile {
-    /// Incremented on every save.
-    #[serde(default)]
-    version: u64,
-    /// The entries.
-    pending_acks: Vec<PendingEntry>,
-}
 
 /// The pending list of one project, in its files.
 #[derive(Clone, Debug)]
@@ -47,10 +35,10 @@ impl FileAcks {
 
     /// Reads under the lock; a damaged file is moved aside (kept for
     /// inspection) and reported, and the list starts empty.
-    fn load(&self, lock: &StateLock) -> Result<(PendingFile, Vec<String>), StoreError> {
-        let why = match self.file.read_json::<PendingFile>() {
+    fn load(&self, lock: &StateLock) -> Result<(PendingDoc, Vec<String>), StoreError> {
+        let why = match self.file.read_json::<PendingDoc>() {
             Ok(Loaded::Valid(p)) => return Ok((p, Vec::new())),
-            Ok(Loaded::Missing) => return Ok((PendingFile::default(), Vec::new())),
+            Ok(Loaded::Missing) => return Ok((PendingDoc::default(), Vec::new())),
             Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => why,
             Err(e) => return Err(e),
         };
@@ -62,10 +50,10 @@ impl FileAcks {
                 .map(|p| format!("moved it to {}", p.display()))
                 .unwrap_or_else(|| "it could not be moved aside".into())
         );
-        Ok((PendingFile::default(), vec![warning]))
+        Ok((PendingDoc::default(), vec![warning]))
     }
 
-    fn save(&self, lock: &StateLock, pending: &mut PendingFile) -> Result<(), StoreError> {
+    fn save(&self, lock: &StateLock, pending: &mut PendingDoc) -> Result<(), StoreError> {
         pending.version += 1;
         let bytes =
             json::to_vec(pending, Layout::Indent2).map_err(|source| StoreError::Encode {
@@ -124,41 +112,16 @@ impl AckStore for FileAcks {
     ) -> Result<(AckResult, Vec<String>), StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let (mut pending, warnings) = self.load(&lock)?;
-        let prefix = prefix.trim().to_lowercase();
-        let hits: Vec<usize> = pending
-            .pending_acks
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.msg_id.starts_with(&prefix))
-            .map(|(i, _)| i)
-            .collect();
-        let result = match hits.as_slice() {
-            [] => AckResult::NotPending,
-            [i] => {
-                let entry = &pending.pending_acks[*i];
-                if entry.recipient_id != *agent {
-                    AckResult::NotRecipient {
-                        msg_id: entry.msg_id.clone(),
-                        recipient: entry.recipient_id.clone(),
-                    }
-                } else {
-                    let entry = pending.pending_acks.remove(*i);
-                    self.save(&lock, &mut pending)?;
-                    AckResult::Acknowledged(Box::new(entry))
-                }
-            }
-            many => AckResult::Ambiguous(
-                many.iter()
-                    .map(|&i| pending.pending_acks[i].msg_id.clone())
-                    .collect(),
-            ),
-        };
+        let result = pending.acknowledge(prefix, agent);
+        if matches!(result, AckResult::Acknowledged(_)) {
+            self.save(&lock, &mut pending)?;
+        }
         Ok((result, warnings))
     }
 
     /// Read without locking: writes are atomic renames.
     fn list(&self) -> Result<PendingList, StoreError> {
-        Ok(match self.file.read_json::<PendingFile>() {
+        Ok(match self.file.read_json::<PendingDoc>() {
             Ok(Loaded::Valid(p)) => PendingList {
                 entries: p.pending_acks,
                 problem: None,
@@ -192,28 +155,7 @@ impl AckStore for FileAcks {
     ) -> Result<(Vec<Claimed>, Vec<String>), StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let (mut pending, warnings) = self.load(&lock)?;
-        let mut claimed = Vec::new();
-        let mut keep = Vec::new();
-        for mut entry in std::mem::take(&mut pending.pending_acks) {
-            if entry.next_retry_at > now {
-                keep.push(entry);
-                continue;
-            }
-            let claim = decide(&entry);
-            match claim {
-                Claim::Escalate { .. } => claimed.push(Claimed { entry, claim }),
-                Claim::Retry { next_retry_at } => {
-                    entry.retry_count += 1;
-                    entry.next_retry_at = next_retry_at;
-                    claimed.push(Claimed {
-                        entry: entry.clone(),
-                        claim,
-                    });
-                    keep.push(entry);
-                }
-            }
-        }
-        pending.pending_acks = keep;
+        let claimed = pending.claim_due(now, decide);
         if !claimed.is_empty() || !warnings.is_empty() || self.earliest_due().is_none() {
             self.save(&lock, &mut pending)?;
         }

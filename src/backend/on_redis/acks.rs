@@ -20,25 +20,16 @@
 //! replaces it with an empty list, and the change's warnings say where.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
 use crate::acks::PendingEntry;
-use crate::acks::ack_store::{AckResult, AckStore, Claim, Claimed, NextDue, PendingList};
+use crate::acks::ack_store::{
+    AckResult, AckStore, Claim, Claimed, NextDue, PendingDoc, PendingList,
+};
 use crate::domain::{AgentId, Timestamp};
 use crate::store::StoreError;
 use crate::support::json::{self, Layout};
 
 use super::conn::{Redis, RedisTarget};
-
-/// The pending list as stored: the shape of `PENDING_ACKS.json`.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct PendingDoc {
-    /// Incremented on every save.
-    #[serde(default)]
-    version: u64,
-    /// The entries, oldest first.
-    pending_acks: Vec<PendingEntry>,
-}
 
 /// The swarm's pending acknowledgements on Redis.
 pub(crate) struct RedisAcks {
@@ -171,37 +162,10 @@ impl AckStore for RedisAcks {
         prefix: &str,
         agent: &AgentId,
     ) -> Result<(AckResult, Vec<String>), StoreError> {
-        let prefix = prefix.trim().to_lowercase();
         self.change(|doc| {
-            let hits: Vec<usize> = doc
-                .pending_acks
-                .iter()
-                .enumerate()
-                .filter(|(_, e)| e.msg_id.starts_with(&prefix))
-                .map(|(i, _)| i)
-                .collect();
-            match hits.as_slice() {
-                [] => (AckResult::NotPending, false),
-                [i] if doc.pending_acks[*i].recipient_id != *agent => (
-                    AckResult::NotRecipient {
-                        msg_id: doc.pending_acks[*i].msg_id.clone(),
-                        recipient: doc.pending_acks[*i].recipient_id.clone(),
-                    },
-                    false,
-                ),
-                [i] => {
-                    let entry = doc.pending_acks.remove(*i);
-                    (AckResult::Acknowledged(Box::new(entry)), true)
-                }
-                many => (
-                    AckResult::Ambiguous(
-                        many.iter()
-                            .map(|&i| doc.pending_acks[i].msg_id.clone())
-                            .collect(),
-                    ),
-                    false,
-                ),
-            }
+            let result = doc.acknowledge(prefix, agent);
+            let changed = matches!(result, AckResult::Acknowledged(_));
+            (result, changed)
         })
     }
 
@@ -252,28 +216,7 @@ impl AckStore for RedisAcks {
         decide: &dyn Fn(&PendingEntry) -> Claim,
     ) -> Result<(Vec<Claimed>, Vec<String>), StoreError> {
         self.change(|doc| {
-            let mut claimed = Vec::new();
-            let mut keep = Vec::new();
-            for mut entry in std::mem::take(&mut doc.pending_acks) {
-                if entry.next_retry_at > now {
-                    keep.push(entry);
-                    continue;
-                }
-                let claim = decide(&entry);
-                match claim {
-                    Claim::Escalate { .. } => claimed.push(Claimed { entry, claim }),
-                    Claim::Retry { next_retry_at } => {
-                        entry.retry_count += 1;
-                        entry.next_retry_at = next_retry_at;
-                        claimed.push(Claimed {
-                            entry: entry.clone(),
-                            claim,
-                        });
-                        keep.push(entry);
-                    }
-                }
-            }
-            doc.pending_acks = keep;
+            let claimed = doc.claim_due(now, decide);
             let changed = !claimed.is_empty();
             (claimed, changed)
         })
