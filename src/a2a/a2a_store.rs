@@ -7,11 +7,15 @@
 
 use std::fmt;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::error::Result;
 use super::memory::Cleared;
 use crate::domain::AgentId;
+use crate::support::time;
+
+/// The `version` of the Python tool's A2A documents.
+pub(crate) const FORMAT_VERSION: &str = "1.0";
 
 /// One collection of A2A records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +60,47 @@ impl Collection {
             Collection::Learning => "agents",
             Collection::Conflicts => "conflicts",
         }
+    }
+
+    /// No records, in the collection's shape.
+    pub(crate) fn empty(self) -> Value {
+        if self.keyed() {
+            Value::Object(Map::new())
+        } else {
+            Value::Array(Vec::new())
+        }
+    }
+
+    /// The records of a stored document (parsed JSON), in the Python
+    /// tool's rules: a document without the records key is empty; records
+    /// of the wrong shape, or a top that is not an object, are damage.
+    pub(crate) fn records_of(self, document: Value) -> Stored {
+        let Value::Object(mut top) = document else {
+            return Stored::Damaged("expected a JSON object at the top".into());
+        };
+        let Some(records) = top.remove(self.key()) else {
+            return Stored::Records(self.empty());
+        };
+        match (self.keyed(), records) {
+            (true, v @ Value::Object(_)) | (false, v @ Value::Array(_)) => Stored::Records(v),
+            (true, _) => Stored::Damaged(format!(
+                "`{}`: expected a JSON object of records",
+                self.key()
+            )),
+            (false, _) => {
+                Stored::Damaged(format!("`{}`: expected a JSON list of records", self.key()))
+            }
+        }
+    }
+
+    /// The document holding `records` in the Python tool's shape, stamped
+    /// now.
+    pub(crate) fn document(self, records: Value) -> Value {
+        let mut top = Map::new();
+        top.insert("version".into(), FORMAT_VERSION.into());
+        top.insert("updated_at".into(), time::utc_iso(time::now()).into());
+        top.insert(self.key().into(), records);
+        Value::Object(top)
     }
 
     /// Its name as users know it (the Python tool's file name).

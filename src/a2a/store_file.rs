@@ -10,7 +10,7 @@
 
 use std::path::PathBuf;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::a2a_store::{A2aStore, Collection, Stored};
 use super::error::Result;
@@ -18,10 +18,6 @@ use super::memory::Cleared;
 use crate::domain::AgentId;
 use crate::store::{self, DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
-use crate::support::time;
-
-/// The `version` the Python tool writes and reads.
-pub(crate) const FORMAT_VERSION: &str = "1.0";
 
 /// The A2A store files of one project.
 #[derive(Clone, Debug)]
@@ -66,48 +62,18 @@ impl FileA2a {
             }
             Err(e) => return Err(e.into()),
         };
-        let Value::Object(mut top) = value else {
-            return Ok(Stored::Damaged("expected a JSON object at the top".into()));
-        };
-        // The Python tool reads a file without the records key as empty.
-        let Some(records) = top.remove(which.key()) else {
-            return Ok(Stored::Records(empty(which)));
-        };
-        Ok(match (which.keyed(), records) {
-            (true, v @ Value::Object(_)) | (false, v @ Value::Array(_)) => Stored::Records(v),
-            (true, _) => Stored::Damaged(format!(
-                "`{}`: expected a JSON object of records",
-                which.key()
-            )),
-            (false, _) => Stored::Damaged(format!(
-                "`{}`: expected a JSON list of records",
-                which.key()
-            )),
-        })
+        Ok(which.records_of(value))
     }
 
     fn encode(&self, which: Collection, records: Value) -> Result<Vec<u8>> {
-        let mut top = Map::new();
-        top.insert("version".into(), FORMAT_VERSION.into());
-        top.insert("updated_at".into(), time::utc_iso(time::now()).into());
-        top.insert(which.key().into(), records);
         Ok(
-            json::to_vec(&Value::Object(top), Layout::Indent2).map_err(|source| {
+            json::to_vec(&which.document(records), Layout::Indent2).map_err(|source| {
                 StoreError::Encode {
                     path: self.path(which),
                     source,
                 }
             })?,
         )
-    }
-}
-
-/// No records, in the collection's shape.
-fn empty(which: Collection) -> Value {
-    if which.keyed() {
-        Value::Object(Map::new())
-    } else {
-        Value::Array(Vec::new())
     }
 }
 
@@ -276,7 +242,10 @@ mod tests {
             text.replace(&re_time, "T"),
             "{\n  \"version\": \"1.0\",\n  \"updated_at\": \"T\",\n  \"cards\": {\n    \"a\": {\n      \"name\": \"\\u00e9\"\n    }\n  }\n}"
         );
-        assert!(time::parse_iso(&re_time).is_some(), "{re_time}");
+        assert!(
+            crate::support::time::parse_iso(&re_time).is_some(),
+            "{re_time}"
+        );
         assert!(notes.is_empty());
     }
 

@@ -24,19 +24,15 @@
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::a2a::a2a_store::{A2aStore, Collection, Stored};
 use crate::a2a::{A2aError, AgentMemory, Cleared};
 use crate::domain::AgentId;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, StoreError};
 use crate::support::json::{self, Layout};
-use crate::support::time;
 
 use super::conn::{Redis, RedisTarget};
-
-/// The `version` the Python tool writes in each collection document.
-const FORMAT_VERSION: &str = "1.0";
 
 /// How long a lock lives when its holder never releases it (a process
 /// killed in the middle of a change): well above any change, below the
@@ -269,40 +265,15 @@ fn decode(which: Collection, raw: Option<&[u8]>) -> Stored {
     let Some(bytes) = raw else {
         return Stored::Missing;
     };
-    let top = match serde_json::from_slice::<Value>(bytes) {
-        Ok(Value::Object(top)) => top,
-        Ok(_) => return Stored::Damaged("expected a JSON object at the top".into()),
-        Err(e) => return Stored::Damaged(e.to_string()),
-    };
-    let mut top = top;
-    // The Python tool reads a document without the records key as empty.
-    let Some(records) = top.remove(which.key()) else {
-        return Stored::Records(if which.keyed() {
-            Value::Object(Map::new())
-        } else {
-            Value::Array(Vec::new())
-        });
-    };
-    match (which.keyed(), records) {
-        (true, v @ Value::Object(_)) | (false, v @ Value::Array(_)) => Stored::Records(v),
-        (true, _) => Stored::Damaged(format!(
-            "`{}`: expected a JSON object of records",
-            which.key()
-        )),
-        (false, _) => Stored::Damaged(format!(
-            "`{}`: expected a JSON list of records",
-            which.key()
-        )),
+    match serde_json::from_slice::<Value>(bytes) {
+        Ok(document) => which.records_of(document),
+        Err(e) => Stored::Damaged(e.to_string()),
     }
 }
 
 /// The document of `records` in the Python tool's shape.
 fn encode(which: Collection, records: Value, key: &str) -> Result<Vec<u8>, StoreError> {
-    let mut top = Map::new();
-    top.insert("version".into(), FORMAT_VERSION.into());
-    top.insert("updated_at".into(), time::utc_iso(time::now()).into());
-    top.insert(which.key().into(), records);
-    json::to_vec(&Value::Object(top), Layout::Indent2).map_err(|source| StoreError::Encode {
+    json::to_vec(&which.document(records), Layout::Indent2).map_err(|source| StoreError::Encode {
         path: key.into(),
         source,
     })
