@@ -129,6 +129,29 @@ fn new_after(
     Ok(inbox::pick_new(mine, end, agent, cursor, limit))
 }
 
+/// `agent`'s cursor in the hash `key`, and a note when it is damaged
+/// (everything then reads as unread: showing a message twice beats hiding
+/// one).
+fn read_cursor(
+    r: &mut Redis,
+    key: &str,
+    agent: &str,
+) -> Result<(Option<Cursor>, Option<String>), StoreError> {
+    let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(key).arg(agent))?;
+    Ok(match raw {
+        None => (None, None),
+        Some(bytes) => match serde_json::from_slice::<Cursor>(&bytes) {
+            Ok(c) => (Some(c), None),
+            Err(e) => (
+                None,
+                Some(format!(
+                    "the read cursor of {agent} on the store is damaged ({e}); showing every message as unread"
+                )),
+            ),
+        },
+    })
+}
+
 /// A follower of the stream: each later entry once.
 #[derive(Debug)]
 struct RedisFollower {
@@ -267,19 +290,7 @@ impl LogStore for RedisLog {
     fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.key("cursors");
-        let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(agent))?;
-        Ok(match raw {
-            None => (None, None),
-            Some(bytes) => match serde_json::from_slice::<Cursor>(&bytes) {
-                Ok(c) => (Some(c), None),
-                Err(e) => (
-                    None,
-                    Some(format!(
-                        "the read cursor of {agent} on the store is damaged ({e}); showing every message as unread"
-                    )),
-                ),
-            },
-        })
+        read_cursor(&mut r, &key, agent)
     }
 
     fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError> {
@@ -315,19 +326,7 @@ impl LogStore for RedisLog {
         // Read and move under WATCH: of racing takers one commits, the
         // others read again from where it left the cursor.
         r.transaction(std::slice::from_ref(&key), |r| {
-            let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(agent))?;
-            let (cursor, note) = match raw {
-                None => (None, None),
-                Some(bytes) => match serde_json::from_slice::<Cursor>(&bytes) {
-                    Ok(c) => (Some(c), None),
-                    Err(e) => (
-                        None,
-                        Some(format!(
-                            "the read cursor of {agent} on the store is damaged ({e}); showing every message as unread"
-                        )),
-                    ),
-                },
-            };
+            let (cursor, note) = read_cursor(r, &key, agent)?;
             let view = new_after(r, agent, cursor.as_ref(), limit)?;
             let pipe = match &view.new_cursor {
                 Some(to) => {
