@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::{AgentId, Timestamp};
 use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError};
 
-use super::held_store::{HeldMessage, HeldStore, Holding, ToHold};
+use super::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
 
 /// How long a writer waits for another process.
 const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -24,20 +24,9 @@ const VERSION: u32 = 1;
 struct HeldFile {
     version: u32,
     next_seq: u64,
-    held: Vec<HeldMessage>,
-    /// Agents whose pane was told that messages wait (told once per
-    /// episode: the mark goes when nothing is held for them any more).
-    #[serde(default)]
-    notified: Vec<String>,
-}
-
-impl HeldFile {
-    /// Forgets the notices of agents that have nothing held any more.
-    fn forget_notices(&mut self) {
-        let held = &self.held;
-        self.notified
-            .retain(|a| held.iter().any(|h| h.agent.as_str() == a));
-    }
+    /// The queue (`held`, `notified`).
+    #[serde(flatten)]
+    queue: HeldQueue,
 }
 
 /// The held-messages file of a project.
@@ -84,7 +73,7 @@ impl FileHeld {
 impl HeldStore for FileHeld {
     fn list(&self) -> Result<Vec<HeldMessage>, StoreError> {
         Ok(match self.file.read_json::<HeldFile>()? {
-            Loaded::Valid(f) => f.held,
+            Loaded::Valid(f) => f.queue.held,
             Loaded::Missing | Loaded::Corrupt(_) => Vec::new(),
         })
     }
@@ -97,58 +86,23 @@ impl HeldStore for FileHeld {
         self.update(|data| {
             let seq = data.next_seq;
             data.next_seq += 1;
-            data.held.push(HeldMessage {
-                seq,
-                msg_id: msg.msg_id.clone(),
-                agent: msg.agent.clone(),
-                text: msg.text.to_owned(),
-                marker: msg.marker.to_owned(),
-                reason: msg.reason.to_owned(),
-                since: Timestamp::now(),
-            });
-            let count = data.held.iter().filter(|h| h.agent == *msg.agent).count();
-            let first_notice = !data.notified.iter().any(|a| msg.agent == a.as_str());
-            if first_notice {
-                data.notified.push(msg.agent.to_string());
-            }
-            (
-                Holding {
-                    count,
-                    first_notice,
-                },
-                true,
-            )
+            (data.queue.hold(seq, msg, Timestamp::now()), true)
         })
     }
 
     fn set_reason(&self, agent: &AgentId, reason: &str) -> Result<(), StoreError> {
         self.update(|data| {
-            for h in data.held.iter_mut().filter(|h| h.agent == *agent) {
-                h.reason = reason.to_owned();
-            }
+            data.queue.set_reason(agent, reason);
             ((), true)
         })
     }
 
     fn release(&self, seq: u64) -> Result<bool, StoreError> {
-        self.update(|data| {
-            let before = data.held.len();
-            data.held.retain(|h| h.seq != seq);
-            let removed = data.held.len() != before;
-            data.forget_notices();
-            (removed, true)
-        })
+        self.update(|data| (data.queue.release(seq), true))
     }
 
     fn release_all(&self, agent: &AgentId) -> Result<Vec<HeldMessage>, StoreError> {
-        self.update(|data| {
-            let (gone, kept) = std::mem::take(&mut data.held)
-                .into_iter()
-                .partition(|h| h.agent == *agent);
-            data.held = kept;
-            data.forget_notices();
-            (gone, true)
-        })
+        self.update(|data| (data.queue.release_all(agent), true))
     }
 }
 

@@ -62,6 +62,82 @@ pub(crate) struct Holding {
     pub first_notice: bool,
 }
 
+/// The queue as every store keeps it (the `held` and `notified` of
+/// `.swarm/held.json`), with the rules of holding and releasing, which
+/// each store applies under its own exclusion.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct HeldQueue {
+    /// The held messages, in the order of release.
+    pub held: Vec<HeldMessage>,
+    /// Agents whose pane was told that messages wait (told once per
+    /// episode: the mark goes when nothing is held for them any more).
+    #[serde(default)]
+    pub notified: Vec<String>,
+}
+
+impl HeldQueue {
+    /// Adds `msg` as number `seq`, held since `since`, after everything
+    /// held, and marks its agent as told.
+    pub(crate) fn hold(&mut self, seq: u64, msg: ToHold<'_>, since: Timestamp) -> Holding {
+        self.held.push(HeldMessage {
+            seq,
+            msg_id: msg.msg_id.clone(),
+            agent: msg.agent.clone(),
+            text: msg.text.to_owned(),
+            marker: msg.marker.to_owned(),
+            reason: msg.reason.to_owned(),
+            since,
+        });
+        let count = self.held.iter().filter(|h| h.agent == *msg.agent).count();
+        let first_notice = !self.notified.iter().any(|a| msg.agent == a.as_str());
+        if first_notice {
+            self.notified.push(msg.agent.to_string());
+        }
+        Holding {
+            count,
+            first_notice,
+        }
+    }
+
+    /// Sets why everything held for `agent` waits; true when a reason
+    /// changed.
+    pub(crate) fn set_reason(&mut self, agent: &AgentId, reason: &str) -> bool {
+        let mut changed = false;
+        for h in self.held.iter_mut().filter(|h| h.agent == *agent) {
+            if h.reason != reason {
+                h.reason = reason.to_owned();
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Takes out the message `seq`; true when it was there.
+    pub(crate) fn release(&mut self, seq: u64) -> bool {
+        let before = self.held.len();
+        self.held.retain(|h| h.seq != seq);
+        self.forget_notices();
+        self.held.len() != before
+    }
+
+    /// Takes out everything held for `agent`, in order.
+    pub(crate) fn release_all(&mut self, agent: &AgentId) -> Vec<HeldMessage> {
+        let (gone, kept) = std::mem::take(&mut self.held)
+            .into_iter()
+            .partition(|h| h.agent == *agent);
+        self.held = kept;
+        self.forget_notices();
+        gone
+    }
+
+    /// Forgets the notices of agents that have nothing held any more.
+    fn forget_notices(&mut self) {
+        let held = &self.held;
+        self.notified
+            .retain(|a| held.iter().any(|h| h.agent.as_str() == a));
+    }
+}
+
 /// The held messages of one project.
 pub(crate) trait HeldStore: Send + Sync {
     /// Everything held, in the order it was held (empty when damaged: a

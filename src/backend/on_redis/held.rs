@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{AgentId, Timestamp};
-use crate::messaging::held_store::{HeldMessage, HeldStore, Holding, ToHold};
+use crate::messaging::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
@@ -34,21 +34,9 @@ const VERSION: u32 = 1;
 struct HeldDoc {
     /// Version of the shape.
     version: u32,
-    /// The held messages, in the order of release.
-    held: Vec<HeldMessage>,
-    /// Agents whose pane was told that messages wait (once per episode:
-    /// the mark goes when nothing is held for them any more).
-    #[serde(default)]
-    notified: Vec<String>,
-}
-
-impl HeldDoc {
-    /// Forgets the notices of agents that have nothing held any more.
-    fn forget_notices(&mut self) {
-        let held = &self.held;
-        self.notified
-            .retain(|a| held.iter().any(|h| h.agent.as_str() == a));
-    }
+    /// The queue (`held`, `notified`).
+    #[serde(flatten)]
+    queue: HeldQueue,
 }
 
 /// The swarm's held messages on Redis.
@@ -111,7 +99,7 @@ impl RedisHeld {
             if taken > 0 {
                 pipe.cmd("SET").arg(&seq_key).arg(last + taken).ignore();
             }
-            if doc.held.is_empty() {
+            if doc.queue.held.is_empty() {
                 pipe.cmd("DEL").arg(&key).ignore();
             } else {
                 let bytes = serde_json::to_vec(&doc).map_err(|source| StoreError::Encode {
@@ -131,7 +119,9 @@ impl HeldStore for RedisHeld {
         let key = r.keys.key("held");
         // One GET: the value is replaced whole, so it is one version.
         let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&key))?;
-        Ok(parse(raw.as_deref()).map(|d| d.held).unwrap_or_default())
+        Ok(parse(raw.as_deref())
+            .map(|d| d.queue.held)
+            .unwrap_or_default())
     }
 
     fn any(&self) -> bool {
@@ -145,62 +135,23 @@ impl HeldStore for RedisHeld {
 
     fn hold(&self, msg: ToHold<'_>) -> Result<Holding, StoreError> {
         let since = Timestamp::now();
-        self.change(|doc, last| {
-            doc.held.push(HeldMessage {
-                seq: last + 1,
-                msg_id: msg.msg_id.clone(),
-                agent: msg.agent.clone(),
-                text: msg.text.to_owned(),
-                marker: msg.marker.to_owned(),
-                reason: msg.reason.to_owned(),
-                since,
-            });
-            let count = doc.held.iter().filter(|h| h.agent == *msg.agent).count();
-            let first_notice = !doc.notified.iter().any(|a| msg.agent == a.as_str());
-            if first_notice {
-                doc.notified.push(msg.agent.to_string());
-            }
-            (
-                Holding {
-                    count,
-                    first_notice,
-                },
-                true,
-                1,
-            )
-        })
+        self.change(|doc, last| (doc.queue.hold(last + 1, msg, since), true, 1))
     }
 
     fn set_reason(&self, agent: &AgentId, reason: &str) -> Result<(), StoreError> {
-        self.change(|doc, _| {
-            let mut changed = false;
-            for h in doc.held.iter_mut().filter(|h| h.agent == *agent) {
-                if h.reason != reason {
-                    h.reason = reason.to_owned();
-                    changed = true;
-                }
-            }
-            ((), changed, 0)
-        })
+        self.change(|doc, _| ((), doc.queue.set_reason(agent, reason), 0))
     }
 
     fn release(&self, seq: u64) -> Result<bool, StoreError> {
         self.change(|doc, _| {
-            let before = doc.held.len();
-            doc.held.retain(|h| h.seq != seq);
-            let removed = doc.held.len() != before;
-            doc.forget_notices();
+            let removed = doc.queue.release(seq);
             (removed, removed, 0)
         })
     }
 
     fn release_all(&self, agent: &AgentId) -> Result<Vec<HeldMessage>, StoreError> {
         self.change(|doc, _| {
-            let (gone, kept): (Vec<HeldMessage>, Vec<HeldMessage>) = std::mem::take(&mut doc.held)
-                .into_iter()
-                .partition(|h| h.agent == *agent);
-            doc.held = kept;
-            doc.forget_notices();
+            let gone = doc.queue.release_all(agent);
             let changed = !gone.is_empty();
             (gone, changed, 0)
         })
