@@ -114,12 +114,7 @@ impl RegistryStore for FileRegistry {
                 (AgentIds::fresh(0), true)
             }
         };
-        let mut doc = RegistryDoc {
-            registry,
-            ids: stored.clone(),
-        };
-        change(&mut doc);
-        doc.ids.next = doc.ids.next.max(stored.next);
+        let doc = RegistryDoc::changed(registry, &stored, change);
         if let Some(registry) = &doc.registry {
             self.write_registry(&lock, registry)?;
         }

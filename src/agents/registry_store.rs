@@ -52,6 +52,25 @@ pub(crate) struct RegistryDoc {
     pub ids: AgentIds,
 }
 
+impl RegistryDoc {
+    /// Runs `change` on the stored registry and mark and returns what it
+    /// leaves, the mark's `next` never below the stored one: the rule
+    /// every store's `update` keeps.
+    pub(crate) fn changed(
+        registry: Option<Registry>,
+        stored: &AgentIds,
+        change: &mut dyn FnMut(&mut RegistryDoc),
+    ) -> RegistryDoc {
+        let mut doc = RegistryDoc {
+            registry,
+            ids: stored.clone(),
+        };
+        change(&mut doc);
+        doc.ids.next = doc.ids.next.max(stored.next);
+        doc
+    }
+}
+
 /// The agent registry and id allocation of one project.
 ///
 /// Every implementation keeps these guarantees:

@@ -152,12 +152,7 @@ impl RegistryStore for RedisRegistry {
                     (AgentIds::fresh(0), true)
                 }
             };
-            let mut doc = RegistryDoc {
-                registry,
-                ids: stored.clone(),
-            };
-            change(&mut doc);
-            doc.ids.next = doc.ids.next.max(stored.next);
+            let doc = RegistryDoc::changed(registry, &stored, change);
             let mut writes = damaged;
             if let Some(registry) = &doc.registry {
                 pipe.cmd("SET")
