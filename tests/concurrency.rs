@@ -57,9 +57,7 @@ fn on_store<'c>(
     redis: Option<&RedisServer>,
 ) -> &'c mut assert_cmd::Command {
     if let Some(r) = redis {
-        cmd.env("SWARM_STORE_BACKEND", "redis")
-            .env("SWARM_STORE_URL", r.url())
-            .env("SWARM_STORE_NAME", SWARM);
+        cmd.envs(r.store_env(SWARM));
     }
     cmd
 }
@@ -133,15 +131,7 @@ fn sixteen_workers(redis: Option<&RedisServer>) {
             Some(&server.pane_ids()[0]),
         );
     }
-    let redis_env: Vec<(&str, String)> = redis
-        .map(|r| {
-            vec![
-                ("SWARM_STORE_BACKEND", "redis".to_owned()),
-                ("SWARM_STORE_URL", r.url()),
-                ("SWARM_STORE_NAME", SWARM.to_owned()),
-            ]
-        })
-        .unwrap_or_default();
+    let redis_env = redis.map(|r| r.store_env(SWARM)).unwrap_or_default();
     let started = Instant::now();
     let seen = Arc::new(Mutex::new(Seen::default()));
     let project = Arc::new(project);

@@ -6,13 +6,13 @@
 //! every pending ACK's message is in the log (the log is written first).
 
 use std::fs;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::Value;
 
 use crate::harness::redis_server::RedisServer;
-use crate::harness::{Project, TmuxServer, swarm, swarm_bin};
+use crate::harness::{Project, TmuxServer, swarm, swarm_process};
 
 /// A small deterministic generator (xorshift), so a failing trial can be
 /// replayed from the printed seed.
@@ -133,15 +133,7 @@ fn killed_writers(redis: Option<&RedisServer>) {
         ".claudeswarm.toml",
         "[rate_limiting]\nmessages_per_minute = 1000\n\n[messaging]\ndelivery_pause_ms = 0\n\n[message_log]\nrotate_bytes = 1024\n",
     );
-    let store: Vec<(&str, String)> = redis
-        .map(|r| {
-            vec![
-                ("SWARM_STORE_BACKEND", "redis".to_owned()),
-                ("SWARM_STORE_URL", r.url()),
-                ("SWARM_STORE_NAME", SWARM.to_owned()),
-            ]
-        })
-        .unwrap_or_default();
+    let store = redis.map(|r| r.store_env(SWARM)).unwrap_or_default();
     let run = || {
         let mut cmd = swarm(&project, &server);
         cmd.envs(store.iter().map(|(k, v)| (k, v)));
@@ -174,11 +166,7 @@ fn killed_writers(redis: Option<&RedisServer>) {
     let mut killed = 0;
     for trial in 0..trials {
         let args = commands[(rng.next() % commands.len() as u64) as usize];
-        let mut child = Command::new(swarm_bin())
-            .current_dir(project.path())
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env("SWARM_TMUX_SOCKET", &server.socket)
+        let mut child = swarm_process(&project, Some(&server))
             .envs(store.iter().map(|(k, v)| (k, v)))
             .args(args)
             .stdout(Stdio::null())

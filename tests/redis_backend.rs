@@ -5,18 +5,31 @@ use std::process::{Output, Stdio};
 
 use crate::harness::redis_server::RedisServer;
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm_bin, swarm_outside_tmux, wait_for,
+    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, wait_for,
     wait_for_records,
 };
+
+/// `swarm` in `project` as host `host` of the swarm `shared` on `server`,
+/// talking to the tmux server `tmux` when given.
+fn swarm_on(
+    project: &Project,
+    server: &RedisServer,
+    host: &str,
+    tmux: Option<&TmuxServer>,
+) -> assert_cmd::Command {
+    let mut cmd = match tmux {
+        Some(t) => swarm(project, t),
+        None => swarm_outside_tmux(project),
+    };
+    cmd.envs(server.store_env("shared"))
+        .env("SWARM_STORE_HOST", host);
+    cmd
+}
 
 /// `swarm ARGS...` in `project` as host `host` of the swarm `shared` on
 /// `server`.
 fn on(project: &Project, server: &RedisServer, host: &str, args: &[&str]) -> Output {
-    swarm_outside_tmux(project)
-        .env("SWARM_STORE_BACKEND", "redis")
-        .env("SWARM_STORE_URL", server.url())
-        .env("SWARM_STORE_NAME", "shared")
-        .env("SWARM_STORE_HOST", host)
+    swarm_on(project, server, host, None)
         .args(args)
         .output()
         .expect("run swarm")
@@ -206,11 +219,7 @@ fn a_senders_rate_limit_counts_its_sends_from_every_host() {
     let server = RedisServer::start();
     let (a, b) = two_hosts(&server);
     let send = |project: &Project, host: &str, text: &str| {
-        swarm_outside_tmux(project)
-            .env("SWARM_STORE_BACKEND", "redis")
-            .env("SWARM_STORE_URL", server.url())
-            .env("SWARM_STORE_NAME", "shared")
-            .env("SWARM_STORE_HOST", host)
+        swarm_on(project, &server, host, None)
             .env("SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE", "2")
             .args(["msg", "agent-2", "INFO", text, "--from", "agent-1"])
             .output()
@@ -234,18 +243,6 @@ fn a_senders_rate_limit_counts_its_sends_from_every_host() {
     }
 }
 
-/// The redis settings of host `host` of the swarm `shared`, on `cmd`.
-fn shared<'c>(
-    cmd: &'c mut std::process::Command,
-    server: &RedisServer,
-    host: &str,
-) -> &'c mut std::process::Command {
-    cmd.env("SWARM_STORE_BACKEND", "redis")
-        .env("SWARM_STORE_URL", server.url())
-        .env("SWARM_STORE_NAME", "shared")
-        .env("SWARM_STORE_HOST", host)
-}
-
 /// `swarm ARGS...` in `project` as host `host`, on the tmux server `tmux`.
 fn on_tmux(
     project: &Project,
@@ -254,14 +251,7 @@ fn on_tmux(
     host: &str,
     args: &[&str],
 ) -> Output {
-    let mut cmd = std::process::Command::new(swarm_bin());
-    cmd.current_dir(project.path())
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .env_remove("CLAUDESWARM_ROOT")
-        .env("SWARM_TMUX_SOCKET", &tmux.socket)
-        .env("NO_COLOR", "1");
-    shared(&mut cmd, server, host)
+    swarm_on(project, server, host, Some(tmux))
         .args(args)
         .output()
         .expect("run swarm")
@@ -308,17 +298,12 @@ impl Watcher {
         stdout: Stdio,
         stderr: Stdio,
     ) -> Watcher {
-        let mut cmd = std::process::Command::new(swarm_bin());
-        cmd.current_dir(project.path())
-            .env_remove("TMUX")
-            .env_remove("TMUX_PANE")
-            .env_remove("CLAUDESWARM_ROOT")
-            .env("SWARM_TMUX_SOCKET", &tmux.socket)
-            .env("NO_COLOR", "1")
+        let child = swarm_process(project, Some(tmux))
+            .envs(server.store_env("shared"))
+            .env("SWARM_STORE_HOST", host)
             .stdin(Stdio::null())
             .stdout(stdout)
-            .stderr(stderr);
-        let child = shared(&mut cmd, server, host)
+            .stderr(stderr)
             .args(args)
             .spawn()
             .expect("start swarm watch");
@@ -388,16 +373,21 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
         ]
     );
 
+    // Each send from A hands the message over: exit 7, not typed in yet.
+    let send = |kind: &str, text: &str| {
+        let out = on_tmux(
+            &a,
+            &server,
+            &tmux_a,
+            "host-a",
+            &["msg", "agent-1", kind, text, "--from", "agent-0"],
+        );
+        assert_eq!(out.status.code(), Some(7), "{out:?}");
+        out
+    };
     // Sent on A while no watcher runs on B: it waits in agent-1's inbox.
     let payload = "needs `src/auth.py` \"now\"; $(touch pwned) ünïcödé";
-    let out = on_tmux(
-        &a,
-        &server,
-        &tmux_a,
-        "host-a",
-        &["msg", "agent-1", "BLOCKED", payload, "--from", "agent-0"],
-    );
-    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let out = send("BLOCKED", payload);
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(
         said.contains("on host host-b") && said.contains("swarm watch"),
@@ -449,14 +439,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
         (v["messages"][0]["delivered_to_pane"] == true).then_some(())
     });
     // A second message while the watchers run arrives as its own turn.
-    let out = on_tmux(
-        &a,
-        &server,
-        &tmux_a,
-        "host-a",
-        &["msg", "agent-1", "INFO", "second", "--from", "agent-0"],
-    );
-    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    send("INFO", "second");
     let got = wait_for_records(&rec_b, 2);
     assert!(
         got[1]["text"]
@@ -465,14 +448,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
             .ends_with("[INFO]: second")
     );
     // Nothing more comes: a marker message sent after them is the third.
-    let out = on_tmux(
-        &a,
-        &server,
-        &tmux_a,
-        "host-a",
-        &["msg", "agent-1", "INFO", "marker", "--from", "agent-0"],
-    );
-    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    send("INFO", "marker");
     let got = wait_for_records(&rec_b, 3);
     assert!(
         got[2]["text"]
@@ -643,9 +619,7 @@ fn store_migrate_moves_a_project_to_redis_and_back_without_loss() {
     };
     let redis = |project: &Project, args: &[&str]| -> Output {
         swarm_outside_tmux(project)
-            .env("SWARM_STORE_BACKEND", "redis")
-            .env("SWARM_STORE_URL", server.url())
-            .env("SWARM_STORE_NAME", "moved")
+            .envs(server.store_env("moved"))
             .env("SWARM_STORE_HOST", "host-a")
             .args(args)
             .output()

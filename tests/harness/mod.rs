@@ -316,14 +316,25 @@ pub fn swarm(project: &Project, server: &TmuxServer) -> assert_cmd::Command {
 
 /// `swarm` in `project` with no tmux server configured at all.
 pub fn swarm_outside_tmux(project: &Project) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::new(swarm_bin());
+    let mut cmd = assert_cmd::Command::from_std(swarm_process(project, None));
+    cmd.timeout(PATIENCE);
+    cmd
+}
+
+/// `swarm` in `project` as a plain process, for one the test starts and
+/// stops itself (a `watch`, a process killed mid-write): a clean
+/// environment, talking to `server` (to none when `None`).
+pub fn swarm_process(project: &Project, server: Option<&TmuxServer>) -> Command {
+    let mut cmd = Command::new(swarm_bin());
     cmd.current_dir(project.path())
         .env_remove("TMUX")
         .env_remove("TMUX_PANE")
         .env_remove("CLAUDESWARM_ROOT")
         .env_remove("SWARM_TMUX_SOCKET")
-        .env("NO_COLOR", "1")
-        .timeout(PATIENCE);
+        .env("NO_COLOR", "1");
+    if let Some(server) = server {
+        cmd.env("SWARM_TMUX_SOCKET", &server.socket);
+    }
     cmd
 }
 

@@ -86,6 +86,16 @@ impl RedisServer {
         format!("unix://{}", self.socket().display())
     }
 
+    /// The environment that makes swarm keep its state on this server as
+    /// the swarm `name`.
+    pub fn store_env(&self, name: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("SWARM_STORE_BACKEND", "redis".to_owned()),
+            ("SWARM_STORE_URL", self.url()),
+            ("SWARM_STORE_NAME", name.to_owned()),
+        ]
+    }
+
     /// A connection for the test's own checks.
     pub fn connection(&self) -> redis::Connection {
         redis::Client::open(self.url().as_str())
