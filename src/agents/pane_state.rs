@@ -8,7 +8,7 @@ use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
 use crate::agents::profile::Profiles;
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
-use crate::tmux::{PaneId, Tmux};
+use crate::tmux::{PaneId, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -113,7 +113,10 @@ pub(crate) fn observe(
             ))),
         }
     }
-    let ids: Vec<PaneId> = to_read.iter().map(|(_, p, _)| p.clone()).collect();
+    let ids: Vec<(PaneId, ScreenDetail)> = to_read
+        .iter()
+        .map(|(_, p, profile)| (p.clone(), profile.screen_detail()))
+        .collect();
     for ((i, _, profile), capture) in to_read.into_iter().zip(tmux.capture_screens(&ids)) {
         let reading = capture.as_deref().and_then(|c| profile.read(c));
         let state = match &reading {

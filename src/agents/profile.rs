@@ -9,6 +9,7 @@ use std::time::Duration;
 use crate::agents::screen::{Reading, Screen, ScreenRules};
 use crate::config::ProfileSpec;
 use crate::config::profile::{GENERIC, builtin};
+use crate::tmux::ScreenDetail;
 
 /// One profile, ready to use.
 #[derive(Clone, Debug)]
@@ -24,10 +25,24 @@ pub(crate) struct Profile {
 }
 
 impl Profile {
-    /// Reads a `capture-pane -p -J -e` capture; `None` when this profile
+    /// Reads a `capture-pane -p -J` capture (with `-e` when
+    /// `screen_detail` says so); `None` when this profile
     /// does not read screens.
     pub(crate) fn read(&self, capture: &str) -> Option<Reading> {
         Some(self.rules.as_ref()?.read(&Screen::parse(capture)))
+    }
+
+    /// How much of the screen a capture must keep for this profile.
+    pub(crate) fn screen_detail(&self) -> ScreenDetail {
+        if self
+            .rules
+            .as_ref()
+            .is_some_and(ScreenRules::needs_attributes)
+        {
+            ScreenDetail::Attributes
+        } else {
+            ScreenDetail::Text
+        }
     }
 
     /// True when the profile reads the agent's screen.

@@ -151,6 +151,11 @@ impl Pattern {
         }
     }
 
+    /// True when the pattern looks at attribute sequences.
+    fn needs_attributes(&self) -> bool {
+        self.ansi.is_some()
+    }
+
     fn found_in(&self, screen: &Screen, found: Option<&Found>) -> bool {
         self.rows(screen, found)
             .any(|i| self.matches(&screen.rows[i]))
@@ -203,6 +208,20 @@ impl ScreenRules {
             indent: input.indent,
             placeholder: one(&input.placeholder)?,
         }))
+    }
+
+    /// True when some marker looks at attribute sequences, so the screen
+    /// must be captured with them (`capture-pane -e`); without, a capture
+    /// of the text alone reads the same and costs tmux about half.
+    pub(crate) fn needs_attributes(&self) -> bool {
+        self.dialog
+            .iter()
+            .chain(&self.busy)
+            .chain(std::iter::once(&self.start))
+            .chain(&self.end)
+            .chain(&self.require)
+            .chain(&self.placeholder)
+            .any(Pattern::needs_attributes)
     }
 
     /// Reads a screen. A dialog counts only while the input box is not

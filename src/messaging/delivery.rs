@@ -18,7 +18,7 @@ use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::messaging::message_log::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
-use crate::tmux::{PaneId, PendingScreens, PreparedPaste, Tmux, TmuxError};
+use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
 
 /// How deliveries behave.
 #[derive(Clone, Debug)]
@@ -87,8 +87,9 @@ pub(crate) struct LockedPane<'a> {
 
 /// Takes the pane's delivery lock, checks its foreground and finds the
 /// agent's profile. `Err` is the outcome when nothing can be typed there at
-/// all (queued, with why). The screen is read from the moment the lock is
-/// held, so tmux answers while the foreground is checked.
+/// all (queued, with why). The screen is captured as soon as the profile
+/// says how (with attributes or not), so tmux answers while the caller
+/// goes on.
 pub(crate) fn open<'a>(
     tmux: &'a Tmux,
     paths: &Paths,
@@ -96,9 +97,37 @@ pub(crate) fn open<'a>(
     target: &Target,
     settings: &DeliverySettings,
 ) -> Result<PaneSession<'a>, Outcome> {
-    let locked = lock(tmux, paths, target, settings)?;
-    let early = tmux.start_capture_screens(std::slice::from_ref(&locked.pane));
-    locked.check(matcher, settings, Some(early))
+    let session = lock(tmux, paths, target, settings)?.check(matcher, settings)?;
+    if session.profile.reads_screen() {
+        *session.early.borrow_mut() = Some(tmux.start_capture_screens(&[session.screen_request()]));
+    }
+    Ok(session)
+}
+
+/// Panes to type into, and a paste and Enter into exactly those panes
+/// started ahead, waiting for the text (see `Tmux::prepare_paste_and_press`).
+/// Dropped unused, it types nothing.
+pub(crate) struct TypingAhead<'a> {
+    panes: Vec<PaneId>,
+    call: PreparedPaste<'a>,
+}
+
+impl<'a> TypingAhead<'a> {
+    /// Starts a paste and Enter into `panes` (in the order a delivery
+    /// locks them: by pane number), before anything is known of their
+    /// screens: the tmux client starts while the caller logs the message
+    /// and takes the locks. It is used only if exactly these panes turn out
+    /// safe and need no pause.
+    pub(crate) fn start(tmux: &'a Tmux, mut panes: Vec<PaneId>) -> TypingAhead<'a> {
+        panes.sort_by_key(PaneId::number);
+        let call = tmux.prepare_paste_and_press(&panes, PASTE_GAP, "Enter");
+        TypingAhead { panes, call }
+    }
+
+    /// The call, if it is for exactly `panes`.
+    fn for_panes(self, panes: &[PaneId]) -> Option<PreparedPaste<'a>> {
+        (self.panes == panes).then_some(self.call)
+    }
 }
 
 /// Takes the pane's delivery lock (so concurrent senders never
@@ -133,11 +162,6 @@ pub(crate) fn lock<'a>(
 }
 
 impl<'a> LockedPane<'a> {
-    /// The pane.
-    pub(crate) fn pane(&self) -> &PaneId {
-        &self.pane
-    }
-
     /// Checks that an agent, not a shell or anything else, holds the
     /// pane's terminal, and finds its profile. `early`: the screen, being
     /// captured since the lock was taken.
@@ -145,7 +169,6 @@ impl<'a> LockedPane<'a> {
         self,
         matcher: &AgentMatcher,
         settings: &DeliverySettings,
-        early: Option<PendingScreens<'a>>,
     ) -> Result<PaneSession<'a>, Outcome> {
         let LockedPane {
             tmux,
@@ -189,7 +212,7 @@ impl<'a> LockedPane<'a> {
             pause: settings.pause.unwrap_or(profile.pause),
             confirm: settings.confirm,
             profile,
-            early: RefCell::new(early),
+            early: RefCell::new(None),
             prepared: RefCell::new(None),
             last_capture: RefCell::new(None),
             _lock: lock,
@@ -199,12 +222,16 @@ impl<'a> LockedPane<'a> {
 
 impl<'a> PaneSession<'a> {
     /// For a message about to be typed: when the agent needs no pause,
-    /// starts its paste and Enter now (tmux waits for the text), so that
-    /// once the screen says it is safe, typing costs only tmux's own work.
+    /// makes sure its paste and Enter are started (tmux waits for the
+    /// text), using `ahead` when it is for this pane alone, so that once
+    /// the screen says it is safe, typing costs only tmux's own work.
     /// Nothing is typed unless `type_text` is called.
-    pub(crate) fn prepare_typing(&self) {
+    pub(crate) fn prepare_typing(&self, ahead: Option<TypingAhead<'a>>) {
         if self.pause.is_zero() {
-            *self.prepared.borrow_mut() = Some(self.prepare_paste());
+            let call = ahead
+                .and_then(|a| a.for_panes(std::slice::from_ref(&self.pane)))
+                .unwrap_or_else(|| self.prepare_paste());
+            *self.prepared.borrow_mut() = Some(call);
         }
     }
 
@@ -221,6 +248,11 @@ impl PaneSession<'_> {
         &self.pane
     }
 
+    /// The pane and how its screen is captured for this agent's profile.
+    pub(crate) fn screen_request(&self) -> (PaneId, ScreenDetail) {
+        (self.pane.clone(), self.profile.screen_detail())
+    }
+
     /// Reads the screen; `None` when the profile does not read screens.
     /// A capture that fails reads as unknown.
     pub(crate) fn read(&self) -> Option<Reading> {
@@ -230,7 +262,10 @@ impl PaneSession<'_> {
         let early = self.early.borrow_mut().take();
         let capture = match early {
             Some(pending) => pending.finish().into_iter().next().flatten(),
-            None => self.tmux.capture_screen(&self.pane).ok(),
+            None => self
+                .tmux
+                .capture_screen(&self.pane, self.profile.screen_detail())
+                .ok(),
         };
         self.read_capture(capture.as_deref())
     }
@@ -278,7 +313,10 @@ impl PaneSession<'_> {
 
     /// Reads the screen for confirming: the reading and the capture.
     fn look(&self) -> (Option<Reading>, Option<String>) {
-        let capture = self.tmux.capture_screen(&self.pane).ok();
+        let capture = self
+            .tmux
+            .capture_screen(&self.pane, self.profile.screen_detail())
+            .ok();
         (self.read_capture(capture.as_deref()), capture)
     }
 
@@ -475,22 +513,23 @@ impl BoxWatch {
     }
 }
 
-/// For a broadcast: when no agent among `sessions` needs a pause, starts
-/// one paste and Enter into all their panes, waiting for the text (see
-/// `Tmux::prepare_paste_and_press`), so it can start while their screens
-/// are read.
+/// For a broadcast: when no agent among `sessions` needs a pause, one
+/// paste and Enter into all their panes, waiting for the text: `ahead`
+/// when it is for exactly these panes, else one started now, so it can
+/// start while their screens are read.
 pub(crate) fn prepare_many<'a>(
     sessions: &[&PaneSession<'a>],
-) -> Option<(Vec<PaneId>, PreparedPaste<'a>)> {
+    ahead: Option<TypingAhead<'a>>,
+) -> Option<TypingAhead<'a>> {
     let first = sessions.first()?;
     if sessions.len() < 2 || sessions.iter().any(|s| !s.pause.is_zero()) {
         return None;
     }
     let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
-    let call = first
-        .tmux
-        .prepare_paste_and_press(&panes, PASTE_GAP, "Enter");
-    Some((panes, call))
+    Some(match ahead {
+        Some(a) if a.panes == panes => a,
+        _ => TypingAhead::start(first.tmux, panes),
+    })
 }
 
 /// Types the same text into several panes at once, as a broadcast does:
@@ -505,7 +544,7 @@ pub(crate) fn type_text_many<'a>(
     sessions: &[&PaneSession<'a>],
     text: &str,
     marker: &str,
-    prepared: Option<(Vec<PaneId>, PreparedPaste<'a>)>,
+    prepared: Option<TypingAhead<'a>>,
 ) -> Vec<Outcome> {
     let Some(first) = sessions.first() else {
         return Vec::new();
@@ -528,10 +567,9 @@ pub(crate) fn type_text_many<'a>(
     let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
     if pause.is_zero() {
         // No pause needed: the pastes and the Enters go in one tmux call.
-        let call = match prepared {
-            Some((for_panes, call)) if for_panes == panes => call,
-            _ => tmux.prepare_paste_and_press(&panes, PASTE_GAP, "Enter"),
-        };
+        let call = prepared
+            .and_then(|a| a.for_panes(&panes))
+            .unwrap_or_else(|| tmux.prepare_paste_and_press(&panes, PASTE_GAP, "Enter"));
         if let Err(e) = call.send(text.as_bytes()) {
             let why = format!("could not paste the broadcast: {e}");
             return sessions
@@ -576,7 +614,10 @@ fn paste_wait_press(
         if waiting.is_empty() {
             break;
         }
-        let ids: Vec<PaneId> = waiting.iter().map(|&i| panes[i].clone()).collect();
+        let ids: Vec<(PaneId, ScreenDetail)> = waiting
+            .iter()
+            .map(|&i| sessions[i].screen_request())
+            .collect();
         for (&i, capture) in waiting.iter().zip(tmux.capture_screens(&ids)) {
             if sessions[i]
                 .read_capture(capture.as_deref())
@@ -632,7 +673,8 @@ fn finish_many(
             }
             std::thread::sleep(poll_delay(looks));
             looks += 1;
-            let ids: Vec<PaneId> = open.iter().map(|&i| panes[i].clone()).collect();
+            let ids: Vec<(PaneId, ScreenDetail)> =
+                open.iter().map(|&i| sessions[i].screen_request()).collect();
             for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
                 let reading = sessions[i].read_capture(capture.as_deref());
                 if watches[i].look(reading.as_ref(), capture.as_deref()) {

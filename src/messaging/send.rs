@@ -14,7 +14,7 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
 use crate::domain::message::{LogEntry, Message, MessageType};
 use crate::error::{Error, Result};
-use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target};
+use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target, TypingAhead};
 use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
 use crate::messaging::log_store::LogStore;
 use crate::messaging::message_log::{DeliveryRecord, MessageView, Outcome, Record, Status};
@@ -34,7 +34,7 @@ use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
 use crate::messaging::relay::{HandedOver, Handoff, Relay, Taken};
 use crate::store::{Paths, ensure_private_dir};
-use crate::tmux::{PaneId, Tmux};
+use crate::tmux::{PaneId, ScreenDetail, Tmux};
 
 /// Most recipients of one broadcast (parity).
 pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
@@ -199,10 +199,13 @@ impl SendReport {
     }
 }
 
-impl Messenger<'_> {
+impl<'a> Messenger<'a> {
     /// Sends one message: to one agent or a broadcast.
     pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
+        // The tmux clients this delivery will use start now, while the
+        // rate window, the log and the locks are dealt with.
+        let ahead = self.start_ahead(&recipients);
         if req.ack_timeout.is_some() && recipients.len() != 1 {
             return Err(Error::Invalid(
                 "an acknowledgement can only be asked of one recipient".into(),
@@ -281,12 +284,13 @@ impl Messenger<'_> {
         }
 
         let (text, body_file) = self.pane_text(&message.log_entry(&[]), None)?;
-        let (outcomes, more) = self.deliver_logged(
+        let (outcomes, more) = self.deliver_logged_with(
             message.msg_id.as_str(),
             &recipients,
             &text,
             &message.header(),
             note,
+            ahead,
         )?;
         warnings.extend(more);
         Ok(SendReport {
@@ -343,7 +347,21 @@ impl Messenger<'_> {
         marker: &str,
         note: Option<String>,
     ) -> Result<(Outcomes, Vec<String>)> {
-        let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker);
+        let ahead = self.start_ahead(targets);
+        self.deliver_logged_with(msg_id, targets, text, marker, note, ahead)
+    }
+
+    /// `deliver_logged` with the typing started ahead by `start_ahead`.
+    fn deliver_logged_with(
+        &self,
+        msg_id: &str,
+        targets: &[AgentRecord],
+        text: &str,
+        marker: &str,
+        note: Option<String>,
+        ahead: Option<TypingAhead<'a>>,
+    ) -> Result<(Outcomes, Vec<String>)> {
+        let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker, ahead);
         let mut warnings = self.log_released(&released)?;
         warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
             msg_id, &outcomes, note,
@@ -597,12 +615,32 @@ impl Messenger<'_> {
         ))
     }
 
+    /// Starts the tmux clients a delivery to the panes of `recipients` on
+    /// this host will use: one that will capture their screens
+    /// (`Tmux::warm_up`) and, for agents that need no pause, the paste and
+    /// Enter waiting for its text. Neither touches a pane until the
+    /// delivery has taken the panes' locks and read their screens;
+    /// dropped, they end without a trace.
+    fn start_ahead(&self, recipients: &[AgentRecord]) -> Option<TypingAhead<'a>> {
+        let panes: Vec<PaneId> = recipients
+            .iter()
+            .filter(|a| self.elsewhere(a).is_none())
+            .filter_map(|a| target_of(a).pane)
+            .collect();
+        if panes.is_empty() {
+            return None;
+        }
+        self.tmux.warm_up();
+        Some(TypingAhead::start(self.tmux, panes))
+    }
+
     fn deliver_all(
         &self,
         msg_id: &str,
         recipients: &[AgentRecord],
         text: &str,
         marker: &str,
+        ahead: Option<TypingAhead<'a>>,
     ) -> (Outcomes, Vec<Released>) {
         if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
             let local: Vec<AgentRecord> = recipients
@@ -613,7 +651,7 @@ impl Messenger<'_> {
             let (mut here, released) = if local.is_empty() {
                 (Vec::new(), Vec::new())
             } else {
-                self.deliver_all(msg_id, &local, text, marker)
+                self.deliver_all(msg_id, &local, text, marker, ahead)
             };
             let mut outcomes = Vec::with_capacity(recipients.len());
             for a in recipients {
@@ -632,13 +670,9 @@ impl Messenger<'_> {
             }
             return (outcomes, released);
         }
-        let results: Vec<(Outcome, Vec<Released>)> = if recipients.len() == 1 {
-            recipients
-                .iter()
-                .map(|a| self.deliver_one(a, msg_id, text, marker))
-                .collect()
-        } else {
-            self.deliver_batch(recipients, msg_id, text, marker)
+        let results: Vec<(Outcome, Vec<Released>)> = match recipients {
+            [a] => vec![self.deliver_one(a, msg_id, text, marker, ahead)],
+            _ => self.deliver_batch(recipients, msg_id, text, marker, ahead),
         };
         let mut outcomes = Vec::new();
         let mut released = Vec::new();
@@ -660,6 +694,7 @@ impl Messenger<'_> {
         msg_id: &str,
         text: &str,
         marker: &str,
+        ahead: Option<TypingAhead<'a>>,
     ) -> Vec<(Outcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
@@ -683,35 +718,29 @@ impl Messenger<'_> {
                 Err(outcome) => results[i] = Some((outcome, Vec::new())),
             }
         }
-        // All screens in one tmux call, answered while each pane's
-        // foreground is checked.
-        let panes: Vec<PaneId> = locked.iter().map(|(_, l)| l.pane().clone()).collect();
-        let pending = self.tmux.start_capture_screens(&panes);
+        // Each pane's foreground and profile first, which say how to
+        // capture its screen; then all screens in one tmux call, answered
+        // while the paste is made ready.
         let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
-        let mut checked = Vec::with_capacity(locked.len());
         for (i, l) in locked {
-            match l.check(self.matcher, &self.settings.delivery, None) {
-                Ok(s) => {
-                    sessions.push((i, s));
-                    checked.push(true);
-                }
-                Err(outcome) => {
-                    results[i] = Some((outcome, Vec::new()));
-                    checked.push(false);
-                }
+            match l.check(self.matcher, &self.settings.delivery) {
+                Ok(s) => sessions.push((i, s)),
+                Err(outcome) => results[i] = Some((outcome, Vec::new())),
             }
         }
+        let reading: Vec<(PaneId, ScreenDetail)> = sessions
+            .iter()
+            .filter(|(_, s)| s.reads_screen())
+            .map(|(_, s)| s.screen_request())
+            .collect();
+        let pending = self.tmux.start_capture_screens(&reading);
         let all: Vec<&PaneSession<'_>> = sessions.iter().map(|(_, s)| s).collect();
-        let prepared = delivery::prepare_many(&all);
-        let mut captures = pending
-            .finish()
-            .into_iter()
-            .zip(checked)
-            .filter_map(|(c, ok)| ok.then_some(c));
+        let prepared = delivery::prepare_many(&all, ahead);
+        let mut captures = pending.finish().into_iter();
         let mut ready: Vec<(usize, &PaneSession<'_>)> = Vec::new();
         for (i, s) in &sessions {
-            let capture = captures.next().flatten();
             let reason = if s.reads_screen() {
+                let capture = captures.next().flatten();
                 s.read_capture(capture.as_deref())
                     .and_then(|r| r.hold_reason(s.agent()))
             } else {
@@ -741,7 +770,7 @@ impl Messenger<'_> {
         }
         drop(sessions);
         for i in one_by_one {
-            results[i] = Some(self.deliver_one(&recipients[i], msg_id, text, marker));
+            results[i] = Some(self.deliver_one(&recipients[i], msg_id, text, marker, None));
         }
         results
             .into_iter()
@@ -757,6 +786,7 @@ impl Messenger<'_> {
         msg_id: &str,
         text: &str,
         marker: &str,
+        ahead: Option<TypingAhead<'a>>,
     ) -> (Outcome, Vec<Released>) {
         let session = match delivery::open(
             self.tmux,
@@ -768,7 +798,7 @@ impl Messenger<'_> {
             Ok(s) => s,
             Err(outcome) => return (outcome, Vec::new()),
         };
-        session.prepare_typing();
+        session.prepare_typing(ahead);
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
         let Some(reason) = blocked.or_else(|| session.hold_reason()) else {
             return (session.type_text(text, marker), released);

@@ -6,9 +6,9 @@ use std::io::{self, Read, Write};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock, PoisonError};
 use std::thread;
 use std::time::Duration;
 
@@ -31,6 +31,31 @@ pub struct Tmux {
     resolved: OnceLock<OsString>,
     timeout: Duration,
     version: OnceLock<Version>,
+    /// A client started ahead by `warm_up`, waiting for a script.
+    warm: Mutex<Option<Spawned>>,
+}
+
+/// How much of a screen a capture keeps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ScreenDetail {
+    /// The text only.
+    Text,
+    /// The text with its SGR attribute sequences (`capture-pane -e`), for
+    /// agents whose screen markers look at colours or reverse video. About
+    /// twice tmux's work of `Text` for a large pane.
+    Attributes,
+}
+
+impl Drop for Tmux {
+    /// Stops a client that `warm_up` started and nothing used: it has run
+    /// nothing, so it is simply ended.
+    fn drop(&mut self) {
+        let warm = self.warm.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if let Some(Ok(mut child)) = warm.take().map(Spawned::child) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// What to label one pane with: its agent id, and which project gave it.
@@ -122,6 +147,7 @@ impl Tmux {
             resolved: OnceLock::new(),
             timeout: DEFAULT_TIMEOUT,
             version: OnceLock::new(),
+            warm: Mutex::new(None),
         }
     }
 
@@ -537,55 +563,106 @@ impl Tmux {
         )
     }
 
-    /// The visible screen of a pane with its attributes (`capture-pane -p
-    /// -J -e`): wrapped lines joined, SGR sequences kept, for reading an
+    /// The visible screen of a pane (`capture-pane -p -J`, with `-e` for
+    /// `ScreenDetail::Attributes`): wrapped lines joined, for reading an
     /// agent's state.
-    pub fn capture_screen(&self, target: &PaneId) -> Result<String, TmuxError> {
-        self.exec(
-            Args::new("capture-pane")
-                .flag("-p")
-                .flag("-J")
-                .flag("-e")
-                .flag("-t")
-                .text(target.as_str()),
-            None,
-        )
+    pub(crate) fn capture_screen(
+        &self,
+        target: &PaneId,
+        detail: ScreenDetail,
+    ) -> Result<String, TmuxError> {
+        let args = Args::new("capture-pane").flag("-p").flag("-J");
+        let args = match detail {
+            ScreenDetail::Text => args,
+            ScreenDetail::Attributes => args.flag("-e"),
+        };
+        self.exec(args.flag("-t").text(target.as_str()), None)
     }
 
     /// The screens of several panes (as `capture_screen`), in one tmux
-    /// call: each capture is followed by a line holding a random token, so
-    /// no screen content can fake the split. A pane that cannot be
-    /// captured (gone) gives `None`, at the cost of one call per pane.
-    pub fn capture_screens(&self, targets: &[PaneId]) -> Vec<Option<String>> {
+    /// call; `None` for a pane that could not be captured (gone).
+    pub(crate) fn capture_screens(
+        &self,
+        targets: &[(PaneId, ScreenDetail)],
+    ) -> Vec<Option<String>> {
         self.start_capture_screens(targets).finish()
     }
 
-    /// Starts `capture_screens` and returns at once: the caller does other
-    /// work while tmux answers, then calls `finish`.
-    pub(crate) fn start_capture_screens(&self, targets: &[PaneId]) -> PendingScreens<'_> {
-        let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
-        let mut args: Option<Args> = None;
-        for t in targets {
-            let start = match args {
-                None => Args::new("capture-pane"),
-                Some(a) => a.then("capture-pane"),
-            };
-            args = Some(
-                start
-                    .flag("-p")
-                    .flag("-J")
-                    .flag("-e")
-                    .flag("-t")
-                    .text(t.as_str())
-                    .then("display-message")
-                    .flag("-p")
-                    .flag("-t")
-                    .text(t.as_str())
-                    .text(&token),
-            );
+    /// Starts a tmux client now that waits for commands on its standard
+    /// input (`source-file -`), for the next `start_capture_screens`: the
+    /// client's start-up and connection, most of the cost of a small tmux
+    /// call, then happen while the caller does other work (takes locks,
+    /// checks processes), and the capture costs only the server's work.
+    /// A client never used is stopped when this `Tmux` is dropped.
+    pub(crate) fn warm_up(&self) {
+        if SCRIPT_REFUSED.load(Ordering::Relaxed) {
+            return;
         }
+        let mut warm = self.warm.lock().unwrap_or_else(PoisonError::into_inner);
+        if warm.is_none() {
+            *warm = Some(self.spawn_ahead(self.script_argv(), true));
+        }
+    }
+
+    /// `tmux source-file -`: a client that runs the commands it is given
+    /// on its standard input.
+    fn script_argv(&self) -> Vec<OsString> {
+        let mut argv = self.server.args();
+        argv.extend(["source-file".into(), "-".into()]);
+        argv
+    }
+
+    /// Starts `capture_screens` and returns at once: the caller does other
+    /// work while tmux answers, then calls `finish`. The captures run as a
+    /// script of one line per pane, `capture-pane ...; display-message
+    /// TOKEN:i`, in a client started by `warm_up` when there is one: tmux
+    /// runs every line even when one fails (a pane that is gone), and stops
+    /// within a line at its first failure, so the numbered token after a
+    /// screen says whose it is and that it is whole. The token is random, so
+    /// no screen content can fake it.
+    pub(crate) fn start_capture_screens(
+        &self,
+        targets: &[(PaneId, ScreenDetail)],
+    ) -> PendingScreens<'_> {
+        let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
+        let warm = self
+            .warm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        let call = if targets.is_empty() {
+            drop(warm);
+            None
+        } else if SCRIPT_REFUSED.load(Ordering::Relaxed) {
+            None
+        } else {
+            let mut script = String::new();
+            for (i, (pane, detail)) in targets.iter().enumerate() {
+                let attributes = match detail {
+                    ScreenDetail::Text => "",
+                    ScreenDetail::Attributes => " -e",
+                };
+                // Pane ids are `%` and digits and the token is `[a-z0-9-]`:
+                // nothing here needs quoting beyond the pane id's `%`.
+                script.push_str(&format!(
+                    "capture-pane -p -J{attributes} -t '{pane}' ; display-message -p '{token}:{i}'\n"
+                ));
+            }
+            let child = match warm {
+                Some(started) => started.child(),
+                None => self.spawn(&self.script_argv(), true),
+            };
+            Some(Pending {
+                tmux: self,
+                command: "capture-pane",
+                child: Some(Spawned::Ready(child.and_then(|mut child| {
+                    give_input(&mut child, script.into_bytes())?;
+                    Ok(child)
+                }))),
+            })
+        };
         PendingScreens {
-            call: args.map(|args| self.start(args)),
+            call,
             tmux: self,
             targets: targets.to_vec(),
             token,
@@ -674,23 +751,31 @@ impl Tmux {
         self.exec_raw(argv, args.command, stdin, true)
     }
 
-    /// Starts a call without waiting for it (no standard input).
-    fn start(&self, args: Args) -> Pending<'_> {
-        self.start_call(args, false)
-    }
-
     /// Starts a call that reads its standard input, given to `finish_with`.
+    /// The process is started on a thread of its own, so the caller goes
+    /// on at once.
     fn start_with_input(&self, args: Args) -> Pending<'_> {
-        self.start_call(args, true)
-    }
-
-    fn start_call(&self, args: Args, with_stdin: bool) -> Pending<'_> {
         let mut argv = self.server.args();
         argv.extend(args.argv);
         Pending {
             tmux: self,
             command: args.command,
-            child: Some(self.spawn(&argv, with_stdin)),
+            child: Some(self.spawn_ahead(argv, true)),
+        }
+    }
+
+    /// Starts a tmux client on a thread of its own: starting a process
+    /// holds up the thread that starts it until the program is loaded,
+    /// which the caller need not wait for.
+    fn spawn_ahead(&self, argv: Vec<OsString>, with_stdin: bool) -> Spawned {
+        let program = self.resolved.get_or_init(|| on_path(&self.program)).clone();
+        let args = argv.clone();
+        let started = thread::Builder::new()
+            .name("tmux-client".into())
+            .spawn(move || spawn_piped(Command::new(program).args(args), with_stdin));
+        match started {
+            Ok(handle) => Spawned::Starting(handle),
+            Err(_) => Spawned::Ready(self.spawn(&argv, with_stdin)),
         }
     }
 
@@ -746,24 +831,61 @@ impl Tmux {
     }
 }
 
+/// A tmux client process: started, or being started on a thread.
+#[derive(Debug)]
+enum Spawned {
+    Ready(io::Result<Child>),
+    Starting(thread::JoinHandle<io::Result<Child>>),
+}
+
+impl Spawned {
+    /// The process, once started.
+    fn child(self) -> io::Result<Child> {
+        match self {
+            Spawned::Ready(child) => child,
+            Spawned::Starting(handle) => handle
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("starting tmux failed"))),
+        }
+    }
+}
+
 /// A tmux call that was started and not waited for yet.
 struct Pending<'a> {
     tmux: &'a Tmux,
     command: &'static str,
     /// Taken by `finish`; a call dropped unfinished is killed and reaped.
-    child: Option<io::Result<Child>>,
+    child: Option<Spawned>,
 }
 
 impl Pending<'_> {
-    fn finish(self) -> Result<String, TmuxError> {
-        self.finish_with(None)
-    }
-
     /// Gives the call its standard input (when started with one) and waits
     /// for its answer.
     fn finish_with(mut self, stdin: Option<&[u8]>) -> Result<String, TmuxError> {
-        match self.child.take() {
+        match self.child.take().map(Spawned::child) {
             Some(Ok(child)) => self.tmux.collect(child, self.command, stdin, true),
+            Some(Err(e)) => Err(spawn_error(e)),
+            None => Err(TmuxError::Io(io::Error::other(
+                "tmux call already finished",
+            ))),
+        }
+    }
+}
+
+impl Pending<'_> {
+    /// Waits for the call and returns what it printed, whether or not it
+    /// succeeded (a script reports the failure of one line in its exit
+    /// status, and prints what the other lines printed).
+    fn finish_output(mut self) -> Result<String, TmuxError> {
+        match self.child.take().map(Spawned::child) {
+            Some(Ok(child)) => match wait_with_timeout(child, None, self.tmux.timeout) {
+                Ok(Some(done)) => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
+                Ok(None) => Err(TmuxError::Timeout {
+                    command: self.command.to_owned(),
+                    timeout: self.tmux.timeout,
+                }),
+                Err(e) => Err(spawn_error(e)),
+            },
             Some(Err(e)) => Err(spawn_error(e)),
             None => Err(TmuxError::Io(io::Error::other(
                 "tmux call already finished",
@@ -774,12 +896,16 @@ impl Pending<'_> {
 
 impl Drop for Pending<'_> {
     fn drop(&mut self) {
-        if let Some(Ok(mut child)) = self.child.take() {
+        if let Some(Ok(mut child)) = self.child.take().map(Spawned::child) {
             let _ = child.kill();
             let _ = child.wait();
         }
     }
 }
+
+/// Set once tmux did not run a script given on its standard input
+/// (`source-file -`): screens are then captured by a call each.
+static SCRIPT_REFUSED: AtomicBool = AtomicBool::new(false);
 
 /// Set once tmux refused `run-shell -d` (older than 3.2): pastes and keys
 /// then go as two calls.
@@ -830,7 +956,7 @@ impl PreparedPaste<'_> {
 pub(crate) struct PendingScreens<'a> {
     tmux: &'a Tmux,
     call: Option<Pending<'a>>,
-    targets: Vec<PaneId>,
+    targets: Vec<(PaneId, ScreenDetail)>,
     token: String,
 }
 
@@ -838,22 +964,39 @@ impl PendingScreens<'_> {
     /// The screens, in the order the panes were given; `None` for a pane
     /// that could not be captured.
     pub(crate) fn finish(self) -> Vec<Option<String>> {
-        let Some(call) = self.call else {
-            return Vec::new();
-        };
-        if let Ok(out) = call.finish() {
-            let parts: Vec<&str> = out.split(&format!("{}\n", self.token)).collect();
-            if parts.len() == self.targets.len() + 1 {
-                return parts[..self.targets.len()]
-                    .iter()
-                    .map(|p| Some((*p).to_owned()))
-                    .collect();
+        let mut screens: Vec<Option<String>> = vec![None; self.targets.len()];
+        let answered = self.call.map(Pending::finish_output);
+        let mut found = false;
+        if let Some(Ok(out)) = &answered {
+            let mut rest = out.as_str();
+            while let Some(at) = rest.find(&self.token) {
+                let (screen, after) = rest.split_at(at);
+                let tail = &after[self.token.len()..];
+                let (label, next) = tail.split_once('\n').unwrap_or((tail, ""));
+                let index = label
+                    .strip_prefix(':')
+                    .and_then(|n| n.parse::<usize>().ok());
+                if let Some(slot) = index.and_then(|i| screens.get_mut(i)) {
+                    *slot = Some(screen.to_owned());
+                    found = true;
+                }
+                rest = next;
             }
         }
-        self.targets
-            .iter()
-            .map(|t| self.tmux.capture_screen(t).ok())
-            .collect()
+        // Not one screen from the script: this tmux may not read a script
+        // from standard input (or every pane is gone). Each screen is then
+        // taken by a call of its own; if that finds screens, the script is
+        // not used again in this process.
+        let script_failed = answered.is_some() && !found;
+        if script_failed || (answered.is_none() && SCRIPT_REFUSED.load(Ordering::Relaxed)) {
+            for (slot, (pane, detail)) in screens.iter_mut().zip(&self.targets) {
+                *slot = self.tmux.capture_screen(pane, *detail).ok();
+            }
+            if script_failed && screens.iter().any(Option::is_some) {
+                SCRIPT_REFUSED.store(true, Ordering::Relaxed);
+            }
+        }
+        screens
     }
 }
 
@@ -966,6 +1109,22 @@ fn spawn_piped(cmd: &mut Command, with_stdin: bool) -> io::Result<Child> {
     .spawn()
 }
 
+/// Writes `input` to a started child's standard input and closes it, from
+/// a thread of its own, so that a child slow to read never holds up the
+/// caller.
+fn give_input(child: &mut Child, input: Vec<u8>) -> io::Result<()> {
+    let mut pipe = child
+        .stdin
+        .take()
+        .ok_or_else(|| io::Error::other("child pipe was not set up"))?;
+    thread::spawn(move || {
+        // A child that exits without reading gives EPIPE: its status and
+        // output say what happened.
+        let _ = pipe.write_all(&input);
+    });
+    Ok(())
+}
+
 /// Feeds a started child `stdin` and waits for it, for at most `timeout`.
 /// `Ok(None)` means it timed out and was killed. The pipes are serviced by
 /// helper threads so a chatty child can never fill a pipe and stall.
@@ -1054,7 +1213,8 @@ mod tests {
     }
 
     /// A private tmux server (never the user's) with one pane running
-    /// `cat` into a file, killed when dropped.
+    /// `cat` into a file (after printing a `printf` format, when given),
+    /// killed when dropped.
     struct CatPane {
         tmux: Tmux,
         pane: PaneId,
@@ -1064,6 +1224,10 @@ mod tests {
 
     impl CatPane {
         fn start() -> CatPane {
+            CatPane::showing("")
+        }
+
+        fn showing(format: &str) -> CatPane {
             let dir = tempfile::tempdir().expect("tempdir");
             let out = dir.path().join("typed.txt");
             let name = format!("swarm-unit-{}-{}", std::process::id(), unique_buffer_name());
@@ -1071,7 +1235,7 @@ mod tests {
                 .env_remove("TMUX")
                 .args(["-L", &name, "-f", "/dev/null", "new-session", "-d"])
                 .args(["-x", "80", "-y", "24"])
-                .arg(format!("cat > '{}'", out.display()))
+                .arg(format!("printf '{format}'; exec cat > '{}'", out.display()))
                 .status()
                 .expect("tmux");
             assert!(status.success());
@@ -1138,6 +1302,50 @@ mod tests {
             .exec(Args::new("list-buffers"), None)
             .expect("list-buffers");
         assert_eq!(buffers, "", "no buffer is left behind");
+    }
+
+    #[test]
+    fn screens_come_from_one_script_each_with_its_detail_and_a_gone_pane_gives_none() {
+        let shown = CatPane::showing(r"\033[1mBOLD\033[0m plain\n");
+        let pane = shown.pane.clone();
+        let started = std::time::Instant::now();
+        while !shown
+            .tmux
+            .capture_screen(&pane, ScreenDetail::Text)
+            .is_ok_and(|s| s.contains("BOLD plain"))
+        {
+            assert!(started.elapsed() < Duration::from_secs(20), "never shown");
+            thread::sleep(Duration::from_millis(10));
+        }
+        let gone: PaneId = "%999".parse().expect("pane id");
+        let asked = [
+            (pane.clone(), ScreenDetail::Attributes),
+            (gone, ScreenDetail::Text),
+            (pane.clone(), ScreenDetail::Text),
+        ];
+        // Once through a client started ahead, once through one started
+        // for the capture.
+        for warm in [true, false] {
+            if warm {
+                shown.tmux.warm_up();
+            }
+            let screens = shown.tmux.capture_screens(&asked);
+            assert_eq!(screens.len(), 3);
+            let with = screens[0].as_deref().expect("screen with attributes");
+            assert!(with.contains("\x1b[1mBOLD"), "{with:?}");
+            assert_eq!(screens[1], None, "the gone pane");
+            let text = screens[2].as_deref().expect("screen as text");
+            assert!(text.starts_with("BOLD plain\n"), "{text:?}");
+            assert!(!text.contains('\x1b'), "{text:?}");
+        }
+        assert!(
+            !SCRIPT_REFUSED.load(Ordering::Relaxed),
+            "the script was used, not a call per pane"
+        );
+        // A client started ahead and never used types nothing.
+        shown.tmux.warm_up();
+        drop(shown.tmux.capture_screens(&[]));
+        assert_eq!(std::fs::read_to_string(&shown.out).unwrap_or_default(), "");
     }
 
     #[test]

@@ -9,7 +9,7 @@ mod server;
 mod version;
 
 pub use client::{PaneLabel, Tmux};
-pub(crate) use client::{PendingScreens, PreparedPaste, SessionSpec};
+pub(crate) use client::{PendingScreens, PreparedPaste, ScreenDetail, SessionSpec};
 pub use error::TmuxError;
 pub(crate) use pane::Pane;
 pub use pane::{PaneId, parse_list_panes};
