@@ -13,7 +13,7 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
-use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
+use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::messaging::message_log::Outcome;
@@ -163,11 +163,46 @@ pub(crate) fn lock<'a>(
 
 impl<'a> LockedPane<'a> {
     /// Checks that an agent, not a shell or anything else, holds the
-    /// pane's terminal, and finds its profile. `early`: the screen, being
-    /// captured since the lock was taken.
+    /// pane's terminal, and finds its profile.
     pub(crate) fn check(
         self,
         matcher: &AgentMatcher,
+        settings: &DeliverySettings,
+    ) -> Result<PaneSession<'a>, Outcome> {
+        let foreground = matcher.pane_foreground(self.tmux, &self.pane, self.pane_pid);
+        self.check_foreground(foreground, settings)
+    }
+
+    /// Checks several locked panes with one look at the processes (one
+    /// `ps` for the portable backend, instead of one per pane).
+    pub(crate) fn check_all(
+        locked: Vec<LockedPane<'a>>,
+        matcher: &AgentMatcher,
+        settings: &DeliverySettings,
+    ) -> Vec<Result<PaneSession<'a>, Outcome>> {
+        if locked.len() < 2 {
+            return locked
+                .into_iter()
+                .map(|l| l.check(matcher, settings))
+                .collect();
+        }
+        let survey = matcher.processes().survey();
+        locked
+            .into_iter()
+            .map(|l| {
+                let foreground = match &survey {
+                    Ok(view) => Ok(matcher.foreground(view, l.pane_pid)),
+                    Err(e) => Err(e.to_string()),
+                };
+                l.check_foreground(foreground, settings)
+            })
+            .collect()
+    }
+
+    /// The check, given what runs in the pane's foreground.
+    fn check_foreground<E: std::fmt::Display>(
+        self,
+        foreground: Result<Option<Foreground>, E>,
         settings: &DeliverySettings,
     ) -> Result<PaneSession<'a>, Outcome> {
         let LockedPane {
@@ -177,7 +212,7 @@ impl<'a> LockedPane<'a> {
             pane_pid,
             lock,
         } = self;
-        let command = match matcher.pane_foreground(tmux, &pane, pane_pid) {
+        let command = match foreground {
             Err(e) => {
                 return Err(Outcome::queued(format!(
                     "could not tell what runs in pane {pane}: {e}"

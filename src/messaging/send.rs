@@ -721,9 +721,12 @@ impl<'a> Messenger<'a> {
         // Each pane's foreground and profile first, which say how to
         // capture its screen; then all screens in one tmux call, answered
         // while the paste is made ready.
+        let (order, locked): (Vec<usize>, Vec<_>) = locked.into_iter().unzip();
+        let checked =
+            delivery::LockedPane::check_all(locked, self.matcher, &self.settings.delivery);
         let mut sessions: Vec<(usize, PaneSession<'_>)> = Vec::new();
-        for (i, l) in locked {
-            match l.check(self.matcher, &self.settings.delivery) {
+        for (i, checked) in order.into_iter().zip(checked) {
+            match checked {
                 Ok(s) => sessions.push((i, s)),
                 Err(outcome) => results[i] = Some((outcome, Vec::new())),
             }
