@@ -184,7 +184,7 @@ impl LogStore for RedisLog {
         let mut pipe = redis::pipe();
         pipe.atomic();
         for record in records {
-            let line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+            let line = record.to_line().map_err(|source| StoreError::Encode {
                 path: key.clone().into(),
                 source,
             })?;
