@@ -691,6 +691,69 @@ mod tests {
     }
 
     #[test]
+    fn lines_with_ids_no_agent_could_have_are_skipped_and_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let line = |sender: &str, to: &str, time: &str, id: &str| {
+            serde_json::json!({
+                "sender": sender, "timestamp": time, "msg_type": "INFO", "content": id,
+                "recipients": [to], "msg_id": id,
+            })
+            .to_string()
+        };
+        let when = "2026-11-21T13:27:02.029457+00:00";
+        let lines = [
+            line("agent-0", "agent-1", when, "kept"),
+            line("agent 0", "agent-1", when, "bad sender"),
+            line("agent-0", "../agent-1", when, "bad recipient"),
+            line("agent-0", "agent-1", "not a time", "no time"),
+        ];
+        fs::write(paths.message_log(), format!("{}\n", lines.join("\n"))).expect("write");
+        let contents = MessageLog::new(&paths).read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (2, 2));
+        let views = contents.messages();
+        let ids: Vec<&str> = views.iter().map(|v| v.message.msg_id.as_str()).collect();
+        assert_eq!(ids, ["kept", "no time"]);
+        assert_eq!(
+            views[1].message.created,
+            crate::domain::Timestamp::UNIX_EPOCH
+        );
+        assert_eq!(views[1].timestamp, "1970-01-01T00:00:00.000000+00:00");
+    }
+
+    #[test]
+    fn records_read_from_a_log_are_written_again_as_they_were() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let from = Paths::new(dir.path().join("from"));
+        let to = Paths::new(dir.path().join("to"));
+        for p in [&from, &to] {
+            fs::create_dir_all(p.root()).expect("mkdir");
+        }
+        let swarm_line = Record::logged(&message(1), &[]).to_line().expect("line");
+        let text = format!(
+            "{}\n{}\n{}\n{}\n",
+            String::from_utf8(swarm_line).expect("utf8"),
+            r#"{"sender":"agent-3","timestamp":"2026-11-21T13:27:02","msg_type":"x","content":"\u00e9\u00E9","recipients":["all"],"msg_id":"py","task":{"n":1.50},"delivery_status":{"agent-1":false},"success_count":0,"failure_count":1,"extra":[]}"#,
+            r#"{"event": "delivery", "msg_id": "py", "timestamp": "yesterday", "recipients": [], "outcomes": {"agent-1": {"status": "delivered", "by": "hand"}}, "more": 1}"#,
+            r#"{"sender": "agent-0", "timestamp": "late", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "t"}"#,
+        );
+        fs::write(from.message_log(), &text).expect("write");
+        let contents = MessageLog::new(&from).read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (4, 0));
+        MessageLog::new(&to)
+            .append(&contents.records)
+            .expect("append");
+        assert_eq!(fs::read_to_string(to.message_log()).expect("read"), text);
+        // A delivery record changed since it was read is written anew.
+        let Record::Delivery(mut d) = contents.records[2].clone() else {
+            unreachable!("a delivery record")
+        };
+        d.note = Some("changed".into());
+        let line = String::from_utf8(Record::Delivery(d).to_line().expect("line")).expect("utf8");
+        assert!(line.ends_with("\"note\": \"changed\"}"), "{line}");
+    }
+
+    #[test]
     fn a_symlinked_log_is_moved_aside_not_written_through() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
