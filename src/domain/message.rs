@@ -99,9 +99,9 @@ pub(crate) fn clean_content(raw: &str) -> Result<String, ValidationError> {
     Ok(clean)
 }
 
-/// One message: what `swarm msg` sends, what the log holds (its line is
-/// `messaging::log_line`'s business), what a pending ACK keeps (through
-/// `message_dict`) and what every view shows.
+/// One message: what `swarm msg` sends, what the log holds, what a
+/// pending ACK keeps and what every view shows. Each file writes it in its
+/// own shape (docs/FORMATS.md); `message_dict` is the pending ACKs' one.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Message {
     /// UUID v4 for swarm's messages; any string for lines of other tools.
