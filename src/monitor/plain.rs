@@ -62,6 +62,7 @@ mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
     use crate::messaging::log_line::LoggedMessage;
+    use crate::messaging::message_log::{Record, parse_line};
 
     #[test]
     fn one_safe_line_per_message() {
@@ -81,5 +82,17 @@ mod tests {
             line.plain(),
             "[agent-0][13:26:18][BLOCKED] -> agent-1, agent-2: need src/a.py please"
         );
+    }
+
+    #[test]
+    fn a_line_whose_time_does_not_parse_shows_no_time() {
+        let text = r#"{"sender": "agent-0", "timestamp": "soon", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "m"}"#;
+        let Some(Record::Message(logged)) = parse_line(text) else {
+            panic!("a message line")
+        };
+        let msg = FeedMessage::new(logged);
+        assert_eq!(msg.when, None);
+        let line = message_line(&msg, &FixedOffset::east_opt(0).expect("utc"));
+        assert_eq!(line.plain(), "[agent-0][--:--:--][INFO] -> agent-1: x");
     }
 }

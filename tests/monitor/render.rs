@@ -357,15 +357,19 @@ fn long_messages_are_cut_with_a_marker_and_escapes_are_harmless() {
             message(entry("h1", "agent-0", &["agent-1"], "INFO", 20.0, hostile)),
             message(entry(
                 "h2",
-                "agent-1\x1b[5m",
+                "agent-1",
                 &["all"],
-                "CHALLENGE",
+                "CHALLENGE\x1b[5m",
                 10.0,
                 &long,
             )),
         ],
         None,
     );
+    // A sender no agent can have makes a line no tool writes: it never
+    // reaches the feed.
+    let foreign = entry("h3", "agent-1\x1b[5m", &["all"], "INFO", 5.0, "x");
+    assert!(parse_line(&foreign.to_string()).is_none());
     let text = snapshot(&mut s, 70, 24);
     super::snapshots(|| insta::assert_snapshot!("monitor_long_and_hostile", text));
     assert!(!text.contains('\x1b') && !text.contains('\x07'));
