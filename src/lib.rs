@@ -44,7 +44,7 @@ pub use agents::demo_agent::InputParser;
 pub use agents::launch::find_on_path;
 pub use agents::registry::{AgentRecord, AgentStatus, Registry};
 pub use config::load_file as load_config_file;
-pub use domain::message::{BUILTIN_TYPES, LogEntry};
+pub use domain::message::BUILTIN_TYPES;
 pub use domain::validate::agent_id as validate_agent_id;
 pub use domain::{AgentId, MessageId, Timestamp, ValidationError};
 pub use locks::{

@@ -646,6 +646,15 @@ fn store_migrate_moves_a_project_to_redis_and_back_without_loss() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     let out = files(&["tasks", "create", "ship it", "--creator", "agent-1"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
+    // Lines of the Python tool (naive local time, its verdicts, a key swarm
+    // does not model, its own layout) and one whose time does not parse.
+    let log = format!(
+        "{}{}\n{}\n",
+        p.read("agent_messages.log"),
+        r#"{"sender":"agent-2","timestamp":"2026-11-21T13:27:02","msg_type":"INFO","content":"caf\u00E9","recipients":["agent-1"],"msg_id":"py-1","signature":"s","delivery_status":{"agent-1":true},"success_count":1,"failure_count":0}"#,
+        r#"{"sender": "agent-2", "timestamp": "soon", "msg_type": "INFO", "content": "when?", "recipients": ["agent-1"], "msg_id": "py-2"}"#,
+    );
+    p.write("agent_messages.log", &log);
 
     let out = files(&["store", "migrate", "--to", "redis", "--json"]);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
@@ -719,4 +728,6 @@ fn store_migrate_moves_a_project_to_redis_and_back_without_loss() {
             .output()
             .expect("run swarm")
     });
+    // Every line came back as it was written.
+    assert_eq!(back.read("agent_messages.log"), log);
 }

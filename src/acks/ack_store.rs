@@ -206,8 +206,8 @@ pub(crate) mod contract {
     /// An entry for a new message from agent-0 to `to`, due `after` from `now`.
     pub(crate) fn entry(to: &str, now: Timestamp, after: Duration) -> PendingEntry {
         let mut m = Message::new(
-            "agent-0".into(),
-            vec![to.into()],
+            id("agent-0"),
+            vec![id(to)],
             MessageType::builtin("BLOCKED"),
             "x".into(),
         );

@@ -14,7 +14,7 @@ use chrono::{DateTime, SubsecRound, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::message::{LogEntry, Message};
+use crate::domain::message::Message;
 use crate::domain::message_dict::{self, DictDefaults};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::Result;
@@ -152,8 +152,8 @@ fn dict_defaults(
 ) -> DictDefaults {
     DictDefaults {
         msg_id: msg_id.clone(),
-        sender: sender.to_string(),
-        recipients: vec![recipient.to_string()],
+        sender: sender.clone(),
+        recipients: vec![recipient.clone()],
         created: sent_at,
     }
 }
@@ -223,22 +223,20 @@ impl PendingEntry {
         &self.message
     }
 
-    /// The message as a log entry (for re-delivery to the recipient).
-    pub fn log_entry(&self) -> LogEntry {
-        LogEntry {
-            sender: self.sender_id.to_string(),
-            timestamp: self.message.created.local_naive_iso(),
-            msg_type: self.message.msg_type.as_str().to_owned(),
+    /// The message as it is delivered again to its recipient: that one
+    /// recipient, and an answer required.
+    pub(crate) fn redelivery(&self) -> Message {
+        Message {
+            msg_id: self.msg_id.clone(),
+            sender: self.sender_id.clone(),
+            recipients: vec![self.recipient_id.clone()],
+            msg_type: self.message.msg_type.clone(),
             content: self.message.content.clone(),
-            recipients: vec![self.recipient_id.to_string()],
-            msg_id: self.msg_id.to_string(),
+            created: self.message.created,
+            requires_ack: true,
+            parent_msg_id: None,
             context_id: None,
             task: None,
-            requires_ack: Some(true),
-            parent_msg_id: None,
-            delivery_status: serde_json::Map::new(),
-            success_count: 0,
-            failure_count: 0,
         }
     }
 }
@@ -253,7 +251,7 @@ pub(crate) fn register(
 ) -> Result<Vec<String>> {
     let entry = PendingEntry::new(
         message.clone(),
-        AgentId::parse(&message.sender)?,
+        message.sender.clone(),
         recipient.clone(),
         Timestamp::now(),
         timeout,
@@ -408,8 +406,8 @@ mod tests {
 
     fn message(to: &str) -> Message {
         let mut m = Message::new(
-            "agent-0".into(),
-            vec![to.into()],
+            agent("agent-0"),
+            vec![agent(to)],
             MessageType::builtin("BLOCKED"),
             "x".into(),
         );

@@ -139,9 +139,9 @@ pub(crate) fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
         .collect();
     for r in &log.records {
         if let Record::Message(m) = r {
-            for to in &m.recipients {
-                if !readers.contains(to) {
-                    readers.push(to.clone());
+            for to in &m.message().recipients {
+                if !readers.iter().any(|r| to == r.as_str()) {
+                    readers.push(to.to_string());
                 }
             }
         }

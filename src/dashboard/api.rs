@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use crate::acks::PendingEntry;
 use crate::agents::pane_state::PaneState;
 use crate::agents::registry::Registry;
-use crate::domain::message::LogEntry;
 use crate::locks::{LockEntry, LockError, LockStore};
+use crate::messaging::log_line::LoggedMessage;
 use crate::store::{Paths, inspect};
 use crate::support::time;
 
@@ -93,10 +93,7 @@ pub(super) fn acks(pending: &[PendingEntry]) -> Value {
 
 /// `GET /api/v1/messages`: the latest `limit` messages, oldest first.
 pub(super) fn messages(feed: &MessageFeed, limit: usize) -> Value {
-    let list: Vec<Value> = feed
-        .latest(limit)
-        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
-        .collect();
+    let list: Vec<Value> = feed.latest(limit).map(LoggedMessage::to_json).collect();
     json!({"messages": list, "count": list.len(), "limit": limit})
 }
 
@@ -116,35 +113,38 @@ impl Search {
         self.text.trim().is_empty() && self.agent.trim().is_empty()
     }
 
-    fn matches(&self, e: &LogEntry) -> bool {
+    fn matches(&self, logged: &LoggedMessage) -> bool {
+        let e = logged.message();
         let agent = self.agent.trim();
         if !agent.is_empty() && e.sender != agent && !e.recipients.iter().any(|r| r == agent) {
             return false;
         }
         let text = self.text.trim().to_lowercase();
         text.is_empty()
-            || [&e.content, &e.msg_type, &e.msg_id, &e.sender]
-                .iter()
-                .any(|f| f.to_lowercase().contains(&text))
+            || [
+                e.content.as_str(),
+                e.msg_type.as_str(),
+                e.msg_id.as_str(),
+                e.sender.as_str(),
+            ]
+            .iter()
+            .any(|f| f.to_lowercase().contains(&text))
             || e.recipients
                 .iter()
-                .any(|r| r.to_lowercase().contains(&text))
+                .any(|r| r.as_str().to_lowercase().contains(&text))
     }
 }
 
 /// The latest `limit` kept messages that `search` selects, oldest first,
 /// in the shape of `GET /api/v1/messages` plus the search itself.
 pub(super) fn search(feed: &MessageFeed, search: &Search, limit: usize) -> Value {
-    let mut hits: Vec<&LogEntry> = feed
+    let mut hits: Vec<&LoggedMessage> = feed
         .latest(usize::MAX)
         .filter(|e| search.matches(e))
         .collect();
     let skip = hits.len().saturating_sub(limit);
     hits.drain(..skip);
-    let list: Vec<Value> = hits
-        .into_iter()
-        .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
-        .collect();
+    let list: Vec<Value> = hits.into_iter().map(LoggedMessage::to_json).collect();
     json!({"messages": list, "count": list.len(), "limit": limit,
            "q": search.text, "agent": search.agent})
 }
@@ -209,7 +209,7 @@ pub(super) fn stats(registry: Option<&Registry>, lock_count: usize, feed: &Messa
         "lock_count": lock_count,
         "message_count": feed.len(),
         "message_types": feed.type_counts(),
-        "latest_activity": feed.latest(1).next().map(|e| e.timestamp.clone()),
+        "latest_activity": feed.latest(1).next().map(LoggedMessage::timestamp),
         "session_name": registry.map(|r| r.session_name.clone()),
         "updated_at": registry.map(|r| r.updated_at.clone()),
     })

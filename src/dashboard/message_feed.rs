@@ -10,7 +10,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::backend::Backend;
-use crate::domain::message::LogEntry;
+use crate::messaging::log_line::LoggedMessage;
 use crate::messaging::log_store::LogFollower;
 use crate::messaging::log_tail::TailBatch;
 use crate::messaging::message_log::Record;
@@ -26,7 +26,7 @@ pub(super) struct MessageFeed {
     backend: Arc<Backend>,
     tail: Option<Box<dyn LogFollower>>,
     /// Oldest first, each with its sequence number.
-    kept: VecDeque<(u64, LogEntry)>,
+    kept: VecDeque<(u64, LoggedMessage)>,
     /// Message id to the sequence number of the latest message with it.
     by_id: HashMap<String, u64>,
     next_seq: u64,
@@ -62,7 +62,7 @@ impl MessageFeed {
     }
 
     /// The latest `n` messages, oldest first.
-    pub(super) fn latest(&self, n: usize) -> impl Iterator<Item = &LogEntry> {
+    pub(super) fn latest(&self, n: usize) -> impl Iterator<Item = &LoggedMessage> {
         self.kept
             .iter()
             .skip(self.kept.len().saturating_sub(n))
@@ -78,7 +78,9 @@ impl MessageFeed {
     pub(super) fn type_counts(&self) -> BTreeMap<String, usize> {
         let mut counts = BTreeMap::new();
         for (_, e) in &self.kept {
-            *counts.entry(e.msg_type.clone()).or_insert(0) += 1;
+            *counts
+                .entry(e.message().msg_type.as_str().to_owned())
+                .or_insert(0) += 1;
         }
         counts
     }
@@ -96,16 +98,16 @@ impl MessageFeed {
         let mut changed = false;
         for record in batch.records {
             match record {
-                Record::Message(entry) => {
+                Record::Message(logged) => {
                     let seq = self.next_seq;
                     self.next_seq += 1;
-                    self.by_id.insert(entry.msg_id.clone(), seq);
-                    self.kept.push_back((seq, entry));
+                    self.by_id.insert(logged.message().msg_id.to_string(), seq);
+                    self.kept.push_back((seq, logged));
                     if self.kept.len() > KEPT_MESSAGES
                         && let Some((old, e)) = self.kept.pop_front()
-                        && self.by_id.get(&e.msg_id) == Some(&old)
+                        && self.by_id.get(e.message().msg_id.as_str()) == Some(&old)
                     {
-                        self.by_id.remove(&e.msg_id);
+                        self.by_id.remove(e.message().msg_id.as_str());
                     }
                     changed = true;
                 }
@@ -116,17 +118,8 @@ impl MessageFeed {
                     for (recipient, outcome) in &d.outcomes {
                         let delivered =
                             outcome.get("status").and_then(Value::as_str) == Some("delivered");
-                        entry
-                            .delivery_status
-                            .insert(recipient.clone(), Value::Bool(delivered));
+                        entry.set_delivered(recipient, delivered);
                     }
-                    let ok = entry
-                        .delivery_status
-                        .values()
-                        .filter(|v| v.as_bool() == Some(true))
-                        .count() as u64;
-                    entry.success_count = ok;
-                    entry.failure_count = entry.delivery_status.len() as u64 - ok;
                     changed = true;
                 }
             }
@@ -134,7 +127,7 @@ impl MessageFeed {
         changed
     }
 
-    fn entry_mut(&mut self, msg_id: &str) -> Option<&mut LogEntry> {
+    fn entry_mut(&mut self, msg_id: &str) -> Option<&mut LoggedMessage> {
         let seq = *self.by_id.get(msg_id)?;
         let front = self.kept.front()?.0;
         let index = usize::try_from(seq.checked_sub(front)?).ok()?;
@@ -150,9 +143,10 @@ mod tests {
     use crate::store::Paths;
 
     fn message(n: usize) -> Message {
+        let id = |s: &str| s.parse().expect("an agent id");
         Message::new(
-            "agent-0".into(),
-            vec!["agent-1".into(), "agent-2".into()],
+            id("agent-0"),
+            vec![id("agent-1"), id("agent-2")],
             MessageType::builtin("INFO"),
             format!("message {n}"),
         )
@@ -166,7 +160,9 @@ mod tests {
     }
 
     fn contents(feed: &MessageFeed, n: usize) -> Vec<String> {
-        feed.latest(n).map(|e| e.content.clone()).collect()
+        feed.latest(n)
+            .map(|e| e.message().content.clone())
+            .collect()
     }
 
     #[test]
@@ -179,7 +175,7 @@ mod tests {
         assert!(!feed.refresh().expect("refresh"), "nothing new");
         let log = MessageLog::new(&paths);
         let batch: Vec<_> = (0..KEPT_MESSAGES + 5)
-            .map(|n| message(n).log_entry(&[true, true]))
+            .map(|n| Record::logged(&message(n), &[true, true]))
             .collect();
         log.append(&batch).expect("append");
         assert!(feed.refresh().expect("refresh"));
@@ -195,36 +191,45 @@ mod tests {
         let paths = Paths::new(dir.path());
         let log = MessageLog::new(&paths);
         let m = message(1);
-        log.append(&[m.log_entry(&[false, false])]).expect("append");
+        log.append(&[Record::logged(&m, &[false, false])])
+            .expect("append");
         let mut feed = feed_of(&paths);
         feed.refresh().expect("refresh");
-        let entry = feed.latest(1).next().cloned().expect("entry");
-        assert_eq!((entry.success_count, entry.failure_count), (0, 2));
-        log.append(&[DeliveryRecord::new(
+        let entry = feed.latest(1).next().expect("entry").to_json();
+        assert_eq!(
+            (&entry["success_count"], &entry["failure_count"]),
+            (&0.into(), &2.into())
+        );
+        log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
             &[
                 ("agent-1".into(), Outcome::delivered()),
                 ("agent-2".into(), Outcome::queued("shell in foreground")),
             ],
             None,
-        )])
+        ))])
         .expect("append");
         assert!(feed.refresh().expect("refresh"));
-        let entry = feed.latest(1).next().cloned().expect("entry");
-        assert_eq!(entry.delivery_status["agent-1"], Value::Bool(true));
-        assert_eq!(entry.delivery_status["agent-2"], Value::Bool(false));
-        assert_eq!((entry.success_count, entry.failure_count), (1, 1));
+        let entry = feed.latest(1).next().expect("entry").to_json();
+        assert_eq!(entry["delivery_status"]["agent-1"], Value::Bool(true));
+        assert_eq!(entry["delivery_status"]["agent-2"], Value::Bool(false));
+        assert_eq!(
+            (&entry["success_count"], &entry["failure_count"]),
+            (&1.into(), &1.into())
+        );
     }
 
     #[test]
     fn a_rotated_or_truncated_log_is_read_again() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let line = serde_json::to_string(&message(0).log_entry(&[true, true])).expect("json");
+        let line = Record::logged(&message(0), &[true, true])
+            .to_line()
+            .expect("json");
         let log = MessageLog::new(&paths).with_rotation(line.len() as u64 * 3);
         let mut feed = feed_of(&paths);
         for n in 0..10 {
-            log.append(&[message(n).log_entry(&[true, true])])
+            log.append(&[Record::logged(&message(n), &[true, true])])
                 .expect("append");
             feed.refresh().expect("refresh");
         }

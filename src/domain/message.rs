@@ -1,16 +1,15 @@
-//! Messages: their types (docs/FORMATS.md), the checked content, and how a
-//! message looks in a pane and in the log (docs/FORMATS.md).
+//! Messages: their types (docs/FORMATS.md), the checked content, and the
+//! one `Message` type that the log, the pending ACKs and every view share.
 
-use chrono::Local;
+use chrono::SubsecRound;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::support::sanitize;
 
-use super::ids::MessageId;
+use super::ids::{AgentId, MessageId};
 use super::timestamp::Timestamp;
 use super::validate::ValidationError;
-use crate::support::time;
 
 /// The built-in message types, as written on the wire, in the original's
 /// order (used when listing valid types).
@@ -100,32 +99,41 @@ pub(crate) fn clean_content(raw: &str) -> Result<String, ValidationError> {
     Ok(clean)
 }
 
-/// One message, as sent.
+/// One message: what `swarm msg` sends, what the log holds, what a
+/// pending ACK keeps and what every view shows. Each file writes it in its
+/// own shape (docs/FORMATS.md); `message_dict` is the pending ACKs' one.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Message {
-    /// UUID v4 (the Python tool's format).
+    /// UUID v4 for swarm's messages; any string for lines of other tools.
     pub msg_id: MessageId,
     /// Sender agent id.
-    pub sender: String,
-    /// Recipient agent ids, in order.
-    pub recipients: Vec<String>,
+    pub sender: AgentId,
+    /// Recipient agent ids, in order (`all`, which only other tools
+    /// write, names everyone).
+    pub recipients: Vec<AgentId>,
     /// The type.
     pub msg_type: MessageType,
     /// The sanitised body.
     pub content: String,
-    /// When it was created.
+    /// When it was created: swarm's lines keep the creation time, the
+    /// Python tool's the time it logged the message (docs/FORMATS.md).
     pub created: Timestamp,
     /// The recipient must acknowledge it (`swarm ack`).
     pub requires_ack: bool,
     /// The message this one answers (an ACK names the acknowledged one).
-    pub parent_msg_id: Option<String>,
+    pub parent_msg_id: Option<MessageId>,
+    /// The A2A context of a line another tool wrote; swarm never sets it.
+    pub context_id: Option<String>,
+    /// The A2A task of a line another tool wrote; swarm never sets it.
+    pub task: Option<Value>,
 }
 
 impl Message {
-    /// A new message with a fresh id, created now.
+    /// A new message with a fresh id, created now (to the microsecond,
+    /// what every file keeps, so that it reads back equal to itself).
     pub(crate) fn new(
-        sender: String,
-        recipients: Vec<String>,
+        sender: AgentId,
+        recipients: Vec<AgentId>,
         msg_type: MessageType,
         content: String,
     ) -> Message {
@@ -135,10 +143,17 @@ impl Message {
             recipients,
             msg_type,
             content,
-            created: Timestamp::now(),
+            created: Timestamp::from_utc(Timestamp::now().utc().trunc_subsecs(6)),
             requires_ack: false,
             parent_msg_id: None,
+            context_id: None,
+            task: None,
         }
+    }
+
+    /// True when the message is addressed to `agent` (directly or `all`).
+    pub(crate) fn is_for(&self, agent: &str) -> bool {
+        self.recipients.iter().any(|r| r == agent || r == "all")
     }
 
     /// The Python tool's `to_dict` (docs/FORMATS.md), as kept in
@@ -146,7 +161,7 @@ impl Message {
     /// empty.
     pub(crate) fn to_dict(&self) -> Value {
         let mut m = Map::new();
-        m.insert("sender_id".into(), Value::String(self.sender.clone()));
+        m.insert("sender_id".into(), Value::String(self.sender.to_string()));
         m.insert(
             "timestamp".into(),
             Value::String(self.created.local_naive_iso()),
@@ -158,7 +173,12 @@ impl Message {
         m.insert("content".into(), Value::String(self.content.clone()));
         m.insert(
             "recipients".into(),
-            Value::Array(self.recipients.iter().cloned().map(Value::String).collect()),
+            Value::Array(
+                self.recipients
+                    .iter()
+                    .map(|r| Value::String(r.to_string()))
+                    .collect(),
+            ),
         );
         m.insert("msg_id".into(), Value::String(self.msg_id.to_string()));
         m.insert("signature".into(), Value::String(String::new()));
@@ -167,20 +187,15 @@ impl Message {
             m.insert("requires_ack".into(), Value::Bool(true));
         }
         if let Some(parent) = &self.parent_msg_id {
-            m.insert("parent_msg_id".into(), Value::String(parent.clone()));
+            m.insert("parent_msg_id".into(), Value::String(parent.to_string()));
         }
         Value::Object(m)
     }
 
-    /// The header every delivered message starts with:
-    /// The text typed into a pane (the Python tool's display format).
-    #[cfg(test)]
-    pub(crate) fn display(&self) -> String {
-        format!("{}: {}", self.header(), self.content)
-    }
-
-    /// `[agent-0][2026-11-21 14:30:15][QUESTION]` (local time). Starting
-    /// with `[` matters: agents treat a leading `!` or `/` as a command.
+    /// `[agent-0][2026-11-21 14:30:15][QUESTION]`, the time local: the
+    /// header every delivered message starts with, and how views name a
+    /// message. Starting with `[` matters: agents treat a leading `!` or
+    /// `/` as a command.
     pub(crate) fn header(&self) -> String {
         format!(
             "[{}][{}][{}]",
@@ -190,96 +205,10 @@ impl Message {
         )
     }
 
-    /// The log line for this message (docs/FORMATS.md). `delivered` holds the
-    /// outcome of the first recipients so far; a recipient without one gets
-    /// no verdict at all, neither in `delivery_status` nor in the counts
-    /// (docs/FORMATS.md): swarm logs a message before it delivers it, and a
-    /// `false` there would read as a failure to the Python tool.
-    pub(crate) fn log_entry(&self, delivered: &[bool]) -> LogEntry {
-        let mut status = Map::new();
-        for (r, d) in self.recipients.iter().zip(delivered) {
-            status.insert(r.clone(), Value::Bool(*d));
-        }
-        let ok = delivered.iter().filter(|d| **d).count() as u64;
-        let known = delivered.len().min(self.recipients.len()) as u64;
-        LogEntry {
-            sender: self.sender.clone(),
-            timestamp: self.created.utc_iso(),
-            msg_type: self.msg_type.as_str().to_owned(),
-            content: self.content.clone(),
-            recipients: self.recipients.clone(),
-            msg_id: self.msg_id.to_string(),
-            context_id: None,
-            task: None,
-            requires_ack: self.requires_ack.then_some(true),
-            parent_msg_id: self.parent_msg_id.clone(),
-            delivery_status: status,
-            success_count: ok,
-            failure_count: known.saturating_sub(ok),
-        }
-    }
-}
-
-/// One message line of `agent_messages.log`, key for key the Python tool's
-/// (docs/FORMATS.md). Optional keys are written only when set.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct LogEntry {
-    /// Sender id.
-    pub sender: String,
-    /// When it was logged. swarm writes UTC with an offset; entries of the
-    /// Python tool carry naive local times (both parse with `time::parse_iso`).
-    pub timestamp: String,
-    /// Wire type.
-    pub msg_type: String,
-    /// Body.
-    pub content: String,
-    /// Recipient ids.
-    pub recipients: Vec<String>,
-    /// Message id.
-    pub msg_id: String,
-    /// A2A context (never set by swarm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_id: Option<String>,
-    /// A2A task (never set by swarm).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub task: Option<Value>,
-    /// Only written when true.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub requires_ack: Option<bool>,
-    /// Reply-to id.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent_msg_id: Option<String>,
-    /// Real-time delivery per recipient.
-    #[serde(default)]
-    pub delivery_status: Map<String, Value>,
-    /// Number of `true` in `delivery_status`.
-    #[serde(default)]
-    pub success_count: u64,
-    /// Number of `false` in `delivery_status`.
-    #[serde(default)]
-    pub failure_count: u64,
-}
-
-impl LogEntry {
-    /// True when the message is addressed to `agent` (directly or `"all"`).
-    pub fn is_for(&self, agent: &str) -> bool {
-        self.recipients.iter().any(|r| r == agent || r == "all")
-    }
-
-    /// The header of this entry as a pane shows it, rebuilt from the log.
-    pub fn header(&self) -> String {
-        let when = time::parse_iso(&self.timestamp)
-            .map(|t| {
-                t.with_timezone(&Local)
-                    .format("%Y-%m-%d %H:%M:%S")
-                    .to_string()
-            })
-            .unwrap_or_else(|| self.timestamp.clone());
-        format!("[{}][{when}][{}]", self.sender, self.msg_type)
-    }
-
-    /// The text a pane shows for this entry, rebuilt from the log.
-    pub fn display(&self) -> String {
+    /// `header: content`, the text typed into a pane (the Python tool's
+    /// display format).
+    #[cfg(test)]
+    pub(crate) fn display(&self) -> String {
         format!("{}: {}", self.header(), self.content)
     }
 }
@@ -287,7 +216,6 @@ impl LogEntry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::support::json::{self, Layout};
 
     #[test]
     fn types_parse_case_insensitively() {
@@ -339,40 +267,37 @@ mod tests {
         );
     }
 
-    #[test]
-    fn log_line_has_the_python_keys_in_order() {
-        let mut m = Message::new(
-            "agent-0".into(),
-            vec!["agent-1".into(), "agent-2".into()],
-            MessageType::builtin("INFO"),
-            "héllo".into(),
-        );
-        m.msg_id = MessageId::from_stored("id");
-        let line = json::to_string(&m.log_entry(&[true, false]), Layout::Line).expect("json");
-        let ts = m.created.utc_iso();
-        assert_eq!(
-            line,
-            format!(
-                "{{\"sender\": \"agent-0\", \"timestamp\": \"{ts}\", \"msg_type\": \"INFO\", \
-                 \"content\": \"h\\u00e9llo\", \"recipients\": [\"agent-1\", \"agent-2\"], \
-                 \"msg_id\": \"id\", \"delivery_status\": {{\"agent-1\": true, \"agent-2\": false}}, \
-                 \"success_count\": 1, \"failure_count\": 1}}"
-            )
-        );
-        let back: LogEntry = serde_json::from_str(&line).expect("parse");
-        assert!(back.is_for("agent-2") && !back.is_for("agent-0"));
+    fn id(s: &str) -> AgentId {
+        AgentId::parse(s).expect("an agent id")
     }
 
     #[test]
     fn display_starts_with_the_header() {
         let m = Message::new(
-            "a".into(),
-            vec!["b".into()],
+            id("a"),
+            vec![id("b")],
             MessageType::builtin("BLOCKED"),
             "!rm".into(),
         );
         assert!(m.display().starts_with("[a]["));
         assert!(m.display().ends_with("][BLOCKED]: !rm"));
-        assert_eq!(m.log_entry(&[false]).display(), m.display());
+        let local = m.created.utc().with_timezone(&chrono::Local);
+        assert!(
+            m.header()
+                .contains(&local.format("[%Y-%m-%d %H:%M:%S]").to_string())
+        );
+    }
+
+    #[test]
+    fn all_names_everyone() {
+        let mut m = Message::new(
+            id("a"),
+            vec![id("b")],
+            MessageType::builtin("INFO"),
+            "x".into(),
+        );
+        assert!(m.is_for("b") && !m.is_for("a"));
+        m.recipients = vec![id("all")];
+        assert!(m.is_for("a") && m.is_for("zed"));
     }
 }

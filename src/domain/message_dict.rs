@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::ids::MessageId;
+use super::ids::{AgentId, MessageId};
 use super::message::{Message, MessageType};
 use super::timestamp::Timestamp;
 
@@ -19,16 +19,17 @@ pub(crate) struct DictDefaults {
     /// The message id.
     pub msg_id: MessageId,
     /// The sender.
-    pub sender: String,
+    pub sender: AgentId,
     /// The recipients.
-    pub recipients: Vec<String>,
+    pub recipients: Vec<AgentId>,
     /// When it was created.
     pub created: Timestamp,
 }
 
-/// Reads a message from its dict; missing or unreadable keys take the
-/// defaults (type `INFO`, empty content, `requires_ack` true: the dict
-/// of a pending entry belongs to a message that needs an answer).
+/// Reads a message from its dict; missing or unreadable keys (an id that
+/// is not a valid agent id among them) take the defaults (type `INFO`,
+/// empty content, `requires_ack` true: the dict of a pending entry belongs
+/// to a message that needs an answer).
 pub(crate) fn read(dict: &Value, defaults: &DictDefaults) -> Message {
     let text = |k: &str| dict.get(k).and_then(Value::as_str);
     let msg_type = text("msg_type")
@@ -40,8 +41,8 @@ pub(crate) fn read(dict: &Value, defaults: &DictDefaults) -> Message {
         .and_then(Value::as_array)
         .and_then(|a| {
             a.iter()
-                .map(|r| r.as_str().map(str::to_owned))
-                .collect::<Option<Vec<String>>>()
+                .map(|r| r.as_str().and_then(|r| AgentId::parse(r).ok()))
+                .collect::<Option<Vec<AgentId>>>()
         })
         .unwrap_or_else(|| defaults.recipients.clone());
     Message {
@@ -49,7 +50,7 @@ pub(crate) fn read(dict: &Value, defaults: &DictDefaults) -> Message {
             .map(MessageId::from_stored)
             .unwrap_or_else(|| defaults.msg_id.clone()),
         sender: text("sender_id")
-            .map(str::to_owned)
+            .and_then(|s| AgentId::parse(s).ok())
             .unwrap_or_else(|| defaults.sender.clone()),
         recipients,
         msg_type,
@@ -61,7 +62,10 @@ pub(crate) fn read(dict: &Value, defaults: &DictDefaults) -> Message {
             .get("requires_ack")
             .and_then(Value::as_bool)
             .unwrap_or(true),
-        parent_msg_id: text("parent_msg_id").map(str::to_owned),
+        parent_msg_id: text("parent_msg_id").map(MessageId::from_stored),
+        // The log's A2A keys; in a dict they are keys `write` keeps.
+        context_id: None,
+        task: None,
     }
 }
 
@@ -107,11 +111,15 @@ mod tests {
     use super::*;
     use crate::support::json::{self, Layout};
 
+    fn id(s: &str) -> AgentId {
+        AgentId::parse(s).expect("an agent id")
+    }
+
     fn defaults() -> DictDefaults {
         DictDefaults {
             msg_id: MessageId::from_stored("m-1"),
-            sender: "agent-0".into(),
-            recipients: vec!["agent-1".into()],
+            sender: id("agent-0"),
+            recipients: vec![id("agent-1")],
             created: Timestamp::parse_iso("2026-11-21T13:27:14.941981").expect("time"),
         }
     }
@@ -119,14 +127,12 @@ mod tests {
     #[test]
     fn swarm_dicts_round_trip_to_the_same_bytes() {
         let mut m = Message::new(
-            "agent-0".into(),
-            vec!["agent-1".into()],
+            id("agent-0"),
+            vec![id("agent-1")],
             MessageType::builtin("QUESTION"),
             "which schema?".into(),
         );
         m.requires_ack = true;
-        // The dict keeps microseconds.
-        m.created = Timestamp::from_utc(chrono::SubsecRound::trunc_subsecs(m.created.utc(), 6));
         let dict = write(&m, None);
         let d = DictDefaults {
             msg_id: m.msg_id.clone(),
@@ -164,12 +170,19 @@ mod tests {
 
     #[test]
     fn a_partial_or_empty_dict_falls_back_to_the_record() {
-        for dict in [serde_json::json!({}), Value::Null, serde_json::json!([1])] {
+        let bad_ids =
+            serde_json::json!({"sender_id": "not an id!", "recipients": ["agent-1", "../x"]});
+        for dict in [
+            serde_json::json!({}),
+            Value::Null,
+            serde_json::json!([1]),
+            bad_ids,
+        ] {
             let m = read(&dict, &defaults());
             assert_eq!(m.msg_id.as_str(), "m-1");
             assert_eq!(
                 (m.sender.as_str(), m.recipients.as_slice()),
-                ("agent-0", &["agent-1".to_string()][..])
+                ("agent-0", &[id("agent-1")][..])
             );
             assert_eq!((m.msg_type.as_str(), m.content.as_str()), ("INFO", ""));
             assert_eq!(m.created, defaults().created);

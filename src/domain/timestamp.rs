@@ -18,6 +18,10 @@ use crate::support::time;
 pub struct Timestamp(DateTime<Utc>);
 
 impl Timestamp {
+    /// 1970-01-01T00:00:00Z: the time of a message line whose own time
+    /// cannot be read (docs/FORMATS.md).
+    pub(crate) const UNIX_EPOCH: Timestamp = Timestamp(DateTime::<Utc>::UNIX_EPOCH);
+
     /// Now.
     pub(crate) fn now() -> Timestamp {
         Timestamp(time::now())

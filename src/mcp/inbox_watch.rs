@@ -45,7 +45,9 @@ pub(super) fn start(project: Arc<Project>, updated: broadcast::Sender<()>) -> Op
                 let Ok(batch) = tail.read_new() else { continue };
                 let Ok(agent) = project.agent() else { continue };
                 let for_me = batch.records.iter().any(|r| match r {
-                    Record::Message(e) => e.is_for(&agent) && e.sender != agent,
+                    Record::Message(m) => {
+                        m.message().is_for(&agent) && m.message().sender != agent.as_str()
+                    }
                     Record::Delivery(_) => false,
                 });
                 if for_me {

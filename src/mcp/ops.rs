@@ -159,7 +159,7 @@ fn sent(project: &Project, report: &SendReport) -> Result<Value> {
     if let Some(wait) = report.rate_limited {
         let rate = &project.config.rate_limiting;
         return Err(Error::RateLimited {
-            sender: report.message.sender.clone(),
+            sender: report.message.sender.to_string(),
             max: rate.messages_per_minute,
             window_secs: u64::from(rate.window_seconds),
             wait_secs: wait.as_secs_f64().ceil() as u64,
@@ -250,15 +250,15 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
 }
 
 fn message_json(v: &MessageView, agent: &str) -> Value {
-    let e = &v.entry;
+    let m = &v.message;
     let outcome = v.outcome_for(agent);
     json!({
-        "msg_id": e.msg_id,
-        "sender": e.sender,
-        "type": e.msg_type,
-        "timestamp": e.timestamp,
-        "content": sanitize::strip_controls(&e.content),
-        "requires_ack": e.requires_ack == Some(true),
+        "msg_id": m.msg_id,
+        "sender": m.sender,
+        "type": m.msg_type,
+        "timestamp": v.timestamp,
+        "content": sanitize::strip_controls(&m.content),
+        "requires_ack": m.requires_ack,
         "delivered_to_pane": outcome.map(|o| o.is_delivered()),
         "queued_reason": outcome
             .filter(|o| o.status == Status::Queued)
@@ -288,14 +288,14 @@ fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
         format!("{} new message(s):", view.shown.len())
     };
     for v in &view.shown {
-        let e = &v.entry;
+        let m = &v.message;
         text.push_str(&format!(
             "\n[{} from {}] {} (id {}{})",
-            e.msg_type,
-            e.sender,
-            sanitize::one_line(&e.content),
-            acks::short(&e.msg_id),
-            if e.requires_ack == Some(true) {
+            m.msg_type.as_str(),
+            m.sender,
+            sanitize::one_line(&m.content),
+            m.msg_id.short(),
+            if m.requires_ack {
                 ", acknowledge it"
             } else {
                 ""
@@ -379,10 +379,11 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
         ))),
         AckResult::NotPending => {
             let views = project.backend.log.read_all()?.messages();
-            let Some(original) = views.iter().find(|v| v.entry.msg_id.starts_with(&prefix)) else {
+            let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(&prefix))
+            else {
                 return Err(Error::UnknownMessage(prefix));
             };
-            let id = original.entry.msg_id.clone();
+            let id = original.message.msg_id.to_string();
             Ok(Reply::new(
                 format!(
                     "Nothing is pending for message {id} (already acknowledged, or it did not ask for it)."

@@ -47,14 +47,14 @@ pub(crate) fn process_due(
                 let Some(target) = registry.find(entry.recipient_id.as_str()).cloned() else {
                     continue;
                 };
-                let log_entry = entry.log_entry();
+                let message = entry.redelivery();
                 let mark = format!("[RETRY {n}/{}]", settings.max_retries);
-                let (text, _) = messenger.pane_text(&log_entry, Some(&mark))?;
+                let (text, _) = messenger.pane_text(&message, Some(&mark))?;
                 let (outcomes, warnings) = messenger.deliver_logged(
                     entry.msg_id.as_str(),
                     &[target],
                     &text,
-                    &log_entry.header(),
+                    &message.header(),
                     Some(format!("retry {n}/{}", settings.max_retries)),
                 )?;
                 report.warnings.extend(warnings);
@@ -88,10 +88,10 @@ fn escalate(
     settings: &AckSettings,
 ) -> Result<(String, Vec<String>)> {
     let age = format_age(time::age_seconds(entry.sent_at.utc(), now));
-    let original = entry.log_entry().content;
+    let original = &entry.message().content;
     let original = original
         .strip_prefix(&format!("{} ", marker(entry.msg_id.as_str())))
-        .unwrap_or(&original);
+        .unwrap_or(original);
     let content = if recipient_gone {
         format!(
             "[UNACKNOWLEDGED] {} has left the swarm: message {} from {} ({age} old) was never acknowledged. Original: {original}",
@@ -103,7 +103,8 @@ fn escalate(
             entry.msg_id, entry.sender_id, entry.recipient_id, settings.max_retries
         )
     };
-    let msg_type = MessageType::parse(&entry.log_entry().msg_type, &[entry.log_entry().msg_type])
+    let stored = entry.message().msg_type.as_str();
+    let msg_type = MessageType::parse(stored, &[stored.to_owned()])
         .unwrap_or_else(|_| MessageType::builtin("INFO"));
     let mut req = SendRequest::new(
         entry.sender_id.to_string(),

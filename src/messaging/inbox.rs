@@ -92,7 +92,7 @@ struct Item {
 /// Records that concern `agent`: its messages, and outcomes for it.
 pub(crate) fn concerns(record: &Record, agent: &str) -> bool {
     match record {
-        Record::Message(e) => e.is_for(agent),
+        Record::Message(m) => m.message().is_for(agent),
         Record::Delivery(d) => d.outcomes.contains_key(agent),
     }
 }
@@ -112,7 +112,7 @@ fn items(records: Vec<Located>, agent: &str) -> Vec<Item> {
         .messages()
         .into_iter()
         .zip(places)
-        .filter(|(v, _)| v.entry.is_for(agent))
+        .filter(|(v, _)| v.message.is_for(agent))
         .map(|(view, (seg, end))| Item { view, seg, end })
         .collect()
 }
@@ -122,13 +122,13 @@ fn items(records: Vec<Located>, agent: &str) -> Vec<Item> {
 fn legacy_first_unread(items: &[Item], cursor: &Cursor) -> usize {
     match items
         .iter()
-        .position(|i| i.view.entry.msg_id == cursor.msg_id)
+        .position(|i| i.view.message.msg_id.as_str() == cursor.msg_id)
     {
         Some(i) => i + 1,
         None => match time::parse_iso(&cursor.timestamp) {
             Some(t) => items
                 .iter()
-                .position(|i| time::parse_iso(&i.view.entry.timestamp).is_none_or(|ts| ts > t))
+                .position(|i| i.view.message.created.utc() > t)
                 .unwrap_or(items.len()),
             None => 0,
         },
@@ -227,8 +227,8 @@ pub(crate) fn pick_new(
     let held_back = unread - take;
     let new_cursor = match shown.last() {
         Some(last) => Some(Cursor {
-            msg_id: last.view.entry.msg_id.clone(),
-            timestamp: last.view.entry.timestamp.clone(),
+            msg_id: last.view.message.msg_id.to_string(),
+            timestamp: last.view.timestamp.clone(),
             at: Some(if held_back > 0 {
                 last.end
             } else {
@@ -288,8 +288,8 @@ pub(crate) fn pick_recent(
         .then(|| {
             let last = items.last()?;
             Some(Cursor {
-                msg_id: last.view.entry.msg_id.clone(),
-                timestamp: last.view.entry.timestamp.clone(),
+                msg_id: last.view.message.msg_id.to_string(),
+                timestamp: last.view.timestamp.clone(),
                 at: Some(live_end.unwrap_or(last.end)),
             })
         })
@@ -323,7 +323,8 @@ pub(crate) fn pick_history(
         .map(|i| i.view)
         .filter(|v| {
             needle.as_ref().is_none_or(|n| {
-                [&v.entry.content, &v.entry.sender, &v.entry.msg_type]
+                let m = &v.message;
+                [m.content.as_str(), m.sender.as_str(), m.msg_type.as_str()]
                     .iter()
                     .any(|f| f.to_lowercase().contains(n))
             })
@@ -488,20 +489,20 @@ mod tests {
 
     fn message(to: &str, text: &str) -> Message {
         Message::new(
-            "agent-9".into(),
-            vec![to.into()],
+            "agent-9".parse().expect("an agent id"),
+            vec![to.parse().expect("an agent id")],
             MessageType::builtin("INFO"),
             text.into(),
         )
     }
 
     fn send(log: &MessageLog, to: &str, text: &str) {
-        log.append(&[message(to, text).log_entry(&[true])])
+        log.append(&[Record::logged(&message(to, text), &[true])])
             .expect("append");
     }
 
     fn contents(v: &InboxView) -> Vec<String> {
-        v.shown.iter().map(|m| m.entry.content.clone()).collect()
+        v.shown.iter().map(|m| m.message.content.clone()).collect()
     }
 
     struct Reader {
@@ -629,11 +630,8 @@ mod tests {
         assert_eq!(bytes, 0);
         // One new message: only its line is read.
         let m = message("agent-1", "one more");
-        let line = json::to_vec(&m.log_entry(&[true]), Layout::Line)
-            .expect("json")
-            .len() as u64
-            + 1;
-        log.append(&[m.log_entry(&[true])]).expect("append");
+        let line = Record::logged(&m, &[true]).to_line().expect("json").len() as u64 + 1;
+        log.append(&[Record::logged(&m, &[true])]).expect("append");
         let (one, bytes) = r.read(Selection::New, Some(10));
         assert_eq!(contents(&one), ["one more"]);
         assert_eq!(bytes, line, "read {bytes} bytes for a {line}-byte line");
@@ -697,7 +695,8 @@ mod tests {
         let paths = Paths::new(dir.path());
         let log = MessageLog::new(&paths);
         let first = message("agent-1", "old");
-        log.append(&[first.log_entry(&[true])]).expect("append");
+        log.append(&[Record::logged(&first, &[true])])
+            .expect("append");
         send(&log, "agent-1", "new");
         std::fs::create_dir_all(paths.swarm_dir()).expect("mkdir");
         std::fs::write(

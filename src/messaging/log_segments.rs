@@ -17,6 +17,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::AgentId;
 use crate::messaging::message_log::{Record, parse_line};
 use crate::store::{FileStat, Loaded, LogFiles, Paths, ReadMeter, StateFile, StoreError, read_at};
 
@@ -475,19 +476,19 @@ pub(crate) fn summarize(
         at += line.len() as u64;
         let text = String::from_utf8_lossy(line);
         match parse_line(&text) {
-            Some(Record::Message(e)) => {
+            Some(Record::Message(logged)) => {
                 summary.messages += 1;
                 if summary.first.is_none() {
-                    summary.first = Some(e.timestamp.clone());
+                    summary.first = Some(logged.timestamp().to_owned());
                 }
-                summary.last = Some(e.timestamp.clone());
-                let mut seen: Vec<&String> = Vec::new();
-                for r in &e.recipients {
+                summary.last = Some(logged.timestamp().to_owned());
+                let mut seen: Vec<&AgentId> = Vec::new();
+                for r in &logged.message().recipients {
                     if seen.contains(&r) {
                         continue;
                     }
                     seen.push(r);
-                    let span = summary.recipients.entry(r.clone()).or_default();
+                    let span = summary.recipients.entry(r.to_string()).or_default();
                     span.messages += 1;
                     span.last_end = at;
                 }

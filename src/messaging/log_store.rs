@@ -96,18 +96,16 @@ pub(crate) mod contract {
 
     use super::*;
     use crate::domain::message::{Message, MessageType};
+    use crate::messaging::log_line::LoggedMessage;
     use crate::messaging::message_log::DeliveryRecord;
 
     fn message(to: &str, text: &str) -> Record {
-        Record::Message(
-            Message::new(
-                "agent-9".into(),
-                vec![to.into()],
-                MessageType::builtin("INFO"),
-                text.into(),
-            )
-            .log_entry(&[]),
-        )
+        Record::Message(LoggedMessage::new(Message::new(
+            "agent-9".parse().expect("an agent id"),
+            vec![to.parse().expect("an agent id")],
+            MessageType::builtin("INFO"),
+            text.into(),
+        )))
     }
 
     fn new_for(store: &dyn LogStore, agent: &str) -> Vec<String> {
@@ -120,7 +118,7 @@ pub(crate) mod contract {
                 .advance(agent, to, view.from_cursor.as_ref())
                 .expect("advance");
         }
-        view.shown.into_iter().map(|m| m.entry.content).collect()
+        view.shown.into_iter().map(|m| m.message.content).collect()
     }
 
     /// Appends are read back in order, outcomes merge into their message,
@@ -128,10 +126,10 @@ pub(crate) mod contract {
     pub(crate) fn appends_in_order_and_shows_each_message_once(store: &dyn LogStore) {
         assert!(store.read_all().expect("read").records.is_empty());
         let first = message("agent-1", "one");
-        let Record::Message(entry) = &first else {
+        let Record::Message(logged) = &first else {
             unreachable!("a message record")
         };
-        let id = entry.msg_id.clone();
+        let id = logged.message().msg_id.to_string();
         store.append(std::slice::from_ref(&first)).expect("append");
         store
             .append(&[Record::Delivery(DeliveryRecord::new(
@@ -147,7 +145,7 @@ pub(crate) mod contract {
             .append(&[message("agent-2", "two"), message("agent-1", "three")])
             .expect("append two");
         let views = store.read_all().expect("read").messages();
-        let texts: Vec<&str> = views.iter().map(|v| v.entry.content.as_str()).collect();
+        let texts: Vec<&str> = views.iter().map(|v| v.message.content.as_str()).collect();
         assert_eq!(texts, ["one", "two", "three"]);
         assert!(
             views[0]
@@ -170,7 +168,7 @@ pub(crate) mod contract {
 
     fn message_like(r: &Record, text: &str) -> Record {
         match r {
-            Record::Message(e) if e.content == text => r.clone(),
+            Record::Message(m) if m.message().content == text => r.clone(),
             other => panic!("expected the message {text:?}, got {other:?}"),
         }
     }
@@ -247,7 +245,7 @@ pub(crate) mod contract {
                         if view.shown.is_empty() {
                             return seen;
                         }
-                        seen.extend(view.shown.into_iter().map(|v| v.entry.content));
+                        seen.extend(view.shown.into_iter().map(|v| v.message.content));
                     }
                 })
             })

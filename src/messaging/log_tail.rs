@@ -268,11 +268,17 @@ mod tests {
 
     fn message(n: usize) -> Message {
         Message::new(
-            "agent-0".into(),
-            vec!["agent-1".into()],
+            "agent-0".parse().expect("an agent id"),
+            vec!["agent-1".parse().expect("an agent id")],
             MessageType::builtin("INFO"),
             format!("message {n} {}", "x".repeat(200)),
         )
+    }
+
+    /// The line the log holds for `m`.
+    fn line_of(m: &Message) -> String {
+        let bytes = Record::logged(m, &[true]).to_line().expect("json");
+        String::from_utf8(bytes).expect("utf8")
     }
 
     fn ids(batch: &TailBatch) -> Vec<String> {
@@ -280,7 +286,14 @@ mod tests {
             .records
             .iter()
             .filter_map(|r| match r {
-                Record::Message(e) => Some(e.content.split(' ').nth(1).unwrap_or("").to_owned()),
+                Record::Message(m) => Some(
+                    m.message()
+                        .content
+                        .split(' ')
+                        .nth(1)
+                        .unwrap_or("")
+                        .to_owned(),
+                ),
                 Record::Delivery(_) => None,
             })
             .collect()
@@ -293,12 +306,15 @@ mod tests {
         let (mut tail, first) = LogTail::open(&paths).expect("open");
         assert!(first.records.is_empty());
         let log = MessageLog::new(&paths);
-        log.append(&[message(0).log_entry(&[true])])
+        log.append(&[Record::logged(&message(0), &[true])])
             .expect("append");
         assert_eq!(ids(&tail.read_new().expect("read")), ["0"]);
         assert!(tail.read_new().expect("read").records.is_empty());
-        log.append(&[message(1).log_entry(&[true]), message(2).log_entry(&[true])])
-            .expect("append");
+        log.append(&[
+            Record::logged(&message(1), &[true]),
+            Record::logged(&message(2), &[true]),
+        ])
+        .expect("append");
         assert_eq!(ids(&tail.read_new().expect("read")), ["1", "2"]);
         let (_, again) = LogTail::open(&paths).expect("open");
         assert_eq!(ids(&again), ["0", "1", "2"]);
@@ -308,7 +324,7 @@ mod tests {
     fn a_line_written_in_two_parts_is_read_once_whole() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let line = serde_json::to_string(&message(7).log_entry(&[true])).expect("json");
+        let line = line_of(&message(7));
         let (head, rest) = line.split_at(40);
         let mut f = File::create(paths.message_log()).expect("create");
         f.write_all(b"garbage\n").expect("write");
@@ -323,7 +339,7 @@ mod tests {
 
     #[test]
     fn rotation_loses_nothing_and_repeats_nothing() {
-        let line = serde_json::to_string(&message(10).log_entry(&[true])).expect("json");
+        let line = line_of(&message(10));
         // Each log file holds five lines before it is rotated. Reading
         // after every append, every third, and every eighth covers no
         // rotation, one, and two rotations between two reads.
@@ -332,13 +348,13 @@ mod tests {
             let dir = tempfile::tempdir().expect("tempdir");
             let paths = Paths::new(dir.path());
             let log = MessageLog::new(&paths).with_rotation(rotate_at);
-            log.append(&[message(10).log_entry(&[true])])
+            log.append(&[Record::logged(&message(10), &[true])])
                 .expect("append");
             let (mut tail, first) = LogTail::open(&paths).expect("open");
             let mut seen = ids(&first);
             let mut rotations = 0;
             for n in 11..70 {
-                log.append(&[message(n).log_entry(&[true])])
+                log.append(&[Record::logged(&message(n), &[true])])
                     .expect("append");
                 if n % every == 0 {
                     let batch = tail.read_new().expect("read");
@@ -358,11 +374,14 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         let log = MessageLog::new(&paths);
-        log.append(&[message(0).log_entry(&[true]), message(1).log_entry(&[true])])
-            .expect("append");
+        log.append(&[
+            Record::logged(&message(0), &[true]),
+            Record::logged(&message(1), &[true]),
+        ])
+        .expect("append");
         let (mut tail, _) = LogTail::open(&paths).expect("open");
         fs::write(paths.message_log(), "").expect("truncate");
-        log.append(&[message(2).log_entry(&[true])])
+        log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
         let batch = tail.read_new().expect("read");
         assert!(batch.rotated);
@@ -374,7 +393,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         let target = dir.path().join("elsewhere");
-        let line = serde_json::to_string(&message(1).log_entry(&[true])).expect("json");
+        let line = line_of(&message(1));
         fs::write(&target, format!("{line}\n")).expect("write");
         std::os::unix::fs::symlink(&target, paths.message_log()).expect("symlink");
         let (mut tail, first) = LogTail::open(&paths).expect("open");

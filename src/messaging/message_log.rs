@@ -18,8 +18,9 @@ use std::time::{Duration, SystemTime};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::domain::message::LogEntry;
+use crate::domain::message::Message;
 use crate::messaging::inbox::{self, Cursor, InboxView, ReadState, Selection};
+use crate::messaging::log_line::LoggedMessage;
 use crate::messaging::log_retention::{self, LogPolicy, Readers, Verdict};
 use crate::messaging::log_segments::{
     INDEX_VERSION, LogIndex, SegmentKind, SegmentSet, index_file, read_index, summarize,
@@ -116,7 +117,7 @@ impl Outcome {
 
 /// swarm's outcome line. It carries an empty `recipients` list so that
 /// readers of the Python tool, which pick lines by recipient, skip it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct DeliveryRecord {
     /// Always `"delivery"`.
     pub event: String,
@@ -132,6 +133,23 @@ pub struct DeliveryRecord {
     /// what kind of attempt this was (`redelivery`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The line it was read from, written back as it was while the
+    /// record still says the same.
+    #[serde(skip)]
+    line: Option<Box<str>>,
+}
+
+/// Equal when they say the same: the line a record was read from is how
+/// it is written, not what it is.
+impl PartialEq for DeliveryRecord {
+    fn eq(&self, other: &DeliveryRecord) -> bool {
+        self.event == other.event
+            && self.msg_id == other.msg_id
+            && self.timestamp == other.timestamp
+            && self.recipients == other.recipients
+            && self.outcomes == other.outcomes
+            && self.note == other.note
+    }
 }
 
 impl DeliveryRecord {
@@ -155,26 +173,65 @@ impl DeliveryRecord {
             recipients: Vec::new(),
             outcomes: map,
             note,
+            line: None,
         }
+    }
+
+    /// Reads the delivery line `line`, already parsed as `value`.
+    fn read(value: Value, line: &str) -> Option<DeliveryRecord> {
+        let mut record: DeliveryRecord = serde_json::from_value(value).ok()?;
+        record.line = Some(line.into());
+        Some(record)
+    }
+
+    /// The line's bytes, without the newline: as read, unless the record
+    /// was changed since; else written from the fields.
+    fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
+        if let Some(line) = &self.line
+            && parse_line(line).is_some_and(|r| r == Record::Delivery(self.clone()))
+        {
+            return Ok(line.as_bytes().to_vec());
+        }
+        json::to_vec(self, Layout::Line)
     }
 }
 
-/// One parsed log line. Written back, it is the line itself (the message
-/// or the delivery record, with nothing around it).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(untagged)]
+/// One parsed log line: a message (with the verdicts its line carries) or
+/// a delivery outcome. A record read from a log is written back as the
+/// line it was read from (docs/FORMATS.md).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Record {
     /// A message (written by swarm or the Python tool).
-    Message(LogEntry),
+    Message(LoggedMessage),
     /// A delivery outcome (swarm only).
     Delivery(DeliveryRecord),
+}
+
+impl Record {
+    /// The line of this record, without its newline.
+    pub(crate) fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
+        match self {
+            Record::Message(m) => m.to_line(),
+            Record::Delivery(d) => d.to_line(),
+        }
+    }
+
+    /// The record of `message` logged with real-time verdicts for its
+    /// first recipients.
+    #[cfg(test)]
+    pub(crate) fn logged(message: &Message, delivered: &[bool]) -> Record {
+        Record::Message(LoggedMessage::new(message.clone()).with_verdicts(delivered))
+    }
 }
 
 /// A message with its latest known outcome per recipient.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MessageView {
-    /// The message line.
-    pub entry: LogEntry,
+    /// The message.
+    pub(crate) message: Message,
+    /// Its line's `timestamp` as written (`LoggedMessage::timestamp`):
+    /// what views print and read positions record.
+    pub(crate) timestamp: String,
     /// Latest outcome per recipient (from delivery records, else from the
     /// message line's `delivery_status`).
     pub outcomes: Vec<(String, Outcome)>,
@@ -203,32 +260,35 @@ impl LogContents {
     /// Messages in log order, each with its outcomes merged in.
     pub fn messages(&self) -> Vec<MessageView> {
         let mut views: Vec<MessageView> = Vec::new();
-        let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
         for record in &self.records {
             match record {
-                Record::Message(entry) => {
-                    let outcomes = entry
+                Record::Message(logged) => {
+                    let message = logged.message();
+                    let status = logged.delivery_status();
+                    let outcomes = message
                         .recipients
                         .iter()
                         .map(|r| {
                             let delivered =
-                                entry.delivery_status.get(r).and_then(Value::as_bool) == Some(true);
+                                status.get(r.as_str()).and_then(Value::as_bool) == Some(true);
                             let o = if delivered {
                                 Outcome::delivered()
                             } else {
                                 Outcome::queued("not delivered in real time")
                             };
-                            (r.clone(), o)
+                            (r.to_string(), o)
                         })
                         .collect();
-                    index.insert(entry.msg_id.clone(), views.len());
+                    index.insert(message.msg_id.as_str(), views.len());
                     views.push(MessageView {
-                        entry: entry.clone(),
+                        message: message.clone(),
+                        timestamp: logged.timestamp().to_owned(),
                         outcomes,
                     });
                 }
                 Record::Delivery(d) => {
-                    let Some(&i) = index.get(&d.msg_id) else {
+                    let Some(&i) = index.get(d.msg_id.as_str()) else {
                         continue;
                     };
                     for (recipient, value) in &d.outcomes {
@@ -248,7 +308,8 @@ impl LogContents {
     }
 }
 
-/// Parses one line; `None` for blank or foreign lines.
+/// Parses one line; `None` for blank or foreign lines (docs/FORMATS.md
+/// says which lines are messages).
 pub fn parse_line(line: &str) -> Option<Record> {
     let line = line.trim();
     if line.is_empty() {
@@ -256,9 +317,9 @@ pub fn parse_line(line: &str) -> Option<Record> {
     }
     let value: Value = serde_json::from_str(line).ok()?;
     if value.get("event").and_then(Value::as_str) == Some("delivery") {
-        return serde_json::from_value(value).ok().map(Record::Delivery);
+        return DeliveryRecord::read(value, line).map(Record::Delivery);
     }
-    serde_json::from_value(value).ok().map(Record::Message)
+    LoggedMessage::read(value, line).map(Record::Message)
 }
 
 /// The message log of a project.
@@ -300,7 +361,7 @@ impl MessageLog {
     /// rotating first when the log has grown past the limit. A log that
     /// is a symlink is moved aside (never written through); the returned
     /// warnings say so.
-    pub(crate) fn append<T: Serialize>(&self, records: &[T]) -> Result<Vec<String>, StoreError> {
+    pub(crate) fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError> {
         let path = self.file.path();
         let write_err = |source| StoreError::Write {
             path: path.to_owned(),
@@ -308,12 +369,10 @@ impl MessageLog {
         };
         let mut buf = Vec::with_capacity(512 * records.len());
         for r in records {
-            buf.extend(
-                json::to_vec(r, Layout::Line).map_err(|source| StoreError::Encode {
-                    path: path.to_owned(),
-                    source,
-                })?,
-            );
+            buf.extend(r.to_line().map_err(|source| StoreError::Encode {
+                path: path.to_owned(),
+                source,
+            })?);
             buf.push(b'\n');
         }
         let lock = self.file.lock(APPEND_LOCK_TIMEOUT)?;
@@ -564,13 +623,18 @@ mod tests {
         let log = MessageLog::new(&Paths::new(dir.path()));
         crate::messaging::log_store::contract::racing_takers_take_each_message_once(Arc::new(log));
     }
-    use crate::domain::message::{Message, MessageType};
+    use crate::domain::AgentId;
+    use crate::domain::message::MessageType;
     use std::sync::{Arc, Barrier};
+
+    fn id(s: &str) -> AgentId {
+        AgentId::parse(s).expect("an agent id")
+    }
 
     fn message(n: usize) -> Message {
         Message::new(
-            format!("agent-{}", n % 7),
-            vec!["agent-1".into()],
+            id(&format!("agent-{}", n % 7)),
+            vec![id("agent-1")],
             MessageType::builtin("INFO"),
             format!("message {n} {}", "x".repeat(n % 300)),
         )
@@ -581,18 +645,18 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let log = MessageLog::new(&Paths::new(dir.path()));
         let m = message(1);
-        log.append(&[m.log_entry(&[false])]).expect("append");
-        log.append(&[DeliveryRecord::new(
+        log.append(&[Record::logged(&m, &[false])]).expect("append");
+        log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
             &[("agent-1".into(), Outcome::queued("shell in foreground"))],
             None,
-        )])
+        ))])
         .expect("append");
-        log.append(&[DeliveryRecord::new(
+        log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
             &[("agent-1".into(), Outcome::delivered())],
             None,
-        )])
+        ))])
         .expect("append");
         let contents = log.read().expect("read");
         assert_eq!(contents.records.len(), 3);
@@ -608,10 +672,10 @@ mod tests {
         fs::write(paths.message_log(), b"{\"sender\": \"a\", \"timest").expect("write");
         let log = MessageLog::new(&paths);
         let m = message(4);
-        log.append(&[m.log_entry(&[true])]).expect("append");
+        log.append(&[Record::logged(&m, &[true])]).expect("append");
         let contents = log.read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (1, 1));
-        assert_eq!(contents.messages()[0].entry.msg_id, m.msg_id.as_str());
+        assert_eq!(contents.messages()[0].message.msg_id, m.msg_id);
     }
 
     #[test]
@@ -620,10 +684,73 @@ mod tests {
         let paths = Paths::new(dir.path());
         let log = MessageLog::new(&paths);
         fs::write(paths.message_log(), b"not json\n\xff\xfe\n{\"a\": 1}\n\n").expect("write");
-        log.append(&[message(2).log_entry(&[true])])
+        log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
         let contents = log.read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (1, 3));
+    }
+
+    #[test]
+    fn lines_with_ids_no_agent_could_have_are_skipped_and_counted() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let line = |sender: &str, to: &str, time: &str, id: &str| {
+            serde_json::json!({
+                "sender": sender, "timestamp": time, "msg_type": "INFO", "content": id,
+                "recipients": [to], "msg_id": id,
+            })
+            .to_string()
+        };
+        let when = "2026-11-21T13:27:02.029457+00:00";
+        let lines = [
+            line("agent-0", "agent-1", when, "kept"),
+            line("agent 0", "agent-1", when, "bad sender"),
+            line("agent-0", "../agent-1", when, "bad recipient"),
+            line("agent-0", "agent-1", "not a time", "no time"),
+        ];
+        fs::write(paths.message_log(), format!("{}\n", lines.join("\n"))).expect("write");
+        let contents = MessageLog::new(&paths).read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (2, 2));
+        let views = contents.messages();
+        let ids: Vec<&str> = views.iter().map(|v| v.message.msg_id.as_str()).collect();
+        assert_eq!(ids, ["kept", "no time"]);
+        assert_eq!(
+            views[1].message.created,
+            crate::domain::Timestamp::UNIX_EPOCH
+        );
+        assert_eq!(views[1].timestamp, "1970-01-01T00:00:00.000000+00:00");
+    }
+
+    #[test]
+    fn records_read_from_a_log_are_written_again_as_they_were() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let from = Paths::new(dir.path().join("from"));
+        let to = Paths::new(dir.path().join("to"));
+        for p in [&from, &to] {
+            fs::create_dir_all(p.root()).expect("mkdir");
+        }
+        let swarm_line = Record::logged(&message(1), &[]).to_line().expect("line");
+        let text = format!(
+            "{}\n{}\n{}\n{}\n",
+            String::from_utf8(swarm_line).expect("utf8"),
+            r#"{"sender":"agent-3","timestamp":"2026-11-21T13:27:02","msg_type":"x","content":"\u00e9\u00E9","recipients":["all"],"msg_id":"py","task":{"n":1.50},"delivery_status":{"agent-1":false},"success_count":0,"failure_count":1,"extra":[]}"#,
+            r#"{"event": "delivery", "msg_id": "py", "timestamp": "yesterday", "recipients": [], "outcomes": {"agent-1": {"status": "delivered", "by": "hand"}}, "more": 1}"#,
+            r#"{"sender": "agent-0", "timestamp": "late", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "t"}"#,
+        );
+        fs::write(from.message_log(), &text).expect("write");
+        let contents = MessageLog::new(&from).read().expect("read");
+        assert_eq!((contents.records.len(), contents.skipped), (4, 0));
+        MessageLog::new(&to)
+            .append(&contents.records)
+            .expect("append");
+        assert_eq!(fs::read_to_string(to.message_log()).expect("read"), text);
+        // A delivery record changed since it was read is written anew.
+        let Record::Delivery(mut d) = contents.records[2].clone() else {
+            unreachable!("a delivery record")
+        };
+        d.note = Some("changed".into());
+        let line = String::from_utf8(Record::Delivery(d).to_line().expect("line")).expect("utf8");
+        assert!(line.ends_with("\"note\": \"changed\"}"), "{line}");
     }
 
     #[test]
@@ -636,7 +763,7 @@ mod tests {
         let log = MessageLog::new(&paths);
         assert!(log.read().expect("read").records.is_empty());
         let warnings = log
-            .append(&[message(3).log_entry(&[true])])
+            .append(&[Record::logged(&message(3), &[true])])
             .expect("append");
         assert_eq!(warnings.len(), 1);
         assert_eq!(fs::read_to_string(&target).expect("read"), "keep\n");
@@ -664,7 +791,7 @@ mod tests {
                     let mut ids = Vec::new();
                     for i in 0..per_thread {
                         let m = message(t * per_thread + i);
-                        log.append(&[m.log_entry(&[true])]).expect("append");
+                        log.append(&[Record::logged(&m, &[true])]).expect("append");
                         ids.push(m.msg_id.to_string());
                     }
                     ids
@@ -682,7 +809,7 @@ mod tests {
         let mut seen: Vec<String> = contents
             .messages()
             .into_iter()
-            .map(|v| v.entry.msg_id)
+            .map(|v| v.message.msg_id.to_string())
             .collect();
         sent.sort();
         seen.sort();
@@ -723,24 +850,25 @@ mod tests {
             keep_age: Duration::from_secs(3600),
         });
         let first = Message::new(
-            "agent-2".into(),
-            vec!["agent-1".into()],
+            id("agent-2"),
+            vec![id("agent-1")],
             MessageType::builtin("INFO"),
             "read me later".into(),
         );
-        log.append(&[first.log_entry(&[false])]).expect("append");
+        log.append(&[Record::logged(&first, &[false])])
+            .expect("append");
         let state = ReadState::new(&paths);
         let meter = ReadMeter::default();
         // agent-2 is sent a lot and reads as it goes.
         for round in 0..12 {
             for i in 0..10 {
                 let m = Message::new(
-                    "agent-1".into(),
-                    vec!["agent-2".into()],
+                    id("agent-1"),
+                    vec![id("agent-2")],
                     MessageType::builtin("INFO"),
                     format!("round {round} message {i} {}", "x".repeat(100)),
                 );
-                log.append(&[m.log_entry(&[true])]).expect("append");
+                log.append(&[Record::logged(&m, &[true])]).expect("append");
             }
             let (cursor, _) = state.cursor("agent-2").expect("cursor");
             let v = inbox::read(
@@ -772,13 +900,13 @@ mod tests {
         assert!(verdicts[0].keep && verdicts[0].reason.contains("agent-1"));
         let v = inbox::read(&paths, "agent-1", None, &Selection::New, None, &meter).expect("read");
         assert_eq!(v.shown.len(), 1);
-        assert_eq!(v.shown[0].entry.msg_id, first.msg_id.as_str());
+        assert_eq!(v.shown[0].message.msg_id, first.msg_id);
         // Once read, the next rotation lets it go.
         state
             .advance("agent-1", v.new_cursor.as_ref().expect("moves"), None)
             .expect("advance");
         for i in 0..30 {
-            log.append(&[message(i).log_entry(&[true])])
+            log.append(&[Record::logged(&message(i), &[true])])
                 .expect("append");
         }
         let kept = LogFiles::new(paths.message_log()).numbers().expect("list");
@@ -790,16 +918,15 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         let old = message(1);
-        let line =
-            String::from_utf8(json::to_vec(&old.log_entry(&[true]), Layout::Line).expect("json"))
-                .expect("utf8");
+        let line = String::from_utf8(Record::logged(&old, &[true]).to_line().expect("json"))
+            .expect("utf8");
         fs::write(
             dir.path().join("agent_messages.log.old"),
             format!("{line}\n"),
         )
         .expect("write");
         let log = MessageLog::new(&paths);
-        log.append(&[message(2).log_entry(&[true])])
+        log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
         assert!(!dir.path().join("agent_messages.log.old").exists());
         assert!(dir.path().join("agent_messages.log.1").exists());
@@ -808,7 +935,7 @@ mod tests {
             .expect("read")
             .messages()
             .into_iter()
-            .map(|v| v.entry.msg_id)
+            .map(|v| v.message.msg_id.to_string())
             .collect();
         assert_eq!(ids[0], old.msg_id.as_str());
         assert_eq!(ids.len(), 2);

@@ -8,6 +8,7 @@ pub(crate) mod delivery;
 pub(crate) mod held;
 pub(crate) mod held_store;
 pub(crate) mod inbox;
+pub(crate) mod log_line;
 pub(crate) mod log_retention;
 pub(crate) mod log_segments;
 pub(crate) mod log_store;

@@ -12,10 +12,11 @@ use std::time::Duration;
 use crate::acks;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
-use crate::domain::message::{LogEntry, Message, MessageType};
+use crate::domain::message::{Message, MessageType};
 use crate::error::{Error, Result};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target, TypingAhead};
 use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
+use crate::messaging::log_line::LoggedMessage;
 use crate::messaging::log_store::LogStore;
 use crate::messaging::message_log::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::support::sanitize;
@@ -224,12 +225,12 @@ impl<'a> Messenger<'a> {
             verdict
         };
         let mut message = Message::new(
-            req.sender.clone(),
-            recipients.iter().map(|a| a.id.to_string()).collect(),
+            AgentId::parse(&req.sender)?,
+            recipients.iter().map(|a| a.id.clone()).collect(),
             req.msg_type,
             req.content,
         );
-        message.parent_msg_id = req.parent_msg_id;
+        message.parent_msg_id = req.parent_msg_id.map(MessageId::from_stored);
         if req.ack_timeout.is_some() {
             message.requires_ack = true;
             message.content = format!(
@@ -240,7 +241,7 @@ impl<'a> Messenger<'a> {
         }
         warnings.extend(
             self.log
-                .append(&[Record::Message(message.log_entry(&[]))])?,
+                .append(&[Record::Message(LoggedMessage::new(message.clone()))])?,
         );
         if let Some(timeout) = req.ack_timeout {
             // Recorded before any delivery attempt: from here on the retry
@@ -267,7 +268,7 @@ impl<'a> Messenger<'a> {
             let outcomes: Vec<(String, Outcome)> = message
                 .recipients
                 .iter()
-                .map(|r| (r.clone(), Outcome::queued(reason.clone())))
+                .map(|r| (r.to_string(), Outcome::queued(reason.clone())))
                 .collect();
             warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
                 message.msg_id.as_str(),
@@ -283,7 +284,7 @@ impl<'a> Messenger<'a> {
             });
         }
 
-        let (text, body_file) = self.pane_text(&message.log_entry(&[]), None)?;
+        let (text, body_file) = self.pane_text(&message, None)?;
         let (outcomes, more) = self.deliver_logged_with(
             message.msg_id.as_str(),
             &recipients,
@@ -321,12 +322,12 @@ impl<'a> Messenger<'a> {
             if targets.is_empty() {
                 continue;
             }
-            let (text, _) = self.pane_text(&view.entry, None)?;
+            let (text, _) = self.pane_text(&view.message, None)?;
             let (outcomes, _) = self.deliver_logged(
-                &view.entry.msg_id,
+                view.message.msg_id.as_str(),
                 &targets,
                 &text,
-                &view.entry.header(),
+                &view.message.header(),
                 Some("redelivery".into()),
             )?;
             done.push(Redelivery {
@@ -369,27 +370,27 @@ impl<'a> Messenger<'a> {
         Ok((outcomes, warnings))
     }
 
-    /// The text typed into panes for a logged message: `header: content`,
+    /// The text typed into panes for a message: `header: content`,
     /// with `prefix` (a retry mark) before the content, the ACK hint on its
     /// own line when an answer is required, and for a long body a one-line
     /// pointer to `.swarm/messages/<id>.md` holding it.
     pub(crate) fn pane_text(
         &self,
-        entry: &LogEntry,
+        message: &Message,
         prefix: Option<&str>,
     ) -> Result<(String, Option<PathBuf>)> {
-        let header = entry.header();
+        let header = message.header();
         let prefix = prefix.map(|p| format!("{p} ")).unwrap_or_default();
-        let hint = if entry.requires_ack == Some(true) {
-            format!("\n{}", acks::hint(&entry.msg_id))
+        let hint = if message.requires_ack {
+            format!("\n{}", acks::hint(message.msg_id.as_str()))
         } else {
             String::new()
         };
-        let content = &entry.content;
+        let content = &message.content;
         if content.len() <= self.settings.max_inline_bytes {
             return Ok((format!("{header}: {prefix}{content}{hint}"), None));
         }
-        let path = self.write_body(&entry.msg_id, &header, content)?;
+        let path = self.write_body(message.msg_id.as_str(), &header, content)?;
         let lines = content.lines().count();
         Ok((
             format!(

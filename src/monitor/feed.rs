@@ -6,6 +6,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
+use crate::domain::AgentId;
 use crate::support::sanitize;
 
 use super::palette::{TypeColor, type_color};
@@ -31,11 +32,15 @@ pub(super) fn color_of(msg_type: &str) -> Color {
 }
 
 /// Recipients in a few cells: `agent-1`, `agent-1,agent-2`, `5 agents`.
-pub(super) fn recipients_label(recipients: &[String]) -> String {
+pub(super) fn recipients_label(recipients: &[AgentId]) -> String {
     match recipients {
         [] => "nobody".into(),
-        [one] => sanitize::one_line(one),
-        list if list.len() <= 3 => sanitize::one_line(&list.join(",")),
+        [one] => one.to_string(),
+        list if list.len() <= 3 => list
+            .iter()
+            .map(AgentId::as_str)
+            .collect::<Vec<_>>()
+            .join(","),
         list => format!("{} agents", list.len()),
     }
 }
@@ -50,19 +55,19 @@ pub(super) fn rows(state: &MonitorState, msg: &FeedMessage, width: u16) -> Vec<L
     let mut spans: Vec<(String, Style)> = vec![
         (format!("{when} "), dim),
         (
-            sanitize::one_line(&msg.entry.sender),
+            msg.message.sender.to_string(),
             Style::new().add_modifier(Modifier::BOLD),
         ),
         (" → ".into(), dim),
         (
-            recipients_label(&msg.entry.recipients),
+            recipients_label(&msg.message.recipients),
             Style::new().fg(Color::Gray),
         ),
         (" ".into(), Style::new()),
         (
-            sanitize::one_line(&msg.entry.msg_type),
+            sanitize::one_line(msg.message.msg_type.as_str()),
             Style::new()
-                .fg(color_of(&msg.entry.msg_type))
+                .fg(color_of(msg.message.msg_type.as_str()))
                 .add_modifier(Modifier::BOLD),
         ),
         (" ".into(), Style::new()),
@@ -80,7 +85,7 @@ fn tags(state: &MonitorState, msg: &FeedMessage) -> Vec<(String, Style)> {
     let mut out = Vec::new();
     match msg.ack {
         AckMark::Asked => {
-            if let Some(p) = state.pending_ack(&msg.entry.msg_id) {
+            if let Some(p) = state.pending_ack(msg.message.msg_id.as_str()) {
                 let retries = match p.retry_count {
                     0 => String::new(),
                     1 => ", 1 retry".into(),

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::message::LogEntry;
+use crate::domain::message::Message;
 
 /// The command-line filters. A message is kept when it passes all of
 /// them; the others are never buffered.
@@ -22,10 +22,10 @@ pub struct BaseFilter {
 }
 
 impl BaseFilter {
-    /// True when `entry` (logged at `when`) passes.
-    pub fn matches(&self, entry: &LogEntry, when: Option<DateTime<Utc>>) -> bool {
-        (self.types.is_empty() || self.types.contains(&entry.msg_type))
-            && (self.agents.is_empty() || self.agents.iter().any(|a| involves(entry, a)))
+    /// True when `message` (logged at `when`) passes.
+    pub(crate) fn matches(&self, message: &Message, when: Option<DateTime<Utc>>) -> bool {
+        (self.types.is_empty() || self.types.iter().any(|t| t == message.msg_type.as_str()))
+            && (self.agents.is_empty() || self.agents.iter().any(|a| involves(message, a)))
             // A time that cannot be read cannot be shown to be recent.
             && self.since.is_none_or(|since| when.is_some_and(|t| t >= since))
     }
@@ -49,11 +49,13 @@ pub struct ViewFilter {
 }
 
 impl ViewFilter {
-    /// True when `entry` passes; `haystack` is its lowercased searchable
-    /// text.
-    pub fn matches(&self, entry: &LogEntry, haystack: &str) -> bool {
-        self.msg_type.as_ref().is_none_or(|t| *t == entry.msg_type)
-            && self.agent.as_ref().is_none_or(|a| involves(entry, a))
+    /// True when `message` passes; `haystack` is its lowercased
+    /// searchable text.
+    pub(crate) fn matches(&self, message: &Message, haystack: &str) -> bool {
+        self.msg_type
+            .as_ref()
+            .is_none_or(|t| t == message.msg_type.as_str())
+            && self.agent.as_ref().is_none_or(|a| involves(message, a))
             && (self.text.is_empty() || haystack.contains(&self.text.to_lowercase()))
     }
 
@@ -65,8 +67,8 @@ impl ViewFilter {
 
 /// True when `agent` sent the message or is one of its recipients (a
 /// message to `all` involves everyone).
-pub(super) fn involves(entry: &LogEntry, agent: &str) -> bool {
-    entry.sender == agent || entry.is_for(agent)
+pub(super) fn involves(message: &Message, agent: &str) -> bool {
+    message.sender == agent || message.is_for(agent)
 }
 
 /// Parses an age such as `30s`, `10m`, `2h`, `1d` or `1h30m`; a bare
@@ -119,16 +121,15 @@ pub(crate) fn parse_duration(input: &str) -> Result<Duration, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::message::{Message, MessageType};
+    use crate::domain::message::MessageType;
 
-    fn entry(from: &str, to: &[&str], kind: &'static str) -> LogEntry {
+    fn entry(from: &str, to: &[&str], kind: &'static str) -> Message {
         Message::new(
-            from.into(),
-            to.iter().map(|s| s.to_string()).collect(),
+            from.parse().expect("an agent id"),
+            to.iter().map(|s| s.parse().expect("an agent id")).collect(),
             MessageType::builtin(kind),
             "Needs the Auth module".into(),
         )
-        .log_entry(&[])
     }
 
     #[test]

@@ -7,6 +7,7 @@
 use chrono::{DateTime, FixedOffset, Utc};
 
 use super::state::FeedMessage;
+use crate::domain::AgentId;
 use crate::support::sanitize;
 
 /// A message line in three parts, so that the type can be coloured.
@@ -30,18 +31,19 @@ impl MessageLine {
 
 /// The line of one message; times are shown in `tz`.
 pub(crate) fn message_line(msg: &FeedMessage, tz: &FixedOffset) -> MessageLine {
-    let e = &msg.entry;
+    let m = &msg.message;
+    let recipients: Vec<&str> = m.recipients.iter().map(AgentId::as_str).collect();
     let when = msg
         .when
         .map(|t| t.with_timezone(tz).format("%H:%M:%S").to_string())
         .unwrap_or_else(|| "--:--:--".into());
     MessageLine {
-        head: format!("[{}][{when}][", sanitize::one_line(&e.sender)),
-        msg_type: sanitize::one_line(&e.msg_type),
+        head: format!("[{}][{when}][", m.sender),
+        msg_type: sanitize::one_line(m.msg_type.as_str()),
         tail: format!(
             "] -> {}: {}",
-            sanitize::one_line(&e.recipients.join(", ")),
-            sanitize::one_line(&e.content)
+            recipients.join(", "),
+            sanitize::one_line(&m.content)
         ),
     }
 }
@@ -59,25 +61,38 @@ pub(crate) fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> St
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
+    use crate::messaging::log_line::LoggedMessage;
+    use crate::messaging::message_log::{Record, parse_line};
 
     #[test]
     fn one_safe_line_per_message() {
+        let id = |s: &str| AgentId::parse(s).expect("an agent id");
         let mut m = Message::new(
-            "agent-0".into(),
-            vec!["agent-1".into(), "agent-2".into()],
+            id("agent-0"),
+            vec![id("agent-1"), id("agent-2")],
             MessageType::builtin("BLOCKED"),
-            String::new(),
+            "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into(),
         );
         m.created = crate::domain::Timestamp::from_unix_seconds(1_795_267_578.0).expect("time");
-        let mut entry = m.log_entry(&[]);
-        entry.content = "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into();
         let line = message_line(
-            &FeedMessage::new(entry),
+            &FeedMessage::new(LoggedMessage::new(m)),
             &FixedOffset::east_opt(0).expect("utc"),
         );
         assert_eq!(
             line.plain(),
             "[agent-0][13:26:18][BLOCKED] -> agent-1, agent-2: need src/a.py please"
         );
+    }
+
+    #[test]
+    fn a_line_whose_time_does_not_parse_shows_no_time() {
+        let text = r#"{"sender": "agent-0", "timestamp": "soon", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "m"}"#;
+        let Some(Record::Message(logged)) = parse_line(text) else {
+            panic!("a message line")
+        };
+        let msg = FeedMessage::new(logged);
+        assert_eq!(msg.when, None);
+        let line = message_line(&msg, &FixedOffset::east_opt(0).expect("utc"));
+        assert_eq!(line.plain(), "[agent-0][--:--:--][INFO] -> agent-1: x");
     }
 }

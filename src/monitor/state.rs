@@ -12,11 +12,12 @@ use ratatui::layout::Rect;
 
 use crate::acks::{self, PendingEntry};
 use crate::agents::registry::Registry;
-use crate::domain::message::{self, BUILTIN_TYPES, LogEntry, MessageType};
+use crate::domain::message::{self, BUILTIN_TYPES, Message, MessageType};
 use crate::domain::validate;
+use crate::domain::{AgentId, Timestamp};
+use crate::messaging::log_line::LoggedMessage;
 use crate::messaging::message_log::{Outcome, Record, Status as Delivery};
 use crate::support::sanitize;
-use crate::support::time;
 
 use super::feed;
 use super::filter::{BaseFilter, ViewFilter};
@@ -47,9 +48,9 @@ pub enum AckMark {
 /// One message in the feed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeedMessage {
-    /// The log line.
-    pub entry: LogEntry,
-    /// When it was logged, if the timestamp could be read.
+    /// The message.
+    pub(crate) message: Message,
+    /// When it was logged, if its line's time could be read.
     pub when: Option<DateTime<Utc>>,
     /// Delivery per recipient, `None` until an outcome is known.
     pub outcomes: Vec<(String, Option<Delivery>)>,
@@ -62,30 +63,38 @@ pub struct FeedMessage {
     pub ack: AckMark,
 }
 
+/// When a message was logged, as the feed shows it: not known for a line
+/// whose time did not parse, which carries the Unix epoch instead
+/// (docs/FORMATS.md).
+fn logged_at(message: &Message) -> Option<DateTime<Utc>> {
+    (message.created != Timestamp::UNIX_EPOCH).then(|| message.created.utc())
+}
+
 impl FeedMessage {
-    /// Prepares a log entry for the feed.
-    pub fn new(entry: LogEntry) -> FeedMessage {
-        let when = time::parse_iso(&entry.timestamp);
-        let marker = acks::marker(&entry.msg_id);
-        let asked = entry.requires_ack == Some(true) || entry.content.starts_with(&marker);
-        let content = entry
+    /// Prepares a logged message for the feed.
+    pub fn new(logged: LoggedMessage) -> FeedMessage {
+        let m = logged.message();
+        let when = logged_at(m);
+        let marker = acks::marker(m.msg_id.as_str());
+        let asked = m.requires_ack || m.content.starts_with(&marker);
+        let content = m
             .content
             .strip_prefix(&marker)
             .map(str::trim_start)
-            .unwrap_or(&entry.content);
+            .unwrap_or(&m.content);
         let body = sanitize::strip_controls(content).replace('\t', "    ");
         // swarm logs a message before delivering it (no verdict yet) and
         // its outcome afterwards as a delivery record; only
         // the Python tool's lines (naive local times, no offset) carry the
         // real outcome in `delivery_status`.
-        let outcome_in_line = DateTime::parse_from_rfc3339(&entry.timestamp).is_err();
-        let outcomes = entry
+        let outcome_in_line = DateTime::parse_from_rfc3339(logged.timestamp()).is_err();
+        let outcomes = m
             .recipients
             .iter()
             .map(|r| {
-                let known = entry
-                    .delivery_status
-                    .get(r)
+                let known = logged
+                    .delivery_status()
+                    .get(r.as_str())
                     .and_then(|v| v.as_bool())
                     .filter(|_| outcome_in_line);
                 let status = known.map(|d| {
@@ -95,14 +104,15 @@ impl FeedMessage {
                         Delivery::Queued
                     }
                 });
-                (r.clone(), status)
+                (r.to_string(), status)
             })
             .collect();
+        let recipients: Vec<&str> = m.recipients.iter().map(AgentId::as_str).collect();
         let haystack = format!(
             "{} {} {} {}",
-            entry.sender,
-            entry.recipients.join(" "),
-            entry.msg_type,
+            m.sender,
+            recipients.join(" "),
+            m.msg_type.as_str(),
             body
         )
         .to_lowercase();
@@ -116,7 +126,7 @@ impl FeedMessage {
             } else {
                 AckMark::NotAsked
             },
-            entry,
+            message: logged.into_message(),
         }
     }
 
@@ -351,7 +361,7 @@ impl MonitorState {
         let whens: Vec<Option<DateTime<Utc>>> = records
             .iter()
             .map(|r| match r {
-                Record::Message(e) => time::parse_iso(&e.timestamp),
+                Record::Message(m) => logged_at(m.message()),
                 Record::Delivery(_) => None,
             })
             .collect();
@@ -361,24 +371,26 @@ impl MonitorState {
             let joining = records
                 .iter()
                 .zip(&whens)
-                .filter(|(r, when)| matches!(r, Record::Message(e) if self.base.matches(e, **when)))
+                .filter(|(r, when)| {
+                    matches!(r, Record::Message(m) if self.base.matches(m.message(), **when))
+                })
                 .count();
             joining.saturating_sub(self.capacity)
         };
         for (record, when) in records.into_iter().zip(whens) {
             match record {
-                Record::Message(entry) => {
-                    self.note_activity(&entry, when);
-                    self.mark_answered(&entry);
-                    if !self.base.matches(&entry, when) {
+                Record::Message(logged) => {
+                    self.note_activity(logged.message(), when);
+                    self.mark_answered(logged.message());
+                    if !self.base.matches(logged.message(), when) {
                         continue;
                     }
                     if pass_over > 0 {
                         pass_over -= 1;
                         continue;
                     }
-                    let msg = FeedMessage::new(entry);
-                    if self.scroll > 0 && self.view.matches(&msg.entry, &msg.haystack) {
+                    let msg = FeedMessage::new(logged);
+                    if self.scroll > 0 && self.view.matches(&msg.message, &msg.haystack) {
                         new_rows += feed::rows(self, &msg, width).len();
                     }
                     if let Some(f) = added.as_mut() {
@@ -411,34 +423,34 @@ impl MonitorState {
         }
     }
 
-    fn note_activity(&mut self, entry: &LogEntry, when: Option<DateTime<Utc>>) {
+    fn note_activity(&mut self, message: &Message, when: Option<DateTime<Utc>>) {
         let newer = self
             .activity
-            .get(&entry.sender)
+            .get(message.sender.as_str())
             .is_none_or(|a| a.at <= when || when.is_none());
         if newer {
             self.activity.insert(
-                entry.sender.clone(),
+                message.sender.to_string(),
                 Activity {
                     at: when,
-                    msg_type: entry.msg_type.clone(),
+                    msg_type: message.msg_type.as_str().to_owned(),
                 },
             );
         }
     }
 
-    fn mark_answered(&mut self, entry: &LogEntry) {
-        let Some(parent) = &entry.parent_msg_id else {
+    fn mark_answered(&mut self, message: &Message) {
+        let Some(parent) = &message.parent_msg_id else {
             return;
         };
-        let mark = if entry.msg_type == "ACK" {
+        let mark = if message.msg_type.as_str() == "ACK" {
             AckMark::Acknowledged
-        } else if entry.content.starts_with("[UNACKNOWLEDGED]") {
+        } else if message.content.starts_with("[UNACKNOWLEDGED]") {
             AckMark::Escalated
         } else {
             return;
         };
-        if let Some(msg) = self.find_mut(parent) {
+        if let Some(msg) = self.find_mut(parent.as_str()) {
             // A late acknowledgement still counts after an escalation.
             if msg.ack != AckMark::Acknowledged {
                 msg.ack = mark;
@@ -450,7 +462,7 @@ impl MonitorState {
         self.messages
             .iter_mut()
             .rev()
-            .find(|m| m.entry.msg_id == msg_id)
+            .find(|m| m.message.msg_id.as_str() == msg_id)
     }
 
     /// Replaces what the agents' panes show.
@@ -513,7 +525,7 @@ impl MonitorState {
     pub fn visible(&self) -> impl DoubleEndedIterator<Item = &FeedMessage> {
         self.messages
             .iter()
-            .filter(|m| self.view.matches(&m.entry, &m.haystack))
+            .filter(|m| self.view.matches(&m.message, &m.haystack))
     }
 
     /// Rows the status panel would like when it sits above the feed.
@@ -754,8 +766,9 @@ impl MonitorState {
     fn types_present(&self) -> Vec<String> {
         let mut types: Vec<String> = Vec::new();
         for m in &self.messages {
-            if !types.contains(&m.entry.msg_type) {
-                types.push(m.entry.msg_type.clone());
+            let t = m.message.msg_type.as_str();
+            if !types.iter().any(|known| known == t) {
+                types.push(t.to_owned());
             }
         }
         types.sort_by_key(|t| {
@@ -786,9 +799,9 @@ impl MonitorState {
     fn agents_known(&self) -> Vec<String> {
         let mut ids = self.agents_registered();
         for m in &self.messages {
-            for id in std::iter::once(&m.entry.sender).chain(&m.entry.recipients) {
-                if id != "all" && !ids.contains(id) {
-                    ids.push(id.clone());
+            for id in std::iter::once(&m.message.sender).chain(&m.message.recipients) {
+                if id != "all" && !ids.iter().any(|known| id == known.as_str()) {
+                    ids.push(id.to_string());
                 }
             }
         }
@@ -834,8 +847,8 @@ fn complete(options: &[String], typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::message::Message;
     use crate::messaging::message_log::DeliveryRecord;
+    use crate::support::time;
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)
@@ -848,8 +861,8 @@ mod tests {
 
     fn msg(from: &str, to: &str, kind: &'static str, text: &str) -> Message {
         Message::new(
-            from.into(),
-            vec![to.into()],
+            from.parse().expect("an agent id"),
+            vec![to.parse().expect("an agent id")],
             MessageType::builtin(kind),
             text.into(),
         )
@@ -867,7 +880,7 @@ mod tests {
         let records: Vec<Record> = (0..6)
             .map(|i| {
                 let kind = if i == 4 { "QUESTION" } else { "INFO" };
-                Record::Message(msg("agent-0", "agent-1", kind, &format!("m{i}")).log_entry(&[]))
+                Record::logged(&msg("agent-0", "agent-1", kind, &format!("m{i}")), &[])
             })
             .collect();
         let mut seen = Vec::new();
@@ -893,11 +906,12 @@ mod tests {
                 &format!("m{i}"),
             );
             m.msg_id = crate::domain::MessageId::from_stored(format!("id-{i}"));
-            m.parent_msg_id = (i % 11 == 0 && i > 0).then(|| format!("id-{}", i - 1));
+            m.parent_msg_id = (i % 11 == 0 && i > 0)
+                .then(|| crate::domain::MessageId::from_stored(format!("id-{}", i - 1)));
             if m.parent_msg_id.is_some() {
                 m.msg_type = MessageType::builtin("ACK");
             }
-            records.push(Record::Message(m.log_entry(&[])));
+            records.push(Record::logged(&m, &[]));
             records.push(Record::Delivery(DeliveryRecord::new(
                 &format!("id-{i}"),
                 &[("agent-9".into(), Outcome::delivered())],
@@ -923,7 +937,7 @@ mod tests {
         let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
         m.requires_ack = true;
         m.content = format!("{} need a.py", acks::marker(m.msg_id.as_str()));
-        s.ingest(vec![Record::Message(m.log_entry(&[]))], None);
+        s.ingest(vec![Record::logged(&m, &[])], None);
         let fm = &s.messages[0];
         assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));
         assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
@@ -935,12 +949,12 @@ mod tests {
         s.ingest(vec![Record::Delivery(queued)], None);
         assert_eq!(s.messages[0].queued(), 1);
         let mut esc = msg("agent-0", "agent-2", "BLOCKED", "[UNACKNOWLEDGED] x");
-        esc.parent_msg_id = Some(m.msg_id.to_string());
-        s.ingest(vec![Record::Message(esc.log_entry(&[true]))], None);
+        esc.parent_msg_id = Some(m.msg_id.clone());
+        s.ingest(vec![Record::logged(&esc, &[true])], None);
         assert_eq!(s.messages[0].ack, AckMark::Escalated);
         let mut ack = msg("agent-1", "agent-0", "ACK", "ACK");
-        ack.parent_msg_id = Some(m.msg_id.to_string());
-        s.ingest(vec![Record::Message(ack.log_entry(&[true]))], None);
+        ack.parent_msg_id = Some(m.msg_id.clone());
+        s.ingest(vec![Record::logged(&ack, &[true])], None);
         assert_eq!(s.messages[0].ack, AckMark::Acknowledged);
     }
 
@@ -949,9 +963,9 @@ mod tests {
         let mut s = state();
         s.ingest(
             vec![
-                Record::Message(msg("agent-0", "agent-1", "INFO", "alpha").log_entry(&[])),
-                Record::Message(msg("agent-2", "agent-0", "BLOCKED", "Beta").log_entry(&[])),
-                Record::Message(msg("agent-10", "agent-2", "INFO", "gamma").log_entry(&[])),
+                Record::logged(&msg("agent-0", "agent-1", "INFO", "alpha"), &[]),
+                Record::logged(&msg("agent-2", "agent-0", "BLOCKED", "Beta"), &[]),
+                Record::logged(&msg("agent-10", "agent-2", "INFO", "gamma"), &[]),
             ],
             None,
         );
@@ -994,7 +1008,7 @@ mod tests {
         let mut s = state();
         let mut reg = Registry::empty(String::new());
         reg.agents = vec![crate::agents::registry::AgentRecord {
-            id: crate::domain::AgentId::numbered(1),
+            id: AgentId::numbered(1),
             pane_index: "s:0.0".into(),
             pid: 1,
             status: crate::agents::registry::AgentStatus::Active,
@@ -1053,11 +1067,7 @@ mod tests {
         s.set_viewport(60, 15);
         let batch = |from: usize, n: usize| -> Vec<Record> {
             (from..from + n)
-                .map(|i| {
-                    Record::Message(
-                        msg("agent-0", "agent-1", "INFO", &format!("m{i}")).log_entry(&[]),
-                    )
-                })
+                .map(|i| Record::logged(&msg("agent-0", "agent-1", "INFO", &format!("m{i}")), &[]))
                 .collect()
         };
         s.ingest(batch(0, 30), None);

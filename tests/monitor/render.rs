@@ -8,12 +8,12 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
-use serde_json::Map;
+use serde_json::{Value, json};
 
 use swarm::LockView;
 use swarm::time;
 use swarm::{AgentRecord, AgentStatus, Registry};
-use swarm::{BUILTIN_TYPES, LogEntry};
+use swarm::{BUILTIN_TYPES, parse_line};
 use swarm::{DeliveryRecord, Outcome, Record};
 use swarm::{MonitorState, render};
 use swarm::{PendingEntry, ack_marker};
@@ -29,22 +29,18 @@ fn utc() -> FixedOffset {
     FixedOffset::east_opt(0).expect("utc")
 }
 
-fn entry(id: &str, from: &str, to: &[&str], kind: &str, ago: f64, content: &str) -> LogEntry {
-    LogEntry {
-        sender: from.into(),
-        timestamp: time::utc_iso(at(ago)),
-        msg_type: kind.into(),
-        content: content.into(),
-        recipients: to.iter().map(|s| s.to_string()).collect(),
-        msg_id: id.into(),
-        context_id: None,
-        task: None,
-        requires_ack: None,
-        parent_msg_id: None,
-        delivery_status: Map::new(),
-        success_count: 0,
-        failure_count: 0,
-    }
+/// A message line as the log holds it.
+fn entry(id: &str, from: &str, to: &[&str], kind: &str, ago: f64, content: &str) -> Value {
+    json!({
+        "sender": from, "timestamp": time::utc_iso(at(ago)), "msg_type": kind,
+        "content": content, "recipients": to, "msg_id": id,
+        "delivery_status": {}, "success_count": 0, "failure_count": 0,
+    })
+}
+
+/// The record of a message line.
+fn message(line: Value) -> Record {
+    parse_line(&line.to_string()).expect("a message line")
 }
 
 fn delivered(id: &str, to: &[&str]) -> Record {
@@ -111,10 +107,10 @@ fn busy_state() -> MonitorState {
     s.set_acks(vec![pending(ACK_ID, "agent-0", "agent-1", 45.0, 1)]);
     let asks_ack = format!("{} which schema do we use?", ack_marker(ACK_ID));
     let mut with_ack = entry(ACK_ID, "agent-0", &["agent-1"], "QUESTION", 45.0, &asks_ack);
-    with_ack.requires_ack = Some(true);
+    with_ack["requires_ack"] = json!(true);
     s.ingest(
         vec![
-            Record::Message(entry(
+            message(entry(
                 "m1",
                 "agent-0",
                 &["agent-1", "agent-2"],
@@ -123,7 +119,7 @@ fn busy_state() -> MonitorState {
                 "schema v2 merged",
             )),
             delivered("m1", &["agent-1", "agent-2"]),
-            Record::Message(entry(
+            message(entry(
                 "m2",
                 "agent-2",
                 &["agent-0"],
@@ -132,8 +128,8 @@ fn busy_state() -> MonitorState {
                 "tests green on main",
             )),
             delivered("m2", &["agent-0"]),
-            Record::Message(with_ack),
-            Record::Message(entry(
+            message(with_ack),
+            message(entry(
                 "m3",
                 "agent-1",
                 &["agent-0"],
@@ -217,7 +213,7 @@ fn no_terminal_size_makes_it_panic() {
     let mut s = busy_state();
     let long = "word ".repeat(2000) + &"漢字😀".repeat(300);
     s.ingest(
-        vec![Record::Message(entry(
+        vec![message(entry(
             "m9",
             "agent-0",
             &["agent-1"],
@@ -268,7 +264,7 @@ fn every_type_has_its_colour() {
         .iter()
         .enumerate()
         .map(|(i, t)| {
-            Record::Message(entry(
+            message(entry(
                 &format!("t{i}"),
                 "a",
                 &["b"],
@@ -358,18 +354,22 @@ fn long_messages_are_cut_with_a_marker_and_escapes_are_harmless() {
     let long = format!("start {} end", "lorem ipsum ".repeat(60));
     s.ingest(
         vec![
-            Record::Message(entry("h1", "agent-0", &["agent-1"], "INFO", 20.0, hostile)),
-            Record::Message(entry(
+            message(entry("h1", "agent-0", &["agent-1"], "INFO", 20.0, hostile)),
+            message(entry(
                 "h2",
-                "agent-1\x1b[5m",
+                "agent-1",
                 &["all"],
-                "CHALLENGE",
+                "CHALLENGE\x1b[5m",
                 10.0,
                 &long,
             )),
         ],
         None,
     );
+    // A sender no agent can have makes a line no tool writes: it never
+    // reaches the feed.
+    let foreign = entry("h3", "agent-1\x1b[5m", &["all"], "INFO", 5.0, "x");
+    assert!(parse_line(&foreign.to_string()).is_none());
     let text = snapshot(&mut s, 70, 24);
     super::snapshots(|| insta::assert_snapshot!("monitor_long_and_hostile", text));
     assert!(!text.contains('\x1b') && !text.contains('\x07'));

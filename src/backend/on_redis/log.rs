@@ -184,7 +184,7 @@ impl LogStore for RedisLog {
         let mut pipe = redis::pipe();
         pipe.atomic();
         for record in records {
-            let line = serde_json::to_vec(record).map_err(|source| StoreError::Encode {
+            let line = record.to_line().map_err(|source| StoreError::Encode {
                 path: key.clone().into(),
                 source,
             })?;
@@ -426,6 +426,52 @@ mod tests {
         let (cursor, note) = log.cursor("agent-1").expect("cursor");
         assert!(cursor.is_none());
         assert!(note.is_some_and(|n| n.contains("damaged")));
+    }
+
+    #[test]
+    fn entries_hold_the_lines_the_files_would_and_give_them_back_as_they_were() {
+        let server = TestServer::start();
+        let target = server.target("lines");
+        let log = RedisLog::new(target.clone());
+        let lines = [
+            r#"{"sender":"agent-3","timestamp":"2026-11-21T13:27:02","msg_type":"x","content":"\u00E9","recipients":["all"],"msg_id":"py","delivery_status":{"agent-1":true},"signature":"s"}"#,
+            r#"{"sender": "agent-0", "timestamp": "late", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "t"}"#,
+            r#"{"event": "delivery", "msg_id": "py", "timestamp": "t", "recipients": [], "outcomes": {}, "more": 1}"#,
+        ];
+        let records: Vec<Record> = lines
+            .iter()
+            .map(|l| parse_line(l).expect("a record"))
+            .collect();
+        log.append(&records).expect("append");
+        let back: Vec<String> = log
+            .read_all()
+            .expect("read")
+            .records
+            .iter()
+            .map(|r| String::from_utf8(r.to_line().expect("line")).expect("utf8"))
+            .collect();
+        assert_eq!(back, lines);
+        // A message swarm logs is stored as the line the files hold.
+        let m = crate::domain::message::Message::new(
+            "agent-0".parse().expect("an agent id"),
+            vec!["agent-1".parse().expect("an agent id")],
+            crate::domain::message::MessageType::builtin("INFO"),
+            "héllo".into(),
+        );
+        let record = Record::Message(crate::messaging::log_line::LoggedMessage::new(m));
+        log.append(std::slice::from_ref(&record)).expect("append");
+        let mut r = target.connect().expect("connect");
+        let last: Vec<Entry> = r
+            .query(
+                redis::cmd("XREVRANGE")
+                    .arg(r.keys.key("log"))
+                    .arg("+")
+                    .arg("-")
+                    .arg("COUNT")
+                    .arg(1),
+            )
+            .expect("xrevrange");
+        assert_eq!(last[0].1[0].1, record.to_line().expect("line"));
     }
 
     #[test]

@@ -94,18 +94,18 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
 /// exit 0) or never existed (exit 4).
 fn not_pending(ctx: &Context, prefix: &str, agent: &str) -> Result<ExitCode> {
     let views = ctx.backend()?.log.read_all()?.messages();
-    let Some(original) = views.iter().find(|v| v.entry.msg_id.starts_with(prefix)) else {
+    let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(prefix)) else {
         return Err(Error::UnknownMessage(prefix.to_owned()));
     };
-    let id = &original.entry.msg_id;
+    let id = &original.message.msg_id;
     let answered = views.iter().any(|v| {
-        v.entry.msg_type == "ACK"
-            && v.entry.parent_msg_id.as_deref() == Some(id)
-            && v.entry.sender == agent
+        v.message.msg_type.as_str() == "ACK"
+            && v.message.parent_msg_id.as_ref() == Some(id)
+            && v.message.sender == agent
     });
     let text = if answered {
         format!("Message {id} was already acknowledged; nothing to do.\n")
-    } else if original.entry.requires_ack == Some(true) {
+    } else if original.message.requires_ack {
         format!("No acknowledgement is pending for message {id} (it was answered or escalated).\n")
     } else {
         format!("Message {id} did not ask for an acknowledgement; nothing to do.\n")

@@ -6,7 +6,7 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::domain::validate;
+use crate::domain::{AgentId, validate};
 use crate::error::{Error, Result};
 use crate::messaging::inbox::{InboxView, Selection};
 use crate::messaging::message_log::{MessageView, Status};
@@ -65,7 +65,7 @@ struct MessageJson<'a> {
     msg_type: &'a str,
     timestamp: &'a str,
     content: &'a str,
-    recipients: &'a [String],
+    recipients: &'a [AgentId],
     delivered_to_pane: Option<bool>,
     queued_reason: Option<&'a str>,
 }
@@ -96,12 +96,12 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
     } else if args.quiet {
         let mut s = String::new();
         for v in &view.shown {
-            let e = &v.entry;
+            let m = &v.message;
             s.push_str(&format!(
                 "[{}:{}] {}\n",
-                e.sender,
-                e.msg_type,
-                crate::support::sanitize::one_line(&e.content)
+                m.sender,
+                m.msg_type.as_str(),
+                crate::support::sanitize::one_line(&m.content)
             ));
         }
         if view.held_back > 0 {
@@ -181,12 +181,12 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
         if view.unread == 1 { "" } else { "s" }
     );
     for v in &view.shown {
-        let e = &v.entry;
+        let m = &v.message;
         s.push_str(&format!(
             "{} {} (id {})\n",
-            e.header(),
-            crate::support::sanitize::strip_controls(&e.content),
-            crate::acks::short(&e.msg_id)
+            m.header(),
+            crate::support::sanitize::strip_controls(&m.content),
+            m.msg_id.short()
         ));
     }
     if view.held_back > 0 {
@@ -215,13 +215,14 @@ fn clone_args(args: &InboxArgs) -> InboxArgs {
 
 fn message_json<'a>(v: &'a MessageView, agent: &str) -> MessageJson<'a> {
     let outcome = v.outcome_for(agent);
+    let m = &v.message;
     MessageJson {
-        msg_id: &v.entry.msg_id,
-        sender: &v.entry.sender,
-        msg_type: &v.entry.msg_type,
-        timestamp: &v.entry.timestamp,
-        content: &v.entry.content,
-        recipients: &v.entry.recipients,
+        msg_id: m.msg_id.as_str(),
+        sender: m.sender.as_str(),
+        msg_type: m.msg_type.as_str(),
+        timestamp: &v.timestamp,
+        content: &m.content,
+        recipients: &m.recipients,
         delivered_to_pane: outcome.map(|o| o.is_delivered()),
         queued_reason: outcome
             .filter(|o| o.status == Status::Queued)
@@ -269,15 +270,17 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
         }
     );
     for v in &view.shown {
-        let e = &v.entry;
+        let m = &v.message;
         s.push_str(&format!(
             "[{}] From: {} ({})\n",
-            e.timestamp, e.sender, e.msg_type
+            v.timestamp,
+            m.sender,
+            m.msg_type.as_str()
         ));
-        for line in crate::support::sanitize::strip_controls(&e.content).lines() {
+        for line in crate::support::sanitize::strip_controls(&m.content).lines() {
             s.push_str(&format!("  {line}\n"));
         }
-        s.push_str(&format!("  (ID: {})", crate::acks::short(&e.msg_id)));
+        s.push_str(&format!("  (ID: {})", m.msg_id.short()));
         if let Some(o) = v.outcome_for(agent).filter(|o| o.status == Status::Queued) {
             s.push_str(&format!(
                 "  [not typed into your pane: {}]",

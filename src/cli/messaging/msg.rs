@@ -4,7 +4,7 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::domain::message::MessageType;
-use crate::domain::validate;
+use crate::domain::{AgentId, validate};
 use crate::error::{Error, Result};
 use crate::messaging::message_log::{Outcome, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
@@ -45,7 +45,7 @@ pub(crate) struct MsgArgs {
 pub(crate) struct SentJson<'a> {
     msg_id: &'a str,
     sender: &'a str,
-    recipients: &'a [String],
+    recipients: &'a [AgentId],
     msg_type: &'a str,
     content: &'a str,
     timestamp: String,
@@ -67,7 +67,7 @@ impl<'a> SentJson<'a> {
             .collect();
         SentJson {
             msg_id: m.msg_id.as_str(),
-            sender: &m.sender,
+            sender: m.sender.as_str(),
             recipients: &m.recipients,
             msg_type: m.msg_type.as_str(),
             content: &m.content,
@@ -98,7 +98,7 @@ pub(crate) fn rate_limit_note(ctx: &Context, report: &SendReport) {
     if let Some(wait) = report.rate_limited {
         let rate = ctx.messaging_settings().map(|s| s.rate).ok();
         ctx.out.error(&Error::RateLimited {
-            sender: report.message.sender.clone(),
+            sender: report.message.sender.to_string(),
             max: rate.map(|r| r.max).unwrap_or_default(),
             window_secs: rate.map(|r| r.window.as_secs()).unwrap_or_default(),
             wait_secs: wait.as_secs_f64().ceil() as u64,

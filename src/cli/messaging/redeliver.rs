@@ -36,7 +36,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             }
             let hits: Vec<_> = views
                 .into_iter()
-                .filter(|v| v.entry.msg_id.starts_with(prefix))
+                .filter(|v| v.message.msg_id.starts_with(prefix))
                 .collect();
             match hits.len() {
                 0 => return Err(Error::UnknownMessage(prefix.to_owned())),
@@ -68,7 +68,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
     let mut still_queued = false;
     for r in &done {
         for (agent, o) in &r.outcomes {
-            let id = &r.view.entry.msg_id;
+            let id = r.view.message.msg_id.as_str();
             if o.is_delivered() {
                 s.push_str(&format!(
                     "{} -> {agent}: delivered\n",

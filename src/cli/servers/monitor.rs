@@ -248,7 +248,7 @@ fn message_line(ctx: &Context, m: &FeedMessage, tz: &FixedOffset) -> String {
     let line = monitor::message_line(m, tz);
     let kind = if ctx.out.colors_stdout() {
         let t = line.msg_type.as_str();
-        match monitor::type_color(&m.entry.msg_type) {
+        match monitor::type_color(m.message.msg_type.as_str()) {
             TypeColor::Red => t.bright_red().to_string(),
             TypeColor::Yellow => t.bright_yellow().to_string(),
             TypeColor::Green => t.bright_green().to_string(),
