@@ -9,6 +9,8 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use sha2::{Digest, Sha256};
+
 use crate::acks;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
@@ -462,7 +464,7 @@ impl<'a> Messenger<'a> {
     /// Writes a long body to `.swarm/messages/<id>.md` (once).
     fn write_body(&self, msg_id: &str, header: &str, content: &str) -> Result<PathBuf> {
         let dir = self.paths.swarm_dir().join("messages");
-        let path = dir.join(format!("{msg_id}.md"));
+        let path = dir.join(body_file_name(msg_id));
         let write_err = |source| Error::Io {
             what: format!("write the long message to {}", path.display()),
             source,
@@ -987,6 +989,25 @@ impl<'a> Messenger<'a> {
 /// How long a release waits for a pane another delivery holds.
 const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);
 
+/// The file name of a long body: the message id when it is a plain name
+/// (swarm's ids, the Python tool's UUIDs), else a digest of it, so that an
+/// id from a log line edited by hand (`../x`) never names a file outside
+/// `.swarm/messages/`.
+fn body_file_name(msg_id: &str) -> String {
+    let plain = !msg_id.is_empty()
+        && msg_id.len() <= 64
+        && msg_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if plain {
+        format!("{msg_id}.md")
+    } else {
+        let digest = Sha256::digest(msg_id.as_bytes());
+        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
+        format!("id-{hex}.md")
+    }
+}
+
 fn target_of(a: &AgentRecord) -> Target {
     Target {
         agent: a.id.to_string(),
@@ -1013,4 +1034,21 @@ pub(crate) struct ReleaseReport {
     pub still_held: Vec<(String, String)>,
     /// Problems worth telling the user about.
     pub warnings: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::body_file_name;
+
+    #[test]
+    fn a_long_body_is_named_by_its_id_only_when_the_id_is_a_plain_name() {
+        let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e";
+        assert_eq!(body_file_name(uuid), format!("{uuid}.md"));
+        for hostile in ["../../x", "a/b", "", ".", "..", "x\0y", &"a".repeat(65)] {
+            let name = body_file_name(hostile);
+            assert!(name.starts_with("id-") && name.ends_with(".md"), "{name}");
+            assert!(!name.contains('/') && !name.contains(".."), "{name}");
+        }
+        assert_ne!(body_file_name("../x"), body_file_name("../y"));
+    }
 }

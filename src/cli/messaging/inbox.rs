@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::messaging::inbox::{InboxView, Selection};
 use crate::messaging::message_log::{MessageView, Status};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize::{one_line, strip_controls};
 
 use crate::cli::actor;
 use crate::cli::agents::list::load_registry;
@@ -100,8 +101,8 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
             s.push_str(&format!(
                 "[{}:{}] {}\n",
                 m.sender,
-                m.msg_type.as_str(),
-                crate::support::sanitize::one_line(&m.content)
+                one_line(m.msg_type.as_str()),
+                one_line(&m.content)
             ));
         }
         if view.held_back > 0 {
@@ -185,7 +186,7 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
         s.push_str(&format!(
             "{} {} (id {})\n",
             m.header(),
-            crate::support::sanitize::strip_controls(&m.content),
+            strip_controls(&m.content),
             m.msg_id.short()
         ));
     }
@@ -273,11 +274,12 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
         let m = &v.message;
         s.push_str(&format!(
             "[{}] From: {} ({})\n",
-            v.timestamp,
+            // A line edited by hand may carry anything in these two.
+            one_line(&v.timestamp),
             m.sender,
-            m.msg_type.as_str()
+            one_line(m.msg_type.as_str())
         ));
-        for line in crate::support::sanitize::strip_controls(&m.content).lines() {
+        for line in strip_controls(&m.content).lines() {
             s.push_str(&format!("  {line}\n"));
         }
         s.push_str(&format!("  (ID: {})", m.msg_id.short()));
