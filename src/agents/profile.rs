@@ -20,8 +20,10 @@ pub(crate) struct Profile {
     pub pause: Duration,
     /// Leading characters the agent takes as a command.
     pub command_chars: String,
-    /// How to read its screen; `None`: it is not read.
-    pub rules: Option<ScreenRules>,
+    /// How to read its screen; `None`: it is not read. Shared by every
+    /// copy of the profile, so that a broadcast's copies reuse one set of
+    /// compiled patterns and their search caches instead of cloning them.
+    pub rules: Option<Arc<ScreenRules>>,
 }
 
 impl Profile {
@@ -37,7 +39,7 @@ impl Profile {
         if self
             .rules
             .as_ref()
-            .is_some_and(ScreenRules::needs_attributes)
+            .is_some_and(|r| r.needs_attributes())
         {
             ScreenDetail::Attributes
         } else {
@@ -136,7 +138,8 @@ impl Profiles {
             spec.input.as_ref(),
         )
         .ok()
-        .flatten();
+        .flatten()
+        .map(Arc::new);
         Profile {
             name: name.to_owned(),
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
