@@ -36,11 +36,7 @@ impl Profile {
 
     /// How much of the screen a capture must keep for this profile.
     pub(crate) fn screen_detail(&self) -> ScreenDetail {
-        if self
-            .rules
-            .as_ref()
-            .is_some_and(|r| r.needs_attributes())
-        {
+        if self.rules.as_ref().is_some_and(|r| r.needs_attributes()) {
             ScreenDetail::Attributes
         } else {
             ScreenDetail::Text

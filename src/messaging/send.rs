@@ -365,6 +365,8 @@ impl<'a> Messenger<'a> {
         ahead: Option<TypingAhead<'a>>,
     ) -> Result<(Outcomes, Vec<String>)> {
         let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker, ahead);
+        // A client started for a capture that no pane needed.
+        self.tmux.cool_down();
         let mut warnings = self.log_released(&released)?;
         warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
             msg_id, &outcomes, note,

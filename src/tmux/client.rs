@@ -47,14 +47,8 @@ pub(crate) enum ScreenDetail {
 }
 
 impl Drop for Tmux {
-    /// Stops a client that `warm_up` started and nothing used: it has run
-    /// nothing, so it is simply ended.
     fn drop(&mut self) {
-        let warm = self.warm.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if let Some(Ok(mut child)) = warm.take().map(Spawned::child) {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
+        self.cool_down();
     }
 }
 
@@ -601,6 +595,21 @@ impl Tmux {
         let mut warm = self.warm.lock().unwrap_or_else(PoisonError::into_inner);
         if warm.is_none() {
             *warm = Some(self.spawn_ahead(self.script_argv(), true));
+        }
+    }
+
+    /// Stops a client that `warm_up` started and no capture used (it has
+    /// run nothing, so it is simply ended), so that a long-running command
+    /// does not keep an idle client connected to the server.
+    pub(crate) fn cool_down(&self) {
+        let warm = self
+            .warm
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(Ok(mut child)) = warm.map(Spawned::child) {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 
@@ -1342,9 +1351,13 @@ mod tests {
             !SCRIPT_REFUSED.load(Ordering::Relaxed),
             "the script was used, not a call per pane"
         );
-        // A client started ahead and never used types nothing.
+        // A client started ahead and never used types nothing, and is
+        // ended by `cool_down`.
         shown.tmux.warm_up();
         drop(shown.tmux.capture_screens(&[]));
+        shown.tmux.warm_up();
+        shown.tmux.cool_down();
+        assert!(shown.tmux.warm.lock().expect("warm").is_none());
         assert_eq!(std::fs::read_to_string(&shown.out).unwrap_or_default(), "");
     }
 
