@@ -124,9 +124,17 @@ impl<'a> TypingAhead<'a> {
         TypingAhead { panes, call }
     }
 
-    /// The call, if it is for exactly `panes`.
-    fn for_panes(self, panes: &[PaneId]) -> Option<PreparedPaste<'a>> {
-        (self.panes == panes).then_some(self.call)
+    /// `ahead` when it is for exactly `panes`, else a paste and Enter into
+    /// them started now (`ahead` is dropped, typing nothing).
+    fn for_panes(
+        ahead: Option<TypingAhead<'a>>,
+        tmux: &'a Tmux,
+        panes: &[PaneId],
+    ) -> TypingAhead<'a> {
+        match ahead {
+            Some(a) if a.panes == panes => a,
+            _ => TypingAhead::start(tmux, panes.to_vec()),
+        }
     }
 }
 
@@ -263,17 +271,9 @@ impl<'a> PaneSession<'a> {
     /// Nothing is typed unless `type_text` is called.
     pub(crate) fn prepare_typing(&self, ahead: Option<TypingAhead<'a>>) {
         if self.pause.is_zero() {
-            let call = ahead
-                .and_then(|a| a.for_panes(std::slice::from_ref(&self.pane)))
-                .unwrap_or_else(|| self.prepare_paste());
-            *self.prepared.borrow_mut() = Some(call);
+            let ahead = TypingAhead::for_panes(ahead, self.tmux, std::slice::from_ref(&self.pane));
+            *self.prepared.borrow_mut() = Some(ahead.call);
         }
-    }
-
-    /// A paste and Enter into this pane, waiting for the text.
-    fn prepare_paste(&self) -> PreparedPaste<'a> {
-        self.tmux
-            .prepare_paste_and_press(std::slice::from_ref(&self.pane), PASTE_GAP, "Enter")
     }
 }
 
@@ -393,7 +393,8 @@ impl PaneSession<'_> {
         if self.pause.is_zero() {
             // No pause needed: paste and Enter go in one tmux call.
             let prepared = self.prepared.borrow_mut().take();
-            let call = prepared.unwrap_or_else(|| self.prepare_paste());
+            let call = prepared
+                .unwrap_or_else(|| TypingAhead::start(self.tmux, vec![self.pane.clone()]).call);
             if let Err(e) = call.send(text.as_bytes()) {
                 return Outcome::queued(describe(&self.pane, "paste into", &e));
             }
@@ -561,10 +562,7 @@ pub(crate) fn prepare_many<'a>(
         return None;
     }
     let panes: Vec<PaneId> = sessions.iter().map(|s| s.pane.clone()).collect();
-    Some(match ahead {
-        Some(a) if a.panes == panes => a,
-        _ => TypingAhead::start(first.tmux, panes),
-    })
+    Some(TypingAhead::for_panes(ahead, first.tmux, &panes))
 }
 
 /// Types the same text into several panes at once, as a broadcast does:
@@ -602,9 +600,7 @@ pub(crate) fn type_text_many<'a>(
     let pause = sessions.iter().map(|s| s.pause).max().unwrap_or_default();
     if pause.is_zero() {
         // No pause needed: the pastes and the Enters go in one tmux call.
-        let call = prepared
-            .and_then(|a| a.for_panes(&panes))
-            .unwrap_or_else(|| tmux.prepare_paste_and_press(&panes, PASTE_GAP, "Enter"));
+        let call = TypingAhead::for_panes(prepared, tmux, &panes).call;
         if let Err(e) = call.send(text.as_bytes()) {
             let why = format!("could not paste the broadcast: {e}");
             return sessions

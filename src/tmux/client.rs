@@ -634,15 +634,7 @@ impl Tmux {
         targets: &[(PaneId, ScreenDetail)],
     ) -> PendingScreens<'_> {
         let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
-        let warm = self
-            .warm
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        let call = if targets.is_empty() {
-            drop(warm);
-            None
-        } else if SCRIPT_REFUSED.load(Ordering::Relaxed) {
+        let call = if targets.is_empty() || SCRIPT_REFUSED.load(Ordering::Relaxed) {
             None
         } else {
             let mut script = String::new();
@@ -657,6 +649,11 @@ impl Tmux {
                     "capture-pane -p -J{attributes} -t '{pane}' ; display-message -p '{token}:{i}'\n"
                 ));
             }
+            let warm = self
+                .warm
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
             let child = match warm {
                 Some(started) => started.child(),
                 None => self.spawn(&self.script_argv(), true),
@@ -805,6 +802,24 @@ impl Tmux {
         self.collect(child, command, stdin, classify)
     }
 
+    /// Feeds a started call its input and waits for it, whatever its exit
+    /// status.
+    fn wait(
+        &self,
+        child: Child,
+        command: &str,
+        stdin: Option<&[u8]>,
+    ) -> Result<Finished, TmuxError> {
+        match wait_with_timeout(child, stdin, self.timeout) {
+            Ok(Some(output)) => Ok(output),
+            Ok(None) => Err(TmuxError::Timeout {
+                command: command.to_owned(),
+                timeout: self.timeout,
+            }),
+            Err(e) => Err(spawn_error(e)),
+        }
+    }
+
     /// Feeds a started call its input and waits for its answer.
     fn collect(
         &self,
@@ -813,16 +828,7 @@ impl Tmux {
         stdin: Option<&[u8]>,
         classify: bool,
     ) -> Result<String, TmuxError> {
-        let output = match wait_with_timeout(child, stdin, self.timeout) {
-            Ok(Some(output)) => output,
-            Ok(None) => {
-                return Err(TmuxError::Timeout {
-                    command: command.to_owned(),
-                    timeout: self.timeout,
-                });
-            }
-            Err(e) => return Err(spawn_error(e)),
-        };
+        let output = self.wait(child, command, stdin)?;
         let stderr = String::from_utf8_lossy(&output.stderr);
         if !output.status.success() {
             let status = output.status.code().unwrap_or(-1);
@@ -868,38 +874,31 @@ struct Pending<'a> {
 }
 
 impl Pending<'_> {
-    /// Gives the call its standard input (when started with one) and waits
-    /// for its answer.
-    fn finish_with(mut self, stdin: Option<&[u8]>) -> Result<String, TmuxError> {
+    /// The started process, taken out of the call (once).
+    fn take_child(&mut self) -> Result<Child, TmuxError> {
         match self.child.take().map(Spawned::child) {
-            Some(Ok(child)) => self.tmux.collect(child, self.command, stdin, true),
+            Some(Ok(child)) => Ok(child),
             Some(Err(e)) => Err(spawn_error(e)),
             None => Err(TmuxError::Io(io::Error::other(
                 "tmux call already finished",
             ))),
         }
     }
-}
 
-impl Pending<'_> {
+    /// Gives the call its standard input (when started with one) and waits
+    /// for its answer.
+    fn finish_with(mut self, stdin: Option<&[u8]>) -> Result<String, TmuxError> {
+        let child = self.take_child()?;
+        self.tmux.collect(child, self.command, stdin, true)
+    }
+
     /// Waits for the call and returns what it printed, whether or not it
     /// succeeded (a script reports the failure of one line in its exit
     /// status, and prints what the other lines printed).
     fn finish_output(mut self) -> Result<String, TmuxError> {
-        match self.child.take().map(Spawned::child) {
-            Some(Ok(child)) => match wait_with_timeout(child, None, self.tmux.timeout) {
-                Ok(Some(done)) => Ok(String::from_utf8_lossy(&done.stdout).into_owned()),
-                Ok(None) => Err(TmuxError::Timeout {
-                    command: self.command.to_owned(),
-                    timeout: self.tmux.timeout,
-                }),
-                Err(e) => Err(spawn_error(e)),
-            },
-            Some(Err(e)) => Err(spawn_error(e)),
-            None => Err(TmuxError::Io(io::Error::other(
-                "tmux call already finished",
-            ))),
-        }
+        let child = self.take_child()?;
+        let done = self.tmux.wait(child, self.command, None)?;
+        Ok(String::from_utf8_lossy(&done.stdout).into_owned())
     }
 }
 
@@ -975,7 +974,6 @@ impl PendingScreens<'_> {
     pub(crate) fn finish(self) -> Vec<Option<String>> {
         let mut screens: Vec<Option<String>> = vec![None; self.targets.len()];
         let answered = self.call.map(Pending::finish_output);
-        let mut found = false;
         if let Some(Ok(out)) = &answered {
             let mut rest = out.as_str();
             while let Some(at) = rest.find(&self.token) {
@@ -987,21 +985,19 @@ impl PendingScreens<'_> {
                     .and_then(|n| n.parse::<usize>().ok());
                 if let Some(slot) = index.and_then(|i| screens.get_mut(i)) {
                     *slot = Some(screen.to_owned());
-                    found = true;
                 }
                 rest = next;
             }
         }
-        // Not one screen from the script: this tmux may not read a script
-        // from standard input (or every pane is gone). Each screen is then
-        // taken by a call of its own; if that finds screens, the script is
-        // not used again in this process.
-        let script_failed = answered.is_some() && !found;
-        if script_failed || (answered.is_none() && SCRIPT_REFUSED.load(Ordering::Relaxed)) {
+        // Not one screen from a script (none was run, this tmux may not
+        // read one from standard input, or every pane is gone): each screen
+        // is taken by a call of its own. If a script ran and those calls
+        // find screens, no script is used again in this process.
+        if screens.iter().all(Option::is_none) {
             for (slot, (pane, detail)) in screens.iter_mut().zip(&self.targets) {
                 *slot = self.tmux.capture_screen(pane, *detail).ok();
             }
-            if script_failed && screens.iter().any(Option::is_some) {
+            if answered.is_some() && screens.iter().any(Option::is_some) {
                 SCRIPT_REFUSED.store(true, Ordering::Relaxed);
             }
         }
