@@ -18,6 +18,7 @@ use crate::domain::message::Message;
 use crate::domain::message_dict::{self, DictDefaults};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::Result;
+use crate::support::as_read::AsRead;
 
 use super::ack_store::{AckStore, Claim, NextDue};
 
@@ -93,7 +94,7 @@ impl AckSettings {
 
 /// One pending acknowledgement (docs/FORMATS.md; times are naive local
 /// ISO in the file, as the Python tool writes and compares them).
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(from = "StoredEntry", into = "StoredEntry")]
 pub struct PendingEntry {
     /// The message.
@@ -113,21 +114,7 @@ pub struct PendingEntry {
     pub next_retry_at: Timestamp,
     /// The dict the message was read from, written back as it was while
     /// the message is unchanged (keys another tool wrote survive).
-    read_from: Option<Value>,
-}
-
-/// Equal when they say the same: the dict an entry was read from is how
-/// it is written, not what it is.
-impl PartialEq for PendingEntry {
-    fn eq(&self, other: &PendingEntry) -> bool {
-        self.msg_id == other.msg_id
-            && self.sender_id == other.sender_id
-            && self.recipient_id == other.recipient_id
-            && self.message == other.message
-            && self.sent_at == other.sent_at
-            && self.retry_count == other.retry_count
-            && self.next_retry_at == other.next_retry_at
-    }
+    read_from: AsRead<Value>,
 }
 
 /// The entry as the file holds it.
@@ -169,7 +156,7 @@ impl From<StoredEntry> for PendingEntry {
             sent_at: s.sent_at,
             retry_count: s.retry_count,
             next_retry_at: s.next_retry_at,
-            read_from: Some(s.message),
+            read_from: AsRead::kept(s.message),
         }
     }
 }
@@ -178,7 +165,7 @@ impl From<PendingEntry> for StoredEntry {
     fn from(e: PendingEntry) -> StoredEntry {
         let defaults = dict_defaults(&e.msg_id, &e.sender_id, &e.recipient_id, e.sent_at);
         StoredEntry {
-            message: message_dict::write(&e.message, e.read_from.as_ref().map(|d| (d, &defaults))),
+            message: message_dict::write(&e.message, e.read_from.get().map(|d| (d, &defaults))),
             msg_id: e.msg_id,
             sender_id: e.sender_id,
             recipient_id: e.recipient_id,
@@ -214,7 +201,7 @@ impl PendingEntry {
             sent_at: now,
             retry_count: 0,
             next_retry_at: Timestamp::from_utc(due),
-            read_from: None,
+            read_from: AsRead::none(),
         }
     }
 

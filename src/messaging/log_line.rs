@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use crate::domain::message::{Message, MessageType};
 use crate::domain::{AgentId, MessageId, Timestamp};
+use crate::support::as_read::AsRead;
 use crate::support::json::{self, Layout};
 
 /// The keys of a message line, in the Python tool's order; the optional
@@ -42,22 +43,12 @@ struct LogLine {
 /// carries, the line's time as written, and the line itself when it was
 /// read from a log. Read-only, so that the line kept always says what the
 /// fields say.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct LoggedMessage {
     message: Message,
     delivery_status: Map<String, Value>,
     timestamp: String,
-    line: Option<Box<str>>,
-}
-
-/// Equal when they say the same: the line a message was read from is how
-/// it is written, not what it is.
-impl PartialEq for LoggedMessage {
-    fn eq(&self, other: &LoggedMessage) -> bool {
-        self.message == other.message
-            && self.delivery_status == other.delivery_status
-            && self.timestamp == other.timestamp
-    }
+    line: AsRead<Box<str>>,
 }
 
 impl LoggedMessage {
@@ -69,7 +60,7 @@ impl LoggedMessage {
             timestamp: message.created.utc_iso(),
             message,
             delivery_status: Map::new(),
-            line: None,
+            line: AsRead::none(),
         }
     }
 
@@ -80,7 +71,7 @@ impl LoggedMessage {
         for (r, d) in self.message.recipients.iter().zip(delivered) {
             self.delivery_status.insert(r.to_string(), Value::Bool(*d));
         }
-        self.line = None;
+        self.line = AsRead::none();
         self
     }
 
@@ -108,7 +99,7 @@ impl LoggedMessage {
             },
             delivery_status: l.delivery_status,
             timestamp,
-            line: Some(line.into()),
+            line: AsRead::kept(line.into()),
         })
     }
 
@@ -142,7 +133,7 @@ impl LoggedMessage {
     pub(crate) fn set_delivered(&mut self, recipient: &str, delivered: bool) {
         self.delivery_status
             .insert(recipient.to_owned(), Value::Bool(delivered));
-        self.line = None;
+        self.line = AsRead::none();
     }
 
     /// The line as JSON, built from the fields: the shape the dashboard's
@@ -154,7 +145,7 @@ impl LoggedMessage {
     /// The line's bytes, without the newline: as read, or for a message
     /// swarm logs, written from its fields in the Python tool's layout.
     pub(crate) fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
-        match &self.line {
+        match self.line.get() {
             Some(line) => Ok(line.as_bytes().to_vec()),
             None => json::to_vec(&self.log_line(), Layout::Line),
         }

@@ -28,6 +28,7 @@ use crate::messaging::log_segments::{
 use crate::messaging::log_store::{LogFollower, LogStore};
 use crate::messaging::log_tail::{LogTail, TailBatch};
 use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
+use crate::support::as_read::AsRead;
 use crate::support::json::{self, Layout};
 
 /// How long an append waits for other writers.
@@ -117,7 +118,7 @@ impl Outcome {
 
 /// swarm's outcome line. It carries an empty `recipients` list so that
 /// readers of the Python tool, which pick lines by recipient, skip it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DeliveryRecord {
     /// Always `"delivery"`.
     pub event: String,
@@ -136,20 +137,7 @@ pub struct DeliveryRecord {
     /// The line it was read from, written back as it was while the
     /// record still says the same.
     #[serde(skip)]
-    line: Option<Box<str>>,
-}
-
-/// Equal when they say the same: the line a record was read from is how
-/// it is written, not what it is.
-impl PartialEq for DeliveryRecord {
-    fn eq(&self, other: &DeliveryRecord) -> bool {
-        self.event == other.event
-            && self.msg_id == other.msg_id
-            && self.timestamp == other.timestamp
-            && self.recipients == other.recipients
-            && self.outcomes == other.outcomes
-            && self.note == other.note
-    }
+    line: AsRead<Box<str>>,
 }
 
 impl DeliveryRecord {
@@ -173,21 +161,21 @@ impl DeliveryRecord {
             recipients: Vec::new(),
             outcomes: map,
             note,
-            line: None,
+            line: AsRead::none(),
         }
     }
 
     /// Reads the delivery line `line`, already parsed as `value`.
     fn read(value: Value, line: &str) -> Option<DeliveryRecord> {
         let mut record: DeliveryRecord = serde_json::from_value(value).ok()?;
-        record.line = Some(line.into());
+        record.line = AsRead::kept(line.into());
         Some(record)
     }
 
     /// The line's bytes, without the newline: as read, unless the record
     /// was changed since; else written from the fields.
     fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
-        if let Some(line) = &self.line
+        if let Some(line) = self.line.get()
             && parse_line(line).is_some_and(|r| r == Record::Delivery(self.clone()))
         {
             return Ok(line.as_bytes().to_vec());

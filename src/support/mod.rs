@@ -2,6 +2,7 @@
 //! JSON layouts, time formats, sanitising untrusted text, the exit-code
 //! table and the few operating-system calls std does not offer.
 
+pub(crate) mod as_read;
 pub(crate) mod exit_code;
 pub(crate) mod json;
 pub mod sanitize;
