@@ -5,6 +5,7 @@
 //! text `plain` patterns see. Screen contents are untrusted: they are only
 //! matched, never printed from here.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::ops::Range;
 
@@ -127,7 +128,7 @@ impl Pattern {
     fn matches(&self, row: &Row) -> bool {
         (self.plain.is_some() || self.ansi.is_some())
             && self.plain.as_ref().is_none_or(|r| r.is_match(&row.plain))
-            && self.ansi.as_ref().is_none_or(|r| r.is_match(&row.ansi))
+            && self.ansi.as_ref().is_none_or(|r| r.is_match(row.ansi))
     }
 
     /// The rows this pattern looks at, given the box (if any).
@@ -307,30 +308,35 @@ impl ScreenRules {
     }
 }
 
-/// One row of a capture.
+/// One row of a capture, borrowed from it: a row without escape
+/// sequences (every row of a capture without `-e`) is its own plain text.
 #[derive(Clone, Debug)]
-struct Row {
-    plain: String,
-    ansi: String,
+struct Row<'a> {
+    plain: Cow<'a, str>,
+    ansi: &'a str,
 }
 
 /// A captured screen, split into rows.
 #[derive(Clone, Debug)]
-pub(crate) struct Screen {
-    rows: Vec<Row>,
+pub(crate) struct Screen<'a> {
+    rows: Vec<Row<'a>>,
 }
 
-impl Screen {
+impl<'a> Screen<'a> {
     /// Parses `capture-pane -p -J -e` output. Trailing spaces are dropped
     /// (rows are padded); other blank characters, such as the no-break
     /// space after Claude Code's prompt sign, are kept.
-    pub(crate) fn parse(capture: &str) -> Screen {
+    pub(crate) fn parse(capture: &'a str) -> Screen<'a> {
         let body = capture.strip_suffix('\n').unwrap_or(capture);
         let rows = body
             .split('\n')
             .map(|line| {
-                let ansi = line.trim_end_matches([' ', '\r']).to_owned();
-                let plain = strip_escapes(&ansi).trim_end_matches(' ').to_owned();
+                let ansi = line.trim_end_matches([' ', '\r']);
+                let plain = if ansi.contains('\x1b') {
+                    Cow::Owned(strip_escapes(ansi).trim_end_matches(' ').to_owned())
+                } else {
+                    Cow::Borrowed(ansi)
+                };
                 Row { plain, ansi }
             })
             .collect();

@@ -142,16 +142,25 @@ impl StateFile {
             path: lock_path.clone(),
             source,
         };
-        ensure_private_dir(self.dir()).map_err(lock_err)?;
-        let file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&lock_path)
-            .map_err(lock_err)?;
+        let open = || {
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .mode(0o600)
+                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+                .open(&lock_path)
+        };
+        // The directory is made only when it is missing, so taking a lock
+        // in place (every lock of a broadcast) costs no look at it first.
+        let file = match open() {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                ensure_private_dir(self.dir()).and_then(|()| open())
+            }
+            opened => opened,
+        }
+        .map_err(lock_err)?;
         let started = Instant::now();
         let mut pause = Duration::from_micros(200);
         loop {

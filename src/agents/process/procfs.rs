@@ -88,13 +88,43 @@ pub(crate) fn parse_stat(text: &str) -> Option<ProcStat> {
 
 /// `/proc/<pid>/stat`, parsed; `None` when the process is gone.
 pub(crate) fn stat(pid: u32) -> Option<ProcStat> {
-    parse_stat(&fs::read_to_string(format!("/proc/{pid}/stat")).ok()?)
+    let raw = read_proc(&format!("/proc/{pid}/stat"))?;
+    parse_stat(&String::from_utf8_lossy(&raw))
 }
+
+/// The content of a small `/proc` file. Such files report a size of 0, so
+/// `fs::read` asks for the size and then reads in growing steps (about ten
+/// system calls for a `stat` line); here a buffer that holds a whole
+/// typical file takes one read and the read that finds its end. A
+/// broadcast reads two of these per recipient.
+fn read_proc(path: &str) -> Option<Vec<u8>> {
+    use std::io::{ErrorKind, Read};
+    let mut file = fs::File::open(path).ok()?;
+    let mut raw = vec![0u8; PROC_READ_SIZE];
+    let mut len = 0;
+    loop {
+        if len == raw.len() {
+            raw.resize(len * 2, 0);
+        }
+        match file.read(&mut raw[len..]) {
+            Ok(0) => break,
+            Ok(n) => len += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+    raw.truncate(len);
+    Some(raw)
+}
+
+/// Room for a `stat` line or a typical argument vector in one read (the
+/// buffer grows for a longer one).
+const PROC_READ_SIZE: usize = 4096;
 
 /// The argument vector of a process; empty for kernel threads, `None` when
 /// the process is gone.
 pub(crate) fn cmdline(pid: u32) -> Option<Vec<String>> {
-    let raw = fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let raw = read_proc(&format!("/proc/{pid}/cmdline"))?;
     Some(
         raw.split(|&b| b == 0)
             .filter(|a| !a.is_empty())
