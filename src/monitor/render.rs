@@ -431,7 +431,7 @@ fn footer(state: &MonitorState, frame: &mut Frame<'_>, area: Rect) {
                 let color = match n.level {
                     Level::Info => Color::LightGreen,
                     Level::Warn => Color::LightYellow,
-                    Level::Error => Color::LightRed,
+                    Level::Error | Level::Outage => Color::LightRed,
                 };
                 fit(
                     vec![Span::styled(n.text.clone(), Style::new().fg(color))],

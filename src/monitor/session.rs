@@ -22,7 +22,7 @@ use crate::support::sys;
 use crate::support::time;
 
 use super::state::Level;
-use super::worker::{Job, Report, Worker, WorkerSetup};
+use super::worker::{Job, Report, Worker, WorkerSetup, failed};
 use crate::snapshot::{self as status, LockView};
 use crate::snapshot::{Dirty, FileWatch};
 
@@ -215,60 +215,8 @@ impl Session {
                 self.worker.submit(Job::Screens);
             }
         }
-        self.tell_outage(&mut update);
+        tell_outage(&mut self.store_down, &mut update);
         update
-    }
-
-    /// A shared store that does not answer makes every read and every
-    /// round of work fail, each tick: the first such error is told once,
-    /// with what happens meanwhile, the rest are left out, and the first
-    /// round of work that reaches the store again says so.
-    fn tell_outage(&mut self, update: &mut Update) {
-        // `StoreError::Unreachable`, as its message reads.
-        let unreachable = |(_, text): &(Level, String)| text.contains(" is unreachable: ");
-        let mut first: Option<String> = None;
-        let mut round_reached_store = false;
-        let mut drop_unreachable = |lines: &mut Vec<(Level, String)>| {
-            let mut hit = false;
-            lines.retain(|l| {
-                if unreachable(l) {
-                    hit = true;
-                    first.get_or_insert_with(|| l.1.clone());
-                    false
-                } else {
-                    true
-                }
-            });
-            hit
-        };
-        drop_unreachable(&mut update.notes);
-        for report in &mut update.reports {
-            match report {
-                Report::Acks(lines) => {
-                    if !drop_unreachable(lines) {
-                        round_reached_store = true;
-                    }
-                }
-                // What the user asked for is always answered.
-                Report::Sent(_) | Report::Screens(_) => {}
-            }
-        }
-        match first {
-            Some(why) if !self.store_down => {
-                self.store_down = true;
-                update.notes.push((
-                    Level::Error,
-                    format!("{why}; still watching, trying again each second"),
-                ));
-            }
-            None if self.store_down && round_reached_store => {
-                self.store_down = false;
-                update
-                    .notes
-                    .push((Level::Info, "the store answers again".to_owned()));
-            }
-            _ => {}
-        }
     }
 
     fn read(&mut self, dirty: Dirty, update: &mut Update) {
@@ -288,7 +236,7 @@ impl Session {
                 }
                 Err(e) => update
                     .notes
-                    .push((Level::Error, format!("could not read the message log: {e}"))),
+                    .push(failed("could not read the message log", e)),
             }
         }
         if dirty.registry {
@@ -313,5 +261,127 @@ impl Session {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
         }
+    }
+}
+
+/// A shared store that does not answer makes every read and every
+/// round of work fail, each tick: the first such error is told once,
+/// with what happens meanwhile, the rest are left out, and the first
+/// round of work that reaches the store again says so.
+fn tell_outage(store_down: &mut bool, update: &mut Update) {
+    let unreachable = |(level, _): &(Level, String)| *level == Level::Outage;
+    let mut first: Option<String> = None;
+    let mut round_reached_store = false;
+    let mut drop_unreachable = |lines: &mut Vec<(Level, String)>| {
+        let mut hit = false;
+        lines.retain(|l| {
+            if unreachable(l) {
+                hit = true;
+                first.get_or_insert_with(|| l.1.clone());
+                false
+            } else {
+                true
+            }
+        });
+        hit
+    };
+    drop_unreachable(&mut update.notes);
+    for report in &mut update.reports {
+        match report {
+            Report::Acks(lines) => {
+                if !drop_unreachable(lines) {
+                    round_reached_store = true;
+                }
+            }
+            // What the user asked for is always answered.
+            Report::Sent(_) | Report::Screens(_) => {}
+        }
+    }
+    match first {
+        Some(why) if !*store_down => {
+            *store_down = true;
+            update.notes.push((
+                Level::Error,
+                format!("{why}; still watching, trying again each second"),
+            ));
+        }
+        None if *store_down && round_reached_store => {
+            *store_down = false;
+            update
+                .notes
+                .push((Level::Info, "the store answers again".to_owned()));
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::StoreError;
+
+    fn down() -> StoreError {
+        StoreError::Unreachable {
+            url: "redis://127.0.0.1:1".into(),
+            detail: "connection refused".into(),
+        }
+    }
+
+    fn acks(lines: Vec<(Level, String)>) -> Update {
+        Update {
+            reports: vec![Report::Acks(lines)],
+            ..Update::default()
+        }
+    }
+
+    #[test]
+    fn an_outage_is_told_once_by_the_kind_of_error_and_its_end_once() {
+        let mut store_down = false;
+        // Each tick of an outage fails the log read and the round of work.
+        for tick in 0..3 {
+            let mut update = acks(vec![failed("could not deliver held messages", down())]);
+            update
+                .notes
+                .push(failed("could not read the message log", down()));
+            tell_outage(&mut store_down, &mut update);
+            let told: Vec<_> = update.notes.iter().map(|(l, _)| *l).collect();
+            if tick == 0 {
+                assert_eq!(told, vec![Level::Error], "{:?}", update.notes);
+                assert!(update.notes[0].1.contains("still watching"));
+            } else {
+                assert!(told.is_empty(), "{:?}", update.notes);
+            }
+            assert_eq!(update.reports, vec![Report::Acks(Vec::new())]);
+        }
+        // A round that reaches the store again says so, once.
+        let mut update = acks(Vec::new());
+        tell_outage(&mut store_down, &mut update);
+        assert_eq!(
+            update.notes,
+            vec![(Level::Info, "the store answers again".to_owned())]
+        );
+        assert!(!store_down);
+    }
+
+    #[test]
+    fn other_failures_are_told_each_time_even_when_they_quote_the_outage_words() {
+        let mut store_down = false;
+        for _ in 0..2 {
+            let lock = StoreError::LockTimeout {
+                path: "x is unreachable: y".into(),
+                timeout: Duration::from_secs(1),
+            };
+            let mut update = acks(vec![failed("could not deliver held messages", lock)]);
+            tell_outage(&mut store_down, &mut update);
+            assert!(update.notes.is_empty());
+            match &update.reports[..] {
+                [Report::Acks(lines)] => {
+                    assert_eq!(lines.len(), 1);
+                    assert_eq!(lines[0].0, Level::Error);
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(!store_down);
     }
 }

@@ -157,6 +157,10 @@ pub enum Level {
     Warn,
     /// Something failed.
     Error,
+    /// The shared store did not answer. The monitor tells the first such
+    /// line of an outage, as an error, and leaves out the rest until the
+    /// store answers again.
+    Outage,
 }
 
 /// A line shown in the footer for a while.

@@ -16,9 +16,10 @@ use crate::agents::registry_store::RegistryStore;
 use crate::backend::Backend;
 use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::store::Paths;
+use crate::support::exit_code::ExitCode;
 use crate::support::time;
 use crate::tmux::{Server, Tmux};
 
@@ -201,12 +202,7 @@ fn take_handed_over(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
     let taken = match relay.take(std::time::Duration::from_millis(1)) {
         Ok(t) if t.is_empty() => return Vec::new(),
         Ok(t) => t,
-        Err(e) => {
-            return vec![(
-                Level::Error,
-                format!("could not take deliveries for this host: {e}"),
-            )];
-        }
+        Err(e) => return vec![failed("could not take deliveries for this host", e)],
     };
     match messenger(setup, tmux).deliver_taken(&registry(setup.backend.registry.as_ref()), taken) {
         Ok((done, warnings)) => {
@@ -224,10 +220,7 @@ fn take_handed_over(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
             }
             lines
         }
-        Err(e) => vec![(
-            Level::Error,
-            format!("could not deliver what other hosts handed over: {e}"),
-        )],
+        Err(e) => vec![failed("could not deliver what other hosts handed over", e)],
     }
 }
 
@@ -257,10 +250,7 @@ fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
             }
             lines
         }
-        Err(e) => vec![(
-            Level::Error,
-            format!("could not deliver held messages: {e}"),
-        )],
+        Err(e) => vec![failed("could not deliver held messages", e)],
     }
 }
 
@@ -272,12 +262,7 @@ fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
         time::now(),
     ) {
         Ok(r) => r,
-        Err(e) => {
-            return vec![(
-                Level::Error,
-                format!("could not process due ACK retries: {e}"),
-            )];
-        }
+        Err(e) => return vec![failed("could not process due ACK retries", e)],
     };
     let mut lines: Vec<(Level, String)> = report
         .warnings
@@ -305,6 +290,18 @@ fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
         ));
     }
     lines
+}
+
+/// The line saying that `what` failed with `e`: `Level::Outage` when the
+/// shared store did not answer (told once per outage), else an error.
+pub(super) fn failed(what: &str, e: impl Into<Error>) -> (Level, String) {
+    let e = e.into();
+    let level = if e.exit_code() == ExitCode::StoreUnavailable {
+        Level::Outage
+    } else {
+        Level::Error
+    };
+    (level, format!("{what}: {e}"))
 }
 
 fn send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Vec<(Level, String)> {
