@@ -39,6 +39,10 @@ pub(crate) struct RedisRelay {
     consumer: String,
     /// The connection `take` blocks on, kept between calls.
     conn: Mutex<Option<Redis>>,
+    /// The connection that hands deliveries over and marks them done,
+    /// kept between calls: a broadcast to many agents on other hosts hands
+    /// over one delivery per recipient, over one connection.
+    sending: Mutex<Option<Redis>>,
 }
 
 impl RedisRelay {
@@ -49,7 +53,40 @@ impl RedisRelay {
             host: host.to_owned(),
             consumer: format!("{host}:{}", std::process::id()),
             conn: Mutex::new(None),
+            sending: Mutex::new(None),
         }
+    }
+
+    /// Runs `f` on the connection kept in `slot` (made when there is
+    /// none). The connection is kept only after a clean call: a failed one
+    /// may have left it in the middle of a reply. With `again`, a kept
+    /// connection that turns out dead (the server restarted or dropped it
+    /// while idle) is replaced and `f` runs once more, for calls that are
+    /// safe to repeat.
+    fn on_kept<T>(
+        &self,
+        slot: &Mutex<Option<Redis>>,
+        again: bool,
+        mut f: impl FnMut(&mut Redis) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let mut slot = slot
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let kept = slot.take();
+        let reused = kept.is_some();
+        let mut r = match kept {
+            Some(r) => r,
+            None => self.target.connect()?,
+        };
+        let got = match f(&mut r) {
+            Err(StoreError::Unreachable { .. }) if reused && again => {
+                r = self.target.connect()?;
+                f(&mut r)?
+            }
+            other => other?,
+        };
+        *slot = Some(r);
+        Ok(got)
     }
 }
 
@@ -88,6 +125,37 @@ fn taken(entry: Entry) -> Taken {
 /// The mark of a waiting delivery.
 fn mark(r: &Redis, handoff: &Handoff) -> String {
     r.keys.key(&format!("handed:{}", handoff.identity()))
+}
+
+/// Hands `handoff` over to `host` on `r` (see `Relay::hand_over`).
+fn hand_over_on(r: &mut Redis, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
+    let key = stream(r, host);
+    ensure_group(r, &key)?;
+    let body = serde_json::to_vec(handoff).map_err(|source| StoreError::Encode {
+        path: key.clone().into(),
+        source,
+    })?;
+    let mark = mark(r, handoff);
+    r.transaction(std::slice::from_ref(&mark), |r| {
+        let waiting: bool = r.query(redis::cmd("EXISTS").arg(&mark))?;
+        if waiting {
+            return Ok::<_, StoreError>((None, HandedOver::AlreadyWaiting));
+        }
+        let mut pipe = redis::pipe();
+        pipe.cmd("SET")
+            .arg(&mark)
+            .arg(host)
+            .arg("EX")
+            .arg(MARK_SECONDS)
+            .ignore();
+        pipe.cmd("XADD")
+            .arg(&key)
+            .arg("*")
+            .arg("h")
+            .arg(&body)
+            .ignore();
+        Ok((Some(pipe), HandedOver::Queued))
+    })
 }
 
 impl RedisRelay {
@@ -142,34 +210,8 @@ impl Relay for RedisRelay {
     }
 
     fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
-        let mut r = self.target.connect()?;
-        let key = stream(&r, host);
-        ensure_group(&mut r, &key)?;
-        let body = serde_json::to_vec(handoff).map_err(|source| StoreError::Encode {
-            path: key.clone().into(),
-            source,
-        })?;
-        let mark = mark(&r, handoff);
-        r.transaction(std::slice::from_ref(&mark), |r| {
-            let waiting: bool = r.query(redis::cmd("EXISTS").arg(&mark))?;
-            if waiting {
-                return Ok::<_, StoreError>((None, HandedOver::AlreadyWaiting));
-            }
-            let mut pipe = redis::pipe();
-            pipe.cmd("SET")
-                .arg(&mark)
-                .arg(host)
-                .arg("EX")
-                .arg(MARK_SECONDS)
-                .ignore();
-            pipe.cmd("XADD")
-                .arg(&key)
-                .arg("*")
-                .arg("h")
-                .arg(&body)
-                .ignore();
-            Ok((Some(pipe), HandedOver::Queued))
-        })
+        // Safe to repeat: a delivery already handed over is marked.
+        self.on_kept(&self.sending, true, |r| hand_over_on(r, host, handoff))
     }
 
     fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError> {
@@ -179,36 +221,26 @@ impl Relay for RedisRelay {
                 .timeout()
                 .saturating_sub(Duration::from_millis(250)),
         );
-        let mut slot = self
-            .conn
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let mut r = match slot.take() {
-            Some(r) => r,
-            None => self.target.connect()?,
-        };
-        let got = self.take_on(&mut r, wait)?;
-        // Kept only after a clean call: a failed one may have left the
-        // connection in the middle of a reply.
-        *slot = Some(r);
-        Ok(got)
+        self.on_kept(&self.conn, false, |r| self.take_on(r, wait))
     }
 
     fn done(&self, taken: &[Taken]) -> Result<(), StoreError> {
         if taken.is_empty() {
             return Ok(());
         }
-        let mut r = self.target.connect()?;
-        let key = stream(&r, &self.host);
-        let ids: Vec<&str> = taken.iter().map(|t| t.id.as_str()).collect();
-        let mut pipe = redis::pipe();
-        pipe.atomic();
-        pipe.cmd("XACK").arg(&key).arg(GROUP).arg(&ids).ignore();
-        pipe.cmd("XDEL").arg(&key).arg(&ids).ignore();
-        for h in taken.iter().filter_map(|t| t.handoff.as_ref()) {
-            pipe.cmd("DEL").arg(mark(&r, h)).ignore();
-        }
-        r.pipe::<()>(&pipe)
+        // Acknowledging and deleting twice changes nothing.
+        self.on_kept(&self.sending, true, |r| {
+            let key = stream(r, &self.host);
+            let ids: Vec<&str> = taken.iter().map(|t| t.id.as_str()).collect();
+            let mut pipe = redis::pipe();
+            pipe.atomic();
+            pipe.cmd("XACK").arg(&key).arg(GROUP).arg(&ids).ignore();
+            pipe.cmd("XDEL").arg(&key).arg(&ids).ignore();
+            for h in taken.iter().filter_map(|t| t.handoff.as_ref()) {
+                pipe.cmd("DEL").arg(mark(r, h)).ignore();
+            }
+            r.pipe::<()>(&pipe)
+        })
     }
 }
 
@@ -229,6 +261,31 @@ mod tests {
             from: "host-a".into(),
             note: None,
         }
+    }
+
+    #[test]
+    fn a_hand_over_replaces_its_kept_connection_when_the_server_dropped_it() {
+        let server = TestServer::start();
+        let a = RedisRelay::new(server.target("s"), "host-a");
+        a.hand_over("host-b", &handoff(1)).expect("first hand over");
+        // The server drops every other client, as a restart would.
+        let mut other = server.target("s").connect().expect("connect");
+        other
+            .query::<()>(redis::cmd("CLIENT").arg("KILL").arg("TYPE").arg("normal"))
+            .expect("client kill");
+        assert!(matches!(
+            a.hand_over("host-b", &handoff(2))
+                .expect("second hand over"),
+            HandedOver::Queued
+        ));
+        let b = RedisRelay::new(server.target("s"), "host-b");
+        let got = b.take(Duration::from_millis(50)).expect("take");
+        let ids: Vec<String> = got
+            .iter()
+            .map(|t| t.handoff.clone().expect("readable").msg_id)
+            .collect();
+        assert_eq!(ids, ["m1", "m2"]);
+        b.done(&got).expect("done");
     }
 
     #[test]
