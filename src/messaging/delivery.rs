@@ -350,8 +350,10 @@ impl PaneSession<'_> {
     fn look(&self) -> (Option<Reading>, Option<String>) {
         let capture = self
             .tmux
-            .capture_screen(&self.pane, self.profile.screen_detail())
-            .ok();
+            .capture_screens(&[self.screen_request()])
+            .into_iter()
+            .next()
+            .flatten();
         (self.read_capture(capture.as_deref()), capture)
     }
 
@@ -453,6 +455,9 @@ impl PaneSession<'_> {
             let deadline = Instant::now() + CONFIRM_WINDOW;
             let mut looks = 0;
             while Instant::now() < deadline {
+                // The client for this look starts while the agent takes
+                // the text, so the look costs only tmux's answer.
+                self.tmux.warm_up();
                 std::thread::sleep(poll_delay(looks));
                 looks += 1;
                 let (reading, capture) = self.look();
@@ -702,6 +707,8 @@ fn finish_many(
             if open.is_empty() || Instant::now() >= deadline {
                 break;
             }
+            // As for one pane: the look's client starts during the wait.
+            tmux.warm_up();
             std::thread::sleep(poll_delay(looks));
             looks += 1;
             let ids: Vec<(PaneId, ScreenDetail)> =
