@@ -120,17 +120,12 @@ fn an_older_tmux_still_gets_every_message_once_whole_and_submitted() {
     };
     run(&["discover"]);
 
+    let from_operator = |command: &[&str], text: &str| {
+        run(&[command, &["INFO", "--from", "operator", "--", text]].concat());
+    };
     // One recipient: the paste and the Enter as two calls, the screen by a
     // call of its own.
-    run(&[
-        "msg",
-        "agent-0",
-        "INFO",
-        "--from",
-        "operator",
-        "--",
-        "to one; exactly",
-    ]);
+    from_operator(&["msg", "agent-0"], "to one; exactly");
     let got = wait_for_records(&recs[0], 1);
     assert!(
         got[0]["text"]
@@ -140,14 +135,7 @@ fn an_older_tmux_still_gets_every_message_once_whole_and_submitted() {
     );
 
     // Every recipient of a broadcast, the same way.
-    run(&[
-        "broadcast",
-        "INFO",
-        "--from",
-        "operator",
-        "--",
-        "to all\nsecond line",
-    ]);
+    from_operator(&["broadcast"], "to all\nsecond line");
     for rec in &recs {
         wait_for_records(rec, if rec == &recs[0] { 2 } else { 1 });
     }
