@@ -297,9 +297,78 @@ fn a_dropped_enter_is_pressed_again_never_pasted_twice() {
     let out = msg(&project, &server, "twice entered, once pasted");
     assert!(out.contains("[DELIVERED]"), "{out}");
     assert!(out.contains("confirmed on screen"), "{out}");
+    // The sender is told what it took, and so is the log.
+    assert!(out.contains("note: Enter pressed a second time"), "{out}");
+    let log = project.read("agent_messages.log");
+    let delivery: serde_json::Value = log
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|r| r["event"] == "delivery")
+        .expect("a delivery record");
+    let outcome = &delivery["outcomes"]["agent-0"];
+    assert_eq!(outcome["confirmed"], true, "{log}");
+    assert!(
+        outcome["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Enter pressed a second time")),
+        "{log}"
+    );
     let got = wait_for_records(&project.file("rec.jsonl"), 1);
     assert_eq!(body(&got[0]), "twice entered, once pasted");
     assert_eq!(got[0]["pastes"], 1);
+}
+
+#[test]
+fn a_broadcast_says_which_recipients_needed_a_second_enter() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let dropping = server.pane(
+        &project.path(),
+        &format!(
+            "exec '{}' demo-agent --drop-enters 1 --record '{}'",
+            swarm_bin(),
+            project.file("dropping.jsonl").display()
+        ),
+    );
+    server.wait_for_screen(&dropping, "waiting for messages");
+    let taking = server.demo_agent(&project.path(), &project.file("taking.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let agents = project.agents();
+    let id_of = |pane: &str| {
+        agents
+            .iter()
+            .find(|a| a.1 == pane)
+            .map(|a| a.0.clone())
+            .expect("registered")
+    };
+    let out = swarm(&project, &server)
+        .args([
+            "broadcast",
+            "INFO",
+            "--from",
+            "operator",
+            "--json",
+            "to both",
+        ])
+        .output()
+        .expect("run");
+    let sent: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let outcome = |pane: &str| sent["outcomes"][id_of(pane)].clone();
+    assert_eq!(outcome(&dropping)["status"], "delivered", "{sent}");
+    assert_eq!(outcome(&dropping)["confirmed"], true, "{sent}");
+    assert!(
+        outcome(&dropping)["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("Enter pressed a second time")),
+        "{sent}"
+    );
+    assert_eq!(outcome(&taking)["confirmed"], true, "{sent}");
+    assert_eq!(outcome(&taking).get("reason"), None, "{sent}");
+    for rec in ["dropping.jsonl", "taking.jsonl"] {
+        let got = wait_for_records(&project.file(rec), 1);
+        assert_eq!(got.len(), 1, "{rec}");
+        assert_eq!(got[0]["pastes"], 1, "{rec}");
+    }
 }
 
 #[test]

@@ -451,6 +451,7 @@ impl PaneSession<'_> {
     /// the text was seen in the box, or the box stayed empty long enough
     /// that a paste still on its way would have shown.
     fn confirm_left_box(&self, mut watch: BoxWatch) -> Outcome {
+        let mut pressed_again = false;
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
             let mut looks = 0;
@@ -462,19 +463,31 @@ impl PaneSession<'_> {
                 looks += 1;
                 let (reading, capture) = self.look();
                 if watch.look(reading.as_ref(), capture.as_deref()) {
-                    return Outcome::delivered_confirmed(true);
+                    return confirmed(true, pressed_again);
                 }
             }
             if attempt == 0 && watch.text_in_box {
                 if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
                     break;
                 }
+                pressed_again = true;
                 watch.empty_since = None;
                 continue;
             }
             break;
         }
-        Outcome::delivered_confirmed(false)
+        confirmed(false, pressed_again)
+    }
+}
+
+/// A delivery's outcome once confirming is over: whether the text was seen
+/// leaving the box, and whether Enter had to be pressed a second time.
+fn confirmed(left_box: bool, pressed_again: bool) -> Outcome {
+    let outcome = Outcome::delivered_confirmed(left_box);
+    if pressed_again {
+        outcome.after_second_enter()
+    } else {
+        outcome
     }
 }
 
@@ -697,6 +710,7 @@ fn finish_many(
             })
         })
         .collect();
+    let mut pressed_again = vec![false; sessions.len()];
     for attempt in 0..2 {
         let deadline = Instant::now() + CONFIRM_WINDOW;
         let mut looks = 0;
@@ -716,7 +730,7 @@ fn finish_many(
             for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
                 let reading = sessions[i].read_capture(capture.as_deref());
                 if watches[i].look(reading.as_ref(), capture.as_deref()) {
-                    outcomes[i] = Some(Outcome::delivered_confirmed(true));
+                    outcomes[i] = Some(confirmed(true, pressed_again[i]));
                 }
             }
         }
@@ -731,12 +745,14 @@ fn finish_many(
             break;
         }
         for &i in &again {
+            pressed_again[i] = true;
             watches[i].empty_since = None;
         }
     }
     outcomes
         .into_iter()
-        .map(|o| o.unwrap_or_else(|| Outcome::delivered_confirmed(false)))
+        .zip(pressed_again)
+        .map(|(o, again)| o.unwrap_or_else(|| confirmed(false, again)))
         .collect()
 }
 

@@ -47,12 +47,17 @@ pub enum Status {
     Held,
 }
 
+/// The note on a delivery whose Enter was pressed a second time.
+pub(crate) const SECOND_ENTER: &str =
+    "Enter pressed a second time: the text was still in the input box after the first";
+
 /// The outcome of one delivery attempt to one recipient.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
     /// Delivered or queued.
     pub status: Status,
-    /// Why it was queued or held.
+    /// Why it was queued or held; for a delivery, what it took beyond a
+    /// paste and one Enter (`SECOND_ENTER`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// For a delivery into an agent whose screen swarm reads: whether the
@@ -79,6 +84,15 @@ impl Outcome {
         }
     }
 
+    /// This delivery's Enter was pressed a second time: the text was still
+    /// in the input box after the first (the agent had dropped it).
+    pub fn after_second_enter(self) -> Outcome {
+        Outcome {
+            reason: Some(SECOND_ENTER.to_owned()),
+            ..self
+        }
+    }
+
     /// Queued, with the reason.
     pub fn queued(reason: impl Into<String>) -> Outcome {
         Outcome {
@@ -101,10 +115,15 @@ impl Outcome {
     /// (unconfirmed)`, `delivered`, `held: why`, `queued: why`.
     pub fn describe(&self) -> String {
         let why = self.reason.as_deref().unwrap_or("no reason recorded");
+        let how = self
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
         match (self.status, self.confirmed) {
-            (Status::Delivered, Some(true)) => "delivered and confirmed".into(),
-            (Status::Delivered, Some(false)) => "delivered (unconfirmed)".into(),
-            (Status::Delivered, None) => "delivered".into(),
+            (Status::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
+            (Status::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
+            (Status::Delivered, None) => format!("delivered{how}"),
             (Status::Held, _) => format!("held: {why}"),
             (Status::Queued, _) => format!("queued: {why}"),
         }

@@ -156,7 +156,11 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             Some(false) => ", not confirmed on screen",
             None => "",
         };
-        format!("[DELIVERED] Message sent to {recipient} (id {id}{how})\n")
+        let mut text = format!("[DELIVERED] Message sent to {recipient} (id {id}{how})\n");
+        if let Some(note) = &outcome.reason {
+            text.push_str(&format!("  note: {note}\n"));
+        }
+        text
     } else if outcome.status == Status::Held {
         format!(
             "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (swarm types it in by itself once the pane is safe: `swarm watch`, the monitor, or the next swarm command)\n",
