@@ -15,6 +15,16 @@ fn one_agent(server: &TmuxServer, project: &Project) -> String {
     pane
 }
 
+/// The id of the agent registered in `pane`.
+fn agent_in(project: &Project, pane: &str) -> String {
+    project
+        .agents()
+        .into_iter()
+        .find(|a| a.1 == pane)
+        .map(|a| a.0)
+        .expect("registered")
+}
+
 /// Types `text` as a person would (keys, not a paste).
 fn type_keys(server: &TmuxServer, pane: &str, text: &str) {
     server.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
@@ -333,14 +343,7 @@ fn a_broadcast_says_which_recipients_needed_a_second_enter() {
     server.wait_for_screen(&dropping, "waiting for messages");
     let taking = server.demo_agent(&project.path(), &project.file("taking.jsonl"));
     swarm(&project, &server).arg("discover").assert().success();
-    let agents = project.agents();
-    let id_of = |pane: &str| {
-        agents
-            .iter()
-            .find(|a| a.1 == pane)
-            .map(|a| a.0.clone())
-            .expect("registered")
-    };
+    let id_of = |pane: &str| agent_in(&project, pane);
     let out = swarm(&project, &server)
         .args([
             "broadcast",
@@ -379,14 +382,7 @@ fn a_broadcast_types_into_safe_panes_and_holds_for_the_others() {
         .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl"))))
         .collect();
     swarm(&project, &server).arg("discover").assert().success();
-    let agents = project.agents();
-    let id_of = |pane: &str| {
-        agents
-            .iter()
-            .find(|a| a.1 == pane)
-            .map(|a| a.0.clone())
-            .expect("registered")
-    };
+    let id_of = |pane: &str| agent_in(&project, pane);
     let typing = &panes[1];
     type_keys(&server, typing, "mine");
     server.wait_for_screen(typing, "> mine");
