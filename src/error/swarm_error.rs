@@ -170,6 +170,12 @@ impl From<A2aError> for Error {
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// True when the shared store did not answer (an outage that a
+    /// long-running command waits out, telling it once).
+    pub fn is_store_outage(&self) -> bool {
+        self.exit_code() == ExitCode::StoreUnavailable
+    }
+
     /// The exit code this failure ends the process with.
     pub fn exit_code(&self) -> ExitCode {
         match self {

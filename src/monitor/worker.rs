@@ -19,7 +19,6 @@ use crate::domain::message::MessageType;
 use crate::error::{Error, Result};
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::store::Paths;
-use crate::support::exit_code::ExitCode;
 use crate::support::time;
 use crate::tmux::{Server, Tmux};
 
@@ -296,7 +295,7 @@ fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
 /// shared store did not answer (told once per outage), else an error.
 pub(super) fn failed(what: &str, e: impl Into<Error>) -> (Level, String) {
     let e = e.into();
-    let level = if e.exit_code() == ExitCode::StoreUnavailable {
+    let level = if e.is_store_outage() {
         Level::Outage
     } else {
         Level::Error

@@ -54,7 +54,7 @@ impl Outage {
     /// Sorts a step's error: the store not answering is the outage's to
     /// tell (once); anything else is warned about as `what`.
     fn failed(&mut self, ctx: &Context, what: &str, e: &Error) {
-        if e.exit_code() == ExitCode::StoreUnavailable {
+        if e.is_store_outage() {
             self.this_round.get_or_insert_with(|| e.to_string());
         } else {
             ctx.out.warn(&format!("{what}: {e}"));
