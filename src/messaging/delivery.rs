@@ -451,7 +451,6 @@ impl PaneSession<'_> {
     /// the text was seen in the box, or the box stayed empty long enough
     /// that a paste still on its way would have shown.
     fn confirm_left_box(&self, mut watch: BoxWatch) -> Outcome {
-        let mut pressed_again = false;
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
             let mut looks = 0;
@@ -463,31 +462,19 @@ impl PaneSession<'_> {
                 looks += 1;
                 let (reading, capture) = self.look();
                 if watch.look(reading.as_ref(), capture.as_deref()) {
-                    return confirmed(true, pressed_again);
+                    return watch.outcome(true);
                 }
             }
             if attempt == 0 && watch.text_in_box {
                 if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
                     break;
                 }
-                pressed_again = true;
-                watch.empty_since = None;
+                watch.pressed_again();
                 continue;
             }
             break;
         }
-        confirmed(false, pressed_again)
-    }
-}
-
-/// A delivery's outcome once confirming is over: whether the text was seen
-/// leaving the box, and whether Enter had to be pressed a second time.
-fn confirmed(left_box: bool, pressed_again: bool) -> Outcome {
-    let outcome = Outcome::delivered_confirmed(left_box);
-    if pressed_again {
-        outcome.after_second_enter()
-    } else {
-        outcome
+        watch.outcome(false)
     }
 }
 
@@ -525,6 +512,8 @@ struct BoxWatch {
     text_in_box: bool,
     empty_since: Option<Instant>,
     baseline: Option<Baseline>,
+    /// Enter was pressed a second time.
+    pressed_again: bool,
 }
 
 impl BoxWatch {
@@ -534,6 +523,24 @@ impl BoxWatch {
             text_in_box: false,
             empty_since: None,
             baseline,
+            pressed_again: false,
+        }
+    }
+
+    /// Enter was pressed once more: an empty box counts from now on.
+    fn pressed_again(&mut self) {
+        self.pressed_again = true;
+        self.empty_since = None;
+    }
+
+    /// The delivery's outcome once confirming is over: whether the text was
+    /// seen leaving the box, and whether Enter had to be pressed again.
+    fn outcome(&self, left_box: bool) -> Outcome {
+        let outcome = Outcome::delivered_confirmed(left_box);
+        if self.pressed_again {
+            outcome.after_second_enter()
+        } else {
+            outcome
         }
     }
 
@@ -710,7 +717,6 @@ fn finish_many(
             })
         })
         .collect();
-    let mut pressed_again = vec![false; sessions.len()];
     for attempt in 0..2 {
         let deadline = Instant::now() + CONFIRM_WINDOW;
         let mut looks = 0;
@@ -730,7 +736,7 @@ fn finish_many(
             for (&i, capture) in open.iter().zip(tmux.capture_screens(&ids)) {
                 let reading = sessions[i].read_capture(capture.as_deref());
                 if watches[i].look(reading.as_ref(), capture.as_deref()) {
-                    outcomes[i] = Some(confirmed(true, pressed_again[i]));
+                    outcomes[i] = Some(watches[i].outcome(true));
                 }
             }
         }
@@ -745,14 +751,13 @@ fn finish_many(
             break;
         }
         for &i in &again {
-            pressed_again[i] = true;
-            watches[i].empty_since = None;
+            watches[i].pressed_again();
         }
     }
     outcomes
         .into_iter()
-        .zip(pressed_again)
-        .map(|(o, again)| o.unwrap_or_else(|| confirmed(false, again)))
+        .zip(&watches)
+        .map(|(o, watch)| o.unwrap_or_else(|| watch.outcome(false)))
         .collect()
 }
 
