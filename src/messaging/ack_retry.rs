@@ -56,6 +56,7 @@ pub(crate) fn process_due(
                     &text,
                     &message.header(),
                     Some(format!("retry {n}/{}", settings.max_retries)),
+                    None,
                 )?;
                 report.warnings.extend(warnings);
                 for (r, o) in outcomes {

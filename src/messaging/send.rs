@@ -287,7 +287,7 @@ impl<'a> Messenger<'a> {
         }
 
         let (text, body_file) = self.pane_text(&message, None)?;
-        let (outcomes, more) = self.deliver_logged_with(
+        let (outcomes, more) = self.deliver_logged(
             message.msg_id.as_str(),
             &recipients,
             &text,
@@ -331,6 +331,7 @@ impl<'a> Messenger<'a> {
                 &text,
                 &view.message.header(),
                 Some("redelivery".into()),
+                None,
             )?;
             done.push(Redelivery {
                 view: view.clone(),
@@ -341,21 +342,10 @@ impl<'a> Messenger<'a> {
     }
 
     /// Delivers `text` for message `msg_id` to `targets` (in parallel when
-    /// there are several) and appends the outcomes to the log.
+    /// there are several) and appends the outcomes to the log. `ahead`: the
+    /// tmux clients `start_ahead` started for these targets, when the
+    /// caller started them early; otherwise they start here.
     pub(crate) fn deliver_logged(
-        &self,
-        msg_id: &str,
-        targets: &[AgentRecord],
-        text: &str,
-        marker: &str,
-        note: Option<String>,
-    ) -> Result<(Outcomes, Vec<String>)> {
-        let ahead = self.start_ahead(targets);
-        self.deliver_logged_with(msg_id, targets, text, marker, note, ahead)
-    }
-
-    /// `deliver_logged` with the typing started ahead by `start_ahead`.
-    fn deliver_logged_with(
         &self,
         msg_id: &str,
         targets: &[AgentRecord],
@@ -364,6 +354,7 @@ impl<'a> Messenger<'a> {
         note: Option<String>,
         ahead: Option<TypingAhead<'a>>,
     ) -> Result<(Outcomes, Vec<String>)> {
+        let ahead = ahead.or_else(|| self.start_ahead(targets));
         let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker, ahead);
         // A client started for a capture that no pane needed.
         self.tmux.cool_down();
@@ -595,6 +586,7 @@ impl<'a> Messenger<'a> {
                     &h.text,
                     &h.marker,
                     note,
+                    None,
                 )?;
                 warnings.extend(more);
                 outcomes.into_iter().next().map(|(_, o)| o)
