@@ -1,7 +1,5 @@
-//! What the user can type: the global options and the command list.
-
-use std::ffi::OsString;
-use std::path::PathBuf;
+//! What the user can type: the command list, with the global options
+//! (`global_args.rs`) flattened into it.
 
 use clap::{Args, Parser, Subcommand};
 
@@ -15,7 +13,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, reload};
-use crate::cli::output::ColorChoice;
+use crate::cli::global_args::GlobalArgs;
 
 // clap can give subcommands only one heading, so the Python tool's
 // agent-to-agent commands (a separate, optional toolbox that never sends
@@ -61,37 +59,6 @@ pub(super) struct Cli {
     /// The command.
     #[command(subcommand)]
     pub command: Command,
-}
-
-/// Options every command takes, before or after the command name.
-#[derive(Debug, Args)]
-#[command(next_help_heading = "Global options")]
-pub(super) struct GlobalArgs {
-    /// Project root holding the state files [default: $CLAUDESWARM_ROOT,
-    /// else the nearest directory with .git, .claudeswarm.yaml,
-    /// ACTIVE_AGENTS.json, .agent_locks, pyproject.toml or package.json]
-    #[arg(
-        long,
-        global = true,
-        value_name = "DIR",
-        visible_alias = "project-root"
-    )]
-    pub root: Option<PathBuf>,
-
-    /// tmux server to use: a socket name (like tmux -L) or a path
-    /// containing `/` (like tmux -S) [default: the server of the current
-    /// pane ($TMUX), else tmux's default]
-    #[arg(
-        long,
-        global = true,
-        env = "SWARM_TMUX_SOCKET",
-        value_name = "NAME|PATH"
-    )]
-    pub tmux_socket: Option<OsString>,
-
-    /// When to colour the output
-    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
-    pub color: ColorChoice,
 }
 
 /// A command's arguments, whose definition clap builds only when that

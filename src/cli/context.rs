@@ -18,7 +18,7 @@ use crate::messaging::{MessagingSettings, Messenger};
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
-use crate::cli::args::GlobalArgs;
+use crate::cli::global_args::GlobalArgs;
 use crate::cli::output::Output;
 
 /// The resolved environment of one command.

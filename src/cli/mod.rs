@@ -11,6 +11,7 @@ mod app;
 mod args;
 mod completions;
 mod context;
+mod global_args;
 mod help;
 mod housekeeping;
 mod locks;

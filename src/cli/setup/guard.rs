@@ -16,8 +16,8 @@ use crate::locks::{Conflict, LockError, LockKey};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
-use crate::cli::args::GlobalArgs;
 use crate::cli::context::Context;
+use crate::cli::global_args::GlobalArgs;
 use crate::cli::output::Output;
 
 /// `SWARM_GUARD=off` turns every check off (for one commit or edit).
