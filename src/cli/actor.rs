@@ -12,7 +12,6 @@ use crate::error::{Error, Result};
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::tmux::PaneId;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// The agent a command acts as.
@@ -83,7 +82,7 @@ fn resolve_as(
     let explicit = explicit
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
-    let registry = load_registry(ctx)?;
+    let registry = ctx.registry()?;
     let operator = match check {
         Check::OrOperator(name) => Some(name),
         _ => None,
@@ -92,7 +91,7 @@ fn resolve_as(
         && !matches!(check, Check::Any)
         && operator != Some(id.as_str())
     {
-        known_agent(ctx, registry.as_ref(), id)?;
+        known_agent(ctx, registry, id)?;
     }
     let pane = identity::current_pane()?;
     let pane_agent = match &pane {
@@ -101,7 +100,7 @@ fn resolve_as(
                 &ctx.tmux,
                 ctx.backend()?.registry.as_ref(),
                 &ctx.paths,
-                registry.as_ref(),
+                registry,
                 pane.clone(),
             )
             .agent
@@ -179,12 +178,12 @@ pub(super) fn detect(ctx: &Context) -> Result<Option<String>> {
 fn pane_agent(ctx: &Context, pane: Option<&PaneId>) -> Result<Option<String>> {
     Ok(match pane {
         Some(pane) => {
-            let registry = load_registry(ctx)?;
+            let registry = ctx.registry()?;
             identity::identify(
                 &ctx.tmux,
                 ctx.backend()?.registry.as_ref(),
                 &ctx.paths,
-                registry.as_ref(),
+                registry,
                 pane.clone(),
             )
             .agent

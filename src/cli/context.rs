@@ -1,7 +1,9 @@
 //! Everything a command needs, resolved once: the project root and its
 //! files, the tmux server, the config (checked up front by every command;
-//! see `app::check_config`).
+//! see `app::check_config`), the backend and the agent registry (read on
+//! first use).
 
+use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::env;
 use std::path::PathBuf;
@@ -10,6 +12,8 @@ use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::DiscoverOptions;
 use crate::agents::profile::Profiles;
+use crate::agents::registry::Registry;
+use crate::agents::registry_store::RegistryState;
 use crate::backend::Backend;
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
@@ -35,6 +39,7 @@ pub(super) struct Context {
     pub cwd: PathBuf,
     config: OnceCell<LoadedConfig>,
     backend: OnceCell<Backend>,
+    registry: OnceCell<Option<Registry>>,
 }
 
 impl Context {
@@ -62,6 +67,7 @@ impl Context {
             cwd,
             config: OnceCell::new(),
             backend: OnceCell::new(),
+            registry: OnceCell::new(),
         })
     }
 
@@ -106,6 +112,50 @@ impl Context {
         }
         let backend = Backend::open(&self.paths, self.config()?)?;
         Ok(self.backend.get_or_init(|| backend))
+    }
+
+    /// The agent registry (`None` when there is none yet), read on first
+    /// use and kept for the rest of the command, so that a damaged one is
+    /// warned about once.
+    pub(super) fn registry(&self) -> Result<Option<&Registry>> {
+        if let Some(r) = self.registry.get() {
+            return Ok(r.as_ref());
+        }
+        let read = self.read_registry()?;
+        Ok(self.registry.get_or_init(|| read).as_ref())
+    }
+
+    /// The registry, or an empty one when there is none yet: what sending,
+    /// acknowledging and redelivering look recipients up in.
+    pub(super) fn registry_or_empty(&self) -> Result<Cow<'_, Registry>> {
+        Ok(match self.registry()? {
+            Some(r) => Cow::Borrowed(r),
+            None => Cow::Owned(Registry::empty(String::new())),
+        })
+    }
+
+    /// Reads the registry now, without keeping it: the housekeeping runs
+    /// again and again in `watch` and the dashboard, and must see what
+    /// discovery changed in between. A damaged registry is warned about
+    /// and read as none.
+    pub(super) fn read_registry(&self) -> Result<Option<Registry>> {
+        let store = self.backend()?.registry.as_ref();
+        Ok(match store.read()? {
+            RegistryState::Missing => None,
+            RegistryState::Valid(reg, skipped) => {
+                for s in skipped {
+                    self.out.warn(&format!("{}: ignored {s}", store.location()));
+                }
+                Some(reg)
+            }
+            RegistryState::Corrupt(why) => {
+                self.out.warn(&format!(
+                    "{} is damaged ({why}); treating it as empty until `swarm discover` rebuilds it",
+                    store.location()
+                ));
+                None
+            }
+        })
     }
 
     /// The project's file locks.

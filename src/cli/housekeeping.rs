@@ -11,7 +11,6 @@ use crate::error::Result;
 use crate::messaging::{ProcessReport, Relayed, ReleaseReport, process_due};
 use crate::support::time;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Sends what is due, if anything (one small file read when nothing is).
@@ -19,7 +18,9 @@ pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
     if !acks::work_due(&*ctx.backend()?.acks, time::now()) {
         return Ok(None);
     }
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx
+        .read_registry()?
+        .unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     let report = process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
@@ -32,7 +33,9 @@ pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
     if !ctx.backend()?.held.any() {
         return Ok(None);
     }
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx
+        .read_registry()?
+        .unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     Ok(Some(messenger.release_held(&registry)?))
@@ -50,7 +53,9 @@ pub(super) fn deliver_handed_over(ctx: &Context, wait: Duration) -> Result<Optio
     if taken.is_empty() {
         return Ok(Some(HandedOver::default()));
     }
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx
+        .read_registry()?
+        .unwrap_or_else(|| Registry::empty(String::new()));
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     let (delivered, warnings) = messenger.deliver_taken(&registry, taken)?;

@@ -5,13 +5,11 @@
 use clap::Args;
 
 use crate::acks::AckResult;
-use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
 use crate::messaging::{self, Acknowledgement};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::actor;
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm ack`.
@@ -41,7 +39,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         )));
     }
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx.registry_or_empty()?;
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
     let (done, warnings) = messaging::acknowledge(

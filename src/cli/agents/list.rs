@@ -4,8 +4,7 @@
 use clap::Args;
 
 use crate::agents::pane_state;
-use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
-use crate::agents::registry_store::RegistryState;
+use crate::agents::registry::{AgentRecord, AgentStatus};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
@@ -24,30 +23,9 @@ pub(crate) struct AgentsArgs {
     all: bool,
 }
 
-/// Reads the registry, warning (not failing) when it is damaged.
-pub(crate) fn load_registry(ctx: &Context) -> Result<Option<Registry>> {
-    let store = ctx.backend()?.registry.as_ref();
-    Ok(match store.read()? {
-        RegistryState::Missing => None,
-        RegistryState::Valid(reg, skipped) => {
-            for s in skipped {
-                ctx.out.warn(&format!("{}: ignored {s}", store.location()));
-            }
-            Some(reg)
-        }
-        RegistryState::Corrupt(why) => {
-            ctx.out.warn(&format!(
-                "{} is damaged ({why}); treating it as empty until `swarm discover` rebuilds it",
-                store.location()
-            ));
-            None
-        }
-    })
-}
-
 /// Lists the agents.
 pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
-    let registry = load_registry(ctx)?;
+    let registry = ctx.registry()?;
     let agents: Vec<&AgentRecord> = registry
         .iter()
         .flat_map(|r| r.agents.iter())

@@ -9,7 +9,6 @@ use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm whoami`.
@@ -39,12 +38,12 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
                 .into(),
         });
     };
-    let registry = load_registry(ctx)?;
+    let registry = ctx.registry()?;
     let me = identity::identify(
         &ctx.tmux,
         ctx.backend()?.registry.as_ref(),
         &ctx.paths,
-        registry.as_ref(),
+        registry,
         pane,
     );
     if args.json {
@@ -97,10 +96,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
             s.push_str(&format!("  Pane: {}\n", me.pane));
             s.push_str(&format!("  Project: {}\n", ctx.paths.root().display()));
             s.push_str("\nYou are NOT registered as an agent.\n\nRegistered agents:\n");
-            let agents = registry
-                .as_ref()
-                .map(|r| r.agents.as_slice())
-                .unwrap_or(&[]);
+            let agents = registry.map(|r| r.agents.as_slice()).unwrap_or(&[]);
             if agents.is_empty() {
                 s.push_str("  (none)\n");
             }

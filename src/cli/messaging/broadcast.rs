@@ -2,14 +2,12 @@
 
 use clap::Args;
 
-use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::messaging::message_log::Status;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
 use crate::cli::messaging::msg::{SentJson, exit_code, rate_limit_note};
@@ -39,7 +37,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx.registry_or_empty()?;
     let matcher = ctx.matcher()?;
     let mut req = SendRequest::new(
         actor.id.clone(),

@@ -14,7 +14,6 @@ use crate::support::exit_code::ExitCode;
 use crate::support::sanitize::{one_line, strip_controls};
 
 use crate::cli::actor;
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm inbox`.
@@ -122,7 +121,7 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
             let id = validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}")))?;
             // The operator has an inbox too: ACKs to messages it sent.
             if id != ctx.config()?.messaging.operator {
-                actor::known_agent(ctx, load_registry(ctx)?.as_ref(), &id)?;
+                actor::known_agent(ctx, ctx.registry()?, &id)?;
             }
             Ok(id)
         }

@@ -10,7 +10,6 @@ use crate::messaging::message_log::{Outcome, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::exit_code::ExitCode;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
 
@@ -114,8 +113,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
-    let registry = load_registry(ctx)?
-        .unwrap_or_else(|| crate::agents::registry::Registry::empty(String::new()));
+    let registry = ctx.registry_or_empty()?;
     let matcher = ctx.matcher()?;
     let messenger = ctx.messenger(&matcher, settings)?;
     let ack_timeout = if args.ack {

@@ -3,12 +3,10 @@
 
 use clap::Args;
 
-use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
 use crate::messaging::message_log::Status;
 use crate::support::exit_code::ExitCode;
 
-use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm redeliver`.
@@ -53,7 +51,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             .filter(|v| v.outcomes.iter().any(|(_, o)| o.status == Status::Queued))
             .collect(),
     };
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
+    let registry = ctx.registry_or_empty()?;
     let matcher = ctx.matcher()?;
     let settings = ctx.messaging_settings()?;
     let done = ctx
