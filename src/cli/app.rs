@@ -17,7 +17,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, housekeeping, reload, version};
-use crate::cli::args::{Cli, Command, SideEffects};
+use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
 use crate::cli::output::{Output, is_broken_pipe};
 
@@ -54,57 +54,45 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     }
 }
 
+/// Runs the command as its properties (`Command::properties`) say: in a
+/// project or not, with the config checked strictly, leniently or not at
+/// all, and the housekeeping after it or not.
 fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
-    // Commands that need no project.
-    match &cli.command {
-        Command::Version => return version::run(out),
-        Command::Help(args) => return help::run(out, args),
-        Command::Completions(args) => return completions::run(out, args),
-        Command::Reload(args) => return reload::run(out, args),
-        Command::DemoAgent(args) => return demo_agent::run(args),
-        // Must allow the edit even when the project cannot be set up.
-        Command::Guard(args) if matches!(args.command, guard::GuardCommand::CheckEdit) => {
-            return Ok(guard::check_edit(&cli.global, out));
-        }
-        _ => {}
+    let properties = cli.command.properties();
+    if !properties.project {
+        return run_without_project(&cli, out);
     }
     let ctx = Context::new(&cli.global, out.clone())?;
-    check_config(&ctx, &cli.command)?;
-    match cli.command.side_effects() {
-        SideEffects::Housekeeping => {
-            let result = run_command(&ctx, cli.command);
-            housekeeping::quietly(&ctx);
-            result
+    match properties.config {
+        ConfigCheck::Strict => {
+            ctx.config()?;
         }
-        SideEffects::None | SideEffects::OwnLoop => run_command(&ctx, cli.command),
+        ConfigCheck::WarnAndUseDefaults => ctx.config_or_defaults(),
+        ConfigCheck::Unchecked => {}
+    }
+    let result = run_command(&ctx, cli.command);
+    if properties.housekeeping == Housekeeping::After {
+        housekeeping::quietly(&ctx);
+    }
+    result
+}
+
+/// Runs a command whose properties say it needs no project.
+fn run_without_project(cli: &Cli, out: &Output) -> Result<ExitCode> {
+    match &cli.command {
+        Command::Version => version::run(out),
+        Command::Help(args) => help::run(out, args),
+        Command::Completions(args) => completions::run(out, args),
+        Command::Reload(args) => reload::run(out, args),
+        Command::DemoAgent(args) => demo_agent::run(args),
+        // Of the guard's subcommands, only `check-edit` comes here.
+        Command::Guard(_) => Ok(guard::check_edit(&cli.global, out)),
+        // Run by `run_command`, in a project.
+        _ => Ok(ExitCode::Success),
     }
 }
 
-/// Every command checks the config the same way before it starts: one
-/// that changes something fails on a problem; one that only reads warns
-/// and goes on with the defaults. `init`, `doctor` and `config` report the
-/// config's problems themselves, and the git guard must not block work
-/// because of them.
-fn check_config(ctx: &Context, command: &Command) -> Result<()> {
-    match command {
-        Command::Init(_) | Command::Doctor(_) | Command::Config(_) => Ok(()),
-        Command::Locks(args) if !args.changes() => {
-            ctx.config_or_defaults();
-            Ok(())
-        }
-        Command::Agents(_)
-        | Command::Whoami(_)
-        | Command::Inbox(_)
-        | Command::Acks(_)
-        | Command::Who(_)
-        | Command::Guard(_) => {
-            ctx.config_or_defaults();
-            Ok(())
-        }
-        _ => ctx.config().map(drop),
-    }
-}
-
+/// Runs a command in the project of `ctx`.
 fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
     match command {
         Command::Discover(args) => discover::run(ctx, &args),
@@ -144,6 +132,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Locks(args) => locks::run(ctx, &args),
         Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
         Command::Guard(args) => guard::run(ctx, &args),
+        // Run by `run_without_project`.
         Command::Version
         | Command::Help(_)
         | Command::Completions(_)

@@ -238,72 +238,132 @@ pub(super) enum Command {
     DemoAgent(demo_agent::DemoAgentArgs),
 }
 
-/// What a command may do besides its own work.
+/// What running a command involves besides its own work; `app.rs` takes
+/// all three decisions from here.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum SideEffects {
-    /// Nothing: it reads and prints. It never types into a pane and never
-    /// changes state it was not asked to change.
-    None,
-    /// After its own work it does the swarm's housekeeping: due ACK retries
-    /// and escalations, which type into the recipients' panes.
-    Housekeeping,
+pub(super) struct CommandProperties {
+    /// Whether it runs in a project: the root found and the context made
+    /// before it starts. One that does not runs even where no project can
+    /// be set up.
+    pub project: bool,
+    /// How the config is checked before it starts.
+    pub config: ConfigCheck,
+    /// Whether the housekeeping runs after it.
+    pub housekeeping: Housekeeping,
+}
+
+/// How a command checks the config before it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum ConfigCheck {
+    /// A problem stops it: it changes something, or serves others, and
+    /// must not do so with settings nobody meant.
+    Strict,
+    /// A problem is warned about and it goes on with the defaults: it only
+    /// reads (or, like the git guard, must not block work because of it).
+    WarnAndUseDefaults,
+    /// None: it reports the config's problems itself (`init`, `doctor`,
+    /// `config`), or runs without a project.
+    Unchecked,
+}
+
+/// The swarm's housekeeping: due ACK retries and escalations, and held
+/// messages whose pane is safe again, all of which type into the
+/// recipients' panes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Housekeeping {
+    /// After its own work: it changes the swarm's state, so nobody has to
+    /// remember a retry loop.
+    After,
     /// It runs the housekeeping itself, continuously, in its own loop.
     OwnLoop,
+    /// Never: it never types into a pane and never changes state it was
+    /// not asked to change.
+    Never,
+}
+
+impl CommandProperties {
+    /// A command that runs in a project.
+    const fn in_project(config: ConfigCheck, housekeeping: Housekeeping) -> CommandProperties {
+        CommandProperties {
+            project: true,
+            config,
+            housekeeping,
+        }
+    }
+
+    /// A command that needs no project: nothing is checked before it and
+    /// nothing runs after it.
+    const WITHOUT_PROJECT: CommandProperties = CommandProperties {
+        project: false,
+        config: ConfigCheck::Unchecked,
+        housekeeping: Housekeeping::Never,
+    };
 }
 
 impl Command {
-    /// Which commands run housekeeping, stated beside the command list so
-    /// that a reader sees which may type into panes as a side effect. The
-    /// read-only ones (`who`, `locks`, `agents`, `inbox` without `--new`,
-    /// `acks`, `config`, `doctor`, ...) never do; the ones that change the
-    /// swarm's state do, so that nobody has to remember a retry loop.
-    pub(super) fn side_effects(&self) -> SideEffects {
+    /// Each command's properties, one line each, beside the command list
+    /// so that a reader sees which commands may type into panes as a side
+    /// effect and which stop on a config problem. The ones that change the
+    /// swarm's state check the config strictly and run the housekeeping;
+    /// the read-only ones (`agents`, `whoami`, `inbox` without `--new`,
+    /// `acks`, `who`, `locks`, the git guard) warn and never run it.
+    pub(super) fn properties(&self) -> CommandProperties {
+        use ConfigCheck::{Strict, Unchecked, WarnAndUseDefaults as Warn};
+        use Housekeeping::{After, Never, OwnLoop};
+        let in_project = CommandProperties::in_project;
         match self {
-            Command::Watch(_) | Command::Monitor(_) => SideEffects::OwnLoop,
-            Command::Inbox(args) if args.new => SideEffects::Housekeeping,
-            Command::Locks(args) if args.clean => SideEffects::Housekeeping,
-            Command::Discover(_)
-            | Command::Msg(_)
-            | Command::Broadcast(_)
-            | Command::Ack(_)
-            | Command::Onboard(_)
-            | Command::Redeliver(_)
-            | Command::Lock(_)
-            | Command::AcquireFileLock(_)
-            | Command::Unlock(_)
-            | Command::CleanupStaleLocks
-            | Command::Launch(_)
-            | Command::Down(_)
-            | Command::Init(_)
-            | Command::Coord(_)
-            | Command::Cards(_)
-            | Command::Tasks(_)
-            | Command::Delegate(_)
-            | Command::SharedContext(_)
-            | Command::Memory(_) => SideEffects::Housekeeping,
-            // The dashboard and the MCP server do only what they are asked;
-            // the git guard must not send messages in the middle of a commit.
-            Command::Agents(_)
-            | Command::Whoami(_)
-            | Command::Inbox(_)
-            | Command::Acks(_)
-            | Command::Dashboard(_)
-            | Command::Mcp(_)
-            | Command::Hooks(_)
-            | Command::Who(_)
-            | Command::Locks(_)
-            | Command::Guard(_)
-            | Command::Doctor(_)
-            | Command::Config(_)
-            | Command::Store(_)
-            | Command::FindAgent(_)
-            | Command::Learning(_)
-            | Command::ResolveConflict(_)
-            | Command::Completions(_)
+            Command::Discover(_) => in_project(Strict, After),
+            Command::Agents(_) => in_project(Warn, Never),
+            Command::Whoami(_) => in_project(Warn, Never),
+            Command::Msg(_) => in_project(Strict, After),
+            Command::Broadcast(_) => in_project(Strict, After),
+            // Reading the new messages moves the read position.
+            Command::Inbox(args) if args.new => in_project(Warn, After),
+            Command::Inbox(_) => in_project(Warn, Never),
+            Command::Ack(_) => in_project(Strict, After),
+            Command::Acks(_) => in_project(Warn, Never),
+            Command::Onboard(_) => in_project(Strict, After),
+            Command::Redeliver(_) => in_project(Strict, After),
+            Command::Watch(_) => in_project(Strict, OwnLoop),
+            Command::Monitor(_) => in_project(Strict, OwnLoop),
+            // The dashboard and the MCP server do only what they are asked.
+            Command::Dashboard(_) => in_project(Strict, Never),
+            Command::Mcp(_) => in_project(Strict, Never),
+            Command::Hooks(_) => in_project(Strict, Never),
+            Command::Lock(_) => in_project(Strict, After),
+            Command::Unlock(_) => in_project(Strict, After),
+            Command::Who(_) => in_project(Warn, Never),
+            Command::Locks(args) if args.clean => in_project(Strict, After),
+            Command::Locks(_) => in_project(Warn, Never),
+            // An edit must be allowed even where no project can be set up.
+            Command::Guard(args) if matches!(args.command, guard::GuardCommand::CheckEdit) => {
+                CommandProperties::WITHOUT_PROJECT
+            }
+            // The git guard must not block work over the config, nor send
+            // messages in the middle of a commit.
+            Command::Guard(_) => in_project(Warn, Never),
+            Command::AcquireFileLock(_) => in_project(Strict, After),
+            Command::CleanupStaleLocks => in_project(Strict, After),
+            Command::Launch(_) => in_project(Strict, After),
+            Command::Down(_) => in_project(Strict, After),
+            Command::Init(_) => in_project(Unchecked, After),
+            Command::Doctor(_) => in_project(Unchecked, Never),
+            Command::Config(_) => in_project(Unchecked, Never),
+            Command::Store(_) => in_project(Strict, Never),
+            Command::Coord(_) => in_project(Strict, After),
+            Command::Cards(_) => in_project(Strict, After),
+            Command::Tasks(_) => in_project(Strict, After),
+            Command::Delegate(_) => in_project(Strict, After),
+            Command::FindAgent(_) => in_project(Strict, Never),
+            Command::SharedContext(_) => in_project(Strict, After),
+            Command::Memory(_) => in_project(Strict, After),
+            Command::Learning(_) => in_project(Strict, Never),
+            Command::ResolveConflict(_) => in_project(Strict, Never),
+            Command::Completions(_)
             | Command::Reload(_)
             | Command::Version
             | Command::Help(_)
-            | Command::DemoAgent(_) => SideEffects::None,
+            | Command::DemoAgent(_) => CommandProperties::WITHOUT_PROJECT,
         }
     }
 }

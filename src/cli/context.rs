@@ -1,6 +1,6 @@
 //! Everything a command needs, resolved once: the project root and its
 //! files, the tmux server, the config (checked up front by every command;
-//! see `app::check_config`), the backend and the agent registry (read on
+//! see `Command::properties`), the backend and the agent registry (read on
 //! first use).
 
 use std::borrow::Cow;

@@ -29,11 +29,6 @@ pub(crate) struct LocksArgs {
 }
 
 impl LocksArgs {
-    /// True when the command removes something (`--clean`).
-    pub(crate) fn changes(&self) -> bool {
-        self.clean
-    }
-
     /// `cleanup-stale-locks`: the Python tool's name for `locks --clean`.
     pub(crate) fn clean() -> LocksArgs {
         LocksArgs {
