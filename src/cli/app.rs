@@ -2,7 +2,7 @@
 
 use std::ffi::OsString;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
@@ -81,8 +81,8 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
 fn run_without_project(cli: &Cli, out: &Output) -> Result<ExitCode> {
     match &cli.command {
         Command::Version => version::run(out),
-        Command::Help(args) => help::run(out, args),
-        Command::Completions(args) => completions::run(out, args),
+        Command::Help(args) => help::run(out, args, Cli::command),
+        Command::Completions(args) => completions::run(out, args, Cli::command()),
         Command::Reload(args) => reload::run(out, args),
         Command::DemoAgent(args) => demo_agent::run(args),
         // Of the guard's subcommands, only `check-edit` comes here.

@@ -1,12 +1,11 @@
 //! `swarm completions SHELL`: a completion script for the shell.
 
-use clap::{Args, CommandFactory};
+use clap::{Args, Command};
 use clap_complete::Shell;
 
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
-use crate::cli::args::Cli;
 use crate::cli::output::Output;
 
 /// Arguments of `swarm completions`.
@@ -21,10 +20,11 @@ pub(super) struct CompletionsArgs {
     shell: Shell,
 }
 
-/// Prints the script.
-pub(super) fn run(out: &Output, args: &CompletionsArgs) -> Result<ExitCode> {
+/// Prints the script for `swarm`, the definition of the whole command
+/// line.
+pub(super) fn run(out: &Output, args: &CompletionsArgs, mut swarm: Command) -> Result<ExitCode> {
     let mut script = Vec::new();
-    clap_complete::generate(args.shell, &mut Cli::command(), "swarm", &mut script);
+    clap_complete::generate(args.shell, &mut swarm, "swarm", &mut script);
     out.print(&String::from_utf8_lossy(&script))?;
     Ok(ExitCode::Success)
 }

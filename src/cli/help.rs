@@ -4,12 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, Command, CommandFactory};
+use clap::{Args, Command};
 
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
 
-use crate::cli::args::Cli;
 use crate::cli::output::Output;
 
 /// Arguments of `swarm help`.
@@ -98,10 +97,11 @@ pub(super) const ALIASES: [(&str, &str); 27] = [
     ("help, version", "swarm help, swarm version"),
 ];
 
-/// Prints the help asked for.
-pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
+/// Prints the help asked for; `swarm` builds the definition of the whole
+/// command line (only when a topic or the man pages need it).
+pub(super) fn run(out: &Output, args: &HelpArgs, swarm: fn() -> Command) -> Result<ExitCode> {
     if let Some(dir) = &args.man {
-        for page in write_man_pages(dir)? {
+        for page in write_man_pages(dir, swarm())? {
             out.print(&format!("{}\n", page.display()))?;
         }
         return Ok(ExitCode::Success);
@@ -111,7 +111,7 @@ pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
         ["aliases"] => aliases(),
         ["exit-codes"] => exit_codes(),
         path => {
-            let mut cmd = Cli::command();
+            let mut cmd = swarm();
             // Building fills in each subcommand's full name for its usage
             // line (`swarm config init`).
             cmd.build();
@@ -131,14 +131,13 @@ pub(super) fn run(out: &Output, args: &HelpArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// Writes `swarm.1` and `swarm-<command>[-<sub>].1` for every command into
-/// `dir`, and returns the paths written.
-fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
+/// Writes `swarm.1` and `swarm-<command>[-<sub>].1` for every command of
+/// `cmd` into `dir`, and returns the paths written.
+fn write_man_pages(dir: &Path, mut cmd: Command) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Io {
         what: format!("create {}", dir.display()),
         source,
     })?;
-    let mut cmd = Cli::command();
     // Building spreads the global options into every command, so each
     // page lists them.
     cmd.build();
