@@ -12,7 +12,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init, store};
-use super::{completions, help, reload};
+use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 
 // clap can give subcommands only one heading, so the Python tool's
@@ -42,7 +42,7 @@ Every command of the Python Claude Swarm CLI also works under its old name
 #[derive(Debug, Parser)]
 #[command(
     name = "swarm",
-    version = super::version::VERSION,
+    version = build_info::VERSION,
     about,
     long_about = "Run several AI coding agents side by side in tmux on one project: \
                   swarm finds the agent panes, gives each a stable id, and lets them \

@@ -10,6 +10,7 @@ use clap::{Args, ValueEnum};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
+use crate::cli::build_info::VERSION;
 use crate::cli::output::Output;
 
 /// Where to update from.
@@ -41,12 +42,11 @@ pub(super) fn run(out: &Output, args: &ReloadArgs) -> Result<ExitCode> {
 }
 
 fn text(source: Source, built_from: &Path) -> String {
-    let version = crate::cli::version::VERSION;
     let present = built_from.join("Cargo.toml").is_file();
     // A build from the published package has no `.git`: update from there.
     let clone = built_from.join(".git").exists();
     let mut s = format!(
-        "swarm {version} is one compiled binary: there is no cache to clear and nothing to \
+        "swarm {VERSION} is one compiled binary: there is no cache to clear and nothing to \
          reload in place.\nNothing was changed. To update swarm, build and install it again \
          from its source:\n\n"
     );
