@@ -10,7 +10,8 @@ use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
-use crate::cli::messaging::msg::{SentJson, exit_code, rate_limit_note};
+use crate::cli::messaging::msg::{exit_code, rate_limit_note};
+use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]

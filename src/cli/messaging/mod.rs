@@ -6,4 +6,5 @@ pub(crate) mod message_input;
 pub(crate) mod msg;
 pub(crate) mod onboard;
 pub(crate) mod redeliver;
+pub(crate) mod sent_json;
 pub(crate) mod watch;

@@ -1,10 +1,9 @@
 //! `swarm msg AGENT TYPE CONTENT...` (alias `send-message`).
 
 use clap::Args;
-use serde::Serialize;
 
 use crate::domain::message::MessageType;
-use crate::domain::{AgentId, validate};
+use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::messaging::message_log::{Outcome, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
@@ -12,6 +11,7 @@ use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
+use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
@@ -37,47 +37,6 @@ pub(crate) struct MsgArgs {
     /// Print the message and its delivery outcome as JSON
     #[arg(long)]
     json: bool,
-}
-
-/// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
-#[derive(Serialize)]
-pub(crate) struct SentJson<'a> {
-    msg_id: &'a str,
-    sender: &'a str,
-    recipients: &'a [AgentId],
-    msg_type: &'a str,
-    content: &'a str,
-    timestamp: String,
-    outcomes: serde_json::Map<String, serde_json::Value>,
-    delivered: usize,
-    queued: usize,
-    rate_limited_for_seconds: Option<u64>,
-    body_file: Option<String>,
-}
-
-impl<'a> SentJson<'a> {
-    /// The JSON view of a report.
-    pub(crate) fn new(report: &'a SendReport) -> SentJson<'a> {
-        let m = &report.message;
-        let outcomes = report
-            .outcomes
-            .iter()
-            .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
-            .collect();
-        SentJson {
-            msg_id: m.msg_id.as_str(),
-            sender: m.sender.as_str(),
-            recipients: &m.recipients,
-            msg_type: m.msg_type.as_str(),
-            content: &m.content,
-            timestamp: m.created.utc_iso(),
-            outcomes,
-            delivered: report.delivered(),
-            queued: report.outcomes.len() - report.delivered(),
-            rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
-            body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
-        }
-    }
 }
 
 /// The exit code of a send: 6 when rate limited, 7 when anyone's copy was

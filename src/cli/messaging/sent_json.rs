@@ -1,0 +1,48 @@
+//! The JSON view of a sent message and its outcomes, printed by
+//! `swarm msg --json` and `swarm broadcast --json`.
+
+use serde::Serialize;
+
+use crate::domain::AgentId;
+use crate::messaging::SendReport;
+
+/// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
+#[derive(Serialize)]
+pub(crate) struct SentJson<'a> {
+    msg_id: &'a str,
+    sender: &'a str,
+    recipients: &'a [AgentId],
+    msg_type: &'a str,
+    content: &'a str,
+    timestamp: String,
+    outcomes: serde_json::Map<String, serde_json::Value>,
+    delivered: usize,
+    queued: usize,
+    rate_limited_for_seconds: Option<u64>,
+    body_file: Option<String>,
+}
+
+impl<'a> SentJson<'a> {
+    /// The JSON view of a report.
+    pub(crate) fn new(report: &'a SendReport) -> SentJson<'a> {
+        let m = &report.message;
+        let outcomes = report
+            .outcomes
+            .iter()
+            .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
+            .collect();
+        SentJson {
+            msg_id: m.msg_id.as_str(),
+            sender: m.sender.as_str(),
+            recipients: &m.recipients,
+            msg_type: m.msg_type.as_str(),
+            content: &m.content,
+            timestamp: m.created.utc_iso(),
+            outcomes,
+            delivered: report.delivered(),
+            queued: report.outcomes.len() - report.delivered(),
+            rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
+            body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
+        }
+    }
+}
