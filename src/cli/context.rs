@@ -71,6 +71,16 @@ impl Context {
         })
     }
 
+    /// The project's name, for titles (`COORDINATION.md`'s): the root
+    /// directory's name.
+    pub(super) fn project_name(&self) -> String {
+        self.paths
+            .root()
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "project".into())
+    }
+
     /// The config, loaded from the project root on first use.
     pub(super) fn config(&self) -> Result<&Config> {
         Ok(&self.loaded_config()?.config)

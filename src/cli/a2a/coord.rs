@@ -36,12 +36,3 @@ pub(crate) fn run(ctx: &Context, args: &CoordArgs) -> Result<ExitCode> {
         CoordCommand::Init(a) => init::run(ctx, a),
     }
 }
-
-/// The project's name, for the file's title: the root directory's name.
-fn project_name(ctx: &Context) -> String {
-    ctx.paths
-        .root()
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "project".into())
-}

@@ -6,7 +6,6 @@ use crate::a2a::coordination;
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
-use super::project_name;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm coord add`.
@@ -26,7 +25,7 @@ pub(super) struct AddArgs {
 pub(super) fn run(ctx: &Context, args: &AddArgs) -> Result<ExitCode> {
     let added = coordination::add(
         ctx.backend()?.a2a.as_ref(),
-        &project_name(ctx),
+        &ctx.project_name(),
         &args.section,
         &args.text.join(" "),
     )?;

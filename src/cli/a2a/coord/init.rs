@@ -7,7 +7,6 @@ use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 use crate::support::time;
 
-use super::project_name;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm coord init`.
@@ -24,7 +23,7 @@ pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let date = time::now().format("%Y-%m-%d").to_string();
     let path = coordination::init(
         ctx.backend()?.a2a.as_ref(),
-        &project_name(ctx),
+        &ctx.project_name(),
         &date,
         args.force,
     )?;
