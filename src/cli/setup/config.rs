@@ -1,6 +1,7 @@
 //! `swarm config`: write, show, check and edit the configuration.
 
 mod edit;
+mod file_arg;
 mod init;
 mod show;
 mod validate;

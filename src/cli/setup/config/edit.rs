@@ -13,7 +13,7 @@ use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
 
-use super::init::absolute;
+use super::file_arg::absolute;
 use crate::cli::context::Context;
 use crate::cli::output::Output;
 

@@ -1,13 +1,14 @@
 //! `swarm config init`: write the default configuration, commented.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::Args;
 
 use crate::config::{self, Format};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
+use super::file_arg::absolute;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm config init`.
@@ -49,13 +50,4 @@ pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
         ));
     }
     Ok(ExitCode::Success)
-}
-
-/// `path` made absolute against the current directory (for messages; the
-/// file is the same either way).
-pub(super) fn absolute(path: &Path) -> Result<PathBuf> {
-    std::path::absolute(path).map_err(|source| Error::Io {
-        what: format!("resolve {}", path.display()),
-        source,
-    })
 }

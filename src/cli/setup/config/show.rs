@@ -10,7 +10,7 @@ use crate::config::{self, LoadedConfig, Origin, schema};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
-use super::init::absolute;
+use super::file_arg::absolute;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm config show`.

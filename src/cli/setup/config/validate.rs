@@ -9,7 +9,7 @@ use crate::config::{self, Origin};
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
 
-use super::init::absolute;
+use super::file_arg::absolute;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm config validate`.
