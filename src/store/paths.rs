@@ -22,6 +22,12 @@ impl Paths {
         &self.root
     }
 
+    /// `path` as a message names it: relative to the root when it lies
+    /// under it (`ACTIVE_AGENTS.json`, `.agent_locks/<name>`), else whole.
+    pub(crate) fn relative<'a>(&self, path: &'a Path) -> &'a Path {
+        path.strip_prefix(&self.root).unwrap_or(path)
+    }
+
     /// Lines for a `.gitignore` that keep every state file swarm may write
     /// out of `git status` (the config file and `COORDINATION.md` are
     /// meant to be shared, so they are not among them).
@@ -180,6 +186,17 @@ mod tests {
         assert_eq!(p.memory_dir(), Path::new("/p/.agent_memory"));
         assert_eq!(p.contexts(), Path::new("/p/CONTEXTS.json"));
         assert_eq!(p.conflict_log(), Path::new("/p/CONFLICT_LOG.json"));
+    }
+
+    #[test]
+    fn state_files_are_named_relative_to_the_root() {
+        let p = Paths::new("/p");
+        assert_eq!(p.relative(&p.registry()), Path::new("ACTIVE_AGENTS.json"));
+        assert_eq!(
+            p.relative(&p.locks_dir().join("x.lock")),
+            Path::new(".agent_locks/x.lock")
+        );
+        assert_eq!(p.relative(Path::new("/q/a")), Path::new("/q/a"));
     }
 
     #[test]

@@ -110,7 +110,10 @@ fn saved_to(ctx: &Context) -> Result<String> {
     Ok(if backend.shared_host().is_some() {
         backend.registry.location()
     } else {
-        "ACTIVE_AGENTS.json".to_owned()
+        ctx.paths
+            .relative(&ctx.paths.registry())
+            .display()
+            .to_string()
     })
 }
 

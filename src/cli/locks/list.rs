@@ -2,6 +2,8 @@
 //! changing anything; `swarm locks --clean` (alias `cleanup-stale-locks`)
 //! removes stale locks and damaged lock files.
 
+use std::path::PathBuf;
+
 use clap::Args;
 use serde::Serialize;
 
@@ -66,7 +68,8 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
             LockEntry::Damaged {
                 file_name, problem, ..
             } => ctx.out.warn(&format!(
-                ".agent_locks/{file_name} is damaged ({}); `swarm locks --clean` removes it",
+                "{} is damaged ({}); `swarm locks --clean` removes it",
+                lock_file(ctx, &file_name).display(),
                 shown(&problem)
             )),
         }
@@ -140,7 +143,11 @@ fn print_clean(
             report.damaged.len()
         ));
         for (name, problem) in &report.damaged {
-            s.push_str(&format!("  .agent_locks/{name} ({})\n", shown(problem)));
+            s.push_str(&format!(
+                "  {} ({})\n",
+                lock_file(ctx, name).display(),
+                shown(problem)
+            ));
         }
     }
     ctx.out.print(&s)?;
@@ -151,4 +158,12 @@ fn print_clean(
         ));
     }
     Ok(ExitCode::Success)
+}
+
+/// A lock file's name as messages give it: under the lock directory,
+/// relative to the root (`.agent_locks/<name>`).
+fn lock_file(ctx: &Context, name: &str) -> PathBuf {
+    ctx.paths
+        .relative(&ctx.paths.locks_dir().join(name))
+        .to_path_buf()
 }
