@@ -15,6 +15,7 @@ mod context;
 mod global_args;
 mod help;
 mod housekeeping;
+mod lazy;
 mod locks;
 mod messaging;
 mod output;
