@@ -24,7 +24,7 @@ use crate::support::time;
 use super::args::{self, MAX_TEXT_CHARS};
 use super::project::Project;
 use super::reply::Reply;
-use super::tools;
+use super::tools::{self, Tool};
 
 /// Runs the tool `name` with arguments already checked against its schema
 /// by `args::parse`.
@@ -33,47 +33,46 @@ pub(super) fn call(
     name: &str,
     raw: Option<serde_json::Map<String, Value>>,
 ) -> Result<Reply> {
-    let Some(def) = tools::find(name) else {
+    let Some(tool) = Tool::find(name) else {
         return Err(Error::Invalid(format!(
             "no tool called {:?}; the tools are: {}",
             sanitize::one_line(name),
-            tools::TOOLS
+            Tool::ALL
                 .iter()
-                .map(|t| t.name)
+                .map(|t| t.name())
                 .collect::<Vec<_>>()
                 .join(", ")
         )));
     };
-    let schema = def.schema();
-    let reply = match def.name {
-        "whoami" => {
+    let schema = tool.schema();
+    let reply = match tool {
+        Tool::Whoami => {
             args::parse::<tools::NoArgs>(&schema, raw)?;
             whoami(project)
         }
-        "list_agents" => {
+        Tool::ListAgents => {
             args::parse::<tools::NoArgs>(&schema, raw)?;
             list_agents(project)
         }
-        "send_message" => send_message(project, args::parse(&schema, raw)?),
-        "broadcast" => broadcast(project, args::parse(&schema, raw)?),
-        "read_messages" => read_messages(project, args::parse(&schema, raw)?),
-        "acknowledge" => acknowledge(project, args::parse(&schema, raw)?),
-        "lock" => lock(project, args::parse(&schema, raw)?),
-        "unlock" => unlock(project, args::parse(&schema, raw)?),
-        "who_holds" => who_holds(project, args::parse(&schema, raw)?),
-        "list_locks" => {
+        Tool::SendMessage => send_message(project, args::parse(&schema, raw)?),
+        Tool::Broadcast => broadcast(project, args::parse(&schema, raw)?),
+        Tool::ReadMessages => read_messages(project, args::parse(&schema, raw)?),
+        Tool::Acknowledge => acknowledge(project, args::parse(&schema, raw)?),
+        Tool::Lock => lock(project, args::parse(&schema, raw)?),
+        Tool::Unlock => unlock(project, args::parse(&schema, raw)?),
+        Tool::WhoHolds => who_holds(project, args::parse(&schema, raw)?),
+        Tool::ListLocks => {
             args::parse::<tools::NoArgs>(&schema, raw)?;
             list_locks(project)
         }
-        "pending_acks" => {
+        Tool::PendingAcks => {
             args::parse::<tools::NoArgs>(&schema, raw)?;
             pending_acks(project)
         }
-        "create_task" => create_task(project, args::parse(&schema, raw)?),
-        "claim_task" => claim_task(project, args::parse(&schema, raw)?),
-        "update_task" => update_task(project, args::parse(&schema, raw)?),
-        "list_tasks" => list_tasks(project, args::parse(&schema, raw)?),
-        other => Err(Error::Invalid(format!("no tool called {other:?}"))),
+        Tool::CreateTask => create_task(project, args::parse(&schema, raw)?),
+        Tool::ClaimTask => claim_task(project, args::parse(&schema, raw)?),
+        Tool::UpdateTask => update_task(project, args::parse(&schema, raw)?),
+        Tool::ListTasks => list_tasks(project, args::parse(&schema, raw)?),
     };
     // As after every command: send ACK retries that fell due.
     housekeeping(project);

@@ -22,7 +22,7 @@ use super::inbox_watch;
 use super::ops;
 use super::project::Project;
 use super::reply::failure;
-use super::tools::TOOLS;
+use super::tools::Tool;
 
 /// The inbox resource: this agent's unread messages.
 pub(super) const INBOX_URI: &str = "swarm://inbox";
@@ -76,7 +76,7 @@ impl ServerHandler for SwarmServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         Ok(ListToolsResult::with_all_items(
-            TOOLS.iter().map(|t| t.tool()).collect(),
+            Tool::ALL.iter().map(|t| t.listed()).collect(),
         ))
     }
 

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::handler::server::tool::schema_for_type;
-use rmcp::model::{JsonObject, Tool, ToolAnnotations};
+use rmcp::model::{JsonObject, ToolAnnotations};
 use rmcp::schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -183,174 +183,151 @@ pub(super) struct ListTasks {
     pub all: bool,
 }
 
-/// One tool: its name, what the model reads about it, and its schema.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ToolDef {
-    /// The name the model calls.
-    pub name: &'static str,
-    /// What it is for, what it returns, what its errors mean.
-    pub description: &'static str,
-    /// True when it changes nothing.
-    pub read_only: bool,
-    schema: fn() -> Arc<JsonObject>,
+/// Declares `Tool`, one variant per tool with the name the model calls,
+/// its argument type, whether it changes nothing and what the model reads
+/// about it, and `Tool::ALL` in the order listed. Each tool is written
+/// once, so the list, the names and the schemas cannot disagree, and
+/// `ops::call` matches on `Tool` with no catch-all: a tool without a
+/// handler does not compile, and a handler for no tool is dead code
+/// (refused by `clippy -D warnings`).
+macro_rules! tools {
+    ($(
+        $(#[doc = $doc:literal])*
+        $variant:ident = $name:literal, $args:ty, read_only: $read_only:literal,
+        $description:literal;
+    )*) => {
+        /// A tool the server offers.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub(super) enum Tool {
+            $($(#[doc = $doc])* $variant,)*
+        }
+
+        impl Tool {
+            /// Every tool, in the order they are listed.
+            pub(super) const ALL: &'static [Tool] = &[$(Tool::$variant,)*];
+
+            /// The name the model calls.
+            pub(super) const fn name(self) -> &'static str {
+                match self {
+                    $(Tool::$variant => $name,)*
+                }
+            }
+
+            /// What it is for, what it returns, what its errors mean.
+            pub(super) const fn description(self) -> &'static str {
+                match self {
+                    $(Tool::$variant => $description,)*
+                }
+            }
+
+            /// True when it changes nothing.
+            pub(super) const fn read_only(self) -> bool {
+                match self {
+                    $(Tool::$variant => $read_only,)*
+                }
+            }
+
+            /// The argument schema, generated from the argument type.
+            pub(super) fn schema(self) -> Arc<JsonObject> {
+                match self {
+                    $(Tool::$variant => schema_for_type::<$args>(),)*
+                }
+            }
+        }
+    };
 }
 
-impl ToolDef {
-    /// The argument schema.
-    pub(super) fn schema(&self) -> Arc<JsonObject> {
-        (self.schema)()
+tools! {
+    /// Who the calling agent is.
+    Whoami = "whoami", NoArgs, read_only: true,
+        "Your identity in the swarm: your agent id, your tmux pane and the project. Other agents \
+        address you by this id. Fails when this session's pane is not a registered agent (the \
+        hint says how to register it).";
+    /// The project's agents.
+    ListAgents = "list_agents", NoArgs, read_only: true,
+        "The agents working on this project: id, status (active, stale, dead), tmux pane and \
+        when each was last seen. Use it to find whom to message.";
+    /// A message to one agent.
+    SendMessage = "send_message", SendMessage, read_only: false,
+        "Send a message to one agent. It is typed into their terminal when it is safe to (their \
+        prompt is idle), otherwise kept in their inbox; either way it is logged and cannot be \
+        lost. Returns the message id and whether it was delivered or queued (and why). With \
+        ack=true the recipient must acknowledge it. Errors: unknown agent, bad type, rate \
+        limited (wait and try later).";
+    /// A message to every other active agent.
+    Broadcast = "broadcast", Broadcast, read_only: false,
+        "Send one message to every other active agent (announcements: a change everyone must \
+        know about, a blocker, a finished piece of work). Returns each recipient's outcome.";
+    /// The caller's unread messages, marked read.
+    ReadMessages = "read_messages", ReadMessages, read_only: false,
+        "Your new (unread) messages, oldest first, and marks exactly the ones returned as read \
+        (call again while `remaining` is above 0). Each has an id, sender, type, time, content, \
+        and `requires_ack` when the sender wants you to call acknowledge with its id.";
+    /// Acknowledging a message.
+    Acknowledge = "acknowledge", Acknowledge, read_only: false,
+        "Acknowledge a message that asked for it (requires_ack), so the sender stops retrying; \
+        they get an ACK message, with your note if you give one. Only the recipient can \
+        acknowledge. Acknowledging twice is harmless.";
+    /// Taking file locks.
+    Lock = "lock", Lock, read_only: false,
+        "Lock files, directories or glob patterns before editing them, so other agents do not \
+        edit them at the same time: all paths are locked or none. Locking your own lock again \
+        refreshes it. When another agent holds one, the error names them: wait_seconds waits \
+        for it, or message them. Release with unlock when done.";
+    /// Releasing file locks.
+    Unlock = "unlock", Unlock, read_only: false,
+        "Release your locks on these paths (when your edit is done). Only your own locks can be \
+        released; the error names the holder otherwise.";
+    /// The locks touching one path.
+    WhoHolds = "who_holds", WhoHolds, read_only: true,
+        "Which locks cover or overlap a path (its own lock, a directory above it, a pattern \
+        matching it, locks below it), with holder, reason and age. Changes nothing.";
+    /// Every lock.
+    ListLocks = "list_locks", NoArgs, read_only: true,
+        "Every lock in the project, with holder, reason, age and whether it is stale.";
+    /// Messages waiting for an acknowledgement.
+    PendingAcks = "pending_acks", NoArgs, read_only: true,
+        "Messages still waiting for an acknowledgement (sender, recipient, retries sent, when \
+        the next retry is due). Your own in the list are ones you should acknowledge.";
+    /// A new task.
+    CreateTask = "create_task", CreateTask, read_only: false,
+        "Create a task (pending, unassigned) that any agent can claim. Returns the task with its \
+        id.";
+    /// Taking a pending task.
+    ClaimTask = "claim_task", ClaimTask, read_only: false,
+        "Take a pending task for yourself: it becomes assigned to you. Exactly one agent wins a \
+        claim; if another was first, the error says who has it. Then move it along with \
+        update_task (working, review, completed).";
+    /// A task's new status or assignee.
+    UpdateTask = "update_task", UpdateTask, read_only: false,
+        "Change a task's status (it must follow the workflow: assigned -> working -> review -> \
+        completed; blocked, failed and cancelled too) or give it to another agent; recorded in \
+        its history under your id. The error lists the statuses allowed next.";
+    /// The open tasks.
+    ListTasks = "list_tasks", ListTasks, read_only: true,
+        "Open tasks, most urgent first (all=true includes finished ones), optionally by status \
+        or assignee: id, objective, status, priority, assignee.";
+}
+
+impl Tool {
+    /// The tool called `name`.
+    pub(super) fn find(name: &str) -> Option<Tool> {
+        Tool::ALL.iter().copied().find(|t| t.name() == name)
     }
 
     /// The tool as listed to the client.
-    pub(super) fn tool(&self) -> Tool {
+    pub(super) fn listed(self) -> rmcp::model::Tool {
         let annotations = ToolAnnotations::new()
-            .read_only(self.read_only)
+            .read_only(self.read_only())
             .destructive(false)
             .open_world(false);
-        Tool::new(
-            Cow::Borrowed(self.name),
-            Cow::Borrowed(self.description),
+        rmcp::model::Tool::new(
+            Cow::Borrowed(self.name()),
+            Cow::Borrowed(self.description()),
             self.schema(),
         )
         .with_annotations(annotations)
     }
-}
-
-const fn def(
-    name: &'static str,
-    description: &'static str,
-    read_only: bool,
-    schema: fn() -> Arc<JsonObject>,
-) -> ToolDef {
-    ToolDef {
-        name,
-        description,
-        read_only,
-        schema,
-    }
-}
-
-/// Every tool, in the order they are listed.
-pub(super) const TOOLS: [ToolDef; 15] = [
-    def(
-        "whoami",
-        "Your identity in the swarm: your agent id, your tmux pane and the project. Other agents \
-         address you by this id. Fails when this session's pane is not a registered agent (the \
-         hint says how to register it).",
-        true,
-        schema_for_type::<NoArgs>,
-    ),
-    def(
-        "list_agents",
-        "The agents working on this project: id, status (active, stale, dead), tmux pane and \
-         when each was last seen. Use it to find whom to message.",
-        true,
-        schema_for_type::<NoArgs>,
-    ),
-    def(
-        "send_message",
-        "Send a message to one agent. It is typed into their terminal when it is safe to (their \
-         prompt is idle), otherwise kept in their inbox; either way it is logged and cannot be \
-         lost. Returns the message id and whether it was delivered or queued (and why). With \
-         ack=true the recipient must acknowledge it. Errors: unknown agent, bad type, rate \
-         limited (wait and try later).",
-        false,
-        schema_for_type::<SendMessage>,
-    ),
-    def(
-        "broadcast",
-        "Send one message to every other active agent (announcements: a change everyone must \
-         know about, a blocker, a finished piece of work). Returns each recipient's outcome.",
-        false,
-        schema_for_type::<Broadcast>,
-    ),
-    def(
-        "read_messages",
-        "Your new (unread) messages, oldest first, and marks exactly the ones returned as read \
-         (call again while `remaining` is above 0). Each has an id, sender, type, time, content, \
-         and `requires_ack` when the sender wants you to call acknowledge with its id.",
-        false,
-        schema_for_type::<ReadMessages>,
-    ),
-    def(
-        "acknowledge",
-        "Acknowledge a message that asked for it (requires_ack), so the sender stops retrying; \
-         they get an ACK message, with your note if you give one. Only the recipient can \
-         acknowledge. Acknowledging twice is harmless.",
-        false,
-        schema_for_type::<Acknowledge>,
-    ),
-    def(
-        "lock",
-        "Lock files, directories or glob patterns before editing them, so other agents do not \
-         edit them at the same time: all paths are locked or none. Locking your own lock again \
-         refreshes it. When another agent holds one, the error names them: wait_seconds waits \
-         for it, or message them. Release with unlock when done.",
-        false,
-        schema_for_type::<Lock>,
-    ),
-    def(
-        "unlock",
-        "Release your locks on these paths (when your edit is done). Only your own locks can be \
-         released; the error names the holder otherwise.",
-        false,
-        schema_for_type::<Unlock>,
-    ),
-    def(
-        "who_holds",
-        "Which locks cover or overlap a path (its own lock, a directory above it, a pattern \
-         matching it, locks below it), with holder, reason and age. Changes nothing.",
-        true,
-        schema_for_type::<WhoHolds>,
-    ),
-    def(
-        "list_locks",
-        "Every lock in the project, with holder, reason, age and whether it is stale.",
-        true,
-        schema_for_type::<NoArgs>,
-    ),
-    def(
-        "pending_acks",
-        "Messages still waiting for an acknowledgement (sender, recipient, retries sent, when \
-         the next retry is due). Your own in the list are ones you should acknowledge.",
-        true,
-        schema_for_type::<NoArgs>,
-    ),
-    def(
-        "create_task",
-        "Create a task (pending, unassigned) that any agent can claim. Returns the task with its \
-         id.",
-        false,
-        schema_for_type::<CreateTask>,
-    ),
-    def(
-        "claim_task",
-        "Take a pending task for yourself: it becomes assigned to you. Exactly one agent wins a \
-         claim; if another was first, the error says who has it. Then move it along with \
-         update_task (working, review, completed).",
-        false,
-        schema_for_type::<ClaimTask>,
-    ),
-    def(
-        "update_task",
-        "Change a task's status (it must follow the workflow: assigned -> working -> review -> \
-         completed; blocked, failed and cancelled too) or give it to another agent; recorded in \
-         its history under your id. The error lists the statuses allowed next.",
-        false,
-        schema_for_type::<UpdateTask>,
-    ),
-    def(
-        "list_tasks",
-        "Open tasks, most urgent first (all=true includes finished ones), optionally by status \
-         or assignee: id, objective, status, priority, assignee.",
-        true,
-        schema_for_type::<ListTasks>,
-    ),
-];
-
-/// The tool called `name`.
-pub(super) fn find(name: &str) -> Option<&'static ToolDef> {
-    TOOLS.iter().find(|t| t.name == name)
 }
 
 #[cfg(test)]
@@ -359,21 +336,21 @@ mod tests {
 
     #[test]
     fn every_tool_has_an_object_schema_without_references() {
-        for t in &TOOLS {
+        for t in Tool::ALL {
             let s = t.schema();
             assert_eq!(
                 s.get("type").and_then(|v| v.as_str()),
                 Some("object"),
                 "{}",
-                t.name
+                t.name()
             );
             let text = serde_json::to_string(&*s).expect("json");
-            assert!(!text.contains("$ref"), "{}: {text}", t.name);
-            assert!(t.description.len() > 40, "{}", t.name);
+            assert!(!text.contains("$ref"), "{}: {text}", t.name());
+            assert!(t.description().len() > 40, "{}", t.name());
         }
-        let mut names: Vec<&str> = TOOLS.iter().map(|t| t.name).collect();
+        let mut names: Vec<&str> = Tool::ALL.iter().map(|t| t.name()).collect();
         names.sort_unstable();
         names.dedup();
-        assert_eq!(names.len(), TOOLS.len());
+        assert_eq!(names.len(), Tool::ALL.len());
     }
 }

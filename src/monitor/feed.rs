@@ -9,8 +9,9 @@ use ratatui::text::Line;
 use crate::domain::AgentId;
 use crate::support::sanitize;
 
+use super::feed_message::{AckMark, FeedMessage};
 use super::palette::{TypeColor, type_color};
-use super::state::{AckMark, FeedMessage, MonitorState};
+use super::state::MonitorState;
 use super::text;
 
 /// Rows one message takes at most; longer ones end with a marker.

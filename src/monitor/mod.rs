@@ -3,8 +3,11 @@
 //! streaming form. The state and the drawing are pure; `session` owns the
 //! event loop's inputs and `tui` the terminal.
 
+mod changes;
 mod feed;
+mod feed_message;
 mod filter;
+mod keys;
 mod layout;
 mod palette;
 mod plain;
@@ -15,12 +18,13 @@ mod text;
 mod tui;
 mod worker;
 
+pub(crate) use feed_message::FeedMessage;
 pub(crate) use filter::{BaseFilter, parse_duration};
 pub(crate) use palette::{TypeColor, type_color};
 pub(crate) use plain::{message_line, status_line};
 pub use render::render;
 pub(crate) use session::{Session, Update};
+pub(crate) use state::Level;
 pub use state::MonitorState;
-pub(crate) use state::{FeedMessage, Level};
 pub(crate) use tui::run as run_tui;
 pub(crate) use worker::{Report, WorkerSetup};

@@ -6,7 +6,7 @@
 
 use chrono::{DateTime, FixedOffset, Utc};
 
-use super::state::FeedMessage;
+use super::feed_message::FeedMessage;
 use crate::domain::AgentId;
 use crate::support::sanitize;
 

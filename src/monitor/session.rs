@@ -11,19 +11,18 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use crate::acks::{self, PendingEntry};
-use crate::agents::registry::Registry;
+use crate::acks;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
 use crate::messaging::log_store::LogFollower;
-use crate::messaging::message_log::Record;
 use crate::store::Paths;
 use crate::support::sys;
 use crate::support::time;
 
+use super::changes::Changes;
 use super::state::Level;
 use super::worker::{Job, Report, Worker, WorkerSetup, failed};
-use crate::snapshot::{self as status, LockView};
+use crate::snapshot as status;
 use crate::snapshot::{Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
@@ -47,17 +46,9 @@ pub(crate) enum Event {
 /// Everything that happened since the last wake-up, with the files that
 /// changed already read.
 #[derive(Debug, Default)]
-pub struct Update {
-    /// New log records.
-    pub records: Vec<Record>,
-    /// New log lines that could not be read.
-    pub skipped: usize,
-    /// The registry, when it changed (and a note when it is damaged).
-    pub registry: Option<(Option<Registry>, Option<String>)>,
-    /// The locks, when they changed.
-    pub locks: Option<(Vec<LockView>, Option<String>)>,
-    /// The pending acknowledgements, when they changed.
-    pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
+pub(crate) struct Update {
+    /// What was read from the files that changed.
+    pub changes: Changes,
     /// Keys, pastes and resizes, in order.
     pub inputs: Vec<TermEvent>,
     /// Finished jobs.
@@ -68,6 +59,12 @@ pub struct Update {
     pub tick: bool,
     /// A stop signal arrived.
     pub stop: bool,
+}
+
+impl AsMut<Changes> for Update {
+    fn as_mut(&mut self) -> &mut Changes {
+        &mut self.changes
+    }
 }
 
 /// The running core of a monitor.
@@ -125,8 +122,8 @@ impl Session {
             }
         };
         let (tail, batch) = worker.backend.log.follow()?;
-        first.records = batch.records;
-        first.skipped = batch.skipped;
+        first.changes.records = batch.records;
+        first.changes.skipped = batch.skipped;
         let reports = tx.clone();
         let backend = Arc::clone(&worker.backend);
         let worker = Worker::spawn(worker, move |r| {
@@ -231,8 +228,8 @@ impl Session {
             // next change or tick tries again.
             match self.tail.read_new() {
                 Ok(batch) => {
-                    update.records.extend(batch.records);
-                    update.skipped += batch.skipped;
+                    update.changes.records.extend(batch.records);
+                    update.changes.skipped += batch.skipped;
                 }
                 Err(e) => update
                     .notes
@@ -240,13 +237,13 @@ impl Session {
             }
         }
         if dirty.registry {
-            update.registry = Some(status::read_registry(self.backend.registry.as_ref()));
+            update.changes.registry = Some(status::read_registry(self.backend.registry.as_ref()));
         }
         if dirty.locks {
-            update.locks = Some(status::read_locks(&*self.backend.locks));
+            update.changes.locks = Some(status::read_locks(&*self.backend.locks));
         }
         if dirty.acks {
-            update.acks = Some(status::read_acks(&*self.backend.acks));
+            update.changes.acks = Some(status::read_acks(&*self.backend.acks));
         }
     }
 

@@ -1,152 +1,32 @@
-//! `MonitorState`: everything the live view shows and how keys change it.
-//! Pure data: it is fed log records, file snapshots, the time and key
-//! presses, and answers with what to do (quit, send a message); it never
-//! reads a file, a clock or the terminal itself, so every screen can be
-//! built in a test.
+//! `MonitorState`: everything the live view shows, and how what was read
+//! changes it (how keys change it is in `keys.rs`). Pure data: it is fed
+//! log records, file snapshots, the time and key presses, and answers
+//! with what to do (quit, send a message); it never reads a file, a clock
+//! or the terminal itself, so every screen can be built in a test.
 
 use std::collections::{HashMap, VecDeque};
 
 use chrono::{DateTime, FixedOffset, Utc};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 
-use crate::acks::{self, PendingEntry};
+use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
-use crate::domain::message::{self, BUILTIN_TYPES, Message, MessageType};
-use crate::domain::validate;
-use crate::domain::{AgentId, Timestamp};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::message_log::{Outcome, Record, Status as Delivery};
+use crate::domain::message::{Message, MessageType};
+use crate::messaging::message_log::{Outcome, Record};
+use crate::snapshot::{LockView, Status};
 use crate::support::sanitize;
 
+use super::changes::Changes;
 use super::feed;
+use super::feed_message::{AckMark, Activity, FeedMessage, logged_at};
 use super::filter::{BaseFilter, ViewFilter};
 use super::layout;
-use super::session::Update;
-use crate::snapshot::{LockView, Status};
 
 /// Messages kept for the feed unless told otherwise.
 pub(crate) const DEFAULT_CAPACITY: usize = 100;
 
 /// How long a notice stays in the footer.
 const NOTICE_SECONDS: i64 = 10;
-
-/// What became of a request for an acknowledgement, as far as the log
-/// tells.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AckMark {
-    /// The message did not ask for one.
-    NotAsked,
-    /// It asked; whether it still waits is in the pending list.
-    Asked,
-    /// The recipient acknowledged it.
-    Acknowledged,
-    /// Nobody acknowledged it and it was escalated to every agent.
-    Escalated,
-}
-
-/// One message in the feed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FeedMessage {
-    /// The message.
-    pub(crate) message: Message,
-    /// When it was logged, if its line's time could be read.
-    pub when: Option<DateTime<Utc>>,
-    /// Delivery per recipient, `None` until an outcome is known.
-    pub outcomes: Vec<(String, Option<Delivery>)>,
-    /// The content made safe to draw (controls removed) and without the
-    /// acknowledgement marker, which the feed shows as a tag.
-    pub body: String,
-    /// Lowercased sender, recipients, type and body, for `/`.
-    pub haystack: String,
-    /// Acknowledgement state.
-    pub ack: AckMark,
-}
-
-/// When a message was logged, as the feed shows it: not known for a line
-/// whose time did not parse, which carries the Unix epoch instead
-/// (docs/FORMATS.md).
-fn logged_at(message: &Message) -> Option<DateTime<Utc>> {
-    (message.created != Timestamp::UNIX_EPOCH).then(|| message.created.utc())
-}
-
-impl FeedMessage {
-    /// Prepares a logged message for the feed.
-    pub fn new(logged: LoggedMessage) -> FeedMessage {
-        let m = logged.message();
-        let when = logged_at(m);
-        let marker = acks::marker(m.msg_id.as_str());
-        let asked = m.requires_ack || m.content.starts_with(&marker);
-        let content = m
-            .content
-            .strip_prefix(&marker)
-            .map(str::trim_start)
-            .unwrap_or(&m.content);
-        let body = sanitize::strip_controls(content).replace('\t', "    ");
-        // swarm logs a message before delivering it (no verdict yet) and
-        // its outcome afterwards as a delivery record; only
-        // the Python tool's lines (naive local times, no offset) carry the
-        // real outcome in `delivery_status`.
-        let outcome_in_line = DateTime::parse_from_rfc3339(logged.timestamp()).is_err();
-        let outcomes = m
-            .recipients
-            .iter()
-            .map(|r| {
-                let known = logged
-                    .delivery_status()
-                    .get(r.as_str())
-                    .and_then(|v| v.as_bool())
-                    .filter(|_| outcome_in_line);
-                let status = known.map(|d| {
-                    if d {
-                        Delivery::Delivered
-                    } else {
-                        Delivery::Queued
-                    }
-                });
-                (r.to_string(), status)
-            })
-            .collect();
-        let recipients: Vec<&str> = m.recipients.iter().map(AgentId::as_str).collect();
-        let haystack = format!(
-            "{} {} {} {}",
-            m.sender,
-            recipients.join(" "),
-            m.msg_type.as_str(),
-            body
-        )
-        .to_lowercase();
-        FeedMessage {
-            when,
-            outcomes,
-            body,
-            haystack,
-            ack: if asked {
-                AckMark::Asked
-            } else {
-                AckMark::NotAsked
-            },
-            message: logged.into_message(),
-        }
-    }
-
-    /// Recipients whose copy waits in their inbox.
-    pub fn queued(&self) -> usize {
-        self.outcomes
-            .iter()
-            .filter(|(_, o)| *o == Some(Delivery::Queued))
-            .count()
-    }
-}
-
-/// The latest message an agent sent.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Activity {
-    /// When.
-    pub at: Option<DateTime<Utc>>,
-    /// Its type.
-    pub msg_type: String,
-}
 
 /// How serious a notice is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -489,13 +369,15 @@ impl MonitorState {
         self.status.acks = acks;
     }
 
-    /// Takes the log records and status files out of a session update;
-    /// returns the problems found reading them, for the caller to show.
+    /// Takes the log records and status files out of a session update
+    /// (anything that lends its `Changes`); returns the problems found
+    /// reading them, for the caller to show.
     pub fn absorb(
         &mut self,
-        update: &mut Update,
+        update: &mut impl AsMut<Changes>,
         added: Option<&mut dyn FnMut(&FeedMessage)>,
     ) -> Vec<(Level, String)> {
+        let update = update.as_mut();
         let mut problems = Vec::new();
         self.ingest(std::mem::take(&mut update.records), added);
         if update.skipped > 0 {
@@ -544,20 +426,20 @@ impl MonitorState {
         u16::try_from(rows).unwrap_or(u16::MAX)
     }
 
-    fn areas(&self) -> layout::Areas {
+    pub(super) fn areas(&self) -> layout::Areas {
         let (w, h) = self.viewport;
         layout::areas(Rect::new(0, 0, w, h), self.status_rows())
     }
 
-    fn feed_width(&self) -> u16 {
+    pub(super) fn feed_width(&self) -> u16 {
         self.areas().feed.width
     }
 
-    fn page(&self) -> usize {
+    pub(super) fn page(&self) -> usize {
         self.areas().page().max(1)
     }
 
-    fn max_scroll(&self) -> usize {
+    pub(super) fn max_scroll(&self) -> usize {
         let width = self.feed_width();
         let total: usize = self
             .visible()
@@ -566,293 +448,21 @@ impl MonitorState {
         total.saturating_sub(self.page())
     }
 
-    fn scroll_by(&mut self, up: isize) {
+    pub(super) fn scroll_by(&mut self, up: isize) {
         let max = self.max_scroll();
         let now = self.scroll.min(max);
         self.scroll = now.saturating_add_signed(up).min(max);
     }
-
-    /// Handles a key press.
-    pub fn handle_key(&mut self, key: KeyEvent) -> Action {
-        if key.kind == KeyEventKind::Release {
-            return Action::None;
-        }
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        if ctrl && key.code == KeyCode::Char('c') {
-            return Action::Quit;
-        }
-        match self.mode.clone() {
-            Mode::Normal => self.normal_key(key.code),
-            Mode::Help => {
-                self.mode = Mode::Normal;
-                Action::None
-            }
-            Mode::Search { before } => {
-                match key.code {
-                    KeyCode::Enter => self.mode = Mode::Normal,
-                    KeyCode::Esc => {
-                        self.view.text = before;
-                        self.mode = Mode::Normal;
-                    }
-                    KeyCode::Backspace => {
-                        self.view.text.pop();
-                    }
-                    KeyCode::Char('u') if ctrl => self.view.text.clear(),
-                    KeyCode::Char(c) if !ctrl => self.view.text.push(c),
-                    _ => {}
-                }
-                self.scroll = 0;
-                Action::None
-            }
-            Mode::Compose(compose) => self.compose_key(compose, key.code, ctrl),
-        }
-    }
-
-    /// Handles pasted text: it goes into whatever is being typed.
-    pub fn handle_paste(&mut self, text: &str) {
-        match &mut self.mode {
-            Mode::Search { .. } => {
-                self.view.text.push_str(&sanitize::one_line(text));
-                self.scroll = 0;
-            }
-            Mode::Compose(c) => match c.step {
-                ComposeStep::To => c.to.push_str(sanitize::one_line(text).trim()),
-                ComposeStep::Type => c.msg_type.push_str(sanitize::one_line(text).trim()),
-                // A message may have several lines.
-                ComposeStep::Text => c.text.push_str(&sanitize::strip_controls(text)),
-            },
-            Mode::Normal | Mode::Help => {}
-        }
-    }
-
-    fn normal_key(&mut self, code: KeyCode) -> Action {
-        let page = self.page() as isize;
-        match code {
-            KeyCode::Char('q') | KeyCode::Esc => return Action::Quit,
-            KeyCode::Char('?') => self.mode = Mode::Help,
-            KeyCode::Up | KeyCode::Char('k') => self.scroll_by(1),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll_by(-1),
-            KeyCode::PageUp => self.scroll_by(page),
-            KeyCode::PageDown => self.scroll_by(-page),
-            KeyCode::Home | KeyCode::Char('g') => self.scroll = self.max_scroll(),
-            KeyCode::End | KeyCode::Char('G') => self.scroll = 0,
-            KeyCode::Char('/') => {
-                self.mode = Mode::Search {
-                    before: self.view.text.clone(),
-                }
-            }
-            KeyCode::Char('t') => {
-                self.view.msg_type = next_in(&self.types_present(), self.view.msg_type.as_deref());
-                self.scroll = 0;
-            }
-            KeyCode::Char('a') => {
-                self.view.agent = next_in(&self.agents_known(), self.view.agent.as_deref());
-                self.scroll = 0;
-            }
-            KeyCode::Char('c') => {
-                self.view = ViewFilter::default();
-                self.scroll = 0;
-            }
-            KeyCode::Char('m') => {
-                self.mode = Mode::Compose(Compose {
-                    step: ComposeStep::To,
-                    to: self.view.agent.clone().unwrap_or_default(),
-                    msg_type: String::new(),
-                    text: String::new(),
-                    error: None,
-                })
-            }
-            _ => {}
-        }
-        Action::None
-    }
-
-    fn compose_key(&mut self, mut c: Compose, code: KeyCode, ctrl: bool) -> Action {
-        let field = match c.step {
-            ComposeStep::To => &mut c.to,
-            ComposeStep::Type => &mut c.msg_type,
-            ComposeStep::Text => &mut c.text,
-        };
-        match code {
-            KeyCode::Esc => {
-                self.mode = Mode::Normal;
-                return Action::None;
-            }
-            KeyCode::Backspace => {
-                field.pop();
-            }
-            KeyCode::Char('u') if ctrl => field.clear(),
-            KeyCode::Char(ch) if !ctrl => field.push(ch),
-            KeyCode::Tab => {
-                let options = match c.step {
-                    ComposeStep::To => {
-                        let mut o = vec!["all".to_owned()];
-                        o.extend(self.agents_registered());
-                        o
-                    }
-                    ComposeStep::Type => self.known_types.clone(),
-                    ComposeStep::Text => Vec::new(),
-                };
-                if let Some(next) = complete(&options, field) {
-                    *field = next;
-                }
-            }
-            KeyCode::Enter => {
-                c.error = None;
-                match c.step {
-                    ComposeStep::To => {
-                        let to = c.to.trim().to_owned();
-                        if to.eq_ignore_ascii_case("all") {
-                            c.to = "all".into();
-                            c.step = ComposeStep::Type;
-                        } else {
-                            match validate::agent_id(&to) {
-                                Ok(id) => {
-                                    c.to = id;
-                                    c.step = ComposeStep::Type;
-                                }
-                                Err(e) => c.error = Some(e.to_string()),
-                            }
-                        }
-                    }
-                    ComposeStep::Type => {
-                        let input = if c.msg_type.trim().is_empty() {
-                            "INFO"
-                        } else {
-                            c.msg_type.as_str()
-                        };
-                        let custom: Vec<String> = self
-                            .known_types
-                            .iter()
-                            .filter(|t| !BUILTIN_TYPES.contains(&t.as_str()))
-                            .cloned()
-                            .collect();
-                        match MessageType::parse(input, &custom) {
-                            Ok(t) => {
-                                c.msg_type = t.as_str().to_owned();
-                                c.step = ComposeStep::Text;
-                            }
-                            // The full list does not fit a footer; Tab
-                            // goes through it.
-                            Err(_) => {
-                                c.error = Some(format!(
-                                    "unknown type {:?} (Tab goes through the types)",
-                                    input.trim()
-                                ))
-                            }
-                        }
-                    }
-                    ComposeStep::Text => match message::clean_content(&c.text) {
-                        Ok(content) => {
-                            self.mode = Mode::Normal;
-                            self.notify(
-                                Level::Info,
-                                &format!("sending {} to {}...", c.msg_type, c.to),
-                            );
-                            return Action::Send(Outgoing {
-                                to: c.to,
-                                msg_type: c.msg_type,
-                                content,
-                            });
-                        }
-                        Err(e) => c.error = Some(e.to_string()),
-                    },
-                }
-            }
-            _ => {}
-        }
-        self.mode = Mode::Compose(c);
-        Action::None
-    }
-
-    /// Types of the kept messages, built-in ones in their usual order
-    /// first.
-    fn types_present(&self) -> Vec<String> {
-        let mut types: Vec<String> = Vec::new();
-        for m in &self.messages {
-            let t = m.message.msg_type.as_str();
-            if !types.iter().any(|known| known == t) {
-                types.push(t.to_owned());
-            }
-        }
-        types.sort_by_key(|t| {
-            (
-                BUILTIN_TYPES
-                    .iter()
-                    .position(|b| b == t)
-                    .unwrap_or(BUILTIN_TYPES.len()),
-                t.clone(),
-            )
-        });
-        types
-    }
-
-    fn agents_registered(&self) -> Vec<String> {
-        let mut ids: Vec<String> = self
-            .status
-            .registry
-            .iter()
-            .flat_map(|r| r.agents.iter().map(|a| a.id.to_string()))
-            .collect();
-        ids.sort_by_key(|id| agent_sort_key(id));
-        ids
-    }
-
-    /// Registered agents and everyone who sent or received a kept
-    /// message.
-    fn agents_known(&self) -> Vec<String> {
-        let mut ids = self.agents_registered();
-        for m in &self.messages {
-            for id in std::iter::once(&m.message.sender).chain(&m.message.recipients) {
-                if id != "all" && !ids.iter().any(|known| id == known.as_str()) {
-                    ids.push(id.to_string());
-                }
-            }
-        }
-        ids.sort_by_key(|id| agent_sort_key(id));
-        ids
-    }
-}
-
-/// `agent-2` before `agent-10`.
-fn agent_sort_key(id: &str) -> (String, u64, String) {
-    match validate::agent_number(id) {
-        Some(n) => ("agent-".into(), n, String::new()),
-        None => (id.to_owned(), 0, id.to_owned()),
-    }
-}
-
-/// The option after `current`, or the first; `None` after the last (so
-/// cycling comes back to "no filter").
-fn next_in(options: &[String], current: Option<&str>) -> Option<String> {
-    match current {
-        None => options.first().cloned(),
-        Some(cur) => options
-            .iter()
-            .position(|o| o == cur)
-            .and_then(|i| options.get(i + 1))
-            .cloned(),
-    }
-}
-
-/// Tab completion: the first option starting with what was typed; when
-/// what was typed is an option already, the next one.
-fn complete(options: &[String], typed: &str) -> Option<String> {
-    if let Some(i) = options.iter().position(|o| o.eq_ignore_ascii_case(typed)) {
-        return options.get((i + 1) % options.len()).cloned();
-    }
-    let lower = typed.to_lowercase();
-    options
-        .iter()
-        .find(|o| o.to_lowercase().starts_with(&lower))
-        .cloned()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::acks;
+    use crate::domain::AgentId;
     use crate::messaging::message_log::DeliveryRecord;
     use crate::support::time;
+    use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn key(code: KeyCode) -> KeyEvent {
         KeyEvent::new(code, KeyModifiers::NONE)

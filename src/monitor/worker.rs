@@ -59,7 +59,7 @@ pub(crate) enum Job {
 
 /// What a job did, as lines for the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Report {
+pub(crate) enum Report {
     /// The outcome of `Job::Send`.
     Sent(Vec<(Level, String)>),
     /// The outcome of `Job::ProcessAcks` (empty when nothing was due).

@@ -13,20 +13,20 @@ use std::path::{Path, PathBuf};
 use notify::event::{EventKind, ModifyKind};
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
-use crate::store::Paths;
+use crate::store::{LogFiles, Paths};
 
 /// Which sources changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Dirty {
-    /// `agent_messages.log` (or its rotated `.old`).
+    /// The message log, live or rotated (`Paths::message_log`).
     pub log: bool,
-    /// `ACTIVE_AGENTS.json`.
+    /// The registry (`Paths::registry`).
     pub registry: bool,
-    /// Anything in `.agent_locks/`.
+    /// Anything in the lock directory (`Paths::locks_dir`).
     pub locks: bool,
-    /// `PENDING_ACKS.json`.
+    /// The pending acknowledgements (`Paths::pending_acks`).
     pub acks: bool,
-    /// `.agent_locks/` itself appeared (it needs a watch of its own).
+    /// The lock directory itself appeared (it needs a watch of its own).
     pub locks_dir: bool,
 }
 
@@ -57,8 +57,47 @@ impl Dirty {
     }
 }
 
+/// The files a watch sorts events by, where `Paths` places them.
+#[derive(Clone, Debug)]
+pub(super) struct Watched {
+    root: PathBuf,
+    locks_dir: PathBuf,
+    log: LogFiles,
+    registry: PathBuf,
+    acks: PathBuf,
+}
+
+impl Watched {
+    /// The watched files of the project laid out by `paths`.
+    pub(super) fn new(paths: &Paths) -> Watched {
+        Watched {
+            root: paths.root().to_owned(),
+            locks_dir: paths.locks_dir(),
+            log: LogFiles::new(paths.message_log()),
+            registry: paths.registry(),
+            acks: paths.pending_acks(),
+        }
+    }
+
+    /// True for the live log, the Python tool's rotated `.old`, and a
+    /// rotated segment (the log's name, a dot and digits) appearing or
+    /// going.
+    fn is_log(&self, path: &Path) -> bool {
+        if path == self.log.current() || path == self.log.old() {
+            return true;
+        }
+        let name = |p: &Path| p.file_name().and_then(|n| n.to_str()).map(str::to_owned);
+        let (Some(file), Some(log)) = (name(path), name(self.log.current())) else {
+            return false;
+        };
+        file.strip_prefix(&log)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .is_some_and(|digits| !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()))
+    }
+}
+
 /// What an event means for the monitor.
-pub(super) fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> Dirty {
+pub(super) fn classify(event: &notify::Event, watched: &Watched) -> Dirty {
     if event.need_rescan() {
         return Dirty::all();
     }
@@ -70,32 +109,25 @@ pub(super) fn classify(event: &notify::Event, root: &Path, locks_dir: &Path) -> 
     }
     let mut dirty = Dirty::default();
     for path in &event.paths {
-        if path == locks_dir {
+        if *path == watched.locks_dir {
             dirty.locks = true;
             dirty.locks_dir = true;
             continue;
         }
         let parent = path.parent();
-        if parent == Some(locks_dir) {
+        if parent == Some(watched.locks_dir.as_path()) {
             dirty.locks = true;
             continue;
         }
-        if parent != Some(root) {
+        if parent != Some(watched.root.as_path()) {
             continue;
         }
-        match path.file_name().and_then(|n| n.to_str()) {
-            Some("agent_messages.log" | "agent_messages.log.old") => dirty.log = true,
-            // A rotated segment appearing or going.
-            Some(n)
-                if n.strip_prefix("agent_messages.log.").is_some_and(|rest| {
-                    !rest.is_empty() && rest.bytes().all(|b| b.is_ascii_digit())
-                }) =>
-            {
-                dirty.log = true
-            }
-            Some("ACTIVE_AGENTS.json") => dirty.registry = true,
-            Some("PENDING_ACKS.json") => dirty.acks = true,
-            _ => {}
+        if watched.is_log(path) {
+            dirty.log = true;
+        } else if *path == watched.registry {
+            dirty.registry = true;
+        } else if *path == watched.acks {
+            dirty.acks = true;
         }
     }
     dirty
@@ -126,11 +158,11 @@ impl FileWatch {
     ) -> Result<FileWatch, notify::Error> {
         let root = paths.root().to_owned();
         let locks_dir = paths.locks_dir();
-        let (r, l) = (root.clone(), locks_dir.clone());
+        let watched = Watched::new(paths);
         let mut watcher =
             notify::recommended_watcher(move |res: notify::Result<notify::Event>| match res {
                 Ok(event) => {
-                    let dirty = classify(&event, &r, &l);
+                    let dirty = classify(&event, &watched);
                     if dirty.any() {
                         on_change(dirty);
                     }
@@ -170,8 +202,8 @@ mod tests {
 
     #[test]
     fn changes_are_sorted_by_source_and_reads_are_not_changes() {
-        let (root, locks) = (Path::new("/p"), Path::new("/p/.agent_locks"));
-        let c = |kind, paths: &[&str]| classify(&event(kind, paths), root, locks);
+        let watched = Watched::new(&Paths::new("/p"));
+        let c = |kind, paths: &[&str]| classify(&event(kind, paths), &watched);
         let modify = EventKind::Modify(ModifyKind::Data(DataChange::Any));
         assert!(c(modify, &["/p/agent_messages.log"]).log);
         assert!(c(modify, &["/p/agent_messages.log.old"]).log);

@@ -33,6 +33,7 @@ use crate::store::{DEFAULT_LOCK_TIMEOUT, StoreError};
 use crate::support::json::{self, Layout};
 
 use super::conn::{Redis, RedisTarget};
+use super::keys::Keys;
 
 /// How long a lock lives when its holder never releases it (a process
 /// killed in the middle of a change): well above any change, below the
@@ -97,47 +98,33 @@ struct Slot {
 /// The swarm's A2A records on Redis.
 pub(crate) struct RedisA2a {
     target: RedisTarget,
+    keys: Keys,
 }
 
 impl RedisA2a {
     /// The records of the swarm at `target`.
     pub(crate) fn new(target: RedisTarget) -> RedisA2a {
-        RedisA2a { target }
-    }
-
-    /// The key of `which`, below the swarm's prefix.
-    fn name(which: Collection) -> &'static str {
-        match which {
-            Collection::Cards => "a2a:cards",
-            Collection::Tasks => "a2a:tasks",
-            Collection::DelegationHistory => "a2a:delegation_history",
-            Collection::Contexts => "a2a:contexts",
-            Collection::Learning => "a2a:learning",
-            Collection::Conflicts => "a2a:conflicts",
+        RedisA2a {
+            keys: target.keys(),
+            target,
         }
     }
 
-    /// The key of `agent`'s memory, below the swarm's prefix (an agent id
-    /// is a plain name: no `:` or `*` gets through).
-    fn memory_name(agent: &AgentId) -> String {
-        format!("a2a:memory:{agent}")
-    }
-
-    /// The full key of `what`, for messages.
-    fn shown(&self, what: &str) -> String {
+    /// Where `key` is, for messages.
+    fn shown(&self, key: &str) -> String {
         format!(
-            "{} (swarm {}) key {{swarm:{}}}:{what}",
+            "{} (swarm {}) key {key}",
             self.target.shown_url(),
-            self.target.name(),
             self.target.name()
         )
     }
 
-    fn slot(r: &Redis, what: &str) -> Slot {
+    /// The value `key` with its lock and where a damaged copy goes.
+    fn slot(key: String) -> Slot {
         Slot {
-            key: r.keys.key(what),
-            lock: r.keys.key(&format!("{what}:lock")),
-            aside: r.keys.damaged(what),
+            lock: Keys::lock_of(&key),
+            aside: Keys::damaged(&key),
+            key,
         }
     }
 
@@ -232,11 +219,11 @@ impl RedisA2a {
     /// On an error nothing is stored and the lock is released.
     fn exclusive<T>(
         &self,
-        what: &str,
+        key: String,
         body: impl FnOnce(&mut Redis, &Slot) -> Result<(Outcome, bool, T), A2aError>,
     ) -> Result<T, A2aError> {
         let mut r = self.target.connect()?;
-        let slot = Self::slot(&r, what);
+        let slot = Self::slot(key);
         let token = self.lock(&mut r, &slot)?;
         match body(&mut r, &slot) {
             Ok((outcome, keep_aside, out)) => {
@@ -253,10 +240,9 @@ impl RedisA2a {
     }
 
     /// One value as stored, `None` when there is none.
-    fn get(&self, what: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key(what);
-        r.query(redis::cmd("GET").arg(&key))
+        r.query(redis::cmd("GET").arg(key))
     }
 }
 
@@ -293,7 +279,7 @@ fn decode_memory(raw: Option<&[u8]>) -> Stored {
 impl A2aStore for RedisA2a {
     fn read(&self, which: Collection) -> Result<Stored, A2aError> {
         // One GET: a value is replaced whole, so it is one version.
-        Ok(decode(which, self.get(Self::name(which))?.as_deref()))
+        Ok(decode(which, self.get(&self.keys.a2a(which))?.as_deref()))
     }
 
     fn update(
@@ -303,7 +289,7 @@ impl A2aStore for RedisA2a {
         change: &mut dyn FnMut(Stored) -> Result<Option<Value>, A2aError>,
     ) -> Result<(), A2aError> {
         let location = self.location(which);
-        self.exclusive(Self::name(which), |r, slot| {
+        self.exclusive(self.keys.a2a(which), |r, slot| {
             let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&slot.key))?;
             let stored = decode(which, raw.as_deref());
             let damaged = match &stored {
@@ -334,17 +320,17 @@ impl A2aStore for RedisA2a {
     }
 
     fn location(&self, which: Collection) -> String {
-        self.shown(Self::name(which))
+        self.shown(&self.keys.a2a(which))
     }
 
     fn read_memory(&self, agent: &AgentId) -> Result<Stored, A2aError> {
         Ok(decode_memory(
-            self.get(&Self::memory_name(agent))?.as_deref(),
+            self.get(&self.keys.memory(agent))?.as_deref(),
         ))
     }
 
     fn clear_memory(&self, agent: &AgentId) -> Result<Cleared, A2aError> {
-        self.exclusive(&Self::memory_name(agent), |r, slot| {
+        self.exclusive(self.keys.memory(agent), |r, slot| {
             let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&slot.key))?;
             Ok(match raw {
                 None => (Outcome::Keep, false, Cleared::Nothing),
@@ -361,12 +347,12 @@ impl A2aStore for RedisA2a {
     }
 
     fn memory_location(&self, agent: &AgentId) -> String {
-        self.shown(&Self::memory_name(agent))
+        self.shown(&self.keys.memory(agent))
     }
 
     fn read_coordination(&self) -> Result<Option<String>, A2aError> {
         Ok(self
-            .get("coordination")?
+            .get(&self.keys.coordination())?
             .map(|b| String::from_utf8_lossy(&b).into_owned()))
     }
 
@@ -374,7 +360,7 @@ impl A2aStore for RedisA2a {
         &self,
         change: &mut dyn FnMut(Option<String>) -> Result<Option<String>, A2aError>,
     ) -> Result<(), A2aError> {
-        self.exclusive("coordination", |r, slot| {
+        self.exclusive(self.keys.coordination(), |r, slot| {
             // Read under the lock: nobody writes between this read and
             // the write, so no entry is ever lost.
             let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&slot.key))?;
@@ -387,7 +373,7 @@ impl A2aStore for RedisA2a {
     }
 
     fn coordination_location(&self) -> String {
-        self.shown("coordination")
+        self.shown(&self.keys.coordination())
     }
 }
 
@@ -417,7 +403,7 @@ mod tests {
         let target = server.target("damaged");
         let store = RedisA2a::new(target.clone());
         let mut r = target.connect().expect("connect");
-        let cards = r.keys.key("a2a:cards");
+        let cards = r.keys.a2a(Collection::Cards);
         r.query::<()>(redis::cmd("SET").arg(&cards).arg("{\"cards\": [1, 2]}"))
             .expect("set");
         assert!(matches!(
@@ -452,13 +438,13 @@ mod tests {
             Stored::Records(serde_json::json!({"a": {"name": "x"}}))
         );
         assert_eq!(
-            aside_values(&mut r, "{swarm:damaged}:a2a:cards:damaged:*"),
+            aside_values(&mut r, &format!("{cards}:damaged:*")),
             ["{\"cards\": [1, 2]}"]
         );
 
         // A damaged memory is moved aside, not deleted.
         let agent = AgentId::numbered(1);
-        let memory = r.keys.key("a2a:memory:agent-1");
+        let memory = r.keys.memory(&agent);
         r.query::<()>(redis::cmd("SET").arg(&memory).arg("{"))
             .expect("set");
         assert!(matches!(
@@ -471,12 +457,9 @@ mod tests {
             "{cleared:?}"
         );
         assert_eq!(store.read_memory(&agent).expect("read"), Stored::Missing);
-        assert_eq!(
-            aside_values(&mut r, "{swarm:damaged}:a2a:memory:agent-1:damaged:*"),
-            ["{"]
-        );
+        assert_eq!(aside_values(&mut r, &format!("{memory}:damaged:*")), ["{"]);
         let locks: Vec<String> = r
-            .query(redis::cmd("KEYS").arg("{swarm:damaged}:*:lock"))
+            .query(redis::cmd("KEYS").arg(r.keys.pattern("*:lock")))
             .expect("keys");
         assert!(locks.is_empty(), "every lock was released: {locks:?}");
     }
@@ -487,7 +470,7 @@ mod tests {
         let target = server.target("held");
         let store = RedisA2a::new(target.clone());
         let mut r = target.connect().expect("connect");
-        let lock = r.keys.key("coordination:lock");
+        let lock = Keys::lock_of(&r.keys.coordination());
         // Another process holds the lock for 300 ms.
         r.query::<()>(
             redis::cmd("SET")
@@ -508,7 +491,7 @@ mod tests {
         // A release with a token that is not the lock's deletes nothing.
         r.query::<()>(redis::cmd("SET").arg(&lock).arg("theirs"))
             .expect("set");
-        let slot = RedisA2a::slot(&r, "coordination");
+        let slot = RedisA2a::slot(r.keys.coordination());
         store.release(&mut r, &slot, "mine").expect("release");
         let still: Option<String> = r.query(redis::cmd("GET").arg(&lock)).expect("get");
         assert_eq!(still.as_deref(), Some("theirs"));

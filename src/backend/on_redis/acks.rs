@@ -30,6 +30,7 @@ use crate::store::StoreError;
 use crate::support::json::{self, Layout};
 
 use super::conn::{Redis, RedisTarget};
+use super::keys::Keys;
 
 /// The swarm's pending acknowledgements on Redis.
 pub(crate) struct RedisAcks {
@@ -67,7 +68,7 @@ impl RedisAcks {
             Some(bytes) => match serde_json::from_slice::<PendingDoc>(&bytes) {
                 Ok(doc) => doc,
                 Err(e) => {
-                    let aside = r.keys.damaged("acks");
+                    let aside = Keys::damaged(&r.keys.acks());
                     pipe.cmd("SET").arg(&aside).arg(bytes).ignore();
                     warnings.push(format!(
                         "{list} on {} was damaged ({e}); kept it as {aside} and started an \
@@ -117,8 +118,8 @@ impl RedisAcks {
         mut step: impl FnMut(&mut PendingDoc) -> (T, bool),
     ) -> Result<(T, Vec<String>), StoreError> {
         let mut r = self.target.connect()?;
-        let list = r.keys.key("acks");
-        let due = r.keys.key("acks:due");
+        let list = r.keys.acks();
+        let due = r.keys.acks_due();
         let watch = [list.clone(), due.clone()];
         r.transaction(&watch, |r| {
             let Loaded {
@@ -171,7 +172,7 @@ impl AckStore for RedisAcks {
 
     fn list(&self) -> Result<PendingList, StoreError> {
         let mut r = self.target.connect()?;
-        let list = r.keys.key("acks");
+        let list = r.keys.acks();
         // One GET: the value is replaced whole, so it is one version.
         let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&list))?;
         Ok(match raw {
@@ -198,9 +199,9 @@ impl AckStore for RedisAcks {
         };
         let mut pipe = redis::pipe();
         pipe.cmd("GET")
-            .arg(r.keys.key("acks:due"))
+            .arg(r.keys.acks_due())
             .cmd("EXISTS")
-            .arg(r.keys.key("acks"));
+            .arg(r.keys.acks());
         match r.pipe::<(Option<String>, bool)>(&pipe) {
             Ok((Some(text), _)) => parse_due(&text).unwrap_or(NextDue::Unknown),
             // No due time: nothing was ever recorded, unless a list was
@@ -246,7 +247,7 @@ mod tests {
         let target = server.target("damaged");
         let store = RedisAcks::new(target.clone());
         let mut r = target.connect().expect("connect");
-        let list = r.keys.key("acks");
+        let list = r.keys.acks();
         r.query::<()>(redis::cmd("SET").arg(&list).arg("{\"pending_acks\": 7}"))
             .expect("set");
         assert_eq!(
@@ -272,7 +273,7 @@ mod tests {
         assert_eq!(store.next_due(), NextDue::At(e.next_retry_at));
 
         let aside: Vec<String> = r
-            .query(redis::cmd("KEYS").arg("{swarm:damaged}:acks:damaged:*"))
+            .query(redis::cmd("KEYS").arg(format!("{}:damaged:*", r.keys.acks())))
             .expect("keys");
         assert_eq!(aside.len(), 1, "{aside:?}");
         let kept: String = r.query(redis::cmd("GET").arg(&aside[0])).expect("get");

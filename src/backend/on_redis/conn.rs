@@ -1,11 +1,7 @@
-//! One connection to the swarm's Redis server, and the names of its keys.
-//!
-//! Every key of a swarm starts with `{swarm:NAME}:`: the braces are a
-//! Redis Cluster hash tag, so all of a swarm's keys live in one slot and
-//! the multi-key transactions and scripts below work on a cluster too.
-//! Commands are short and synchronous; each waits at most the configured
-//! timeout for the server, then fails with `StoreError::Unreachable`
-//! (exit code 8) before it has changed anything.
+//! One connection to the swarm's Redis server, with the names of its keys
+//! (`keys.rs`). Commands are short and synchronous; each waits at most the
+//! configured timeout for the server, then fails with
+//! `StoreError::Unreachable` (exit code 8) before it has changed anything.
 
 use std::time::Duration;
 
@@ -13,6 +9,8 @@ use redis::{ErrorKind, RedisError};
 
 use crate::domain::validate;
 use crate::store::StoreError;
+
+use super::keys::Keys;
 
 /// Where the server is and how the swarm is named in it.
 #[derive(Clone, Debug)]
@@ -45,6 +43,11 @@ impl RedisTarget {
         &self.name
     }
 
+    /// The names of the swarm's keys.
+    pub(crate) fn keys(&self) -> Keys {
+        Keys::new(&self.name)
+    }
+
     /// How long one command waits for the server.
     pub(crate) fn timeout(&self) -> Duration {
         self.timeout
@@ -63,7 +66,7 @@ impl RedisTarget {
             .map_err(|e| self.error(e))?;
         Ok(Redis {
             conn,
-            keys: Keys::new(&self.name),
+            keys: self.keys(),
             target: self.clone(),
         })
     }
@@ -151,49 +154,9 @@ impl Redis {
     }
 }
 
-/// The key names of one swarm.
-#[derive(Clone, Debug)]
-pub(crate) struct Keys {
-    prefix: String,
-}
-
-impl Keys {
-    /// The keys of the swarm called `name`.
-    pub(crate) fn new(name: &str) -> Keys {
-        Keys {
-            prefix: format!("{{swarm:{name}}}:"),
-        }
-    }
-
-    /// `{swarm:NAME}:<what>`.
-    pub(crate) fn key(&self, what: &str) -> String {
-        format!("{}{what}", self.prefix)
-    }
-
-    /// `{swarm:NAME}:<what>:damaged:<unix-ms>-<random>`: where a damaged
-    /// value of `<what>` is kept aside (for inspection) before it is
-    /// replaced. The random part keeps two copies set aside in the same
-    /// millisecond apart.
-    pub(crate) fn damaged(&self, what: &str) -> String {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis())
-            .unwrap_or(0);
-        let tag = uuid::Uuid::new_v4().simple().to_string();
-        self.key(&format!("{what}:damaged:{ms}-{}", &tag[..8]))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn keys_share_one_hash_tag() {
-        let k = Keys::new("proj");
-        assert_eq!(k.key("locks"), "{swarm:proj}:locks");
-        assert_eq!(k.key("fence"), "{swarm:proj}:fence");
-    }
 
     #[test]
     fn an_absent_server_fails_fast_as_unreachable_without_the_password() {

@@ -25,6 +25,7 @@ use crate::messaging::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, T
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
+use super::keys::Keys;
 
 /// Version of the queue's shape.
 const VERSION: u32 = 1;
@@ -69,8 +70,8 @@ impl RedisHeld {
         mut step: impl FnMut(&mut HeldDoc, u64) -> (T, bool, u64),
     ) -> Result<T, StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("held");
-        let seq_key = r.keys.key("held:seq");
+        let key = r.keys.held();
+        let seq_key = r.keys.held_seq();
         let watch = [key.clone(), seq_key.clone()];
         r.transaction(&watch, |r: &mut Redis| {
             let (raw, last): (Option<Vec<u8>>, Option<u64>) =
@@ -79,7 +80,7 @@ impl RedisHeld {
             let (mut doc, damaged) = match parse(raw.as_deref()) {
                 Ok(doc) => (doc, false),
                 Err(_) => {
-                    let aside = r.keys.damaged("held");
+                    let aside = Keys::damaged(&r.keys.held());
                     pipe.cmd("SET")
                         .arg(&aside)
                         .arg(raw.unwrap_or_default())
@@ -116,7 +117,7 @@ impl RedisHeld {
 impl HeldStore for RedisHeld {
     fn list(&self) -> Result<Vec<HeldMessage>, StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("held");
+        let key = r.keys.held();
         // One GET: the value is replaced whole, so it is one version.
         let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&key))?;
         Ok(parse(raw.as_deref())
@@ -128,7 +129,7 @@ impl HeldStore for RedisHeld {
         let Ok(mut r) = self.target.connect() else {
             return false;
         };
-        let key = r.keys.key("held");
+        let key = r.keys.held();
         r.query::<bool>(redis::cmd("EXISTS").arg(&key))
             .unwrap_or(false)
     }
@@ -181,7 +182,7 @@ mod tests {
         let target = server.target("damaged");
         let store = RedisHeld::new(target.clone());
         let mut r = target.connect().expect("connect");
-        let key = r.keys.key("held");
+        let key = r.keys.held();
         r.query::<()>(redis::cmd("SET").arg(&key).arg("{\"held\": \"x\"}"))
             .expect("set");
         assert!(store.any(), "something is there: a look at it will tell");
@@ -210,7 +211,7 @@ mod tests {
         let held = store.list().expect("list");
         assert_eq!(held.len(), 1);
         let aside: Vec<String> = r
-            .query(redis::cmd("KEYS").arg("{swarm:damaged}:held:damaged:*"))
+            .query(redis::cmd("KEYS").arg(format!("{}:damaged:*", r.keys.held())))
             .expect("keys");
         assert_eq!(aside.len(), 1, "the damaged queue is kept: {aside:?}");
         let kept: String = r.query(redis::cmd("GET").arg(&aside[0])).expect("get");

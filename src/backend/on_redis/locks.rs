@@ -65,7 +65,7 @@ impl RedisLocks {
     /// hand) is skipped: it cannot be shown as a lock, and the next
     /// acquisition of its path replaces it.
     fn read_all(&self, r: &mut Redis) -> Result<Vec<HeldLock>, StoreError> {
-        let key = r.keys.key("locks");
+        let key = r.keys.locks();
         let raw: Vec<(String, Vec<u8>)> = r.query(redis::cmd("HGETALL").arg(&key))?;
         Ok(raw
             .into_iter()
@@ -87,9 +87,9 @@ impl LockStore for RedisLocks {
         default_reason: &str,
     ) -> Result<Vec<AcquiredLock>, LockError> {
         let mut r = self.connect()?;
-        let locks = r.keys.key("locks");
-        let fence = r.keys.key("fence");
-        let audit = r.keys.key("audit");
+        let locks = r.keys.locks();
+        let fence = r.keys.fence();
+        let audit = r.keys.audit();
         let watch = [locks.clone(), fence.clone()];
         r.transaction(&watch, |r| {
             let now = server_time(r)?;
@@ -168,8 +168,8 @@ impl LockStore for RedisLocks {
         force: bool,
     ) -> Result<Vec<(LockKey, Released)>, LockError> {
         let mut r = self.connect()?;
-        let locks = r.keys.key("locks");
-        let audit = r.keys.key("audit");
+        let locks = r.keys.locks();
+        let audit = r.keys.audit();
         r.transaction(std::slice::from_ref(&locks), |r| {
             let all = self.read_all(r)?;
             let mut pipe = redis::pipe();
@@ -247,8 +247,8 @@ impl LockStore for RedisLocks {
 
     fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
         let mut r = self.connect()?;
-        let locks = r.keys.key("locks");
-        let audit = r.keys.key("audit");
+        let locks = r.keys.locks();
+        let audit = r.keys.audit();
         r.transaction(std::slice::from_ref(&locks), |r| {
             let now = server_time(r)?;
             let stale: Vec<HeldLock> = self
@@ -281,9 +281,9 @@ impl LockStore for RedisLocks {
 
     fn location(&self, key: &LockKey) -> String {
         format!(
-            "field {:?} of {{swarm:{}}}:locks on {}",
+            "field {:?} of {} on {}",
             key.as_str(),
-            self.target.name(),
+            self.target.keys().locks(),
             self.target.shown_url()
         )
     }
@@ -373,7 +373,7 @@ mod tests {
         ));
         // Age the lock past the stale timeout by rewriting its time.
         let mut r = server.target("t").connect().expect("connect");
-        let locks = r.keys.key("locks");
+        let locks = r.keys.locks();
         let raw: Vec<u8> = r
             .query(redis::cmd("HGET").arg(&locks).arg("x.py"))
             .expect("hget");
@@ -387,7 +387,7 @@ mod tests {
         assert!(matches!(&took[0].how, Acquired::TookOver(h) if h.record.agent_id == "agent-1"));
         assert_eq!(took[0].record.host.as_deref(), Some("host-b"));
         let audit: usize = r
-            .query(redis::cmd("XLEN").arg(r.keys.key("audit")))
+            .query(redis::cmd("XLEN").arg(r.keys.audit()))
             .expect("xlen");
         assert_eq!(audit, 1);
     }
@@ -397,7 +397,7 @@ mod tests {
         let server = TestServer::start();
         let a = store(&server, "g", "a", 60);
         let mut r = server.target("g").connect().expect("connect");
-        let locks = r.keys.key("locks");
+        let locks = r.keys.locks();
         for (f, v) in [
             ("a.py", "not json"),
             (

@@ -88,7 +88,7 @@ impl Page {
 
 /// Every entry after `after` (`None`: from the start), in order.
 fn read_from(r: &mut Redis, after: Option<&str>) -> Result<Page, StoreError> {
-    let key = r.keys.key("log");
+    let key = r.keys.log();
     let mut page = Page::default();
     let mut start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
     loop {
@@ -180,7 +180,7 @@ impl LogStore for RedisLog {
             return Ok(Vec::new());
         }
         let mut r = self.target.connect()?;
-        let key = r.keys.key("log");
+        let key = r.keys.log();
         let mut pipe = redis::pipe();
         pipe.atomic();
         for record in records {
@@ -221,7 +221,7 @@ impl LogStore for RedisLog {
             Selection::New => new_after(&mut r, agent, cursor, limit),
             Selection::Recent => {
                 let want = limit.unwrap_or(usize::MAX);
-                let key = r.keys.key("log");
+                let key = r.keys.log();
                 let mut found = Vec::new();
                 let mut mine = 0usize;
                 let mut live_end = None;
@@ -289,13 +289,13 @@ impl LogStore for RedisLog {
 
     fn cursor(&self, agent: &str) -> Result<(Option<Cursor>, Option<String>), StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("cursors");
+        let key = r.keys.cursors();
         read_cursor(&mut r, &key, agent)
     }
 
     fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("cursors");
+        let key = r.keys.cursors();
         let body = serde_json::to_vec(to).map_err(|source| StoreError::Encode {
             path: key.clone().into(),
             source,
@@ -322,7 +322,7 @@ impl LogStore for RedisLog {
         limit: Option<usize>,
     ) -> Result<(InboxView, Option<String>), StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("cursors");
+        let key = r.keys.cursors();
         // Read and move under WATCH: of racing takers one commits, the
         // others read again from where it left the cursor.
         r.transaction(std::slice::from_ref(&key), |r| {
@@ -346,7 +346,7 @@ impl LogStore for RedisLog {
 
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("log");
+        let key = r.keys.log();
         let mut recent: Vec<Entry> = r.query(
             redis::cmd("XREVRANGE")
                 .arg(&key)
@@ -403,7 +403,7 @@ mod tests {
         let target = server.target("junk");
         let log = RedisLog::new(target.clone());
         let mut r = target.connect().expect("connect");
-        let key = r.keys.key("log");
+        let key = r.keys.log();
         r.query::<String>(
             redis::cmd("XADD")
                 .arg(&key)
@@ -418,7 +418,7 @@ mod tests {
         assert_eq!((contents.records.len(), contents.skipped), (0, 2));
         r.query::<()>(
             redis::cmd("HSET")
-                .arg(r.keys.key("cursors"))
+                .arg(r.keys.cursors())
                 .arg("agent-1")
                 .arg("{"),
         )
@@ -464,7 +464,7 @@ mod tests {
         let last: Vec<Entry> = r
             .query(
                 redis::cmd("XREVRANGE")
-                    .arg(r.keys.key("log"))
+                    .arg(r.keys.log())
                     .arg("+")
                     .arg("-")
                     .arg("COUNT")

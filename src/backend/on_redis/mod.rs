@@ -6,6 +6,7 @@ mod a2a;
 mod acks;
 mod conn;
 mod held;
+mod keys;
 mod locks;
 mod log;
 mod rates;

@@ -33,7 +33,7 @@ impl RateStore for RedisRates {
         now: Timestamp,
     ) -> Result<(Verdict, Option<String>), StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key(&format!("rate:{sender}"));
+        let key = r.keys.rate(sender);
         let now = now.unix_seconds();
         // The window outlives its last send by its own length, then goes.
         let ttl_ms = u64::try_from(limit.window.as_millis())
@@ -97,7 +97,7 @@ mod tests {
         let server = TestServer::start();
         let target = server.target("damaged");
         let mut r = target.connect().expect("connect");
-        let key = r.keys.key("rate:agent-1");
+        let key = r.keys.rate(&AgentId::numbered(1));
         r.query::<()>(redis::cmd("SET").arg(&key).arg("not json"))
             .expect("set");
         let store = RedisRates::new(target);

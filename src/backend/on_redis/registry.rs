@@ -24,6 +24,7 @@ use crate::store::StoreError;
 use crate::support::json::{self, Layout};
 
 use super::conn::{Redis, RedisTarget};
+use super::keys::Keys;
 
 /// The swarm's registry and id mark on Redis.
 pub(crate) struct RedisRegistry {
@@ -84,21 +85,21 @@ fn get(r: &mut Redis, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
 impl RegistryStore for RedisRegistry {
     fn read(&self) -> Result<RegistryState, StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("registry");
+        let key = r.keys.registry();
         // One GET: the value is replaced whole, so it is one version.
         Ok(parse_registry(get(&mut r, &key)?.as_deref()))
     }
 
     fn read_ids(&self) -> Result<IdsState, StoreError> {
         let mut r = self.target.connect()?;
-        let key = r.keys.key("ids");
+        let key = r.keys.ids();
         Ok(parse_ids(get(&mut r, &key)?.as_deref()))
     }
 
     fn update(&self, change: &mut dyn FnMut(&mut RegistryDoc)) -> Result<Vec<String>, StoreError> {
         let mut r = self.target.connect()?;
-        let reg_key = r.keys.key("registry");
-        let ids_key = r.keys.key("ids");
+        let reg_key = r.keys.registry();
+        let ids_key = r.keys.ids();
         let watch = [reg_key.clone(), ids_key.clone()];
         r.transaction(&watch, |r| {
             let mut warnings = Vec::new();
@@ -116,7 +117,7 @@ impl RegistryStore for RedisRegistry {
                     Some(reg)
                 }
                 RegistryState::Corrupt(why) => {
-                    let aside = r.keys.damaged("registry");
+                    let aside = Keys::damaged(&r.keys.registry());
                     // Moved aside, as the files rename it: a change that
                     // stores no registry leaves none, not the damage.
                     pipe.cmd("SET")
@@ -138,7 +139,7 @@ impl RegistryStore for RedisRegistry {
                 IdsState::Missing => (AgentIds::fresh(0), false),
                 IdsState::Valid(ids) => (ids, false),
                 IdsState::Corrupt(why) => {
-                    let aside = r.keys.damaged("ids");
+                    let aside = Keys::damaged(&r.keys.ids());
                     pipe.cmd("SET")
                         .arg(&aside)
                         .arg(raw_ids.unwrap_or_default())
@@ -174,10 +175,10 @@ impl RegistryStore for RedisRegistry {
 
     fn location(&self) -> String {
         format!(
-            "{} (swarm {}) key {{swarm:{}}}:registry",
+            "{} (swarm {}) key {}",
             self.target.shown_url(),
             self.target.name(),
-            self.target.name()
+            self.target.keys().registry()
         )
     }
 
@@ -205,7 +206,7 @@ mod tests {
         let target = server.target("damaged");
         let store = RedisRegistry::new(target.clone(), "host-a");
         let mut r = target.connect().expect("connect");
-        let (reg_key, ids_key) = (r.keys.key("registry"), r.keys.key("ids"));
+        let (reg_key, ids_key) = (r.keys.registry(), r.keys.ids());
         r.query::<()>(redis::cmd("SET").arg(&reg_key).arg("{not json"))
             .expect("set");
         r.query::<()>(redis::cmd("SET").arg(&ids_key).arg("{\"next\": \"many\"}"))
@@ -241,7 +242,7 @@ mod tests {
         );
 
         let aside: Vec<String> = r
-            .query(redis::cmd("KEYS").arg("{swarm:damaged}:*:damaged:*"))
+            .query(redis::cmd("KEYS").arg(r.keys.pattern("*:damaged:*")))
             .expect("keys");
         assert_eq!(aside.len(), 3, "{aside:?}");
         let mut kept: Vec<String> = aside

@@ -90,11 +90,6 @@ impl RedisRelay {
     }
 }
 
-/// The stream of `host`.
-fn stream(r: &Redis, host: &str) -> String {
-    r.keys.key(&format!("deliver:{host}"))
-}
-
 /// Creates the group of `key` (and the stream) unless it exists.
 fn ensure_group(r: &mut Redis, key: &str) -> Result<(), StoreError> {
     match r.query::<()>(
@@ -122,20 +117,15 @@ fn taken(entry: Entry) -> Taken {
     Taken { id, handoff }
 }
 
-/// The mark of a waiting delivery.
-fn mark(r: &Redis, handoff: &Handoff) -> String {
-    r.keys.key(&format!("handed:{}", handoff.identity()))
-}
-
 /// Hands `handoff` over to `host` on `r` (see `Relay::hand_over`).
 fn hand_over_on(r: &mut Redis, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
-    let key = stream(r, host);
+    let key = r.keys.deliver(host);
     ensure_group(r, &key)?;
     let body = serde_json::to_vec(handoff).map_err(|source| StoreError::Encode {
         path: key.clone().into(),
         source,
     })?;
-    let mark = mark(r, handoff);
+    let mark = r.keys.handed(handoff);
     r.transaction(std::slice::from_ref(&mark), |r| {
         let waiting: bool = r.query(redis::cmd("EXISTS").arg(&mark))?;
         if waiting {
@@ -160,7 +150,7 @@ fn hand_over_on(r: &mut Redis, host: &str, handoff: &Handoff) -> Result<HandedOv
 
 impl RedisRelay {
     fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<Taken>, StoreError> {
-        let key = stream(r, &self.host);
+        let key = r.keys.deliver(&self.host);
         ensure_group(r, &key)?;
         // First what a stopped taker left behind.
         let idle = u64::try_from(RECLAIM_AFTER.as_millis()).unwrap_or(u64::MAX);
@@ -230,14 +220,14 @@ impl Relay for RedisRelay {
         }
         // Acknowledging and deleting twice changes nothing.
         self.on_kept(&self.sending, true, |r| {
-            let key = stream(r, &self.host);
+            let key = r.keys.deliver(&self.host);
             let ids: Vec<&str> = taken.iter().map(|t| t.id.as_str()).collect();
             let mut pipe = redis::pipe();
             pipe.atomic();
             pipe.cmd("XACK").arg(&key).arg(GROUP).arg(&ids).ignore();
             pipe.cmd("XDEL").arg(&key).arg(&ids).ignore();
             for h in taken.iter().filter_map(|t| t.handoff.as_ref()) {
-                pipe.cmd("DEL").arg(mark(r, h)).ignore();
+                pipe.cmd("DEL").arg(r.keys.handed(h)).ignore();
             }
             r.pipe::<()>(&pipe)
         })
@@ -352,7 +342,7 @@ mod tests {
         let server = TestServer::start();
         let b = RedisRelay::new(server.target("s"), "host-b");
         let mut r = server.target("s").connect().expect("connect");
-        let key = stream(&r, "host-b");
+        let key = r.keys.deliver("host-b");
         r.query::<String>(redis::cmd("XADD").arg(&key).arg("*").arg("h").arg("{"))
             .expect("xadd");
         let got = b.take(Duration::from_millis(10)).expect("take");

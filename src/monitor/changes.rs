@@ -1,0 +1,23 @@
+//! `Changes`: what the monitor read from the files that changed since it
+//! last looked (new log records, and each status file that changed), as
+//! `MonitorState::absorb` takes it in.
+
+use crate::acks::PendingEntry;
+use crate::agents::registry::Registry;
+use crate::messaging::message_log::Record;
+use crate::snapshot::LockView;
+
+/// The log records and status files read since the last wake-up.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// New log records.
+    pub records: Vec<Record>,
+    /// New log lines that could not be read.
+    pub skipped: usize,
+    /// The registry, when it changed (and a note when it is damaged).
+    pub registry: Option<(Option<Registry>, Option<String>)>,
+    /// The locks, when they changed.
+    pub locks: Option<(Vec<LockView>, Option<String>)>,
+    /// The pending acknowledgements, when they changed.
+    pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
+}
