@@ -10,10 +10,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::backend::Backend;
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::log_store::LogFollower;
-use crate::messaging::log_tail::TailBatch;
-use crate::messaging::message_log::Record;
+use crate::log::log_line::LoggedMessage;
+use crate::log::log_store::LogFollower;
+use crate::log::record::{Record, TailBatch};
 use crate::store::StoreError;
 
 /// How many of the latest messages are kept: the largest `limit` the API
@@ -139,7 +138,8 @@ impl MessageFeed {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::{DeliveryRecord, MessageLog, Outcome};
+    use crate::log::message_log::MessageLog;
+    use crate::log::record::{DeliveryRecord, Outcome};
     use crate::store::Paths;
 
     fn message(n: usize) -> Message {

@@ -8,7 +8,7 @@ use std::thread;
 
 use tokio::sync::broadcast;
 
-use crate::messaging::message_log::Record;
+use crate::log::record::Record;
 use crate::snapshot::FileWatch;
 
 use super::project::Project;

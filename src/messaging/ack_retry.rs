@@ -11,8 +11,8 @@ use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::support::time;
 
-use super::message_log::Outcome;
 use super::send::{Messenger, Recipients, SendRequest};
+use crate::log::record::Outcome;
 
 /// What one processing pass did.
 #[derive(Clone, Debug, Default)]

@@ -16,11 +16,11 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
 use crate::domain::message::{Message, MessageType};
 use crate::error::{Error, Result};
+use crate::log::log_line::LoggedMessage;
+use crate::log::log_store::LogStore;
+use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target, TypingAhead};
 use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::log_store::LogStore;
-use crate::messaging::message_log::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::support::sanitize;
 
 /// Outcome per recipient, in recipient order.

@@ -15,8 +15,8 @@ use crate::agents::registry::Registry;
 use crate::domain::message::{self, BUILTIN_TYPES, Message, MessageType};
 use crate::domain::validate;
 use crate::domain::{AgentId, Timestamp};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::message_log::{Outcome, Record, Status as Delivery};
+use crate::log::log_line::LoggedMessage;
+use crate::log::record::{Outcome, Record, Status as Delivery};
 use crate::support::sanitize;
 
 use super::feed;
@@ -851,7 +851,7 @@ fn complete(options: &[String], typed: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messaging::message_log::DeliveryRecord;
+    use crate::log::record::DeliveryRecord;
     use crate::support::time;
 
     fn key(code: KeyCode) -> KeyEvent {

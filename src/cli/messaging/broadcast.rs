@@ -5,7 +5,7 @@ use clap::Args;
 use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
 use crate::error::Result;
-use crate::messaging::message_log::Status;
+use crate::log::record::Status;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::domain::message::MessageType;
 use crate::domain::{AgentId, validate};
 use crate::error::{Error, Result};
-use crate::messaging::message_log::{Outcome, Status};
+use crate::log::record::{Outcome, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::exit_code::ExitCode;
 

@@ -5,7 +5,7 @@ use clap::Args;
 
 use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
-use crate::messaging::message_log::Status;
+use crate::log::record::Status;
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::agents::list::load_registry;

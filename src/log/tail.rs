@@ -14,20 +14,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::messaging::log_segments::SegmentSet;
-use crate::messaging::message_log::{Record, parse_line};
+use crate::log::record::{TailBatch, parse_line};
+use crate::log::segments::SegmentSet;
 use crate::store::{Paths, StoreError};
-
-/// New lines read from the log, parsed.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct TailBatch {
-    /// Parsed records in log order.
-    pub records: Vec<Record>,
-    /// Non-blank lines that were neither a message nor a delivery record.
-    pub skipped: usize,
-    /// The log was rotated or truncated since the last read.
-    pub rotated: bool,
-}
 
 /// The file being followed.
 #[derive(Debug)]
@@ -253,7 +242,7 @@ fn parse_into(line: &[u8], batch: &mut TailBatch) {
     }
 }
 
-impl crate::messaging::log_store::LogFollower for LogTail {
+impl crate::log::log_store::LogFollower for LogTail {
     fn read_new(&mut self) -> Result<TailBatch, StoreError> {
         LogTail::read_new(self)
     }
@@ -263,7 +252,8 @@ impl crate::messaging::log_store::LogFollower for LogTail {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::MessageLog;
+    use crate::log::message_log::MessageLog;
+    use crate::log::record::Record;
     use std::io::Write;
 
     fn message(n: usize) -> Message {

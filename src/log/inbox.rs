@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::messaging::log_segments::{Located, LogPos, Segment, SegmentSet, mentions};
-use crate::messaging::message_log::{LogContents, MessageView, Record};
+use crate::log::record::{Located, LogContents, LogPos, MessageView, Record};
+use crate::log::segments::{Segment, SegmentSet, mentions};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError,
 };
@@ -485,7 +485,7 @@ impl ReadState {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::MessageLog;
+    use crate::log::message_log::MessageLog;
 
     fn message(to: &str, text: &str) -> Message {
         Message::new(
