@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::locks::LockEntry;
 use crate::log::inbox::Cursor;
 use crate::log::record::Record;
-use crate::messaging::held_store::ToHold;
+use crate::messaging::held::held_store::ToHold;
 
 use super::Backend;
 

@@ -21,11 +21,11 @@ use crate::locks::{FileLocks, LockStore};
 use crate::log::log_store::LogStore;
 use crate::log::message_log::MessageLog;
 use crate::log::retention::LogPolicy;
-use crate::messaging::held::FileHeld;
-use crate::messaging::held_store::HeldStore;
+use crate::messaging::held::held_store::HeldStore;
+use crate::messaging::held::on_files::FileHeld;
 use crate::messaging::rate_limit::FileRates;
 use crate::messaging::rate_store::RateStore;
-use crate::messaging::relay::Relay;
+use crate::messaging::relay::relay_store::Relay;
 use crate::store::Paths;
 
 pub(crate) mod migrate;

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use crate::agents::pane_state::{self, PaneState};
 use crate::agents::registry::{AgentStatus, Registry};
 use crate::domain::Timestamp;
-use crate::messaging::held_store::HeldMessage;
+use crate::messaging::held::held_store::HeldMessage;
 use crate::support::sanitize;
 use crate::tmux::Tmux;
 

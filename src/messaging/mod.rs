@@ -6,8 +6,9 @@ pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod delivery;
 pub(crate) mod held;
-pub(crate) mod held_store;
+mod messenger;
 pub(crate) mod onboarding;
+mod pane_text;
 pub(crate) mod rate_limit;
 pub(crate) mod rate_store;
 pub(crate) mod relay;
@@ -15,6 +16,7 @@ mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
-pub(crate) use send::{
-    MessagingSettings, Messenger, Recipients, Relayed, ReleaseReport, SendReport, SendRequest,
-};
+pub(crate) use held::release::ReleaseReport;
+pub(crate) use messenger::{MessagingSettings, Messenger};
+pub(crate) use relay::hand_over::Relayed;
+pub(crate) use send::{Recipients, SendReport, SendRequest};

@@ -20,7 +20,7 @@ use crate::config;
 use crate::log::message_log::MessageLog;
 use crate::log::record::Record;
 use crate::log::retention::{LogPolicy, Verdict};
-use crate::messaging::held_store::HeldStore;
+use crate::messaging::held::held_store::HeldStore;
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, Paths, ProjectRoot, RootSource, StateFile, StoreError};
 use crate::tmux::{MINIMUM_VERSION, Tmux, TmuxError};
