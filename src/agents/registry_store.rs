@@ -1,8 +1,8 @@
 //! `RegistryStore`: the storage seam for the agent registry and agent-id
 //! allocation. Readers see the registry; discovery changes it together
 //! with the id mark in one atomic step, so ids are never handed out twice.
-//! `FileRegistry` (the Python tool's `ACTIVE_AGENTS.json` plus
-//! `.swarm/agent_ids.json`) is the first implementation.
+//! `FileRegistry` (`on_files.rs`: the Python tool's `ACTIVE_AGENTS.json`
+//! plus `.swarm/agent_ids.json`) is the first implementation.
 
 use crate::agents::registry::{AgentIds, Registry};
 use crate::store::StoreError;

@@ -13,18 +13,18 @@
 
 use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
-use crate::agents::file_registry::FileRegistry;
+use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
 use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
 use crate::log::log_store::LogStore;
-use crate::log::message_log::MessageLog;
+use crate::log::on_files::FileLog;
 use crate::log::retention::LogPolicy;
 use crate::messaging::held::held_store::HeldStore;
 use crate::messaging::held::on_files::FileHeld;
-use crate::messaging::rate_limit::FileRates;
-use crate::messaging::rate_store::RateStore;
+use crate::messaging::rates::on_files::FileRates;
+use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
 use crate::store::Paths;
 
@@ -109,7 +109,7 @@ impl Backend {
             held: Box::new(FileHeld::new(paths)),
             rates: Box::new(FileRates::new(paths)),
             a2a: Box::new(FileA2a::new(paths)),
-            log: Box::new(MessageLog::new(paths).with_policy(LogPolicy::from_config(config))),
+            log: Box::new(FileLog::new(paths).with_policy(LogPolicy::from_config(config))),
             relay: None,
             settings: StoreSettings::files(),
         }

@@ -20,9 +20,9 @@
 //!
 //! The files (`agent_messages.log`, its numbered segments, and
 //! `.swarm/read_cursors.json`; docs/FORMATS.md) are the first
-//! implementation (`MessageLog`). A cursor's position is two numbers (a
-//! segment and an offset in it), which is also the shape of a stream entry
-//! id on a networked store.
+//! implementation (`FileLog`, `on_files.rs`). A cursor's position is two
+//! numbers (a segment and an offset in it), which is also the shape of a
+//! stream entry id on a networked store.
 
 use crate::log::inbox::{Cursor, InboxView, Selection};
 use crate::log::record::{LogContents, Record, TailBatch};

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use crate::agents::file_registry::FileRegistry;
+use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::{RegistryState, RegistryStore};
 use crate::log::inbox::{Cursor, ReadState};
 use crate::log::segments::SegmentSummary;

@@ -252,7 +252,7 @@ impl crate::log::log_store::LogFollower for LogTail {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::log::message_log::MessageLog;
+    use crate::log::on_files::FileLog;
     use crate::log::record::Record;
     use std::io::Write;
 
@@ -295,7 +295,7 @@ mod tests {
         let paths = Paths::new(dir.path());
         let (mut tail, first) = LogTail::open(&paths).expect("open");
         assert!(first.records.is_empty());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[Record::logged(&message(0), &[true])])
             .expect("append");
         assert_eq!(ids(&tail.read_new().expect("read")), ["0"]);
@@ -337,7 +337,7 @@ mod tests {
         for every in [1, 3, 8] {
             let dir = tempfile::tempdir().expect("tempdir");
             let paths = Paths::new(dir.path());
-            let log = MessageLog::new(&paths).with_rotation(rotate_at);
+            let log = FileLog::new(&paths).with_rotation(rotate_at);
             log.append(&[Record::logged(&message(10), &[true])])
                 .expect("append");
             let (mut tail, first) = LogTail::open(&paths).expect("open");
@@ -363,7 +363,7 @@ mod tests {
     fn truncation_starts_over() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[
             Record::logged(&message(0), &[true]),
             Record::logged(&message(1), &[true]),

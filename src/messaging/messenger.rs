@@ -17,7 +17,7 @@ use crate::tmux::Tmux;
 
 use super::delivery::{DeliverySettings, Target};
 use super::held::held_store::HeldStore;
-use super::rate_store::{RateLimit, RateStore};
+use super::rates::rate_store::{RateLimit, RateStore};
 use super::relay::relay_store::Relay;
 
 /// Messaging settings, from the config.

@@ -9,8 +9,7 @@ pub(crate) mod held;
 mod messenger;
 pub(crate) mod onboarding;
 mod pane_text;
-pub(crate) mod rate_limit;
-pub(crate) mod rate_store;
+pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;
 

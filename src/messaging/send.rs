@@ -18,7 +18,7 @@ use crate::tmux::{PaneId, ScreenDetail};
 use super::delivery::{self, PaneSession, TypingAhead};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
-use super::rate_store::Verdict;
+use super::rates::rate_store::Verdict;
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;

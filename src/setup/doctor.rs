@@ -17,7 +17,7 @@ use crate::agents::registry::{AgentRecord, AgentStatus};
 use crate::agents::registry_store::{IdsState, RegistryState};
 use crate::backend::Backend as Storage;
 use crate::config;
-use crate::log::message_log::MessageLog;
+use crate::log::on_files::FileLog as MessageLog;
 use crate::log::record::Record;
 use crate::log::retention::{LogPolicy, Verdict};
 use crate::messaging::held::held_store::HeldStore;

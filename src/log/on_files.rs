@@ -1,4 +1,5 @@
-//! `agent_messages.log`: the JSON-lines message log and durable inbox.
+//! `FileLog`: the `LogStore` kept in `agent_messages.log`, the JSON-lines
+//! message log and durable inbox.
 //!
 //! A message is appended before delivery is attempted (from then on it
 //! cannot be lost), and its outcome is appended afterwards as a separate
@@ -31,19 +32,19 @@ const APPEND_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The message log of a project.
 #[derive(Clone, Debug)]
-pub(crate) struct MessageLog {
+pub(crate) struct FileLog {
     paths: Paths,
     file: StateFile,
     files: LogFiles,
     policy: LogPolicy,
 }
 
-impl MessageLog {
+impl FileLog {
     /// The log of the project laid out by `paths`, with the default
     /// rotation and retention.
-    pub(crate) fn new(paths: &Paths) -> MessageLog {
+    pub(crate) fn new(paths: &Paths) -> FileLog {
         let path = paths.message_log();
-        MessageLog {
+        FileLog {
             paths: paths.clone(),
             files: LogFiles::new(&path),
             file: StateFile::new(path),
@@ -52,14 +53,14 @@ impl MessageLog {
     }
 
     /// The same log with the configured rotation and retention.
-    pub(crate) fn with_policy(mut self, policy: LogPolicy) -> MessageLog {
+    pub(crate) fn with_policy(mut self, policy: LogPolicy) -> FileLog {
         self.policy = policy;
         self
     }
 
     /// The same log rotating at another size (for tests).
     #[cfg(test)]
-    pub(crate) fn with_rotation(mut self, bytes: u64) -> MessageLog {
+    pub(crate) fn with_rotation(mut self, bytes: u64) -> FileLog {
         self.policy.rotate_bytes = bytes;
         self
     }
@@ -256,9 +257,9 @@ impl MessageLog {
     }
 }
 
-impl LogStore for MessageLog {
+impl LogStore for FileLog {
     fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError> {
-        MessageLog::append(self, records)
+        FileLog::append(self, records)
     }
 
     fn read_all(&self) -> Result<LogContents, StoreError> {
@@ -311,21 +312,21 @@ mod tests {
     #[test]
     fn contract_appends_in_order_and_shows_each_message_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
+        let log = FileLog::new(&Paths::new(dir.path()));
         crate::log::log_store::contract::appends_in_order_and_shows_each_message_once(&log);
     }
 
     #[test]
     fn contract_racing_appenders_and_readers_lose_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path())).with_rotation(4096);
+        let log = FileLog::new(&Paths::new(dir.path())).with_rotation(4096);
         crate::log::log_store::contract::racing_appenders_and_readers_lose_nothing(Arc::new(log));
     }
 
     #[test]
     fn contract_racing_takers_take_each_message_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
+        let log = FileLog::new(&Paths::new(dir.path()));
         crate::log::log_store::contract::racing_takers_take_each_message_once(Arc::new(log));
     }
     use crate::domain::AgentId;
@@ -349,7 +350,7 @@ mod tests {
     #[test]
     fn appended_messages_and_outcomes_merge_on_read() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
+        let log = FileLog::new(&Paths::new(dir.path()));
         let m = message(1);
         log.append(&[Record::logged(&m, &[false])]).expect("append");
         log.append(&[Record::Delivery(DeliveryRecord::new(
@@ -376,7 +377,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         fs::write(paths.message_log(), b"{\"sender\": \"a\", \"timest").expect("write");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         let m = message(4);
         log.append(&[Record::logged(&m, &[true])]).expect("append");
         let contents = log.read().expect("read");
@@ -388,7 +389,7 @@ mod tests {
     fn garbage_lines_are_skipped_not_fatal() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         fs::write(paths.message_log(), b"not json\n\xff\xfe\n{\"a\": 1}\n\n").expect("write");
         log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
@@ -415,7 +416,7 @@ mod tests {
             line("agent-0", "agent-1", "not a time", "no time"),
         ];
         fs::write(paths.message_log(), format!("{}\n", lines.join("\n"))).expect("write");
-        let contents = MessageLog::new(&paths).read().expect("read");
+        let contents = FileLog::new(&paths).read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (2, 2));
         let views = contents.messages();
         let ids: Vec<&str> = views.iter().map(|v| v.message.msg_id.as_str()).collect();
@@ -444,11 +445,9 @@ mod tests {
             r#"{"sender": "agent-0", "timestamp": "late", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "t"}"#,
         );
         fs::write(from.message_log(), &text).expect("write");
-        let contents = MessageLog::new(&from).read().expect("read");
+        let contents = FileLog::new(&from).read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (4, 0));
-        MessageLog::new(&to)
-            .append(&contents.records)
-            .expect("append");
+        FileLog::new(&to).append(&contents.records).expect("append");
         assert_eq!(fs::read_to_string(to.message_log()).expect("read"), text);
         // A delivery record changed since it was read is written anew.
         let Record::Delivery(mut d) = contents.records[2].clone() else {
@@ -466,7 +465,7 @@ mod tests {
         let target = dir.path().join("elsewhere");
         fs::write(&target, "keep\n").expect("write");
         std::os::unix::fs::symlink(&target, paths.message_log()).expect("symlink");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         assert!(log.read().expect("read").records.is_empty());
         let warnings = log
             .append(&[Record::logged(&message(3), &[true])])
@@ -492,7 +491,7 @@ mod tests {
                 let paths = paths.clone();
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
-                    let log = MessageLog::new(&paths).with_rotation(rotate_at);
+                    let log = FileLog::new(&paths).with_rotation(rotate_at);
                     barrier.wait();
                     let mut ids = Vec::new();
                     for i in 0..per_thread {
@@ -510,7 +509,7 @@ mod tests {
             .collect();
         let rotated = LogFiles::new(paths.message_log()).numbers().expect("list");
         assert!(rotated.len() >= 5, "only {} rotations", rotated.len());
-        let contents = MessageLog::new(&paths).read().expect("read");
+        let contents = FileLog::new(&paths).read().expect("read");
         assert_eq!(contents.skipped, 0, "a line was torn or interleaved");
         let mut seen: Vec<String> = contents
             .messages()
@@ -550,7 +549,7 @@ mod tests {
         register(&paths, &["agent-1", "agent-2"]);
         // Keep nothing that is not needed: only unread messages hold a
         // segment back.
-        let log = MessageLog::new(&paths).with_policy(LogPolicy {
+        let log = FileLog::new(&paths).with_policy(LogPolicy {
             rotate_bytes: 2048,
             keep_bytes: 0,
             keep_age: Duration::from_secs(3600),
@@ -631,7 +630,7 @@ mod tests {
             format!("{line}\n"),
         )
         .expect("write");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
         assert!(!dir.path().join("agent_messages.log.old").exists());
