@@ -28,9 +28,14 @@ use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
 use crate::store::Paths;
 
+mod housekeeping;
 pub(crate) mod migrate;
 mod on_redis;
+mod operator;
 mod settings;
+
+pub(crate) use housekeeping::{Chores, HandedOver, Housekeeping};
+pub(crate) use operator::Operator;
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisRates, RedisRegistry, RedisRelay,

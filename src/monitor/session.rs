@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use crate::acks::{self, PendingEntry};
+use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
@@ -19,10 +19,9 @@ use crate::log::log_store::LogFollower;
 use crate::log::record::Record;
 use crate::store::Paths;
 use crate::support::sys;
-use crate::support::time;
 
 use super::state::Level;
-use super::worker::{Job, Report, Worker, WorkerSetup, failed};
+use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
 use crate::snapshot::{self as status, LockView};
 use crate::snapshot::{Dirty, FileWatch};
 
@@ -124,11 +123,11 @@ impl Session {
                 None
             }
         };
-        let (tail, batch) = worker.backend.log.follow()?;
+        let (tail, batch) = worker.operator.backend.log.follow()?;
         first.records = batch.records;
         first.skipped = batch.skipped;
         let reports = tx.clone();
-        let backend = Arc::clone(&worker.backend);
+        let backend = Arc::clone(&worker.operator.backend);
         let worker = Worker::spawn(worker, move |r| {
             let _ = reports.send(Event::Worker(r));
         });
@@ -253,11 +252,7 @@ impl Session {
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
         // With other hosts, a round also takes what they handed over.
-        if !self.acks_in_flight
-            && (self.backend.relay.is_some()
-                || acks::work_due(&*self.backend.acks, time::now())
-                || self.backend.held.any())
-        {
+        if !self.acks_in_flight && CHORES.due(&self.backend) {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
         }

@@ -5,7 +5,6 @@
 use clap::Args;
 
 use crate::acks::AckResult;
-use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
 use crate::messaging::{self, Acknowledgement};
 use crate::support::exit_code::ExitCode;
@@ -41,9 +40,8 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         )));
     }
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
+    let registry = load_registry(ctx)?.unwrap_or_default();
+    let messenger = ctx.messenger()?;
     let (done, warnings) = messaging::acknowledge(
         &messenger,
         &registry,

@@ -2,7 +2,6 @@
 
 use clap::Args;
 
-use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::log::record::Status;
@@ -35,12 +34,10 @@ pub(crate) struct BroadcastArgs {
 
 /// Sends one message to every active agent.
 pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
-    let settings = ctx.messaging_settings()?;
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
+    let registry = load_registry(ctx)?.unwrap_or_default();
     let mut req = SendRequest::new(
         actor.id.clone(),
         Recipients::All {
@@ -50,7 +47,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         content,
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
-    let report = ctx.messenger(&matcher, settings)?.send(&registry, req)?;
+    let report = ctx.messenger()?.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -108,16 +108,13 @@ pub(crate) fn rate_limit_note(ctx: &Context, report: &SendReport) {
 
 /// Sends one message.
 pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
-    let settings = ctx.messaging_settings()?;
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
-    let registry = load_registry(ctx)?
-        .unwrap_or_else(|| crate::agents::registry::Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, settings)?;
+    let registry = load_registry(ctx)?.unwrap_or_default();
+    let messenger = ctx.messenger()?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout

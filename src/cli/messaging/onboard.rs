@@ -57,8 +57,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let content = crate::domain::message::clean_content(&text)?;
-    let matcher = ctx.matcher()?;
-    let report = ctx.messenger(&matcher, ctx.messaging_settings()?)?.send(
+    let report = ctx.messenger()?.send(
         &found.registry,
         SendRequest::new(
             SENDER.into(),

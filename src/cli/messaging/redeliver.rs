@@ -3,7 +3,6 @@
 
 use clap::Args;
 
-use crate::agents::registry::Registry;
 use crate::error::{Error, Result};
 use crate::log::record::Status;
 use crate::support::exit_code::ExitCode;
@@ -53,12 +52,8 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             .filter(|v| v.outcomes.iter().any(|(_, o)| o.status == Status::Queued))
             .collect(),
     };
-    let registry = load_registry(ctx)?.unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let settings = ctx.messaging_settings()?;
-    let done = ctx
-        .messenger(&matcher, settings)?
-        .redeliver(&registry, &chosen)?;
+    let registry = load_registry(ctx)?.unwrap_or_default();
+    let done = ctx.messenger()?.redeliver(&registry, &chosen)?;
     if done.is_empty() {
         ctx.out
             .print("Nothing to redeliver: no queued copy for a registered agent.\n")?;
