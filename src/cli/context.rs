@@ -15,7 +15,7 @@ use crate::backend::{Backend, Operator};
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockStore};
-use crate::messaging::{MessagingSettings, Messenger};
+use crate::messaging::Messenger;
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
@@ -141,11 +141,6 @@ impl Context {
     /// The agent profiles: built in, with the config's laid over them.
     pub(super) fn profiles(&self) -> Result<Profiles> {
         Ok(Profiles::new(&self.config()?.profiles))
-    }
-
-    /// Messaging settings from the config.
-    pub(super) fn messaging_settings(&self) -> Result<MessagingSettings> {
-        Ok(MessagingSettings::from_config(self.config()?))
     }
 
     /// The ACK retry schedule from the config.

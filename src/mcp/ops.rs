@@ -149,15 +149,9 @@ fn content(raw: &str) -> Result<String> {
 
 /// A send's facts; a rate-limited send is an error (the message is kept
 /// in the inbox, as the error says).
-fn sent(project: &Project, report: &SendReport) -> Result<Value> {
-    if let Some(wait) = report.rate_limited {
-        let rate = &project.config.rate_limiting;
-        return Err(Error::RateLimited {
-            sender: report.message.sender.to_string(),
-            max: rate.messages_per_minute,
-            window_secs: u64::from(rate.window_seconds),
-            wait_secs: wait.as_secs_f64().ceil() as u64,
-        });
+fn sent(report: &SendReport) -> Result<Value> {
+    if let Some(refused) = report.rate_limit_error() {
+        return Err(refused);
     }
     let outcomes: serde_json::Map<String, Value> = report
         .outcomes
@@ -195,7 +189,7 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
     req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
     let report = project.operator.messenger().send(&registry, req)?;
-    let data = sent(project, &report)?;
+    let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
         Some((_, o)) if o.is_delivered() => format!("Delivered to {to} (id {id})."),
@@ -228,7 +222,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
         body,
     );
     let report = project.operator.messenger().send(&registry, req)?;
-    let data = sent(project, &report)?;
+    let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
     Ok(Reply::new(

@@ -13,12 +13,13 @@ use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
 use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
+use crate::support::exit_code::ExitCode;
 use crate::tmux::{PaneId, ScreenDetail};
 
 use super::delivery::{self, PaneSession, TypingAhead};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
-use super::rates::rate_store::Verdict;
+use super::rates::rate_store::{RateLimit, Verdict};
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
@@ -92,6 +93,8 @@ pub(crate) struct SendReport {
     /// Set when the sender was over its rate limit: the time until the
     /// next send is allowed. The message is logged, queued for everyone.
     pub rate_limited: Option<Duration>,
+    /// The limit the send was checked against (what a refusal names).
+    pub rate: RateLimit,
     /// Where the body went when it was too long to paste.
     pub body_file: Option<PathBuf>,
     /// Problems worth telling the user about (damaged state files).
@@ -114,6 +117,31 @@ impl SendReport {
             .iter()
             .filter(|(_, o)| o.is_delivered())
             .count()
+    }
+
+    /// What a send exits with: `RateLimited` (6) when the sender was over
+    /// its rate limit, `NotDelivered` (7) when anyone's copy was queued or
+    /// held, else `Success`.
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        if self.rate_limited.is_some() {
+            ExitCode::RateLimited
+        } else if self.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
+            ExitCode::NotDelivered
+        } else {
+            ExitCode::Success
+        }
+    }
+
+    /// The refusal to tell when the sender was over its rate limit (the
+    /// message is logged and waits in the inbox all the same).
+    pub(crate) fn rate_limit_error(&self) -> Option<Error> {
+        let wait = self.rate_limited?;
+        Some(Error::RateLimited {
+            sender: self.message.sender.to_string(),
+            max: self.rate.max,
+            window_secs: self.rate.window.as_secs(),
+            wait_secs: wait.as_secs_f64().ceil() as u64,
+        })
     }
 }
 
@@ -196,6 +224,7 @@ impl<'a> Messenger<'a> {
                 message,
                 outcomes,
                 rate_limited: Some(wait),
+                rate: self.settings.rate,
                 body_file: None,
                 warnings,
             });
@@ -215,6 +244,7 @@ impl<'a> Messenger<'a> {
             message,
             outcomes,
             rate_limited: None,
+            rate: self.settings.rate,
             body_file,
             warnings,
         })

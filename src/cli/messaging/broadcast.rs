@@ -11,7 +11,7 @@ use crate::support::exit_code::ExitCode;
 use crate::cli::agents::list::load_registry;
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
-use crate::cli::messaging::msg::{SentJson, exit_code, rate_limit_note};
+use crate::cli::messaging::msg::SentJson;
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]
@@ -51,10 +51,10 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     for w in &report.warnings {
         ctx.out.warn(w);
     }
-    rate_limit_note(ctx, &report);
+    ctx.out.rate_limit_note(&report);
     if args.json {
         ctx.out.json(&SentJson::new(&report))?;
-        return Ok(exit_code(&report));
+        return Ok(report.exit_code());
     }
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -88,5 +88,5 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         }
     }
     ctx.out.print(&s)?;
-    Ok(exit_code(&report))
+    Ok(report.exit_code())
 }
