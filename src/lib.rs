@@ -21,6 +21,7 @@ mod domain;
 mod error;
 mod guard;
 mod locks;
+mod log;
 mod mcp;
 mod messaging;
 mod monitor;
@@ -50,7 +51,7 @@ pub use domain::{AgentId, MessageId, Timestamp, ValidationError};
 pub use locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
-pub use messaging::message_log::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
+pub use log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
 pub use monitor::{MonitorState, render};
 pub use snapshot::LockView;
 pub use store::{Paths, StateDir};

@@ -2,8 +2,9 @@
 //! the delegation history, shared contexts, learning data, the conflict
 //! log). Each collection is one document of records, read whole and
 //! changed by an exclusive read-modify-write; the typed views (`Records`,
-//! `TaskStore`, ...) sit on top and keep the domain rules. `FileA2a`, the
-//! Python tool's JSON files, is the first implementation.
+//! `TaskStore`, ...) sit on top and keep the domain rules. `FileA2a`
+//! (`on_files.rs`), the Python tool's JSON files, is the first
+//! implementation.
 
 use std::fmt;
 

@@ -16,9 +16,9 @@ mod error;
 mod health;
 mod learning;
 mod memory;
+mod on_files;
 mod records;
 mod shared_context;
-mod store_file;
 mod task;
 mod task_store;
 
@@ -37,8 +37,8 @@ pub(crate) use memory::{AgentMemory, Cleared, MemoryStore};
 /// its place (like a Python dict); a repeated key in a file keeps its first
 /// place and its last value, as Python's json module reads it.
 pub(crate) type OrderedMap<V> = indexmap::IndexMap<String, V>;
+pub(crate) use on_files::FileA2a;
 pub(crate) use shared_context::{ContextStore, SharedContext};
-pub(crate) use store_file::FileA2a;
 pub(crate) use task::{NewTask, Task, TaskPriority, TaskStatus};
 pub(crate) use task_store::{TaskFilter, TaskStore, select};
 

@@ -1,5 +1,5 @@
 //! `AckStore`: where the pending acknowledgements live, and the guarantees
-//! any place that keeps them must give. `FileAcks` (`files.rs`) keeps them
+//! any place that keeps them must give. `FileAcks` (`on_files.rs`) keeps them
 //! in `PENDING_ACKS.json` and `.swarm/ack_due` (docs/FORMATS.md); a store
 //! on a networked server would keep the same promises with its own
 //! atomic operations (a compare-and-set per entry, say).

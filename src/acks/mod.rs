@@ -1,12 +1,12 @@
 //! Acknowledgements: the pending list, which knows nothing of sending.
 //! Callers reach it through `AckStore` (`ack_store.rs`); `FileAcks`
-//! (`files.rs`) keeps it in `PENDING_ACKS.json`. Retries are claimed
+//! (`on_files.rs`) keeps it in `PENDING_ACKS.json`. Retries are claimed
 //! through the store and sent by `messaging::ack_retry`.
 
 pub(crate) mod ack_store;
-mod files;
+mod on_files;
 mod pending;
 
 pub(crate) use ack_store::{AckResult, AckStore};
-pub(crate) use files::FileAcks;
+pub(crate) use on_files::FileAcks;
 pub use pending::*;

@@ -5,9 +5,9 @@
 pub(crate) mod agent_matcher;
 pub(crate) mod demo_agent;
 pub(crate) mod discovery;
-pub(crate) mod file_registry;
 pub(crate) mod identity;
 pub(crate) mod launch;
+pub(crate) mod on_files;
 pub(crate) mod pane_state;
 pub(crate) mod process;
 pub(crate) mod profile;

@@ -73,6 +73,14 @@ impl AgentStatus {
     }
 }
 
+impl Default for Registry {
+    /// What a project reads as when it has no registry yet (or a damaged
+    /// one): no agents, never written (`updated_at` empty).
+    fn default() -> Registry {
+        Registry::empty(String::new())
+    }
+}
+
 impl Registry {
     /// An empty registry stamped `updated_at`.
     pub fn empty(updated_at: String) -> Registry {

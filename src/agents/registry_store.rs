@@ -1,8 +1,8 @@
 //! `RegistryStore`: the storage seam for the agent registry and agent-id
 //! allocation. Readers see the registry; discovery changes it together
 //! with the id mark in one atomic step, so ids are never handed out twice.
-//! `FileRegistry` (the Python tool's `ACTIVE_AGENTS.json` plus
-//! `.swarm/agent_ids.json`) is the first implementation.
+//! `FileRegistry` (`on_files.rs`: the Python tool's `ACTIVE_AGENTS.json`
+//! plus `.swarm/agent_ids.json`) is the first implementation.
 
 use crate::agents::registry::{AgentIds, Registry};
 use crate::store::StoreError;
@@ -24,6 +24,29 @@ impl RegistryState {
         match self {
             RegistryState::Valid(registry, _) => Some(registry),
             RegistryState::Missing | RegistryState::Corrupt(_) => None,
+        }
+    }
+
+    /// The registry to act on, empty when there is none or it is damaged,
+    /// and what a person should be told about it (the entries ignored, the
+    /// damage); `location` names the store in those notes.
+    pub(crate) fn or_empty(self, location: &str) -> (Registry, Vec<String>) {
+        match self {
+            RegistryState::Missing => (Registry::default(), Vec::new()),
+            RegistryState::Valid(registry, skipped) => (
+                registry,
+                skipped
+                    .into_iter()
+                    .map(|s| format!("{location}: ignored {s}"))
+                    .collect(),
+            ),
+            RegistryState::Corrupt(why) => (
+                Registry::default(),
+                vec![format!(
+                    "{location} is damaged ({why}); treating it as empty until `swarm discover` \
+                     rebuilds it"
+                )],
+            ),
         }
     }
 }
@@ -146,10 +169,7 @@ pub(crate) mod contract {
         store
             .update(&mut |doc| {
                 let id = AgentId::numbered(doc.ids.next);
-                let mut reg = doc
-                    .registry
-                    .take()
-                    .unwrap_or_else(|| Registry::empty(String::new()));
+                let mut reg = doc.registry.take().unwrap_or_default();
                 reg.agents.push(record(&id));
                 reg.recompute_sessions();
                 doc.registry = Some(reg);

@@ -18,9 +18,9 @@ use crate::agents::registry::Registry;
 use crate::agents::registry_store::{IdsState, RegistryState};
 use crate::error::{Error, Result};
 use crate::locks::LockEntry;
-use crate::messaging::held_store::ToHold;
-use crate::messaging::inbox::Cursor;
-use crate::messaging::message_log::Record;
+use crate::log::inbox::Cursor;
+use crate::log::record::Record;
+use crate::messaging::held::held_store::ToHold;
 
 use super::Backend;
 

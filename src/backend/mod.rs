@@ -13,24 +13,29 @@
 
 use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
-use crate::agents::file_registry::FileRegistry;
+use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
 use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
-use crate::messaging::held::FileHeld;
-use crate::messaging::held_store::HeldStore;
-use crate::messaging::log_retention::LogPolicy;
-use crate::messaging::log_store::LogStore;
-use crate::messaging::message_log::MessageLog;
-use crate::messaging::rate_limit::FileRates;
-use crate::messaging::rate_store::RateStore;
-use crate::messaging::relay::Relay;
+use crate::log::log_store::LogStore;
+use crate::log::on_files::FileLog;
+use crate::log::retention::LogPolicy;
+use crate::messaging::held::held_store::HeldStore;
+use crate::messaging::held::on_files::FileHeld;
+use crate::messaging::rates::on_files::FileRates;
+use crate::messaging::rates::rate_store::RateStore;
+use crate::messaging::relay::relay_store::Relay;
 use crate::store::Paths;
 
+mod housekeeping;
 pub(crate) mod migrate;
 mod on_redis;
+mod operator;
 mod settings;
+
+pub(crate) use housekeeping::{Chores, HandedOver, Housekeeping};
+pub(crate) use operator::Operator;
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisRates, RedisRegistry, RedisRelay,
@@ -109,7 +114,7 @@ impl Backend {
             held: Box::new(FileHeld::new(paths)),
             rates: Box::new(FileRates::new(paths)),
             a2a: Box::new(FileA2a::new(paths)),
-            log: Box::new(MessageLog::new(paths).with_policy(LogPolicy::from_config(config))),
+            log: Box::new(FileLog::new(paths).with_policy(LogPolicy::from_config(config))),
             relay: None,
             settings: StoreSettings::files(),
         }

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use std::cell::OnceCell;
 use std::env;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
@@ -14,11 +15,11 @@ use crate::agents::discovery::DiscoverOptions;
 use crate::agents::profile::Profiles;
 use crate::agents::registry::Registry;
 use crate::agents::registry_store::RegistryState;
-use crate::backend::Backend;
+use crate::backend::{Backend, Operator};
 use crate::config::{self, Config, LoadedConfig};
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockStore};
-use crate::messaging::{MessagingSettings, Messenger};
+use crate::messaging::Messenger;
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::{Server, Tmux};
 
@@ -38,8 +39,9 @@ pub(super) struct Context {
     /// The current directory (relative lock paths start there).
     pub cwd: PathBuf,
     config: OnceCell<LoadedConfig>,
-    backend: OnceCell<Backend>,
     registry: OnceCell<Option<Registry>>,
+    backend: OnceCell<Arc<Backend>>,
+    operator: OnceCell<Operator>,
 }
 
 impl Context {
@@ -68,6 +70,7 @@ impl Context {
             config: OnceCell::new(),
             backend: OnceCell::new(),
             registry: OnceCell::new(),
+            operator: OnceCell::new(),
         })
     }
 
@@ -117,10 +120,15 @@ impl Context {
     /// The project's shared state: the only way a command reads or changes
     /// it (built on first use from the config).
     pub(super) fn backend(&self) -> Result<&Backend> {
+        Ok(self.shared_backend()?)
+    }
+
+    /// The same, shared with the operator.
+    fn shared_backend(&self) -> Result<&Arc<Backend>> {
         if let Some(b) = self.backend.get() {
             return Ok(b);
         }
-        let backend = Backend::open(&self.paths, self.config()?)?;
+        let backend = Arc::new(Backend::open(&self.paths, self.config()?)?);
         Ok(self.backend.get_or_init(|| backend))
     }
 
@@ -140,7 +148,7 @@ impl Context {
     pub(super) fn registry_or_empty(&self) -> Result<Cow<'_, Registry>> {
         Ok(match self.registry()? {
             Some(r) => Cow::Borrowed(r),
-            None => Cow::Owned(Registry::empty(String::new())),
+            None => Cow::Owned(Registry::default()),
         })
     }
 
@@ -195,11 +203,6 @@ impl Context {
         Ok(Profiles::new(&self.config()?.profiles))
     }
 
-    /// Messaging settings from the config.
-    pub(super) fn messaging_settings(&self) -> Result<MessagingSettings> {
-        Ok(MessagingSettings::from_config(self.config()?))
-    }
-
     /// The ACK retry schedule from the config.
     pub(super) fn ack_settings(&self) -> Result<AckSettings> {
         Ok(AckSettings::from_config(self.config()?))
@@ -210,24 +213,25 @@ impl Context {
         Ok(self.config()?.messaging.custom_types.clone())
     }
 
+    /// What this command acts on the swarm with: this project's backend,
+    /// a client of its tmux server, and the config's settings (built on
+    /// first use).
+    pub(super) fn operator(&self) -> Result<&Operator> {
+        if let Some(o) = self.operator.get() {
+            return Ok(o);
+        }
+        let operator = Operator::new(
+            self.tmux.server().clone(),
+            self.paths.clone(),
+            Arc::clone(self.shared_backend()?),
+            self.config()?,
+        )?;
+        Ok(self.operator.get_or_init(|| operator))
+    }
+
     /// A messenger over this project's backend and tmux server.
-    pub(super) fn messenger<'a>(
-        &'a self,
-        matcher: &'a AgentMatcher,
-        settings: MessagingSettings,
-    ) -> Result<Messenger<'a>> {
-        let backend = self.backend()?;
-        Ok(Messenger {
-            tmux: &self.tmux,
-            paths: &self.paths,
-            matcher,
-            settings,
-            acks: &*backend.acks,
-            held: &*backend.held,
-            rates: &*backend.rates,
-            log: &*backend.log,
-            relay: backend.relay.as_deref(),
-        })
+    pub(super) fn messenger(&self) -> Result<Messenger<'_>> {
+        Ok(self.operator()?.messenger())
     }
 
     /// Discovery settings from the config, with an optional override of

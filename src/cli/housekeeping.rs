@@ -1,102 +1,94 @@
 //! Work that no one has to remember to start: due ACK retries and
 //! escalations, and held messages whose pane is safe again, processed by
-//! whichever swarm command runs next (after a cheap check) and continuously
-//! by `swarm watch` and `swarm monitor`.
+//! whichever swarm command runs next and continuously by `swarm watch` and
+//! `swarm monitor`. Each is a round of the operator's housekeeping
+//! (`backend::Chores`); this says what it found.
 
 use std::time::Duration;
 
-use crate::acks;
-use crate::agents::registry::Registry;
+use crate::backend::{Chores, HandedOver, Housekeeping};
 use crate::error::Result;
-use crate::messaging::{ProcessReport, Relayed, ReleaseReport, process_due};
-use crate::support::time;
+use crate::messaging::{ProcessReport, ReleaseReport};
 
 use crate::cli::context::Context;
 
-/// Sends what is due, if anything (one small file read when nothing is).
-pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
-    if !acks::work_due(&*ctx.backend()?.acks, time::now()) {
+/// One round of `chores`, the registry's notes told as warnings; `None`
+/// when nothing was due (the cheap checks come before the operator is
+/// set up).
+fn round(ctx: &Context, chores: Chores) -> Result<Option<Housekeeping>> {
+    if !chores.due(ctx.backend()?) {
         return Ok(None);
     }
-    let registry = ctx
-        .read_registry()?
-        .unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
-    let report = process_due(&messenger, &registry, &ctx.ack_settings()?, time::now())?;
-    Ok(Some(report))
+    let done = ctx.operator()?.housekeeping(chores);
+    for note in &done.registry_notes {
+        ctx.out.warn(note);
+    }
+    Ok(Some(done))
+}
+
+/// Sends what is due, if anything (one small file read when nothing is).
+pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
+    let chores = Chores {
+        ack_retries: true,
+        ..Chores::default()
+    };
+    round(ctx, chores)?.and_then(|done| done.acks).transpose()
 }
 
 /// Types held messages into panes that are safe again, if any are held
 /// (one failed `open` when none are).
 pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
-    if !ctx.backend()?.held.any() {
-        return Ok(None);
-    }
-    let registry = ctx
-        .read_registry()?
-        .unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
-    Ok(Some(messenger.release_held(&registry)?))
+    let chores = Chores {
+        held: true,
+        ..Chores::default()
+    };
+    round(ctx, chores)?.and_then(|done| done.held).transpose()
 }
 
 /// Waits up to `wait` for deliveries other hosts handed to this one, and
 /// types them into their panes. `None` when the store has no relay (one
 /// host): then nothing was waited for.
 pub(super) fn deliver_handed_over(ctx: &Context, wait: Duration) -> Result<Option<HandedOver>> {
-    let backend = ctx.backend()?;
-    let Some(relay) = backend.relay.as_deref() else {
-        return Ok(None);
+    let chores = Chores {
+        relay_wait: Some(wait),
+        ..Chores::default()
     };
-    let taken = relay.take(wait)?;
-    if taken.is_empty() {
-        return Ok(Some(HandedOver::default()));
-    }
-    let registry = ctx
-        .read_registry()?
-        .unwrap_or_else(|| Registry::empty(String::new()));
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
-    let (delivered, warnings) = messenger.deliver_taken(&registry, taken)?;
-    Ok(Some(HandedOver {
-        delivered,
-        warnings,
-    }))
+    round(ctx, chores)?
+        .and_then(|done| done.handed_over)
+        .transpose()
 }
 
-/// What `deliver_handed_over` did.
-#[derive(Debug, Default)]
-pub(super) struct HandedOver {
-    /// (recipient, message id, outcome) per delivery.
-    pub delivered: Relayed,
-    /// Problems worth telling.
-    pub warnings: Vec<String>,
-}
-
-/// The same, for commands whose own output must stay clean: problems
-/// become warnings on stderr.
+/// The housekeeping after a command whose own output must stay clean:
+/// problems become warnings on stderr.
 pub(super) fn quietly(ctx: &Context) {
-    match process_due_acks(ctx) {
-        Ok(Some(report)) => {
-            for w in &report.warnings {
-                ctx.out.warn(w);
-            }
+    let done = match round(ctx, Chores::AFTER_COMMAND) {
+        Ok(Some(done)) => done,
+        Ok(None) => return,
+        Err(e) => {
+            ctx.out.warn(&format!(
+                "could not process due ACK retries or held messages: {e}"
+            ));
+            return;
         }
-        Ok(None) => {}
-        Err(e) => ctx
+    };
+    match done.acks {
+        Some(Ok(report)) => warn_all(ctx, &report.warnings),
+        Some(Err(e)) => ctx
             .out
             .warn(&format!("could not process due ACK retries: {e}")),
+        None => {}
     }
-    match release_held(ctx) {
-        Ok(Some(report)) => {
-            for w in &report.warnings {
-                ctx.out.warn(w);
-            }
-        }
-        Ok(None) => {}
-        Err(e) => ctx
+    match done.held {
+        Some(Ok(report)) => warn_all(ctx, &report.warnings),
+        Some(Err(e)) => ctx
             .out
             .warn(&format!("could not deliver held messages: {e}")),
+        None => {}
+    }
+}
+
+fn warn_all(ctx: &Context, warnings: &[String]) {
+    for w in warnings {
+        ctx.out.warn(w);
     }
 }

@@ -9,6 +9,7 @@ use owo_colors::OwoColorize;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::messaging::SendReport;
 use crate::support::json::{self, Layout};
 
 /// `--color`.
@@ -116,6 +117,14 @@ impl Output {
         let _ = writeln!(err, "swarm: {label}: {error}");
         if let Some(hint) = error.hint() {
             let _ = writeln!(err, "  hint: {hint}");
+        }
+    }
+
+    /// A send's refusal when its sender was over the rate limit (the
+    /// message waits in the inbox all the same), as an error on stderr.
+    pub(super) fn rate_limit_note(&self, report: &SendReport) {
+        if let Some(e) = report.rate_limit_error() {
+            self.error(&e);
         }
     }
 

@@ -12,15 +12,14 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::acks::AckResult;
-use crate::agents::registry::Registry;
+use crate::backend::Chores;
 use crate::domain::message::{self, MessageType};
 use crate::domain::validate;
 use crate::error::Error;
 use crate::locks::{LockKey, Released};
-use crate::messaging::{self, Acknowledgement, Messenger, Recipients, SendReport, SendRequest};
+use crate::messaging::{self, Acknowledgement, Recipients, ReleaseReport, SendReport, SendRequest};
 use crate::snapshot;
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::tmux::Tmux;
 
 use super::settings::Settings;
 
@@ -79,28 +78,6 @@ fn failure(e: &Error) -> Outcome {
     refused(status, text)
 }
 
-fn registry(settings: &Settings) -> Registry {
-    snapshot::read_registry(settings.backend.registry.as_ref())
-        .0
-        .unwrap_or_else(|| Registry::empty(String::new()))
-}
-
-fn with_messenger<T>(settings: &Settings, f: impl FnOnce(&Messenger<'_>) -> T) -> T {
-    let op = &settings.operator;
-    let tmux = Tmux::new(op.server.clone());
-    f(&Messenger {
-        tmux: &tmux,
-        paths: &settings.paths,
-        matcher: &op.matcher,
-        settings: op.messaging.clone(),
-        acks: &*settings.backend.acks,
-        held: &*settings.backend.held,
-        rates: &*settings.backend.rates,
-        log: &*settings.backend.log,
-        relay: settings.backend.relay.as_deref(),
-    })
-}
-
 fn report_json(report: &SendReport) -> Value {
     let m = &report.message;
     let outcomes: serde_json::Map<String, Value> = report
@@ -152,10 +129,12 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
             Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
         }
     };
-    let mut req = SendRequest::new(op.id.clone(), to, msg_type, content);
+    let mut req = SendRequest::new(settings.operator_id.clone(), to, msg_type, content);
     req.ack_timeout = body.ack.then_some(op.acks.timeout);
-    let registry = registry(settings);
-    match with_messenger(settings, |m| m.send(&registry, req)) {
+    match op
+        .registry()
+        .and_then(|(registry, _)| op.messenger().send(&registry, req))
+    {
         Ok(report) => (StatusCode::OK, report_json(&report)),
         Err(e) => failure(&e),
     }
@@ -175,16 +154,16 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
         );
     };
     let recipient = entry.recipient_id.to_string();
-    let registry = registry(settings);
-    let done = with_messenger(settings, |m| {
-        messaging::acknowledge(m, &registry, &id, &recipient, None)
+    let op = &settings.operator;
+    let done = op.registry().and_then(|(registry, _)| {
+        messaging::acknowledge(&op.messenger(), &registry, &id, &recipient, None)
     });
     match done {
         Ok((Acknowledgement::Sent { entry, report }, warnings)) => {
             let mut e = AuditEvent::new(AuditKind::AsOther, Some(&recipient));
             e.detail = Some(format!(
                 "ack {} from the dashboard by {}",
-                entry.msg_id, settings.operator.id
+                entry.msg_id, settings.operator_id
             ));
             let audit = AuditLog::new(&settings.paths).record(&[e]);
             (
@@ -233,7 +212,7 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
     let table = &*settings.backend.locks;
-    let released = match table.release(&[key], &settings.operator.id, true) {
+    let released = match table.release(&[key], &settings.operator_id, true) {
         Ok(r) => r,
         Err(e) => return failure(&Error::Lock(e)),
     };
@@ -244,7 +223,7 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
     match how {
         Released::Removed(_) => (
             StatusCode::OK,
-            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator.id}),
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
         ),
         Released::Forced(held) => (
             StatusCode::OK,
@@ -264,8 +243,13 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
 /// a dialog is open keeps its messages. The answer lists what went and
 /// what still waits, with why.
 pub(super) fn release(settings: &Settings) -> Outcome {
-    let registry = registry(settings);
-    match with_messenger(settings, |m| m.release_held(&registry)) {
+    let chores = Chores {
+        held: true,
+        ..Chores::default()
+    };
+    // Nothing held: nothing to release.
+    let held = settings.operator.housekeeping(chores).held;
+    match held.unwrap_or_else(|| Ok(ReleaseReport::default())) {
         Ok(report) => {
             let released: Vec<Value> = report
                 .released

@@ -9,7 +9,7 @@ use crate::acks::PendingEntry;
 use crate::agents::pane_state::PaneState;
 use crate::agents::registry::Registry;
 use crate::locks::{LockEntry, LockError, LockStore};
-use crate::messaging::log_line::LoggedMessage;
+use crate::log::log_line::LoggedMessage;
 use crate::store::{Paths, inspect};
 use crate::support::time;
 

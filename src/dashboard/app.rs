@@ -214,7 +214,7 @@ async fn not_found() -> Response<Body> {
 async fn page(State(app): State<Arc<App>>) -> Response<Body> {
     reply::asset(
         assets::INDEX.content_type,
-        assets::page(app.token.as_str(), &app.settings.operator.id),
+        assets::page(app.token.as_str(), &app.settings.operator_id),
     )
 }
 

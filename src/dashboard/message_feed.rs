@@ -10,10 +10,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::backend::Backend;
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::log_store::LogFollower;
-use crate::messaging::log_tail::TailBatch;
-use crate::messaging::message_log::Record;
+use crate::log::log_line::LoggedMessage;
+use crate::log::log_store::LogFollower;
+use crate::log::record::{Record, TailBatch};
 use crate::store::StoreError;
 
 /// How many of the latest messages are kept: the largest `limit` the API
@@ -139,7 +138,8 @@ impl MessageFeed {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::{DeliveryRecord, MessageLog, Outcome};
+    use crate::log::on_files::FileLog;
+    use crate::log::record::{DeliveryRecord, Outcome};
     use crate::store::Paths;
 
     fn message(n: usize) -> Message {
@@ -173,7 +173,7 @@ mod tests {
         assert!(feed.refresh().expect("refresh"));
         assert_eq!(feed.len(), 0);
         assert!(!feed.refresh().expect("refresh"), "nothing new");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         let batch: Vec<_> = (0..KEPT_MESSAGES + 5)
             .map(|n| Record::logged(&message(n), &[true, true]))
             .collect();
@@ -189,7 +189,7 @@ mod tests {
     fn delivery_records_update_their_message() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         let m = message(1);
         log.append(&[Record::logged(&m, &[false, false])])
             .expect("append");
@@ -226,7 +226,7 @@ mod tests {
         let line = Record::logged(&message(0), &[true, true])
             .to_line()
             .expect("json");
-        let log = MessageLog::new(&paths).with_rotation(line.len() as u64 * 3);
+        let log = FileLog::new(&paths).with_rotation(line.len() as u64 * 3);
         let mut feed = feed_of(&paths);
         for n in 0..10 {
             log.append(&[Record::logged(&message(n), &[true, true])])

@@ -32,4 +32,4 @@ pub(crate) use basic_auth::BasicAuth;
 pub(crate) use browser::{Opened, open as open_browser};
 pub(crate) use cors::Cors;
 pub(crate) use server::Server;
-pub(crate) use settings::{Operator, Settings};
+pub(crate) use settings::Settings;

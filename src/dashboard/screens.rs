@@ -8,9 +8,8 @@ use serde_json::{Value, json};
 use crate::agents::pane_state::{self, PaneState};
 use crate::agents::registry::{AgentStatus, Registry};
 use crate::domain::Timestamp;
-use crate::messaging::held_store::HeldMessage;
+use crate::messaging::held::held_store::HeldMessage;
 use crate::support::sanitize;
-use crate::tmux::Tmux;
 
 use super::settings::Settings;
 
@@ -28,13 +27,12 @@ pub(super) fn states(settings: &Settings, registry: Option<&Registry>) -> Vec<(S
         .filter(|a| a.status != AgentStatus::Dead)
         .collect();
     let op = &settings.operator;
-    let tmux = Tmux::new(op.server.clone());
     let observed = pane_state::observe(
-        &tmux,
+        &op.tmux,
         &op.matcher,
         &op.messaging.delivery.profiles,
         &agents,
-        settings.backend.shared_host(),
+        op.backend.shared_host(),
     );
     agents
         .iter()

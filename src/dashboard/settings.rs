@@ -6,12 +6,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::acks::AckSettings;
-use crate::agents::agent_matcher::AgentMatcher;
-use crate::backend::Backend;
-use crate::messaging::MessagingSettings;
+use crate::backend::{Backend, Operator};
 use crate::store::Paths;
-use crate::tmux::Server;
 
 use super::allowed_hosts::AllowedHosts;
 use super::basic_auth::BasicAuth;
@@ -20,25 +16,6 @@ use super::cors::Cors;
 /// Receives what the server has to tell its operator (it prints nothing
 /// itself).
 pub(crate) type Report = Arc<dyn Fn(&str) + Send + Sync>;
-
-/// What the person at the page acts with: the same pieces `swarm msg`,
-/// `swarm ack` and `swarm unlock --force` are given.
-#[derive(Clone, Debug)]
-pub(crate) struct Operator {
-    /// The sender id of messages sent from the page, and the agent a
-    /// forced release is recorded under.
-    pub id: String,
-    /// The tmux server the agents run on.
-    pub server: Server,
-    /// Recognises agents in panes.
-    pub matcher: AgentMatcher,
-    /// Delivery and rate-limit settings.
-    pub messaging: MessagingSettings,
-    /// The ACK retry schedule (its timeout for messages sent with an ACK).
-    pub acks: AckSettings,
-    /// Message types from the config.
-    pub custom_types: Vec<String>,
-}
 
 /// The server's settings.
 #[derive(Clone)]
@@ -59,8 +36,12 @@ pub(crate) struct Settings {
     pub cors: Cors,
     /// The Host headers answered; every other one is refused.
     pub hosts: AllowedHosts,
-    /// What the page's actions run with.
-    pub operator: Operator,
+    /// What the page's actions run with: the same pieces `swarm msg`,
+    /// `swarm ack` and `swarm unlock --force` are given.
+    pub operator: Arc<Operator>,
+    /// The sender id of messages sent from the page, and the agent a
+    /// forced release is recorded under.
+    pub operator_id: String,
     /// Where problems go (a file that cannot be read, ...).
     pub report: Report,
 }
@@ -74,7 +55,7 @@ impl std::fmt::Debug for Settings {
             .field("auth", &self.auth)
             .field("cors", &self.cors)
             .field("hosts", &self.hosts)
-            .field("operator", &self.operator.id)
+            .field("operator", &self.operator_id)
             .finish_non_exhaustive()
     }
 }

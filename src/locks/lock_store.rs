@@ -1,6 +1,7 @@
-//! `LockStore`: the storage seam for file locks. `FileLocks` (lock files in
-//! `.agent_locks/`, the Python tool's shape) is the first implementation;
-//! the Redis backend's is the second.
+//! `LockStore`: the storage seam for file locks, and what its operations
+//! return. `FileLocks` (`on_files.rs`: lock files in `.agent_locks/`, the
+//! Python tool's shape) is the first implementation; the Redis backend's is
+//! the second.
 //!
 //! What every implementation guarantees:
 //! * **one winner**: of racing `acquire` calls whose keys overlap (the same
@@ -20,9 +21,68 @@
 use super::LockEntry;
 use super::conflict::Conflict;
 use super::error::LockError;
+use super::held_lock::HeldLock;
 use super::lock_key::LockKey;
 use super::lock_record::LockRecord;
-use super::lock_table::{AcquiredLock, CleanReport, Related, Released};
+use crate::support::time;
+
+/// How a lock was obtained.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Acquired {
+    /// A new lock file.
+    Created,
+    /// The agent already held it; its time and reason were renewed.
+    Refreshed,
+    /// Another agent's stale lock on the same path was replaced.
+    TookOver(Box<HeldLock>),
+}
+
+/// One lock obtained by `acquire`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AcquiredLock {
+    /// What is now in the lock file.
+    pub record: LockRecord,
+    /// How.
+    pub how: Acquired,
+}
+
+/// What `release` did for one path.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Released {
+    /// The agent's own lock was removed.
+    Removed(HeldLock),
+    /// Another agent's lock was removed with `force`.
+    Forced(HeldLock),
+    /// A damaged lock file was removed with `force`.
+    ForcedDamaged(String),
+    /// There was no lock on it.
+    NotLocked,
+}
+
+/// What `clean` removed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CleanReport {
+    /// Stale locks removed.
+    pub stale: Vec<HeldLock>,
+    /// Damaged lock files removed, with what was wrong with them.
+    pub damaged: Vec<(String, String)>,
+    /// Damaged files left alone because they were written moments ago.
+    pub young_damaged: usize,
+}
+
+/// Locks related to one path or pattern.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Related {
+    /// The lock file of exactly this key, if there is one.
+    pub exact: Option<LockEntry>,
+    /// Other locks that overlap it (ancestors, patterns, locks below it).
+    pub others: Vec<HeldLock>,
+}
+
+/// The current time as Unix seconds (the unit of `locked_at`).
+pub(crate) fn now() -> f64 {
+    time::unix_seconds(time::now())
+}
 
 /// The locks of one project.
 pub(crate) trait LockStore: Send + Sync {

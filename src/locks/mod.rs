@@ -13,7 +13,7 @@ mod lock_index;
 mod lock_key;
 mod lock_record;
 mod lock_store;
-mod lock_table;
+mod on_files;
 
 pub(crate) use conflict::Conflict;
 pub use error::LockError;
@@ -24,8 +24,9 @@ pub(crate) use lock_key::KeyKind;
 pub use lock_key::{LockKey, has_glob_chars, lock_file_name};
 pub use lock_record::LockRecord;
 pub(crate) use lock_record::MAX_REASON_CHARS;
-pub(crate) use lock_store::LockStore;
+pub use lock_store::Acquired;
 #[cfg(test)]
 pub(crate) use lock_store::contract as lock_contract;
-pub use lock_table::{Acquired, FileLocks};
-pub(crate) use lock_table::{AcquiredLock, CleanReport, DAMAGED_GRACE, Related, Released, now};
+pub(crate) use lock_store::{AcquiredLock, CleanReport, LockStore, Related, Released, now};
+pub(crate) use on_files::DAMAGED_GRACE;
+pub use on_files::FileLocks;

@@ -9,17 +9,17 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskStore, select};
-use crate::acks::{self, AckResult};
+use crate::acks::AckResult;
 use crate::agents::identity;
+use crate::backend::Chores;
 use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
 use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockStore, Released};
-use crate::messaging::inbox::Selection;
-use crate::messaging::message_log::{MessageView, Status};
-use crate::messaging::{Recipients, SendReport, SendRequest, process_due};
+use crate::log::inbox::Selection;
+use crate::log::record::{MessageView, Status};
+use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::sanitize;
-use crate::support::time;
 
 use super::args::{self, MAX_TEXT_CHARS};
 use super::project::Project;
@@ -82,17 +82,11 @@ pub(super) fn call(
 /// Due ACK retries and escalations (a cheap check when nothing is due);
 /// problems are left for the next command to report.
 fn housekeeping(project: &Project) {
-    if !acks::work_due(&*project.backend.acks, time::now()) {
-        return;
-    }
-    let Ok(registry) = project.registry_or_empty() else {
-        return;
+    let chores = Chores {
+        ack_retries: true,
+        ..Chores::default()
     };
-    let Ok(matcher) = project.matcher() else {
-        return;
-    };
-    let messenger = project.messenger(&matcher);
-    let _ = process_due(&messenger, &registry, &project.ack_settings(), time::now());
+    let _ = project.operator.housekeeping(chores);
 }
 
 fn whoami(project: &Project) -> Result<Reply> {
@@ -100,7 +94,7 @@ fn whoami(project: &Project) -> Result<Reply> {
     let registry = project.registry()?;
     let record = registry.as_ref().and_then(|r| r.find(&agent));
     let pane = identity::current_pane()?.map(|p| p.as_str().to_owned());
-    let root = project.paths.root().display().to_string();
+    let root = project.operator.paths.root().display().to_string();
     Ok(Reply::new(
         format!("You are {agent} in {root}."),
         json!({
@@ -154,15 +148,9 @@ fn content(raw: &str) -> Result<String> {
 
 /// A send's facts; a rate-limited send is an error (the message is kept
 /// in the inbox, as the error says).
-fn sent(project: &Project, report: &SendReport) -> Result<Value> {
-    if let Some(wait) = report.rate_limited {
-        let rate = &project.config.rate_limiting;
-        return Err(Error::RateLimited {
-            sender: report.message.sender.to_string(),
-            max: rate.messages_per_minute,
-            window_secs: u64::from(rate.window_seconds),
-            wait_secs: wait.as_secs_f64().ceil() as u64,
-        });
+fn sent(report: &SendReport) -> Result<Value> {
+    if let Some(refused) = report.rate_limit_error() {
+        return Err(refused);
     }
     let outcomes: serde_json::Map<String, Value> = report
         .outcomes
@@ -197,11 +185,10 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let matcher = project.matcher()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
-    req.ack_timeout = a.ack.then(|| project.ack_settings().timeout);
-    let report = project.messenger(&matcher).send(&registry, req)?;
-    let data = sent(project, &report)?;
+    req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
+    let report = project.operator.messenger().send(&registry, req)?;
+    let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
         Some((_, o)) if o.is_delivered() => format!("Delivered to {to} (id {id})."),
@@ -225,7 +212,6 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let matcher = project.matcher()?;
     let req = SendRequest::new(
         sender,
         Recipients::All {
@@ -234,8 +220,8 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
         msg_type,
         body,
     );
-    let report = project.messenger(&matcher).send(&registry, req)?;
-    let data = sent(project, &report)?;
+    let report = project.operator.messenger().send(&registry, req)?;
+    let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
     Ok(Reply::new(
@@ -267,7 +253,7 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
 
 /// The unread messages of `agent`, up to `limit`, without marking them.
 pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result<Value> {
-    let log = &project.backend.log;
+    let log = &project.operator.backend.log;
     let (cursor, _) = log.cursor(agent)?;
     let view = log.inbox(agent, cursor.as_ref(), &Selection::New, Some(limit))?;
     Ok(json!({
@@ -280,7 +266,7 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let (view, note) = project.backend.log.take_new(&agent, Some(limit))?;
+    let (view, note) = project.operator.backend.log.take_new(&agent, Some(limit))?;
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()
     } else {
@@ -335,6 +321,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
         .filter(|n| !n.is_empty());
     let agent = project.agent()?;
     let (result, _) = project
+        .operator
         .backend
         .acks
         .acknowledge(&prefix, &AgentId::parse(&agent)?)?;
@@ -353,8 +340,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             );
             req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
-            let matcher = project.matcher()?;
-            let report = project.messenger(&matcher).send(&registry, req)?;
+            let report = project.operator.messenger().send(&registry, req)?;
             Ok(Reply::new(
                 format!(
                     "Acknowledged {}; {} was told.",
@@ -377,7 +363,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             ids.join(", ")
         ))),
         AckResult::NotPending => {
-            let views = project.backend.log.read_all()?.messages();
+            let views = project.operator.backend.log.read_all()?.messages();
             let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(&prefix))
             else {
                 return Err(Error::UnknownMessage(prefix));
@@ -566,8 +552,8 @@ fn list_locks(project: &Project) -> Result<Reply> {
 }
 
 fn pending_acks(project: &Project) -> Result<Reply> {
-    let settings = project.ack_settings();
-    let pending = project.backend.acks.list()?;
+    let settings = &project.operator.acks;
+    let pending = project.operator.backend.acks.list()?;
     let problem = pending.problem;
     let me = project.agent().ok();
     let rows: Vec<Value> = pending
@@ -650,7 +636,8 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
         files: list_arg(a.files),
         context_id: None,
     };
-    let task = TaskStore::new(project.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
+    let task =
+        TaskStore::new(project.operator.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
     Ok(Reply::new(
         format!("Task created: {} ({}).", task.task_id, task.priority),
         json!({ "task": task_json(&task) }),
@@ -659,8 +646,11 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
 
 fn claim_task(project: &Project, a: tools::ClaimTask) -> Result<Reply> {
     let agent = project.agent()?;
-    let task =
-        TaskStore::new(project.backend.a2a.as_ref()).claim(&a.task_id, &agent, &mut Vec::new())?;
+    let task = TaskStore::new(project.operator.backend.a2a.as_ref()).claim(
+        &a.task_id,
+        &agent,
+        &mut Vec::new(),
+    )?;
     Ok(Reply::new(
         format!("You have task {} ({}).", task.task_id, task.status),
         json!({ "task": task_json(&task) }),
@@ -689,7 +679,7 @@ fn update_task(project: &Project, a: tools::UpdateTask) -> Result<Reply> {
     };
     let by = project.agent()?;
     // Assignee first, then the status, as `swarm tasks update` does.
-    let (task, ()) = TaskStore::new(project.backend.a2a.as_ref()).modify(
+    let (task, ()) = TaskStore::new(project.operator.backend.a2a.as_ref()).modify(
         &a.task_id,
         &mut Vec::new(),
         |task| {
@@ -734,7 +724,7 @@ fn list_tasks(project: &Project, a: tools::ListTasks) -> Result<Reply> {
             .transpose()?,
         all: a.all,
     };
-    let tasks = TaskStore::new(project.backend.a2a.as_ref()).all(&mut Vec::new())?;
+    let tasks = TaskStore::new(project.operator.backend.a2a.as_ref()).all(&mut Vec::new())?;
     let chosen = select(&tasks, &filter);
     let mut text = format!("{} task(s):", chosen.len());
     for t in &chosen {

@@ -6,31 +6,23 @@
 
 use std::path::PathBuf;
 
-use crate::acks::AckSettings;
-use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::identity;
 use crate::agents::registry::Registry;
-use crate::backend::Backend;
+use crate::backend::Operator;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::locks::{LockKey, LockStore};
-use crate::messaging::{MessagingSettings, Messenger};
-use crate::store::Paths;
-use crate::tmux::Tmux;
 
 /// The project one server works on.
 #[derive(Debug)]
 pub(crate) struct Project {
-    /// The state-file layout under the root.
-    pub paths: Paths,
-    /// The tmux server of the agents.
-    pub tmux: Tmux,
+    /// What the server acts with: the project's files and shared state, a
+    /// client of the agents' tmux server, and the config's settings.
+    pub operator: Operator,
     /// The directory relative lock paths start from (the agent's).
     pub cwd: PathBuf,
     /// The project's config, as it was when the server started.
     pub config: Config,
-    /// The project's shared state.
-    pub backend: Backend,
 }
 
 impl Project {
@@ -38,14 +30,12 @@ impl Project {
     /// (then every lookup fails as "not registered", as on the command
     /// line).
     pub(crate) fn registry(&self) -> Result<Option<Registry>> {
-        Ok(self.backend.registry.read()?.usable())
+        Ok(self.operator.backend.registry.read()?.usable())
     }
 
-    /// The registry, empty when there is none.
+    /// The registry, empty when there is none (or it is damaged).
     pub(crate) fn registry_or_empty(&self) -> Result<Registry> {
-        Ok(self
-            .registry()?
-            .unwrap_or_else(|| Registry::empty(String::new())))
+        Ok(self.operator.registry()?.0)
     }
 
     /// The agent this server acts as: the one whose pane (`$TMUX_PANE`)
@@ -60,9 +50,9 @@ impl Project {
         };
         let registry = self.registry()?;
         identity::identify(
-            &self.tmux,
-            self.backend.registry.as_ref(),
-            &self.paths,
+            &self.operator.tmux,
+            self.operator.backend.registry.as_ref(),
+            &self.operator.paths,
             registry.as_ref(),
             pane.clone(),
         )
@@ -77,37 +67,15 @@ impl Project {
 
     /// The project's file locks.
     pub(crate) fn locks(&self) -> &dyn LockStore {
-        &*self.backend.locks
+        &*self.operator.backend.locks
     }
 
     /// A lock path or pattern, normalised against the project.
     pub(crate) fn lock_key(&self, raw: &str) -> Result<LockKey> {
-        Ok(LockKey::resolve(raw, self.paths.root(), &self.cwd)?)
-    }
-
-    /// The agent recogniser configured for this project, asking the
-    /// process backend `SWARM_PROCESS_BACKEND` chooses.
-    pub(crate) fn matcher(&self) -> Result<AgentMatcher> {
-        Ok(AgentMatcher::for_config(&self.config)?)
-    }
-
-    /// The ACK retry schedule.
-    pub(crate) fn ack_settings(&self) -> AckSettings {
-        AckSettings::from_config(&self.config)
-    }
-
-    /// A messenger over this project, with `matcher`.
-    pub(crate) fn messenger<'a>(&'a self, matcher: &'a AgentMatcher) -> Messenger<'a> {
-        Messenger {
-            tmux: &self.tmux,
-            paths: &self.paths,
-            matcher,
-            settings: MessagingSettings::from_config(&self.config),
-            acks: &*self.backend.acks,
-            held: &*self.backend.held,
-            rates: &*self.backend.rates,
-            log: &*self.backend.log,
-            relay: self.backend.relay.as_deref(),
-        }
+        Ok(LockKey::resolve(
+            raw,
+            self.operator.paths.root(),
+            &self.cwd,
+        )?)
     }
 }

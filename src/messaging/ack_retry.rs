@@ -11,8 +11,9 @@ use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::support::time;
 
-use super::message_log::Outcome;
-use super::send::{Messenger, Recipients, SendRequest};
+use super::messenger::Messenger;
+use super::send::{Recipients, SendRequest};
+use crate::log::record::Outcome;
 
 /// What one processing pass did.
 #[derive(Clone, Debug, Default)]

@@ -10,7 +10,8 @@ use crate::domain::message::MessageType;
 use crate::error::Result;
 use crate::support::sanitize;
 
-use super::{Messenger, Recipients, SendReport, SendRequest};
+use super::messenger::Messenger;
+use super::send::{Recipients, SendReport, SendRequest};
 
 /// What acknowledging did.
 #[derive(Debug)]

@@ -1,27 +1,21 @@
 //! Messages: sending (validate, rate-limit, log first, deliver into each
-//! recipient's pane), the message log and its tail, the inbox, onboarding,
-//! and the ACK retry engine that sends what the pending list says is due.
+//! recipient's pane), onboarding, and the ACK retry engine that sends what
+//! the pending list says is due. The message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod delivery;
 pub(crate) mod held;
-pub(crate) mod held_store;
-pub(crate) mod inbox;
-pub(crate) mod log_line;
-pub(crate) mod log_retention;
-pub(crate) mod log_segments;
-pub(crate) mod log_store;
-pub(crate) mod log_tail;
-pub(crate) mod message_log;
+mod messenger;
 pub(crate) mod onboarding;
-pub(crate) mod rate_limit;
-pub(crate) mod rate_store;
+mod pane_text;
+pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
-pub(crate) use send::{
-    MessagingSettings, Messenger, Recipients, Relayed, ReleaseReport, SendReport, SendRequest,
-};
+pub(crate) use held::release::ReleaseReport;
+pub(crate) use messenger::{MessagingSettings, Messenger};
+pub(crate) use relay::hand_over::Relayed;
+pub(crate) use send::{Recipients, SendReport, SendRequest};

@@ -3,113 +3,29 @@
 //! A message that could not be typed into a pane waits in the log (the
 //! inbox) with the reason, and can be redelivered.
 
-use std::fs;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
-
 use crate::acks;
-use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::profile::Profiles;
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::domain::message::{Message, MessageType};
+use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
-use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Target, TypingAhead};
-use crate::messaging::held_store::{HeldMessage, HeldStore, ToHold};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::log_store::LogStore;
-use crate::messaging::message_log::{DeliveryRecord, MessageView, Outcome, Record, Status};
-use crate::support::sanitize;
+use crate::log::log_line::LoggedMessage;
+use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
+use crate::support::exit_code::ExitCode;
+use crate::tmux::{PaneId, ScreenDetail};
+
+use super::delivery::{self, PaneSession, TypingAhead};
+use super::held::release::Released;
+use super::messenger::{Messenger, target_of};
+use super::rates::rate_store::{RateLimit, Verdict};
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
 
-/// (recipient, message id, outcome) of one delivery taken from the relay.
-pub(crate) type RelayedOne = (String, String, Outcome);
-
-/// What the deliveries taken from the relay came to.
-pub(crate) type Relayed = Vec<RelayedOne>;
-use crate::acks::AckStore;
-use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
-use crate::domain::{AgentId, MessageId, Timestamp};
-use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
-use crate::messaging::relay::{HandedOver, Handoff, Relay, Taken};
-use crate::store::{Paths, ensure_private_dir};
-use crate::tmux::{PaneId, ScreenDetail, Tmux};
-
 /// Most recipients of one broadcast (parity).
 pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
-
-/// Messaging settings, from the config.
-#[derive(Clone, Debug)]
-pub(crate) struct MessagingSettings {
-    /// How each delivery behaves.
-    pub delivery: DeliverySettings,
-    /// Bodies longer than this (bytes) go to `.swarm/messages/<id>.md` and
-    /// the pane gets a one-line pointer.
-    pub max_inline_bytes: usize,
-    /// Per-sender limit.
-    pub rate: RateLimit,
-}
-
-impl Default for MessagingSettings {
-    fn default() -> Self {
-        MessagingSettings {
-            delivery: DeliverySettings::default(),
-            max_inline_bytes: 4096,
-            rate: RateLimit {
-                max: 10,
-                window: Duration::from_secs(60),
-            },
-        }
-    }
-}
-
-impl MessagingSettings {
-    /// The settings a project's config gives.
-    pub(crate) fn from_config(c: &crate::config::Config) -> MessagingSettings {
-        MessagingSettings {
-            rate: RateLimit {
-                max: c.rate_limiting.messages_per_minute,
-                window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
-            },
-            delivery: DeliverySettings {
-                pause: c
-                    .messaging
-                    .delivery_pause_ms
-                    .map(|ms| Duration::from_millis(u64::from(ms))),
-                confirm: c.messaging.confirm_delivery,
-                profiles: Profiles::new(&c.profiles),
-                ..DeliverySettings::default()
-            },
-            max_inline_bytes: c.messaging.max_inline_bytes as usize,
-        }
-    }
-}
-
-/// The world a send needs.
-pub(crate) struct Messenger<'a> {
-    /// The tmux server.
-    pub tmux: &'a Tmux,
-    /// The project's files.
-    pub paths: &'a Paths,
-    /// Recognises agents in the foreground of panes.
-    pub matcher: &'a AgentMatcher,
-    /// Settings.
-    pub settings: MessagingSettings,
-    /// The pending acknowledgements.
-    pub acks: &'a dyn AckStore,
-    /// Messages held back from panes.
-    pub held: &'a dyn HeldStore,
-    /// The senders' rate windows.
-    pub rates: &'a dyn RateStore,
-    /// The message log and the read cursors.
-    pub log: &'a dyn LogStore,
-    /// Deliveries to the hosts of other agents' panes (`None`: one host).
-    pub relay: Option<&'a dyn Relay>,
-}
 
 /// Who a message goes to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -177,6 +93,8 @@ pub(crate) struct SendReport {
     /// Set when the sender was over its rate limit: the time until the
     /// next send is allowed. The message is logged, queued for everyone.
     pub rate_limited: Option<Duration>,
+    /// The limit the send was checked against (what a refusal names).
+    pub rate: RateLimit,
     /// Where the body went when it was too long to paste.
     pub body_file: Option<PathBuf>,
     /// Problems worth telling the user about (damaged state files).
@@ -199,6 +117,31 @@ impl SendReport {
             .iter()
             .filter(|(_, o)| o.is_delivered())
             .count()
+    }
+
+    /// What a send exits with: `RateLimited` (6) when the sender was over
+    /// its rate limit, `NotDelivered` (7) when anyone's copy was queued or
+    /// held, else `Success`.
+    pub(crate) fn exit_code(&self) -> ExitCode {
+        if self.rate_limited.is_some() {
+            ExitCode::RateLimited
+        } else if self.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
+            ExitCode::NotDelivered
+        } else {
+            ExitCode::Success
+        }
+    }
+
+    /// The refusal to tell when the sender was over its rate limit (the
+    /// message is logged and waits in the inbox all the same).
+    pub(crate) fn rate_limit_error(&self) -> Option<Error> {
+        let wait = self.rate_limited?;
+        Some(Error::RateLimited {
+            sender: self.message.sender.to_string(),
+            max: self.rate.max,
+            window_secs: self.rate.window.as_secs(),
+            wait_secs: wait.as_secs_f64().ceil() as u64,
+        })
     }
 }
 
@@ -281,6 +224,7 @@ impl<'a> Messenger<'a> {
                 message,
                 outcomes,
                 rate_limited: Some(wait),
+                rate: self.settings.rate,
                 body_file: None,
                 warnings,
             });
@@ -300,6 +244,7 @@ impl<'a> Messenger<'a> {
             message,
             outcomes,
             rate_limited: None,
+            rate: self.settings.rate,
             body_file,
             warnings,
         })
@@ -365,38 +310,8 @@ impl<'a> Messenger<'a> {
         Ok((outcomes, warnings))
     }
 
-    /// The text typed into panes for a message: `header: content`,
-    /// with `prefix` (a retry mark) before the content, the ACK hint on its
-    /// own line when an answer is required, and for a long body a one-line
-    /// pointer to `.swarm/messages/<id>.md` holding it.
-    pub(crate) fn pane_text(
-        &self,
-        message: &Message,
-        prefix: Option<&str>,
-    ) -> Result<(String, Option<PathBuf>)> {
-        let header = message.header();
-        let prefix = prefix.map(|p| format!("{p} ")).unwrap_or_default();
-        let hint = if message.requires_ack {
-            format!("\n{}", acks::hint(message.msg_id.as_str()))
-        } else {
-            String::new()
-        };
-        let content = &message.content;
-        if content.len() <= self.settings.max_inline_bytes {
-            return Ok((format!("{header}: {prefix}{content}{hint}"), None));
-        }
-        let path = self.write_body(message.msg_id.as_str(), &header, content)?;
-        let lines = content.lines().count();
-        Ok((
-            format!(
-                "{header}: {prefix}(long message, {} bytes in {lines} lines) read it in full: {}{hint}",
-                content.len(),
-                path.display()
-            ),
-            Some(path),
-        ))
-    }
-
+    /// The agents `req` goes to: the one named (refused when unknown,
+    /// unless swarm itself sends), or every active one for a broadcast.
     fn resolve(&self, registry: &Registry, req: &SendRequest) -> Result<Vec<AgentRecord>> {
         let known = || {
             registry
@@ -454,164 +369,6 @@ impl<'a> Messenger<'a> {
         }
     }
 
-    /// Writes a long body to `.swarm/messages/<id>.md` (once).
-    fn write_body(&self, msg_id: &str, header: &str, content: &str) -> Result<PathBuf> {
-        let dir = self.paths.swarm_dir().join("messages");
-        let path = dir.join(body_file_name(msg_id));
-        let write_err = |source| Error::Io {
-            what: format!("write the long message to {}", path.display()),
-            source,
-        };
-        ensure_private_dir(&dir).map_err(write_err)?;
-        // One file per message id, written once: exclusive creation, so a
-        // redelivery finds it in place and never rewrites it.
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&path)
-        {
-            Ok(mut file) => file
-                .write_all(format!("{header}\n\n{content}\n").as_bytes())
-                .map_err(write_err)?,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(write_err(e)),
-        }
-        Ok(path)
-    }
-
-    /// The host of `agent`'s pane when it is another host than this one.
-    fn elsewhere<'r>(&self, agent: &'r AgentRecord) -> Option<&'r str> {
-        let here = self.relay?.host();
-        agent.host.as_deref().filter(|there| *there != here)
-    }
-
-    /// Hands the delivery to `agent` over to the host of its pane; the
-    /// message waits in its inbox until that host types it in.
-    fn hand_over(
-        &self,
-        agent: &AgentRecord,
-        host: &str,
-        msg_id: &str,
-        text: &str,
-        marker: &str,
-    ) -> Outcome {
-        let Some(relay) = self.relay else {
-            return Outcome::queued(format!("{} is on host {host}", agent.id));
-        };
-        let handoff = Handoff {
-            msg_id: msg_id.to_owned(),
-            agent: agent.id.to_string(),
-            text: text.to_owned(),
-            marker: marker.to_owned(),
-            from: relay.host().to_owned(),
-            note: None,
-        };
-        match relay.hand_over(host, &handoff) {
-            Ok(HandedOver::Queued) => Outcome::queued(format!(
-                "{} is on host {host}: its swarm watch delivers it",
-                agent.id
-            )),
-            Ok(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
-                "{} is on host {host}: it already waits there for its swarm watch",
-                agent.id
-            )),
-            Err(e) => Outcome::queued(format!(
-                "{} is on host {host}, and it could not be handed over ({e})",
-                agent.id
-            )),
-        }
-    }
-
-    /// Types the deliveries this host took from the relay into their
-    /// panes, records each outcome in the log, and only then marks them
-    /// done, so that a crash in between leaves them to be taken again.
-    /// Returns (recipient, message id, outcome) for each.
-    pub(crate) fn deliver_taken(
-        &self,
-        registry: &Registry,
-        taken: Vec<Taken>,
-    ) -> Result<(Relayed, Vec<String>)> {
-        let Some(relay) = self.relay else {
-            return Ok((Vec::new(), Vec::new()));
-        };
-        let mut done = Vec::new();
-        let mut warnings = Vec::new();
-        let mut finished = Vec::new();
-        for t in taken {
-            match self.deliver_one_taken(registry, &t) {
-                Ok((outcome, more)) => {
-                    warnings.extend(more);
-                    done.extend(outcome);
-                    finished.push(t);
-                }
-                Err(e) => {
-                    // What went in is marked done before the error is
-                    // told; the rest is taken again.
-                    relay.done(&finished)?;
-                    return Err(e);
-                }
-            }
-        }
-        relay.done(&finished)?;
-        Ok((done, warnings))
-    }
-
-    /// One delivery taken from the relay: typed in and its outcome logged.
-    fn deliver_one_taken(
-        &self,
-        registry: &Registry,
-        t: &Taken,
-    ) -> Result<(Option<RelayedOne>, Vec<String>)> {
-        let mut warnings = Vec::new();
-        let Some(h) = &t.handoff else {
-            warnings.push(format!(
-                "skipped delivery {} handed to this host: it cannot be read",
-                t.id
-            ));
-            return Ok((None, warnings));
-        };
-        let note = Some(h.note.clone().map_or_else(
-            || format!("from host {}", h.from),
-            |n| format!("{n}, from host {}", h.from),
-        ));
-        let outcome = match registry
-            .find(&h.agent)
-            .filter(|a| a.status != AgentStatus::Dead)
-        {
-            Some(a) if self.elsewhere(a).is_none() => {
-                let (outcomes, more) = self.deliver_logged(
-                    &h.msg_id,
-                    std::slice::from_ref(a),
-                    &h.text,
-                    &h.marker,
-                    note,
-                    None,
-                )?;
-                warnings.extend(more);
-                outcomes.into_iter().next().map(|(_, o)| o)
-            }
-            // It moved to another host meanwhile, or left: recorded
-            // as waiting in its inbox.
-            found => {
-                let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
-                    Some(host) => format!("{} is now on host {host}", h.agent),
-                    None => format!("{} is no longer registered", h.agent),
-                });
-                warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-                    &h.msg_id,
-                    &[(h.agent.clone(), outcome.clone())],
-                    note,
-                ))])?);
-                Some(outcome)
-            }
-        };
-        Ok((
-            outcome.map(|o| (h.agent.clone(), h.msg_id.clone(), o)),
-            warnings,
-        ))
-    }
-
     /// Starts the tmux clients a delivery to the panes of `recipients` on
     /// this host will use: one that will capture their screens
     /// (`Tmux::warm_up`) and, for agents that need no pause, the paste and
@@ -631,6 +388,10 @@ impl<'a> Messenger<'a> {
         Some(TypingAhead::start(self.tmux, panes))
     }
 
+    /// Delivers to every recipient: those on this host by typing (one by
+    /// one, or as a batch), those on other hosts by handing over. Returns
+    /// the outcomes in recipient order and the held messages released on
+    /// the way.
     fn deliver_all(
         &self,
         msg_id: &str,
@@ -810,239 +571,5 @@ impl<'a> Messenger<'a> {
                 released,
             ),
         }
-    }
-
-    /// Adds one message to the held queue and tells the person at the pane
-    /// (once per episode) that messages wait.
-    fn hold(
-        &self,
-        session: &PaneSession<'_>,
-        agent: &str,
-        msg_id: &str,
-        text: &str,
-        marker: &str,
-        reason: &str,
-    ) -> Result<()> {
-        let holding = self.held.hold(ToHold {
-            msg_id: &MessageId::from_stored(msg_id),
-            agent: &AgentId::parse(agent)?,
-            text,
-            marker,
-            reason,
-        })?;
-        let count = holding.count;
-        let note = if holding.first_notice {
-            sanitize::one_line(&format!(
-                "swarm: messages for {agent} are waiting ({reason}); they go in by themselves once the input box is empty"
-            ))
-        } else {
-            String::new()
-        };
-        // Telling the person is a courtesy: the message is held either way.
-        let _ = self.tmux.notify_pane(session.pane(), &note, count);
-        Ok(())
-    }
-
-    /// Types the messages held for `agent`, in order, while its screen is
-    /// safe. Returns what went, and the reason it stopped when something
-    /// is still held. Each entry leaves the queue (under its lock) before
-    /// it is typed, so two processes can never both type it.
-    fn release_pending(
-        &self,
-        session: &PaneSession<'_>,
-        agent: &str,
-    ) -> (Vec<Released>, Option<String>) {
-        let pending: Vec<HeldMessage> = match self.held.list() {
-            Ok(all) => all
-                .into_iter()
-                .filter(|h| h.agent.as_str() == agent)
-                .collect(),
-            Err(e) => {
-                return (
-                    Vec::new(),
-                    Some(format!("could not read held messages: {e}")),
-                );
-            }
-        };
-        let mut done = Vec::new();
-        if pending.is_empty() {
-            return (done, None);
-        }
-        for h in pending {
-            if let Some(reason) = session.hold_reason() {
-                if reason != h.reason {
-                    let _ = self.held.set_reason(&h.agent, &reason);
-                }
-                return (done, Some(reason));
-            }
-            let taken = match self.held.release(h.seq) {
-                Ok(taken) => taken,
-                Err(e) => {
-                    return (
-                        done,
-                        Some(format!("could not update the held messages: {e}")),
-                    );
-                }
-            };
-            if !taken {
-                continue;
-            }
-            let outcome = session.type_text(&h.text, &h.marker);
-            done.push(Released { held: h, outcome });
-        }
-        let _ = self.tmux.notify_pane(session.pane(), "", 0);
-        (done, None)
-    }
-
-    /// Delivers held messages whose pane is safe again, for every agent
-    /// that has some, and logs each outcome. Cheap when nothing is held
-    /// (one failed `open`). A pane another delivery is busy with is left
-    /// for the next round.
-    pub(crate) fn release_held(&self, registry: &Registry) -> Result<ReleaseReport> {
-        let held = self.held.list()?;
-        let mut report = ReleaseReport::default();
-        if held.is_empty() {
-            return Ok(report);
-        }
-        let mut agents: Vec<AgentId> = Vec::new();
-        for h in &held {
-            if !agents.contains(&h.agent) {
-                agents.push(h.agent.clone());
-            }
-        }
-        let settings = DeliverySettings {
-            lock_timeout: RELEASE_LOCK_WAIT,
-            ..self.settings.delivery.clone()
-        };
-        for agent in agents {
-            let record = registry
-                .find(agent.as_str())
-                .filter(|a| a.status != AgentStatus::Dead);
-            // Held on another host: that host's watch releases them.
-            if record.is_some_and(|a| self.elsewhere(a).is_some()) {
-                continue;
-            }
-            let opened = match record {
-                Some(a) => delivery::open(
-                    self.tmux,
-                    self.paths,
-                    self.matcher,
-                    &target_of(a),
-                    &settings,
-                ),
-                None => Err(Outcome::queued(format!("{agent} is no longer registered"))),
-            };
-            match opened {
-                Ok(session) => {
-                    let (released, blocked) = self.release_pending(&session, agent.as_str());
-                    report.released.extend(released);
-                    if let Some(reason) = blocked {
-                        report.still_held.push((agent.to_string(), reason));
-                    }
-                }
-                Err(outcome)
-                    if outcome
-                        .reason
-                        .as_deref()
-                        .is_some_and(|r| r.contains("delivery lock")) => {}
-                Err(outcome) => {
-                    // The agent left (or a shell took its pane): its held
-                    // messages become ordinary queued ones, in the inbox.
-                    for h in self.held.release_all(&agent)? {
-                        report.released.push(Released {
-                            held: h,
-                            outcome: outcome.clone(),
-                        });
-                    }
-                }
-            }
-        }
-        report.warnings = self.log_released(&report.released)?;
-        Ok(report)
-    }
-
-    /// Appends one delivery record per released message.
-    fn log_released(&self, released: &[Released]) -> Result<Vec<String>> {
-        if released.is_empty() {
-            return Ok(Vec::new());
-        }
-        let records: Vec<Record> = released
-            .iter()
-            .map(|r| {
-                Record::Delivery(DeliveryRecord::new(
-                    r.held.msg_id.as_str(),
-                    &[(r.held.agent.to_string(), r.outcome.clone())],
-                    Some("released: it had been held".into()),
-                ))
-            })
-            .collect();
-        Ok(self.log.append(&records)?)
-    }
-}
-
-/// How long a release waits for a pane another delivery holds.
-const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);
-
-/// The file name of a long body: the message id when it is a plain name
-/// (swarm's ids, the Python tool's UUIDs), else a digest of it, so that an
-/// id from a log line edited by hand (`../x`) never names a file outside
-/// `.swarm/messages/`.
-fn body_file_name(msg_id: &str) -> String {
-    let plain = !msg_id.is_empty()
-        && msg_id.len() <= 64
-        && msg_id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if plain {
-        format!("{msg_id}.md")
-    } else {
-        let digest = Sha256::digest(msg_id.as_bytes());
-        let hex: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
-        format!("id-{hex}.md")
-    }
-}
-
-fn target_of(a: &AgentRecord) -> Target {
-    Target {
-        agent: a.id.to_string(),
-        pane: a.tmux_pane_id.clone(),
-        pane_pid: a.pid,
-    }
-}
-
-/// A held message that left the queue, and what became of it.
-#[derive(Clone, Debug)]
-pub(crate) struct Released {
-    /// The message as it was held.
-    pub held: HeldMessage,
-    /// Its outcome.
-    pub outcome: Outcome,
-}
-
-/// What one `release_held` round did.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct ReleaseReport {
-    /// Messages that left the queue, in order.
-    pub released: Vec<Released>,
-    /// Agents that still have held messages, with the reason.
-    pub still_held: Vec<(String, String)>,
-    /// Problems worth telling the user about.
-    pub warnings: Vec<String>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::body_file_name;
-
-    #[test]
-    fn a_long_body_is_named_by_its_id_only_when_the_id_is_a_plain_name() {
-        let uuid = "0f8fad5b-d9cb-469f-a165-70867728950e";
-        assert_eq!(body_file_name(uuid), format!("{uuid}.md"));
-        for hostile in ["../../x", "a/b", "", ".", "..", "x\0y", &"a".repeat(65)] {
-            let name = body_file_name(hostile);
-            assert!(name.starts_with("id-") && name.ends_with(".md"), "{name}");
-            assert!(!name.contains('/') && !name.contains(".."), "{name}");
-        }
-        assert_ne!(body_file_name("../x"), body_file_name("../y"));
     }
 }

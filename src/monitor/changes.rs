@@ -4,7 +4,7 @@
 
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
-use crate::messaging::message_log::Record;
+use crate::log::record::Record;
 use crate::snapshot::LockView;
 
 /// The log records and status files read since the last wake-up.

@@ -7,8 +7,8 @@ use chrono::{DateTime, Utc};
 use crate::acks;
 use crate::domain::message::Message;
 use crate::domain::{AgentId, Timestamp};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::message_log::Status as Delivery;
+use crate::log::log_line::LoggedMessage;
+use crate::log::record::Status as Delivery;
 use crate::support::sanitize;
 
 /// What became of a request for an acknowledgement, as far as the log

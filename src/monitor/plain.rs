@@ -61,8 +61,8 @@ pub(crate) fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> St
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::log_line::LoggedMessage;
-    use crate::messaging::message_log::{Record, parse_line};
+    use crate::log::log_line::LoggedMessage;
+    use crate::log::record::{Record, parse_line};
 
     #[test]
     fn one_safe_line_per_message() {

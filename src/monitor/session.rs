@@ -11,17 +11,15 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use crate::acks;
 use crate::backend::Backend;
 use crate::error::{Error, Result};
-use crate::messaging::log_store::LogFollower;
+use crate::log::log_store::LogFollower;
 use crate::store::Paths;
 use crate::support::sys;
-use crate::support::time;
 
 use super::changes::Changes;
 use super::state::Level;
-use super::worker::{Job, Report, Worker, WorkerSetup, failed};
+use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
 use crate::snapshot as status;
 use crate::snapshot::{Dirty, FileWatch};
 
@@ -121,11 +119,11 @@ impl Session {
                 None
             }
         };
-        let (tail, batch) = worker.backend.log.follow()?;
+        let (tail, batch) = worker.operator.backend.log.follow()?;
         first.changes.records = batch.records;
         first.changes.skipped = batch.skipped;
         let reports = tx.clone();
-        let backend = Arc::clone(&worker.backend);
+        let backend = Arc::clone(&worker.operator.backend);
         let worker = Worker::spawn(worker, move |r| {
             let _ = reports.send(Event::Worker(r));
         });
@@ -250,11 +248,7 @@ impl Session {
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
         // With other hosts, a round also takes what they handed over.
-        if !self.acks_in_flight
-            && (self.backend.relay.is_some()
-                || acks::work_due(&*self.backend.acks, time::now())
-                || self.backend.held.any())
-        {
+        if !self.acks_in_flight && CHORES.due(&self.backend) {
             self.acks_in_flight = true;
             self.worker.submit(Job::ProcessAcks);
         }

@@ -12,7 +12,7 @@ use ratatui::layout::Rect;
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
 use crate::domain::message::{Message, MessageType};
-use crate::messaging::message_log::{Outcome, Record};
+use crate::log::record::{Outcome, Record};
 use crate::snapshot::{LockView, Status};
 use crate::support::sanitize;
 
@@ -460,7 +460,7 @@ mod tests {
     use super::*;
     use crate::acks;
     use crate::domain::AgentId;
-    use crate::messaging::message_log::DeliveryRecord;
+    use crate::log::record::DeliveryRecord;
     use crate::support::time;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 

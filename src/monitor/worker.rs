@@ -7,43 +7,35 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
-use crate::acks::{self, AckSettings};
-use crate::agents::agent_matcher::AgentMatcher;
+use crate::acks;
 use crate::agents::pane_state;
-use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
-use crate::agents::registry_store::RegistryStore;
-use crate::backend::Backend;
+use crate::agents::registry::{AgentRecord, AgentStatus};
+use crate::backend::{Chores, Operator};
 use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
 use crate::error::{Error, Result};
-use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
-use crate::store::Paths;
-use crate::support::time;
-use crate::tmux::{Server, Tmux};
+use crate::messaging::{Recipients, SendReport, SendRequest};
 
 use super::state::{AgentScreen, Level, Outgoing};
 
 /// What the worker needs, owned (it runs on its own thread).
 #[derive(Debug)]
 pub(crate) struct WorkerSetup {
-    /// The tmux server the agents run on.
-    pub server: Server,
-    /// The project's shared state.
-    pub backend: Arc<Backend>,
-    /// The project's files.
-    pub paths: Paths,
-    /// Recognises agents in panes.
-    pub matcher: AgentMatcher,
-    /// Delivery and rate-limit settings.
-    pub messaging: MessagingSettings,
-    /// The retry schedule.
-    pub acks: AckSettings,
+    /// What it acts with.
+    pub operator: Operator,
     /// Sender id of messages written in the monitor.
     pub sender: String,
-    /// Message types from the config.
-    pub custom_types: Vec<String>,
 }
+
+/// The housekeeping of each round: what `swarm watch` does, taking what
+/// other hosts handed over without waiting for it (the screen stays live).
+pub(super) const CHORES: Chores = Chores {
+    ack_retries: true,
+    held: true,
+    relay_wait: Some(Duration::from_millis(1)),
+};
 
 /// A job for the worker.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,15 +77,14 @@ impl Worker {
         let stopping = Arc::new(AtomicBool::new(false));
         let stop = Arc::clone(&stopping);
         let thread = std::thread::spawn(move || {
-            let tmux = Tmux::new(setup.server.clone());
             while let Ok(job) = rx.recv() {
                 if stop.load(Ordering::SeqCst) {
                     return;
                 }
                 report(match job {
-                    Job::ProcessAcks => Report::Acks(process_acks(&setup, &tmux)),
-                    Job::Send(out) => Report::Sent(send(&setup, &tmux, out)),
-                    Job::Screens => Report::Screens(screens(&setup, &tmux)),
+                    Job::ProcessAcks => Report::Acks(housekeeping(&setup.operator)),
+                    Job::Send(out) => Report::Sent(send(&setup, out)),
+                    Job::Screens => Report::Screens(screens(&setup.operator)),
                 });
             }
         });
@@ -123,32 +114,24 @@ impl Drop for Worker {
     }
 }
 
-fn registry(store: &dyn RegistryStore) -> Registry {
-    store
-        .read()
-        .ok()
-        .and_then(|state| state.usable())
-        // The status panel already reports a damaged registry.
-        .unwrap_or_else(|| Registry::empty(String::new()))
-}
-
 /// What each active agent's pane shows (two tmux calls for all) and the
 /// messages held for it.
-fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
-    let registry = registry(setup.backend.registry.as_ref());
+fn screens(op: &Operator) -> Vec<AgentScreen> {
+    // The status panel already reports a registry that cannot be read.
+    let registry = op.registry().map(|(r, _)| r).unwrap_or_default();
     let agents: Vec<&AgentRecord> = registry
         .agents
         .iter()
         .filter(|a| a.status == AgentStatus::Active)
         .collect();
     let states = pane_state::observe(
-        tmux,
-        &setup.matcher,
-        &setup.messaging.delivery.profiles,
+        &op.tmux,
+        &op.matcher,
+        &op.messaging.delivery.profiles,
         &agents,
-        setup.backend.shared_host(),
+        op.backend.shared_host(),
     );
-    let held = setup.backend.held.list().unwrap_or_default();
+    let held = op.backend.held.list().unwrap_or_default();
     let now = Timestamp::now();
     agents
         .iter()
@@ -166,48 +149,16 @@ fn screens(setup: &WorkerSetup, tmux: &Tmux) -> Vec<AgentScreen> {
         .collect()
 }
 
-fn messenger<'a>(setup: &'a WorkerSetup, tmux: &'a Tmux) -> Messenger<'a> {
-    Messenger {
-        tmux,
-        paths: &setup.paths,
-        matcher: &setup.matcher,
-        settings: setup.messaging.clone(),
-        acks: &*setup.backend.acks,
-        held: &*setup.backend.held,
-        rates: &*setup.backend.rates,
-        log: &*setup.backend.log,
-        relay: setup.backend.relay.as_deref(),
-    }
-}
-
 /// The same work as `swarm watch`'s housekeeping, with the outcome as
-/// lines instead of printed output.
-fn process_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    let mut lines = take_handed_over(setup, tmux);
-    lines.extend(release_held(setup, tmux));
-    if !acks::work_due(&*setup.backend.acks, time::now()) {
-        return lines;
-    }
-    lines.extend(process_due_acks(setup, tmux));
-    lines
-}
-
-/// Messages other hosts handed to this one go into their panes (`swarm
-/// watch` does the same, waiting for them between its rounds).
-fn take_handed_over(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    let Some(relay) = setup.backend.relay.as_deref() else {
-        return Vec::new();
-    };
-    let taken = match relay.take(std::time::Duration::from_millis(1)) {
-        Ok(t) if t.is_empty() => return Vec::new(),
-        Ok(t) => t,
-        Err(e) => return vec![failed("could not take deliveries for this host", e)],
-    };
-    match messenger(setup, tmux).deliver_taken(&registry(setup.backend.registry.as_ref()), taken) {
-        Ok((done, warnings)) => {
-            let mut lines: Vec<(Level, String)> =
-                warnings.into_iter().map(|w| (Level::Warn, w)).collect();
-            for (to, id, outcome) in done {
+/// lines instead of printed output: what other hosts handed over, then
+/// the held messages, then the ACK retries and escalations.
+fn housekeeping(op: &Operator) -> Vec<(Level, String)> {
+    let done = op.housekeeping(CHORES);
+    let mut lines = Vec::new();
+    match done.handed_over {
+        Some(Ok(got)) => {
+            lines.extend(got.warnings.into_iter().map(|w| (Level::Warn, w)));
+            for (to, id, outcome) in got.delivered {
                 lines.push((
                     Level::Info,
                     format!(
@@ -217,25 +168,13 @@ fn take_handed_over(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
                     ),
                 ));
             }
-            lines
         }
-        Err(e) => vec![failed("could not deliver what other hosts handed over", e)],
+        Some(Err(e)) => lines.push(failed("could not take deliveries for this host", e)),
+        None => {}
     }
-}
-
-/// Held messages whose pane is safe again go in (`swarm watch` does the
-/// same).
-fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    if !setup.backend.held.any() {
-        return Vec::new();
-    }
-    match messenger(setup, tmux).release_held(&registry(setup.backend.registry.as_ref())) {
-        Ok(report) => {
-            let mut lines: Vec<(Level, String)> = report
-                .warnings
-                .into_iter()
-                .map(|w| (Level::Warn, w))
-                .collect();
+    match done.held {
+        Some(Ok(report)) => {
+            lines.extend(report.warnings.into_iter().map(|w| (Level::Warn, w)));
             for r in report.released {
                 lines.push((
                     Level::Info,
@@ -247,46 +186,36 @@ fn release_held(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
                     ),
                 ));
             }
-            lines
         }
-        Err(e) => vec![failed("could not deliver held messages", e)],
+        Some(Err(e)) => lines.push(failed("could not deliver held messages", e)),
+        None => {}
     }
-}
-
-fn process_due_acks(setup: &WorkerSetup, tmux: &Tmux) -> Vec<(Level, String)> {
-    let report = match crate::messaging::process_due(
-        &messenger(setup, tmux),
-        &registry(setup.backend.registry.as_ref()),
-        &setup.acks,
-        time::now(),
-    ) {
-        Ok(r) => r,
-        Err(e) => return vec![failed("could not process due ACK retries", e)],
-    };
-    let mut lines: Vec<(Level, String)> = report
-        .warnings
-        .into_iter()
-        .map(|w| (Level::Warn, w))
-        .collect();
-    for (id, to, n, outcome) in report.retried {
-        let how = if outcome.is_delivered() {
-            "delivered"
-        } else {
-            "queued"
-        };
-        lines.push((
-            Level::Info,
-            format!("retry {n} of {} to {to}: {how}", acks::short(&id)),
-        ));
-    }
-    for (id, to, _) in report.escalated {
-        lines.push((
-            Level::Warn,
-            format!(
-                "escalated {} (no acknowledgement from {to})",
-                acks::short(&id)
-            ),
-        ));
+    match done.acks {
+        Some(Ok(report)) => {
+            lines.extend(report.warnings.into_iter().map(|w| (Level::Warn, w)));
+            for (id, to, n, outcome) in report.retried {
+                let how = if outcome.is_delivered() {
+                    "delivered"
+                } else {
+                    "queued"
+                };
+                lines.push((
+                    Level::Info,
+                    format!("retry {n} of {} to {to}: {how}", acks::short(&id)),
+                ));
+            }
+            for (id, to, _) in report.escalated {
+                lines.push((
+                    Level::Warn,
+                    format!(
+                        "escalated {} (no acknowledgement from {to})",
+                        acks::short(&id)
+                    ),
+                ));
+            }
+        }
+        Some(Err(e)) => lines.push(failed("could not process due ACK retries", e)),
+        None => {}
     }
     lines
 }
@@ -303,15 +232,16 @@ pub(super) fn failed(what: &str, e: impl Into<Error>) -> (Level, String) {
     (level, format!("{what}: {e}"))
 }
 
-fn send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Vec<(Level, String)> {
-    match try_send(setup, tmux, out) {
+fn send(setup: &WorkerSetup, out: Outgoing) -> Vec<(Level, String)> {
+    match try_send(setup, out) {
         Ok(report) => describe(&report),
         Err(e) => vec![(Level::Error, format!("not sent: {e}"))],
     }
 }
 
-fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendReport> {
-    let msg_type = MessageType::parse(&out.msg_type, &setup.custom_types)?;
+fn try_send(setup: &WorkerSetup, out: Outgoing) -> Result<SendReport> {
+    let op = &setup.operator;
+    let msg_type = MessageType::parse(&out.msg_type, &op.custom_types)?;
     let to = if out.to == "all" {
         Recipients::All {
             include_self: false,
@@ -320,7 +250,7 @@ fn try_send(setup: &WorkerSetup, tmux: &Tmux, out: Outgoing) -> Result<SendRepor
         Recipients::One(out.to)
     };
     let req = SendRequest::new(setup.sender.clone(), to, msg_type, out.content);
-    messenger(setup, tmux).send(&registry(setup.backend.registry.as_ref()), req)
+    op.messenger().send(&op.registry()?.0, req)
 }
 
 fn describe(report: &SendReport) -> Vec<(Level, String)> {

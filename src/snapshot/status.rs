@@ -470,11 +470,13 @@ mod tests {
         let t0 = time::from_unix_seconds(1000.0).expect("time");
         let t1 = time::from_unix_seconds(1400.0).expect("time");
         let stale = Duration::from_secs(300);
-        let mut reg = Registry::empty(String::new());
-        reg.agents = vec![
-            agent("agent-0", AgentStatus::Active),
-            agent("agent-1", AgentStatus::Active),
-        ];
+        let mut reg = Registry {
+            agents: vec![
+                agent("agent-0", AgentStatus::Active),
+                agent("agent-1", AgentStatus::Active),
+            ],
+            ..Registry::default()
+        };
         let old = Status {
             registry: Some(reg.clone()),
             locks: vec![lock("a", "agent-0", 990.0), lock("b", "agent-1", 1200.0)],

@@ -21,7 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{AgentId, Timestamp};
-use crate::messaging::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
+use crate::messaging::held::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
@@ -165,7 +165,7 @@ mod tests {
 
     use super::*;
     use crate::domain::MessageId;
-    use crate::messaging::held_store::contract;
+    use crate::messaging::held::held_store::contract;
 
     use crate::backend::on_redis::test_server::TestServer;
 

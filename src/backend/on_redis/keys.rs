@@ -7,7 +7,7 @@
 
 use crate::a2a::a2a_store::Collection;
 use crate::domain::AgentId;
-use crate::messaging::relay::Handoff;
+use crate::messaging::relay::relay_store::Handoff;
 
 /// The prefix of every key of the swarm called `swarm`: `{swarm:NAME}:`.
 /// The braces are a Redis Cluster hash tag, so all of a swarm's keys hash

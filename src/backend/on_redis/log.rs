@@ -11,11 +11,9 @@
 //! began, or only forwards when another read moved it meanwhile. The
 //! stream is never trimmed here, so no unread message is lost.
 
-use crate::messaging::inbox::{self, Cursor, InboxView, PastCursor, Selection};
-use crate::messaging::log_segments::{Located, LogPos};
-use crate::messaging::log_store::{LogFollower, LogStore};
-use crate::messaging::log_tail::TailBatch;
-use crate::messaging::message_log::{LogContents, Record, parse_line};
+use crate::log::inbox::{self, Cursor, InboxView, PastCursor, Selection};
+use crate::log::log_store::{LogFollower, LogStore};
+use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch, parse_line};
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
@@ -381,7 +379,7 @@ mod tests {
 
     use super::*;
     use crate::backend::on_redis::test_server::TestServer;
-    use crate::messaging::log_store::contract;
+    use crate::log::log_store::contract;
 
     #[test]
     fn the_stream_keeps_the_log_store_contract() {
@@ -458,7 +456,7 @@ mod tests {
             crate::domain::message::MessageType::builtin("INFO"),
             "héllo".into(),
         );
-        let record = Record::Message(crate::messaging::log_line::LoggedMessage::new(m));
+        let record = Record::Message(crate::log::log_line::LoggedMessage::new(m));
         log.append(std::slice::from_ref(&record)).expect("append");
         let mut r = target.connect().expect("connect");
         let last: Vec<Entry> = r

@@ -8,7 +8,7 @@
 //! allowed than the limit has room for.
 
 use crate::domain::{AgentId, Timestamp};
-use crate::messaging::rate_store::{RateLimit, RateStore, Verdict};
+use crate::messaging::rates::rate_store::{RateLimit, RateStore, Verdict};
 use crate::store::StoreError;
 
 use super::conn::RedisTarget;
@@ -81,7 +81,7 @@ mod tests {
 
     use super::*;
     use crate::backend::on_redis::test_server::TestServer;
-    use crate::messaging::rate_store::contract;
+    use crate::messaging::rates::rate_store::contract;
 
     #[test]
     fn redis_rates_keep_the_contract() {

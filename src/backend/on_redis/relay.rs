@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use redis::Value;
 
-use crate::messaging::relay::{HandedOver, Handoff, RECLAIM_AFTER, Relay, Taken};
+use crate::messaging::relay::relay_store::{HandedOver, Handoff, RECLAIM_AFTER, Relay, Taken};
 use crate::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};

@@ -40,8 +40,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
     }
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let registry = ctx.registry_or_empty()?;
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, ctx.messaging_settings()?)?;
+    let messenger = ctx.messenger()?;
     let (done, warnings) = messaging::acknowledge(
         &messenger,
         &registry,

@@ -7,7 +7,7 @@ use serde::Serialize;
 use crate::acks;
 use crate::domain::Timestamp;
 use crate::error::Result;
-use crate::messaging::held_store::HeldMessage;
+use crate::messaging::held::held_store::HeldMessage;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::support::time;

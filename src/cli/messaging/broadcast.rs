@@ -4,13 +4,12 @@ use clap::Args;
 
 use crate::domain::message::MessageType;
 use crate::error::Result;
-use crate::messaging::message_log::Status;
+use crate::log::record::Status;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
-use crate::cli::messaging::msg::{exit_code, rate_limit_note};
 use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm broadcast`.
@@ -34,12 +33,10 @@ pub(crate) struct BroadcastArgs {
 
 /// Sends one message to every active agent.
 pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
-    let settings = ctx.messaging_settings()?;
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let matcher = ctx.matcher()?;
     let mut req = SendRequest::new(
         actor.id.clone(),
         Recipients::All {
@@ -49,14 +46,14 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         content,
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
-    let report = ctx.messenger(&matcher, settings)?.send(&registry, req)?;
+    let report = ctx.messenger()?.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }
-    rate_limit_note(ctx, &report);
+    ctx.out.rate_limit_note(&report);
     if args.json {
         ctx.out.json(&SentJson::new(&report))?;
-        return Ok(exit_code(&report));
+        return Ok(report.exit_code());
     }
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -90,5 +87,5 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         }
     }
     ctx.out.print(&s)?;
-    Ok(exit_code(&report))
+    Ok(report.exit_code())
 }

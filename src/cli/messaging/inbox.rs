@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use crate::domain::{AgentId, validate};
 use crate::error::{Error, Result};
-use crate::messaging::inbox::{InboxView, Selection};
-use crate::messaging::message_log::{MessageView, Status};
+use crate::log::inbox::{InboxView, Selection};
+use crate::log::record::{MessageView, Status};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize::{one_line, strip_controls};
 

@@ -5,8 +5,8 @@ use clap::Args;
 use crate::domain::message::MessageType;
 use crate::domain::validate;
 use crate::error::{Error, Result};
-use crate::messaging::message_log::{Outcome, Status};
-use crate::messaging::{Recipients, SendReport, SendRequest};
+use crate::log::record::{Outcome, Status};
+use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
@@ -39,42 +39,15 @@ pub(crate) struct MsgArgs {
     json: bool,
 }
 
-/// The exit code of a send: 6 when rate limited, 7 when anyone's copy was
-/// queued, else 0.
-pub(crate) fn exit_code(report: &SendReport) -> ExitCode {
-    if report.rate_limited.is_some() {
-        ExitCode::RateLimited
-    } else if report.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
-        ExitCode::NotDelivered
-    } else {
-        ExitCode::Success
-    }
-}
-
-/// The rate-limit refusal, on stderr.
-pub(crate) fn rate_limit_note(ctx: &Context, report: &SendReport) {
-    if let Some(wait) = report.rate_limited {
-        let rate = ctx.messaging_settings().map(|s| s.rate).ok();
-        ctx.out.error(&Error::RateLimited {
-            sender: report.message.sender.to_string(),
-            max: rate.map(|r| r.max).unwrap_or_default(),
-            window_secs: rate.map(|r| r.window.as_secs()).unwrap_or_default(),
-            wait_secs: wait.as_secs_f64().ceil() as u64,
-        });
-    }
-}
-
 /// Sends one message.
 pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
-    let settings = ctx.messaging_settings()?;
     let recipient =
         validate::agent_id(&args.agent).map_err(|e| Error::Invalid(format!("recipient: {e}")))?;
     let msg_type = MessageType::parse(&args.msg_type, &ctx.custom_types()?)?;
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let matcher = ctx.matcher()?;
-    let messenger = ctx.messenger(&matcher, settings)?;
+    let messenger = ctx.messenger()?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout
@@ -96,10 +69,10 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     for w in &report.warnings {
         ctx.out.warn(w);
     }
-    rate_limit_note(ctx, &report);
+    ctx.out.rate_limit_note(&report);
     if args.json {
         ctx.out.json(&SentJson::new(&report))?;
-        return Ok(exit_code(&report));
+        return Ok(report.exit_code());
     }
     let outcome = report
         .outcomes
@@ -141,5 +114,5 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         ));
     }
     ctx.out.print(&text)?;
-    Ok(exit_code(&report))
+    Ok(report.exit_code())
 }

@@ -12,7 +12,6 @@ use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
-use crate::cli::messaging::msg::{exit_code, rate_limit_note};
 
 /// The sender id of onboarding messages (the original's).
 const SENDER: &str = "system";
@@ -57,8 +56,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let content = crate::domain::message::clean_content(&text)?;
-    let matcher = ctx.matcher()?;
-    let report = ctx.messenger(&matcher, ctx.messaging_settings()?)?.send(
+    let report = ctx.messenger()?.send(
         &found.registry,
         SendRequest::new(
             SENDER.into(),
@@ -70,7 +68,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     for w in &report.warnings {
         ctx.out.warn(w);
     }
-    rate_limit_note(ctx, &report);
+    ctx.out.rate_limit_note(&report);
     let mut s = format!(
         "Onboarded {} agent{}: {} delivered in real time",
         agents.len(),
@@ -93,5 +91,5 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         ));
     }
     ctx.out.print(&s)?;
-    Ok(exit_code(&report))
+    Ok(report.exit_code())
 }

@@ -4,7 +4,7 @@
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::messaging::message_log::Status;
+use crate::log::record::Status;
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
@@ -52,11 +52,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             .collect(),
     };
     let registry = ctx.registry_or_empty()?;
-    let matcher = ctx.matcher()?;
-    let settings = ctx.messaging_settings()?;
-    let done = ctx
-        .messenger(&matcher, settings)?
-        .redeliver(&registry, &chosen)?;
+    let done = ctx.messenger()?.redeliver(&registry, &chosen)?;
     if done.is_empty() {
         ctx.out
             .print("Nothing to redeliver: no queued copy for a registered agent.\n")?;

@@ -9,10 +9,8 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::backend::Backend;
-use crate::dashboard::{
-    AllowedHosts, BasicAuth, Cors, Opened, Operator, Server, Settings, open_browser,
-};
+use crate::backend::{Backend, Operator};
+use crate::dashboard::{AllowedHosts, BasicAuth, Cors, Opened, Server, Settings, open_browser};
 use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
@@ -102,25 +100,25 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         .map_err(|e| Error::Invalid(format!("dashboard.allowed_hosts: {e}")))?;
     let from =
         validate::agent_id(&args.from).map_err(|e| Error::Invalid(format!("--from: {e}")))?;
-    let operator = Operator {
-        id: from,
-        server: ctx.tmux.server().clone(),
-        matcher: ctx.matcher()?,
-        messaging: ctx.messaging_settings()?,
-        acks: ctx.ack_settings()?,
-        custom_types: ctx.custom_types()?,
-    };
+    let backend = Arc::new(Backend::open(&ctx.paths, config)?);
+    let operator = Operator::new(
+        ctx.tmux.server().clone(),
+        ctx.paths.clone(),
+        Arc::clone(&backend),
+        config,
+    )?;
     let cors = Cors::from_env_value(env::var("ALLOWED_ORIGINS").ok().as_deref(), auth.is_some());
     let out = ctx.out.clone();
     let settings = Settings {
         paths: ctx.paths.clone(),
-        backend: Arc::new(Backend::open(&ctx.paths, config)?),
+        backend,
         stale_after: config.locking.stale_timeout,
         tick: Duration::from_secs(u64::from(config.dashboard.refresh_interval.max(1))),
         auth,
         cors,
         hosts,
-        operator,
+        operator: Arc::new(operator),
+        operator_id: from,
         report: Arc::new(move |m: &str| out.warn(&sanitize::one_line(m))),
     };
     Ok(Plan {

@@ -2,10 +2,12 @@
 //! `swarm mcp install|uninstall`, which write it into (or remove it from)
 //! the agents' project configuration.
 
+use std::sync::Arc;
+
 use clap::{Args, Subcommand};
 
 use crate::agents::launch::find_on_path;
-use crate::backend::Backend;
+use crate::backend::{Backend, Operator};
 use crate::error::{Error, Result};
 use crate::mcp::{self, Project};
 use crate::setup::mcp_config::{self, Client};
@@ -64,12 +66,16 @@ pub(crate) fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode> {
 }
 
 fn serve(ctx: &Context) -> Result<ExitCode> {
+    let config = ctx.config()?;
     let project = Project {
-        paths: ctx.paths.clone(),
-        tmux: crate::tmux::Tmux::new(ctx.tmux.server().clone()),
+        operator: Operator::new(
+            ctx.tmux.server().clone(),
+            ctx.paths.clone(),
+            Arc::new(Backend::open(&ctx.paths, config)?),
+            config,
+        )?,
         cwd: ctx.cwd.clone(),
-        config: ctx.config()?.clone(),
-        backend: Backend::open(&ctx.paths, ctx.config()?)?,
+        config: config.clone(),
     };
     mcp::serve(project)?;
     Ok(ExitCode::Success)

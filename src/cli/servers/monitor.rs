@@ -10,7 +10,7 @@ use clap::Args;
 use owo_colors::OwoColorize;
 
 use crate::agents::registry::AgentStatus;
-use crate::backend::Backend;
+use crate::backend::{Backend, Operator};
 use crate::domain::message::MessageType;
 use crate::domain::validate;
 use crate::error::{Error, Result};
@@ -118,14 +118,13 @@ pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {
-        server: ctx.tmux.server().clone(),
-        backend: std::sync::Arc::new(Backend::open(&ctx.paths, ctx.config()?)?),
-        paths: ctx.paths.clone(),
-        matcher: ctx.matcher()?,
-        messaging: ctx.messaging_settings()?,
-        acks: ctx.ack_settings()?,
+        operator: Operator::new(
+            ctx.tmux.server().clone(),
+            ctx.paths.clone(),
+            std::sync::Arc::new(Backend::open(&ctx.paths, ctx.config()?)?),
+            ctx.config()?,
+        )?,
         sender: plan.sender.clone(),
-        custom_types: custom.clone(),
     };
     let mut state = MonitorState::new(
         ctx.paths.root().display().to_string(),

@@ -2,8 +2,9 @@
 //! segments keep and why.
 
 use crate::config;
-use crate::messaging::log_retention::{LogPolicy, Verdict};
-use crate::messaging::message_log::{MessageLog, Record};
+use crate::log::on_files::FileLog;
+use crate::log::record::Record;
+use crate::log::retention::{LogPolicy, Verdict};
 use crate::store::{LogFiles, StateFile};
 
 use super::project::on_shared_store;
@@ -41,7 +42,7 @@ pub(super) fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
     }
     // Messages as every other view counts them: delivery records are
     // lines of the log, not messages.
-    let (messages, deliveries) = match MessageLog::new(s.paths).read() {
+    let (messages, deliveries) = match FileLog::new(s.paths).read() {
         Ok(contents) => {
             let m = contents
                 .records
@@ -95,7 +96,7 @@ pub(super) fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
         }
         Err(_) => LogPolicy::default(),
     };
-    let verdicts = match MessageLog::new(s.paths).with_policy(policy).retention() {
+    let verdicts = match FileLog::new(s.paths).with_policy(policy).retention() {
         Ok(v) => v,
         Err(e) => return vec![unreadable(CHECK, &s.paths.message_log(), &e)],
     };

@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
 use crate::backend::Backend as Storage;
-use crate::messaging::held_store::HeldStore;
+use crate::messaging::held::held_store::HeldStore;
 use crate::store::{Paths, ProjectRoot};
 use crate::tmux::Tmux;
 

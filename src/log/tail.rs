@@ -14,20 +14,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::messaging::log_segments::SegmentSet;
-use crate::messaging::message_log::{Record, parse_line};
+use crate::log::record::{TailBatch, parse_line};
+use crate::log::segments::SegmentSet;
 use crate::store::{Paths, StoreError};
-
-/// New lines read from the log, parsed.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub(crate) struct TailBatch {
-    /// Parsed records in log order.
-    pub records: Vec<Record>,
-    /// Non-blank lines that were neither a message nor a delivery record.
-    pub skipped: usize,
-    /// The log was rotated or truncated since the last read.
-    pub rotated: bool,
-}
 
 /// The file being followed.
 #[derive(Debug)]
@@ -253,7 +242,7 @@ fn parse_into(line: &[u8], batch: &mut TailBatch) {
     }
 }
 
-impl crate::messaging::log_store::LogFollower for LogTail {
+impl crate::log::log_store::LogFollower for LogTail {
     fn read_new(&mut self) -> Result<TailBatch, StoreError> {
         LogTail::read_new(self)
     }
@@ -263,7 +252,8 @@ impl crate::messaging::log_store::LogFollower for LogTail {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::MessageLog;
+    use crate::log::on_files::FileLog;
+    use crate::log::record::Record;
     use std::io::Write;
 
     fn message(n: usize) -> Message {
@@ -305,7 +295,7 @@ mod tests {
         let paths = Paths::new(dir.path());
         let (mut tail, first) = LogTail::open(&paths).expect("open");
         assert!(first.records.is_empty());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[Record::logged(&message(0), &[true])])
             .expect("append");
         assert_eq!(ids(&tail.read_new().expect("read")), ["0"]);
@@ -347,7 +337,7 @@ mod tests {
         for every in [1, 3, 8] {
             let dir = tempfile::tempdir().expect("tempdir");
             let paths = Paths::new(dir.path());
-            let log = MessageLog::new(&paths).with_rotation(rotate_at);
+            let log = FileLog::new(&paths).with_rotation(rotate_at);
             log.append(&[Record::logged(&message(10), &[true])])
                 .expect("append");
             let (mut tail, first) = LogTail::open(&paths).expect("open");
@@ -373,7 +363,7 @@ mod tests {
     fn truncation_starts_over() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[
             Record::logged(&message(0), &[true]),
             Record::logged(&message(1), &[true]),

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::AgentId;
-use crate::messaging::message_log::{Record, parse_line};
+use crate::log::record::{Located, LogPos, Record, parse_line};
 use crate::store::{FileStat, Loaded, LogFiles, Paths, ReadMeter, StateFile, StoreError, read_at};
 
 /// Version of `.swarm/message_log.json`.
@@ -86,24 +86,6 @@ impl SegmentSummary {
     }
 }
 
-/// A place in the log: just after a line, usually.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct LogPos {
-    /// The segment's number (the live log's is the index's `next`).
-    pub segment: u64,
-    /// The segment's inode.
-    pub ino: u64,
-    /// Bytes into the segment.
-    pub offset: u64,
-}
-
-impl LogPos {
-    /// Whether `self` is past `other` (segments by number, then offset).
-    pub(crate) fn after(&self, other: &LogPos) -> bool {
-        (self.segment, self.offset) > (other.segment, other.offset)
-    }
-}
-
 /// Which file a segment is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum SegmentKind {
@@ -128,17 +110,6 @@ pub(crate) struct Segment {
     pub ino: Option<u64>,
     /// The index's summary, when it has a valid one.
     pub summary: Option<SegmentSummary>,
-}
-
-/// A record with where it is in the log.
-#[derive(Clone, Debug)]
-pub(crate) struct Located {
-    /// The record.
-    pub record: Record,
-    /// Index of its segment in the `SegmentSet`.
-    pub seg: usize,
-    /// Its segment's position and the offset just past its line.
-    pub end: LogPos,
 }
 
 /// What a forward read found.

@@ -20,13 +20,12 @@
 //!
 //! The files (`agent_messages.log`, its numbered segments, and
 //! `.swarm/read_cursors.json`; docs/FORMATS.md) are the first
-//! implementation (`MessageLog`). A cursor's position is two numbers (a
-//! segment and an offset in it), which is also the shape of a stream entry
-//! id on a networked store.
+//! implementation (`FileLog`, `on_files.rs`). A cursor's position is two
+//! numbers (a segment and an offset in it), which is also the shape of a
+//! stream entry id on a networked store.
 
-use crate::messaging::inbox::{Cursor, InboxView, Selection};
-use crate::messaging::log_tail::TailBatch;
-use crate::messaging::message_log::{LogContents, Record};
+use crate::log::inbox::{Cursor, InboxView, Selection};
+use crate::log::record::{LogContents, Record, TailBatch};
 use crate::store::StoreError;
 
 /// Where a project's messages are kept.
@@ -96,8 +95,8 @@ pub(crate) mod contract {
 
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::log_line::LoggedMessage;
-    use crate::messaging::message_log::DeliveryRecord;
+    use crate::log::log_line::LoggedMessage;
+    use crate::log::record::DeliveryRecord;
 
     fn message(to: &str, text: &str) -> Record {
         Record::Message(LoggedMessage::new(Message::new(
@@ -134,10 +133,7 @@ pub(crate) mod contract {
         store
             .append(&[Record::Delivery(DeliveryRecord::new(
                 &id,
-                &[(
-                    "agent-1".into(),
-                    crate::messaging::message_log::Outcome::delivered(),
-                )],
+                &[("agent-1".into(), crate::log::record::Outcome::delivered())],
                 None,
             ))])
             .expect("append outcome");

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, SystemTime};
 
-use crate::agents::file_registry::FileRegistry;
+use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::{RegistryState, RegistryStore};
-use crate::messaging::inbox::{Cursor, ReadState};
-use crate::messaging::log_segments::SegmentSummary;
+use crate::log::inbox::{Cursor, ReadState};
+use crate::log::segments::SegmentSummary;
 use crate::store::{Paths, StoreError};
 
 /// How much rotated history is kept (`[message_log]` in the config).
@@ -167,7 +167,8 @@ pub(crate) fn plan(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::messaging::log_segments::{LogPos, Span};
+    use crate::log::record::LogPos;
+    use crate::log::segments::Span;
 
     fn seg(number: u64, bytes: u64, for_agent: Option<(&str, u64)>) -> SegmentSummary {
         let mut s = SegmentSummary {

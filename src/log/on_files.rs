@@ -1,4 +1,5 @@
-//! `agent_messages.log`: the JSON-lines message log and durable inbox.
+//! `FileLog`: the `LogStore` kept in `agent_messages.log`, the JSON-lines
+//! message log and durable inbox.
 //!
 //! A message is appended before delivery is attempted (from then on it
 //! cannot be lost), and its outcome is appended afterwards as a separate
@@ -7,7 +8,7 @@
 //! the configured size (10 MiB by default, as in the Python tool) the log
 //! is renamed to the next numbered segment under the same lock, so no
 //! append is ever dropped by a rotation; old segments are removed by the
-//! retention policy (`log_retention`), never while one holds a message an
+//! retention policy (`retention.rs`), never while one holds a message an
 //! agent has not read. docs/MESSAGE_LOG.md describes the files.
 
 use std::fs::{self, OpenOptions};
@@ -15,335 +16,35 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::time::{Duration, SystemTime};
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-
-use crate::domain::message::Message;
-use crate::messaging::inbox::{self, Cursor, InboxView, ReadState, Selection};
-use crate::messaging::log_line::LoggedMessage;
-use crate::messaging::log_retention::{self, LogPolicy, Readers, Verdict};
-use crate::messaging::log_segments::{
+use crate::log::inbox::{self, Cursor, InboxView, ReadState, Selection};
+use crate::log::log_store::{LogFollower, LogStore};
+use crate::log::record::{LogContents, Record, TailBatch};
+use crate::log::retention::{self, LogPolicy, Readers, Verdict};
+use crate::log::segments::{
     INDEX_VERSION, LogIndex, SegmentKind, SegmentSet, index_file, read_index, summarize,
 };
-use crate::messaging::log_store::{LogFollower, LogStore};
-use crate::messaging::log_tail::{LogTail, TailBatch};
+use crate::log::tail::LogTail;
 use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
-use crate::support::as_read::AsRead;
 use crate::support::json::{self, Layout};
 
 /// How long an append waits for other writers.
 const APPEND_LOCK_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Whether a recipient got the message into its pane.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// Pasted and submitted in the recipient's pane.
-    Delivered,
-    /// Not typed into the pane; waits in the inbox (`reason` says why).
-    Queued,
-    /// Held back because the agent's screen was not safe to type into
-    /// (`reason` says why); swarm types it as soon as it is.
-    Held,
-}
-
-/// The note on a delivery whose Enter was pressed a second time.
-pub(crate) const SECOND_ENTER: &str =
-    "Enter pressed a second time: the text was still in the input box after the first";
-
-/// The outcome of one delivery attempt to one recipient.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Outcome {
-    /// Delivered or queued.
-    pub status: Status,
-    /// Why it was queued or held; for a delivery, what it took beyond a
-    /// paste and one Enter (`SECOND_ENTER`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
-    /// For a delivery into an agent whose screen swarm reads: whether the
-    /// text was seen leaving the input box.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub confirmed: Option<bool>,
-}
-
-impl Outcome {
-    /// Delivered.
-    pub fn delivered() -> Outcome {
-        Outcome {
-            status: Status::Delivered,
-            reason: None,
-            confirmed: None,
-        }
-    }
-
-    /// Delivered, and whether the text was seen leaving the input box.
-    pub fn delivered_confirmed(confirmed: bool) -> Outcome {
-        Outcome {
-            confirmed: Some(confirmed),
-            ..Outcome::delivered()
-        }
-    }
-
-    /// This delivery's Enter was pressed a second time: the text was still
-    /// in the input box after the first (the agent had dropped it).
-    pub fn after_second_enter(self) -> Outcome {
-        Outcome {
-            reason: Some(SECOND_ENTER.to_owned()),
-            ..self
-        }
-    }
-
-    /// Queued, with the reason.
-    pub fn queued(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Queued,
-            reason: Some(reason.into()),
-            confirmed: None,
-        }
-    }
-
-    /// Held until the pane is safe, with the reason.
-    pub fn held(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Held,
-            reason: Some(reason.into()),
-            confirmed: None,
-        }
-    }
-
-    /// How a person reads it: `delivered and confirmed`, `delivered
-    /// (unconfirmed)`, `delivered`, `held: why`, `queued: why`.
-    pub fn describe(&self) -> String {
-        let why = self.reason.as_deref().unwrap_or("no reason recorded");
-        let how = self
-            .reason
-            .as_deref()
-            .map(|r| format!(" ({r})"))
-            .unwrap_or_default();
-        match (self.status, self.confirmed) {
-            (Status::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
-            (Status::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
-            (Status::Delivered, None) => format!("delivered{how}"),
-            (Status::Held, _) => format!("held: {why}"),
-            (Status::Queued, _) => format!("queued: {why}"),
-        }
-    }
-
-    /// True when delivered.
-    pub fn is_delivered(&self) -> bool {
-        self.status == Status::Delivered
-    }
-}
-
-/// swarm's outcome line. It carries an empty `recipients` list so that
-/// readers of the Python tool, which pick lines by recipient, skip it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct DeliveryRecord {
-    /// Always `"delivery"`.
-    pub event: String,
-    /// The message this is about.
-    pub msg_id: String,
-    /// When the attempt finished (UTC).
-    pub timestamp: String,
-    /// Always empty (see the type's doc).
-    pub recipients: Vec<String>,
-    /// Outcome per recipient attempted.
-    pub outcomes: Map<String, Value>,
-    /// Who sent it when an agent spoke for another (`--as-other`), or
-    /// what kind of attempt this was (`redelivery`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-    /// The line it was read from, written back as it was while the
-    /// record still says the same.
-    #[serde(skip)]
-    line: AsRead<Box<str>>,
-}
-
-impl DeliveryRecord {
-    /// A record of `outcomes` for `msg_id`, stamped now.
-    pub fn new(
-        msg_id: &str,
-        outcomes: &[(String, Outcome)],
-        note: Option<String>,
-    ) -> DeliveryRecord {
-        let mut map = Map::new();
-        for (recipient, outcome) in outcomes {
-            map.insert(
-                recipient.clone(),
-                serde_json::to_value(outcome).unwrap_or(Value::Null),
-            );
-        }
-        DeliveryRecord {
-            event: "delivery".into(),
-            msg_id: msg_id.to_owned(),
-            timestamp: crate::support::time::utc_iso(crate::support::time::now()),
-            recipients: Vec::new(),
-            outcomes: map,
-            note,
-            line: AsRead::none(),
-        }
-    }
-
-    /// Reads the delivery line `line`, already parsed as `value`.
-    fn read(value: Value, line: &str) -> Option<DeliveryRecord> {
-        let mut record: DeliveryRecord = serde_json::from_value(value).ok()?;
-        record.line = AsRead::kept(line.into());
-        Some(record)
-    }
-
-    /// The line's bytes, without the newline: as read, unless the record
-    /// was changed since; else written from the fields.
-    fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
-        if let Some(line) = self.line.get()
-            && parse_line(line).is_some_and(|r| r == Record::Delivery(self.clone()))
-        {
-            return Ok(line.as_bytes().to_vec());
-        }
-        json::to_vec(self, Layout::Line)
-    }
-}
-
-/// One parsed log line: a message (with the verdicts its line carries) or
-/// a delivery outcome. A record read from a log is written back as the
-/// line it was read from (docs/FORMATS.md).
-#[derive(Clone, Debug, PartialEq)]
-pub enum Record {
-    /// A message (written by swarm or the Python tool).
-    Message(LoggedMessage),
-    /// A delivery outcome (swarm only).
-    Delivery(DeliveryRecord),
-}
-
-impl Record {
-    /// The line of this record, without its newline.
-    pub(crate) fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
-        match self {
-            Record::Message(m) => m.to_line(),
-            Record::Delivery(d) => d.to_line(),
-        }
-    }
-
-    /// The record of `message` logged with real-time verdicts for its
-    /// first recipients.
-    #[cfg(test)]
-    pub(crate) fn logged(message: &Message, delivered: &[bool]) -> Record {
-        Record::Message(LoggedMessage::new(message.clone()).with_verdicts(delivered))
-    }
-}
-
-/// A message with its latest known outcome per recipient.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MessageView {
-    /// The message.
-    pub(crate) message: Message,
-    /// Its line's `timestamp` as written (`LoggedMessage::timestamp`):
-    /// what views print and read positions record.
-    pub(crate) timestamp: String,
-    /// Latest outcome per recipient (from delivery records, else from the
-    /// message line's `delivery_status`).
-    pub outcomes: Vec<(String, Outcome)>,
-}
-
-impl MessageView {
-    /// The latest outcome for one recipient.
-    pub fn outcome_for(&self, recipient: &str) -> Option<&Outcome> {
-        self.outcomes
-            .iter()
-            .find(|(r, _)| r == recipient)
-            .map(|(_, o)| o)
-    }
-}
-
-/// Everything in the log (the rotated part first).
-#[derive(Clone, Debug, Default)]
-pub struct LogContents {
-    /// Parsed lines in log order.
-    pub records: Vec<Record>,
-    /// Lines that were neither a message nor a delivery record.
-    pub skipped: usize,
-}
-
-impl LogContents {
-    /// Messages in log order, each with its outcomes merged in.
-    pub fn messages(&self) -> Vec<MessageView> {
-        let mut views: Vec<MessageView> = Vec::new();
-        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        for record in &self.records {
-            match record {
-                Record::Message(logged) => {
-                    let message = logged.message();
-                    let status = logged.delivery_status();
-                    let outcomes = message
-                        .recipients
-                        .iter()
-                        .map(|r| {
-                            let delivered =
-                                status.get(r.as_str()).and_then(Value::as_bool) == Some(true);
-                            let o = if delivered {
-                                Outcome::delivered()
-                            } else {
-                                Outcome::queued("not delivered in real time")
-                            };
-                            (r.to_string(), o)
-                        })
-                        .collect();
-                    index.insert(message.msg_id.as_str(), views.len());
-                    views.push(MessageView {
-                        message: message.clone(),
-                        timestamp: logged.timestamp().to_owned(),
-                        outcomes,
-                    });
-                }
-                Record::Delivery(d) => {
-                    let Some(&i) = index.get(d.msg_id.as_str()) else {
-                        continue;
-                    };
-                    for (recipient, value) in &d.outcomes {
-                        let Ok(outcome) = serde_json::from_value::<Outcome>(value.clone()) else {
-                            continue;
-                        };
-                        let view = &mut views[i];
-                        match view.outcomes.iter_mut().find(|(r, _)| r == recipient) {
-                            Some(slot) => slot.1 = outcome,
-                            None => view.outcomes.push((recipient.clone(), outcome)),
-                        }
-                    }
-                }
-            }
-        }
-        views
-    }
-}
-
-/// Parses one line; `None` for blank or foreign lines (docs/FORMATS.md
-/// says which lines are messages).
-pub fn parse_line(line: &str) -> Option<Record> {
-    let line = line.trim();
-    if line.is_empty() {
-        return None;
-    }
-    let value: Value = serde_json::from_str(line).ok()?;
-    if value.get("event").and_then(Value::as_str) == Some("delivery") {
-        return DeliveryRecord::read(value, line).map(Record::Delivery);
-    }
-    LoggedMessage::read(value, line).map(Record::Message)
-}
-
 /// The message log of a project.
 #[derive(Clone, Debug)]
-pub(crate) struct MessageLog {
+pub(crate) struct FileLog {
     paths: Paths,
     file: StateFile,
     files: LogFiles,
     policy: LogPolicy,
 }
 
-impl MessageLog {
+impl FileLog {
     /// The log of the project laid out by `paths`, with the default
     /// rotation and retention.
-    pub(crate) fn new(paths: &Paths) -> MessageLog {
+    pub(crate) fn new(paths: &Paths) -> FileLog {
         let path = paths.message_log();
-        MessageLog {
+        FileLog {
             paths: paths.clone(),
             files: LogFiles::new(&path),
             file: StateFile::new(path),
@@ -352,14 +53,14 @@ impl MessageLog {
     }
 
     /// The same log with the configured rotation and retention.
-    pub(crate) fn with_policy(mut self, policy: LogPolicy) -> MessageLog {
+    pub(crate) fn with_policy(mut self, policy: LogPolicy) -> FileLog {
         self.policy = policy;
         self
     }
 
     /// The same log rotating at another size (for tests).
     #[cfg(test)]
-    pub(crate) fn with_rotation(mut self, bytes: u64) -> MessageLog {
+    pub(crate) fn with_rotation(mut self, bytes: u64) -> FileLog {
         self.policy.rotate_bytes = bytes;
         self
     }
@@ -474,7 +175,7 @@ impl MessageLog {
             segments.push((summary, stat.modified));
         }
         let readers = Readers::load(&self.paths)?;
-        let verdicts = log_retention::plan(&segments, &self.policy, &readers, SystemTime::now());
+        let verdicts = retention::plan(&segments, &self.policy, &readers, SystemTime::now());
         let mut kept = Vec::new();
         for ((summary, _), verdict) in segments.into_iter().zip(verdicts) {
             if verdict.keep {
@@ -524,7 +225,7 @@ impl MessageLog {
             segments.push((summary, stat.modified));
         }
         let readers = Readers::load(&self.paths)?;
-        Ok(log_retention::plan(
+        Ok(retention::plan(
             &segments,
             &self.policy,
             &readers,
@@ -556,9 +257,9 @@ impl MessageLog {
     }
 }
 
-impl LogStore for MessageLog {
+impl LogStore for FileLog {
     fn append(&self, records: &[Record]) -> Result<Vec<String>, StoreError> {
-        MessageLog::append(self, records)
+        FileLog::append(self, records)
     }
 
     fn read_all(&self) -> Result<LogContents, StoreError> {
@@ -611,27 +312,26 @@ mod tests {
     #[test]
     fn contract_appends_in_order_and_shows_each_message_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
-        crate::messaging::log_store::contract::appends_in_order_and_shows_each_message_once(&log);
+        let log = FileLog::new(&Paths::new(dir.path()));
+        crate::log::log_store::contract::appends_in_order_and_shows_each_message_once(&log);
     }
 
     #[test]
     fn contract_racing_appenders_and_readers_lose_nothing() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path())).with_rotation(4096);
-        crate::messaging::log_store::contract::racing_appenders_and_readers_lose_nothing(Arc::new(
-            log,
-        ));
+        let log = FileLog::new(&Paths::new(dir.path())).with_rotation(4096);
+        crate::log::log_store::contract::racing_appenders_and_readers_lose_nothing(Arc::new(log));
     }
 
     #[test]
     fn contract_racing_takers_take_each_message_once() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
-        crate::messaging::log_store::contract::racing_takers_take_each_message_once(Arc::new(log));
+        let log = FileLog::new(&Paths::new(dir.path()));
+        crate::log::log_store::contract::racing_takers_take_each_message_once(Arc::new(log));
     }
     use crate::domain::AgentId;
-    use crate::domain::message::MessageType;
+    use crate::domain::message::{Message, MessageType};
+    use crate::log::record::{DeliveryRecord, Outcome};
     use std::sync::{Arc, Barrier};
 
     fn id(s: &str) -> AgentId {
@@ -650,7 +350,7 @@ mod tests {
     #[test]
     fn appended_messages_and_outcomes_merge_on_read() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let log = MessageLog::new(&Paths::new(dir.path()));
+        let log = FileLog::new(&Paths::new(dir.path()));
         let m = message(1);
         log.append(&[Record::logged(&m, &[false])]).expect("append");
         log.append(&[Record::Delivery(DeliveryRecord::new(
@@ -677,7 +377,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         fs::write(paths.message_log(), b"{\"sender\": \"a\", \"timest").expect("write");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         let m = message(4);
         log.append(&[Record::logged(&m, &[true])]).expect("append");
         let contents = log.read().expect("read");
@@ -689,7 +389,7 @@ mod tests {
     fn garbage_lines_are_skipped_not_fatal() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         fs::write(paths.message_log(), b"not json\n\xff\xfe\n{\"a\": 1}\n\n").expect("write");
         log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
@@ -716,7 +416,7 @@ mod tests {
             line("agent-0", "agent-1", "not a time", "no time"),
         ];
         fs::write(paths.message_log(), format!("{}\n", lines.join("\n"))).expect("write");
-        let contents = MessageLog::new(&paths).read().expect("read");
+        let contents = FileLog::new(&paths).read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (2, 2));
         let views = contents.messages();
         let ids: Vec<&str> = views.iter().map(|v| v.message.msg_id.as_str()).collect();
@@ -745,11 +445,9 @@ mod tests {
             r#"{"sender": "agent-0", "timestamp": "late", "msg_type": "INFO", "content": "x", "recipients": ["agent-1"], "msg_id": "t"}"#,
         );
         fs::write(from.message_log(), &text).expect("write");
-        let contents = MessageLog::new(&from).read().expect("read");
+        let contents = FileLog::new(&from).read().expect("read");
         assert_eq!((contents.records.len(), contents.skipped), (4, 0));
-        MessageLog::new(&to)
-            .append(&contents.records)
-            .expect("append");
+        FileLog::new(&to).append(&contents.records).expect("append");
         assert_eq!(fs::read_to_string(to.message_log()).expect("read"), text);
         // A delivery record changed since it was read is written anew.
         let Record::Delivery(mut d) = contents.records[2].clone() else {
@@ -767,7 +465,7 @@ mod tests {
         let target = dir.path().join("elsewhere");
         fs::write(&target, "keep\n").expect("write");
         std::os::unix::fs::symlink(&target, paths.message_log()).expect("symlink");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         assert!(log.read().expect("read").records.is_empty());
         let warnings = log
             .append(&[Record::logged(&message(3), &[true])])
@@ -793,7 +491,7 @@ mod tests {
                 let paths = paths.clone();
                 let barrier = Arc::clone(&barrier);
                 std::thread::spawn(move || {
-                    let log = MessageLog::new(&paths).with_rotation(rotate_at);
+                    let log = FileLog::new(&paths).with_rotation(rotate_at);
                     barrier.wait();
                     let mut ids = Vec::new();
                     for i in 0..per_thread {
@@ -811,7 +509,7 @@ mod tests {
             .collect();
         let rotated = LogFiles::new(paths.message_log()).numbers().expect("list");
         assert!(rotated.len() >= 5, "only {} rotations", rotated.len());
-        let contents = MessageLog::new(&paths).read().expect("read");
+        let contents = FileLog::new(&paths).read().expect("read");
         assert_eq!(contents.skipped, 0, "a line was torn or interleaved");
         let mut seen: Vec<String> = contents
             .messages()
@@ -845,13 +543,13 @@ mod tests {
 
     #[test]
     fn an_unread_message_survives_any_number_of_rotations() {
-        use crate::messaging::inbox::{self, ReadState, Selection};
+        use crate::log::inbox::{self, ReadState, Selection};
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         register(&paths, &["agent-1", "agent-2"]);
         // Keep nothing that is not needed: only unread messages hold a
         // segment back.
-        let log = MessageLog::new(&paths).with_policy(LogPolicy {
+        let log = FileLog::new(&paths).with_policy(LogPolicy {
             rotate_bytes: 2048,
             keep_bytes: 0,
             keep_age: Duration::from_secs(3600),
@@ -932,7 +630,7 @@ mod tests {
             format!("{line}\n"),
         )
         .expect("write");
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         log.append(&[Record::logged(&message(2), &[true])])
             .expect("append");
         assert!(!dir.path().join("agent_messages.log.old").exists());

@@ -1,7 +1,7 @@
 //! `FileHeld`: the `HeldStore` kept in `.swarm/held.json`. Each entry keeps
 //! the exact text to type, in the order the messages were sent; they go
 //! out in that order, each exactly once, when the pane is safe again (see
-//! `send::release_held`). Every change is made under the file's lock. A
+//! `release.rs`). Every change is made under the file's lock. A
 //! missing file means nothing is held, so the check after every command
 //! costs one failed `open`.
 
@@ -111,7 +111,7 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::messaging::held_store::contract;
+    use crate::messaging::held::held_store::contract;
 
     #[test]
     fn contract_holds_in_order_and_releases_once() {

@@ -1,7 +1,7 @@
 //! `HeldStore`: messages held back from a pane because its agent's screen
 //! was not safe to type into (someone typing, a dialog open, a screen swarm
 //! cannot read), and the guarantees any place that keeps them must give.
-//! `FileHeld` (`held.rs`) keeps them in `.swarm/held.json`.
+//! `FileHeld` (`on_files.rs`) keeps them in `.swarm/held.json`.
 
 use std::time::Duration;
 

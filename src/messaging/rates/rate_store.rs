@@ -1,6 +1,6 @@
 //! `RateStore`: the per-sender windows of recent sends that the rate limit
 //! counts, shared by every process, and the guarantee any place that keeps
-//! them must give. `FileRates` (`rate_limit.rs`) keeps them in
+//! them must give. `FileRates` (`on_files.rs`) keeps them in
 //! `.swarm/rate_limits.json`. The sliding-window rule itself is
 //! `RateLimit::admit`, so every store applies the same one.
 

@@ -18,7 +18,6 @@ use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateDir, StateFile, StateLock, StoreError,
 };
-use crate::support::time;
 
 use super::conflict::Conflict;
 use super::error::LockError;
@@ -27,64 +26,12 @@ use super::lock_entry::LockEntry;
 use super::lock_index::LockIndex;
 use super::lock_key::{KeyKind, LockKey, lock_file_name};
 use super::lock_record::LockRecord;
+use super::lock_store::{Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, now};
 
 /// How old a damaged lock file must be before `clean` removes it: the
 /// Python tool creates a lock file first and writes it afterwards, so a
 /// young empty file may be a lock being born.
 pub(crate) const DAMAGED_GRACE: Duration = Duration::from_secs(10);
-
-/// How a lock was obtained.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Acquired {
-    /// A new lock file.
-    Created,
-    /// The agent already held it; its time and reason were renewed.
-    Refreshed,
-    /// Another agent's stale lock on the same path was replaced.
-    TookOver(Box<HeldLock>),
-}
-
-/// One lock obtained by `acquire`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct AcquiredLock {
-    /// What is now in the lock file.
-    pub record: LockRecord,
-    /// How.
-    pub how: Acquired,
-}
-
-/// What `release` did for one path.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Released {
-    /// The agent's own lock was removed.
-    Removed(HeldLock),
-    /// Another agent's lock was removed with `force`.
-    Forced(HeldLock),
-    /// A damaged lock file was removed with `force`.
-    ForcedDamaged(String),
-    /// There was no lock on it.
-    NotLocked,
-}
-
-/// What `clean` removed.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct CleanReport {
-    /// Stale locks removed.
-    pub stale: Vec<HeldLock>,
-    /// Damaged lock files removed, with what was wrong with them.
-    pub damaged: Vec<(String, String)>,
-    /// Damaged files left alone because they were written moments ago.
-    pub young_damaged: usize,
-}
-
-/// Locks related to one path or pattern.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Related {
-    /// The lock file of exactly this key, if there is one.
-    pub exact: Option<LockEntry>,
-    /// Other locks that overlap it (ancestors, patterns, locks below it).
-    pub others: Vec<HeldLock>,
-}
 
 /// The lock directory and the index describing it, as one operation saw
 /// them.
@@ -104,11 +51,6 @@ pub struct FileLocks {
     index: StateFile,
     audit: AuditLog,
     stale_after: f64,
-}
-
-/// The current time as Unix seconds (the unit of `locked_at`).
-pub(crate) fn now() -> f64 {
-    time::unix_seconds(time::now())
 }
 
 impl FileLocks {
@@ -630,7 +572,7 @@ fn dedup(keys: &[LockKey]) -> Vec<&LockKey> {
         .collect()
 }
 
-impl super::LockStore for FileLocks {
+impl LockStore for FileLocks {
     fn acquire(
         &self,
         keys: &[LockKey],
@@ -687,8 +629,7 @@ mod contract_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let locks = FileLocks::new(&Paths::new(dir.path()), 300);
         lock_contract::basic_rules(&locks);
-        let shared: Arc<dyn super::super::LockStore> =
-            Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
+        let shared: Arc<dyn LockStore> = Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
         lock_contract::one_winner_per_round(&[shared], 8, 20);
     }
 }

@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::messaging::log_segments::{Located, LogPos, Segment, SegmentSet, mentions};
-use crate::messaging::message_log::{LogContents, MessageView, Record};
+use crate::log::record::{Located, LogContents, LogPos, MessageView, Record};
+use crate::log::segments::{Segment, SegmentSet, mentions};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError,
 };
@@ -485,7 +485,7 @@ impl ReadState {
 mod tests {
     use super::*;
     use crate::domain::message::{Message, MessageType};
-    use crate::messaging::message_log::MessageLog;
+    use crate::log::on_files::FileLog;
 
     fn message(to: &str, text: &str) -> Message {
         Message::new(
@@ -496,7 +496,7 @@ mod tests {
         )
     }
 
-    fn send(log: &MessageLog, to: &str, text: &str) {
+    fn send(log: &FileLog, to: &str, text: &str) {
         log.append(&[Record::logged(&message(to, text), &[true])])
             .expect("append");
     }
@@ -546,7 +546,7 @@ mod tests {
     fn new_shows_oldest_unread_first_and_marks_only_those() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         for i in 0..9 {
             send(
                 &log,
@@ -571,7 +571,7 @@ mod tests {
     fn recent_reads_from_the_end_and_marks_only_when_nothing_unread_is_hidden() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths).with_rotation(4096);
+        let log = FileLog::new(&paths).with_rotation(4096);
         for i in 0..300 {
             send(&log, "agent-1", &format!("m{i} {}", "x".repeat(100)));
         }
@@ -613,7 +613,7 @@ mod tests {
     fn nothing_new_reads_nothing_of_the_history() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths).with_rotation(8192);
+        let log = FileLog::new(&paths).with_rotation(8192);
         for i in 0..400 {
             send(&log, "agent-1", &format!("m{i} {}", "x".repeat(200)));
         }
@@ -649,7 +649,7 @@ mod tests {
     fn an_agent_without_a_cursor_skips_segments_with_nothing_for_it() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths).with_rotation(8192);
+        let log = FileLog::new(&paths).with_rotation(8192);
         for i in 0..300 {
             send(&log, "agent-2", &format!("m{i} {}", "x".repeat(200)));
         }
@@ -669,7 +669,7 @@ mod tests {
     fn all_history_finds_messages_in_rotated_segments() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths).with_rotation(4096);
+        let log = FileLog::new(&paths).with_rotation(4096);
         send(&log, "agent-1", "the password is in the vault");
         for i in 0..200 {
             send(&log, "agent-1", &format!("m{i} {}", "x".repeat(100)));
@@ -693,7 +693,7 @@ mod tests {
     fn a_cursor_without_a_position_still_works_by_id() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         let first = message("agent-1", "old");
         log.append(&[Record::logged(&first, &[true])])
             .expect("append");
@@ -721,7 +721,7 @@ mod tests {
     fn a_log_cut_short_by_hand_shows_each_message_once() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
-        let log = MessageLog::new(&paths);
+        let log = FileLog::new(&paths);
         for i in 0..5 {
             send(&log, "agent-1", &format!("before {i}"));
         }

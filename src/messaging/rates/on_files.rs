@@ -87,7 +87,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::messaging::rate_store::contract;
+    use crate::messaging::rates::rate_store::contract;
 
     #[test]
     fn contract_limits_each_sender_in_a_sliding_window() {

@@ -1,0 +1,152 @@
+//! Handing deliveries between the hosts of one swarm: a recipient whose
+//! pane is on another host gets its delivery through the `Relay`
+//! (`relay_store.rs`), and what other hosts handed to this one is typed in
+//! here through the same path as a local send, its outcome logged before
+//! it is marked done.
+
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::error::Result;
+use crate::log::record::{DeliveryRecord, Outcome, Record};
+
+use super::relay_store::{HandedOver, Handoff, Taken};
+use crate::messaging::messenger::Messenger;
+
+/// (recipient, message id, outcome) of one delivery taken from the relay.
+pub(crate) type RelayedOne = (String, String, Outcome);
+
+/// What the deliveries taken from the relay came to.
+pub(crate) type Relayed = Vec<RelayedOne>;
+
+impl Messenger<'_> {
+    /// The host of `agent`'s pane when it is another host than this one.
+    pub(in crate::messaging) fn elsewhere<'r>(&self, agent: &'r AgentRecord) -> Option<&'r str> {
+        let here = self.relay?.host();
+        agent.host.as_deref().filter(|there| *there != here)
+    }
+
+    /// Hands the delivery to `agent` over to the host of its pane; the
+    /// message waits in its inbox until that host types it in.
+    pub(in crate::messaging) fn hand_over(
+        &self,
+        agent: &AgentRecord,
+        host: &str,
+        msg_id: &str,
+        text: &str,
+        marker: &str,
+    ) -> Outcome {
+        let Some(relay) = self.relay else {
+            return Outcome::queued(format!("{} is on host {host}", agent.id));
+        };
+        let handoff = Handoff {
+            msg_id: msg_id.to_owned(),
+            agent: agent.id.to_string(),
+            text: text.to_owned(),
+            marker: marker.to_owned(),
+            from: relay.host().to_owned(),
+            note: None,
+        };
+        match relay.hand_over(host, &handoff) {
+            Ok(HandedOver::Queued) => Outcome::queued(format!(
+                "{} is on host {host}: its swarm watch delivers it",
+                agent.id
+            )),
+            Ok(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
+                "{} is on host {host}: it already waits there for its swarm watch",
+                agent.id
+            )),
+            Err(e) => Outcome::queued(format!(
+                "{} is on host {host}, and it could not be handed over ({e})",
+                agent.id
+            )),
+        }
+    }
+
+    /// Types the deliveries this host took from the relay into their
+    /// panes, records each outcome in the log, and only then marks them
+    /// done, so that a crash in between leaves them to be taken again.
+    /// Returns (recipient, message id, outcome) for each.
+    pub(crate) fn deliver_taken(
+        &self,
+        registry: &Registry,
+        taken: Vec<Taken>,
+    ) -> Result<(Relayed, Vec<String>)> {
+        let Some(relay) = self.relay else {
+            return Ok((Vec::new(), Vec::new()));
+        };
+        let mut done = Vec::new();
+        let mut warnings = Vec::new();
+        let mut finished = Vec::new();
+        for t in taken {
+            match self.deliver_one_taken(registry, &t) {
+                Ok((outcome, more)) => {
+                    warnings.extend(more);
+                    done.extend(outcome);
+                    finished.push(t);
+                }
+                Err(e) => {
+                    // What went in is marked done before the error is
+                    // told; the rest is taken again.
+                    relay.done(&finished)?;
+                    return Err(e);
+                }
+            }
+        }
+        relay.done(&finished)?;
+        Ok((done, warnings))
+    }
+
+    /// One delivery taken from the relay: typed in and its outcome logged.
+    fn deliver_one_taken(
+        &self,
+        registry: &Registry,
+        t: &Taken,
+    ) -> Result<(Option<RelayedOne>, Vec<String>)> {
+        let mut warnings = Vec::new();
+        let Some(h) = &t.handoff else {
+            warnings.push(format!(
+                "skipped delivery {} handed to this host: it cannot be read",
+                t.id
+            ));
+            return Ok((None, warnings));
+        };
+        let note = Some(h.note.clone().map_or_else(
+            || format!("from host {}", h.from),
+            |n| format!("{n}, from host {}", h.from),
+        ));
+        let outcome = match registry
+            .find(&h.agent)
+            .filter(|a| a.status != AgentStatus::Dead)
+        {
+            Some(a) if self.elsewhere(a).is_none() => {
+                let (outcomes, more) = self.deliver_logged(
+                    &h.msg_id,
+                    std::slice::from_ref(a),
+                    &h.text,
+                    &h.marker,
+                    note,
+                    None,
+                )?;
+                warnings.extend(more);
+                outcomes.into_iter().next().map(|(_, o)| o)
+            }
+            // It moved to another host meanwhile, or left: recorded
+            // as waiting in its inbox.
+            found => {
+                let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                    Some(host) => format!("{} is now on host {host}", h.agent),
+                    None => format!("{} is no longer registered", h.agent),
+                });
+                warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+                    &h.msg_id,
+                    &[(h.agent.clone(), outcome.clone())],
+                    note,
+                ))])?);
+                Some(outcome)
+            }
+        };
+        Ok((
+            outcome.map(|o| (h.agent.clone(), h.msg_id.clone(), o)),
+            warnings,
+        ))
+    }
+}
