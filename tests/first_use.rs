@@ -451,7 +451,7 @@ fn every_error_has_one_format_and_a_hint() {
     };
     for (args, code, hint) in [
         (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
-        (&["lokc", "a.py"], 2, "'lock'"),
+        (&["lokc", "a.py"], 2, "`lock`"),
         (&["inbx"], 2, "inbox"),
         (&["msg", "--bogus"], 2, "`swarm msg --help`"),
         (&["msg"], 2, "usage: swarm msg"),
