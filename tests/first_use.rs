@@ -436,6 +436,70 @@ fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
     }
 }
 
+/// Every file under `dir` (relative), `.git/` and `.swarm/` left out.
+fn files_outside_swarm(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let rel = path.strip_prefix(dir).expect("inside");
+            if rel == std::path::Path::new(".git") || rel == std::path::Path::new(".swarm") {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                found.push(rel.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The agents' own config files (`.mcp.json`, `.claude/settings.json`,
+/// ...) get no lock file of swarm's beside them: they are locked under
+/// `.swarm/`, so `git status` shows only the files themselves.
+#[test]
+fn agent_config_files_get_no_lock_files_beside_them() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    ok(swarm(&project, &server).args(["init", "--yes"]));
+    ok(swarm(&project, &server).args(["mcp", "install", "--all"]));
+    ok(swarm(&project, &server).args(["hooks", "install"]));
+    let status = git(
+        &project.path(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    let mut files: Vec<&str> = status.lines().map(|l| &l[3..]).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claudeswarm.toml",
+            ".codex/config.toml",
+            ".gemini/settings.json",
+            ".gitignore",
+            ".mcp.json",
+        ],
+        "{status}"
+    );
+    let locks = |project: &Project| -> Vec<String> {
+        files_outside_swarm(&project.path())
+            .into_iter()
+            .filter(|f| f.ends_with(".lock"))
+            .collect()
+    };
+    assert_eq!(locks(&project), Vec::<String>::new());
+    ok(swarm(&project, &server).args(["mcp", "uninstall"]));
+    ok(swarm(&project, &server).args(["hooks", "uninstall"]));
+    assert_eq!(locks(&project), Vec::<String>::new());
+}
+
 #[test]
 fn every_error_has_one_format_and_a_hint() {
     let project = Project::new();
