@@ -500,6 +500,77 @@ fn agent_config_files_get_no_lock_files_beside_them() {
     assert_eq!(locks(&project), Vec::<String>::new());
 }
 
+/// `swarm ARGS` in `project` run by `sh` after `umask UMASK`.
+fn swarm_with_umask(project: &Project, umask: &str, args: &[&str]) {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+        .arg(crate::harness::swarm_bin())
+        .args(args)
+        .current_dir(project.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("CLAUDESWARM_ROOT")
+        .env_remove("SWARM_TMUX_SOCKET")
+        .output()
+        .expect("run sh");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn mode(project: &Project, rel: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(project.file(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// The agents' config files are project files people commit and share:
+/// new ones are created as an editor would (0666 and 0777 less the
+/// umask), and an existing one keeps its mode.
+#[test]
+fn agent_config_files_get_the_modes_an_editor_would_give_them() {
+    let project = Project::new();
+    swarm_with_umask(&project, "022", &["mcp", "install", "--all"]);
+    swarm_with_umask(&project, "022", &["hooks", "install"]);
+    for file in [
+        ".mcp.json",
+        ".claude/settings.local.json",
+        ".claude/settings.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+    ] {
+        assert_eq!(mode(&project, file), 0o644, "{file}");
+    }
+    for dir in [".claude", ".codex", ".gemini"] {
+        assert_eq!(mode(&project, dir), 0o755, "{dir}");
+    }
+
+    let project = Project::new();
+    std::fs::create_dir(project.file(".gemini")).expect("mkdir");
+    project.write(".gemini/settings.json", "{\"theme\": \"x\"}\n");
+    std::fs::set_permissions(
+        project.file(".gemini/settings.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o640),
+    )
+    .expect("chmod");
+    swarm_with_umask(&project, "002", &["mcp", "install", "--all"]);
+    swarm_with_umask(&project, "002", &["hooks", "install"]);
+    assert!(project.read(".gemini/settings.json").contains("\"swarm\""));
+    assert_eq!(mode(&project, ".gemini/settings.json"), 0o640, "kept");
+    assert_eq!(mode(&project, ".mcp.json"), 0o664);
+    assert_eq!(mode(&project, ".claude/settings.json"), 0o664);
+    assert_eq!(mode(&project, ".codex"), 0o775);
+    assert_eq!(mode(&project, ".codex/config.toml"), 0o664);
+    // swarm's own state stays private.
+    assert_eq!(mode(&project, ".swarm"), 0o700);
+}
+
 #[test]
 fn every_error_has_one_format_and_a_hint() {
     let project = Project::new();

@@ -3,6 +3,9 @@
 //! swarm atomically under a lock of its own in `.swarm/locks/`, so that no
 //! file of swarm's is left beside it.
 
+use std::fs::{self, DirBuilder};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -10,13 +13,13 @@ use serde::de::DeserializeOwned;
 
 use super::error::StoreError;
 use super::paths::Paths;
-use super::state_file::{self, Loaded, StateFile, StateLock, ensure_private_dir};
+use super::state_file::{self, Loaded, StateFile, StateLock};
 
 /// One file of another program that swarm merges its entries into.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct ForeignDocument {
-    /// Reads and the atomic replace go through the file's `StateFile`; only
-    /// the lock lives elsewhere.
+    /// Reads go through the file's `StateFile` (no links followed); the
+    /// lock lives elsewhere and writes keep the file's mode.
     file: StateFile,
     lock_path: PathBuf,
 }
@@ -59,14 +62,41 @@ impl ForeignDocument {
         self.file.read_json()
     }
 
-    /// Replaces the content atomically (temp file, fsync, rename), creating
-    /// the document's directory when missing.
+    /// Replaces the content atomically (temp file, fsync, rename). The file
+    /// keeps the mode it has; a new one, and any directory it needs, get
+    /// the mode an editor would give them (0666 and 0777 less the umask),
+    /// since people commit and share these files.
     pub(crate) fn write(&self, lock: &StateLock, bytes: &[u8]) -> Result<(), StoreError> {
-        ensure_private_dir(self.dir()).map_err(|source| StoreError::Write {
+        debug_assert_eq!(lock.data, self.path(), "lock taken for another file");
+        let write_err = |source| StoreError::Write {
             path: self.path().to_owned(),
             source,
-        })?;
-        self.file.write(lock, bytes)
+        };
+        // The kernel applies the umask to the modes asked for here.
+        DirBuilder::new()
+            .recursive(true)
+            .mode(0o777)
+            .create(self.dir())
+            .map_err(write_err)?;
+        let kept = fs::symlink_metadata(self.path())
+            .ok()
+            .filter(fs::Metadata::is_file)
+            .map(|m| m.permissions().mode() & 0o7777);
+        let mut temp = tempfile::Builder::new()
+            .prefix(&self.temp_prefix())
+            .rand_bytes(10)
+            .permissions(fs::Permissions::from_mode(0o666))
+            .tempfile_in(self.dir())
+            .map_err(write_err)?;
+        temp.write_all(bytes).map_err(write_err)?;
+        if let Some(mode) = kept {
+            temp.as_file()
+                .set_permissions(fs::Permissions::from_mode(mode))
+                .map_err(write_err)?;
+        }
+        temp.as_file().sync_all().map_err(write_err)?;
+        temp.persist(self.path()).map_err(|e| write_err(e.error))?;
+        Ok(())
     }
 
     /// Deletes the document; `Ok(false)` when there was none.
@@ -92,7 +122,6 @@ impl ForeignDocument {
 mod tests {
     use super::*;
     use crate::store::DEFAULT_LOCK_TIMEOUT;
-    use std::fs;
 
     #[test]
     fn changes_leave_nothing_beside_the_document() {
@@ -120,5 +149,18 @@ mod tests {
         assert!(matches!(err, StoreError::LockTimeout { .. }), "{err}");
         assert!(doc.remove(&lock).expect("remove"));
         assert!(!dir.path().join(".codex/config.toml").exists());
+    }
+
+    #[test]
+    fn a_replaced_document_keeps_its_mode() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("settings.json");
+        fs::write(&path, "{}").expect("write");
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o640)).expect("chmod");
+        let doc = ForeignDocument::new(&Paths::new(dir.path()), &path);
+        let lock = doc.lock(DEFAULT_LOCK_TIMEOUT).expect("lock");
+        doc.write(&lock, b"{\"a\": 1}").expect("write");
+        let mode = fs::metadata(&path).expect("meta").permissions().mode() & 0o7777;
+        assert_eq!(mode, 0o640);
     }
 }
