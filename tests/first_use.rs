@@ -162,11 +162,10 @@ fn a_person_outside_tmux_sends_as_the_operator() {
     assert!(stderr.contains("messaging.operator"), "{stderr}");
 }
 
-#[test]
-fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
-    let server = TmuxServer::start();
-    // The script builds swarm with cargo into CARGO_TARGET_DIR: here a
-    // stand-in cargo, and the binary under test as the "release" build.
+/// A CARGO_TARGET_DIR for `scripts/demo`, which builds swarm with cargo
+/// into it: the binary under test as the "release" build, and in `bin/` a
+/// stand-in cargo.
+fn demo_target() -> tempfile::TempDir {
     let target = tempfile::tempdir().expect("tempdir");
     let bin = target.path().join("bin");
     std::fs::create_dir_all(target.path().join("release")).expect("mkdir");
@@ -186,20 +185,33 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .expect("chmod");
-    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
-    let out = std::process::Command::new(
+    target
+}
+
+/// Runs `scripts/demo --no-attach` with `target` and `path`.
+fn run_demo(server: &TmuxServer, target: &std::path::Path, path: &str) -> std::process::Output {
+    std::process::Command::new(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/demo"),
     )
     .arg("--no-attach")
     .env_remove("TMUX")
     .env_remove("TMUX_PANE")
     .env_remove("CLAUDESWARM_ROOT")
-    .env("PATH", &path)
-    .env("CARGO_TARGET_DIR", target.path())
+    .env("PATH", path)
+    .env("CARGO_TARGET_DIR", target)
     .env("SWARM_TMUX_SOCKET", &server.socket)
     .env("NO_COLOR", "1")
     .output()
-    .expect("run scripts/demo");
+    .expect("run scripts/demo")
+}
+
+#[test]
+fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
+    let server = TmuxServer::start();
+    let target = demo_target();
+    let bin = target.path().join("bin");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let out = run_demo(&server, target.path(), &path);
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -249,6 +261,46 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
             .try_tmux(&["has-session", "-t", "=swarm-demo"])
             .status
             .success()
+    );
+}
+
+/// The demo needs only what running swarm needs (tmux, ps, cargo): on a
+/// machine without redis-server or chromium, where nothing can be
+/// installed (no apt-get, brew or pkg), it still starts.
+#[test]
+fn the_demo_needs_neither_redis_nor_chromium() {
+    let server = TmuxServer::start();
+    let target = demo_target();
+    let bin = target.path().join("bin");
+    // Every program of the usual directories, but those.
+    let hidden = |name: &str| {
+        name.starts_with("redis")
+            || name.starts_with("chromium")
+            || ["apt-get", "apt", "brew", "pkg"].contains(&name)
+    };
+    for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let link = bin.join(&name);
+            if !hidden(&name) && std::fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(entry.path(), link).expect("symlink");
+            }
+        }
+    }
+    let path = bin.display().to_string();
+    let out = run_demo(&server, target.path(), &path);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("Launched tmux session swarm-demo with 4 agents"),
+        "{stdout}"
     );
 }
 

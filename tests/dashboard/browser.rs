@@ -1,5 +1,5 @@
 //! The dashboard in a real browser: headless Chromium (Debian's `chromium`,
-//! installed by `scripts/setup`) driven over the DevTools protocol. Every
+//! installed by `scripts/setup chromium`) driven over the DevTools protocol. Every
 //! console message, uncaught exception and content-security-policy
 //! violation of the page is recorded, so a page that works only by luck
 //! fails here.
@@ -29,7 +29,7 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| {
             panic!(
                 "chromium is not installed: the browser tests need Debian's `chromium` package; \
-                 run scripts/setup (as root it installs it with apt-get)"
+                 run scripts/setup chromium (as root it installs it with apt-get)"
             )
         })
 }
