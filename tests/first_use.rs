@@ -908,3 +908,77 @@ fn the_readme_first_session_works_as_written() {
     }
     assert!(project.agents().is_empty());
 }
+
+/// The Markdown link targets (`](target)`) in `text`, anchors cut off.
+fn link_targets(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|t| t.split('#').next().unwrap_or_default().to_owned())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .collect()
+}
+
+/// Every document is reachable: each `docs/*.md` is linked from the
+/// README or from docs/ARCHITECTURE.md (itself linked from the README),
+/// and every relative link of the README and of the documents leads to a
+/// file that exists.
+#[test]
+fn every_document_is_linked_and_every_link_leads_somewhere() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read");
+    let readme = read(&root.join("README.md"));
+    let architecture = read(&root.join("docs/ARCHITECTURE.md"));
+    let mut linked: Vec<String> = link_targets(&readme);
+    linked.extend(
+        link_targets(&architecture)
+            .into_iter()
+            .map(|t| format!("docs/{t}")),
+    );
+    let mut problems = Vec::new();
+    if !linked.iter().any(|t| t == "docs/ARCHITECTURE.md") {
+        problems.push("the README does not link docs/ARCHITECTURE.md".to_owned());
+    }
+    let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    docs.sort();
+    for doc in &docs {
+        let rel = format!("docs/{doc}");
+        if rel != "docs/ARCHITECTURE.md" && !linked.contains(&rel) {
+            problems.push(format!(
+                "{rel} is linked from neither the README nor ARCHITECTURE.md"
+            ));
+        }
+        for target in link_targets(&read(&root.join(&rel))) {
+            if !root.join("docs").join(&target).exists() {
+                problems.push(format!("{rel} links {target}, which does not exist"));
+            }
+        }
+    }
+    for target in link_targets(&readme) {
+        if !root.join(&target).exists() {
+            problems.push(format!("README.md links {target}, which does not exist"));
+        }
+    }
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// The README installs from a clone one way everywhere: with `--locked`,
+/// as its Install section says.
+#[test]
+fn the_readmes_cargo_install_commands_agree() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README");
+    let installs: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.contains("cargo install") && l.contains("--path"))
+        .collect();
+    assert!(installs.len() >= 2, "{installs:?}");
+    for line in installs {
+        assert!(line.contains("cargo install --locked"), "{line}");
+    }
+}
