@@ -607,27 +607,25 @@ fn environment_overrides_are_typed_and_named() {
 fn only_near_names_are_suggested_for_environment_variables() {
     let project = Project::new();
     project.write(".claudeswarm.toml", "");
-    let out = swarm_outside_tmux(&project)
-        .args(["config", "validate"])
-        .env("SWARM_MESSAGING_FOO", "1")
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(1));
-    let err = stderr(&out);
+    let validate_with = |var: &str| {
+        let out = swarm_outside_tmux(&project)
+            .args(["config", "validate"])
+            .env(var, "1")
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(1), "{var}");
+        stderr(&out)
+    };
+    let err = validate_with("SWARM_MESSAGING_FOO");
     assert!(
         err.contains("$SWARM_MESSAGING_FOO: not a config key; [messaging] is set with "),
         "{err}"
     );
     assert!(!err.contains("did you mean"), "{err}");
-    let out = swarm_outside_tmux(&project)
-        .args(["config", "validate"])
-        .env("SWARM_MESSAGING_OPERATR", "me")
-        .output()
-        .expect("run");
+    let err = validate_with("SWARM_MESSAGING_OPERATR");
     assert!(
-        stderr(&out).contains("(did you mean `SWARM_MESSAGING_OPERATOR`?)"),
-        "{}",
-        stderr(&out)
+        err.contains("(did you mean `SWARM_MESSAGING_OPERATOR`?)"),
+        "{err}"
     );
 }
 

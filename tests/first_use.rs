@@ -188,9 +188,10 @@ fn demo_target() -> tempfile::TempDir {
     target
 }
 
-/// Runs `scripts/demo --no-attach` with `target` and `path`.
-fn run_demo(server: &TmuxServer, target: &std::path::Path, path: &str) -> std::process::Output {
-    std::process::Command::new(
+/// Runs `scripts/demo --no-attach` with `target` and `path`, which must
+/// launch its 4 agents; what it printed.
+fn run_demo(server: &TmuxServer, target: &std::path::Path, path: &str) -> String {
+    let out = std::process::Command::new(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/demo"),
     )
     .arg("--no-attach")
@@ -202,16 +203,7 @@ fn run_demo(server: &TmuxServer, target: &std::path::Path, path: &str) -> std::p
     .env("SWARM_TMUX_SOCKET", &server.socket)
     .env("NO_COLOR", "1")
     .output()
-    .expect("run scripts/demo")
-}
-
-#[test]
-fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
-    let server = TmuxServer::start();
-    let target = demo_target();
-    let bin = target.path().join("bin");
-    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
-    let out = run_demo(&server, target.path(), &path);
+    .expect("run scripts/demo");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -222,6 +214,16 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
         stdout.contains("Launched tmux session swarm-demo with 4 agents"),
         "{stdout}"
     );
+    stdout
+}
+
+#[test]
+fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
+    let server = TmuxServer::start();
+    let target = demo_target();
+    let bin = target.path().join("bin");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let stdout = run_demo(&server, target.path(), &path);
     let demo = target.path().join("demo-project");
     let registered = || {
         let text = std::fs::read_to_string(demo.join("ACTIVE_AGENTS.json")).expect("registry");
@@ -290,18 +292,7 @@ fn the_demo_needs_neither_redis_nor_chromium() {
             }
         }
     }
-    let path = bin.display().to_string();
-    let out = run_demo(&server, target.path(), &path);
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        stdout.contains("Launched tmux session swarm-demo with 4 agents"),
-        "{stdout}"
-    );
+    run_demo(&server, target.path(), &bin.display().to_string());
 }
 
 #[test]
