@@ -1,11 +1,14 @@
-//! `swarm down`: stop a session opened by `swarm launch`.
+//! `swarm down`: stop a session opened by `swarm launch`, and release the
+//! locks of the agents that left with it.
 
 use clap::Args;
 
 use crate::agents::launch;
 use crate::error::Result;
+use crate::locks::{LockEntry, LockKey, Released};
 use crate::support::exit_code::ExitCode;
 
+use crate::cli::actor;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm down`.
@@ -16,7 +19,8 @@ pub(crate) struct DownArgs {
     session: Option<String>,
 }
 
-/// Kills the session and drops its agents from the registry.
+/// Kills the session, drops its agents from the registry and releases
+/// their locks.
 pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     let session = match &args.session {
         Some(name) => launch::session_name(name)?,
@@ -35,11 +39,61 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
-    ctx.out.print(&format!(
+    let mut s = format!(
         "Stopped tmux session {session}; {} agent{} left the registry, {} remain.\n",
         found.dropped.len(),
         if found.dropped.len() == 1 { "" } else { "s" },
         found.registry.agents.len()
-    ))?;
+    );
+    let (released, holders) = release_locks(ctx, &found.dropped)?;
+    if released > 0 {
+        s.push_str(&format!(
+            "Released {released} lock{} of {} (each recorded in .swarm/audit.log).\n",
+            if released == 1 { "" } else { "s" },
+            holders.join(", ")
+        ));
+    }
+    ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+/// Releases every lock held by one of `agents` (which have left the
+/// swarm, so nobody else ever would), each recorded in the audit log as a
+/// forced release by whoever runs `down`. Returns how many were released
+/// and whose they were.
+fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>)> {
+    if agents.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let locks = ctx.locks()?;
+    let keys: Vec<LockKey> = locks
+        .list()?
+        .into_iter()
+        .filter_map(|entry| match entry {
+            LockEntry::Held(held) if agents.contains(&held.record.agent_id) => held.key,
+            _ => None,
+        })
+        .collect();
+    if keys.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let by = match actor::detect(ctx)? {
+        Some(agent) => agent,
+        None => ctx.config()?.messaging.operator.clone(),
+    };
+    let mut holders: Vec<String> = Vec::new();
+    let mut released = 0;
+    for (_, how) in locks.release(&keys, &by, true)? {
+        if let Released::Removed(held) | Released::Forced(held) = how {
+            released += 1;
+            holders.push(held.record.agent_id);
+        }
+    }
+    // In the registry's order, each once.
+    let holders = agents
+        .iter()
+        .filter(|a| holders.contains(a))
+        .cloned()
+        .collect();
+    Ok((released, holders))
 }

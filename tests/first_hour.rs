@@ -1,0 +1,111 @@
+//! What a new user meets in the first hour, continued: `down` and the
+//! locks of the agents it stops, which session `down` stops, reading the
+//! messages of agents that left, launching outside a project, one rule for
+//! a broken config, the size of a message, hints for a wrong type or an
+//! empty text, the operator's inbox, honest help lines, `init` without a
+//! terminal, and text that starts with `-`.
+
+use crate::harness::{Project, TmuxServer, stdout_json, swarm};
+
+fn ok(cmd: &mut assert_cmd::Command) -> std::process::Output {
+    let out = cmd.output().expect("run swarm");
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}{}",
+        cmd,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Launches `n` panes that run no agent (they are registered all the
+/// same) in session `session`.
+fn launch(project: &Project, server: &TmuxServer, n: &str, session: &str) {
+    ok(swarm(project, server).args([
+        "launch",
+        n,
+        "--cmd",
+        "sleep 600",
+        "--session",
+        session,
+        "--no-attach",
+    ]));
+}
+
+/// The paths of the locks listed by `swarm locks --json`.
+fn locked_paths(project: &Project, server: &TmuxServer) -> Vec<String> {
+    let out = ok(swarm(project, server).args(["locks", "--json"]));
+    stdout_json(&out)
+        .as_array()
+        .expect("locks")
+        .iter()
+        .map(|l| l["filepath"].as_str().expect("filepath").to_owned())
+        .collect()
+}
+
+#[test]
+fn down_releases_the_locks_of_the_agents_it_stops_and_records_each() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "2", "demo");
+    launch(&project, &server, "1", "other");
+    ok(swarm(&project, &server).args(["lock", "src/a.rs", "--agent", "agent-0"]));
+    ok(swarm(&project, &server).args(["lock", "src/b.rs", "--agent", "agent-1"]));
+    ok(swarm(&project, &server).args(["lock", "src/c.rs", "--agent", "agent-2"]));
+    let out = ok(swarm(&project, &server).args(["down", "--session", "demo"]));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_lowercase();
+    assert!(
+        stdout.contains("2 agents left the registry")
+            && stdout.contains("released 2 locks of agent-0, agent-1"),
+        "{stdout}"
+    );
+    // The other session's agent keeps its lock.
+    assert_eq!(locked_paths(&project, &server), ["src/c.rs"]);
+    let audit = project.read(".swarm/audit.log");
+    for (path, holder) in [("src/a.rs", "agent-0"), ("src/b.rs", "agent-1")] {
+        assert!(
+            audit.lines().any(|l| {
+                let e: serde_json::Value = serde_json::from_str(l).expect("audit line");
+                e["event"] == "force-unlock" && e["path"] == path && e["holder"] == holder
+            }),
+            "{audit}"
+        );
+    }
+}
+
+#[test]
+fn doctor_warns_about_locks_of_agents_that_are_gone() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "1", "demo");
+    ok(swarm(&project, &server).args(["lock", "src/a.rs", "--agent", "agent-0"]));
+    let checks = |project: &Project| {
+        let out = swarm(project, &server)
+            .args(["doctor", "--json"])
+            .output()
+            .expect("run doctor");
+        stdout_json(&out)["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .filter(|c| c["status"] != "ok")
+            .map(|c| format!("{} {} {}", c["check"], c["message"], c["details"]))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        !checks(&project).contains("agent-0"),
+        "{}",
+        checks(&project)
+    );
+    // The session ends without `down`: its agent leaves the registry, its
+    // lock stays.
+    server.tmux(&["kill-session", "-t", "demo"]);
+    ok(swarm(&project, &server).arg("discover"));
+    let found = checks(&project);
+    assert!(
+        found.contains("agent-0") && found.contains("not in the registry"),
+        "{found}"
+    );
+}
