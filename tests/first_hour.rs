@@ -109,3 +109,43 @@ fn doctor_warns_about_locks_of_agents_that_are_gone() {
         "{found}"
     );
 }
+
+fn fails_with(cmd: &mut assert_cmd::Command, code: i32) -> String {
+    let out = cmd.output().expect("run swarm");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "{cmd:?}: {stderr}");
+    stderr
+}
+
+#[test]
+fn down_without_a_session_stops_the_registered_agents_session() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "2", "demo");
+    let out = ok(swarm(&project, &server).arg("down"));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Stopped tmux session demo"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(project.agents().is_empty());
+    // With agents in two sessions, it asks which.
+    launch(&project, &server, "1", "first");
+    launch(&project, &server, "1", "second");
+    let stderr = fails_with(swarm(&project, &server).arg("down"), 2);
+    assert!(
+        stderr.contains("first") && stderr.contains("second") && stderr.contains("--session"),
+        "{stderr}"
+    );
+    assert!(
+        stderr
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("  hint: ")),
+        "{stderr}"
+    );
+    assert_eq!(project.agents().len(), 2);
+    ok(swarm(&project, &server).args(["down", "--session", "first"]));
+    ok(swarm(&project, &server).arg("down"));
+    assert!(project.agents().is_empty());
+}

@@ -94,6 +94,14 @@ pub enum Error {
     /// `down` found nothing to stop.
     #[error("tmux session {0:?} does not exist")]
     NoSession(String),
+    /// `down` was not told which session to stop, and the registered
+    /// agents run in several.
+    #[error(
+        "the registered agents run in {} tmux sessions ({}): say which one to stop",
+        .0.len(),
+        .0.join(", ")
+    )]
+    WhichSession(Vec<String>),
     /// `config validate` found no file to check.
     #[error("no config file found (looked for .claudeswarm.yaml and .claudeswarm.toml in {} and its parents)", root.display())]
     NoConfigFile {
@@ -184,7 +192,7 @@ impl Error {
             Error::Guard(e) => e.exit_code(),
             Error::Server(e) => e.exit_code(),
             Error::A2a(e) => e.exit_code(),
-            Error::Usage(_) => ExitCode::Usage,
+            Error::Usage(_) | Error::WhichSession(_) => ExitCode::Usage,
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
             | Error::NoRecipients(_)
@@ -259,6 +267,10 @@ impl Error {
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
             Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::WhichSession(sessions) => Some(format!(
+                "name it: `swarm down --session {}`",
+                sessions.first().map_or("NAME", String::as_str)
+            )),
             Error::RateLimited { wait_secs, .. } => Some(format!(
                 "wait {wait_secs}s, then deliver it with `swarm redeliver --all-queued`; \
                  the limit is rate_limiting.messages_per_minute in .claudeswarm.toml"
