@@ -149,3 +149,34 @@ fn down_without_a_session_stops_the_registered_agents_session() {
     ok(swarm(&project, &server).arg("down"));
     assert!(project.agents().is_empty());
 }
+
+#[test]
+fn the_messages_of_an_agent_that_left_can_still_be_read() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "2", "demo");
+    // The pane runs no agent: the message waits in the log (exit 7).
+    fails_with(
+        swarm(&project, &server).args(["msg", "agent-1", "INFO", "kept for later"]),
+        7,
+    );
+    ok(swarm(&project, &server).args(["down", "--session", "demo"]));
+    assert!(project.agents().is_empty());
+    for args in [
+        &["inbox", "--agent", "agent-1", "--all-history"][..],
+        &["inbox", "--agent", "agent-1"],
+    ] {
+        let out = ok(swarm(&project, &server).args(args));
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("kept for later"),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    // An id that neither is registered nor has messages is no agent.
+    let stderr = fails_with(
+        swarm(&project, &server).args(["inbox", "--agent", "agent-7", "--all-history"]),
+        4,
+    );
+    assert!(stderr.contains("no agent agent-7"), "{stderr}");
+}

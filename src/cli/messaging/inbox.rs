@@ -120,13 +120,26 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
         Some(id) => {
             let id = validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}")))?;
             // The operator has an inbox too: ACKs to messages it sent.
-            if id != ctx.config()?.messaging.operator {
-                actor::known_agent(ctx, ctx.registry()?, &id)?;
+            if id != ctx.config()?.messaging.operator
+                && let Err(unknown) = actor::known_agent(ctx, ctx.registry()?, &id)
+            {
+                // An agent that left keeps its messages in the log: they
+                // can be read, but no read position moves for it.
+                if args.new || args.hook || !has_messages(ctx, &id)? {
+                    return Err(unknown);
+                }
             }
             Ok(id)
         }
         None => Ok(actor::resolve(ctx, None, false, "--agent")?.id),
     }
+}
+
+/// True when the log holds a message to `agent`.
+fn has_messages(ctx: &Context, agent: &str) -> Result<bool> {
+    let all = Selection::AllHistory { search: None };
+    let view = ctx.backend()?.log.inbox(agent, None, &all, Some(1))?;
+    Ok(!view.shown.is_empty())
 }
 
 fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
