@@ -180,3 +180,30 @@ fn the_messages_of_an_agent_that_left_can_still_be_read() {
     );
     assert!(stderr.contains("no agent agent-7"), "{stderr}");
 }
+
+#[test]
+fn launch_outside_a_project_says_where_it_keeps_its_state() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    std::fs::remove_dir(project.file(".git")).expect("remove the marker");
+    let out = ok(swarm(&project, &server).args([
+        "launch",
+        "1",
+        "--cmd",
+        "sleep 600",
+        "--session",
+        "demo",
+        "--no-attach",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let dir = project.path().display().to_string();
+    assert!(
+        stderr.starts_with("swarm: warning: no project marker")
+            && stderr.contains(&dir)
+            && stderr.contains("--root")
+            && stderr.contains("git init"),
+        "{stderr}"
+    );
+    // It went on.
+    assert_eq!(project.agents().len(), 1);
+}
