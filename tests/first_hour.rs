@@ -207,3 +207,111 @@ fn launch_outside_a_project_says_where_it_keeps_its_state() {
     // It went on.
     assert_eq!(project.agents().len(), 1);
 }
+
+#[test]
+fn a_config_problem_stops_only_the_commands_that_change_the_swarm() {
+    use std::io::BufRead;
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "1", "demo");
+    fails_with(
+        swarm(&project, &server).args(["msg", "agent-0", "INFO", "before the typo"]),
+        7,
+    );
+    project.write(".claudeswarm.toml", "[locking]\nstale_timout = 100\n");
+    let run = |args: &[&str]| {
+        let out = swarm(&project, &server).args(args).output().expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["config", "show"][..],
+        &["agents"],
+        &["locks"],
+        &["inbox", "--agent", "agent-0"],
+        &["coord", "show"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("swarm: warning: invalid configuration")
+                && stderr.contains("stale_timout"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // `config show` shows the defaults in use.
+    let (_, stdout, _) = run(&["config", "show"]);
+    assert!(stdout.contains("stale_timeout = 300"), "{stdout}");
+    for args in [
+        &["lock", "src/a.rs", "--agent", "agent-0"][..],
+        &["msg", "agent-0", "INFO", "hi"],
+        &["discover"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(1), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("swarm: error: invalid configuration"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // doctor says which commands stop.
+    let out = swarm(&project, &server)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("doctor");
+    let report = stdout_json(&out);
+    let config = report["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "config")
+        .expect("the config check")
+        .clone();
+    let message = config["message"].as_str().expect("message");
+    assert!(
+        !message.contains("every command") && message.contains("warn"),
+        "{message}"
+    );
+    // The monitor starts.
+    let mut child = crate::harness::swarm_process(&project, Some(&server))
+        .args(["monitor", "--plain"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start the monitor");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let started = crate::harness::wait_for("the monitor's first line", || {
+        if let Ok(line) = rx.try_recv() {
+            return Some(Ok(line));
+        }
+        child.try_wait().expect("wait").map(Err)
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        started
+            .as_ref()
+            .is_ok_and(|l| l.contains("before the typo")),
+        "{started:?}"
+    );
+    // `down` stops the session.
+    let (code, stdout, stderr) = run(&["down", "--session", "demo"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(stdout.contains("Stopped tmux session demo"), "{stdout}");
+    assert!(project.agents().is_empty());
+}
