@@ -315,3 +315,29 @@ fn a_config_problem_stops_only_the_commands_that_change_the_swarm() {
     assert!(stdout.contains("Stopped tmux session demo"), "{stdout}");
     assert!(project.agents().is_empty());
 }
+
+#[test]
+fn a_message_over_the_limit_says_the_limit_and_what_to_do() {
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    project.write("big.txt", &"x".repeat(100 * 1024));
+    project.write("medium.txt", &"x".repeat(20 * 1024));
+    for file in ["big.txt", "medium.txt"] {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(["msg", "agent-1", "INFO", "--file", file])
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{file}: {stderr}");
+        let hint = stderr
+            .lines()
+            .find(|l| l.starts_with("  hint: "))
+            .unwrap_or_else(|| panic!("{file}: no hint: {stderr}"));
+        assert!(
+            hint.contains("10240 bytes")
+                && hint.contains("messaging.max_inline_bytes")
+                && hint.contains("send its path"),
+            "{file}: {hint}"
+        );
+    }
+}

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::a2a::A2aError;
 use crate::config::ConfigError;
 use crate::domain::ValidationError;
+use crate::domain::message::MAX_CONTENT_BYTES;
 use crate::guard::GuardError;
 use crate::locks::LockError;
 use crate::store::StoreError;
@@ -177,7 +178,28 @@ impl From<A2aError> for Error {
 /// Short for `Result<T, swarm::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What to do about a message over the size limit: there is no way to
+/// send more in one message, so the hint says where the limit lies and
+/// how to pass more text.
+fn long_message_hint() -> String {
+    format!(
+        "the limit is {MAX_CONTENT_BYTES} bytes per message (one over \
+         messaging.max_inline_bytes, 4096 by default, reaches the agent as a file with a \
+         one-line pointer); for more, write the text to a file in the project and send its \
+         path (`swarm msg ID TYPE \"read notes/plan.md\"`)"
+    )
+}
+
 impl Error {
+    /// A message read from `source` (a file, stdin) that is over the size
+    /// limit, found before all of it was read.
+    pub(crate) fn message_too_long(read: u64, source: &str) -> Error {
+        Error::Refused {
+            message: format!("message too long: more than {read} bytes read from {source}"),
+            hint: long_message_hint(),
+        }
+    }
+
     /// True when the shared store did not answer (an outage that a
     /// long-running command waits out, telling it once).
     pub fn is_store_outage(&self) -> bool {
@@ -278,6 +300,7 @@ impl Error {
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())
             }
+            Error::Validation(ValidationError::ContentTooLong(_)) => Some(long_message_hint()),
             Error::NoConfigFile { .. } => Some(
                 "create one with `swarm config init` (or check another file with --file)".into(),
             ),

@@ -79,9 +79,7 @@ fn read_capped(reader: impl Read, source: &str) -> Result<String> {
             source: e,
         })?;
     if bytes.len() as u64 > READ_CAP {
-        return Err(Error::Invalid(format!(
-            "message content too long (more than {READ_CAP} bytes read from {source}; at most {MAX_CONTENT_BYTES} are allowed)"
-        )));
+        return Err(Error::message_too_long(READ_CAP, source));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
