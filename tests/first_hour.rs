@@ -341,3 +341,42 @@ fn a_message_over_the_limit_says_the_limit_and_what_to_do() {
         );
     }
 }
+
+#[test]
+fn a_wrong_type_or_an_empty_text_gets_a_hint() {
+    let project = Project::new();
+    project.register(&["agent-3"]);
+    let hint_of = |args: &[&str]| {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("  hint: "))
+            .unwrap_or_else(|| panic!("{args:?}: no hint: {stderr}"))
+            .to_owned()
+    };
+    let hint = hint_of(&["msg", "agent-3", "INFOO", "hi"]);
+    assert_eq!(hint, "did you mean `INFO`?");
+    let hint = hint_of(&["broadcast", "questoin", "hi"]);
+    assert_eq!(hint, "did you mean `QUESTION`?");
+    let hint = hint_of(&["msg", "agent-3", "URGENT", "hi"]);
+    assert!(
+        hint.contains("valid types") && hint.contains("messaging.custom_types"),
+        "{hint}"
+    );
+    for args in [
+        &["msg", "agent-3", "INFO", ""][..],
+        &["msg", "agent-3", "INFO", "  "],
+        &["broadcast", "INFO", ""],
+    ] {
+        let hint = hint_of(args);
+        assert!(
+            hint.contains("`-`") && hint.contains("--file") && hint.contains("quotes"),
+            "{args:?}: {hint}"
+        );
+    }
+}

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use crate::a2a::A2aError;
 use crate::config::ConfigError;
-use crate::domain::ValidationError;
 use crate::domain::message::MAX_CONTENT_BYTES;
+use crate::domain::{ValidationError, validate};
 use crate::guard::GuardError;
 use crate::locks::LockError;
 use crate::store::StoreError;
@@ -190,6 +190,32 @@ fn long_message_hint() -> String {
     )
 }
 
+/// What to do about an unknown message type: the valid type it is a typo
+/// of, else where the valid types are and how to add one.
+fn message_type_hint(input: &str, valid: &str) -> String {
+    let wire = input.trim().to_uppercase().replace('_', "-");
+    if wire.is_empty() {
+        return "give one of the valid types listed, such as INFO".into();
+    }
+    let near = valid
+        .split(", ")
+        .map(|t| (crate::config::schema::edit_distance(&wire, t), t))
+        .filter(|(d, t)| *d <= (t.len() / 3).max(1))
+        .min();
+    match near {
+        Some((_, t)) => format!("did you mean `{t}`?"),
+        None if validate::message_type_name(&wire).is_ok() => format!(
+            "use one of the valid types listed, or declare {wire} in messaging.custom_types \
+             (.claudeswarm.toml)"
+        ),
+        None => "use one of the valid types listed".into(),
+    }
+}
+
+/// How to give a message's text, for a text that came out empty.
+const EMPTY_TEXT_HINT: &str = "give the text after the type, in quotes when it has spaces \
+    (\"ready?\"), `-` to read it from stdin, or --file FILE";
+
 impl Error {
     /// A message read from `source` (a file, stdin) that is over the size
     /// limit, found before all of it was read.
@@ -301,6 +327,12 @@ impl Error {
                 Some("run `swarm discover` if agents are running but not registered".into())
             }
             Error::Validation(ValidationError::ContentTooLong(_)) => Some(long_message_hint()),
+            Error::Validation(ValidationError::MessageType { input, valid }) => {
+                Some(message_type_hint(input, valid))
+            }
+            Error::Validation(ValidationError::ContentEmpty | ValidationError::ContentOnlyControls) => {
+                Some(EMPTY_TEXT_HINT.into())
+            }
             Error::NoConfigFile { .. } => Some(
                 "create one with `swarm config init` (or check another file with --file)".into(),
             ),
