@@ -380,3 +380,46 @@ fn a_wrong_type_or_an_empty_text_gets_a_hint() {
         );
     }
 }
+
+#[test]
+fn outside_tmux_the_inbox_is_the_operators_and_gives_it_no_pane_advice() {
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    let run = |args: &[&str]| {
+        crate::harness::swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    // The recipient has no pane: the question waits in its inbox (exit 7).
+    let sent = run(&["msg", "agent-1", "QUESTION", "ready?", "--ack", "--json"]);
+    assert_eq!(sent.status.code(), Some(7));
+    let id = stdout_json(&sent)["msg_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let acked = run(&["ack", &id[..8], "--agent", "agent-1"]);
+    assert!(
+        acked.status.success(),
+        "{}",
+        String::from_utf8_lossy(&acked.stderr)
+    );
+    let inbox = run(&["inbox"]);
+    let stdout = String::from_utf8_lossy(&inbox.stdout);
+    assert!(
+        inbox.status.success(),
+        "{}",
+        String::from_utf8_lossy(&inbox.stderr)
+    );
+    assert!(
+        stdout.contains("Messages for operator") && stdout.contains(&format!("ACK {id}")),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("not typed into your pane") && !stdout.contains("discover"),
+        "{stdout}"
+    );
+    let json = stdout_json(&run(&["inbox", "--json"]));
+    assert_eq!(json["agent"], "operator");
+    assert!(json["messages"][0]["queued_reason"].is_null(), "{json}");
+}
