@@ -69,7 +69,7 @@ pub(super) enum Command {
     /// Find this project's agent panes and update the registry
     #[command(alias = "discover-agents")]
     Discover(Lazy<discover::DiscoverArgs>),
-    /// List the registered agents (no tmux call)
+    /// List the registered agents and what each pane shows now (idle, busy, ...)
     #[command(alias = "list-agents")]
     Agents(Lazy<agents::AgentsArgs>),
     /// Show which agent this pane is
@@ -77,10 +77,10 @@ pub(super) enum Command {
     /// Send a message to one agent
     #[command(alias = "send-message")]
     Msg(Lazy<msg::MsgArgs>),
-    /// Send a message to every active agent
+    /// Send a message to every other active agent
     #[command(alias = "broadcast-message")]
     Broadcast(Lazy<broadcast::BroadcastArgs>),
-    /// Show the messages sent to an agent
+    /// Show the messages sent to an agent, or to you outside tmux
     #[command(alias = "check-messages")]
     Inbox(Lazy<inbox::InboxArgs>),
     /// Acknowledge a message that asked for it
@@ -88,7 +88,7 @@ pub(super) enum Command {
     Ack(Lazy<ack::AckArgs>),
     /// List messages waiting for an acknowledgement
     Acks(Lazy<acks::AcksArgs>),
-    /// Tell every agent, once, how to work in this swarm
+    /// Discover the agents and tell each how to work in this swarm
     Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
@@ -125,9 +125,9 @@ pub(super) enum Command {
     CleanupStaleLocks,
     /// Open a tmux session with N agent panes
     Launch(Lazy<launch::LaunchArgs>),
-    /// Stop a session opened by `swarm launch`
+    /// Stop a session opened by `swarm launch` and release its agents' locks
     Down(Lazy<down::DownArgs>),
-    /// Set up this project: config file, tmux check, next steps
+    /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
     Doctor(Lazy<doctor::DoctorArgs>),
