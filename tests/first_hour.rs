@@ -423,3 +423,37 @@ fn outside_tmux_the_inbox_is_the_operators_and_gives_it_no_pane_advice() {
     assert_eq!(json["agent"], "operator");
     assert!(json["messages"][0]["queued_reason"].is_null(), "{json}");
 }
+
+#[test]
+fn init_without_a_terminal_says_once_what_it_did_and_skipped() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let out = ok(swarm(&project, &server).arg("init"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(text.matches("terminal").count(), 1, "{text}");
+    let done = &text[text.find("=== Done ===").expect("a summary")..];
+    let done = &done[..done.find("=== Next steps").expect("next steps")];
+    assert!(done.contains("created"), "{done}");
+    let skipped = done
+        .lines()
+        .find(|l| l.contains("skipped"))
+        .unwrap_or_else(|| panic!("no skipped line in {done}"));
+    for step in ["Claude Code hook", "git guard", "MCP server", ".gitignore"] {
+        assert!(skipped.contains(step), "{step}: {skipped}");
+    }
+    // With --yes, a step that could not be done (this project's `.git` is
+    // no repository, so there is no hook to guard) is no success.
+    let out = ok(swarm(&project, &server).args(["init", "--yes"]));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    for line in text.lines() {
+        assert!(
+            !(line.contains('✓') && line.contains("skipped")),
+            "a skipped step with a check mark: {line}\n{text}"
+        );
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.contains("skipped") && l.contains("git guard")),
+        "{text}"
+    );
+}
