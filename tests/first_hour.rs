@@ -457,3 +457,92 @@ fn init_without_a_terminal_says_once_what_it_did_and_skipped() {
         "{text}"
     );
 }
+
+#[test]
+fn text_that_starts_with_a_dash_and_holds_a_space_is_text() {
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    let run = |args: &[&str]| {
+        let out = crate::harness::swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // The recipient has no pane, so each message waits in its inbox (7).
+    for args in [
+        &["send-message", "agent-1", "INFO", "-n not an option"][..],
+        &["msg", "agent-1", "INFO", "-m also text", "--ack"],
+        &[
+            "broadcast-message",
+            "INFO",
+            "-b to all",
+            "--sender-id",
+            "operator",
+        ],
+        &["broadcast", "INFO", "--c to all", "-v"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(7), "{args:?}: {stderr}");
+    }
+    // Flags after the text keep working.
+    let (code, stdout, stderr) = run(&["msg", "agent-1", "INFO", "-d with json", "--json"]);
+    assert_eq!(code, Some(7), "{stderr}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&stdout).expect("json")["content"],
+        "-d with json"
+    );
+    let (_, stdout, _) = run(&["inbox", "--agent", "agent-1", "--all-history", "--json"]);
+    let inbox: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    let contents: Vec<&str> = inbox["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["content"].as_str().expect("content"))
+        .collect();
+    for text in [
+        "-n not an option",
+        "-m also text",
+        "-b to all",
+        "--c to all",
+        "-d with json",
+    ] {
+        assert!(
+            contents.iter().any(|c| c.ends_with(text)),
+            "{text}: {contents:?}"
+        );
+    }
+    // A lock's reason, positional (the Python name) or an option's value.
+    for args in [
+        &[
+            "acquire-file-lock",
+            "src/a.py",
+            "-r why a",
+            "--agent-id",
+            "agent-1",
+        ][..],
+        &[
+            "lock", "src/b.py", "--reason", "-x why b", "--agent", "agent-1",
+        ],
+        &["lock", "src/c.py", "-r", "-x why c", "--agent", "agent-1"],
+    ] {
+        let (code, _, stderr) = run(args);
+        assert_eq!(code, Some(0), "{args:?}: {stderr}");
+    }
+    let (_, stdout, _) = run(&["locks", "--json"]);
+    let reasons: Vec<String> = serde_json::from_str::<serde_json::Value>(&stdout)
+        .expect("json")
+        .as_array()
+        .expect("locks")
+        .iter()
+        .map(|l| l["reason"].as_str().expect("reason").to_owned())
+        .collect();
+    assert_eq!(reasons, ["-r why a", "-x why b", "-x why c"]);
+    // An option that does not exist is still a usage error.
+    let (code, _, stderr) = run(&["msg", "agent-1", "INFO", "hi", "--bogus"]);
+    assert_eq!(code, Some(2), "{stderr}");
+}

@@ -17,8 +17,9 @@ use crate::cli::context::Context;
 /// them.
 #[derive(Debug, Args)]
 pub(crate) struct MessageArgs {
-    /// The message; words are joined with spaces; `-` reads stdin. Put `--`
-    /// before a message that starts with `-`
+    /// The message; words are joined with spaces; `-` reads stdin. One
+    /// argument that starts with `-` and holds a space is text; put `--`
+    /// before a one-word message that starts with `-`
     #[arg(value_name = "CONTENT")]
     content: Vec<String>,
     /// Read the message from a file
