@@ -708,6 +708,7 @@ fn every_command_checks_the_config_and_says_so() {
             &["locks"],
             &["who", "src/a.py"],
             &["acks"],
+            &["coord", "show"],
         ] {
             let (code, stderr) = run(args);
             assert_eq!(code, Some(0), "{what}: {args:?}: {stderr}");
@@ -720,7 +721,7 @@ fn every_command_checks_the_config_and_says_so() {
         for args in [
             &["discover"][..],
             &["lock", "src/a.py", "--agent", "agent-0"],
-            &["coord", "show"],
+            &["coord", "add", "Decisions", "x"],
             &["msg", "agent-0", "INFO", "hi"],
         ] {
             let (code, stderr) = run(args);

@@ -462,7 +462,13 @@ fn cases() -> Vec<Case> {
             1,
             "invalid characters",
         ),
-        case("inbox outside tmux", &["inbox"], 1, "--agent is required"),
+        // The inbox is the operator's there; acting on locks needs an agent.
+        case(
+            "lock outside tmux",
+            &["lock", "src/a.py"],
+            1,
+            "--agent is required",
+        ),
         case(
             "ack with an empty id",
             &["ack", "", "--agent", "agent-0"],

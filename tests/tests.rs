@@ -14,6 +14,7 @@ mod crash;
 mod dashboard;
 mod delivery_policy;
 mod discovery;
+mod first_hour;
 mod first_use;
 mod guard;
 mod hostile_input;

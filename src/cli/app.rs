@@ -24,6 +24,7 @@ use crate::cli::output::{Output, is_broken_pipe};
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
+    let args = super::text_args::as_text(args.into_iter().collect(), Cli::command);
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {

@@ -69,7 +69,7 @@ pub(super) enum Command {
     /// Find this project's agent panes and update the registry
     #[command(alias = "discover-agents")]
     Discover(Lazy<discover::DiscoverArgs>),
-    /// List the registered agents (no tmux call)
+    /// List the registered agents and what each pane shows now (idle, busy, ...)
     #[command(alias = "list-agents")]
     Agents(Lazy<agents::AgentsArgs>),
     /// Show which agent this pane is
@@ -77,10 +77,10 @@ pub(super) enum Command {
     /// Send a message to one agent
     #[command(alias = "send-message")]
     Msg(Lazy<msg::MsgArgs>),
-    /// Send a message to every active agent
+    /// Send a message to every other active agent
     #[command(alias = "broadcast-message")]
     Broadcast(Lazy<broadcast::BroadcastArgs>),
-    /// Show the messages sent to an agent
+    /// Show the messages sent to an agent, or to you outside tmux
     #[command(alias = "check-messages")]
     Inbox(Lazy<inbox::InboxArgs>),
     /// Acknowledge a message that asked for it
@@ -88,7 +88,7 @@ pub(super) enum Command {
     Ack(Lazy<ack::AckArgs>),
     /// List messages waiting for an acknowledgement
     Acks(Lazy<acks::AcksArgs>),
-    /// Tell every agent, once, how to work in this swarm
+    /// Discover the agents and tell each how to work in this swarm
     Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
@@ -125,9 +125,9 @@ pub(super) enum Command {
     CleanupStaleLocks,
     /// Open a tmux session with N agent panes
     Launch(Lazy<launch::LaunchArgs>),
-    /// Stop a session opened by `swarm launch`
+    /// Stop a session opened by `swarm launch` and release its agents' locks
     Down(Lazy<down::DownArgs>),
-    /// Set up this project: config file, tmux check, next steps
+    /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
     Doctor(Lazy<doctor::DoctorArgs>),
@@ -192,17 +192,24 @@ pub(super) struct CommandProperties {
     pub housekeeping: Housekeeping,
 }
 
-/// How a command checks the config before it starts.
+/// How a command checks the config before it starts. The rule (README,
+/// Configuration): a command that changes the swarm's shared state
+/// (messages, locks, the registry, pending ACKs, task records), or
+/// installs or serves something that will, stops on a problem, because
+/// the config decides where that state lives and how it changes. Every
+/// other command warns and goes on with the defaults: those that only
+/// read, those that set up files of the project rather than the swarm's
+/// state (the git guard), and the three you need to look at and repair a
+/// swarm whatever its config says (`down`, `monitor`, `dashboard`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum ConfigCheck {
-    /// A problem stops it: it changes something, or serves others, and
-    /// must not do so with settings nobody meant.
+    /// A problem stops it: it changes the swarm's state, or serves others,
+    /// and must not do so with settings nobody meant.
     Strict,
-    /// A problem is warned about and it goes on with the defaults: it only
-    /// reads (or, like the git guard, must not block work because of it).
+    /// A problem is warned about and it goes on with the defaults.
     WarnAndUseDefaults,
     /// None: it reports the config's problems itself (`init`, `doctor`,
-    /// `config`), or runs without a project.
+    /// `config init|validate|edit`), or runs without a project.
     Unchecked,
 }
 
@@ -243,10 +250,11 @@ impl CommandProperties {
 impl Command {
     /// Each command's properties, one line each, beside the command list
     /// so that a reader sees which commands may type into panes as a side
-    /// effect and which stop on a config problem. The ones that change the
-    /// swarm's state check the config strictly and run the housekeeping;
-    /// the read-only ones (`agents`, `whoami`, `inbox` without `--new`,
-    /// `acks`, `who`, `locks`, the git guard) warn and never run it.
+    /// effect and which stop on a config problem (the rule is
+    /// `ConfigCheck`'s). The ones that change the swarm's state run the
+    /// housekeeping; the read-only ones (`agents`, `whoami`, `inbox`
+    /// without `--new`, `acks`, `who`, `locks`, the git guard) never run
+    /// it.
     pub(super) fn properties(&self) -> CommandProperties {
         use ConfigCheck::{Strict, Unchecked, WarnAndUseDefaults as Warn};
         use Housekeeping::{After, Never, OwnLoop};
@@ -265,9 +273,11 @@ impl Command {
             Command::Onboard(_) => in_project(Strict, After),
             Command::Redeliver(_) => in_project(Strict, After),
             Command::Watch(_) => in_project(Strict, OwnLoop),
-            Command::Monitor(_) => in_project(Strict, OwnLoop),
+            // The monitor, the dashboard and `down` are how a swarm is
+            // looked at and repaired: a config problem must not stop them.
+            Command::Monitor(_) => in_project(Warn, OwnLoop),
             // The dashboard and the MCP server do only what they are asked.
-            Command::Dashboard(_) => in_project(Strict, Never),
+            Command::Dashboard(_) => in_project(Warn, Never),
             Command::Mcp(_) => in_project(Strict, Never),
             Command::Hooks(_) => in_project(Strict, Never),
             Command::Lock(_) => in_project(Strict, After),
@@ -285,19 +295,25 @@ impl Command {
             Command::AcquireFileLock(_) => in_project(Strict, After),
             Command::CleanupStaleLocks => in_project(Strict, After),
             Command::Launch(_) => in_project(Strict, After),
-            Command::Down(_) => in_project(Strict, After),
+            Command::Down(_) => in_project(Warn, After),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),
+            Command::Config(args) if args.shows() => in_project(Warn, Never),
             Command::Config(_) => in_project(Unchecked, Never),
             Command::Store(_) => in_project(Strict, Never),
+            Command::Coord(args) if args.only_reads() => in_project(Warn, After),
             Command::Coord(_) => in_project(Strict, After),
+            Command::Cards(args) if args.only_reads() => in_project(Warn, After),
             Command::Cards(_) => in_project(Strict, After),
+            Command::Tasks(args) if args.only_reads() => in_project(Warn, After),
             Command::Tasks(_) => in_project(Strict, After),
             Command::Delegate(_) => in_project(Strict, After),
-            Command::FindAgent(_) => in_project(Strict, Never),
+            Command::FindAgent(_) => in_project(Warn, Never),
+            Command::SharedContext(args) if args.only_reads() => in_project(Warn, After),
             Command::SharedContext(_) => in_project(Strict, After),
+            Command::Memory(args) if args.only_reads() => in_project(Warn, After),
             Command::Memory(_) => in_project(Strict, After),
-            Command::Learning(_) => in_project(Strict, Never),
+            Command::Learning(_) => in_project(Warn, Never),
             Command::ResolveConflict(_) => in_project(Strict, Never),
             Command::Completions(_)
             | Command::Reload(_)

@@ -101,7 +101,8 @@ impl Context {
     }
 
     /// Loads the config; when it has problems, says so as a warning and
-    /// goes on with the defaults (for commands that only read).
+    /// goes on with the defaults (for the commands `Command::properties`
+    /// lets go on).
     pub(super) fn config_or_defaults(&self) {
         if let Err(e) = self.loaded_config() {
             let mut text = e.to_string();
@@ -109,7 +110,8 @@ impl Context {
                 text.push_str(&format!("\n  hint: {hint}"));
             }
             self.out.warn(&format!(
-                "{text}\n  (this command only reads, so it goes on with the default settings)"
+                "{text}\n  (this command goes on with the default settings; commands that \
+                 change the swarm's state refuse to start until the problem is fixed)"
             ));
             if let Ok(defaults) = config::load_with(None, &[]) {
                 let _ = self.config.set(defaults);

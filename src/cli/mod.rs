@@ -23,6 +23,7 @@ mod parse_error;
 mod reload;
 mod servers;
 mod setup;
+mod text_args;
 mod version;
 
 pub use app::run;

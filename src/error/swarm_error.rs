@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use crate::a2a::A2aError;
 use crate::config::ConfigError;
-use crate::domain::ValidationError;
+use crate::domain::message::MAX_CONTENT_BYTES;
+use crate::domain::{ValidationError, validate};
 use crate::guard::GuardError;
 use crate::locks::LockError;
 use crate::store::StoreError;
@@ -94,6 +95,14 @@ pub enum Error {
     /// `down` found nothing to stop.
     #[error("tmux session {0:?} does not exist")]
     NoSession(String),
+    /// `down` was not told which session to stop, and the registered
+    /// agents run in several.
+    #[error(
+        "the registered agents run in {} tmux sessions ({}): say which one to stop",
+        .0.len(),
+        .0.join(", ")
+    )]
+    WhichSession(Vec<String>),
     /// `config validate` found no file to check.
     #[error("no config file found (looked for .claudeswarm.yaml and .claudeswarm.toml in {} and its parents)", root.display())]
     NoConfigFile {
@@ -169,7 +178,54 @@ impl From<A2aError> for Error {
 /// Short for `Result<T, swarm::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// What to do about a message over the size limit: there is no way to
+/// send more in one message, so the hint says where the limit lies and
+/// how to pass more text.
+fn long_message_hint() -> String {
+    format!(
+        "the limit is {MAX_CONTENT_BYTES} bytes per message (one over \
+         messaging.max_inline_bytes, 4096 by default, reaches the agent as a file with a \
+         one-line pointer); for more, write the text to a file in the project and send its \
+         path (`swarm msg ID TYPE \"read notes/plan.md\"`)"
+    )
+}
+
+/// What to do about an unknown message type: the valid type it is a typo
+/// of, else where the valid types are and how to add one.
+fn message_type_hint(input: &str, valid: &str) -> String {
+    let wire = input.trim().to_uppercase().replace('_', "-");
+    if wire.is_empty() {
+        return "give one of the valid types listed, such as INFO".into();
+    }
+    let near = valid
+        .split(", ")
+        .map(|t| (crate::config::schema::edit_distance(&wire, t), t))
+        .filter(|(d, t)| *d <= (t.len() / 3).max(1))
+        .min();
+    match near {
+        Some((_, t)) => format!("did you mean `{t}`?"),
+        None if validate::message_type_name(&wire).is_ok() => format!(
+            "use one of the valid types listed, or declare {wire} in messaging.custom_types \
+             (.claudeswarm.toml)"
+        ),
+        None => "use one of the valid types listed".into(),
+    }
+}
+
+/// How to give a message's text, for a text that came out empty.
+const EMPTY_TEXT_HINT: &str = "give the text after the type, in quotes when it has spaces \
+    (\"ready?\"), `-` to read it from stdin, or --file FILE";
+
 impl Error {
+    /// A message read from `source` (a file, stdin) that is over the size
+    /// limit, found before all of it was read.
+    pub(crate) fn message_too_long(read: u64, source: &str) -> Error {
+        Error::Refused {
+            message: format!("message too long: more than {read} bytes read from {source}"),
+            hint: long_message_hint(),
+        }
+    }
+
     /// True when the shared store did not answer (an outage that a
     /// long-running command waits out, telling it once).
     pub fn is_store_outage(&self) -> bool {
@@ -184,7 +240,7 @@ impl Error {
             Error::Guard(e) => e.exit_code(),
             Error::Server(e) => e.exit_code(),
             Error::A2a(e) => e.exit_code(),
-            Error::Usage(_) => ExitCode::Usage,
+            Error::Usage(_) | Error::WhichSession(_) => ExitCode::Usage,
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
             | Error::NoRecipients(_)
@@ -259,12 +315,23 @@ impl Error {
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
             Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::WhichSession(sessions) => Some(format!(
+                "name it: `swarm down --session {}`",
+                sessions.first().map_or("NAME", String::as_str)
+            )),
             Error::RateLimited { wait_secs, .. } => Some(format!(
                 "wait {wait_secs}s, then deliver it with `swarm redeliver --all-queued`; \
                  the limit is rate_limiting.messages_per_minute in .claudeswarm.toml"
             )),
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())
+            }
+            Error::Validation(ValidationError::ContentTooLong(_)) => Some(long_message_hint()),
+            Error::Validation(ValidationError::MessageType { input, valid }) => {
+                Some(message_type_hint(input, valid))
+            }
+            Error::Validation(ValidationError::ContentEmpty | ValidationError::ContentOnlyControls) => {
+                Some(EMPTY_TEXT_HINT.into())
             }
             Error::NoConfigFile { .. } => Some(
                 "create one with `swarm config init` (or check another file with --file)".into(),

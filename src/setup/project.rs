@@ -56,17 +56,27 @@ pub(crate) struct Integration {
     pub what: &'static str,
     /// What it changes, for a swarm run as the given shell word.
     pub changes: fn(&str) -> String,
-    /// Sets it up, idempotently, returning what was done (`Created
-    /// .claude/settings.json`) or what was already there. `None` while
-    /// the integration is not part of this build: init then names
-    /// `command` as a next step instead of doing it.
-    pub setup: Option<fn(&Paths) -> Result<String>>,
+    /// Sets it up, idempotently, saying what was done (`Created
+    /// .claude/settings.json`) or was already there, or why it cannot be
+    /// done here. `None` while the integration is not part of this build:
+    /// init then names `command` as a next step instead of doing it.
+    pub setup: Option<fn(&Paths) -> Result<SetUp>>,
 }
 
-fn install_claude_hooks(paths: &Paths) -> Result<String> {
+/// What setting up an integration came to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum SetUp {
+    /// It is in place (put there now, or found there): what was done.
+    Done(String),
+    /// It cannot be set up here, and why (no git repository, no agent CLI
+    /// on `PATH`); nothing was changed.
+    Skipped(String),
+}
+
+fn install_claude_hooks(paths: &Paths) -> Result<SetUp> {
     let hooks = crate::setup::claude_hooks::swarm_hooks(&crate::agents::launch::swarm_invocation());
     let change = crate::setup::claude_hooks::install(paths, &hooks)?;
-    Ok(if change.changed.is_empty() {
+    Ok(SetUp::Done(if change.changed.is_empty() {
         format!("swarm's hooks are already in {}", change.file.display())
     } else {
         format!(
@@ -74,24 +84,24 @@ fn install_claude_hooks(paths: &Paths) -> Result<String> {
             change.changed.len(),
             change.file.display()
         )
-    })
+    }))
 }
 
-fn install_git_guard(paths: &Paths) -> Result<String> {
+fn install_git_guard(paths: &Paths) -> Result<SetUp> {
     use crate::guard::{Installed, PreCommitHook};
     let dir = match crate::guard::git::Git::new(paths.root()).hooks_dir() {
         Ok(dir) => dir,
         // Not a git repository (or no git): nothing to guard.
-        Err(e) => return Ok(format!("skipped: {e}")),
+        Err(e) => return Ok(SetUp::Skipped(e.to_string())),
     };
     let hook = PreCommitHook::new(&dir);
     let outcome = hook.install(&crate::agents::launch::swarm_invocation())?;
     let path = hook.path().display();
-    Ok(match outcome {
+    Ok(SetUp::Done(match outcome {
         Installed::Created => format!("created {path}"),
         Installed::Added => format!("added the guard to {path}"),
         Installed::AlreadyThere => format!("the guard is already in {path}"),
-    })
+    }))
 }
 
 /// The integrations init offers, in order. Wiring one in means giving it
@@ -138,17 +148,17 @@ pub(crate) fn integrations() -> [Integration; 3] {
 
 /// Adds swarm's MCP server for each agent CLI on PATH (none found: says
 /// how to name them).
-fn install_mcp_server(paths: &Paths) -> Result<String> {
+fn install_mcp_server(paths: &Paths) -> Result<SetUp> {
     use crate::setup::mcp_config::{self, Client};
     let found: Vec<Client> = Client::ALL
         .into_iter()
         .filter(|c| crate::agents::launch::find_on_path(c.program()).is_some())
         .collect();
     if found.is_empty() {
-        return Ok(
-            "skipped: none of claude, codex, gemini is on PATH (name them: `swarm mcp install --claude`)"
+        return Ok(SetUp::Skipped(
+            "none of claude, codex, gemini is on PATH (name them: `swarm mcp install --claude`)"
                 .into(),
-        );
+        ));
     }
     let exe = std::env::current_exe().map_err(|source| crate::error::Error::Io {
         what: "find the swarm executable for the MCP server".into(),
@@ -161,7 +171,7 @@ fn install_mcp_server(paths: &Paths) -> Result<String> {
         let how = change.files.first().map_or("", |(_, d)| d.as_str());
         done.push(format!("{} {how}", c.name()));
     }
-    Ok(done.join(", "))
+    Ok(SetUp::Done(done.join(", ")))
 }
 
 /// The lines of [`Paths::GITIGNORE`] that `.gitignore` at `path` lacks.

@@ -32,6 +32,14 @@ enum CardsCommand {
     Update(update::UpdateArgs),
 }
 
+impl CardsArgs {
+    /// True when the subcommand only reads, so that a config problem is
+    /// only warned about (see `Command::properties`).
+    pub(crate) fn only_reads(&self) -> bool {
+        matches!(self.command, CardsCommand::List(_) | CardsCommand::Get(_))
+    }
+}
+
 /// Runs the `cards` subcommand.
 pub(crate) fn run(ctx: &Context, args: &CardsArgs) -> Result<ExitCode> {
     match &args.command {

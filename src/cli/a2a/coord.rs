@@ -28,6 +28,14 @@ enum CoordCommand {
     Init(init::InitArgs),
 }
 
+impl CoordArgs {
+    /// True when the subcommand only reads, so that a config problem is
+    /// only warned about (see `Command::properties`).
+    pub(crate) fn only_reads(&self) -> bool {
+        matches!(self.command, CoordCommand::Show(_))
+    }
+}
+
 /// Runs the `coord` subcommand.
 pub(crate) fn run(ctx: &Context, args: &CoordArgs) -> Result<ExitCode> {
     match &args.command {

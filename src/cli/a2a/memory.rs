@@ -26,6 +26,14 @@ enum MemoryCommand {
     Clear(clear::ClearArgs),
 }
 
+impl MemoryArgs {
+    /// True when the subcommand only reads, so that a config problem is
+    /// only warned about (see `Command::properties`).
+    pub(crate) fn only_reads(&self) -> bool {
+        matches!(self.command, MemoryCommand::Get(_))
+    }
+}
+
 /// Runs the `memory` subcommand.
 pub(crate) fn run(ctx: &Context, args: &MemoryArgs) -> Result<ExitCode> {
     match &args.command {

@@ -32,6 +32,17 @@ enum SharedContextCommand {
     AddDecision(add_decision::AddDecisionArgs),
 }
 
+impl SharedContextArgs {
+    /// True when the subcommand only reads, so that a config problem is
+    /// only warned about (see `Command::properties`).
+    pub(crate) fn only_reads(&self) -> bool {
+        matches!(
+            self.command,
+            SharedContextCommand::List(_) | SharedContextCommand::Get(_)
+        )
+    }
+}
+
 /// Runs the `context` subcommand.
 pub(crate) fn run(ctx: &Context, args: &SharedContextArgs) -> Result<ExitCode> {
     match &args.command {

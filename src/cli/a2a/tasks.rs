@@ -35,6 +35,14 @@ enum TasksCommand {
     Claim(claim::ClaimArgs),
 }
 
+impl TasksArgs {
+    /// True when the subcommand only reads, so that a config problem is
+    /// only warned about (see `Command::properties`).
+    pub(crate) fn only_reads(&self) -> bool {
+        matches!(self.command, TasksCommand::List(_) | TasksCommand::Get(_))
+    }
+}
+
 /// Runs the `tasks` subcommand.
 pub(crate) fn run(ctx: &Context, args: &TasksArgs) -> Result<ExitCode> {
     match &args.command {

@@ -1,26 +1,38 @@
-//! `swarm down`: stop a session opened by `swarm launch`.
+//! `swarm down`: stop a session opened by `swarm launch`, and release the
+//! locks of the agents that left with it.
 
 use clap::Args;
 
 use crate::agents::launch;
-use crate::error::Result;
+use crate::agents::registry::AgentStatus;
+use crate::error::{Error, Result};
+use crate::locks::{LockEntry, LockKey, Released};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 
+use crate::cli::actor;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm down`.
 #[derive(Debug, Args)]
+#[command(
+    after_help = "Without --session, down stops the tmux session the registered agents \
+    run in. When they run in several sessions, it lists them and exits with 2 (a usage error: \
+    name one with --session); with no agents registered, it stops swarm-<project directory \
+    name>, the name `swarm launch` gives by default."
+)]
 pub(crate) struct DownArgs {
-    /// Session to stop [default: swarm-<project directory name>]
+    /// Session to stop [default: the registered agents' session]
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
 }
 
-/// Kills the session and drops its agents from the registry.
+/// Kills the session, drops its agents from the registry and releases
+/// their locks.
 pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     let session = match &args.session {
         Some(name) => launch::session_name(name)?,
-        None => launch::default_session_name(ctx.paths.root()),
+        None => registered_session(ctx)?,
     };
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
@@ -35,11 +47,92 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
-    ctx.out.print(&format!(
-        "Stopped tmux session {session}; {} agent{} left the registry, {} remain.\n",
+    let mut s = format!(
+        "Stopped tmux session {}; {} agent{} left the registry, {} remain.\n",
+        // It may come from the registry, which other tools write too.
+        sanitize::one_line(&session),
         found.dropped.len(),
         if found.dropped.len() == 1 { "" } else { "s" },
         found.registry.agents.len()
-    ))?;
+    );
+    let (released, holders) = release_locks(ctx, &found.dropped)?;
+    if released > 0 {
+        s.push_str(&format!(
+            "Released {released} lock{} of {} (each recorded in .swarm/audit.log).\n",
+            if released == 1 { "" } else { "s" },
+            holders.join(", ")
+        ));
+    }
+    ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+/// The session the registered agents of this host run in; with none
+/// registered, the one `launch` names by default. Agents in several
+/// sessions are a usage error listing them: stopping one of them is a
+/// choice only the user can make.
+fn registered_session(ctx: &Context) -> Result<String> {
+    let here = ctx.backend()?.shared_host();
+    let mut sessions: Vec<String> = Vec::new();
+    for agent in ctx.registry()?.iter().flat_map(|r| r.agents.iter()) {
+        let elsewhere =
+            matches!((here, agent.host.as_deref()), (Some(here), Some(host)) if host != here);
+        if agent.status == AgentStatus::Dead
+            || agent.session_name.is_empty()
+            || elsewhere
+            || sessions.contains(&agent.session_name)
+        {
+            continue;
+        }
+        sessions.push(agent.session_name.clone());
+    }
+    sessions.sort();
+    match sessions.len() {
+        0 => Ok(launch::default_session_name(ctx.paths.root())),
+        1 => Ok(sessions.remove(0)),
+        _ => Err(Error::WhichSession(
+            sessions.iter().map(|s| sanitize::one_line(s)).collect(),
+        )),
+    }
+}
+
+/// Releases every lock held by one of `agents` (which have left the
+/// swarm, so nobody else ever would), each recorded in the audit log as a
+/// forced release by whoever runs `down`. Returns how many were released
+/// and whose they were.
+fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>)> {
+    if agents.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let locks = ctx.locks()?;
+    let keys: Vec<LockKey> = locks
+        .list()?
+        .into_iter()
+        .filter_map(|entry| match entry {
+            LockEntry::Held(held) if agents.contains(&held.record.agent_id) => held.key,
+            _ => None,
+        })
+        .collect();
+    if keys.is_empty() {
+        return Ok((0, Vec::new()));
+    }
+    let by = match actor::detect(ctx)? {
+        Some(agent) => agent,
+        None => ctx.config()?.messaging.operator.clone(),
+    };
+    let mut holders: Vec<String> = Vec::new();
+    let mut released = 0;
+    for (_, how) in locks.release(&keys, &by, true)? {
+        if let Released::Removed(held) | Released::Forced(held) = how {
+            released += 1;
+            holders.push(held.record.agent_id);
+        }
+    }
+    // In the registry's order, each once.
+    let holders = agents
+        .iter()
+        .filter(|a| holders.contains(a))
+        .cloned()
+        .collect();
+    Ok((released, holders))
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS};
 use crate::error::{Error, Result};
+use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
 use crate::tmux::Server;
 
@@ -81,6 +82,16 @@ struct LaunchReport<'a> {
 /// Turns the arguments into a plan, launches, reports and attaches.
 pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
+    if ctx.root.source == RootSource::CurrentDir {
+        let dir = ctx.paths.root().display();
+        ctx.out.warn(&format!(
+            "no project marker (.git, .claudeswarm.yaml, pyproject.toml, package.json, ...) \
+             in {dir} or its parents, so the current directory is used as the project root: \
+             ACTIVE_AGENTS.json and .swarm/ go in {dir}\n  \
+             (if the project is elsewhere, run swarm there, pass --root DIR or set CLAUDESWARM_ROOT; to make this \
+             directory the root, run `git init` in it)"
+        ));
+    }
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
     let launched = launch::launch(

@@ -19,7 +19,8 @@ use crate::cli::context::Context;
 /// Arguments of `swarm inbox`.
 #[derive(Debug, Args)]
 pub(crate) struct InboxArgs {
-    /// Whose inbox [default: this pane's agent]
+    /// Whose inbox [default: this pane's agent; outside tmux, the operator
+    /// `messaging.operator`, "operator", as for `swarm msg`]
     #[arg(long, alias = "agent-id", value_name = "ID")]
     agent: Option<String>,
     /// Only unread messages, oldest first; marks the ones shown as read
@@ -81,6 +82,9 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let agent = agent(ctx, args)?;
+    // The operator has no pane: why a message was not typed into one is
+    // no news to it, and the advice that comes with it is wrong.
+    let has_pane = agent != ctx.config()?.messaging.operator;
     let (view, notes) = read(ctx, &agent, args)?;
     for n in notes {
         ctx.out.warn(&n);
@@ -91,7 +95,11 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
             unread_before: view.unread,
             held_back: view.held_back,
             more_older: view.more_older,
-            messages: view.shown.iter().map(|v| message_json(v, &agent)).collect(),
+            messages: view
+                .shown
+                .iter()
+                .map(|v| message_json(v, &agent, has_pane))
+                .collect(),
         })?;
     } else if args.quiet {
         let mut s = String::new();
@@ -109,7 +117,7 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
         }
         ctx.out.print(&s)?;
     } else {
-        ctx.out.print(&render(&agent, &view, args))?;
+        ctx.out.print(&render(&agent, &view, args, has_pane))?;
     }
     mark_read(ctx, &agent, &view)?;
     Ok(ExitCode::Success)
@@ -120,13 +128,30 @@ fn agent(ctx: &Context, args: &InboxArgs) -> Result<String> {
         Some(id) => {
             let id = validate::agent_id(id).map_err(|e| Error::Invalid(format!("--agent: {e}")))?;
             // The operator has an inbox too: ACKs to messages it sent.
-            if id != ctx.config()?.messaging.operator {
-                actor::known_agent(ctx, ctx.registry()?, &id)?;
+            if id != ctx.config()?.messaging.operator
+                && let Err(unknown) = actor::known_agent(ctx, ctx.registry()?, &id)
+            {
+                // An agent that left keeps its messages in the log: they
+                // can be read, but no read position moves for it.
+                if args.new || args.hook || !has_messages(ctx, &id)? {
+                    return Err(unknown);
+                }
             }
             Ok(id)
         }
-        None => Ok(actor::resolve(ctx, None, false, "--agent")?.id),
+        // A prompt hook runs for an agent: outside a pane it has nobody's
+        // inbox to show, and must not mark the operator's messages read.
+        None if args.hook => Ok(actor::resolve(ctx, None, false, "--agent")?.id),
+        // Outside tmux, the person at the terminal, as `msg` sends as.
+        None => Ok(actor::resolve_sender(ctx, None, false, "--agent")?.id),
     }
+}
+
+/// True when the log holds a message to `agent`.
+fn has_messages(ctx: &Context, agent: &str) -> Result<bool> {
+    let all = Selection::AllHistory { search: None };
+    let view = ctx.backend()?.log.inbox(agent, None, &all, Some(1))?;
+    Ok(!view.shown.is_empty())
 }
 
 fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<String>)> {
@@ -213,7 +238,7 @@ fn clone_args(args: &InboxArgs) -> InboxArgs {
     }
 }
 
-fn message_json<'a>(v: &'a MessageView, agent: &str) -> MessageJson<'a> {
+fn message_json<'a>(v: &'a MessageView, agent: &str, has_pane: bool) -> MessageJson<'a> {
     let outcome = v.outcome_for(agent);
     let m = &v.message;
     MessageJson {
@@ -225,7 +250,7 @@ fn message_json<'a>(v: &'a MessageView, agent: &str) -> MessageJson<'a> {
         recipients: &m.recipients,
         delivered_to_pane: outcome.map(|o| o.is_delivered()),
         queued_reason: outcome
-            .filter(|o| o.status == Status::Queued)
+            .filter(|o| has_pane && o.status == Status::Queued)
             .and_then(|o| o.reason.as_deref()),
     }
 }
@@ -248,7 +273,7 @@ fn more_line(view: &InboxView, args: &InboxArgs) -> String {
     }
 }
 
-fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
+fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> String {
     if view.shown.is_empty() {
         return if args.new {
             format!("No new messages for {agent}\n")
@@ -282,7 +307,10 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs) -> String {
             s.push_str(&format!("  {line}\n"));
         }
         s.push_str(&format!("  (ID: {})", m.msg_id.short()));
-        if let Some(o) = v.outcome_for(agent).filter(|o| o.status == Status::Queued) {
+        if let Some(o) = v
+            .outcome_for(agent)
+            .filter(|o| has_pane && o.status == Status::Queued)
+        {
             s.push_str(&format!(
                 "  [not typed into your pane: {}]",
                 o.reason.as_deref().unwrap_or("queued")

@@ -17,8 +17,9 @@ use crate::cli::context::Context;
 /// them.
 #[derive(Debug, Args)]
 pub(crate) struct MessageArgs {
-    /// The message; words are joined with spaces; `-` reads stdin. Put `--`
-    /// before a message that starts with `-`
+    /// The message; words are joined with spaces; `-` reads stdin. One
+    /// argument that starts with `-` and holds a space is text; put `--`
+    /// before a one-word message that starts with `-`
     #[arg(value_name = "CONTENT")]
     content: Vec<String>,
     /// Read the message from a file
@@ -79,9 +80,7 @@ fn read_capped(reader: impl Read, source: &str) -> Result<String> {
             source: e,
         })?;
     if bytes.len() as u64 > READ_CAP {
-        return Err(Error::Invalid(format!(
-            "message content too long (more than {READ_CAP} bytes read from {source}; at most {MAX_CONTENT_BYTES} are allowed)"
-        )));
+        return Err(Error::message_too_long(READ_CAP, source));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -32,6 +32,14 @@ enum ConfigCommand {
     Edit(edit::EditArgs),
 }
 
+impl ConfigArgs {
+    /// True for `config show`, which shows the defaults in use when the
+    /// config has problems; the others report the problems themselves.
+    pub(crate) fn shows(&self) -> bool {
+        matches!(self.command, ConfigCommand::Show(_))
+    }
+}
+
 /// Runs the `config` subcommand.
 pub(crate) fn run(ctx: &Context, args: &ConfigArgs) -> Result<ExitCode> {
     match &args.command {

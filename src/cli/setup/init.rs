@@ -9,7 +9,7 @@ use clap::Args;
 use crate::agents::launch;
 use crate::config;
 use crate::error::{Error, Result};
-use crate::setup::project::{self, TmuxState};
+use crate::setup::project::{self, SetUp, TmuxState};
 use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
 
@@ -49,6 +49,7 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     let root = ctx.paths.root();
     let swarm = launch::swarm_invocation();
     let mut done: Vec<String> = Vec::new();
+    let mut skipped: Vec<&str> = Vec::new();
     out.print(&format!("{}\n\n", out.bold("=== swarm project set-up ===")))?;
     let mut s = format!(
         "This may change, in {}:\n  - .claudeswarm.toml: the config file, when there is none\n",
@@ -61,9 +62,10 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     s.push_str(match answer {
         Answer::Ask => "Each is asked first.\n\n",
         Answer::Yes => "--yes: all of it, where missing.\n\n",
+        // Said once here; the steps below do not repeat it.
         Answer::SafeOnly => {
-            "stdin is not a terminal: only the config file is created; \
-             run `swarm init --yes` for the rest.\n\n"
+            "stdin is not a terminal, so nothing is asked: only the config file is created \
+             (where missing); run `swarm init --yes` for the rest.\n\n"
         }
     });
     out.print(&s)?;
@@ -109,7 +111,8 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
                     path.display()
                 ))?;
             } else {
-                out.print("  skipped: swarm uses the defaults\n")?;
+                out.print("  - skipped: swarm uses the defaults\n")?;
+                skipped.push("config file");
             }
         }
     }
@@ -147,15 +150,23 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
                     false,
                 )? =>
             {
-                let what = setup_fn(&ctx.paths)?;
-                out.print(&format!("  {ok} {}: {what}\n", integration.name))?;
-                done.push(format!("{}: {what}", integration.name));
+                match setup_fn(&ctx.paths)? {
+                    SetUp::Done(what) => {
+                        out.print(&format!("  {ok} {}: {what}\n", integration.name))?;
+                        done.push(format!("{}: {what}", integration.name));
+                    }
+                    SetUp::Skipped(why) => {
+                        out.print(&format!("  - {}: skipped: {why}\n", integration.name))?;
+                        skipped.push(integration.name);
+                    }
+                }
             }
             _ => {
                 out.print(&format!(
                     "  - {}: set up with `{}` ({})\n",
                     integration.name, integration.command, integration.what
                 ))?;
+                skipped.push(integration.name);
                 later.push(integration);
             }
         }
@@ -188,6 +199,7 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
             ));
         } else {
             out.print("  - skipped: add them yourself, or run `swarm init --yes`\n")?;
+            skipped.push(".gitignore lines");
         }
     }
 
@@ -197,6 +209,9 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
     }
     for d in &done {
         s.push_str(&format!("  {ok} {d}\n"));
+    }
+    if !skipped.is_empty() {
+        s.push_str(&format!("  - skipped: {}\n", skipped.join(", ")));
     }
     out.print(&s)?;
 
@@ -260,22 +275,16 @@ enum Answer {
 }
 
 /// Asks a yes/no question on a terminal (default yes; end of input counts
-/// as yes), or answers it without asking and says so. `safe` marks a
-/// change done even without a terminal.
+/// as yes), or answers it without asking: with --yes, saying so; without
+/// a terminal silently, since the set-up said once what it does then.
+/// `safe` marks a change done even without a terminal.
 fn confirm(ctx: &Context, answer: Answer, question: &str, safe: bool) -> Result<bool> {
     match answer {
         Answer::Yes => {
             ctx.out.print("  (--yes: yes)\n")?;
             return Ok(true);
         }
-        Answer::SafeOnly => {
-            ctx.out.print(if safe {
-                "  (no terminal: yes)\n"
-            } else {
-                "  (no terminal: not without --yes)\n"
-            })?;
-            return Ok(safe);
-        }
+        Answer::SafeOnly => return Ok(safe),
         Answer::Ask => {}
     }
     ctx.out.print(&format!("  {question} [Y/n] "))?;

@@ -8,7 +8,9 @@ use super::leftovers::leftover_files;
 use super::message_log::{message_log, message_log_segments};
 use super::project::{project_root, shared_store};
 use super::report::{Check, Outcome, Subject};
-use super::state_files::{a2a_files, agent_ids_file, lock_dir, pending_acks, registry_file};
+use super::state_files::{
+    a2a_files, agent_ids_file, lock_dir, lock_holders, pending_acks, registry_file,
+};
 use super::tmux::{tmux_installed, tmux_server};
 
 /// Every check, in the order they are reported.
@@ -26,6 +28,7 @@ pub(crate) const CHECKS: &[Check] = &[
     pending_acks,
     a2a_files,
     lock_dir,
+    lock_holders,
     registry_panes,
     mcp_servers,
     agent_screens,

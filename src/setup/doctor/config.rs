@@ -27,7 +27,9 @@ pub(super) fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
         }
         Err(e) => Outcome::fail(
             CHECK,
-            "the configuration is invalid; every command that reads it will fail",
+            "the configuration is invalid: commands that change the swarm's state (msg, \
+             lock, launch, discover, ...) refuse to start until it is fixed; the others warn \
+             and use the defaults",
             "fix each problem listed, then check with `swarm config validate`",
         )
         .with_details(e.problems()),

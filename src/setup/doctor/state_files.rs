@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use crate::agents::registry::AgentStatus;
 use crate::agents::registry_store::{IdsState, RegistryState};
 use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, StateFile, StoreError};
@@ -253,4 +254,58 @@ pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
         )
         .with_details(bad)
     }]
+}
+
+/// Locks whose holder is no active agent of the registry: nobody will
+/// release them, and they keep everyone else out until they go stale.
+pub(super) fn lock_holders(s: &Subject<'_>) -> Vec<Outcome> {
+    const CHECK: &str = "lock holders";
+    let (Ok(locks), Ok(registry)) = (s.backend.locks.list(), s.backend.registry.read()) else {
+        // The lock and registry checks report what cannot be read.
+        return Vec::new();
+    };
+    let agents = match registry {
+        RegistryState::Valid(reg, _) => reg.agents,
+        RegistryState::Missing | RegistryState::Corrupt(_) => Vec::new(),
+    };
+    let orphaned: Vec<String> = locks
+        .iter()
+        .filter_map(|entry| match entry {
+            crate::locks::LockEntry::Held(held) => Some(&held.record),
+            crate::locks::LockEntry::Damaged { .. } => None,
+        })
+        .filter_map(|lock| {
+            let holder = &lock.agent_id;
+            let why = match agents.iter().find(|a| a.id.as_str() == holder) {
+                None => "not in the registry",
+                Some(a) if a.status == AgentStatus::Active => return None,
+                Some(a) if a.status == AgentStatus::Stale => "stale: its program has exited",
+                Some(_) => "gone",
+            };
+            Some(format!("{} held by {holder} ({why})", lock.filepath))
+        })
+        .collect();
+    if locks.is_empty() {
+        return Vec::new();
+    }
+    if orphaned.is_empty() {
+        return vec![Outcome::ok(
+            CHECK,
+            format!("every lock ({}) is held by an active agent", locks.len()),
+        )];
+    }
+    vec![
+        Outcome::warn(
+            CHECK,
+            format!(
+                "{} lock(s) held by agents that are not in the registry or not active: \
+                 nobody will release them",
+                orphaned.len()
+            ),
+            "`swarm down` releases the locks of the agents it stops; release these with \
+             `swarm unlock PATH --force` (from an agent's pane, or with --agent ID), or wait \
+             until they are older than locking.stale_timeout and run `swarm locks --clean`",
+        )
+        .with_details(orphaned),
+    ]
 }

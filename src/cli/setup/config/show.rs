@@ -65,9 +65,15 @@ fn as_json(loaded: &LoadedConfig) -> Value {
 
 fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
     let values = config::shown(&loaded.config);
-    let mut s = match &loaded.file {
-        Some(f) => format!("Config file: {}\n", f.display()),
-        None => format!(
+    let mut s = match (&loaded.file, config::find(ctx.paths.root())) {
+        (Some(f), _) => format!("Config file: {}\n", f.display()),
+        // The config had problems: the warning above lists them.
+        (None, Some(f)) => format!(
+            "Config file: {}, not in use: the configuration has problems (see the warning \
+             above), so the defaults below are in use\n",
+            f.display()
+        ),
+        (None, None) => format!(
             "Config file: none, defaults in use (no .claudeswarm.yaml or .claudeswarm.toml in {} or its parents)\n",
             ctx.paths.root().display()
         ),
