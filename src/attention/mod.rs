@@ -11,6 +11,7 @@ pub(crate) mod episode_store;
 pub(crate) mod event;
 pub(crate) mod feed_files;
 pub(crate) mod feed_store;
+pub(crate) mod looks;
 pub(crate) mod tracker;
 
 pub(crate) use episode_files::FileEpisodes;
