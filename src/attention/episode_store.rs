@@ -22,6 +22,9 @@ pub(crate) struct EpisodeRecord {
     pub changed: Timestamp,
     /// Episodes opened so far (the current one's number while open).
     pub episode: u64,
+    /// When the current (or last) episode opened.
+    #[serde(default, with = "crate::domain::utc_iso::option")]
+    pub opened: Option<Timestamp>,
     /// What the person was told when it opened.
     #[serde(default)]
     pub detail: String,
@@ -30,8 +33,14 @@ pub(crate) struct EpisodeRecord {
 /// What a reported change did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Transition {
-    /// The caller opened episode number N: it raises the event.
-    Opened(u64),
+    /// The caller opened episode number `episode`: it raises the event.
+    /// `previous` is when the episode before it opened (for throttling).
+    Opened {
+        /// The episode's number.
+        episode: u64,
+        /// When the one before opened.
+        previous: Option<Timestamp>,
+    },
     /// The caller closed the open episode.
     Closed,
     /// Nothing changed (another watcher got there first, or saw later).
@@ -47,9 +56,9 @@ impl EpisodeRecord {
         seen: Timestamp,
         detail: &str,
     ) -> (Transition, Option<EpisodeRecord>) {
-        let (was_open, changed, episode) = match record {
-            Some(r) => (r.open, Some(r.changed), r.episode),
-            None => (false, None, 0),
+        let (was_open, changed, episode, opened) = match record {
+            Some(r) => (r.open, Some(r.changed), r.episode, r.opened),
+            None => (false, None, 0, None),
         };
         if was_open == open || changed.is_some_and(|c| seen <= c) {
             return (Transition::Unchanged, None);
@@ -59,6 +68,7 @@ impl EpisodeRecord {
             open,
             changed: seen,
             episode,
+            opened: if open { Some(seen) } else { opened },
             detail: if open {
                 detail.to_owned()
             } else {
@@ -66,7 +76,10 @@ impl EpisodeRecord {
             },
         };
         let t = if open {
-            Transition::Opened(episode)
+            Transition::Opened {
+                episode,
+                previous: opened,
+            }
         } else {
             Transition::Closed
         };
@@ -122,7 +135,13 @@ mod tests {
     #[test]
     fn open_then_close_then_a_new_episode() {
         let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "q?");
-        assert_eq!(t, Transition::Opened(1));
+        assert_eq!(
+            t,
+            Transition::Opened {
+                episode: 1,
+                previous: None
+            }
+        );
         let r = r.unwrap();
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(2.0), "q?").0,
@@ -134,7 +153,10 @@ mod tests {
         assert_eq!(r.detail, "q?");
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(4.0), "again?").0,
-            Transition::Opened(2)
+            Transition::Opened {
+                episode: 2,
+                previous: Some(at(1.0))
+            }
         );
     }
 

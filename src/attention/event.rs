@@ -119,22 +119,6 @@ impl EventKind {
         ATTENTION_KINDS.contains(&self)
     }
 
-    /// How urgent it is for the status line, highest first: a dialog
-    /// blocks an agent outright, an exit ends its work, a message and a
-    /// budget want reading, a stuck agent may need help, a finished one
-    /// waits politely.
-    pub(crate) fn urgency(self) -> u8 {
-        match self {
-            EventKind::NeedsInput => 6,
-            EventKind::Exited => 5,
-            EventKind::Budget => 4,
-            EventKind::Message => 3,
-            EventKind::Stuck => 2,
-            EventKind::Finished => 1,
-            _ => 0,
-        }
-    }
-
     /// A few words for people: "needs you", "finished its turn", ...
     pub(crate) fn headline(self) -> &'static str {
         match self {
@@ -204,6 +188,9 @@ pub(crate) struct FeedEntry {
     /// A dialog's options, as read from the screen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub options: Vec<DialogOption>,
+    /// A dialog's other rows (the command it asks about), at most a few.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<String>,
     /// The message it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_id: Option<String>,
@@ -228,6 +215,7 @@ impl FeedEntry {
             host: None,
             episode: None,
             options: Vec::new(),
+            context: Vec::new(),
             msg_id: None,
             by: None,
         }

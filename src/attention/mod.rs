@@ -12,6 +12,8 @@ pub(crate) mod event;
 pub(crate) mod feed_files;
 pub(crate) mod feed_store;
 pub(crate) mod looks;
+pub(crate) mod notice;
+pub(crate) mod round;
 pub(crate) mod tracker;
 
 pub(crate) use episode_files::FileEpisodes;

@@ -8,6 +8,7 @@ mod error;
 pub(crate) mod inspect;
 mod log_files;
 mod paths;
+mod presence_lock;
 mod root;
 mod state_dir;
 mod state_file;
@@ -17,6 +18,7 @@ pub(crate) use document::{read_document, write_document};
 pub(crate) use error::StoreError;
 pub(crate) use log_files::{FileStat, LogFiles, ReadMeter, read_at};
 pub use paths::Paths;
+pub(crate) use presence_lock::{PresenceLock, Present};
 pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;
 pub(crate) use state_file::{
