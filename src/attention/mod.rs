@@ -14,6 +14,7 @@ pub(crate) mod feed_store;
 pub(crate) mod looks;
 pub(crate) mod notice;
 pub(crate) mod round;
+pub(crate) mod status;
 pub(crate) mod tracker;
 
 pub(crate) use episode_files::FileEpisodes;
