@@ -8,7 +8,7 @@ use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
-use crate::tmux::{PaneId, ScreenDetail, Tmux};
+use crate::tmux::{Pane, PaneId, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -127,12 +127,24 @@ pub(crate) fn look(
     if agents.is_empty() {
         return Vec::new();
     }
+    look_with_panes(tmux, matcher, profiles, agents, here).0
+}
+
+/// `look`, with every pane of the server as it listed them.
+pub(crate) fn look_with_panes(
+    tmux: &Tmux,
+    matcher: &AgentMatcher,
+    profiles: &Profiles,
+    agents: &[&AgentRecord],
+    here: Option<&str>,
+) -> (Vec<Sight>, Vec<Pane>) {
+    let all = tmux.list_panes().map(|(p, _)| p).unwrap_or_default();
+    if agents.is_empty() {
+        return (Vec::new(), all);
+    }
     // Only panes that exist with the registered process count: a pid in
     // the registry may since belong to something else.
-    let live: Vec<(PaneId, u32)> = tmux
-        .list_panes()
-        .map(|(panes, _)| panes.into_iter().map(|p| (p.id, p.pid)).collect())
-        .unwrap_or_default();
+    let live: Vec<(PaneId, u32)> = all.iter().map(|p| (p.id.clone(), p.pid)).collect();
     // One look at the processes for every pane.
     let survey = matcher.processes().survey().ok();
     let mut out: Vec<Sight> = Vec::with_capacity(agents.len());
@@ -181,5 +193,5 @@ pub(crate) fn look(
             *slot = capture;
         }
     }
-    out
+    (out, all)
 }

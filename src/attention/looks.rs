@@ -13,20 +13,21 @@ use crate::agents::screen::ScreenState;
 use crate::attention::dialog;
 use crate::attention::tracker::{Look, Presence};
 use crate::domain::Timestamp;
-use crate::tmux::Tmux;
+use crate::tmux::{Pane, Tmux};
 
-/// Looks at `agents` (this host's), in order. `waiting` names the agents
-/// that have messages held or queued for them.
+/// Looks at `agents` (this host's), in order, with every pane of the
+/// server as tmux listed them. `waiting` names the agents that have
+/// messages held or queued for them.
 pub(crate) fn take(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
     waiting: &BTreeSet<String>,
-) -> Vec<Look> {
-    let sights = pane_state::look(tmux, matcher, profiles, agents, None);
+) -> (Vec<Look>, Vec<Pane>) {
+    let (sights, panes) = pane_state::look_with_panes(tmux, matcher, profiles, agents, None);
     let at = Timestamp::now();
-    sights
+    let looks = sights
         .into_iter()
         .zip(agents)
         .filter_map(|(sight, a)| {
@@ -61,5 +62,6 @@ pub(crate) fn take(
                 waiting: waiting.contains(a.id.as_str()),
             })
         })
-        .collect()
+        .collect();
+    (looks, panes)
 }
