@@ -4,7 +4,7 @@
 //! still open each time something opens or closes, so that clearing one
 //! notice never clears another's.
 
-use crate::attention::episode_store::OpenEpisode;
+use crate::attention::episodes::episode_store::OpenEpisode;
 use crate::attention::event::EventKind;
 use crate::support::sanitize;
 

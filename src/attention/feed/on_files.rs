@@ -6,7 +6,7 @@
 use std::time::{Duration, Instant, SystemTime};
 
 use crate::attention::event::FeedEntry;
-use crate::attention::feed_store::{
+use crate::attention::feed::feed_store::{
     FeedCursor, FeedRead, FeedRetention, FeedStore, line_of, parse_lines,
 };
 use crate::store::{
