@@ -14,6 +14,7 @@
 mod a2a;
 mod acks;
 mod agents;
+mod attention;
 mod backend;
 mod config;
 mod dashboard;

@@ -32,6 +32,16 @@ impl AppendFile {
     /// Appends each of `lines` (a newline is added to any that lacks one)
     /// and flushes them to disk before returning.
     pub(crate) fn append_lines(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
+        self.append(lines, true)
+    }
+
+    /// The same without waiting for the disk: for records whose last lines
+    /// may be lost in a power cut (the activity feed), not for the audit.
+    pub(crate) fn append_lines_unsynced(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
+        self.append(lines, false)
+    }
+
+    fn append(&self, lines: &[Vec<u8>], sync: bool) -> Result<(), StoreError> {
         if lines.is_empty() {
             return Ok(());
         }
@@ -65,7 +75,9 @@ impl AppendFile {
                 ))));
             }
         }
-        file.sync_data().map_err(write_err)?;
+        if sync {
+            file.sync_data().map_err(write_err)?;
+        }
         Ok(())
     }
 }

@@ -46,6 +46,17 @@ impl Paths {
         "/.claude/.settings.json.lock",
     ];
 
+    /// `.swarm/feed.jsonl`: the activity feed (docs/FORMATS.md).
+    pub fn feed(&self) -> PathBuf {
+        self.swarm_dir().join("feed.jsonl")
+    }
+
+    /// `.swarm/episodes.json`: which attention conditions are open for
+    /// which agent (docs/FORMATS.md).
+    pub fn episodes(&self) -> PathBuf {
+        self.swarm_dir().join("episodes.json")
+    }
+
     /// `ACTIVE_AGENTS.json`: the agent registry (docs/FORMATS.md).
     pub fn registry(&self) -> PathBuf {
         self.root.join("ACTIVE_AGENTS.json")
