@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::attention::event::FeedEntry;
+use crate::config::Config;
 use crate::store::StoreError;
 
 /// How much of the feed is kept (`[feed]`).
@@ -25,6 +26,18 @@ impl Default for FeedRetention {
             rotate_bytes: 4 * 1024 * 1024,
             keep_bytes: 40 * 1024 * 1024,
             keep_for: Duration::from_secs(30 * 24 * 3600),
+        }
+    }
+}
+
+impl FeedRetention {
+    /// The retention `[feed]` sets (its ranges checked by the config).
+    pub(crate) fn from_config(config: &Config) -> FeedRetention {
+        let f = &config.feed;
+        FeedRetention {
+            rotate_bytes: f.rotate_bytes,
+            keep_bytes: f.keep_bytes,
+            keep_for: Duration::from_secs(u64::from(f.keep_days) * 24 * 3600),
         }
     }
 }
@@ -97,4 +110,23 @@ pub(crate) fn parse_lines(bytes: &[u8]) -> (Vec<FeedEntry>, usize, usize) {
         }
     }
     (entries, skipped, used)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_config_keeps_the_default_retention() {
+        assert_eq!(
+            FeedRetention::from_config(&Config::default()),
+            FeedRetention::default()
+        );
+        let mut c = Config::default();
+        c.feed.keep_days = 2;
+        c.feed.rotate_bytes = 2048;
+        let r = FeedRetention::from_config(&c);
+        assert_eq!(r.keep_for, Duration::from_secs(2 * 86_400));
+        assert_eq!(r.rotate_bytes, 2048);
+    }
 }
