@@ -25,6 +25,7 @@ mod locks;
 mod mcp;
 mod messaging;
 mod monitor;
+mod notify;
 mod setup;
 mod snapshot;
 mod store;

@@ -12,7 +12,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, mcp, monitor};
+use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, reload};
 use crate::cli::output::ColorChoice;
@@ -269,6 +269,10 @@ pub(super) enum Command {
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),
+    /// Deliver one notification read as JSON on stdin (started detached
+    /// by short commands)
+    #[command(hide = true, name = crate::notify::NOTIFY_EVENT_COMMAND)]
+    NotifyEvent(notify_event::NotifyEventArgs),
 }
 
 /// What a command may do besides its own work.
@@ -336,7 +340,8 @@ impl Command {
             | Command::Reload(_)
             | Command::Version
             | Command::Help(_)
-            | Command::DemoAgent(_) => SideEffects::None,
+            | Command::DemoAgent(_)
+            | Command::NotifyEvent(_) => SideEffects::None,
         }
     }
 }

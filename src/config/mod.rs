@@ -22,7 +22,7 @@ pub(crate) use load::{
     DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find, load, load_with,
     process_env, user_file,
 };
-pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS, NOTIFY_EVENTS, StoreBackend, StoreConfig};
+pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS, StoreBackend, StoreConfig};
 pub(crate) use profile::{InputBox, Marker, ProfileSpec};
 pub(crate) use shown::{shown, shown_command};
 pub(crate) use template::write as write_template;

@@ -7,22 +7,11 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::schema::NOTIFY_EVENTS;
+
 /// Agent programs recognised when the config names none.
 pub(crate) const DEFAULT_AGENT_COMMANDS: [&str; 5] =
     ["claude", "claude-code", "codex", "gemini", "aider"];
-
-/// The names of the events that can be notified (`[notify] events`, and
-/// its default: all of them). They are the attention kinds of
-/// `attention::event::ATTENTION_KINDS`, which this layer sits below; a
-/// test in `notify::settings` keeps the two lists equal.
-pub(crate) const NOTIFY_EVENTS: [&str; 6] = [
-    "needs_input",
-    "finished",
-    "exited",
-    "stuck",
-    "message",
-    "budget",
-];
 
 /// The whole configuration.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

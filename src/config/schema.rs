@@ -14,7 +14,18 @@ use serde_json::Value;
 
 use crate::domain::validate;
 
-use super::model::NOTIFY_EVENTS;
+/// The names of the events that can be notified (`[notify] events`, and
+/// its default: all of them). They are the attention kinds of
+/// `attention::event::ATTENTION_KINDS`, which this layer sits below; a
+/// test in `notify::settings` keeps the two lists equal.
+pub(crate) const NOTIFY_EVENTS: [&str; 6] = [
+    "needs_input",
+    "finished",
+    "exited",
+    "stuck",
+    "message",
+    "budget",
+];
 
 /// A key of the config file.
 #[derive(Debug)]
@@ -680,18 +691,13 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         )),
         // The command is never quoted back: it may hold a token.
         (Kind::SecretCommand { max_chars }, Value::String(s)) => {
-            if s.trim().is_empty() {
-                one("cannot be empty (leave it out instead)".into())
-            } else if s.contains('\0') {
-                one("cannot contain a NUL character".into())
-            } else if s.chars().count() > *max_chars {
-                one(format!(
-                    "too long ({} characters, at most {max_chars})",
-                    s.chars().count()
-                ))
-            } else {
-                Vec::new()
-            }
+            let nul = s
+                .contains('\0')
+                .then(|| "cannot contain a NUL character".to_owned());
+            check_text(s, *max_chars, "cannot be empty (leave it out instead)")
+                .or(nul)
+                .map(one)
+                .unwrap_or_default()
         }
         (Kind::SecretCommand { .. }, v) => one(format!(
             "expected a shell command (text), got {}",
@@ -723,16 +729,9 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         (Kind::Bool, Value::Bool(_)) => Vec::new(),
         (Kind::Bool, v) => one(format!("expected true or false, got {}", describe(v))),
         (Kind::Text { max_chars }, Value::String(s)) => {
-            if s.trim().is_empty() {
-                one("cannot be empty".into())
-            } else if s.chars().count() > *max_chars {
-                one(format!(
-                    "too long ({} characters, at most {max_chars})",
-                    s.chars().count()
-                ))
-            } else {
-                Vec::new()
-            }
+            check_text(s, *max_chars, "cannot be empty")
+                .map(one)
+                .unwrap_or_default()
         }
         (Kind::Text { .. }, v) => one(format!("expected text, got {}", describe(v))),
         (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
@@ -757,6 +756,19 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             }
         }
         (Kind::OptDir, v) => one(format!("expected a directory path, got {}", describe(v))),
+    }
+}
+
+/// The problem of a text value, if any: blank (said as `blank`), or
+/// longer than `max_chars`.
+fn check_text(s: &str, max_chars: usize, blank: &str) -> Option<String> {
+    let n = s.chars().count();
+    if s.trim().is_empty() {
+        Some(blank.to_owned())
+    } else if n > max_chars {
+        Some(format!("too long ({n} characters, at most {max_chars})"))
+    } else {
+        None
     }
 }
 

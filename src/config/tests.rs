@@ -288,7 +288,7 @@ fn notify_and_feed_defaults() {
     assert!(!c.notify.desktop);
     assert_eq!(c.notify.webhook, None);
     assert_eq!(c.notify.command, None);
-    assert_eq!(c.notify.events, NOTIFY_EVENTS);
+    assert_eq!(c.notify.events, schema::NOTIFY_EVENTS);
     assert_eq!(c.notify.throttle_seconds, 60);
     assert_eq!(c.notify.stuck_after, 600);
     assert_eq!(c.feed.rotate_bytes, 4 * 1024 * 1024);
