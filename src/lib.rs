@@ -26,11 +26,13 @@ mod log;
 mod mcp;
 mod messaging;
 mod monitor;
+mod notify;
 mod setup;
 mod snapshot;
 mod store;
 mod support;
 mod tmux;
+mod watcher;
 
 mod cli;
 

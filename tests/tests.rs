@@ -25,6 +25,7 @@ mod mcp;
 mod message_log;
 mod messaging;
 mod monitor;
+mod notify;
 mod old_tmux;
 mod redis_backend;
 mod setup;

@@ -14,7 +14,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, mcp, monitor};
+use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
@@ -132,6 +132,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Locks(args) => locks::run(ctx, &args),
         Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
         Command::Guard(args) => guard::run(ctx, &args),
+        Command::NotifyEvent(args) => notify_event::run(ctx, &args),
         // Run by `run_without_project`.
         Command::Version
         | Command::Help(_)

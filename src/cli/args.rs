@@ -11,7 +11,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, mcp, monitor};
+use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
@@ -176,6 +176,10 @@ pub(super) enum Command {
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),
+    /// Deliver one notification read as JSON on stdin (started detached
+    /// by short commands)
+    #[command(hide = true, name = crate::notify::NOTIFY_EVENT_COMMAND)]
+    NotifyEvent(notify_event::NotifyEventArgs),
 }
 
 /// What running a command involves besides its own work; `app.rs` takes
@@ -299,6 +303,8 @@ impl Command {
             Command::Memory(_) => in_project(Strict, After),
             Command::Learning(_) => in_project(Strict, Never),
             Command::ResolveConflict(_) => in_project(Strict, Never),
+            // Started by a short command to deliver one notification.
+            Command::NotifyEvent(_) => in_project(Warn, Never),
             Command::Completions(_)
             | Command::Reload(_)
             | Command::Version

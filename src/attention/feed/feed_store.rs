@@ -30,10 +30,14 @@ impl Default for FeedRetention {
 }
 
 impl FeedRetention {
-    /// The retention `[feed]` sets.
+    /// The retention `[feed]` sets (its ranges checked by the config).
     pub(crate) fn from_config(config: &crate::config::Config) -> FeedRetention {
-        let _ = config;
-        FeedRetention::default()
+        let f = &config.feed;
+        FeedRetention {
+            rotate_bytes: f.rotate_bytes,
+            keep_bytes: f.keep_bytes,
+            keep_for: Duration::from_secs(u64::from(f.keep_days) * 24 * 3600),
+        }
     }
 }
 
@@ -105,4 +109,24 @@ pub(crate) fn parse_lines(bytes: &[u8]) -> (Vec<FeedEntry>, usize, usize) {
         }
     }
     (entries, skipped, used)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Config;
+
+    #[test]
+    fn the_default_config_keeps_the_default_retention() {
+        assert_eq!(
+            FeedRetention::from_config(&Config::default()),
+            FeedRetention::default()
+        );
+        let mut c = Config::default();
+        c.feed.keep_days = 2;
+        c.feed.rotate_bytes = 2048;
+        let r = FeedRetention::from_config(&c);
+        assert_eq!(r.keep_for, Duration::from_secs(2 * 86_400));
+        assert_eq!(r.rotate_bytes, 2048);
+    }
 }
