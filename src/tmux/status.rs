@@ -34,7 +34,7 @@ impl Tmux {
     /// Adds swarm's area and window marks to `session`'s formats, unless
     /// they are there already (one call to read them, one to set them).
     pub(crate) fn add_status_area(&self, session: &str) -> Result<(), TmuxError> {
-        let target = format!("={session}");
+        let target = format!("={session}:");
         let read = |option: &str| -> Result<String, TmuxError> {
             let out = self.exec(
                 Args::new("show-options")
@@ -91,7 +91,7 @@ impl Tmux {
             });
         };
         for n in notices {
-            let target = format!("={}", n.session);
+            let target = format!("={}:", n.session);
             add(match &n.text {
                 Some(t) => Args::new("set-option")
                     .flag("-t")

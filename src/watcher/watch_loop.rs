@@ -24,7 +24,7 @@ use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
 use crate::backend::{Chores, Operator};
 use crate::error::{Error, Result};
-use crate::notify::{NotifySettings, Notifier};
+use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;
 
@@ -183,7 +183,11 @@ impl<'a> Watcher<'a> {
     }
 
     /// One round. Returns true when a background watcher should end.
-    pub(crate) fn round(&mut self, relay_wait: Option<Duration>, say: &mut dyn FnMut(Said)) -> bool {
+    pub(crate) fn round(
+        &mut self,
+        relay_wait: Option<Duration>,
+        say: &mut dyn FnMut(Said),
+    ) -> bool {
         let mut feed: Vec<FeedEntry> = Vec::new();
         if Instant::now() >= self.next_discovery {
             self.discover(&mut feed, say);
@@ -197,7 +201,8 @@ impl<'a> Watcher<'a> {
         if !feed.is_empty()
             && let Err(e) = self.op.backend.feed.append(&feed)
         {
-            self.outage.failed(say, "could not write the activity feed", &e.into());
+            self.outage
+                .failed(say, "could not write the activity feed", &e.into());
         }
         gone
     }
@@ -225,9 +230,12 @@ impl<'a> Watcher<'a> {
                 if !found.dropped.is_empty()
                     && let Err(e) = op.backend.episodes.forget(&found.dropped)
                 {
-                    self.outage.failed(say, "could not forget agents that left", &e.into());
+                    self.outage
+                        .failed(say, "could not forget agents that left", &e.into());
                 }
-                if !found.added.is_empty() || !found.dropped.is_empty() || !found.went_stale.is_empty()
+                if !found.added.is_empty()
+                    || !found.dropped.is_empty()
+                    || !found.went_stale.is_empty()
                 {
                     say(Said::Did(format!(
                         "agents: {} active{}{}{}",
@@ -250,15 +258,23 @@ impl<'a> Watcher<'a> {
                         sanitize::one_line(&r.agent_id)
                     )));
                     feed.push(
-                        FeedEntry::new(EventKind::LockExpired, Some(&r.agent_id), r.filepath.clone())
-                            .by("swarm watch"),
+                        FeedEntry::new(
+                            EventKind::LockExpired,
+                            Some(&r.agent_id),
+                            r.filepath.clone(),
+                        )
+                        .by("swarm watch"),
                     );
                 }
                 for (name, why) in &report.damaged {
-                    say(Said::Did(format!("removed the damaged lock file {name} ({why})")));
+                    say(Said::Did(format!(
+                        "removed the damaged lock file {name} ({why})"
+                    )));
                 }
             }
-            Err(e) => self.outage.failed(say, "could not clean stale locks", &e.into()),
+            Err(e) => self
+                .outage
+                .failed(say, "could not clean stale locks", &e.into()),
         }
     }
 
@@ -283,11 +299,21 @@ impl<'a> Watcher<'a> {
                     say(Said::Warning(w.clone()));
                 }
                 for (id, to, n, outcome) in &report.retried {
-                    let how = if outcome.is_delivered() { "delivered" } else { "queued" };
-                    say(Said::Did(format!("retry {n} of {} to {to}: {how}", short(id))));
+                    let how = if outcome.is_delivered() {
+                        "delivered"
+                    } else {
+                        "queued"
+                    };
+                    say(Said::Did(format!(
+                        "retry {n} of {} to {to}: {how}",
+                        short(id)
+                    )));
                 }
                 for (id, to, _) in &report.escalated {
-                    say(Said::Did(format!("escalated {} (no acknowledgement from {to})", short(id))));
+                    say(Said::Did(format!(
+                        "escalated {} (no acknowledgement from {to})",
+                        short(id)
+                    )));
                     feed.push(
                         FeedEntry::new(
                             EventKind::AckEscalated,
@@ -298,7 +324,9 @@ impl<'a> Watcher<'a> {
                     );
                 }
             }
-            Some(Err(e)) => self.outage.failed(say, "could not process due ACK retries", &e),
+            Some(Err(e)) => self
+                .outage
+                .failed(say, "could not process due ACK retries", &e),
             None => {}
         }
         match done.held {
@@ -315,13 +343,19 @@ impl<'a> Watcher<'a> {
                     )));
                     if r.outcome.is_delivered() {
                         feed.push(
-                            FeedEntry::new(EventKind::MessageReleased, Some(r.held.agent.as_str()), what)
-                                .with_message(r.held.msg_id.as_str()),
+                            FeedEntry::new(
+                                EventKind::MessageReleased,
+                                Some(r.held.agent.as_str()),
+                                what,
+                            )
+                            .with_message(r.held.msg_id.as_str()),
                         );
                     }
                 }
             }
-            Some(Err(e)) => self.outage.failed(say, "could not deliver held messages", &e),
+            Some(Err(e)) => self
+                .outage
+                .failed(say, "could not deliver held messages", &e),
             None => {}
         }
         match done.handed_over {
@@ -337,7 +371,9 @@ impl<'a> Watcher<'a> {
                     )));
                 }
             }
-            Some(Err(e)) => self.outage.failed(say, "could not take deliveries for this host", &e),
+            Some(Err(e)) => self
+                .outage
+                .failed(say, "could not take deliveries for this host", &e),
             None => {}
         }
     }
@@ -362,19 +398,19 @@ impl<'a> Watcher<'a> {
         let held = match op.backend.held.list() {
             Ok(h) => h,
             Err(e) => {
-                self.outage.failed(say, "could not read held messages", &e.into());
+                self.outage
+                    .failed(say, "could not read held messages", &e.into());
                 Vec::new()
             }
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
         let profiles = op.messaging.delivery.profiles.clone();
         let (looks, panes) = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting);
-        let alive = looks
-            .iter()
-            .any(|l| !matches!(l.presence, Presence::Gone));
+        let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
-            self.outage.failed(say, "could not record attention", &e.into());
+            self.outage
+                .failed(say, "could not record attention", &e.into());
         }
         for raised in report.raised {
             say(Said::Did(raised.entry.text()));
@@ -399,7 +435,8 @@ impl<'a> Watcher<'a> {
         let open = match self.op.backend.episodes.open() {
             Ok(o) => o,
             Err(e) => {
-                self.outage.failed(say, "could not read open episodes", &e.into());
+                self.outage
+                    .failed(say, "could not read open episodes", &e.into());
                 return;
             }
         };
@@ -430,7 +467,9 @@ impl<'a> Watcher<'a> {
                     self.shown.insert(n.session.clone(), n);
                 }
             }
-            Err(e) => say(Said::Warning(format!("could not show swarm's notice in tmux: {e}"))),
+            Err(e) => say(Said::Warning(format!(
+                "could not show swarm's notice in tmux: {e}"
+            ))),
         }
     }
 
@@ -451,7 +490,7 @@ impl<'a> Watcher<'a> {
 }
 
 /// Held messages counted per agent.
-fn held_for(held: &[crate::messaging::HeldMessage]) -> Vec<HeldFor> {
+fn held_for(held: &[crate::messaging::held::held_store::HeldMessage]) -> Vec<HeldFor> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for h in held {
         *counts.entry(h.agent.as_str()).or_default() += 1;

@@ -6,7 +6,9 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::attention::episodes::episode_store::{EpisodeRecord, EpisodeStore, OpenEpisode, Transition};
+use crate::attention::episodes::episode_store::{
+    EpisodeRecord, EpisodeStore, OpenEpisode, Transition,
+};
 use crate::attention::event::EventKind;
 use crate::domain::Timestamp;
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};

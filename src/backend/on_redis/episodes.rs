@@ -6,7 +6,9 @@
 //! watchers of every host that report the same change, one opens the
 //! episode.
 
-use crate::attention::episodes::episode_store::{EpisodeRecord, EpisodeStore, OpenEpisode, Transition};
+use crate::attention::episodes::episode_store::{
+    EpisodeRecord, EpisodeStore, OpenEpisode, Transition,
+};
 use crate::attention::event::EventKind;
 use crate::domain::Timestamp;
 use crate::store::StoreError;
