@@ -33,6 +33,32 @@ fn unknown_commands_are_usage_errors() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// Every typo hint quotes the name it suggests the same way, in
+/// backticks, as the config's "did you mean `x`" does (clap's own tips
+/// quote with '').
+#[test]
+fn typo_hints_quote_names_in_backticks() {
+    let project = Project::new();
+    for (args, near) in [
+        (&["agnets"][..], "`agents`"),
+        (&["mssg"][..], "`msg`"),
+        (&["locks", "--inclde-stale"][..], "`--include-stale`"),
+    ] {
+        let out = swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        let hint = err
+            .lines()
+            .find(|l| l.trim_start().starts_with("hint:"))
+            .unwrap_or_default();
+        assert!(hint.contains(near), "{args:?}: {err}");
+        assert!(!hint.contains('\''), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn python_command_names_still_work() {
     let server = TmuxServer::start();

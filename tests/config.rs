@@ -571,9 +571,15 @@ fn environment_overrides_are_typed_and_named() {
             "expected a whole number",
         ),
         (
-            "SWARM_RATE_LIMITING_MESSAGES",
+            "SWARM_RATE_LIMITING_MESSAGES_PER_MINUT",
             "5",
             "not a config key (did you mean `SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE`?)",
+        ),
+        (
+            // Too far from any key for a guess: the section's keys instead.
+            "SWARM_RATE_LIMITING_MESSAGES",
+            "5",
+            "not a config key; [rate_limiting] is set with SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE,",
         ),
     ] {
         let out = swarm_outside_tmux(&project)
@@ -592,6 +598,35 @@ fn environment_overrides_are_typed_and_named() {
         .env("SWARM_SOMETHING_ELSE", "x")
         .assert()
         .success();
+}
+
+/// A variable of a known section whose key is nothing like any of the
+/// section's keys gets the list of keys, not a far-fetched "did you mean"
+/// (`SWARM_MESSAGING_FOO` is not a typo of `SWARM_MESSAGING_OPERATOR`).
+#[test]
+fn only_near_names_are_suggested_for_environment_variables() {
+    let project = Project::new();
+    project.write(".claudeswarm.toml", "");
+    let validate_with = |var: &str| {
+        let out = swarm_outside_tmux(&project)
+            .args(["config", "validate"])
+            .env(var, "1")
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(1), "{var}");
+        stderr(&out)
+    };
+    let err = validate_with("SWARM_MESSAGING_FOO");
+    assert!(
+        err.contains("$SWARM_MESSAGING_FOO: not a config key; [messaging] is set with "),
+        "{err}"
+    );
+    assert!(!err.contains("did you mean"), "{err}");
+    let err = validate_with("SWARM_MESSAGING_OPERATR");
+    assert!(
+        err.contains("(did you mean `SWARM_MESSAGING_OPERATOR`?)"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -162,11 +162,10 @@ fn a_person_outside_tmux_sends_as_the_operator() {
     assert!(stderr.contains("messaging.operator"), "{stderr}");
 }
 
-#[test]
-fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
-    let server = TmuxServer::start();
-    // The script builds swarm with cargo into CARGO_TARGET_DIR: here a
-    // stand-in cargo, and the binary under test as the "release" build.
+/// A CARGO_TARGET_DIR for `scripts/demo`, which builds swarm with cargo
+/// into it: the binary under test as the "release" build, and in `bin/` a
+/// stand-in cargo.
+fn demo_target() -> tempfile::TempDir {
     let target = tempfile::tempdir().expect("tempdir");
     let bin = target.path().join("bin");
     std::fs::create_dir_all(target.path().join("release")).expect("mkdir");
@@ -186,7 +185,12 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .expect("chmod");
-    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    target
+}
+
+/// Runs `scripts/demo --no-attach` with `target` and `path`, which must
+/// launch its 4 agents; what it printed.
+fn run_demo(server: &TmuxServer, target: &std::path::Path, path: &str) -> String {
     let out = std::process::Command::new(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/demo"),
     )
@@ -194,8 +198,8 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
     .env_remove("TMUX")
     .env_remove("TMUX_PANE")
     .env_remove("CLAUDESWARM_ROOT")
-    .env("PATH", &path)
-    .env("CARGO_TARGET_DIR", target.path())
+    .env("PATH", path)
+    .env("CARGO_TARGET_DIR", target)
     .env("SWARM_TMUX_SOCKET", &server.socket)
     .env("NO_COLOR", "1")
     .output()
@@ -210,6 +214,16 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
         stdout.contains("Launched tmux session swarm-demo with 4 agents"),
         "{stdout}"
     );
+    stdout
+}
+
+#[test]
+fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
+    let server = TmuxServer::start();
+    let target = demo_target();
+    let bin = target.path().join("bin");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display());
+    let stdout = run_demo(&server, target.path(), &path);
     let demo = target.path().join("demo-project");
     let registered = || {
         let text = std::fs::read_to_string(demo.join("ACTIVE_AGENTS.json")).expect("registry");
@@ -250,6 +264,35 @@ fn the_demo_script_takes_options_alone_and_its_stop_hint_works_as_printed() {
             .status
             .success()
     );
+}
+
+/// The demo needs only what running swarm needs (tmux, ps, cargo): on a
+/// machine without redis-server or chromium, where nothing can be
+/// installed (no apt-get, brew or pkg), it still starts.
+#[test]
+fn the_demo_needs_neither_redis_nor_chromium() {
+    let server = TmuxServer::start();
+    let target = demo_target();
+    let bin = target.path().join("bin");
+    // Every program of the usual directories, but those.
+    let hidden = |name: &str| {
+        name.starts_with("redis")
+            || name.starts_with("chromium")
+            || ["apt-get", "apt", "brew", "pkg"].contains(&name)
+    };
+    for dir in ["/usr/local/bin", "/usr/bin", "/bin"] {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let link = bin.join(&name);
+            if !hidden(&name) && std::fs::symlink_metadata(&link).is_err() {
+                std::os::unix::fs::symlink(entry.path(), link).expect("symlink");
+            }
+        }
+    }
+    run_demo(&server, target.path(), &bin.display().to_string());
 }
 
 #[test]
@@ -436,6 +479,141 @@ fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
     }
 }
 
+/// Every file under `dir` (relative), `.git/` and `.swarm/` left out.
+fn files_outside_swarm(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            let rel = path.strip_prefix(dir).expect("inside");
+            if rel == std::path::Path::new(".git") || rel == std::path::Path::new(".swarm") {
+                continue;
+            }
+            if path.is_dir() {
+                todo.push(path);
+            } else {
+                found.push(rel.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// The agents' own config files (`.mcp.json`, `.claude/settings.json`,
+/// ...) get no lock file of swarm's beside them: they are locked under
+/// `.swarm/`, so `git status` shows only the files themselves.
+#[test]
+fn agent_config_files_get_no_lock_files_beside_them() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    ok(swarm(&project, &server).args(["init", "--yes"]));
+    ok(swarm(&project, &server).args(["mcp", "install", "--all"]));
+    ok(swarm(&project, &server).args(["hooks", "install"]));
+    let status = git(
+        &project.path(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    let mut files: Vec<&str> = status.lines().map(|l| &l[3..]).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [
+            ".claude/settings.json",
+            ".claude/settings.local.json",
+            ".claudeswarm.toml",
+            ".codex/config.toml",
+            ".gemini/settings.json",
+            ".gitignore",
+            ".mcp.json",
+        ],
+        "{status}"
+    );
+    let locks = |project: &Project| -> Vec<String> {
+        files_outside_swarm(&project.path())
+            .into_iter()
+            .filter(|f| f.ends_with(".lock"))
+            .collect()
+    };
+    assert_eq!(locks(&project), Vec::<String>::new());
+    ok(swarm(&project, &server).args(["mcp", "uninstall"]));
+    ok(swarm(&project, &server).args(["hooks", "uninstall"]));
+    assert_eq!(locks(&project), Vec::<String>::new());
+}
+
+/// `swarm ARGS` in `project` run by `sh` after `umask UMASK`.
+fn swarm_with_umask(project: &Project, umask: &str, args: &[&str]) {
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {umask} && exec \"$0\" \"$@\""))
+        .arg(crate::harness::swarm_bin())
+        .args(args)
+        .current_dir(project.path())
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .env_remove("CLAUDESWARM_ROOT")
+        .env_remove("SWARM_TMUX_SOCKET")
+        .output()
+        .expect("run sh");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn mode(project: &Project, rel: &str) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(project.file(rel))
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
+        .permissions()
+        .mode()
+        & 0o7777
+}
+
+/// The agents' config files are project files people commit and share:
+/// new ones are created as an editor would (0666 and 0777 less the
+/// umask), and an existing one keeps its mode.
+#[test]
+fn agent_config_files_get_the_modes_an_editor_would_give_them() {
+    let project = Project::new();
+    swarm_with_umask(&project, "022", &["mcp", "install", "--all"]);
+    swarm_with_umask(&project, "022", &["hooks", "install"]);
+    for file in [
+        ".mcp.json",
+        ".claude/settings.local.json",
+        ".claude/settings.json",
+        ".codex/config.toml",
+        ".gemini/settings.json",
+    ] {
+        assert_eq!(mode(&project, file), 0o644, "{file}");
+    }
+    for dir in [".claude", ".codex", ".gemini"] {
+        assert_eq!(mode(&project, dir), 0o755, "{dir}");
+    }
+
+    let project = Project::new();
+    std::fs::create_dir(project.file(".gemini")).expect("mkdir");
+    project.write(".gemini/settings.json", "{\"theme\": \"x\"}\n");
+    std::fs::set_permissions(
+        project.file(".gemini/settings.json"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o640),
+    )
+    .expect("chmod");
+    swarm_with_umask(&project, "002", &["mcp", "install", "--all"]);
+    swarm_with_umask(&project, "002", &["hooks", "install"]);
+    assert!(project.read(".gemini/settings.json").contains("\"swarm\""));
+    assert_eq!(mode(&project, ".gemini/settings.json"), 0o640, "kept");
+    assert_eq!(mode(&project, ".mcp.json"), 0o664);
+    assert_eq!(mode(&project, ".claude/settings.json"), 0o664);
+    assert_eq!(mode(&project, ".codex"), 0o775);
+    assert_eq!(mode(&project, ".codex/config.toml"), 0o664);
+    // swarm's own state stays private.
+    assert_eq!(mode(&project, ".swarm"), 0o700);
+}
+
 #[test]
 fn every_error_has_one_format_and_a_hint() {
     let project = Project::new();
@@ -451,7 +629,7 @@ fn every_error_has_one_format_and_a_hint() {
     };
     for (args, code, hint) in [
         (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
-        (&["lokc", "a.py"], 2, "'lock'"),
+        (&["lokc", "a.py"], 2, "`lock`"),
         (&["inbx"], 2, "inbox"),
         (&["msg", "--bogus"], 2, "`swarm msg --help`"),
         (&["msg"], 2, "usage: swarm msg"),
@@ -720,4 +898,78 @@ fn the_readme_first_session_works_as_written() {
         );
     }
     assert!(project.agents().is_empty());
+}
+
+/// The Markdown link targets (`](target)`) in `text`, anchors cut off.
+fn link_targets(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|t| t.split('#').next().unwrap_or_default().to_owned())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .collect()
+}
+
+/// Every document is reachable: each `docs/*.md` is linked from the
+/// README or from docs/ARCHITECTURE.md (itself linked from the README),
+/// and every relative link of the README and of the documents leads to a
+/// file that exists.
+#[test]
+fn every_document_is_linked_and_every_link_leads_somewhere() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &std::path::Path| std::fs::read_to_string(p).expect("read");
+    let readme = read(&root.join("README.md"));
+    let architecture = read(&root.join("docs/ARCHITECTURE.md"));
+    let mut linked: Vec<String> = link_targets(&readme);
+    linked.extend(
+        link_targets(&architecture)
+            .into_iter()
+            .map(|t| format!("docs/{t}")),
+    );
+    let mut problems = Vec::new();
+    if !linked.iter().any(|t| t == "docs/ARCHITECTURE.md") {
+        problems.push("the README does not link docs/ARCHITECTURE.md".to_owned());
+    }
+    let mut docs: Vec<String> = std::fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    docs.sort();
+    for doc in &docs {
+        let rel = format!("docs/{doc}");
+        if rel != "docs/ARCHITECTURE.md" && !linked.contains(&rel) {
+            problems.push(format!(
+                "{rel} is linked from neither the README nor ARCHITECTURE.md"
+            ));
+        }
+        for target in link_targets(&read(&root.join(&rel))) {
+            if !root.join("docs").join(&target).exists() {
+                problems.push(format!("{rel} links {target}, which does not exist"));
+            }
+        }
+    }
+    for target in link_targets(&readme) {
+        if !root.join(&target).exists() {
+            problems.push(format!("README.md links {target}, which does not exist"));
+        }
+    }
+    assert_eq!(problems, Vec::<String>::new());
+}
+
+/// The README installs from a clone one way everywhere: with `--locked`,
+/// as its Install section says.
+#[test]
+fn the_readmes_cargo_install_commands_agree() {
+    let readme =
+        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README");
+    let installs: Vec<&str> = readme
+        .lines()
+        .filter(|l| l.contains("cargo install") && l.contains("--path"))
+        .collect();
+    assert!(installs.len() >= 2, "{installs:?}");
+    for line in installs {
+        assert!(line.contains("cargo install --locked"), "{line}");
+    }
 }

@@ -21,7 +21,8 @@ pub(super) fn describe(e: &clap::Error) -> (String, String) {
     for line in lines {
         let line = line.trim();
         if let Some(tip) = line.strip_prefix("tip: ") {
-            hints.push(tip.to_owned());
+            // clap quotes names with '', swarm's hints with backticks.
+            hints.push(tip.replace('\'', "`"));
         } else if let Some(usage) = line.strip_prefix("Usage: ") {
             let command: Vec<&str> = usage
                 .split_whitespace()

@@ -424,12 +424,13 @@ fn env_overrides(
 /// is wrong. Other `SWARM_*` variables (like `SWARM_TMUX_SOCKET`) are not
 /// config overrides and are left alone.
 fn unknown_env_var(var: &str) -> Option<String> {
-    let section = SECTIONS.iter().find(|(s, _)| {
+    let section = SECTIONS.iter().find_map(|(s, _)| {
         var.strip_prefix("SWARM_")
             .and_then(|rest| rest.strip_prefix(&s.to_ascii_uppercase()))
-            .is_some_and(|rest| rest.starts_with('_'))
+            .and_then(|rest| rest.strip_prefix('_'))
+            .map(|key| (s, key))
     });
-    let Some((section, _)) = section else {
+    let Some((section, typed_key)) = section else {
         let near = KEYS
             .iter()
             .filter_map(Key::env_var)
@@ -438,15 +439,19 @@ fn unknown_env_var(var: &str) -> Option<String> {
             .min()?;
         return Some(format!("not a config key (did you mean `{}`?)", near.1));
     };
-    let names: Vec<String> = KEYS
-        .iter()
-        .filter(|k| k.section == *section)
-        .filter_map(Key::env_var)
-        .collect();
-    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let keys: Vec<&Key> = KEYS.iter().filter(|k| k.section == *section).collect();
+    let names: Vec<String> = keys.iter().filter_map(|k| k.env_var()).collect();
+    // The section is right: how near the variable is, is how near its key
+    // part is to a key, not the whole name (which shares `SWARM_<SECTION>_`
+    // with every candidate and would make anything look close).
+    let upper: Vec<String> = keys.iter().map(|k| k.name.to_ascii_uppercase()).collect();
+    let refs: Vec<&str> = upper.iter().map(String::as_str).collect();
+    let hint = schema::nearest_index(typed_key, &refs)
+        .and_then(|i| keys.get(i)?.env_var())
+        .map(|near| format!(" (did you mean `{near}`?)"))
+        .unwrap_or_default();
     Some(format!(
-        "not a config key{}; [{section}] is set with {}",
-        schema::suggestion(var, &refs),
+        "not a config key{hint}; [{section}] is set with {}",
         names.join(", ")
     ))
 }

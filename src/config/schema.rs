@@ -906,13 +906,29 @@ fn unknown_key(section: &str, name: &str) -> String {
 
 /// ` (did you mean `x`?)` when one of `names` is a small typo away.
 pub(crate) fn suggestion(name: &str, names: &[&str]) -> String {
+    nearest(name, names)
+        .map(|n| format!(" (did you mean `{n}`?)"))
+        .unwrap_or_default()
+}
+
+/// The index of the name in `names` nearest to `name`, if it is a small
+/// typo away: at most a third of the typed name's length (at least one
+/// edit). Measured against what was typed, so that a short stray name is
+/// never "near" a long one.
+pub(crate) fn nearest_index(name: &str, names: &[&str]) -> Option<usize> {
+    let limit = (name.chars().count() / 3).max(1);
     names
         .iter()
-        .map(|n| (edit_distance(name, n), *n))
-        .filter(|(d, n)| *d <= (n.len() / 3).max(1))
+        .enumerate()
+        .map(|(i, n)| (edit_distance(name, n), i))
+        .filter(|(d, _)| *d <= limit)
         .min()
-        .map(|(_, n)| format!(" (did you mean `{n}`?)"))
-        .unwrap_or_default()
+        .map(|(_, i)| i)
+}
+
+/// The name in `names` a small typo away from `name` (see `nearest_index`).
+fn nearest<'a>(name: &str, names: &[&'a str]) -> Option<&'a str> {
+    nearest_index(name, names).and_then(|i| names.get(i).copied())
 }
 
 /// Levenshtein distance, for "did you mean" hints on short names.
@@ -1050,6 +1066,22 @@ mod tests {
         );
         let f = check_document(&json!({"zzz": {}}));
         assert!(!f[0].message.contains("did you mean"), "{f:?}");
+    }
+
+    #[test]
+    fn a_suggestion_is_near_the_name_typed() {
+        // Within a third of the typed name's length, whatever the candidate's.
+        assert_eq!(suggestion("foo", &["operator"]), "");
+        assert_eq!(suggestion("x", &["acks"]), "");
+        assert_eq!(suggestion("port", &["portable_backend_name"]), "");
+        assert_eq!(
+            suggestion("operatr", &["operator"]),
+            " (did you mean `operator`?)"
+        );
+        assert_eq!(
+            suggestion("rate_limit", &["locking", "rate_limiting"]),
+            " (did you mean `rate_limiting`?)"
+        );
     }
 
     #[test]

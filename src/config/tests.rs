@@ -245,6 +245,20 @@ fn bad_env_values_name_the_variable() {
 }
 
 #[test]
+fn far_env_names_get_the_list_not_a_suggestion() {
+    let p = problems(load_with(
+        None,
+        &env(&[("SWARM_MESSAGING_FOO", "1"), ("SWARM_ACKS_X", "1")]),
+    ));
+    let text: Vec<String> = p.iter().map(|p| p.to_string()).collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    for t in &text {
+        assert!(!t.contains("did you mean"), "{text:?}");
+        assert!(t.contains(": not a config key; ["), "{text:?}");
+    }
+}
+
+#[test]
 fn search_prefers_yaml_and_walks_up() {
     let dir = tempfile::tempdir().expect("tempdir");
     let sub = dir.path().join("a/b");

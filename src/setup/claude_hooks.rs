@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value, json};
 
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, ForeignDocument, Loaded, Paths, StoreError};
 use crate::support::json::{self as pyjson, Layout};
 
 /// One hook swarm installs.
@@ -58,8 +58,8 @@ pub(crate) struct Change {
 }
 
 /// `.claude/settings.json` of a project.
-fn settings_file(paths: &Paths) -> StateFile {
-    StateFile::new(paths.root().join(".claude").join("settings.json"))
+fn settings_file(paths: &Paths) -> ForeignDocument {
+    ForeignDocument::new(paths, paths.root().join(".claude").join("settings.json"))
 }
 
 fn describe(hook: &Hook) -> String {
@@ -69,7 +69,7 @@ fn describe(hook: &Hook) -> String {
     }
 }
 
-fn load(file: &StateFile) -> Result<Map<String, Value>, StoreError> {
+fn load(file: &ForeignDocument) -> Result<Map<String, Value>, StoreError> {
     match file.read_json::<Value>()? {
         Loaded::Missing => Ok(Map::new()),
         Loaded::Valid(Value::Object(map)) => Ok(map),
@@ -86,7 +86,7 @@ fn load(file: &StateFile) -> Result<Map<String, Value>, StoreError> {
 }
 
 fn save(
-    file: &StateFile,
+    file: &ForeignDocument,
     lock: &crate::store::StateLock,
     settings: &Map<String, Value>,
 ) -> Result<(), StoreError> {

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, ForeignDocument, Loaded, Paths, StateLock, StoreError};
 use crate::support::json::{self as pyjson, Layout};
 
 /// The name swarm's server goes by in every configuration (tools reach the
@@ -70,6 +70,11 @@ impl Client {
 /// Claude Code's per-project approvals.
 fn claude_local_settings(root: &Path) -> PathBuf {
     root.join(".claude").join("settings.local.json")
+}
+
+/// The file at `path`, one of an agent CLI's, in the project at `root`.
+fn document(root: &Path, path: PathBuf) -> ForeignDocument {
+    ForeignDocument::new(&Paths::new(root), path)
 }
 
 /// What happened to one file.
@@ -136,7 +141,7 @@ pub(crate) const SERVER_ARGS: [&str; 1] = ["mcp"];
 /// line.
 const CODEX_ENV_VARS: [&str; 4] = ["TMUX", "TMUX_PANE", "SWARM_TMUX_SOCKET", "CLAUDESWARM_ROOT"];
 
-fn refuse(file: &StateFile, why: impl Into<String>) -> StoreError {
+fn refuse(file: &ForeignDocument, why: impl Into<String>) -> StoreError {
     StoreError::Corrupt {
         path: file.path().to_owned(),
         reason: format!(
@@ -146,7 +151,7 @@ fn refuse(file: &StateFile, why: impl Into<String>) -> StoreError {
     }
 }
 
-fn load_json(file: &StateFile) -> Result<Map<String, Value>, StoreError> {
+fn load_json(file: &ForeignDocument) -> Result<Map<String, Value>, StoreError> {
     match file.read_json::<Value>()? {
         Loaded::Missing => Ok(Map::new()),
         Loaded::Valid(Value::Object(map)) => Ok(map),
@@ -156,7 +161,7 @@ fn load_json(file: &StateFile) -> Result<Map<String, Value>, StoreError> {
 }
 
 fn save_json(
-    file: &StateFile,
+    file: &ForeignDocument,
     lock: &StateLock,
     map: &Map<String, Value>,
 ) -> Result<(), StoreError> {
@@ -174,7 +179,7 @@ fn save_json(
 
 /// The `mcpServers` object of a JSON config, created when missing.
 fn servers_mut<'a>(
-    file: &StateFile,
+    file: &ForeignDocument,
     map: &'a mut Map<String, Value>,
 ) -> Result<&'a mut Map<String, Value>, StoreError> {
     map.entry("mcpServers")
@@ -183,8 +188,7 @@ fn servers_mut<'a>(
         .ok_or_else(|| refuse(file, "`mcpServers` is not an object"))
 }
 
-fn json_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
-    let file = StateFile::new(path);
+fn json_install(file: ForeignDocument, command: &str) -> Result<Done, StoreError> {
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut map = load_json(&file)?;
     let servers = servers_mut(&file, &mut map)?;
@@ -223,8 +227,7 @@ fn json_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
     Ok(done)
 }
 
-fn json_uninstall(path: PathBuf) -> Result<Done, StoreError> {
-    let file = StateFile::new(path);
+fn json_uninstall(file: ForeignDocument) -> Result<Done, StoreError> {
     if !file.path().exists() {
         return Ok(Done::Absent);
     }
@@ -246,7 +249,7 @@ fn json_uninstall(path: PathBuf) -> Result<Done, StoreError> {
 /// Adds (`approve`) or removes swarm from Claude Code's
 /// `enabledMcpjsonServers`.
 fn claude_approval(root: &Path, approve: bool) -> Result<Done, StoreError> {
-    let file = StateFile::new(claude_local_settings(root));
+    let file = document(root, claude_local_settings(root));
     if !approve && !file.path().exists() {
         return Ok(Done::Absent);
     }
@@ -280,7 +283,7 @@ fn claude_approval(root: &Path, approve: bool) -> Result<Done, StoreError> {
     Ok(done)
 }
 
-fn load_toml(file: &StateFile) -> Result<toml_edit::DocumentMut, StoreError> {
+fn load_toml(file: &ForeignDocument) -> Result<toml_edit::DocumentMut, StoreError> {
     match file.read()? {
         None => Ok(toml_edit::DocumentMut::new()),
         Some(bytes) => String::from_utf8(bytes)
@@ -291,7 +294,7 @@ fn load_toml(file: &StateFile) -> Result<toml_edit::DocumentMut, StoreError> {
 }
 
 fn save_toml(
-    file: &StateFile,
+    file: &ForeignDocument,
     lock: &StateLock,
     doc: &toml_edit::DocumentMut,
 ) -> Result<(), StoreError> {
@@ -303,9 +306,8 @@ fn save_toml(
     file.write(lock, text.as_bytes())
 }
 
-fn toml_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
+fn toml_install(file: ForeignDocument, command: &str) -> Result<Done, StoreError> {
     use toml_edit::{Array, Item, Table, value};
-    let file = StateFile::new(path);
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut doc = load_toml(&file)?;
     let servers = doc
@@ -356,8 +358,7 @@ fn toml_install(path: PathBuf, command: &str) -> Result<Done, StoreError> {
     Ok(done)
 }
 
-fn toml_uninstall(path: PathBuf) -> Result<Done, StoreError> {
-    let file = StateFile::new(path);
+fn toml_uninstall(file: ForeignDocument) -> Result<Done, StoreError> {
     if !file.path().exists() {
         return Ok(Done::Absent);
     }
@@ -386,11 +387,11 @@ pub(crate) fn install(root: &Path, client: Client, command: &str) -> Result<Chan
     let mut files = Vec::new();
     match client {
         Client::Claude => {
-            files.push((path.clone(), json_install(path, command)?));
+            files.push((path.clone(), json_install(document(root, path), command)?));
             files.push((claude_local_settings(root), claude_approval(root, true)?));
         }
-        Client::Gemini => files.push((path.clone(), json_install(path, command)?)),
-        Client::Codex => files.push((path.clone(), toml_install(path, command)?)),
+        Client::Gemini => files.push((path.clone(), json_install(document(root, path), command)?)),
+        Client::Codex => files.push((path.clone(), toml_install(document(root, path), command)?)),
     }
     Ok(Change { client, files })
 }
@@ -402,11 +403,11 @@ pub(crate) fn uninstall(root: &Path, client: Client) -> Result<Change, StoreErro
     let mut files = Vec::new();
     match client {
         Client::Claude => {
-            files.push((path.clone(), json_uninstall(path)?));
+            files.push((path.clone(), json_uninstall(document(root, path))?));
             files.push((claude_local_settings(root), claude_approval(root, false)?));
         }
-        Client::Gemini => files.push((path.clone(), json_uninstall(path)?)),
-        Client::Codex => files.push((path.clone(), toml_uninstall(path)?)),
+        Client::Gemini => files.push((path.clone(), json_uninstall(document(root, path))?)),
+        Client::Codex => files.push((path.clone(), toml_uninstall(document(root, path))?)),
     }
     Ok(Change { client, files })
 }
@@ -424,7 +425,7 @@ fn string_list(v: Option<&Value>) -> Vec<String> {
 
 /// What `client`'s configuration in `root` says about swarm's server.
 pub(crate) fn status(root: &Path, client: Client) -> Installed {
-    let file = StateFile::new(client.config_file(root));
+    let file = document(root, client.config_file(root));
     let entry = match client {
         Client::Claude | Client::Gemini => match load_json(&file) {
             Err(e) => return Installed::Unreadable(e.to_string()),
@@ -452,7 +453,7 @@ pub(crate) fn status(root: &Path, client: Client) -> Installed {
         return Installed::No;
     };
     let approved = client != Client::Claude
-        || load_json(&StateFile::new(claude_local_settings(root)))
+        || load_json(&document(root, claude_local_settings(root)))
             .map(|m| {
                 string_list(m.get("enabledMcpjsonServers"))
                     .iter()

@@ -49,7 +49,6 @@ impl Paths {
         "/.*.json.lock",
         "/.agent_messages.log.lock",
         "/.COORDINATION.md.lock",
-        "/.claude/.settings.json.lock",
     ];
 
     /// `.swarm/feed.jsonl`: the activity feed (docs/FORMATS.md).
@@ -180,13 +179,33 @@ impl Paths {
     /// `@swarm_project` so a pane's agent id is only trusted by the project
     /// that gave it.
     pub fn fingerprint(&self) -> String {
-        let digest = Sha256::digest(self.root.as_os_str().as_encoded_bytes());
-        let mut hex = String::with_capacity(16);
-        for byte in &digest[..8] {
-            hex.push_str(&format!("{byte:02x}"));
-        }
-        hex
+        short_hash(self.root.as_os_str().as_encoded_bytes())
     }
+
+    /// `.swarm/locks/<name>-<hash>.lock`: the lock swarm takes to change
+    /// `document`, a file another program owns (an agent's settings), so
+    /// that no lock file of swarm's is left beside it. The hash is of the
+    /// document's path; the name keeps the lock readable.
+    pub(crate) fn document_lock(&self, document: &Path) -> PathBuf {
+        let name = document
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let hash = short_hash(document.as_os_str().as_encoded_bytes());
+        self.swarm_dir()
+            .join("locks")
+            .join(format!("{name}-{hash}.lock"))
+    }
+}
+
+/// The first 16 hex digits of the SHA-256 of `bytes`.
+fn short_hash(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    let mut hex = String::with_capacity(16);
+    for byte in &digest[..8] {
+        hex.push_str(&format!("{byte:02x}"));
+    }
+    hex
 }
 
 #[cfg(test)]
@@ -233,5 +252,16 @@ mod tests {
         assert_eq!(a.len(), 16);
         assert_eq!(a, Paths::new("/p/a").fingerprint());
         assert_ne!(a, Paths::new("/p/b").fingerprint());
+    }
+
+    #[test]
+    fn documents_of_other_programs_are_locked_under_swarm() {
+        let p = Paths::new("/p");
+        let claude = p.document_lock(Path::new("/p/.claude/settings.json"));
+        let gemini = p.document_lock(Path::new("/p/.gemini/settings.json"));
+        assert_eq!(claude.parent(), Some(Path::new("/p/.swarm/locks")));
+        assert_ne!(claude, gemini);
+        let name = claude.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        assert!(name.starts_with("settings.json-") && name.ends_with(".lock"));
     }
 }

@@ -44,8 +44,8 @@ pub(crate) struct StateFile {
 /// (closing the descriptor releases the `flock`, also when a process dies).
 #[derive(Debug)]
 pub struct StateLock {
-    _file: File,
-    data: PathBuf,
+    pub(super) _file: File,
+    pub(super) data: PathBuf,
 }
 
 /// Opens a state file for reading: never through a symlink, never blocking
@@ -137,59 +137,16 @@ impl StateFile {
     }
 
     fn take_lock(&self, timeout: Duration, clean_temps: bool) -> Result<StateLock, StoreError> {
-        let lock_path = self.lock_path();
-        let lock_err = |source| StoreError::Lock {
-            path: lock_path.clone(),
-            source,
-        };
-        let open = || {
-            OpenOptions::new()
-                .read(true)
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .mode(0o600)
-                .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-                .open(&lock_path)
-        };
-        // The directory is made only when it is missing, so taking a lock
-        // in place (every lock of a broadcast) costs no look at it first.
-        let file = match open() {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                ensure_private_dir(self.dir()).and_then(|()| open())
-            }
-            opened => opened,
+        let file = flock(&self.lock_path(), timeout)?;
+        // Holding the lock means no other writer of this file is mid-write:
+        // temp files left now were left by a writer that died.
+        if clean_temps {
+            remove_stale_temps(self.dir(), &self.temp_prefix());
         }
-        .map_err(lock_err)?;
-        let started = Instant::now();
-        let mut pause = Duration::from_micros(200);
-        loop {
-            match file.try_lock() {
-                Ok(()) => {
-                    // Holding the lock means no other writer of this file is
-                    // mid-write: temp files left now were left by a writer
-                    // that died.
-                    if clean_temps {
-                        self.remove_stale_temps();
-                    }
-                    return Ok(StateLock {
-                        _file: file,
-                        data: self.path.clone(),
-                    });
-                }
-                Err(TryLockError::WouldBlock) => {
-                    if started.elapsed() >= timeout {
-                        return Err(StoreError::LockTimeout {
-                            path: lock_path,
-                            timeout,
-                        });
-                    }
-                    thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(10));
-                }
-                Err(TryLockError::Error(e)) => return Err(lock_err(e)),
-            }
-        }
+        Ok(StateLock {
+            _file: file,
+            data: self.path.clone(),
+        })
     }
 
     /// The raw content; `Ok(None)` when the file does not exist.
@@ -293,20 +250,69 @@ impl StateFile {
             }),
         }
     }
+}
 
-    fn remove_stale_temps(&self) {
-        let prefix = self.temp_prefix();
-        let Ok(entries) = fs::read_dir(self.dir()) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            if entry
-                .file_name()
-                .as_encoded_bytes()
-                .starts_with(prefix.as_bytes())
-            {
-                let _ = fs::remove_file(entry.path());
+/// Takes an exclusive `flock` on the file at `lock_path`, waiting at most
+/// `timeout`; creates the file (0600) and its directory (0700) when
+/// missing. The lock lasts as long as the returned file is open.
+pub(super) fn flock(lock_path: &Path, timeout: Duration) -> Result<File, StoreError> {
+    let lock_err = |source| StoreError::Lock {
+        path: lock_path.to_owned(),
+        source,
+    };
+    let open = || {
+        OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(lock_path)
+    };
+    // The directory is made only when it is missing, so taking a lock in
+    // place (every lock of a broadcast) costs no look at it first.
+    let file = match open() {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            ensure_private_dir(lock_path.parent().unwrap_or(Path::new("."))).and_then(|()| open())
+        }
+        opened => opened,
+    }
+    .map_err(lock_err)?;
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) => {
+                if started.elapsed() >= timeout {
+                    return Err(StoreError::LockTimeout {
+                        path: lock_path.to_owned(),
+                        timeout,
+                    });
+                }
+                thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(10));
             }
+            Err(TryLockError::Error(e)) => return Err(lock_err(e)),
+        }
+    }
+}
+
+/// Removes the files of `dir` whose names start with `prefix`: the temp
+/// files a writer that died left behind (call only while holding the
+/// file's lock).
+pub(super) fn remove_stale_temps(dir: &Path, prefix: &str) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .as_encoded_bytes()
+            .starts_with(prefix.as_bytes())
+        {
+            let _ = fs::remove_file(entry.path());
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The dashboard in a real browser: headless Chromium (Debian's `chromium`,
-//! installed by `scripts/setup`) driven over the DevTools protocol. Every
+//! installed by `scripts/setup chromium`) driven over the DevTools protocol. Every
 //! console message, uncaught exception and content-security-policy
 //! violation of the page is recorded, so a page that works only by luck
 //! fails here.
@@ -29,7 +29,7 @@ fn chromium() -> PathBuf {
         .unwrap_or_else(|| {
             panic!(
                 "chromium is not installed: the browser tests need Debian's `chromium` package; \
-                 run scripts/setup (as root it installs it with apt-get)"
+                 run scripts/setup chromium (as root it installs it with apt-get)"
             )
         })
 }
@@ -60,6 +60,11 @@ struct BrowserTab {
 
 impl Chromium {
     fn start() -> Chromium {
+        Chromium::sized(1280, 1100)
+    }
+
+    /// A browser whose window (the page's viewport) is `width` x `height`.
+    fn sized(width: u32, height: u32) -> Chromium {
         let profile = tempfile::tempdir().expect("profile dir");
         let args: Vec<&OsStr> = [
             "--headless",
@@ -81,7 +86,7 @@ impl Chromium {
             sandbox: false,
             path: Some(chromium()),
             user_data_dir: Some(profile.path().to_owned()),
-            window_size: Some((1280, 1100)),
+            window_size: Some((width, height)),
             idle_browser_timeout: Duration::from_secs(300),
             args,
             ..LaunchOptions::default()
@@ -388,6 +393,83 @@ fn the_page_shows_screen_states_and_held_messages() {
         .then_some(())
     });
     page.wait_for_text("#agents", "idle");
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+/// For each cell of column `column` (0-based) of the table body
+/// `selector`: its text and the characters after which the browser broke
+/// it onto a new line (found by where each character is drawn).
+fn line_breaks(page: &BrowserTab, selector: &str, column: usize) -> Vec<(String, Vec<String>)> {
+    let js = format!(
+        r#"JSON.stringify(Array.from(document.querySelectorAll({selector:?} + ' tr')).map((tr) => {{
+  const cell = tr.children[{column}];
+  const chars = [];
+  const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+  for (let node = walk.nextNode(); node; node = walk.nextNode()) {{
+    for (let i = 0; i < node.length; i++) {{
+      const range = document.createRange();
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const rect = range.getClientRects()[0];
+      if (rect) chars.push([node.data[i], rect.top, rect.height]);
+    }}
+  }}
+  const breaks = [];
+  for (let i = 1; i < chars.length; i++) {{
+    if (chars[i][1] > chars[i - 1][1] + chars[i - 1][2] / 2) breaks.push(chars[i - 1][0]);
+  }}
+  return [cell.textContent, breaks];
+}}))"#
+    );
+    serde_json::from_value(page.json(&js)).expect("cells")
+}
+
+/// At 1300 px, a width people use, the locks table keeps agent ids whole
+/// and breaks a path only after a `/`.
+#[test]
+fn the_locks_table_breaks_paths_only_at_slashes_and_never_an_agent_id() {
+    let project = Project::new();
+    let ids: Vec<String> = (0..12).map(|i| format!("agent-{i}")).collect();
+    project.register(&ids.iter().map(String::as_str).collect::<Vec<_>>());
+    for (path, holder, reason) in [
+        ("src/main.rs", "agent-0", None),
+        (
+            "src/dashboard/assets/style.css",
+            "agent-1",
+            Some("the locks table breaks words in the middle at some widths"),
+        ),
+        (
+            "tests/dashboard/browser.rs",
+            "agent-11",
+            Some("a check at 1300 px"),
+        ),
+        ("docs/*", "agent-2", Some("rewriting the guides")),
+        (
+            "src/setup/mcp_config.rs",
+            "agent-10",
+            Some("modes of the files people commit"),
+        ),
+    ] {
+        let mut args = vec!["lock", path, "--agent", holder];
+        if let Some(reason) = reason {
+            args.extend(["--reason", reason]);
+        }
+        super::swarm_ok(&project, &args);
+    }
+    let dash = Dashboard::start(&project);
+    let chrome = Chromium::sized(1300, 900);
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#locks", "src/setup/mcp_config.rs");
+    for (holder, breaks) in line_breaks(&page, "#locks", 1) {
+        assert!(breaks.is_empty(), "{holder:?} is broken after {breaks:?}");
+    }
+    for (path, breaks) in line_breaks(&page, "#locks", 0) {
+        assert!(
+            breaks.iter().all(|c| c == "/"),
+            "{path:?} is broken after {breaks:?}"
+        );
+    }
     assert_eq!(page.problems(), Vec::<String>::new());
 }
 

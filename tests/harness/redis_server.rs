@@ -61,7 +61,7 @@ impl RedisServer {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server (scripts/setup installs it)");
+            .expect("redis-server (`scripts/setup redis-server` installs it)");
         self.child = Some(child);
         let url = self.url();
         wait_for("redis-server to answer PING", || {

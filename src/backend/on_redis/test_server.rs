@@ -27,7 +27,7 @@ impl TestServer {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("redis-server (scripts/setup installs it)");
+            .expect("redis-server (`scripts/setup redis-server` installs it)");
         let server = TestServer { dir, child };
         let started = Instant::now();
         while server.target("probe").connect().is_err() {

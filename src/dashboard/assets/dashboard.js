@@ -51,6 +51,24 @@
     return node;
   }
 
+  // A path that the browser may break only after a `/`: each part is
+  // kept whole, with a <wbr> after each slash.
+  function pathNode(tag, className, value) {
+    const node = el(tag, className);
+    text(value).split(/(?<=\/)/).forEach((part, i) => {
+      if (i > 0) node.append(document.createElement('wbr'));
+      node.append(el('span', 'path-part', part));
+    });
+    return node;
+  }
+
+  // "agent-1 → agent-0", each id kept whole.
+  function fromTo(tag, className, from, to) {
+    const node = el(tag, className);
+    node.append(el('span', 'id', from), ' → ', el('span', 'id', to));
+    return node;
+  }
+
   function list(value) {
     return Array.isArray(value) ? value : [];
   }
@@ -168,7 +186,7 @@
       message.title = text(h.msg_id);
       const age = el('td', 'time', span(Math.max(0, Number(h.age_seconds) || 0)));
       age.title = clock(h.since);
-      return row([el('td', 'mono strong', h.agent), el('td', 'reason', h.reason), age, message]);
+      return row([el('td', 'mono strong id', h.agent), el('td', 'reason', h.reason), age, message]);
     }));
     byId('held-count').textContent = String(held.length);
     byId('held-release').hidden = held.length === 0;
@@ -192,7 +210,7 @@
   function renderLocks(body) {
     const locks = list(body && body.locks);
     fill('locks', 'locks-empty', locks.map((l) => {
-      const path = el('td', 'mono strong', l.filepath);
+      const path = pathNode('td', 'mono strong', l.filepath);
       if (l.lock_file) path.title = text(l.lock_file);
       const release = el('button', 'small danger', 'release');
       release.type = 'button';
@@ -202,7 +220,7 @@
         act('/api/v1/actions/unlock', { path: text(l.filepath) }, (r) =>
           'Released ' + text(r.path) + (r.holder ? ' (held by ' + text(r.holder) + ')' : ''));
       });
-      return row([path, el('td', 'mono', l.agent_id), timeNode('td', l.locked_at), el('td', 'reason', l.reason), wrapCell(release)]);
+      return row([path, el('td', 'mono id', l.agent_id), timeNode('td', l.locked_at), el('td', 'reason', l.reason), wrapCell(release)]);
     }));
     byId('locks-count').textContent = String(locks.length);
   }
@@ -216,7 +234,7 @@
       id.title = text(a.msg_id) + (message.content ? '\n\n' + text(message.content) : '');
       return row([
         id,
-        el('td', 'mono', text(a.sender_id) + ' → ' + text(a.recipient_id)),
+        fromTo('td', 'mono', a.sender_id, a.recipient_id),
         timeNode('td', a.sent_at),
         el('td', 'num-cell', a.retry_count),
         timeNode('td', a.next_retry_at),
