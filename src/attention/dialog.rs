@@ -207,9 +207,7 @@ fn numbered_options(rows: &[String]) -> Option<Found> {
     while end > 0 {
         // Find the bottom-most option row, then walk up while the numbers
         // count down to 1.
-        let Some(last) = rows[..end].iter().rposition(|r| re.is_match(r)) else {
-            return None;
-        };
+        let last = rows[..end].iter().rposition(|r| re.is_match(r))?;
         let mut options = Vec::new();
         let mut i = last + 1;
         let mut expect: Option<u32> = None;
@@ -391,14 +389,17 @@ mod tests {
 
     #[test]
     fn claude_code_numbered_dialog() {
-        let d = read(CLAUDE).unwrap();
+        let d = read(CLAUDE).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert!(d.numbered);
         assert_eq!(d.options.len(), 4);
         assert!(d.options[0].highlighted);
-        assert_eq!(d.pick(Choice::Yes).unwrap().number, 1);
-        assert_eq!(d.pick(Choice::No).unwrap().number, 4);
-        assert_eq!(d.keys_for(d.pick(Choice::No).unwrap()), Keys::Digit(4));
+        assert_eq!(d.pick(Choice::Yes).expect("test value").number, 1);
+        assert_eq!(d.pick(Choice::No).expect("test value").number, 4);
+        assert_eq!(
+            d.keys_for(d.pick(Choice::No).expect("test value")),
+            Keys::Digit(4)
+        );
         assert!(
             d.context.iter().any(|r| r.contains("touch /work/scratch")),
             "{:?}",
@@ -408,12 +409,12 @@ mod tests {
 
     #[test]
     fn claude_code_with_no_listed_first() {
-        let d = read(CLAUDE_NO_FIRST).unwrap();
+        let d = read(CLAUDE_NO_FIRST).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert!(!d.numbered);
         let labels: Vec<&str> = d.options.iter().map(|o| o.label.as_str()).collect();
         assert_eq!(labels, ["No", "Yes"]);
-        let yes = d.pick(Choice::Yes).unwrap();
+        let yes = d.pick(Choice::Yes).expect("test value");
         assert_eq!(yes.label, "Yes");
         assert_eq!(
             d.keys_for(yes),
@@ -423,7 +424,7 @@ mod tests {
             }
         );
         assert_eq!(
-            d.keys_for(d.pick(Choice::No).unwrap()),
+            d.keys_for(d.pick(Choice::No).expect("test value")),
             Keys::Move {
                 key: "Down",
                 times: 0
@@ -433,19 +434,19 @@ mod tests {
 
     #[test]
     fn codex_dialog_asks_its_own_question() {
-        let d = read(CODEX).unwrap();
+        let d = read(CODEX).expect("test value");
         assert_eq!(d.question, "Would you like to run the following command?");
         assert_eq!(d.options.len(), 3);
-        assert_eq!(d.pick(Choice::Yes).unwrap().number, 1);
-        assert_eq!(d.pick(Choice::No).unwrap().number, 3);
+        assert_eq!(d.pick(Choice::Yes).expect("test value").number, 1);
+        assert_eq!(d.pick(Choice::No).expect("test value").number, 3);
     }
 
     #[test]
     fn gemini_dialog_inside_a_frame() {
-        let d = read(GEMINI).unwrap();
+        let d = read(GEMINI).expect("test value");
         assert_eq!(d.question, "Allow execution of [Shell]?");
-        assert_eq!(d.pick(Choice::Yes).unwrap().label, "Allow once");
-        assert_eq!(d.pick(Choice::No).unwrap().number, 3);
+        assert_eq!(d.pick(Choice::Yes).expect("test value").label, "Allow once");
+        assert_eq!(d.pick(Choice::No).expect("test value").number, 3);
         assert!(d.options[0].highlighted);
     }
 
@@ -460,8 +461,8 @@ mod tests {
 
     #[test]
     fn a_missing_option_is_explained() {
-        let d = read(GEMINI).unwrap();
-        let e = d.pick(Choice::Number(7)).unwrap_err();
+        let d = read(GEMINI).expect("test value");
+        let e = d.pick(Choice::Number(7)).expect_err("no option 7");
         assert!(
             e.contains("no option 7") && e.contains("1. Allow once"),
             "{e}"

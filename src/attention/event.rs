@@ -257,7 +257,7 @@ mod tests {
     fn every_kind_has_a_name_that_parses_back() {
         for k in ALL_KINDS {
             assert_eq!(EventKind::parse(k.as_str()), Some(k));
-            let json = serde_json::to_string(&k).unwrap();
+            let json = serde_json::to_string(&k).expect("test value");
             assert_eq!(json, format!("\"{}\"", k.as_str()));
         }
         assert_eq!(EventKind::parse("needs-input"), None);
@@ -271,7 +271,7 @@ mod tests {
             "Do you want to proceed?",
         );
         // What the file keeps: microseconds.
-        e.time = Timestamp::parse_iso(&e.time.utc_iso()).unwrap();
+        e.time = Timestamp::parse_iso(&e.time.utc_iso()).expect("test value");
         e.options.push(DialogOption {
             number: 1,
             label: "Yes".into(),
@@ -282,8 +282,8 @@ mod tests {
             assert!(v.get(key).is_some(), "{key} missing in {v}");
         }
         assert_eq!(v["event"], "needs_input");
-        assert!(v["time"].as_str().unwrap().ends_with("+00:00"));
-        let back: FeedEntry = serde_json::from_value(v).unwrap();
+        assert!(v["time"].as_str().expect("test value").ends_with("+00:00"));
+        let back: FeedEntry = serde_json::from_value(v).expect("test value");
         assert_eq!(back, e);
         assert_eq!(e.text(), "agent-1 needs you: Do you want to proceed?");
     }
@@ -291,7 +291,7 @@ mod tests {
     #[test]
     fn a_line_with_unknown_keys_still_reads() {
         let line = r#"{"time":"2026-11-26T08:00:00+00:00","event":"joined","agent":"agent-3","detail":"","later":1}"#;
-        let e: FeedEntry = serde_json::from_str(line).unwrap();
+        let e: FeedEntry = serde_json::from_str(line).expect("test value");
         assert_eq!(e.event, EventKind::Joined);
     }
 }

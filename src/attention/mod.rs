@@ -18,8 +18,7 @@ pub(crate) mod round;
 pub(crate) mod status;
 pub(crate) mod tracker;
 
-pub(crate) use episodes::episode_store::{EpisodeStore, OpenEpisode, Transition};
+pub(crate) use episodes::episode_store::EpisodeStore;
 pub(crate) use episodes::on_files::FileEpisodes;
-pub(crate) use event::{EventKind, FeedEntry};
-pub(crate) use feed::feed_store::{FeedCursor, FeedRead, FeedRetention, FeedStore};
+pub(crate) use feed::feed_store::{FeedRetention, FeedStore};
 pub(crate) use feed::on_files::FileFeed;

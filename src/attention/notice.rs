@@ -58,7 +58,7 @@ pub(crate) fn notices(open: &[OpenEpisode], held: &[HeldFor]) -> Vec<Notice> {
             ),
         }))
         .collect();
-    out.sort_by(|a, b| b.urgency.cmp(&a.urgency));
+    out.sort_by_key(|n| std::cmp::Reverse(n.urgency));
     out
 }
 
@@ -125,7 +125,7 @@ mod tests {
         );
         let all: Vec<&Notice> = n.iter().collect();
         assert_eq!(
-            status_text(&all, 80).unwrap(),
+            status_text(&all, 80).expect("test value"),
             "agent-1 needs you: Do you want to proceed? (+2)"
         );
         // The dialog is answered: what is left shows, nothing else cleared.
@@ -138,7 +138,7 @@ mod tests {
         );
         let all: Vec<&Notice> = n.iter().collect();
         assert_eq!(
-            status_text(&all, 80).unwrap(),
+            status_text(&all, 80).expect("test value"),
             "2 messages for agent-3 waiting (+1)"
         );
         assert_eq!(status_text(&[], 80), None);
@@ -155,7 +155,7 @@ mod tests {
             &[],
         );
         let all: Vec<&Notice> = n.iter().collect();
-        let t = status_text(&all, 40).unwrap();
+        let t = status_text(&all, 40).expect("test value");
         assert_eq!(t.chars().count(), 40);
         assert!(t.ends_with('…') && !t.contains('\x1b'));
     }

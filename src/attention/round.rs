@@ -115,7 +115,7 @@ mod tests {
     fn look(secs: f64, s: ScreenState) -> Look {
         Look {
             agent: "agent-1".into(),
-            at: Timestamp::from_unix_seconds(1_800_000_000.0 + secs).unwrap(),
+            at: Timestamp::from_unix_seconds(1_800_000_000.0 + secs).expect("test value"),
             presence: Presence::Agent(Some(s)),
             quiet: Some(1),
             dialog: None,
@@ -125,7 +125,7 @@ mod tests {
 
     #[test]
     fn two_watchers_raise_one_event_per_episode() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let store = FileEpisodes::new(&Paths::new(tmp.path()));
         let mut a = Attention::new(Timing::default(), Duration::from_secs(60), None);
         let mut b = Attention::new(Timing::default(), Duration::from_secs(60), None);

@@ -77,7 +77,7 @@ mod tests {
 
     fn pane(id: u32, session: &str, window: u32, agent: &str, project: &str) -> Pane {
         Pane {
-            id: format!("%{id}").parse::<PaneId>().unwrap(),
+            id: format!("%{id}").parse::<PaneId>().expect("test value"),
             pid: 100 + id,
             session: session.into(),
             window_index: window,

@@ -260,7 +260,7 @@ mod tests {
     use super::*;
 
     fn at(secs: f64) -> Timestamp {
-        Timestamp::from_unix_seconds(1_800_000_000.0 + secs).unwrap()
+        Timestamp::from_unix_seconds(1_800_000_000.0 + secs).expect("test value")
     }
 
     fn look(secs: f64, presence: Presence) -> Look {

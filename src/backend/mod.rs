@@ -34,9 +34,11 @@ pub(crate) mod migrate;
 mod on_redis;
 mod operator;
 mod settings;
+mod watcher_process;
 
-pub(crate) use housekeeping::{Chores, HandedOver, Housekeeping};
+pub(crate) use housekeeping::{Chores, Housekeeping};
 pub(crate) use operator::Operator;
+pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisRates,

@@ -12,6 +12,7 @@ use super::a2a::{
 };
 use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
@@ -106,6 +107,9 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Onboard(args) => onboard::run(ctx, &args),
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
+        Command::Feed(args) => feed::run(ctx, &args),
+        Command::Answer(args) => answer::run(ctx, &args),
+        Command::Peek(args) => peek::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Dashboard(args) => dashboard::run(ctx, &args),
         Command::Mcp(args) => mcp::run(ctx, &args),

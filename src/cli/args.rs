@@ -9,6 +9,7 @@ use super::a2a::{
 };
 use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
@@ -92,8 +93,15 @@ pub(super) enum Command {
     Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
-    /// Keep discovery fresh and send ACK retries as they fall due
+    /// Run the project's watcher: held messages, ACK retries, attention
+    /// events and notifications
     Watch(Lazy<watch::WatchArgs>),
+    /// The activity feed: who needs you, and what happened
+    Feed(Lazy<feed::FeedArgs>),
+    /// Answer the dialog open in an agent's pane (yes, no, a number)
+    Answer(Lazy<answer::AnswerArgs>),
+    /// Show an agent's screen as plain text
+    Peek(Lazy<peek::PeekArgs>),
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
     Monitor(Lazy<monitor::MonitorArgs>),
@@ -269,6 +277,10 @@ impl Command {
             Command::Onboard(_) => in_project(Strict, After),
             Command::Redeliver(_) => in_project(Strict, After),
             Command::Watch(_) => in_project(Strict, OwnLoop),
+            Command::Feed(_) => in_project(Warn, Never),
+            // Answering types into a pane: it changes the swarm's state.
+            Command::Answer(_) => in_project(Strict, After),
+            Command::Peek(_) => in_project(Warn, Never),
             Command::Monitor(_) => in_project(Strict, OwnLoop),
             // The dashboard and the MCP server do only what they are asked.
             Command::Dashboard(_) => in_project(Strict, Never),

@@ -41,6 +41,8 @@ pub struct Config {
     pub notify: NotifyConfig,
     /// Rotation and retention of the activity feed (swarm's own section).
     pub feed: FeedConfig,
+    /// The project's background watcher (swarm's own section).
+    pub watcher: WatcherConfig,
     /// Agent profiles added or changed by the project (`[profiles.NAME]`),
     /// over the built-in ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -242,6 +244,20 @@ impl std::fmt::Debug for NotifyConfig {
             .field("throttle_seconds", &self.throttle_seconds)
             .field("stuck_after", &self.stuck_after)
             .finish()
+    }
+}
+
+/// `[watcher]`: the project's watcher.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WatcherConfig {
+    /// Start it in the background when a command needs it and none runs.
+    pub autostart: bool,
+}
+
+impl Default for WatcherConfig {
+    fn default() -> Self {
+        WatcherConfig { autostart: true }
     }
 }
 

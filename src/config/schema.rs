@@ -130,7 +130,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 11] = [
+pub(crate) const SECTIONS: [(&str, &str); 12] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -165,6 +165,10 @@ pub(crate) const SECTIONS: [(&str, &str); 11] = [
     (
         "feed",
         "Rotation of the activity feed, .swarm/feed.jsonl, and how much rotated history is kept (swarm only).",
+    ),
+    (
+        "watcher",
+        "The project's watcher, which releases held messages, retries ACKs and raises attention events while nobody types a command (swarm only).",
     ),
 ];
 
@@ -546,6 +550,13 @@ pub(crate) const KEYS: &[Key] = &[
         name: "keep_days",
         kind: Kind::Int { min: 1, max: 3650 },
         doc: "Rotated parts of the feed older than this many days are removed (1-3650).",
+        example: None,
+    },
+    Key {
+        section: "watcher",
+        name: "autostart",
+        kind: Kind::Bool,
+        doc: "Start the watcher in the background when a command needs it (launch, a held message, the monitor, the dashboard) and none runs; it ends by itself once the swarm's panes are gone. Off: run `swarm watch` yourself.",
         example: None,
     },
 ];

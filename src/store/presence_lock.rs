@@ -96,19 +96,19 @@ mod tests {
 
     #[test]
     fn announced_until_dropped() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let lock = PresenceLock::new(tmp.path().join(".swarm/w.lock"));
-        assert!(!lock.is_held().unwrap());
-        let a = lock.announce().unwrap();
-        let b = lock.announce().unwrap();
-        assert!(lock.is_held().unwrap());
-        assert!(lock.claim().unwrap().is_none());
+        assert!(!lock.is_held().expect("test value"));
+        let a = lock.announce().expect("test value");
+        let b = lock.announce().expect("test value");
+        assert!(lock.is_held().expect("test value"));
+        assert!(lock.claim().expect("test value").is_none());
         drop(a);
-        assert!(lock.is_held().unwrap());
+        assert!(lock.is_held().expect("test value"));
         drop(b);
-        assert!(!lock.is_held().unwrap());
-        let only = lock.claim().unwrap();
+        assert!(!lock.is_held().expect("test value"));
+        let only = lock.claim().expect("test value");
         assert!(only.is_some());
-        assert!(lock.claim().unwrap().is_none());
+        assert!(lock.claim().expect("test value").is_none());
     }
 }

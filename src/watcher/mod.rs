@@ -4,8 +4,6 @@
 //! host, in the foreground (`swarm watch`) or started in the background
 //! by the commands that need it.
 
-mod lifecycle;
 mod watch_loop;
 
-pub(crate) use lifecycle::{Started, announce, claim_background, ensure_running, is_running};
 pub(crate) use watch_loop::{Ended, Said, WatchSettings, Watcher};

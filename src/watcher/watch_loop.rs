@@ -23,7 +23,7 @@ use crate::attention::round::Attention;
 use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
 use crate::backend::{Chores, Operator};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;

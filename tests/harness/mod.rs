@@ -349,6 +349,10 @@ pub fn swarm_process(project: &Project, server: Option<&TmuxServer>) -> Command 
         .env_remove("SWARM_NOTIFY_COMMAND")
         .env_remove("SWARM_NOTIFY_DESKTOP")
         .env("XDG_CONFIG_HOME", project.path().join(".user-config"))
+        // Tests that exercise the background watcher turn it on
+        // themselves; elsewhere it would type held messages in behind
+        // the test's back.
+        .env("SWARM_WATCHER_AUTOSTART", "false")
         .env("NO_COLOR", "1");
     if let Some(server) = server {
         cmd.env("SWARM_TMUX_SOCKET", &server.socket);

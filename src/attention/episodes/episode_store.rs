@@ -129,7 +129,7 @@ mod tests {
     use super::*;
 
     fn at(s: f64) -> Timestamp {
-        Timestamp::from_unix_seconds(1_800_000_000.0 + s).unwrap()
+        Timestamp::from_unix_seconds(1_800_000_000.0 + s).expect("test value")
     }
 
     #[test]
@@ -142,14 +142,14 @@ mod tests {
                 previous: None
             }
         );
-        let r = r.unwrap();
+        let r = r.expect("test value");
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(2.0), "q?").0,
             Transition::Unchanged
         );
         let (t, r) = EpisodeRecord::apply(Some(&r), false, at(3.0), "");
         assert_eq!(t, Transition::Closed);
-        let r = r.unwrap();
+        let r = r.expect("test value");
         assert_eq!(r.detail, "q?");
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(4.0), "again?").0,

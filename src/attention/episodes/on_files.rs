@@ -132,11 +132,11 @@ mod tests {
 
     #[test]
     fn of_racing_watchers_one_opens_the_episode() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let store = Arc::new(FileEpisodes::new(&Paths::new(tmp.path())));
         for round in 0..5u32 {
-            let seen =
-                Timestamp::from_unix_seconds(1_800_000_000.0 + f64::from(round) * 10.0).unwrap();
+            let seen = Timestamp::from_unix_seconds(1_800_000_000.0 + f64::from(round) * 10.0)
+                .expect("test value");
             let barrier = Arc::new(Barrier::new(6));
             let handles: Vec<_> = (0..6)
                 .map(|_| {
@@ -144,19 +144,22 @@ mod tests {
                     std::thread::spawn(move || {
                         b.wait();
                         s.transition("agent-1", EventKind::NeedsInput, round % 2 == 0, seen, "q?")
-                            .unwrap()
+                            .expect("test value")
                     })
                 })
                 .collect();
-            let results: Vec<Transition> = handles.into_iter().map(|h| h.join().unwrap()).collect();
+            let results: Vec<Transition> = handles
+                .into_iter()
+                .map(|h| h.join().expect("test value"))
+                .collect();
             let changed = results
                 .iter()
                 .filter(|t| **t != Transition::Unchanged)
                 .count();
             assert_eq!(changed, 1, "round {round}: {results:?}");
         }
-        assert!(store.open().unwrap().len() == 1);
-        store.forget(&["agent-1".into()]).unwrap();
-        assert!(store.open().unwrap().is_empty());
+        assert!(store.open().expect("test value").len() == 1);
+        store.forget(&["agent-1".into()]).expect("test value");
+        assert!(store.open().expect("test value").is_empty());
     }
 }

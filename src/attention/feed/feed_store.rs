@@ -68,9 +68,6 @@ pub(crate) trait FeedStore: Send + Sync {
     /// Everything kept, oldest first, with the cursor at its end.
     fn read_all(&self) -> Result<FeedRead, StoreError>;
 
-    /// The cursor at the end of the feed now (a follower starting fresh).
-    fn end(&self) -> Result<FeedCursor, StoreError>;
-
     /// What was appended after `cursor`, oldest first; nothing is missed
     /// across a rotation, as long as the rotated part is still kept.
     /// `wait` bounds how long to wait for something new (zero: answer at

@@ -161,13 +161,6 @@ impl FeedStore for FileFeed {
         self.read_from(None)
     }
 
-    fn end(&self) -> Result<FeedCursor, StoreError> {
-        Ok(match LogFiles::stat(self.files.current())? {
-            Some(s) => encode((s.ino, s.len)),
-            None => FeedCursor::default(),
-        })
-    }
-
     fn read_after(&self, cursor: &FeedCursor, wait: Duration) -> Result<FeedRead, StoreError> {
         let deadline = Instant::now() + wait;
         loop {
@@ -204,59 +197,63 @@ mod tests {
 
     #[test]
     fn appended_entries_read_back_in_order() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let f = feed(tmp.path(), 1 << 20);
-        assert!(f.read_all().unwrap().entries.is_empty());
-        f.append(&[entry(0), entry(1)]).unwrap();
-        let all = f.read_all().unwrap();
+        assert!(f.read_all().expect("test value").entries.is_empty());
+        f.append(&[entry(0), entry(1)]).expect("test value");
+        let all = f.read_all().expect("test value");
         assert_eq!(all.entries.len(), 2);
         assert_eq!(all.entries[1].detail, "entry 1");
-        f.append(&[entry(2)]).unwrap();
-        let more = f.read_after(&all.cursor, Duration::ZERO).unwrap();
+        f.append(&[entry(2)]).expect("test value");
+        let more = f
+            .read_after(&all.cursor, Duration::ZERO)
+            .expect("test value");
         assert_eq!(more.entries.len(), 1);
         assert_eq!(more.entries[0].detail, "entry 2");
-        let none = f.read_after(&more.cursor, Duration::ZERO).unwrap();
+        let none = f
+            .read_after(&more.cursor, Duration::ZERO)
+            .expect("test value");
         assert!(none.entries.is_empty());
     }
 
     #[test]
     fn a_follower_misses_nothing_across_rotations() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let f = feed(tmp.path(), 300);
-        let mut cursor = f.end().unwrap();
+        let mut cursor = f.read_all().expect("test value").cursor;
         let mut seen = Vec::new();
         for i in 0..40 {
-            f.append(&[entry(i)]).unwrap();
+            f.append(&[entry(i)]).expect("test value");
             if i % 7 == 0 {
-                let r = f.read_after(&cursor, Duration::ZERO).unwrap();
+                let r = f.read_after(&cursor, Duration::ZERO).expect("test value");
                 seen.extend(r.entries.into_iter().map(|e| e.detail));
                 cursor = r.cursor;
             }
         }
-        let r = f.read_after(&cursor, Duration::ZERO).unwrap();
+        let r = f.read_after(&cursor, Duration::ZERO).expect("test value");
         seen.extend(r.entries.into_iter().map(|e| e.detail));
         let want: Vec<String> = (0..40).map(|i| format!("entry {i}")).collect();
         assert_eq!(seen, want);
-        assert!(f.numbers().unwrap().len() > 3, "it rotated");
+        assert!(f.numbers().expect("test value").len() > 3, "it rotated");
     }
 
     #[test]
     fn damaged_lines_are_skipped_and_counted() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let f = feed(tmp.path(), 1 << 20);
-        f.append(&[entry(0)]).unwrap();
+        f.append(&[entry(0)]).expect("test value");
         AppendFile::new(f.files.current())
             .append_lines_unsynced(&[b"not json".to_vec(), b"{\"event\":\"joined\"}".to_vec()])
-            .unwrap();
-        f.append(&[entry(1)]).unwrap();
-        let all = f.read_all().unwrap();
+            .expect("test value");
+        f.append(&[entry(1)]).expect("test value");
+        let all = f.read_all().expect("test value");
         assert_eq!(all.entries.len(), 2);
         assert_eq!(all.skipped, 2);
     }
 
     #[test]
     fn old_parts_are_pruned_by_size() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("test value");
         let f = FileFeed::new(
             &Paths::new(tmp.path()),
             FeedRetention {
@@ -266,11 +263,11 @@ mod tests {
             },
         );
         for i in 0..60 {
-            f.append(&[entry(i)]).unwrap();
+            f.append(&[entry(i)]).expect("test value");
         }
-        let kept: u64 = f.parts().unwrap().iter().map(|p| p.2).sum();
+        let kept: u64 = f.parts().expect("test value").iter().map(|p| p.2).sum();
         assert!(kept < 1200, "{kept}");
-        let all = f.read_all().unwrap();
-        assert_eq!(all.entries.last().unwrap().detail, "entry 59");
+        let all = f.read_all().expect("test value");
+        assert_eq!(all.entries.last().expect("test value").detail, "entry 59");
     }
 }

@@ -117,23 +117,6 @@ impl FeedStore for RedisFeed {
         }
     }
 
-    fn end(&self) -> Result<FeedCursor, StoreError> {
-        let mut r = self.target.connect()?;
-        let key = r.keys.feed();
-        let last: Vec<Entry> = r.query(
-            redis::cmd("XREVRANGE")
-                .arg(&key)
-                .arg("+")
-                .arg("-")
-                .arg("COUNT")
-                .arg(1),
-        )?;
-        Ok(FeedCursor(
-            last.first()
-                .map_or_else(|| "0-0".to_owned(), |(id, _)| id.clone()),
-        ))
-    }
-
     fn read_after(&self, cursor: &FeedCursor, wait: Duration) -> Result<FeedRead, StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.feed();

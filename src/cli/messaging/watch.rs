@@ -14,12 +14,13 @@ use std::time::Duration;
 use chrono::Local;
 use clap::Args;
 
+use crate::backend;
 use crate::error::{Error, Result};
 use crate::notify::NotifySettings;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::support::sys;
-use crate::watcher::{self, Ended, Said, WatchSettings, Watcher};
+use crate::watcher::{Ended, Said, WatchSettings, Watcher};
 
 use crate::cli::context::Context;
 
@@ -46,14 +47,14 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     // One background watcher per project and host: a second one started
     // at the same moment leaves at once.
     let _only = if args.background {
-        match watcher::claim_background(&ctx.paths)? {
+        match backend::claim_background(&ctx.paths)? {
             Some(claim) => Some(claim),
             None => return Ok(ExitCode::Success),
         }
     } else {
         None
     };
-    let _present = watcher::announce(&ctx.paths)?;
+    let _present = backend::announce(&ctx.paths)?;
     let op = ctx.operator()?;
     let settings = WatchSettings {
         discovery_every: Duration::from_secs(args.interval),
