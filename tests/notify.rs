@@ -23,16 +23,16 @@ fn stdout(out: &Output) -> String {
 
 /// One request as the test server read it.
 #[derive(Debug)]
-struct Received {
-    method: String,
-    path: String,
+pub(crate) struct Received {
+    pub(crate) method: String,
+    pub(crate) path: String,
     /// Header names in lower case.
     headers: HashMap<String, String>,
-    body: Vec<u8>,
+    pub(crate) body: Vec<u8>,
 }
 
 impl Received {
-    fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_slice(&self.body).unwrap_or_else(|e| {
             panic!(
                 "body is not JSON ({e}): {}",
@@ -45,7 +45,7 @@ impl Received {
 /// A one-thread HTTP server on 127.0.0.1 that answers its connections,
 /// in order, with `statuses`, then stops; every request it read comes
 /// out of the receiver. Returns its port.
-fn http_server(statuses: &[u16]) -> (u16, mpsc::Receiver<Received>) {
+pub(crate) fn http_server(statuses: &[u16]) -> (u16, mpsc::Receiver<Received>) {
     let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = listener.local_addr().expect("address").port();
     let (tx, rx) = mpsc::channel();

@@ -6,6 +6,7 @@ mod harness;
 mod a2a;
 mod acks;
 mod aliases;
+mod attention;
 mod cli;
 mod concurrency;
 mod config;

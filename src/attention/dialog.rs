@@ -131,6 +131,35 @@ impl Dialog {
         }
     }
 
+    /// What tells this dialog from another: its question, options and
+    /// context with digits, spinner glyphs and punctuation left out, so
+    /// that a timer or spinner drawn beside it does not make it a new one.
+    pub(crate) fn identity(&self) -> String {
+        // Words without digits (a timer's `3s` goes), letters only.
+        let letters = |t: &str| -> String {
+            t.split_whitespace()
+                .filter(|w| !w.chars().any(|c| c.is_ascii_digit()))
+                .map(|w| {
+                    w.chars()
+                        .filter(char::is_ascii_alphabetic)
+                        .collect::<String>()
+                })
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let mut id = letters(&self.question);
+        for o in &self.options {
+            id.push('|');
+            id.push_str(&letters(&o.label));
+        }
+        for c in &self.context {
+            id.push('|');
+            id.push_str(&letters(c));
+        }
+        id
+    }
+
     /// `1. Yes, 2. No` for messages.
     pub(crate) fn describe_options(&self) -> String {
         self.options

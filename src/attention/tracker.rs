@@ -95,6 +95,9 @@ struct Memory {
     idle_since: Option<Timestamp>,
     /// The screen's fingerprint while busy, and since when it is the same.
     quiet: Option<(u64, Timestamp)>,
+    /// The open dialog as last read (`Dialog::identity`): a different one
+    /// is a new episode, even when no look fell between the two.
+    dialog: Option<String>,
 }
 
 /// The conditions the tracker derives, in the order changes are reported.
@@ -178,6 +181,33 @@ impl Tracker {
             memory.idle_since = None;
         }
         let mut changes = Vec::new();
+        // Another dialog where one was open (answered and asked again
+        // between two looks): the first episode ends, a new one begins.
+        let identity = look.dialog.as_ref().map(Dialog::identity);
+        let replaced = dialog
+            && memory.open.contains(&EventKind::NeedsInput)
+            && identity.is_some()
+            && memory.dialog.is_some()
+            && identity != memory.dialog;
+        if replaced {
+            memory.open.remove(&EventKind::NeedsInput);
+            changes.push(Change {
+                agent: look.agent.clone(),
+                kind: EventKind::NeedsInput,
+                open: false,
+                at: look.at,
+                detail: String::new(),
+                dialog: None,
+            });
+        }
+        memory.dialog = if dialog { identity } else { None };
+        // The opening of a new episode must come after the closing of the
+        // old one: the shared record takes only later changes.
+        let at = if replaced {
+            Timestamp::from_utc(look.at.utc() + chrono::Duration::microseconds(1))
+        } else {
+            look.at
+        };
         for kind in TRACKED {
             let now_open = match kind {
                 EventKind::Exited => exited,
@@ -199,7 +229,11 @@ impl Tracker {
                 agent: look.agent.clone(),
                 kind,
                 open: now_open,
-                at: look.at,
+                at: if kind == EventKind::NeedsInput {
+                    at
+                } else {
+                    look.at
+                },
                 detail: if now_open {
                     detail(kind, &look, timing)
                 } else {
@@ -327,6 +361,29 @@ mod tests {
         let c = t.look(look(7.0, agent(ScreenState::Busy)));
         assert_eq!(c.len(), 1);
         assert!(!c[0].open, "working again ends the episode");
+    }
+
+    #[test]
+    fn another_dialog_between_two_looks_is_a_new_episode() {
+        let mut t = Tracker::default();
+        t.look(look(0.0, agent(ScreenState::Idle)));
+        let ask = |secs: f64, context: &str| {
+            let mut l = look(secs, agent(ScreenState::Dialog));
+            l.dialog = crate::attention::dialog::read(&format!(
+                "{context}\n? Do you want to proceed?\n❯ 1. Yes\n  2. No\n"
+            ));
+            l
+        };
+        assert_eq!(opened(&t.look(ask(1.0, "first"))), [EventKind::NeedsInput]);
+        assert!(t.look(ask(2.0, "first")).is_empty(), "the same dialog");
+        assert!(
+            t.look(ask(2.5, "first ⠋ (3s)")).is_empty(),
+            "a spinner beside it"
+        );
+        let c = t.look(ask(3.0, "second"));
+        assert_eq!(c.len(), 2);
+        assert!(!c[0].open && c[1].open);
+        assert!(c[1].at > c[0].at);
     }
 
     #[test]

@@ -226,7 +226,7 @@ pub struct NotifyConfig {
     /// seconds (0..=86400).
     pub throttle_seconds: u32,
     /// Seconds an agent is busy with nothing new on its screen before it
-    /// counts as stuck (30..=86400).
+    /// counts as stuck (5..=86400).
     pub stuck_after: u32,
 }
 

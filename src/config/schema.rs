@@ -519,10 +519,10 @@ pub(crate) const KEYS: &[Key] = &[
         section: "notify",
         name: "stuck_after",
         kind: Kind::Int {
-            min: 30,
+            min: 5,
             max: 86_400,
         },
-        doc: "Seconds an agent may stay busy with nothing new on its screen before it counts as stuck (30-86400).",
+        doc: "Seconds an agent may stay busy with nothing new on its screen before it counts as stuck (5-86400).",
         example: None,
     },
     Key {

@@ -505,7 +505,7 @@ fn bad_webhooks_and_event_names_are_errors_that_quote_no_secret() {
     let t = write(
         dir.path(),
         "ev.toml",
-        "[notify]\nevents = [\"stuck\", \"joined\"]\nstuck_after = 5\n",
+        "[notify]\nevents = [\"stuck\", \"joined\"]\nstuck_after = 4\n",
     );
     let p = problems(load_file(&t));
     assert_eq!(p.len(), 2, "{p:?}");
