@@ -94,7 +94,6 @@ pub(super) enum Command {
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
     /// Run the project's watcher: held messages, ACK retries, attention
-    /// events and notifications
     Watch(Lazy<watch::WatchArgs>),
     /// The activity feed: who needs you, and what happened
     Feed(Lazy<feed::FeedArgs>),
