@@ -372,3 +372,19 @@ fn a_held_message_goes_in_by_itself_once_the_pane_is_safe() {
             .then_some(())
     });
 }
+
+#[test]
+fn a_message_with_no_tmux_server_says_so() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let out = swarm(&project, &server)
+        .env("SWARM_TMUX_SOCKET", "swarm-test-no-such-server")
+        .args(["msg", "agent-0", "INFO", "hi"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(7));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("no tmux server is running"), "{text}");
+    assert!(!text.contains("no input box"), "{text}");
+}

@@ -390,7 +390,21 @@ impl PaneSession<'_> {
     /// Why nothing may be typed now (`None`: go ahead). Agents whose
     /// screen is not read are always typed into.
     pub(crate) fn hold_reason(&self) -> Option<String> {
-        self.read()?.hold_reason(&self.agent)
+        let reading = self.read()?;
+        let reason = reading.hold_reason(&self.agent)?;
+        // A screen that cannot be read at all may be a tmux server that is
+        // not there: say that, not "no input box" (one more call, only on
+        // this path).
+        if reading.state == ScreenState::Unknown
+            && reading.box_text.is_none()
+            && let Err(e @ TmuxError::NoServer { .. }) = self.tmux.server_info()
+        {
+            return Some(format!(
+                "{e}; {}'s pane cannot be reached (it goes in once the pane is back)",
+                self.agent
+            ));
+        }
+        Some(reason)
     }
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text
