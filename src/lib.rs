@@ -14,6 +14,7 @@
 mod a2a;
 mod acks;
 mod agents;
+mod attention;
 mod backend;
 mod config;
 mod dashboard;
@@ -25,11 +26,13 @@ mod log;
 mod mcp;
 mod messaging;
 mod monitor;
+mod notify;
 mod setup;
 mod snapshot;
 mod store;
 mod support;
 mod tmux;
+mod watcher;
 
 mod cli;
 

@@ -14,6 +14,19 @@ use serde_json::Value;
 
 use crate::domain::validate;
 
+/// The names of the events that can be notified (`[notify] events`, and
+/// its default: all of them). They are the attention kinds of
+/// `attention::event::ATTENTION_KINDS`, which this layer sits below; a
+/// test in `notify::settings` keeps the two lists equal.
+pub(crate) const NOTIFY_EVENTS: [&str; 6] = [
+    "needs_input",
+    "finished",
+    "exited",
+    "stuck",
+    "message",
+    "budget",
+];
+
 /// A key of the config file.
 #[derive(Debug)]
 pub(crate) struct Key {
@@ -68,6 +81,15 @@ pub(crate) enum Kind {
     OptUrl,
     /// A name of 1-64 letters, digits, `.`, `_` and `-`, or unset.
     OptName,
+    /// A webhook URL (`validate::webhook_url`), or unset. A secret (see
+    /// `Key::is_secret`).
+    SecretUrl,
+    /// A shell command of at most `max_chars` characters, or unset. A
+    /// secret (see `Key::is_secret`).
+    SecretCommand {
+        /// Longest allowed.
+        max_chars: usize,
+    },
 }
 
 /// The shape of a list value.
@@ -102,11 +124,13 @@ pub(crate) enum Item {
     Program,
     /// A custom message type (`validate::message_type_name`).
     MessageType,
+    /// One of the listed names.
+    Choice(&'static [&'static str]),
 }
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 9] = [
+pub(crate) const SECTIONS: [(&str, &str); 12] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -133,6 +157,18 @@ pub(crate) const SECTIONS: [(&str, &str); 9] = [
     (
         "store",
         "Where the shared state lives: the project's files, or one Redis server for agents on several hosts (swarm only).",
+    ),
+    (
+        "notify",
+        "Telling you when an agent needs you: in tmux, on the desktop, through a webhook or a command (swarm only).",
+    ),
+    (
+        "feed",
+        "Rotation of the activity feed, .swarm/feed.jsonl, and how much rotated history is kept (swarm only).",
+    ),
+    (
+        "watcher",
+        "The project's watcher, which releases held messages, retries ACKs and raises attention events while nobody types a command (swarm only).",
     ),
 ];
 
@@ -429,6 +465,100 @@ pub(crate) const KEYS: &[Key] = &[
         doc: "How long a command waits for the server before it fails, in milliseconds (100-30000).",
         example: None,
     },
+    Key {
+        section: "notify",
+        name: "tmux",
+        kind: Kind::Bool,
+        doc: "A notice on tmux's status line and a marker on the agent's window when it needs you.",
+        example: None,
+    },
+    Key {
+        section: "notify",
+        name: "desktop",
+        kind: Kind::Bool,
+        doc: "Also a desktop notification (D-Bus on Linux, the notification centre on macOS); off, with a warning, where there is no desktop session.",
+        example: None,
+    },
+    Key {
+        section: "notify",
+        name: "webhook",
+        kind: Kind::SecretUrl,
+        doc: "POST each notification to this http(s) URL (ntfy, Slack, Discord, any JSON receiver). A secret: read only from SWARM_NOTIFY_WEBHOOK or the per-user file ($XDG_CONFIG_HOME/swarm/config.toml, else ~/.config/swarm/config.toml); ignored, with a warning, in a project's file.",
+        example: Some("\"https://ntfy.sh/your-secret-topic\""),
+    },
+    Key {
+        section: "notify",
+        name: "command",
+        kind: Kind::SecretCommand { max_chars: 4096 },
+        doc: "Run this shell command (sh -c) for each notification, the event in $SWARM_EVENT_KIND, $SWARM_EVENT_AGENT, $SWARM_EVENT_TEXT, ... A secret, like webhook: read only from SWARM_NOTIFY_COMMAND or the per-user file.",
+        example: Some("\"notify-send swarm \\\"$SWARM_EVENT_TEXT\\\"\""),
+    },
+    Key {
+        section: "notify",
+        name: "events",
+        kind: Kind::List(ListKind {
+            item: Item::Choice(&NOTIFY_EVENTS),
+            min_items: 0,
+            max_items: NOTIFY_EVENTS.len(),
+            unique: true,
+        }),
+        doc: "The events that notify: needs_input (a dialog is open), finished (a turn ended), exited, stuck, message (an agent wrote to you), budget.",
+        example: None,
+    },
+    Key {
+        section: "notify",
+        name: "throttle_seconds",
+        kind: Kind::Int {
+            min: 0,
+            max: 86_400,
+        },
+        doc: "At most one notification per agent and event within this many seconds (0-86400; 0 notifies every one).",
+        example: None,
+    },
+    Key {
+        section: "notify",
+        name: "stuck_after",
+        kind: Kind::Int {
+            min: 5,
+            max: 86_400,
+        },
+        doc: "Seconds an agent may stay busy with nothing new on its screen before it counts as stuck (5-86400).",
+        example: None,
+    },
+    Key {
+        section: "feed",
+        name: "rotate_bytes",
+        kind: Kind::Int {
+            min: 1024,
+            max: 1 << 30,
+        },
+        doc: "The feed is renamed to .swarm/feed.jsonl.<N> once it is larger than this (1 KiB-1 GiB).",
+        example: None,
+    },
+    Key {
+        section: "feed",
+        name: "keep_bytes",
+        kind: Kind::Int {
+            min: 0,
+            max: 1 << 40,
+        },
+        doc: "Rotated parts of the feed are removed, oldest first, while together larger than this (0-1 TiB).",
+        example: None,
+    },
+    Key {
+        section: "feed",
+        name: "keep_days",
+        kind: Kind::Int { min: 1, max: 3650 },
+        doc: "Rotated parts of the feed older than this many days are removed (1-3650).",
+        example: None,
+    },
+    Key {
+        section: "watcher",
+        name: "autostart",
+        kind: Kind::Bool,
+        doc: "Start the watcher in the background when a command needs it (launch, a held message, the monitor, the dashboard) and none runs; it ends by itself once the swarm's panes are gone. Off: run `swarm watch` yourself.",
+        example: None,
+    },
 ];
 
 impl Key {
@@ -448,6 +578,14 @@ impl Key {
             return None;
         }
         Some(format!("SWARM_{}_{}", self.section, self.name).to_ascii_uppercase())
+    }
+
+    /// Whether its value is a secret (a webhook URL, a command that runs
+    /// code): taken only from the environment or the per-user file, since
+    /// a project's file is shared with everyone who can read the project,
+    /// and never shown whole.
+    pub(crate) fn is_secret(&self) -> bool {
+        matches!(self.kind, Kind::SecretUrl | Kind::SecretCommand { .. })
     }
 
     /// The key at `section.name`.
@@ -545,9 +683,37 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
     let one = |m: String| vec![(String::new(), m)];
     match (kind, value) {
         (
-            Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName,
+            Kind::OptInt { .. }
+            | Kind::OptList(_)
+            | Kind::OptDir
+            | Kind::OptUrl
+            | Kind::OptName
+            | Kind::SecretUrl
+            | Kind::SecretCommand { .. },
             Value::Null,
         ) => Vec::new(),
+        (Kind::SecretUrl, Value::String(s)) => validate::webhook_url(s)
+            .err()
+            .map(|e| one(e.to_string()))
+            .unwrap_or_default(),
+        (Kind::SecretUrl, v) => one(format!(
+            "expected an http:// or https:// URL, got {}",
+            describe(v)
+        )),
+        // The command is never quoted back: it may hold a token.
+        (Kind::SecretCommand { max_chars }, Value::String(s)) => {
+            let nul = s
+                .contains('\0')
+                .then(|| "cannot contain a NUL character".to_owned());
+            check_text(s, *max_chars, "cannot be empty (leave it out instead)")
+                .or(nul)
+                .map(one)
+                .unwrap_or_default()
+        }
+        (Kind::SecretCommand { .. }, v) => one(format!(
+            "expected a shell command (text), got {}",
+            describe(v)
+        )),
         (Kind::Choice(words), Value::String(s)) if words.contains(&s.as_str()) => Vec::new(),
         (Kind::Choice(words), v) => one(format!(
             "expected one of {}, got {}",
@@ -574,16 +740,9 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         (Kind::Bool, Value::Bool(_)) => Vec::new(),
         (Kind::Bool, v) => one(format!("expected true or false, got {}", describe(v))),
         (Kind::Text { max_chars }, Value::String(s)) => {
-            if s.trim().is_empty() {
-                one("cannot be empty".into())
-            } else if s.chars().count() > *max_chars {
-                one(format!(
-                    "too long ({} characters, at most {max_chars})",
-                    s.chars().count()
-                ))
-            } else {
-                Vec::new()
-            }
+            check_text(s, *max_chars, "cannot be empty")
+                .map(one)
+                .unwrap_or_default()
         }
         (Kind::Text { .. }, v) => one(format!("expected text, got {}", describe(v))),
         (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
@@ -608,6 +767,19 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             }
         }
         (Kind::OptDir, v) => one(format!("expected a directory path, got {}", describe(v))),
+    }
+}
+
+/// The problem of a text value, if any: blank (said as `blank`), or
+/// longer than `max_chars`.
+fn check_text(s: &str, max_chars: usize, blank: &str) -> Option<String> {
+    let n = s.chars().count();
+    if s.trim().is_empty() {
+        Some(blank.to_owned())
+    } else if n > max_chars {
+        Some(format!("too long ({n} characters, at most {max_chars})"))
+    } else {
+        None
     }
 }
 
@@ -677,6 +849,14 @@ fn check_item(item: &Item, v: &Value) -> Option<String> {
         (Item::MessageType, Value::String(s)) => {
             validate::message_type_name(s).err().map(|e| e.to_string())
         }
+        (Item::Choice(words), Value::String(s)) => (!words.contains(&s.as_str())).then(|| {
+            format!(
+                "unknown name {}{}; known: {}",
+                Value::String(s.clone()),
+                suggestion(s, words),
+                words.join(", ")
+            )
+        }),
         (item, v) => Some(format!("expected {}, got {}", item_noun(item), describe(v))),
     }
 }
@@ -687,6 +867,7 @@ fn item_noun(item: &Item) -> &'static str {
         Item::Text { .. } => "text",
         Item::Program => "program names",
         Item::MessageType => "message type names",
+        Item::Choice(_) => "names",
     }
 }
 
@@ -784,7 +965,13 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
     let t = raw.trim();
     let unset = t.is_empty() || t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("null");
     match kind {
-        Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName
+        Kind::OptInt { .. }
+        | Kind::OptList(_)
+        | Kind::OptDir
+        | Kind::OptUrl
+        | Kind::OptName
+        | Kind::SecretUrl
+        | Kind::SecretCommand { .. }
             if unset =>
         {
             Ok(Value::Null)
@@ -797,8 +984,12 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
                 "expected true or false (or 1/0, yes/no, on/off), got {raw:?}"
             )),
         },
-        Kind::Text { .. } | Kind::OptDir | Kind::AgentName => Ok(Value::String(raw.to_owned())),
-        Kind::OptUrl | Kind::OptName | Kind::Choice(_) => Ok(Value::String(t.to_owned())),
+        Kind::Text { .. } | Kind::OptDir | Kind::AgentName | Kind::SecretCommand { .. } => {
+            Ok(Value::String(raw.to_owned()))
+        }
+        Kind::OptUrl | Kind::OptName | Kind::Choice(_) | Kind::SecretUrl => {
+            Ok(Value::String(t.to_owned()))
+        }
         Kind::List(list) | Kind::OptList(list) => parse_env_list(&list.item, t),
     }
 }

@@ -133,7 +133,7 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
     req.ack_timeout = body.ack.then_some(op.acks.timeout);
     match op
         .registry()
-        .and_then(|(registry, _)| op.messenger().send(&registry, req))
+        .and_then(|(registry, _)| op.send(&registry, req))
     {
         Ok(report) => (StatusCode::OK, report_json(&report)),
         Err(e) => failure(&e),

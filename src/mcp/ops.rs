@@ -187,7 +187,7 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let registry = project.registry_or_empty()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
     req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
-    let report = project.operator.messenger().send(&registry, req)?;
+    let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
@@ -220,7 +220,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
         msg_type,
         body,
     );
-    let report = project.operator.messenger().send(&registry, req)?;
+    let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -340,7 +340,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             );
             req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
-            let report = project.operator.messenger().send(&registry, req)?;
+            let report = project.operator.send(&registry, req)?;
             Ok(Reply::new(
                 format!(
                     "Acknowledged {}; {} was told.",

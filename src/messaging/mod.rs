@@ -4,6 +4,7 @@
 
 pub(crate) mod ack_retry;
 mod acknowledge;
+pub(crate) mod answer;
 pub(crate) mod delivery;
 pub(crate) mod held;
 mod messenger;

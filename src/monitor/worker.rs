@@ -250,7 +250,7 @@ fn try_send(setup: &WorkerSetup, out: Outgoing) -> Result<SendReport> {
         Recipients::One(out.to)
     };
     let req = SendRequest::new(setup.sender.clone(), to, msg_type, out.content);
-    op.messenger().send(&op.registry()?.0, req)
+    op.send(&op.registry()?.0, req)
 }
 
 fn describe(report: &SendReport) -> Vec<(Level, String)> {

@@ -23,6 +23,9 @@ pub(crate) enum AuditKind {
     CleanDamaged,
     /// A command ran as another agent than the pane's own (`--as-other`).
     AsOther,
+    /// A person answered an agent's dialog (`swarm answer`, the monitor,
+    /// the dashboard).
+    Answered,
 }
 
 /// One line of the audit log.

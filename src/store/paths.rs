@@ -51,6 +51,34 @@ impl Paths {
         "/.COORDINATION.md.lock",
     ];
 
+    /// `.swarm/feed.jsonl`: the activity feed (docs/FORMATS.md).
+    pub fn feed(&self) -> PathBuf {
+        self.swarm_dir().join("feed.jsonl")
+    }
+
+    /// `.swarm/episodes.json`: which attention conditions are open for
+    /// which agent (docs/FORMATS.md).
+    pub fn episodes(&self) -> PathBuf {
+        self.swarm_dir().join("episodes.json")
+    }
+
+    /// `.swarm/watcher.lock`: every running watcher holds a shared lock
+    /// on it (docs/FORMATS.md).
+    pub fn watcher_lock(&self) -> PathBuf {
+        self.swarm_dir().join("watcher.lock")
+    }
+
+    /// `.swarm/watcher-background.lock`: the one background watcher holds
+    /// it.
+    pub fn background_watcher_lock(&self) -> PathBuf {
+        self.swarm_dir().join("watcher-background.lock")
+    }
+
+    /// `.swarm/watcher.log`: what the background watcher says.
+    pub fn watcher_log(&self) -> PathBuf {
+        self.swarm_dir().join("watcher.log")
+    }
+
     /// `ACTIVE_AGENTS.json`: the agent registry (docs/FORMATS.md).
     pub fn registry(&self) -> PathBuf {
         self.root.join("ACTIVE_AGENTS.json")

@@ -112,6 +112,13 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             ctx.paths.root().display()
         ));
     }
+    // The watcher raises attention events and types held messages in
+    // while nobody runs a command.
+    if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
+        ctx.out.warn(&format!(
+            "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
+        ));
+    }
     let attach_cmd = attach_command(ctx.tmux.server(), &launched.session);
     let stop_cmd = stop_command(ctx.tmux.server(), ctx.paths.root(), &launched.session);
     let registry = &launched.discovery.registry;
