@@ -388,3 +388,47 @@ fn a_message_with_no_tmux_server_says_so() {
     assert!(text.contains("no tmux server is running"), "{text}");
     assert!(!text.contains("no input box"), "{text}");
 }
+
+#[test]
+fn launch_returns_once_its_agents_are_ready() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // An agent that takes a moment to draw its prompt.
+    let slow = format!(
+        "sleep 1.5 && exec '{}' demo-agent",
+        crate::harness::swarm_bin()
+    );
+    let out = swarm(&project, &server)
+        .args([
+            "launch",
+            "2",
+            "--cmd",
+            &slow,
+            "--session",
+            "ready",
+            "--json",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let agents = j["agents"].as_array().expect("agents");
+    assert_eq!(agents.len(), 2);
+    assert!(agents.iter().all(|a| a["ready"] == true), "{j}");
+    // The first message goes straight in: no "no input box".
+    let id = agents[0]["id"].as_str().expect("id");
+    let out = swarm(&project, &server)
+        .args(["msg", id, "INFO", "first"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
