@@ -351,6 +351,29 @@ fn a_held_message_goes_in_by_itself_once_the_pane_is_safe() {
     assert_eq!(out.status.code(), Some(7));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("[HELD]"), "{text}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("types it in by itself"), "{text}");
+    // swarm's notice in the session's status line says it waits.
+    let session = server
+        .tmux(&["display-message", "-p", "-t", &panes[0], "#{session_name}"])
+        .trim()
+        .to_owned();
+    // Unset, tmux calls the option invalid: that reads as empty.
+    let status = || {
+        let out = server.try_tmux(&[
+            "show-options",
+            "-v",
+            "-t",
+            &format!("={session}:"),
+            "@swarm_status",
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    wait_for("the held notice", || {
+        status()
+            .contains("1 message for agent-0 waiting")
+            .then_some(())
+    });
     // The person clears their line; nobody runs anything.
     server.tmux(&["send-keys", "-t", &panes[0], "C-u"]);
     let got = wait_for("the held message", || {
@@ -363,6 +386,8 @@ fn a_held_message_goes_in_by_itself_once_the_pane_is_safe() {
         "{got}"
     );
     assert_eq!(records(&project.file("rec0.jsonl")).len(), 1);
+    // The notice goes with the last held message.
+    wait_for("the notice to clear", || status().is_empty().then_some(()));
     // The background watcher ends once the swarm's panes are gone.
     server.kill_pane(&panes[0]);
     wait_for("the background watcher to end", || {
