@@ -351,6 +351,29 @@ fn a_held_message_goes_in_by_itself_once_the_pane_is_safe() {
     assert_eq!(out.status.code(), Some(7));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("[HELD]"), "{text}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("types it in by itself"), "{text}");
+    // swarm's notice in the session's status line says it waits.
+    let session = server
+        .tmux(&["display-message", "-p", "-t", &panes[0], "#{session_name}"])
+        .trim()
+        .to_owned();
+    // Unset, tmux calls the option invalid: that reads as empty.
+    let status = || {
+        let out = server.try_tmux(&[
+            "show-options",
+            "-v",
+            "-t",
+            &format!("={session}:"),
+            "@swarm_status",
+        ]);
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    wait_for("the held notice", || {
+        status()
+            .contains("1 message for agent-0 waiting")
+            .then_some(())
+    });
     // The person clears their line; nobody runs anything.
     server.tmux(&["send-keys", "-t", &panes[0], "C-u"]);
     let got = wait_for("the held message", || {
@@ -363,6 +386,8 @@ fn a_held_message_goes_in_by_itself_once_the_pane_is_safe() {
         "{got}"
     );
     assert_eq!(records(&project.file("rec0.jsonl")).len(), 1);
+    // The notice goes with the last held message.
+    wait_for("the notice to clear", || status().is_empty().then_some(()));
     // The background watcher ends once the swarm's panes are gone.
     server.kill_pane(&panes[0]);
     wait_for("the background watcher to end", || {
@@ -387,4 +412,48 @@ fn a_message_with_no_tmux_server_says_so() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("no tmux server is running"), "{text}");
     assert!(!text.contains("no input box"), "{text}");
+}
+
+#[test]
+fn launch_returns_once_its_agents_are_ready() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // An agent that takes a moment to draw its prompt.
+    let slow = format!(
+        "sleep 1.5 && exec '{}' demo-agent",
+        crate::harness::swarm_bin()
+    );
+    let out = swarm(&project, &server)
+        .args([
+            "launch",
+            "2",
+            "--cmd",
+            &slow,
+            "--session",
+            "ready",
+            "--json",
+        ])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let agents = j["agents"].as_array().expect("agents");
+    assert_eq!(agents.len(), 2);
+    assert!(agents.iter().all(|a| a["ready"] == true), "{j}");
+    // The first message goes straight in: no "no input box".
+    let id = agents[0]["id"].as_str().expect("id");
+    let out = swarm(&project, &server)
+        .args(["msg", id, "INFO", "first"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }

@@ -81,7 +81,7 @@ impl Reading {
                 format!("someone is typing in {agent}'s input box")
             }
             ScreenState::Unknown => format!(
-                "swarm cannot read {agent}'s screen (no input box where its profile expects one)"
+                "swarm cannot read {agent}'s screen (no input box where its profile expects one: it may still be starting, or show something its profile does not know)"
             ),
         })
     }

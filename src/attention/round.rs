@@ -67,6 +67,7 @@ impl Attention {
                     change.open,
                     change.at,
                     &change.detail,
+                    &change.key,
                 ) {
                     Ok(t) => t,
                     Err(e) => {

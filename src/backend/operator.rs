@@ -136,6 +136,7 @@ impl Operator {
                 true,
                 entry.time,
                 &detail,
+                "",
             ) {
                 report.warnings.push(format!(
                     "could not record the message for the status line: {e}"

@@ -28,6 +28,12 @@ pub(crate) struct EpisodeRecord {
     /// What the person was told when it opened.
     #[serde(default)]
     pub detail: String,
+    /// What tells this episode's condition from another of the same kind
+    /// (a dialog's identity; empty for the others): an open record asked
+    /// to open with another key is a new episode at once, and a close
+    /// that names a key closes only the episode of that key.
+    #[serde(default)]
+    pub key: String,
 }
 
 /// What a reported change did.
@@ -55,12 +61,26 @@ impl EpisodeRecord {
         open: bool,
         seen: Timestamp,
         detail: &str,
+        key: &str,
     ) -> (Transition, Option<EpisodeRecord>) {
         let (was_open, changed, episode, opened) = match record {
             Some(r) => (r.open, Some(r.changed), r.episode, r.opened),
             None => (false, None, 0, None),
         };
-        if was_open == open || changed.is_some_and(|c| seen <= c) {
+        if changed.is_some_and(|c| seen <= c) {
+            return (Transition::Unchanged, None);
+        }
+        let same_key = record.is_some_and(|r| r.key == key);
+        let unchanged = match (was_open, open) {
+            // Open, and open again: the same episode unless it is another
+            // condition of the kind (another dialog).
+            (true, true) => same_key || key.is_empty(),
+            // A close that names a key closes only that episode.
+            (true, false) => !key.is_empty() && !same_key,
+            (false, false) => true,
+            (false, true) => false,
+        };
+        if unchanged {
             return (Transition::Unchanged, None);
         }
         let episode = if open { episode + 1 } else { episode };
@@ -73,6 +93,11 @@ impl EpisodeRecord {
                 detail.to_owned()
             } else {
                 record.map(|r| r.detail.clone()).unwrap_or_default()
+            },
+            key: if open {
+                key.to_owned()
+            } else {
+                record.map(|r| r.key.clone()).unwrap_or_default()
             },
         };
         let t = if open {
@@ -115,6 +140,7 @@ pub(crate) trait EpisodeStore: Send + Sync {
         open: bool,
         seen: Timestamp,
         detail: &str,
+        key: &str,
     ) -> Result<Transition, StoreError>;
 
     /// Every open condition, oldest first.
@@ -134,7 +160,7 @@ mod tests {
 
     #[test]
     fn open_then_close_then_a_new_episode() {
-        let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "q?");
+        let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "");
         assert_eq!(
             t,
             Transition::Opened {
@@ -144,15 +170,15 @@ mod tests {
         );
         let r = r.expect("test value");
         assert_eq!(
-            EpisodeRecord::apply(Some(&r), true, at(2.0), "q?").0,
+            EpisodeRecord::apply(Some(&r), true, at(2.0), "q?", "").0,
             Transition::Unchanged
         );
-        let (t, r) = EpisodeRecord::apply(Some(&r), false, at(3.0), "");
+        let (t, r) = EpisodeRecord::apply(Some(&r), false, at(3.0), "", "");
         assert_eq!(t, Transition::Closed);
         let r = r.expect("test value");
         assert_eq!(r.detail, "q?");
         assert_eq!(
-            EpisodeRecord::apply(Some(&r), true, at(4.0), "again?").0,
+            EpisodeRecord::apply(Some(&r), true, at(4.0), "again?", "").0,
             Transition::Opened {
                 episode: 2,
                 previous: Some(at(1.0))
@@ -162,23 +188,43 @@ mod tests {
 
     #[test]
     fn a_late_report_cannot_reopen_what_was_closed() {
-        let (_, r) = EpisodeRecord::apply(None, true, at(1.0), "q?");
-        let (_, r) = EpisodeRecord::apply(r.as_ref(), false, at(5.0), "");
+        let (_, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "");
+        let (_, r) = EpisodeRecord::apply(r.as_ref(), false, at(5.0), "", "");
         // A watcher that looked at 4.0 still saw the dialog.
         assert_eq!(
-            EpisodeRecord::apply(r.as_ref(), true, at(4.0), "q?").0,
+            EpisodeRecord::apply(r.as_ref(), true, at(4.0), "q?", "").0,
             Transition::Unchanged
         );
         assert_eq!(
-            EpisodeRecord::apply(r.as_ref(), true, at(5.0), "q?").0,
+            EpisodeRecord::apply(r.as_ref(), true, at(5.0), "q?", "").0,
             Transition::Unchanged
+        );
+    }
+
+    #[test]
+    fn another_dialog_is_a_new_episode_and_an_old_close_does_not_end_it() {
+        let (_, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "first");
+        let (t, r) = EpisodeRecord::apply(r.as_ref(), true, at(2.0), "q?", "second");
+        assert!(matches!(t, Transition::Opened { episode: 2, .. }), "{t:?}");
+        // A watcher that saw the first one close reports it late.
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), false, at(3.0), "", "first").0,
+            Transition::Unchanged
+        );
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), true, at(3.0), "q?", "second").0,
+            Transition::Unchanged
+        );
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), false, at(4.0), "", "").0,
+            Transition::Closed
         );
     }
 
     #[test]
     fn closing_what_was_never_open_changes_nothing() {
         assert_eq!(
-            EpisodeRecord::apply(None, false, at(1.0), "").0,
+            EpisodeRecord::apply(None, false, at(1.0), "", "").0,
             Transition::Unchanged
         );
     }

@@ -67,17 +67,18 @@ impl EpisodeStore for FileEpisodes {
         open: bool,
         seen: Timestamp,
         detail: &str,
+        key: &str,
     ) -> Result<Transition, StoreError> {
         // Most reports change nothing: answer those without the lock.
         let current = self.load()?;
         let record = current.agents.get(agent).and_then(|m| m.get(&kind));
-        if EpisodeRecord::apply(record, open, seen, detail).0 == Transition::Unchanged {
+        if EpisodeRecord::apply(record, open, seen, detail, key).0 == Transition::Unchanged {
             return Ok(Transition::Unchanged);
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut data = self.load()?;
         let record = data.agents.get(agent).and_then(|m| m.get(&kind));
-        let (t, next) = EpisodeRecord::apply(record, open, seen, detail);
+        let (t, next) = EpisodeRecord::apply(record, open, seen, detail, key);
         if let Some(next) = next {
             data.version = VERSION;
             data.agents
@@ -143,8 +144,15 @@ mod tests {
                     let (s, b) = (Arc::clone(&store), Arc::clone(&barrier));
                     std::thread::spawn(move || {
                         b.wait();
-                        s.transition("agent-1", EventKind::NeedsInput, round % 2 == 0, seen, "q?")
-                            .expect("test value")
+                        s.transition(
+                            "agent-1",
+                            EventKind::NeedsInput,
+                            round % 2 == 0,
+                            seen,
+                            "q?",
+                            "",
+                        )
+                        .expect("test value")
                     })
                 })
                 .collect();

@@ -40,6 +40,7 @@ impl EpisodeStore for RedisEpisodes {
         open: bool,
         seen: Timestamp,
         detail: &str,
+        episode_key: &str,
     ) -> Result<Transition, StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.episodes();
@@ -49,7 +50,7 @@ impl EpisodeStore for RedisEpisodes {
             // A damaged record counts as none: at worst an episode is told
             // twice, never lost.
             let record: Option<EpisodeRecord> = raw.and_then(|b| serde_json::from_slice(&b).ok());
-            let (t, next) = EpisodeRecord::apply(record.as_ref(), open, seen, detail);
+            let (t, next) = EpisodeRecord::apply(record.as_ref(), open, seen, detail, episode_key);
             let Some(next) = next else {
                 return Ok::<_, StoreError>((None, t));
             };

@@ -342,7 +342,7 @@ fn seen_by_the_person(ctx: &Context) {
     for e in open.iter().filter(|e| e.kind == EventKind::Message) {
         if let Err(err) = backend
             .episodes
-            .transition(&e.agent, e.kind, false, now, "")
+            .transition(&e.agent, e.kind, false, now, "", "")
         {
             ctx.out.warn(&format!(
                 "could not clear the notice of {}'s message: {err}",

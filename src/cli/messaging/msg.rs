@@ -93,7 +93,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         text
     } else if outcome.status == Status::Held {
         format!(
-            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (swarm types it in by itself once the pane is safe: `swarm watch`, the monitor, or the next swarm command)\n",
+            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (the project's watcher types it in by itself within about 2 s of the pane becoming safe; `swarm acks --held` lists what waits)\n",
             outcome
                 .reason
                 .as_deref()
