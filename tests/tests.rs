@@ -20,6 +20,7 @@ mod first_use;
 mod guard;
 mod hostile_input;
 mod hostile_state;
+mod house;
 mod install;
 mod launch;
 mod locks;

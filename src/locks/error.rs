@@ -123,7 +123,7 @@ impl LockError {
                 ))
             }
             LockError::NotHolder { .. } => Some(
-                "ask the holder, or release it anyway with --force (it is recorded in .swarm/audit.log)"
+                "ask the holder, or release it anyway with --force (recorded in the project's audit log)"
                     .into(),
             ),
             _ => None,

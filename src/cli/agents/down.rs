@@ -57,10 +57,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     );
     let (released, holders) = release_locks(ctx, &found.dropped)?;
     if released > 0 {
+        let audit = ctx.paths.audit_log();
         s.push_str(&format!(
-            "Released {released} lock{} of {} (each recorded in .swarm/audit.log).\n",
+            "Released {released} lock{} of {} (each recorded in {}).\n",
             if released == 1 { "" } else { "s" },
-            holders.join(", ")
+            holders.join(", "),
+            ctx.paths.relative(&audit).display()
         ));
     }
     ctx.out.print(&s)?;
