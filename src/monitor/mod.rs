@@ -19,7 +19,7 @@ mod tui;
 mod worker;
 
 pub(crate) use feed_message::FeedMessage;
-pub(crate) use filter::{BaseFilter, parse_duration};
+pub(crate) use filter::BaseFilter;
 pub(crate) use palette::{TypeColor, type_color};
 pub(crate) use plain::{message_line, status_line};
 pub use render::render;

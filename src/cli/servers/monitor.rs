@@ -83,8 +83,7 @@ fn plan(ctx: &Context, args: &MonitorArgs) -> Result<Plan> {
         .since
         .as_deref()
         .map(|s| {
-            let d =
-                monitor::parse_duration(s).map_err(|e| Error::Invalid(format!("--since: {e}")))?;
+            let d = time::parse_duration(s).map_err(|e| Error::Invalid(format!("--since: {e}")))?;
             chrono::Duration::from_std(d)
                 .ok()
                 .and_then(|d| time::now().checked_sub_signed(d))
