@@ -149,6 +149,7 @@ fn tools_are_listed_for_a_model_and_the_identity_is_the_pane() {
                 "lock",
                 "pending_acks",
                 "read_messages",
+                "renew",
                 "send_message",
                 "unlock",
                 "update_task",

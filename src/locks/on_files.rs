@@ -9,6 +9,11 @@
 //! exists), which keeps "one winner" true against the Python tool too,
 //! which does not take that lock. Listing and `who` read without any lock
 //! and never change anything.
+//!
+//! A shared lock or a lease keeps its terms beside its lock file, in
+//! `.swarm/lock_terms/` (`lock_terms.rs`), written under the same lock:
+//! terms first, then the lock file, so that a reader between the two sees
+//! the old file alone, which is never less strict than the lock it was.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,15 +23,20 @@ use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
 use crate::store::{
     DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateDir, StateFile, StateLock, StoreError,
 };
+use crate::support::json::{self, Layout};
 
 use super::conflict::Conflict;
 use super::error::LockError;
 use super::held_lock::HeldLock;
 use super::lock_entry::LockEntry;
+use super::lock_events::{lapse_event, lock_event, renew_event};
 use super::lock_index::LockIndex;
 use super::lock_key::{KeyKind, LockKey, lock_file_name};
+use super::lock_plan::{self, Pruned, Release};
 use super::lock_record::LockRecord;
+use super::lock_request::LockRequest;
 use super::lock_store::{Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, now};
+use super::lock_terms::{self, LockTerms, terms_name};
 
 /// How old a damaged lock file must be before `clean` removes it: the
 /// Python tool creates a lock file first and writes it afterwards, so a
@@ -48,6 +58,7 @@ struct View {
 pub struct FileLocks {
     root: PathBuf,
     dir: StateDir,
+    terms: StateDir,
     index: StateFile,
     audit: AuditLog,
     stale_after: f64,
@@ -60,6 +71,7 @@ impl FileLocks {
         FileLocks {
             root: paths.root().to_owned(),
             dir: StateDir::new(paths.locks_dir()),
+            terms: StateDir::new(paths.lock_terms_dir()),
             index: StateFile::new(paths.lock_index()),
             audit: AuditLog::new(paths),
             stale_after: f64::from(stale_after),
@@ -81,13 +93,8 @@ impl FileLocks {
         record.is_stale(now, self.stale_after)
     }
 
-    /// Takes locks on all of `keys` for `agent`, or on none of them: when
-    /// another agent's live lock overlaps any key, nothing changes and
-    /// the error lists every such lock. The agent's own locks never stand
-    /// in its way; re-locking its own lock refreshes it (keeping its
-    /// reason unless `reason` gives a new one); another agent's stale lock
-    /// on the same key is taken over (and recorded). New locks without a
-    /// `reason` get `default_reason`.
+    /// Takes exclusive locks on all of `keys` for `agent`, or on none of
+    /// them (`LockStore::acquire` with `LockRequest::exclusive`).
     pub fn acquire(
         &self,
         keys: &[LockKey],
@@ -95,11 +102,21 @@ impl FileLocks {
         reason: Option<&str>,
         default_reason: &str,
     ) -> Result<Vec<AcquiredLock>, LockError> {
-        enum Plan {
-            Create,
-            Refresh(HeldLock),
-            TakeOver(HeldLock),
-        }
+        self.take(keys, &LockRequest::exclusive(agent, reason, default_reason))
+    }
+
+    /// Takes locks on all of `keys` as `request` asks, or on none of them:
+    /// when a live lock of another agent overlaps any key (and not both
+    /// are shared), nothing changes and the error lists every such lock.
+    /// The agent's own locks never stand in its way; locking its own lock
+    /// again renews its claim with the request's terms; a lock whose
+    /// claims have all lapsed is taken over, and lapsed claims of others
+    /// are dropped (both recorded first).
+    pub(crate) fn take(
+        &self,
+        keys: &[LockKey],
+        request: &LockRequest<'_>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let now = now();
         let mut view = self.view()?;
@@ -108,26 +125,25 @@ impl FileLocks {
         for key in dedup(keys) {
             let related = self.related_in(&mut view, key)?;
             for held in related.others {
-                if held.record.agent_id != agent && !self.is_stale(&held.record, now) {
+                if lock_plan::blocks(&held.record, request, now, self.stale_after) {
                     conflicts.push(self.conflict(key, held, now));
                 }
             }
-            let plan = match related.exact {
-                None => Plan::Create,
+            let exact = match related.exact {
+                None => None,
                 Some(LockEntry::Damaged { problem, .. }) => {
                     self.save_if_dirty(&guard, &view)?;
                     return Err(self.damaged(key, problem));
                 }
-                Some(LockEntry::Held(held)) if held.record.agent_id == agent => Plan::Refresh(held),
-                Some(LockEntry::Held(held)) if self.is_stale(&held.record, now) => {
-                    Plan::TakeOver(held)
-                }
-                Some(LockEntry::Held(held)) => {
+                Some(LockEntry::Held(held))
+                    if lock_plan::blocks(&held.record, request, now, self.stale_after) =>
+                {
                     conflicts.push(self.conflict(key, held, now));
                     continue;
                 }
+                Some(LockEntry::Held(held)) => Some(held),
             };
-            plans.push((key, plan));
+            plans.push((key, exact));
         }
         if !conflicts.is_empty() {
             self.save_if_dirty(&guard, &view)?;
@@ -135,68 +151,105 @@ impl FileLocks {
         }
         // New files first: if a writer outside swarm wins one of them, the
         // files this call created are removed again before any existing
-        // lock was refreshed or taken over.
-        plans.sort_by_key(|(_, plan)| !matches!(plan, Plan::Create));
+        // lock was changed.
+        plans.sort_by_key(|(_, exact)| exact.is_some());
         let mut done = Vec::new();
         let mut created: Vec<LockEntry> = Vec::new();
-        for (key, plan) in plans {
-            let reason = match (&plan, reason) {
-                (_, Some(reason)) => reason,
-                (Plan::Refresh(old), None) => old.record.reason.as_str(),
-                (_, None) => default_reason,
-            };
-            let record = LockRecord {
-                agent_id: agent.to_owned(),
-                filepath: key.as_str().to_owned(),
-                locked_at: now,
-                reason: reason.to_owned(),
-                fence: None,
-                host: None,
-            };
+        for (key, exact) in plans {
+            let taken =
+                lock_plan::take(key.as_str(), exact.as_ref(), request, now, self.stale_after);
             let name = key.file_name();
-            let how = match plan {
-                Plan::Create => {
-                    if !self.dir.create_new(&name, &record.to_bytes())? {
-                        // A writer that does not take our lock (the Python
-                        // tool) won the race: undo this call and report it.
-                        for entry in &created {
-                            self.dir.remove(&guard, entry.file_name())?;
-                        }
-                        self.save_if_dirty(&guard, &view)?;
-                        return Err(self.lost_race(key, now)?);
+            if exact.is_none() {
+                if !self.write_new(&guard, &name, &taken.record)? {
+                    // A writer that does not take our lock (the Python
+                    // tool) won the race: undo this call and report it.
+                    for entry in &created {
+                        self.remove_lock(&guard, entry.file_name())?;
                     }
-                    created.push(LockEntry::Held(HeldLock::new(
-                        name,
-                        record.clone(),
-                        &self.root,
-                    )));
-                    Acquired::Created
+                    self.save_if_dirty(&guard, &view)?;
+                    return Err(self.lost_race(key, now)?);
                 }
-                Plan::Refresh(_) => {
-                    self.dir.replace(&guard, &name, &record.to_bytes())?;
-                    Acquired::Refreshed
-                }
-                Plan::TakeOver(old) => {
-                    // Recorded before it happens: an unrecorded takeover
-                    // is worse than a record of one that then failed.
-                    self.audit.record(&[self.event(
-                        AuditKind::StaleTakeover,
-                        Some(agent),
-                        &old,
-                    )])?;
-                    // Replacing (not remove + create) leaves no moment
-                    // in which the path looks free.
-                    self.dir.replace(&guard, &name, &record.to_bytes())?;
-                    Acquired::TookOver(Box::new(old))
-                }
-            };
-            done.push(AcquiredLock { record, how });
+                created.push(LockEntry::Held(HeldLock::new(
+                    name,
+                    taken.record.clone(),
+                    &self.root,
+                )));
+            } else {
+                // Recorded before it happens: an unrecorded takeover is
+                // worse than a record of one that then failed.
+                let events: Vec<AuditEvent> = taken
+                    .dropped
+                    .iter()
+                    .map(|h| {
+                        lapse_event(
+                            AuditKind::StaleTakeover,
+                            Some(request.agent),
+                            key.as_str(),
+                            h,
+                        )
+                    })
+                    .collect();
+                self.audit.record(&events)?;
+                // Replacing (not remove + create) leaves no moment in
+                // which the path looks free.
+                self.write_over(&guard, &name, &taken.record)?;
+            }
+            done.push(AcquiredLock {
+                record: taken.record,
+                how: taken.how,
+            });
         }
         for entry in &created {
             view.index.add(entry);
             view.dirty = true;
         }
         self.save_if_dirty(&guard, &view)?;
+        Ok(done)
+    }
+
+    /// Renews `agent`'s claims on all of `keys` (its own locks, by their
+    /// exact paths), or none: each counts from now, for `ttl`, else for
+    /// the length of its lease. Refused when the agent holds no live
+    /// claim on one of them. Renewed leases are recorded.
+    pub(crate) fn renew(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        ttl: Option<Duration>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let now = now();
+        let mut plans = Vec::new();
+        for key in dedup(keys) {
+            let exact = match self.entry(&key.file_name())? {
+                None => None,
+                Some(LockEntry::Held(held)) => Some(held),
+                Some(LockEntry::Damaged { problem, .. }) => return Err(self.damaged(key, problem)),
+            };
+            let (record, hold) = lock_plan::renew(
+                key.as_str(),
+                exact.as_ref(),
+                agent,
+                ttl,
+                now,
+                self.stale_after,
+            )?;
+            plans.push((key, record, hold));
+        }
+        let events: Vec<AuditEvent> = plans
+            .iter()
+            .filter(|(_, _, hold)| hold.expires_at.is_some())
+            .map(|(key, _, hold)| renew_event(key.as_str(), hold))
+            .collect();
+        self.audit.record(&events)?;
+        let mut done = Vec::new();
+        for (key, record, _) in plans {
+            self.write_over(&guard, &key.file_name(), &record)?;
+            done.push(AcquiredLock {
+                record,
+                how: Acquired::Renewed,
+            });
+        }
         Ok(done)
     }
 
@@ -214,32 +267,22 @@ impl FileLocks {
         let mut plans = Vec::new();
         for key in dedup(keys) {
             let plan = match self.entry(&key.file_name())? {
-                None => Released::NotLocked,
+                None => Release::Remove(Released::NotLocked),
                 Some(LockEntry::Damaged { problem, .. }) if force => {
-                    Released::ForcedDamaged(problem)
+                    Release::Remove(Released::ForcedDamaged(problem))
                 }
                 Some(LockEntry::Damaged { problem, .. }) => return Err(self.damaged(key, problem)),
-                Some(LockEntry::Held(held)) if held.record.agent_id == agent => {
-                    Released::Removed(held)
-                }
-                Some(LockEntry::Held(held)) if force => Released::Forced(held),
-                Some(LockEntry::Held(held)) => {
-                    return Err(LockError::NotHolder {
-                        path: key.as_str().to_owned(),
-                        holder: held.record.agent_id,
-                        agent: agent.to_owned(),
-                    });
-                }
+                Some(LockEntry::Held(held)) => lock_plan::release(key, &held, agent, force)?,
             };
             plans.push((key.clone(), plan));
         }
         let events: Vec<AuditEvent> = plans
             .iter()
             .filter_map(|(key, plan)| match plan {
-                Released::Forced(held) => {
-                    Some(self.event(AuditKind::ForceUnlock, Some(agent), held))
+                Release::Remove(Released::Forced(held)) => {
+                    Some(lock_event(AuditKind::ForceUnlock, Some(agent), held))
                 }
-                Released::ForcedDamaged(problem) => {
+                Release::Remove(Released::ForcedDamaged(problem)) => {
                     let mut e = AuditEvent::new(AuditKind::ForceUnlock, Some(agent));
                     e.path = Some(key.as_str().to_owned());
                     e.detail = Some(format!("damaged lock file: {problem}"));
@@ -255,27 +298,40 @@ impl FileLocks {
             Loaded::Missing | Loaded::Corrupt(_) => None,
         };
         let mut changed = false;
-        for (key, plan) in &plans {
-            let entry = match plan {
+        let mut out = Vec::new();
+        for (key, plan) in plans {
+            let released = match plan {
+                Release::Rewrite(record, released) => {
+                    self.write_over(&guard, &key.file_name(), &record)?;
+                    out.push((key, released));
+                    continue;
+                }
+                Release::Remove(released) => released,
+            };
+            let entry = match &released {
                 Released::Removed(held) | Released::Forced(held) => LockEntry::Held(held.clone()),
                 Released::ForcedDamaged(problem) => LockEntry::Damaged {
                     file_name: key.file_name(),
                     problem: problem.clone(),
                     modified: None,
                 },
-                Released::NotLocked => continue,
+                Released::NotLocked | Released::Left(_) => {
+                    out.push((key, released));
+                    continue;
+                }
             };
-            if self.dir.remove(&guard, entry.file_name())?
+            if self.remove_lock(&guard, entry.file_name())?
                 && let Some(index) = index.as_mut()
             {
                 index.remove(&entry);
                 changed = true;
             }
+            out.push((key, released));
         }
         if let Some(index) = index.filter(|_| changed) {
             self.save(&guard, &index)?;
         }
-        Ok(plans)
+        Ok(out)
     }
 
     /// The locks related to `key`, read without taking any lock.
@@ -284,9 +340,9 @@ impl FileLocks {
         self.related_in(&mut view, key)
     }
 
-    /// Live locks of agents other than `agent` (all agents when `None`)
-    /// that overlap any of `keys`: what would stop `agent` from locking
-    /// them. Reads without taking any lock.
+    /// The live locks overlapping any of `keys` that stop `agent` (anyone
+    /// when `None`) from changing those paths (`lock_plan::edit_blockers`).
+    /// Reads without taking any lock.
     pub fn blocking(
         &self,
         keys: &[LockKey],
@@ -297,19 +353,17 @@ impl FileLocks {
         let mut found = Vec::new();
         for key in dedup(keys) {
             let related = self.related_in(&mut view, key)?;
-            let exact = match related.exact {
-                Some(LockEntry::Held(held)) => Some(held),
-                _ => None,
-            };
-            found.extend(
-                exact
-                    .into_iter()
-                    .chain(related.others)
-                    .filter(|h| {
-                        Some(h.record.agent_id.as_str()) != agent && !self.is_stale(&h.record, now)
-                    })
-                    .map(|h| self.conflict(key, h, now)),
-            );
+            let mut locks = related.others;
+            if let Some(LockEntry::Held(held)) = related.exact {
+                locks.push(held);
+            }
+            found.extend(lock_plan::edit_blockers(
+                key,
+                &locks,
+                agent,
+                now,
+                self.stale_after,
+            ));
         }
         Ok(found)
     }
@@ -331,8 +385,10 @@ impl FileLocks {
         Ok(all)
     }
 
-    /// Removes every stale lock and every damaged lock file older than
-    /// `DAMAGED_GRACE`, recording each in the audit log first.
+    /// Removes every stale lock (and ended lease), the lapsed claims of
+    /// shared locks others still hold, and every damaged lock file older
+    /// than `DAMAGED_GRACE`, recording each in the audit log first; and
+    /// terms that belong to no lock file.
     pub fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let now = now();
@@ -340,12 +396,32 @@ impl FileLocks {
         let all = self.scan(&names)?;
         let mut report = CleanReport::default();
         let mut keep = Vec::new();
+        let mut rewrite = Vec::new();
         let mut events = Vec::new();
         for entry in all {
             match &entry {
-                LockEntry::Held(held) if self.is_stale(&held.record, now) => {
-                    events.push(self.event(AuditKind::CleanStale, by, held));
-                    report.stale.push(held.clone());
+                LockEntry::Held(held) => {
+                    match lock_plan::prune(&held.record, now, self.stale_after) {
+                        Pruned::Unchanged => keep.push(entry),
+                        Pruned::Removed(lapsed) => {
+                            events.extend(lapsed.iter().map(|h| {
+                                lapse_event(AuditKind::CleanStale, by, &held.record.filepath, h)
+                            }));
+                            report.stale.push(held.clone());
+                        }
+                        Pruned::Rewritten(record, lapsed) => {
+                            events.extend(lapsed.iter().map(|h| {
+                                lapse_event(AuditKind::CleanStale, by, &held.record.filepath, h)
+                            }));
+                            report.pruned.push(held.clone());
+                            let now_held = HeldLock {
+                                record,
+                                ..held.clone()
+                            };
+                            rewrite.push(now_held.clone());
+                            keep.push(LockEntry::Held(now_held));
+                        }
+                    }
                 }
                 LockEntry::Damaged {
                     file_name,
@@ -365,7 +441,6 @@ impl FileLocks {
                     events.push(e);
                     report.damaged.push((file_name.clone(), problem.clone()));
                 }
-                LockEntry::Held(_) => keep.push(entry),
             }
         }
         self.audit.record(&events)?;
@@ -375,16 +450,45 @@ impl FileLocks {
             .map(|h| h.file_name.as_str())
             .chain(report.damaged.iter().map(|(name, _)| name.as_str()));
         for name in removed {
-            self.dir.remove(&guard, name)?;
+            self.remove_lock(&guard, name)?;
+        }
+        for held in &rewrite {
+            self.write_over(&guard, &held.file_name, &held.record)?;
+        }
+        // Terms whose lock file is gone, or says something else now.
+        let needed: BTreeSet<String> = keep
+            .iter()
+            .filter_map(|e| match e {
+                LockEntry::Held(h) if h.record.shared || h.record.has_lease() => {
+                    Some(terms_name(&h.file_name))
+                }
+                _ => None,
+            })
+            .collect();
+        for name in self.terms.names(".json")? {
+            if !needed.contains(&name) {
+                self.terms.remove(&guard, &name)?;
+            }
         }
         self.dir.remove_temps(&guard)?;
+        self.terms.remove_temps(&guard)?;
         let names: Vec<String> = keep.iter().map(|e| e.file_name().to_owned()).collect();
         self.save(&guard, &LockIndex::rebuild(&names, &keep))?;
         Ok(report)
     }
 
-    /// Reads one lock file: `None` when it does not exist.
+    /// Reads one lock file, with its terms: `None` when it does not exist.
     fn entry(&self, name: &str) -> Result<Option<LockEntry>, LockError> {
+        self.entry_with(name, None)
+    }
+
+    /// Reads one lock file; its terms only when `with_terms` (the names
+    /// in the terms directory, when known) has them.
+    fn entry_with(
+        &self,
+        name: &str,
+        with_terms: Option<&BTreeSet<String>>,
+    ) -> Result<Option<LockEntry>, LockError> {
         let damaged = |problem: String| LockEntry::Damaged {
             file_name: name.to_owned(),
             problem,
@@ -393,7 +497,22 @@ impl FileLocks {
         Ok(match self.dir.read(name) {
             Ok(None) => None,
             Ok(Some(bytes)) => Some(match LockRecord::parse(&bytes, name) {
-                Ok(record) => LockEntry::Held(HeldLock::new(name.to_owned(), record, &self.root)),
+                Ok(file) => {
+                    // Only the terms say what the Python shape cannot.
+                    let file = LockRecord {
+                        expires_at: None,
+                        shared: false,
+                        sharers: Vec::new(),
+                        ..file
+                    };
+                    let tname = terms_name(name);
+                    let terms = match with_terms {
+                        Some(known) if !known.contains(&tname) => None,
+                        _ => self.read_terms(&tname),
+                    };
+                    let record = lock_terms::join(file, terms);
+                    LockEntry::Held(HeldLock::new(name.to_owned(), record, &self.root))
+                }
                 Err(problem) => damaged(problem),
             }),
             Err(StoreError::Corrupt { reason, .. }) => Some(damaged(reason)),
@@ -409,13 +528,82 @@ impl FileLocks {
     /// Reads every named lock file (those that vanished meanwhile are
     /// skipped).
     fn scan(&self, names: &[String]) -> Result<Vec<LockEntry>, LockError> {
+        let terms: BTreeSet<String> = self.terms.names(".json")?.into_iter().collect();
         let mut all = Vec::with_capacity(names.len());
         for name in names {
-            if let Some(entry) = self.entry(name)? {
+            if let Some(entry) = self.entry_with(name, Some(&terms))? {
                 all.push(entry);
             }
         }
         Ok(all)
+    }
+
+    /// The terms called `name`, when they exist and parse (terms that do
+    /// not are ignored: the lock file alone is then the lock).
+    fn read_terms(&self, name: &str) -> Option<LockTerms> {
+        let bytes = self.terms.read(name).ok()??;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Creates the lock file `name` for `record` (terms first) unless the
+    /// name exists: `Ok(true)` when this call created it.
+    fn write_new(
+        &self,
+        guard: &StateLock,
+        name: &str,
+        record: &LockRecord,
+    ) -> Result<bool, LockError> {
+        let (file, terms) = lock_terms::split(record, self.stale_after);
+        let tname = terms_name(name);
+        if let Some(terms) = &terms {
+            self.terms
+                .replace(guard, &tname, &self.encode_terms(terms)?)?;
+        }
+        let created = self.dir.create_new(name, &file.to_bytes())?;
+        if !created || terms.is_none() {
+            // Terms left by a lock file the Python tool replaced, or ours
+            // for a file another writer won: they belong to nothing now.
+            self.terms.remove(guard, &tname)?;
+        }
+        Ok(created)
+    }
+
+    /// Replaces the lock file `name` with `record`: new terms first, then
+    /// the file; terms no longer needed go after it.
+    fn write_over(
+        &self,
+        guard: &StateLock,
+        name: &str,
+        record: &LockRecord,
+    ) -> Result<(), LockError> {
+        let (file, terms) = lock_terms::split(record, self.stale_after);
+        let tname = terms_name(name);
+        if let Some(terms) = &terms {
+            self.terms
+                .replace(guard, &tname, &self.encode_terms(terms)?)?;
+        }
+        self.dir.replace(guard, name, &file.to_bytes())?;
+        if terms.is_none() {
+            self.terms.remove(guard, &tname)?;
+        }
+        Ok(())
+    }
+
+    /// Removes the lock file `name`, then its terms: `Ok(true)` when the
+    /// file was there.
+    fn remove_lock(&self, guard: &StateLock, name: &str) -> Result<bool, LockError> {
+        let removed = self.dir.remove(guard, name)?;
+        self.terms.remove(guard, &terms_name(name))?;
+        Ok(removed)
+    }
+
+    fn encode_terms(&self, terms: &LockTerms) -> Result<Vec<u8>, LockError> {
+        json::to_vec(terms, Layout::Line).map_err(|source| {
+            LockError::Store(StoreError::Encode {
+                path: self.terms.path().to_owned(),
+                source,
+            })
+        })
     }
 
     /// The index, checked against the directory (index read first, so a
@@ -524,11 +712,7 @@ impl FileLocks {
     }
 
     fn conflict(&self, key: &LockKey, held: HeldLock, now: f64) -> Conflict {
-        Conflict {
-            requested: key.as_str().to_owned(),
-            age: held.record.age(now),
-            held,
-        }
+        Conflict::new(key.as_str(), held, now, self.stale_after)
     }
 
     fn damaged(&self, key: &LockKey, problem: String) -> LockError {
@@ -553,15 +737,6 @@ impl FileLocks {
             },
         })
     }
-
-    fn event(&self, kind: AuditKind, by: Option<&str>, held: &HeldLock) -> AuditEvent {
-        let mut e = AuditEvent::new(kind, by);
-        e.path = Some(held.record.filepath.clone());
-        e.holder = Some(held.record.agent_id.clone());
-        e.locked_at = Some(held.record.locked_at);
-        e.reason = Some(held.record.reason.clone());
-        e
-    }
 }
 
 /// `keys` without repeats, in order.
@@ -576,11 +751,18 @@ impl LockStore for FileLocks {
     fn acquire(
         &self,
         keys: &[LockKey],
-        agent: &str,
-        reason: Option<&str>,
-        default_reason: &str,
+        request: &LockRequest<'_>,
     ) -> Result<Vec<AcquiredLock>, LockError> {
-        FileLocks::acquire(self, keys, agent, reason, default_reason)
+        FileLocks::take(self, keys, request)
+    }
+
+    fn renew(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        ttl: Option<Duration>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        FileLocks::renew(self, keys, agent, ttl)
     }
 
     fn release(
@@ -629,7 +811,10 @@ mod contract_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let locks = FileLocks::new(&Paths::new(dir.path()), 300);
         lock_contract::basic_rules(&locks);
+        lock_contract::shared_and_exclusive(&locks);
+        lock_contract::leases_lapse_and_renewals_hold(&locks);
         let shared: Arc<dyn LockStore> = Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
-        lock_contract::one_winner_per_round(&[shared], 8, 20);
+        lock_contract::one_winner_per_round(std::slice::from_ref(&shared), 8, 20);
+        lock_contract::shared_and_exclusive_racers_never_mix(&[shared], 8, 20);
     }
 }
