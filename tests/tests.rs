@@ -21,6 +21,7 @@ mod hostile_input;
 mod hostile_state;
 mod install;
 mod launch;
+mod leases;
 mod locks;
 mod mcp;
 mod message_log;

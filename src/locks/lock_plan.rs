@@ -415,7 +415,10 @@ mod tests {
         );
         assert_eq!(again.how, Acquired::Refreshed);
         assert_eq!(again.record.agent_id, "agent-2");
-        assert_eq!(again.record.reason, "default", "the reason it joined with is kept");
+        assert_eq!(
+            again.record.reason, "default",
+            "the reason it joined with is kept"
+        );
         assert_eq!(again.dropped.len(), 1);
         // Everything lapsed: taken over.
         let over = take(
