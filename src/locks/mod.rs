@@ -12,6 +12,7 @@ mod error;
 mod glob_model;
 mod held_lock;
 mod hold;
+mod lock_dir;
 mod lock_entry;
 mod lock_events;
 mod lock_index;

@@ -11,23 +11,19 @@
 //! and never change anything.
 //!
 //! A shared lock or a lease keeps its terms beside its lock file, in
-//! `.swarm/lock_terms/` (`lock_terms.rs`), written under the same lock:
-//! terms first, then the lock file, so that a reader between the two sees
-//! the old file alone, which is never less strict than the lock it was.
+//! `.swarm/lock_terms/`, written under the same lock (`lock_dir.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::store::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateDir, StateFile, StateLock, StoreError,
-};
-use crate::support::json::{self, Layout};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
 
 use super::conflict::Conflict;
 use super::error::LockError;
 use super::held_lock::HeldLock;
+use super::lock_dir::LockDir;
 use super::lock_entry::LockEntry;
 use super::lock_events::{lapse_event, lock_event, renew_event};
 use super::lock_index::LockIndex;
@@ -36,7 +32,6 @@ use super::lock_plan::{self, Pruned, Release};
 use super::lock_record::LockRecord;
 use super::lock_request::LockRequest;
 use super::lock_store::{Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, now};
-use super::lock_terms::{self, LockTerms, terms_name};
 
 /// How old a damaged lock file must be before `clean` removes it: the
 /// Python tool creates a lock file first and writes it afterwards, so a
@@ -57,8 +52,7 @@ struct View {
 #[derive(Clone, Debug)]
 pub struct FileLocks {
     root: PathBuf,
-    dir: StateDir,
-    terms: StateDir,
+    files: LockDir,
     index: StateFile,
     audit: AuditLog,
     stale_after: f64,
@@ -70,8 +64,7 @@ impl FileLocks {
     pub fn new(paths: &Paths, stale_after: u32) -> FileLocks {
         FileLocks {
             root: paths.root().to_owned(),
-            dir: StateDir::new(paths.locks_dir()),
-            terms: StateDir::new(paths.lock_terms_dir()),
+            files: LockDir::new(paths, f64::from(stale_after)),
             index: StateFile::new(paths.lock_index()),
             audit: AuditLog::new(paths),
             stale_after: f64::from(stale_after),
@@ -85,7 +78,7 @@ impl FileLocks {
 
     /// Where the lock file of `key` lives.
     pub fn file_of(&self, key: &LockKey) -> PathBuf {
-        self.dir.file(&key.file_name())
+        self.files.file(&key.file_name())
     }
 
     /// True when `record` is stale at `now`.
@@ -160,11 +153,11 @@ impl FileLocks {
                 lock_plan::take(key.as_str(), exact.as_ref(), request, now, self.stale_after);
             let name = key.file_name();
             if exact.is_none() {
-                if !self.write_new(&guard, &name, &taken.record)? {
+                if !self.files.write_new(&guard, &name, &taken.record)? {
                     // A writer that does not take our lock (the Python
                     // tool) won the race: undo this call and report it.
                     for entry in &created {
-                        self.remove_lock(&guard, entry.file_name())?;
+                        self.files.remove(&guard, entry.file_name())?;
                     }
                     self.save_if_dirty(&guard, &view)?;
                     return Err(self.lost_race(key, now)?);
@@ -192,7 +185,7 @@ impl FileLocks {
                 self.audit.record(&events)?;
                 // Replacing (not remove + create) leaves no moment in
                 // which the path looks free.
-                self.write_over(&guard, &name, &taken.record)?;
+                self.files.write_over(&guard, &name, &taken.record)?;
             }
             done.push(AcquiredLock {
                 record: taken.record,
@@ -221,7 +214,7 @@ impl FileLocks {
         let now = now();
         let mut plans = Vec::new();
         for key in dedup(keys) {
-            let exact = match self.entry(&key.file_name())? {
+            let exact = match self.files.entry(&key.file_name())? {
                 None => None,
                 Some(LockEntry::Held(held)) => Some(held),
                 Some(LockEntry::Damaged { problem, .. }) => return Err(self.damaged(key, problem)),
@@ -244,7 +237,7 @@ impl FileLocks {
         self.audit.record(&events)?;
         let mut done = Vec::new();
         for (key, record, _) in plans {
-            self.write_over(&guard, &key.file_name(), &record)?;
+            self.files.write_over(&guard, &key.file_name(), &record)?;
             done.push(AcquiredLock {
                 record,
                 how: Acquired::Renewed,
@@ -266,7 +259,7 @@ impl FileLocks {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut plans = Vec::new();
         for key in dedup(keys) {
-            let plan = match self.entry(&key.file_name())? {
+            let plan = match self.files.entry(&key.file_name())? {
                 None => Release::Remove(Released::NotLocked),
                 Some(LockEntry::Damaged { problem, .. }) if force => {
                     Release::Remove(Released::ForcedDamaged(problem))
@@ -302,7 +295,7 @@ impl FileLocks {
         for (key, plan) in plans {
             let released = match plan {
                 Release::Rewrite(record, released) => {
-                    self.write_over(&guard, &key.file_name(), &record)?;
+                    self.files.write_over(&guard, &key.file_name(), &record)?;
                     out.push((key, released));
                     continue;
                 }
@@ -320,7 +313,7 @@ impl FileLocks {
                     continue;
                 }
             };
-            if self.remove_lock(&guard, entry.file_name())?
+            if self.files.remove(&guard, entry.file_name())?
                 && let Some(index) = index.as_mut()
             {
                 index.remove(&entry);
@@ -370,8 +363,8 @@ impl FileLocks {
 
     /// Every lock file, valid locks sorted by path, then damaged ones.
     pub fn list(&self) -> Result<Vec<LockEntry>, LockError> {
-        let names = self.dir.names(".lock")?;
-        let mut all = self.scan(&names)?;
+        let names = self.files.names()?;
+        let mut all = self.files.scan(&names)?;
         all.sort_by(|a, b| match (a, b) {
             (LockEntry::Held(x), LockEntry::Held(y)) => x
                 .record
@@ -392,8 +385,8 @@ impl FileLocks {
     pub fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let now = now();
-        let names = self.dir.names(".lock")?;
-        let all = self.scan(&names)?;
+        let names = self.files.names()?;
+        let all = self.files.scan(&names)?;
         let mut report = CleanReport::default();
         let mut keep = Vec::new();
         let mut rewrite = Vec::new();
@@ -450,160 +443,16 @@ impl FileLocks {
             .map(|h| h.file_name.as_str())
             .chain(report.damaged.iter().map(|(name, _)| name.as_str()));
         for name in removed {
-            self.remove_lock(&guard, name)?;
+            self.files.remove(&guard, name)?;
         }
         for held in &rewrite {
-            self.write_over(&guard, &held.file_name, &held.record)?;
+            self.files
+                .write_over(&guard, &held.file_name, &held.record)?;
         }
-        // Terms whose lock file is gone, or says something else now.
-        let needed: BTreeSet<String> = keep
-            .iter()
-            .filter_map(|e| match e {
-                LockEntry::Held(h) if h.record.shared || h.record.has_lease() => {
-                    Some(terms_name(&h.file_name))
-                }
-                _ => None,
-            })
-            .collect();
-        for name in self.terms.names(".json")? {
-            if !needed.contains(&name) {
-                self.terms.remove(&guard, &name)?;
-            }
-        }
-        self.dir.remove_temps(&guard)?;
-        self.terms.remove_temps(&guard)?;
+        self.files.tidy(&guard, &keep)?;
         let names: Vec<String> = keep.iter().map(|e| e.file_name().to_owned()).collect();
         self.save(&guard, &LockIndex::rebuild(&names, &keep))?;
         Ok(report)
-    }
-
-    /// Reads one lock file, with its terms: `None` when it does not exist.
-    fn entry(&self, name: &str) -> Result<Option<LockEntry>, LockError> {
-        self.entry_with(name, None)
-    }
-
-    /// Reads one lock file; its terms only when `with_terms` (the names
-    /// in the terms directory, when known) has them.
-    fn entry_with(
-        &self,
-        name: &str,
-        with_terms: Option<&BTreeSet<String>>,
-    ) -> Result<Option<LockEntry>, LockError> {
-        let damaged = |problem: String| LockEntry::Damaged {
-            file_name: name.to_owned(),
-            problem,
-            modified: self.dir.modified(name),
-        };
-        Ok(match self.dir.read(name) {
-            Ok(None) => None,
-            Ok(Some(bytes)) => Some(match LockRecord::parse(&bytes, name) {
-                Ok(file) => {
-                    // Only the terms say what the Python shape cannot.
-                    let file = LockRecord {
-                        expires_at: None,
-                        shared: false,
-                        sharers: Vec::new(),
-                        ..file
-                    };
-                    let tname = terms_name(name);
-                    let terms = match with_terms {
-                        Some(known) if !known.contains(&tname) => None,
-                        _ => self.read_terms(&tname),
-                    };
-                    let record = lock_terms::join(file, terms);
-                    LockEntry::Held(HeldLock::new(name.to_owned(), record, &self.root))
-                }
-                Err(problem) => damaged(problem),
-            }),
-            Err(StoreError::Corrupt { reason, .. }) => Some(damaged(reason)),
-            // Something else in the directory's place must not make every
-            // listing fail.
-            Err(StoreError::Read { source, .. }) if source.raw_os_error() == Some(libc::EISDIR) => {
-                Some(damaged("it is a directory".into()))
-            }
-            Err(e) => return Err(e.into()),
-        })
-    }
-
-    /// Reads every named lock file (those that vanished meanwhile are
-    /// skipped).
-    fn scan(&self, names: &[String]) -> Result<Vec<LockEntry>, LockError> {
-        let terms: BTreeSet<String> = self.terms.names(".json")?.into_iter().collect();
-        let mut all = Vec::with_capacity(names.len());
-        for name in names {
-            if let Some(entry) = self.entry_with(name, Some(&terms))? {
-                all.push(entry);
-            }
-        }
-        Ok(all)
-    }
-
-    /// The terms called `name`, when they exist and parse (terms that do
-    /// not are ignored: the lock file alone is then the lock).
-    fn read_terms(&self, name: &str) -> Option<LockTerms> {
-        let bytes = self.terms.read(name).ok()??;
-        serde_json::from_slice(&bytes).ok()
-    }
-
-    /// Creates the lock file `name` for `record` (terms first) unless the
-    /// name exists: `Ok(true)` when this call created it.
-    fn write_new(
-        &self,
-        guard: &StateLock,
-        name: &str,
-        record: &LockRecord,
-    ) -> Result<bool, LockError> {
-        let (file, terms) = lock_terms::split(record, self.stale_after);
-        let tname = terms_name(name);
-        if let Some(terms) = &terms {
-            self.terms
-                .replace(guard, &tname, &self.encode_terms(terms)?)?;
-        }
-        let created = self.dir.create_new(name, &file.to_bytes())?;
-        if !created || terms.is_none() {
-            // Terms left by a lock file the Python tool replaced, or ours
-            // for a file another writer won: they belong to nothing now.
-            self.terms.remove(guard, &tname)?;
-        }
-        Ok(created)
-    }
-
-    /// Replaces the lock file `name` with `record`: new terms first, then
-    /// the file; terms no longer needed go after it.
-    fn write_over(
-        &self,
-        guard: &StateLock,
-        name: &str,
-        record: &LockRecord,
-    ) -> Result<(), LockError> {
-        let (file, terms) = lock_terms::split(record, self.stale_after);
-        let tname = terms_name(name);
-        if let Some(terms) = &terms {
-            self.terms
-                .replace(guard, &tname, &self.encode_terms(terms)?)?;
-        }
-        self.dir.replace(guard, name, &file.to_bytes())?;
-        if terms.is_none() {
-            self.terms.remove(guard, &tname)?;
-        }
-        Ok(())
-    }
-
-    /// Removes the lock file `name`, then its terms: `Ok(true)` when the
-    /// file was there.
-    fn remove_lock(&self, guard: &StateLock, name: &str) -> Result<bool, LockError> {
-        let removed = self.dir.remove(guard, name)?;
-        self.terms.remove(guard, &terms_name(name))?;
-        Ok(removed)
-    }
-
-    fn encode_terms(&self, terms: &LockTerms) -> Result<Vec<u8>, LockError> {
-        json::to_vec(terms, Layout::Line).map_err(|source| {
-            LockError::Store(StoreError::Encode {
-                path: self.terms.path().to_owned(),
-                source,
-            })
-        })
     }
 
     /// The index, checked against the directory (index read first, so a
@@ -614,7 +463,7 @@ impl FileLocks {
             Loaded::Valid(index) => Some(index),
             Loaded::Missing | Loaded::Corrupt(_) => None,
         };
-        let names = self.dir.names(".lock")?;
+        let names = self.files.names()?;
         if let Some(index) = stored.filter(|i| i.is_current(&names)) {
             return Ok(View {
                 index,
@@ -622,7 +471,7 @@ impl FileLocks {
                 all: None,
             });
         }
-        let all = self.scan(&names)?;
+        let all = self.files.scan(&names)?;
         let names: Vec<String> = all.iter().map(|e| e.file_name().to_owned()).collect();
         Ok(View {
             index: LockIndex::rebuild(&names, &all),
@@ -637,8 +486,8 @@ impl FileLocks {
         // every lock; anything else is found by hashing plus the index.
         let needs_all = key.kind() == KeyKind::Pattern || view.index.has_locks_below(key.as_str());
         if view.all.is_none() && needs_all {
-            let names = self.dir.names(".lock")?;
-            view.all = Some(self.scan(&names)?);
+            let names = self.files.names()?;
+            view.all = Some(self.files.scan(&names)?);
         }
         if let Some(all) = &view.all {
             let exact = all.iter().find(|e| e.file_name() == exact_name).cloned();
@@ -653,7 +502,7 @@ impl FileLocks {
                 .collect();
             return Ok(Related { exact, others });
         }
-        let exact = self.entry(&exact_name)?;
+        let exact = self.files.entry(&exact_name)?;
         let mut seen = BTreeSet::from([exact_name]);
         let mut others = Vec::new();
         let candidates: Vec<String> = key
@@ -666,7 +515,7 @@ impl FileLocks {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let entry = self.entry(&name)?;
+            let entry = self.files.entry(&name)?;
             if view.index.damaged.contains(&name)
                 && let Some(new @ LockEntry::Held(_)) = &entry
             {
@@ -725,7 +574,7 @@ impl FileLocks {
 
     /// The error for a create that found the name taken.
     fn lost_race(&self, key: &LockKey, now: f64) -> Result<LockError, LockError> {
-        Ok(match self.entry(&key.file_name())? {
+        Ok(match self.files.entry(&key.file_name())? {
             Some(LockEntry::Held(held)) => LockError::Held(vec![self.conflict(key, held, now)]),
             Some(LockEntry::Damaged { problem, .. }) => self.damaged(key, problem),
             // Created and removed again in between: the path is contested
