@@ -466,24 +466,6 @@ fn an_agent_commits_and_edits_files_it_locked_itself() {
     );
 }
 
-/// `git commit -m MESSAGE` in `repo` with `env` (the acting agent's pane).
-fn commit_as(repo: &Repo, message: &str, env: &[(&str, &str)]) -> Output {
-    repo.command("git")
-        .envs(env.iter().copied())
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.com",
-            "commit",
-            "-q",
-            "-m",
-            message,
-        ])
-        .output()
-        .expect("run git commit")
-}
-
 #[test]
 fn nobody_edits_under_a_shared_lock_until_it_holds_the_path_alone() {
     let server = TmuxServer::start();
@@ -526,7 +508,7 @@ fn nobody_edits_under_a_shared_lock_until_it_holds_the_path_alone() {
     assert!(err.contains("ask agent-5"), "{err}");
     repo.write("src/b.py", "b = 2\n");
     repo.git(&["add", "src/b.py"]);
-    let out = commit_as(&repo, "under a reader", &me);
+    let out = repo.commit_with("under a reader", &me);
     assert!(!out.status.success());
     assert!(
         text(&out.stderr).contains("agent-5"),
@@ -554,5 +536,5 @@ fn nobody_edits_under_a_shared_lock_until_it_holds_the_path_alone() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     repo.write("src/a.py", "a = 2\n");
     repo.git(&["add", "src/a.py"]);
-    commit_as(&repo, "mine alone", &me).expect_success();
+    repo.commit_with("mine alone", &me).expect_success();
 }

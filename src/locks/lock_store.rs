@@ -276,39 +276,9 @@ pub(crate) mod contract {
         racers: usize,
         rounds: usize,
     ) {
-        let barrier = Arc::new(Barrier::new(racers));
-        let handles: Vec<_> = (0..racers)
-            .map(|i| {
-                let store = Arc::clone(&stores[i % stores.len()]);
-                let barrier = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    let agent = format!("agent-{i}");
-                    let mut won = Vec::new();
-                    for round in 0..rounds {
-                        let text = if i % 2 == 0 {
-                            format!("r{round}/a.py")
-                        } else {
-                            format!("r{round}/*.py")
-                        };
-                        let k = LockKey::from_stored(&text, Path::new("/project")).expect("key");
-                        barrier.wait();
-                        let got = take(&*store, &k, &agent, false).is_ok();
-                        // Everyone has tried before the winner lets go,
-                        // so the store stays small and every round is a
-                        // fresh race.
-                        barrier.wait();
-                        if got {
-                            won.push(round);
-                            store.release(&[k], &agent, false).expect("release");
-                        }
-                    }
-                    won
-                })
-            })
-            .collect();
-        let mut wins: Vec<usize> = handles
+        let mut wins: Vec<usize> = race(stores, racers, rounds, "r", |i| (i % 2 == 1, false))
             .into_iter()
-            .flat_map(|h| h.join().expect("racer"))
+            .map(|(round, _)| round)
             .collect();
         wins.sort_unstable();
         assert_eq!(
@@ -316,6 +286,52 @@ pub(crate) mod contract {
             (0..rounds).collect::<Vec<_>>(),
             "one winner per round"
         );
+    }
+
+    /// `racers` threads race for a key `<prefix><round>/a.py` per round,
+    /// racer `i` through `stores[i % len]`, as `how(i)` says (through the
+    /// pattern `<prefix><round>/*.py`, for a shared lock); each winner lets
+    /// go once everyone has tried, so every round is a fresh race. Returns
+    /// each win as (round, shared).
+    fn race(
+        stores: &[Arc<dyn LockStore>],
+        racers: usize,
+        rounds: usize,
+        prefix: &'static str,
+        how: fn(usize) -> (bool, bool),
+    ) -> Vec<(usize, bool)> {
+        let barrier = Arc::new(Barrier::new(racers));
+        let handles: Vec<_> = (0..racers)
+            .map(|i| {
+                let store = Arc::clone(&stores[i % stores.len()]);
+                let barrier = Arc::clone(&barrier);
+                std::thread::spawn(move || {
+                    let agent = format!("agent-{i}");
+                    let (through_pattern, shared) = how(i);
+                    let mut won = Vec::new();
+                    for round in 0..rounds {
+                        let text = if through_pattern {
+                            format!("{prefix}{round}/*.py")
+                        } else {
+                            format!("{prefix}{round}/a.py")
+                        };
+                        let k = LockKey::from_stored(&text, Path::new("/project")).expect("key");
+                        barrier.wait();
+                        let got = take(&*store, &k, &agent, shared).is_ok();
+                        barrier.wait();
+                        if got {
+                            won.push((round, shared));
+                            store.release(&[k], &agent, false).expect("release");
+                        }
+                    }
+                    won
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("racer"))
+            .collect()
     }
 
     /// Shared locks go together and exclusive ones do not, through
@@ -499,42 +515,12 @@ pub(crate) mod contract {
         racers: usize,
         rounds: usize,
     ) {
-        let barrier = Arc::new(Barrier::new(racers));
-        let handles: Vec<_> = (0..racers)
-            .map(|i| {
-                let store = Arc::clone(&stores[i % stores.len()]);
-                let barrier = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    let agent = format!("agent-{i}");
-                    let shared = i % 2 == 1;
-                    let mut won = Vec::new();
-                    for round in 0..rounds {
-                        let text = if i % 4 < 2 {
-                            format!("m{round}/a.py")
-                        } else {
-                            format!("m{round}/*.py")
-                        };
-                        let k = LockKey::from_stored(&text, Path::new("/project")).expect("key");
-                        barrier.wait();
-                        let got = take(&*store, &k, &agent, shared).is_ok();
-                        barrier.wait();
-                        if got {
-                            won.push((round, shared));
-                            store.release(&[k], &agent, false).expect("release");
-                        }
-                    }
-                    won
-                })
-            })
-            .collect();
         let mut per_round = vec![(0usize, 0usize); rounds];
-        for h in handles {
-            for (round, shared) in h.join().expect("racer") {
-                if shared {
-                    per_round[round].1 += 1;
-                } else {
-                    per_round[round].0 += 1;
-                }
+        for (round, shared) in race(stores, racers, rounds, "m", |i| (i % 4 >= 2, i % 2 == 1)) {
+            if shared {
+                per_round[round].1 += 1;
+            } else {
+                per_round[round].0 += 1;
             }
         }
         for (round, (exclusive, shared)) in per_round.into_iter().enumerate() {

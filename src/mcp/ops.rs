@@ -16,8 +16,8 @@ use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
 use crate::locks::{
-    Acquired, HeldLock, LockEntry, LockError, LockRecord, LockRequest, LockStore, Released,
-    parse_ttl,
+    Acquired, HeldLock, LockEntry, LockError, LockKey, LockRecord, LockRequest, LockStore,
+    Released, parse_ttl,
 };
 use crate::log::inbox::Selection;
 use crate::log::record::{MessageView, Status};
@@ -417,6 +417,11 @@ fn left(end: f64, now: f64) -> f64 {
     ((end - now).max(0.0) * 10.0).round() / 10.0
 }
 
+/// The lock keys of `paths`, all valid or an error.
+fn lock_keys(project: &Project, paths: &[String]) -> Result<Vec<LockKey>> {
+    paths.iter().map(|p| project.lock_key(p)).collect()
+}
+
 /// A lease length argument (`ttl`).
 fn ttl(raw: Option<&str>) -> Result<Option<Duration>> {
     raw.map(|t| parse_ttl(t).map_err(|e| Error::Invalid(format!("argument `ttl`: {e}"))))
@@ -448,11 +453,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
     }
     let default_reason = sanitize::one_line(&project.config.locking.default_reason);
     let ttl = ttl(a.ttl.as_deref())?;
-    let keys = a
-        .paths
-        .iter()
-        .map(|p| project.lock_key(p))
-        .collect::<Result<Vec<_>>>()?;
+    let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
     let table = project.locks();
     let request = LockRequest {
@@ -507,11 +508,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
 
 fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
     let ttl = ttl(a.ttl.as_deref())?;
-    let keys = a
-        .paths
-        .iter()
-        .map(|p| project.lock_key(p))
-        .collect::<Result<Vec<_>>>()?;
+    let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
     let table = project.locks();
     let renewed = table.renew(&keys, &agent, ttl)?;
@@ -538,11 +535,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
 }
 
 fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
-    let keys = a
-        .paths
-        .iter()
-        .map(|p| project.lock_key(p))
-        .collect::<Result<Vec<_>>>()?;
+    let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
     let released = project.locks().release(&keys, &agent, false)?;
     let mut text = String::new();

@@ -137,11 +137,7 @@ impl LockStore for RedisLocks {
                         key.as_str(),
                         h,
                     );
-                    pipe.cmd("XADD")
-                        .arg(&audit)
-                        .arg("*")
-                        .arg("event")
-                        .arg(line(&e));
+                    add_event(&mut pipe, &audit, &e);
                 }
                 pipe.cmd("HSET")
                     .arg(&locks)
@@ -184,11 +180,7 @@ impl LockStore for RedisLocks {
                 record.fence = Some(next);
                 record.host = Some(self.host.clone());
                 if hold.expires_at.is_some() {
-                    pipe.cmd("XADD")
-                        .arg(&audit)
-                        .arg("*")
-                        .arg("event")
-                        .arg(line(&renew_event(key.as_str(), &hold)));
+                    add_event(&mut pipe, &audit, &renew_event(key.as_str(), &hold));
                 }
                 pipe.cmd("HSET")
                     .arg(&locks)
@@ -227,11 +219,7 @@ impl LockStore for RedisLocks {
                     Release::Remove(released) => {
                         if let Released::Forced(h) = &released {
                             let e = lock_event(AuditKind::ForceUnlock, Some(agent), h);
-                            pipe.cmd("XADD")
-                                .arg(&audit)
-                                .arg("*")
-                                .arg("event")
-                                .arg(line(&e));
+                            add_event(&mut pipe, &audit, &e);
                         }
                         pipe.cmd("HDEL").arg(&locks).arg(key.as_str());
                         released
@@ -317,11 +305,7 @@ impl LockStore for RedisLocks {
                 };
                 for hold in &lapsed {
                     let e = lapse_event(AuditKind::CleanStale, by, &h.record.filepath, hold);
-                    pipe.cmd("XADD")
-                        .arg(&audit)
-                        .arg("*")
-                        .arg("event")
-                        .arg(line(&e));
+                    add_event(&mut pipe, &audit, &e);
                 }
             }
             let writes = !report.stale.is_empty() || !report.pruned.is_empty();
@@ -349,8 +333,10 @@ fn server_time(r: &mut Redis) -> Result<f64, StoreError> {
     Ok(secs as f64 + micros as f64 / 1e6)
 }
 
-fn line(e: &AuditEvent) -> Vec<u8> {
-    json::to_vec(e, Layout::Line).unwrap_or_default()
+/// Adds `e` to the audit stream `audit` in the transaction `pipe`.
+fn add_event(pipe: &mut redis::Pipeline, audit: &str, e: &AuditEvent) {
+    let line = json::to_vec(e, Layout::Line).unwrap_or_default();
+    pipe.cmd("XADD").arg(audit).arg("*").arg("event").arg(line);
 }
 
 fn encode(r: &LockRecord) -> Vec<u8> {
