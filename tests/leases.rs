@@ -256,10 +256,12 @@ fn a_lease_lapses_by_itself_and_a_renewed_one_holds_across_processes() {
     let project = registered_project();
     for path in ["l/lapsing.py", "l/renewed.py", "l/witness.py"] {
         // Taken in this order: the witness's lease ends last of the three.
+        // (Long enough for the renewal below to come first, even on a
+        // busy machine.)
         let out = lock(
             &project,
             "agent-1",
-            &[path, "--ttl", "1s", "--reason", "short job"],
+            &[path, "--ttl", "3s", "--reason", "short job"],
         );
         assert_eq!(code(&out), Some(0), "{out:?}");
         assert!(stdout(&out).contains("Lease ends: "), "{}", stdout(&out));

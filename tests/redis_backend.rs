@@ -803,7 +803,7 @@ fn shared_locks_and_leases_keep_their_rules_across_hosts() {
     // Leases, judged by the server's clock: the one that ended stops
     // nobody, the renewed one holds, only a holder renews.
     for path in ["lease/x.py", "lease/kept.py", "lease/witness.py"] {
-        assert_eq!(code(&as_1(&["lock", path, "--ttl", "1s"])), Some(0));
+        assert_eq!(code(&as_1(&["lock", path, "--ttl", "3s"])), Some(0));
     }
     let renewed = as_1(&["lock", "lease/kept.py", "--renew", "--ttl", "1h"]);
     assert_eq!(code(&renewed), Some(0), "{renewed:?}");

@@ -432,7 +432,7 @@ pub(crate) mod contract {
     /// first end. Nothing here waits a fixed time: each step waits, with a
     /// deadline, for what it can observe.
     pub(crate) fn leases_lapse_and_renewals_hold(store: &dyn LockStore) {
-        let short = Some(Duration::from_secs(1));
+        let short = Some(Duration::from_secs(2));
         let (lapsing, renewed, witness) = (
             key("l/lapsing.py"),
             key("l/renewed.py"),
