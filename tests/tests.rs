@@ -23,6 +23,7 @@ mod hostile_state;
 mod house;
 mod install;
 mod launch;
+mod leases;
 mod locks;
 mod mcp;
 mod message_log;

@@ -225,6 +225,11 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
             StatusCode::OK,
             json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
         ),
+        // The operator's claim on a shared lock; the other readers keep it.
+        Released::Left(_) => (
+            StatusCode::OK,
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
+        ),
         Released::Forced(held) => (
             StatusCode::OK,
             json!({"ok": true, "path": path, "released": "forced", "holder": held.record.agent_id,

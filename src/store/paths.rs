@@ -179,6 +179,13 @@ impl Paths {
         self.swarm_dir().join("lock_index.json")
     }
 
+    /// `.swarm/lock_terms/`: what a lock file cannot say in the Python
+    /// tool's shape (the holders of a shared lock, the ends of leases), one
+    /// `<lock file name>.json` per lock that has any.
+    pub fn lock_terms_dir(&self) -> PathBuf {
+        self.swarm_dir().join("lock_terms")
+    }
+
     /// `.swarm/message_log.json`: the rotated segments of the message log,
     /// who each holds messages for, and the number the live log will get
     /// when it is rotated (docs/MESSAGE_LOG.md).

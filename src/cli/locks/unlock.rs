@@ -46,6 +46,18 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
         let audit = ctx.paths.relative(&audit_path).display();
         match how {
             Released::Removed(_) => s.push_str(&format!("Lock released on: {typed}\n")),
+            Released::Left(rest) => {
+                let others: Vec<String> = rest
+                    .record
+                    .holds()
+                    .into_iter()
+                    .map(|h| shown(&h.agent_id))
+                    .collect();
+                s.push_str(&format!(
+                    "Lock released on: {typed}\n  Still shared by: {}\n",
+                    others.join(", ")
+                ));
+            }
             Released::NotLocked => s.push_str(&format!("No lock on: {typed} (nothing to release)\n")),
             Released::Forced(held) => s.push_str(&format!(
                 "Lock released on: {typed}\n  Forced: it was held by {} for {}{} (recorded in {audit})\n",
