@@ -3,10 +3,15 @@
 //! finds them, carries messages between them, hands out file locks and
 //! makes sure important messages are acknowledged.
 //!
-//! Layers, top to bottom (data never flows back up): `cli` (arguments to a
-//! checked plan, printing), the operations (`discovery`, `launch`, ...),
-//! `store` (project root and state files) and `tmux` (the only code that
-//! spawns tmux). Nothing below `cli` prints.
+//! Layers, top to bottom (data never flows back up; docs/ARCHITECTURE.md
+//! has the map): `cli` (arguments to a checked plan, printing); the front
+//! doors and loops (`monitor`, `dashboard`, `mcp`, `watcher`, `setup`);
+//! `backend` (one implementation of every store trait, and the operator
+//! every front door acts with); the operations (`messaging`, `notify`,
+//! `log`, `attention`, `agents`, `acks`, `locks`, `a2a`, `config`, ...);
+//! the seams `store` (the only code touching state files) and `tmux` (the
+//! only code that spawns tmux); `domain` and `support` at the bottom.
+//! Nothing below `cli` prints.
 
 // Items are `pub(crate)` unless the list at the end exports them.
 #![warn(unreachable_pub)]
