@@ -10,6 +10,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use sha2::{Digest, Sha256};
 
 use crate::attention::event::DialogOption;
 use crate::support::sanitize;
@@ -129,6 +130,26 @@ impl Dialog {
                 times: from - at,
             }
         }
+    }
+
+    /// A short name for what this dialog asks: the same for two reads of
+    /// one dialog (wherever the highlight is), different once the
+    /// question, its context or its options change. A person answering
+    /// from afar sends it back, so that an answer meant for one dialog is
+    /// never typed into the next.
+    pub(crate) fn fingerprint(&self) -> String {
+        let mut hash = Sha256::new();
+        for part in std::iter::once(&self.question).chain(&self.context) {
+            hash.update(part.as_bytes());
+            hash.update(b"\n");
+        }
+        for o in &self.options {
+            hash.update(format!("{}. {}\n", o.number, o.label).as_bytes());
+        }
+        hash.finalize()[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// `1. Yes, 2. No` for messages.
@@ -466,6 +487,23 @@ mod tests {
         assert!(
             e.contains("no option 7") && e.contains("1. Allow once"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_fingerprint_names_the_dialog_not_its_highlight() {
+        let d = read(CLAUDE).expect("test value");
+        let moved =
+            read(&CLAUDE.replace(" ❯ 1. Yes\n   2.", "   1. Yes\n ❯ 2.")).expect("test value");
+        assert!(moved.options[1].highlighted);
+        assert_eq!(d.fingerprint(), moved.fingerprint());
+        assert_eq!(d.fingerprint().len(), 16);
+        let other =
+            read(&CLAUDE.replace("canary-claude-x", "canary-claude-y")).expect("test value");
+        assert_ne!(d.fingerprint(), other.fingerprint());
+        assert_ne!(
+            d.fingerprint(),
+            read(CLAUDE_NO_FIRST).expect("test value").fingerprint()
         );
     }
 
