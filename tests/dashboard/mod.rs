@@ -4,6 +4,7 @@
 
 mod actions;
 mod api;
+mod attention;
 mod browser;
 mod command;
 mod security;
