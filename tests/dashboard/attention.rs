@@ -248,10 +248,10 @@ fn answers_are_checked_before_anything_is_typed() {
 }
 
 /// `swarm watch` in the foreground, killed when dropped.
-struct Watch(Child);
+pub(super) struct Watch(Child);
 
 impl Watch {
-    fn start(project: &Project, server: &TmuxServer) -> Watch {
+    pub(super) fn start(project: &Project, server: &TmuxServer) -> Watch {
         let child = swarm_process(project, Some(server))
             .args(["watch", "--interval", "3600"])
             .stdout(Stdio::null())
@@ -270,13 +270,13 @@ impl Drop for Watch {
 }
 
 /// Types `text` into `pane` and presses Enter.
-fn submit(server: &TmuxServer, pane: &str, text: &str) {
+pub(super) fn submit(server: &TmuxServer, pane: &str, text: &str) {
     server.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
     server.tmux(&["send-keys", "-t", pane, "Enter"]);
 }
 
 /// The answers the demo agent recorded.
-fn answers(record: &std::path::Path) -> Vec<String> {
+pub(super) fn answers(record: &std::path::Path) -> Vec<String> {
     records(record)
         .into_iter()
         .filter_map(|r| r.get("answer").and_then(Value::as_str).map(str::to_owned))
