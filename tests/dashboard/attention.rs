@@ -283,15 +283,55 @@ pub(super) fn answers(record: &std::path::Path) -> Vec<String> {
         .collect()
 }
 
+/// One demo agent, registered, its project's watcher running, and the
+/// dashboard serving it.
+pub(super) struct Watched {
+    /// The dashboard (stopped first when dropped).
+    pub dash: Dashboard,
+    /// The watcher.
+    pub watch: Watch,
+    /// The agent's pane.
+    pub pane: String,
+    /// The agent's record file.
+    pub record: std::path::PathBuf,
+    /// The project.
+    pub project: Project,
+    /// The tmux server.
+    pub server: TmuxServer,
+}
+
+impl Watched {
+    pub(super) fn start() -> Watched {
+        let server = TmuxServer::start();
+        let project = Project::new();
+        let record = project.file("rec.jsonl");
+        let pane = server.demo_agent(&project.path(), &record);
+        swarm(&project, &server).arg("discover").assert().success();
+        let watch = Watch::start(&project, &server);
+        let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+        Watched {
+            dash,
+            watch,
+            pane,
+            record,
+            project,
+            server,
+        }
+    }
+}
+
 #[test]
 fn a_dialog_the_watcher_raised_is_answered_from_the_api() {
-    let server = TmuxServer::start();
-    let project = Project::new();
-    let record = project.file("rec.jsonl");
-    let pane = server.demo_agent(&project.path(), &record);
-    swarm(&project, &server).arg("discover").assert().success();
-    let _watch = Watch::start(&project, &server);
-    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    // Bound in this order, they go the other way: the dashboard first,
+    // the tmux server last.
+    let Watched {
+        server,
+        project,
+        record,
+        pane,
+        watch: _watch,
+        dash,
+    } = Watched::start();
 
     // No dialog open: nothing to answer, nothing typed.
     let reply = dash.act(

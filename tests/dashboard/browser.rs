@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::harness::{Project, TmuxServer, swarm, swarm_bin, wait_for, wait_for_records};
 
-use super::attention::{Watch, answers, submit};
+use super::attention::{Watch, Watched, answers, submit};
 use super::{Dashboard, populated_project};
 
 /// The `chromium` binary; fails the test (never skips it) when missing.
@@ -462,13 +462,14 @@ fn tap_option(page: &BrowserTab, option: &str) {
 /// a dialog without numbers is answered by its label's position.
 #[test]
 fn on_a_phone_a_waiting_dialog_is_answered_with_one_tap() {
-    let server = TmuxServer::start();
-    let project = Project::new();
-    let record = project.file("rec.jsonl");
-    let pane = server.demo_agent(&project.path(), &record);
-    swarm(&project, &server).arg("discover").assert().success();
-    let _watch = Watch::start(&project, &server);
-    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let Watched {
+        server,
+        project: _project,
+        record,
+        pane,
+        watch: _watch,
+        dash,
+    } = Watched::start();
     let chrome = Chromium::start();
     let page = chrome.tab();
     page.as_phone();
