@@ -629,9 +629,9 @@
     return buttons;
   }
 
-  // Answers the card's dialog: the buttons stay off until another dialog
-  // shows (or the answer is refused), so a second tap never answers the
-  // next dialog unseen; the server also types nothing unless the dialog
+  // Answers the card's dialog: once it closed, the buttons stay off
+  // until another dialog shows, so a second tap never answers the next
+  // dialog unseen; the server also types nothing unless the dialog
   // on screen is the one shown (its fingerprint).
   function answer(card, choice) {
     card.busy = true;
@@ -643,6 +643,8 @@
         if (r.ok) {
           show(card.outcome, 'Answered: ' + text(r.body.picked) +
             (r.body.closed ? '. The dialog closed.' : '. The dialog is still on its screen.'), true);
+          // The same dialog still there may be answered again.
+          card.busy = !!r.body.closed;
         } else {
           show(card.outcome, refusal(r), false);
           card.busy = false;
