@@ -52,6 +52,8 @@ pub use acks::{PendingEntry, marker as ack_marker};
 pub use agents::demo_agent::InputParser;
 pub use agents::launch::find_on_path;
 pub use agents::registry::{AgentRecord, AgentStatus, Registry};
+pub use attention::episodes::episode_store::OpenEpisode;
+pub use attention::event::EventKind;
 pub use config::load_file as load_config_file;
 pub use domain::message::BUILTIN_TYPES;
 pub use domain::validate::agent_id as validate_agent_id;
@@ -60,7 +62,7 @@ pub use locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
 pub use log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
-pub use monitor::{MonitorState, render};
+pub use monitor::{AgentScreen, MonitorState, ScreenDialog, render};
 pub use snapshot::LockView;
 pub use store::{Paths, StateDir};
 pub use support::json::{Layout, to_vec};
