@@ -273,13 +273,14 @@ fn config_show_never_prints_the_webhook_url() {
             );
         }
     }
-    // Nor does an error about it.
+    // Nor does the warning about a bad one (config show goes on with the
+    // defaults when the config has a problem).
     let out = swarm_outside_tmux(&project)
         .args(["config", "show"])
         .env("SWARM_NOTIFY_WEBHOOK", "ftp://ntfy.sh/my-secret-topic")
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(0));
     assert!(
         stderr(&out).contains("\"ftp://ntfy.sh/…\""),
         "{}",

@@ -425,7 +425,7 @@ mod tests {
         let paths = Paths::new(dir.path());
         let store = FileAcks::new(&paths);
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
-        let due = paths.swarm_dir().join("ack_due");
+        let due = paths.ack_due();
         fs::remove_file(&due).expect("remove");
         let made = std::process::Command::new("mkfifo")
             .arg(&due)

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::error::{ConfigError, Place, Problem};
+use super::keys::{KEYS, Key, SECTIONS};
 use super::model::Config;
-use super::schema::{self, KEYS, Key, SECTIONS};
+use super::schema;
 use super::tree::{self, Parsed};
 
 /// File names searched in each directory, in order.

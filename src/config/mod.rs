@@ -8,6 +8,7 @@
 //! environment, and are never shown whole.
 
 mod error;
+pub(crate) mod keys;
 mod load;
 mod model;
 pub(crate) mod profile;

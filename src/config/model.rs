@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::schema::NOTIFY_EVENTS;
+use super::keys::NOTIFY_EVENTS;
 
 /// Agent programs recognised when the config names none.
 pub(crate) const DEFAULT_AGENT_COMMANDS: [&str; 5] =

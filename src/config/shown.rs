@@ -6,8 +6,8 @@ use serde_json::Value;
 
 use crate::domain::validate;
 
+use super::keys::{KEYS, Kind};
 use super::model::Config;
-use super::schema::{KEYS, Kind};
 
 /// The config as `config show` prints it: the store URL without its
 /// password, a webhook URL as its scheme and host

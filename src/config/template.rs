@@ -7,9 +7,9 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::error::ConfigError;
+use super::keys::{KEYS, Key, SECTIONS};
 use super::load::Format;
 use super::model::Config;
-use super::schema::{KEYS, Key, SECTIONS};
 
 const HEADER: &str = "\
 swarm configuration: every key with its default. Unknown keys are errors.

@@ -57,7 +57,7 @@ fn the_key_table_matches_the_config_type() {
             None => from_type.push(name.clone()),
         }
     }
-    let from_table: Vec<String> = schema::KEYS.iter().map(|k| k.path()).collect();
+    let from_table: Vec<String> = keys::KEYS.iter().map(|k| k.path()).collect();
     let mut a = from_type.clone();
     let mut b = from_table.clone();
     a.sort();
@@ -70,7 +70,7 @@ fn templates_hold_every_key_and_load_as_the_defaults() {
     let dir = tempfile::tempdir().expect("tempdir");
     for (name, format) in [("t.toml", Format::Toml), ("t.yaml", Format::Yaml)] {
         let text = template(format);
-        for key in schema::KEYS {
+        for key in keys::KEYS {
             assert!(text.contains(key.name), "{name} lacks {}", key.path());
         }
         let path = write(dir.path(), name, &text);
@@ -274,7 +274,7 @@ fn search_prefers_yaml_and_walks_up() {
 #[test]
 fn the_readme_lists_every_key() {
     let readme = include_str!("../../README.md");
-    for key in schema::KEYS {
+    for key in keys::KEYS {
         assert!(
             readme.contains(&format!("| `{}` |", key.path())),
             "README.md's config table lacks {}",
@@ -302,7 +302,7 @@ fn notify_and_feed_defaults() {
     assert!(!c.notify.desktop);
     assert_eq!(c.notify.webhook, None);
     assert_eq!(c.notify.command, None);
-    assert_eq!(c.notify.events, schema::NOTIFY_EVENTS);
+    assert_eq!(c.notify.events, keys::NOTIFY_EVENTS);
     assert_eq!(c.notify.throttle_seconds, 60);
     assert_eq!(c.notify.stuck_after, 600);
     assert_eq!(c.feed.rotate_bytes, 4 * 1024 * 1024);

@@ -151,12 +151,7 @@ pub(crate) fn lock<'a>(
             "the registry has no tmux pane id for this agent (run `swarm discover`)",
         ));
     };
-    let lock_file = StateFile::new(
-        paths
-            .swarm_dir()
-            .join("delivery")
-            .join(format!("pane-{}", pane.number())),
-    );
+    let lock_file = StateFile::new(paths.delivery_lock(pane.number()));
     let lock = lock_file
         .lock_only(settings.lock_timeout)
         .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;

@@ -78,7 +78,7 @@ impl fmt::Debug for NotifySettings {
 mod tests {
     use super::*;
     use crate::attention::event::ATTENTION_KINDS;
-    use crate::config::schema::NOTIFY_EVENTS;
+    use crate::config::keys::NOTIFY_EVENTS;
 
     #[test]
     fn the_config_names_exactly_the_attention_kinds() {

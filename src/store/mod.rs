@@ -20,6 +20,7 @@ pub(crate) use error::StoreError;
 pub(crate) use foreign_document::ForeignDocument;
 pub(crate) use log_files::{FileStat, LogFiles, ReadMeter, read_at};
 pub use paths::Paths;
+pub(crate) use paths::a2a_names;
 pub(crate) use presence_lock::{PresenceLock, Present};
 pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;

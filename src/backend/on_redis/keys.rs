@@ -38,7 +38,8 @@ impl Keys {
 
     /// `locks`, a hash: one field per lock, the normalised path or pattern
     /// -> the lock as JSON (`agent_id`, `filepath`, `locked_at`, `reason`,
-    /// `fence`, `host`).
+    /// `fence`, `host`; `expires_at` for a lease, `shared` and `sharers`
+    /// for a shared lock).
     pub(crate) fn locks(&self) -> String {
         self.key("locks")
     }
@@ -48,8 +49,9 @@ impl Keys {
         self.key("fence")
     }
 
-    /// `audit`, a stream: forced unlocks, stale takeovers and cleanups, one
-    /// JSON event per entry, written in the transaction of the change.
+    /// `audit`, a stream: forced unlocks, stale takeovers, cleanups, ended
+    /// and renewed leases, one JSON event per entry, written in the
+    /// transaction of the change.
     pub(crate) fn audit(&self) -> String {
         self.key("audit")
     }

@@ -323,10 +323,15 @@ fn attach_command(server: &Server, session: &str) -> String {
 /// How often readiness is looked at.
 const READY_POLL: Duration = Duration::from_millis(100);
 
+/// How long a pane may show its shell before its agent starts.
+const SHELL_GRACE: Duration = Duration::from_secs(3);
+
 /// Waits until every launched agent's screen reads as a known state (its
 /// prompt drawn, or a dialog it opened at start), at most `timeout`;
 /// returns the ids of those still starting. Agents whose profile does not
-/// read screens are ready once their program runs.
+/// read screens are ready once their program runs; a pane that runs no
+/// agent at all (`--cmd` with some other program) is not waited for, nor
+/// one whose shell is still in front after a few seconds.
 fn wait_until_ready(
     ctx: &Context,
     launched: &launch::Launched,
@@ -334,7 +339,8 @@ fn wait_until_ready(
 ) -> Result<Vec<String>> {
     let matcher = ctx.matcher()?;
     let profiles = ctx.profiles()?;
-    let deadline = Instant::now() + timeout;
+    let started = Instant::now();
+    let deadline = started + timeout;
     loop {
         let registry = &launched.discovery.registry;
         let records: Vec<_> = launched
@@ -346,7 +352,12 @@ fn wait_until_ready(
         let starting: Vec<String> = records
             .iter()
             .zip(&states)
-            .filter(|(_, s)| matches!(s.state.as_str(), "unknown" | "shell" | "other" | "gone"))
+            .filter(|(_, s)| match s.state.as_str() {
+                "unknown" => true,
+                // The pane's shell before it execs the agent.
+                "shell" => started.elapsed() < SHELL_GRACE,
+                _ => false,
+            })
             .map(|(a, _)| a.id.to_string())
             .collect();
         if starting.is_empty() || Instant::now() >= deadline {

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use crate::config::{self, LoadedConfig, Origin, schema};
+use crate::config::{self, LoadedConfig, Origin};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
@@ -134,7 +134,7 @@ fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
         let pad = width.saturating_sub(kv.chars().count());
         s.push_str(&format!("  {kv}{}  {origin}\n", " ".repeat(pad)));
     }
-    debug_assert_eq!(rows.len(), schema::KEYS.len());
+    debug_assert_eq!(rows.len(), config::keys::KEYS.len());
     s
 }
 
