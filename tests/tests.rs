@@ -33,4 +33,5 @@ mod notify;
 mod old_tmux;
 mod redis_backend;
 mod setup;
+mod store_tls;
 mod tmux_seam;

@@ -74,7 +74,8 @@ impl StoreSettings {
                     ),
                 };
                 let timeout = Duration::from_millis(u64::from(config.timeout_ms));
-                StoreLocation::Redis(RedisTarget::new(&url, &name, timeout))
+                let ca = config.tls_ca_file.as_ref().map(|f| root.join(f));
+                StoreLocation::Redis(RedisTarget::new(&url, &name, timeout).with_tls_ca_file(ca))
             }
         };
         Ok(StoreSettings { location, host })

@@ -64,6 +64,8 @@ pub(crate) enum Kind {
     OptList(ListKind),
     /// An existing directory, or unset.
     OptDir,
+    /// An existing file, or unset.
+    OptFile,
     /// A name that could be an agent id (`validate::agent_id`).
     AgentName,
     /// One of the listed words.
@@ -455,6 +457,13 @@ pub(crate) const KEYS: &[Key] = &[
         },
         doc: "How long a command waits for the server before it fails, in milliseconds (100-30000).",
         example: None,
+    },
+    Key {
+        section: "store",
+        name: "tls_ca_file",
+        kind: Kind::OptFile,
+        doc: "A PEM file of certificate authorities trusted for a rediss:// server besides the system's (a server whose certificate your own CA signed); absolute, or relative to the project root.",
+        example: Some("\"/etc/swarm/redis-ca.pem\""),
     },
     Key {
         section: "notify",

@@ -318,6 +318,7 @@ fn parse_file(
     let mut parsed = parsed;
     if role == Role::Project {
         warnings.extend(take_secrets(path, &mut parsed));
+        warnings.extend(store_password(path, &parsed));
     }
     let mut found: Vec<Problem> = parsed
         .unsupported
@@ -373,6 +374,34 @@ fn take_secrets(path: &Path, parsed: &mut Parsed) -> Vec<String> {
         warnings.push(warning.to_string());
     }
     warnings
+}
+
+/// A warning when a project's file gives the store's URL with a password
+/// in it: the URL is still used (the swarm would stop otherwise), but such
+/// files are committed and shared, so the person is told where it belongs.
+fn store_password(path: &Path, parsed: &Parsed) -> Option<String> {
+    let url = parsed.value.get("store")?.get("url")?.as_str()?;
+    let (_, rest) = url.split_once("://")?;
+    let authority = &rest[..rest.find('/').unwrap_or(rest.len())];
+    let (userinfo, _) = authority.rsplit_once('@')?;
+    let (_, password) = userinfo.split_once(':')?;
+    if password.is_empty() {
+        return None;
+    }
+    let warning = Problem {
+        place: Place::File {
+            path: path.to_owned(),
+            line: parsed.line_of("store.url"),
+        },
+        key: "store.url".into(),
+        message: format!(
+            "holds a password, which anyone who can read the project can read \
+             (project files are often committed); set $SWARM_STORE_URL or put [store] \
+             url in your own file, $XDG_CONFIG_HOME/{USER_CONFIG_FILE} (else \
+             ~/.config/{USER_CONFIG_FILE})"
+        ),
+    };
+    Some(warning.to_string())
 }
 
 /// The valid overrides among `env`, as `(key, variable, value)`; problems

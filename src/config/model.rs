@@ -201,6 +201,9 @@ pub struct StoreConfig {
     /// How long a command waits for the server before it fails
     /// (100..=30000 ms).
     pub timeout_ms: u32,
+    /// Certificate authorities (PEM) trusted for a `rediss://` server
+    /// besides the system's.
+    pub tls_ca_file: Option<String>,
 }
 
 /// `[notify]`: telling the person that an agent needs them, in tmux and
@@ -307,6 +310,7 @@ impl Default for StoreConfig {
             name: None,
             host: None,
             timeout_ms: 2000,
+            tls_ca_file: None,
         }
     }
 }

@@ -103,6 +103,7 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             Kind::OptInt { .. }
             | Kind::OptList(_)
             | Kind::OptDir
+            | Kind::OptFile
             | Kind::OptUrl
             | Kind::OptName
             | Kind::SecretUrl
@@ -184,6 +185,18 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             }
         }
         (Kind::OptDir, v) => one(format!("expected a directory path, got {}", describe(v))),
+        (Kind::OptFile, Value::String(s)) => {
+            if s.trim().is_empty() {
+                one("cannot be empty (leave it out instead)".into())
+            } else if Path::new(s).is_absolute() && !Path::new(s).is_file() {
+                // A relative path is the project root's, which this check
+                // does not know: the store names it when it cannot read it.
+                one(format!("{s} is not an existing file"))
+            } else {
+                Vec::new()
+            }
+        }
+        (Kind::OptFile, v) => one(format!("expected a file path, got {}", describe(v))),
     }
 }
 
@@ -385,6 +398,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
         Kind::OptInt { .. }
         | Kind::OptList(_)
         | Kind::OptDir
+        | Kind::OptFile
         | Kind::OptUrl
         | Kind::OptName
         | Kind::SecretUrl
@@ -401,9 +415,11 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
                 "expected true or false (or 1/0, yes/no, on/off), got {raw:?}"
             )),
         },
-        Kind::Text { .. } | Kind::OptDir | Kind::AgentName | Kind::SecretCommand { .. } => {
-            Ok(Value::String(raw.to_owned()))
-        }
+        Kind::Text { .. }
+        | Kind::OptDir
+        | Kind::OptFile
+        | Kind::AgentName
+        | Kind::SecretCommand { .. } => Ok(Value::String(raw.to_owned())),
         Kind::OptUrl | Kind::OptName | Kind::Choice(_) | Kind::SecretUrl => {
             Ok(Value::String(t.to_owned()))
         }

@@ -3,6 +3,7 @@
 //! configured timeout for the server, then fails with
 //! `StoreError::Unreachable` (exit code 8) before it has changed anything.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use redis::{ErrorKind, RedisError};
@@ -21,6 +22,9 @@ pub(crate) struct RedisTarget {
     name: String,
     /// How long one command waits for the server.
     timeout: Duration,
+    /// Certificate authorities trusted for `rediss://` besides the
+    /// system's (`store.tls_ca_file`).
+    tls_ca_file: Option<PathBuf>,
 }
 
 impl RedisTarget {
@@ -30,7 +34,15 @@ impl RedisTarget {
             url: url.to_owned(),
             name: name.to_owned(),
             timeout,
+            tls_ca_file: None,
         }
+    }
+
+    /// The same target, trusting the authorities in `file` (PEM) as well
+    /// as the system's for a `rediss://` server.
+    pub(crate) fn with_tls_ca_file(mut self, file: Option<PathBuf>) -> RedisTarget {
+        self.tls_ca_file = file;
+        self
     }
 
     /// The URL with any password replaced, for messages.
@@ -56,7 +68,7 @@ impl RedisTarget {
     /// Opens a connection, failing within the timeout when the server
     /// does not answer.
     pub(crate) fn connect(&self) -> Result<Redis, StoreError> {
-        let client = redis::Client::open(self.url.as_str()).map_err(|e| self.error(e))?;
+        let client = self.client()?;
         let conn = client
             .get_connection_with_timeout(self.timeout)
             .map_err(|e| self.error(e))?;
@@ -69,6 +81,27 @@ impl RedisTarget {
             keys: self.keys(),
             target: self.clone(),
         })
+    }
+
+    /// A client for the URL: over TLS with the configured authorities
+    /// added when there are some, else as the URL says (a `rediss://`
+    /// server is then verified against the system's roots alone).
+    fn client(&self) -> Result<redis::Client, StoreError> {
+        let tls = self.url.starts_with("rediss://");
+        match &self.tls_ca_file {
+            Some(file) if tls => {
+                let roots = super::tls::bundle(file).map_err(|detail| StoreError::Unreachable {
+                    url: self.shown_url(),
+                    detail,
+                })?;
+                let certs = redis::TlsCertificates {
+                    client_tls: None,
+                    root_cert: Some(roots),
+                };
+                redis::Client::build_with_tls(self.url.as_str(), certs).map_err(|e| self.error(e))
+            }
+            _ => redis::Client::open(self.url.as_str()).map_err(|e| self.error(e)),
+        }
     }
 
     /// The store error for a failed call: no answer (refused, timed out,

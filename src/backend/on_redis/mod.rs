@@ -16,6 +16,7 @@ mod registry;
 mod relay;
 #[cfg(test)]
 mod test_server;
+mod tls;
 
 pub(crate) use a2a::RedisA2a;
 pub(crate) use acks::RedisAcks;
