@@ -835,3 +835,106 @@ fn shared_locks_and_leases_keep_their_rules_across_hosts() {
     // Nothing reached either checkout's lock files.
     assert!(no_lock_files(&a) && no_lock_files(&b));
 }
+
+/// The delivery records (`event: delivery`) in the swarm `shared`'s log
+/// on `server` whose note names host `from`, as (message id, recipients).
+fn deliveries_from(server: &RedisServer, from: &str) -> Vec<(String, Vec<String>)> {
+    let mut c = server.connection();
+    let entries: Vec<(String, Vec<(String, String)>)> = redis::cmd("XRANGE")
+        .arg("{swarm:shared}:log")
+        .arg("-")
+        .arg("+")
+        .query(&mut c)
+        .expect("XRANGE");
+    entries
+        .into_iter()
+        .flat_map(|(_, fields)| fields)
+        .filter_map(|(_, line)| serde_json::from_str::<serde_json::Value>(&line).ok())
+        .filter(|r| {
+            r["event"] == "delivery"
+                && r["note"]
+                    .as_str()
+                    .is_some_and(|n| n.contains(&format!("from host {from}")))
+        })
+        .map(|r| {
+            let who = r["outcomes"]
+                .as_object()
+                .map(|o| o.keys().cloned().collect())
+                .unwrap_or_default();
+            (r["msg_id"].as_str().unwrap_or_default().to_owned(), who)
+        })
+        .collect()
+}
+
+#[test]
+fn a_broadcast_s_share_for_another_host_goes_in_there_as_one_fan_out() {
+    let server = RedisServer::start();
+    let (tmux_a, tmux_b) = (TmuxServer::start(), TmuxServer::start());
+    let (a, b) = (Project::new(), Project::new());
+    let rec_a = a.file("rec.jsonl");
+    tmux_a.demo_agent(&a.path(), &rec_a);
+    let recs: Vec<_> = (0..3).map(|i| b.file(&format!("rec-{i}.jsonl"))).collect();
+    for r in &recs {
+        tmux_b.demo_agent(&b.path(), r);
+    }
+    let out = on_tmux(&a, &server, &tmux_a, "host-a", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let out = on_tmux(&b, &server, &tmux_b, "host-b", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+
+    // Sent on A while no watcher runs on B: all three wait for B.
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["broadcast", "INFO", "to everyone", "--from", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    assert!(recs.iter().all(|r| records(r).is_empty()));
+
+    // Two watchers on B: each agent gets it once, and B typed the three
+    // in one go (one delivery record with the three outcomes), not one
+    // after another.
+    let _w1 = Watcher::start(&b, &server, &tmux_b, "host-b");
+    let _w2 = Watcher::start(&b, &server, &tmux_b, "host-b");
+    for r in &recs {
+        let got = wait_for_records(r, 1);
+        assert!(
+            got[0]["text"]
+                .as_str()
+                .expect("text")
+                .ends_with("[INFO]: to everyone"),
+            "{got:?}"
+        );
+    }
+    let records_from_a = wait_for("B's outcomes in the shared log", || {
+        let d = deliveries_from(&server, "host-a");
+        (d.iter().map(|(_, who)| who.len()).sum::<usize>() >= 3).then_some(d)
+    });
+    assert_eq!(records_from_a.len(), 1, "{records_from_a:?}");
+    let mut who = records_from_a[0].1.clone();
+    who.sort();
+    assert_eq!(who, ["agent-1", "agent-2", "agent-3"]);
+
+    // Nothing more comes: a marker message after it is each one's second.
+    let out = on_tmux(
+        &a,
+        &server,
+        &tmux_a,
+        "host-a",
+        &["broadcast", "INFO", "marker", "--from", "agent-0"],
+    );
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    for r in &recs {
+        let got = wait_for_records(r, 2);
+        assert!(
+            got[1]["text"]
+                .as_str()
+                .expect("text")
+                .ends_with("[INFO]: marker")
+        );
+        assert_eq!(records(r).len(), 2, "each exactly once");
+    }
+    assert!(records(&rec_a).is_empty(), "nothing typed on host A");
+}

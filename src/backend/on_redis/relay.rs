@@ -24,8 +24,11 @@ use super::conn::{Redis, RedisTarget};
 /// The consumer group of every host's stream.
 const GROUP: &str = "watchers";
 
-/// Deliveries taken per call.
-const BATCH: usize = 16;
+/// Deliveries taken per call: enough for a host's whole share of a
+/// broadcast (a hundred agents over a few hosts), which the taker types in
+/// as one fan-out; what is taken and not yet done goes to another taker
+/// only after `RECLAIM_AFTER`.
+const BATCH: usize = 256;
 
 /// How long the mark of a waiting delivery lives at most (a week): a
 /// host that stays away longer gets a second copy of a redelivery.

@@ -64,7 +64,10 @@ impl Messenger<'_> {
     /// Types the deliveries this host took from the relay into their
     /// panes, records each outcome in the log, and only then marks them
     /// done, so that a crash in between leaves them to be taken again.
-    /// Returns (recipient, message id, outcome) for each.
+    /// The deliveries of one message (a broadcast's share for this host)
+    /// go in together, as a local broadcast does: screens read in one
+    /// look, pastes started together. Returns (recipient, message id,
+    /// outcome) for each.
     pub(crate) fn deliver_taken(
         &self,
         registry: &Registry,
@@ -76,12 +79,12 @@ impl Messenger<'_> {
         let mut done = Vec::new();
         let mut warnings = Vec::new();
         let mut finished = Vec::new();
-        for t in taken {
-            match self.deliver_one_taken(registry, &t) {
-                Ok((outcome, more)) => {
+        for group in same_delivery(taken) {
+            match self.deliver_group(registry, &group) {
+                Ok((outcomes, more)) => {
                     warnings.extend(more);
-                    done.extend(outcome);
-                    finished.push(t);
+                    done.extend(outcomes);
+                    finished.extend(group);
                 }
                 Err(e) => {
                     // What went in is marked done before the error is
@@ -95,58 +98,105 @@ impl Messenger<'_> {
         Ok((done, warnings))
     }
 
-    /// One delivery taken from the relay: typed in and its outcome logged.
-    fn deliver_one_taken(
+    /// Deliveries taken from the relay that carry one message with one
+    /// text: typed into the recipients whose panes are here in one go,
+    /// the others (moved to another host, or gone) recorded as waiting.
+    fn deliver_group(
         &self,
         registry: &Registry,
-        t: &Taken,
-    ) -> Result<(Option<RelayedOne>, Vec<String>)> {
+        group: &[Taken],
+    ) -> Result<(Relayed, Vec<String>)> {
         let mut warnings = Vec::new();
-        let Some(h) = &t.handoff else {
-            warnings.push(format!(
-                "skipped delivery {} handed to this host: it cannot be read",
-                t.id
-            ));
-            return Ok((None, warnings));
+        let mut relayed = Vec::new();
+        let mut here: Vec<AgentRecord> = Vec::new();
+        let mut away: Vec<(String, Outcome)> = Vec::new();
+        let mut first: Option<&Handoff> = None;
+        for t in group {
+            let Some(h) = &t.handoff else {
+                warnings.push(format!(
+                    "skipped delivery {} handed to this host: it cannot be read",
+                    t.id
+                ));
+                continue;
+            };
+            first.get_or_insert(h);
+            match registry
+                .find(&h.agent)
+                .filter(|a| a.status != AgentStatus::Dead)
+            {
+                Some(a) if self.elsewhere(a).is_none() => {
+                    if !here.iter().any(|b| b.id == a.id) {
+                        here.push(a.clone());
+                    }
+                }
+                // It moved to another host meanwhile, or left: recorded
+                // as waiting in its inbox.
+                found => away.push((
+                    h.agent.clone(),
+                    Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                        Some(host) => format!("{} is now on host {host}", h.agent),
+                        None => format!("{} is no longer registered", h.agent),
+                    }),
+                )),
+            }
+        }
+        let Some(h) = first else {
+            return Ok((relayed, warnings));
         };
         let note = Some(h.note.clone().map_or_else(
             || format!("from host {}", h.from),
             |n| format!("{n}, from host {}", h.from),
         ));
-        let outcome = match registry
-            .find(&h.agent)
-            .filter(|a| a.status != AgentStatus::Dead)
-        {
-            Some(a) if self.elsewhere(a).is_none() => {
-                let (outcomes, more) = self.deliver_logged(
-                    &h.msg_id,
-                    std::slice::from_ref(a),
-                    &h.text,
-                    &h.marker,
-                    note,
-                    None,
-                )?;
-                warnings.extend(more);
-                outcomes.into_iter().next().map(|(_, o)| o)
-            }
-            // It moved to another host meanwhile, or left: recorded
-            // as waiting in its inbox.
-            found => {
-                let outcome = Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
-                    Some(host) => format!("{} is now on host {host}", h.agent),
-                    None => format!("{} is no longer registered", h.agent),
-                });
-                warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-                    &h.msg_id,
-                    &[(h.agent.clone(), outcome.clone())],
-                    note,
-                ))])?);
-                Some(outcome)
-            }
-        };
-        Ok((
-            outcome.map(|o| (h.agent.clone(), h.msg_id.clone(), o)),
-            warnings,
-        ))
+        if !here.is_empty() {
+            let (outcomes, more) =
+                self.deliver_logged(&h.msg_id, &here, &h.text, &h.marker, note.clone(), None)?;
+            warnings.extend(more);
+            relayed.extend(
+                outcomes
+                    .into_iter()
+                    .map(|(agent, o)| (agent, h.msg_id.clone(), o)),
+            );
+        }
+        if !away.is_empty() {
+            warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+                &h.msg_id, &away, note,
+            ))])?);
+            relayed.extend(
+                away.into_iter()
+                    .map(|(agent, o)| (agent, h.msg_id.clone(), o)),
+            );
+        }
+        Ok((relayed, warnings))
     }
+}
+
+/// `taken` in groups of one delivery each: consecutive-or-not deliveries
+/// of the same message with the same text, marker and note form one group
+/// (a broadcast's recipients on this host), in the order first taken. A
+/// delivery that cannot be read is a group of its own.
+fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
+    let mut groups: Vec<Vec<Taken>> = Vec::new();
+    for t in taken {
+        let key = |x: &Taken| {
+            x.handoff.as_ref().map(|h| {
+                (
+                    h.msg_id.clone(),
+                    h.text.clone(),
+                    h.marker.clone(),
+                    h.note.clone(),
+                )
+            })
+        };
+        let mine = key(&t);
+        let slot = mine.as_ref().and_then(|k| {
+            groups
+                .iter()
+                .position(|g| g.first().and_then(key).as_ref() == Some(k))
+        });
+        match slot {
+            Some(i) => groups[i].push(t),
+            None => groups.push(vec![t]),
+        }
+    }
+    groups
 }
