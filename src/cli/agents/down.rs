@@ -5,10 +5,11 @@ use clap::Args;
 
 use crate::agents::launch;
 use crate::agents::registry::AgentStatus;
+use crate::agents::sessions::record::RecordedState;
 use crate::error::{Error, Result};
 use crate::locks::{LockEntry, LockKey, Released};
 use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use crate::support::{sanitize, time};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -47,6 +48,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
+    // Kept, not forgotten: `swarm resume` can bring it back.
+    let now = time::utc_iso(time::now());
+    let recorded = ctx.backend()?.sessions.update(&session, &mut |r| {
+        r.state = RecordedState::Stopped;
+        r.stopped_at = Some(now.clone());
+    })?;
     let mut s = format!(
         "Stopped tmux session {}; {} agent{} left the registry, {} remain.\n",
         // It may come from the registry, which other tools write too.
@@ -63,6 +70,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
             if released == 1 { "" } else { "s" },
             holders.join(", "),
             ctx.paths.relative(&audit).display()
+        ));
+    }
+    if recorded {
+        s.push_str(&format!(
+            "Its record is kept: bring it back with `swarm resume {}`.\n",
+            sanitize::one_line(&session)
         ));
     }
     ctx.out.print(&s)?;
