@@ -32,5 +32,6 @@ mod monitor;
 mod notify;
 mod old_tmux;
 mod redis_backend;
+mod resume;
 mod setup;
 mod tmux_seam;
