@@ -479,3 +479,41 @@ fn the_session_record_lives_in_the_redis_store_when_configured() {
     let out = on_redis(&["sessions", "--json"], 0);
     assert_eq!(stdout_json(&out)["sessions"][0]["state"], "running");
 }
+
+#[test]
+fn an_agent_whose_conversation_is_gone_starts_afresh_with_a_new_one() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "lost", "2");
+    run(
+        &project,
+        &server,
+        &["lock", "x.py", "--agent", "agent-1"],
+        0,
+    );
+    let old = conversation(&project, &server, "lost", "agent-1");
+    server.tmux(&["kill-server"]);
+    std::fs::remove_file(&old).expect("remove the conversation");
+
+    let out = run(
+        &project,
+        &server,
+        &["resume", "lost", "--no-attach", "--json"],
+        0,
+    );
+    let report = stdout_json(&out);
+    assert_eq!(report["agents"][0]["resumed"], true, "{report}");
+    assert_eq!(report["agents"][1]["resumed"], false, "{report}");
+    let pane = pane_of(&server, "agent-1").expect("agent-1 back");
+    server.wait_for_screen(&pane, "locks held: x.py");
+    // Its new conversation is recorded, and holds the one message.
+    let new = conversation(&project, &server, "lost", "agent-1");
+    assert_ne!(new, old);
+    wait_for("the summary in the new conversation", || {
+        (received(&new, "swarm resumed session lost") == 1).then_some(())
+    });
+    assert_eq!(
+        holder(&project, &server, "x.py").as_deref(),
+        Some("agent-1")
+    );
+}

@@ -102,6 +102,39 @@ pub(crate) fn resume(
         .iter()
         .map(|a| restart::plan(cx.profiles, a, sole.contains(&a.kind)))
         .collect();
+    start(cx, record, missing, plans)
+}
+
+/// Starts `agents` of `record` afresh, each with a new conversation where
+/// its program takes one: their resume form was tried and their pane
+/// closed at once (the program found no conversation to continue).
+pub(crate) fn start_afresh(
+    cx: &ResumeContext<'_>,
+    record: &SessionRecord,
+    agents: &[&SessionAgent],
+) -> Result<Resumed> {
+    let plans: Vec<Restart> = agents
+        .iter()
+        .map(|a| {
+            let (command, conversation) = restart::fresh(cx.profiles, &a.kind, &a.command);
+            Restart::Fresh {
+                command,
+                conversation,
+                why: format!("{} could not continue its conversation", a.kind),
+            }
+        })
+        .collect();
+    start(cx, record, agents, plans)
+}
+
+/// Opens a pane per agent running its planned command, labelled with its
+/// id, and registers them.
+fn start(
+    cx: &ResumeContext<'_>,
+    record: &SessionRecord,
+    missing: &[&SessionAgent],
+    plans: Vec<Restart>,
+) -> Result<Resumed> {
     let commands: Vec<String> = plans
         .iter()
         .map(|p| match p {

@@ -141,34 +141,44 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
         opts: &opts,
         profiles: &profiles,
     };
-    let resumed = resume::resume(&cx, record, &missing, &sole)?;
+    let mut resumed = resume::resume(&cx, record, &missing, &sole)?;
     for w in &resumed.discovery.warnings {
         ctx.out.warn(w);
     }
-    note_in_record(ctx, record, &resumed)?;
     if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
         ctx.out.warn(&format!(
             "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
         ));
     }
-    let bound: Vec<(PaneId, String)> = resumed
-        .agents
-        .iter()
-        .filter(|a| a.rebound_as.is_none())
-        .filter_map(|a| Some((a.pane.clone()?, a.id.clone())))
-        .collect();
     let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let attaching = !(args.no_attach || args.json || !interactive);
-    let starting = if attaching || args.ready_timeout == 0 {
-        Vec::new()
-    } else {
-        wait_until_ready(
-            ctx,
-            &bound,
-            &resumed.discovery.registry,
-            Duration::from_secs(args.ready_timeout),
-        )?
-    };
+    let mut starting = ready(ctx, args, attaching, &resumed)?;
+    if !attaching && args.ready_timeout > 0 {
+        // A program that finds no conversation to continue exits at once:
+        // its agent starts afresh instead.
+        let live = live_panes(&ctx.tmux, &ctx.paths)?;
+        let failed: Vec<_> = resumed
+            .agents
+            .iter()
+            .filter(|a| matches!(a.how, Restart::Resume(_)) && !live.contains_key(&a.id))
+            .filter_map(|a| record.agent(&a.id))
+            .collect();
+        if !failed.is_empty() {
+            let again = resume::start_afresh(&cx, record, &failed)?;
+            for w in &again.discovery.warnings {
+                ctx.out.warn(w);
+            }
+            starting.extend(ready(ctx, args, attaching, &again)?);
+            for a in again.agents {
+                if let Some(slot) = resumed.agents.iter_mut().find(|x| x.id == a.id) {
+                    *slot = a;
+                }
+            }
+            resumed.discovery = again.discovery;
+        }
+    }
+    note_in_record(ctx, record, &resumed)?;
+    let bound = bound(&resumed);
     let mut registry = resumed.discovery.registry.clone();
     registry
         .agents
@@ -274,6 +284,36 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
     ctx.out.print(&s)?;
     ctx.tmux.attach(&record.name)?;
     Ok(ExitCode::Success)
+}
+
+/// The resumed agents bound to their own ids, with their panes.
+fn bound(resumed: &Resumed) -> Vec<(PaneId, String)> {
+    resumed
+        .agents
+        .iter()
+        .filter(|a| a.rebound_as.is_none())
+        .filter_map(|a| Some((a.pane.clone()?, a.id.clone())))
+        .collect()
+}
+
+/// Waits (unless attaching, or told not to) until the resumed agents have
+/// drawn their prompts or their panes closed; returns those still
+/// starting.
+fn ready(
+    ctx: &Context,
+    args: &ResumeArgs,
+    attaching: bool,
+    resumed: &Resumed,
+) -> Result<Vec<String>> {
+    if attaching || args.ready_timeout == 0 {
+        return Ok(Vec::new());
+    }
+    wait_until_ready(
+        ctx,
+        &bound(resumed),
+        &resumed.discovery.registry,
+        Duration::from_secs(args.ready_timeout),
+    )
 }
 
 /// The session to resume: the one named, else the one recorded session
