@@ -38,7 +38,13 @@ fn launch(project: &Project, server: &TmuxServer, name: &str, n: &str) -> Vec<(S
         ],
         0,
     );
-    let agents: Vec<(String, String)> = stdout_json(&out)["agents"]
+    launched(&out, server)
+}
+
+/// The (id, pane) of each agent a `launch --json` reported, once each has
+/// drawn its prompt.
+fn launched(out: &Output, server: &TmuxServer) -> Vec<(String, String)> {
+    let agents: Vec<(String, String)> = stdout_json(out)["agents"]
         .as_array()
         .expect("agents")
         .iter()
@@ -366,11 +372,7 @@ fn an_agent_that_cannot_resume_starts_afresh_and_is_told_what_it_had() {
         ],
         0,
     );
-    let pane = stdout_json(&out)["agents"][0]["pane"]
-        .as_str()
-        .expect("pane")
-        .to_owned();
-    server.wait_for_screen(&pane, "waiting for messages");
+    launched(&out, &server);
     assert_eq!(
         session(&project, &server, "own")["agents"][0]["kind"],
         "custom"
@@ -455,11 +457,7 @@ fn the_session_record_lives_in_the_redis_store_when_configured() {
         ],
         0,
     );
-    let pane = stdout_json(&out)["agents"][0]["pane"]
-        .as_str()
-        .expect("pane")
-        .to_owned();
-    server.wait_for_screen(&pane, "waiting for messages");
+    launched(&out, &server);
     assert!(!project.file(".swarm/sessions.json").exists());
     let mut conn = redis.connection();
     let stored: Option<String> = redis::cmd("HGET")

@@ -106,27 +106,10 @@ impl SessionStore for FileSessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::sessions::record::{RecordedState, SessionAgent};
+    use crate::agents::sessions::record::{RecordedState, sample};
 
     fn record(name: &str) -> SessionRecord {
-        SessionRecord {
-            name: name.into(),
-            state: RecordedState::Running,
-            layout: "tiled".into(),
-            cwd: "/p".into(),
-            host: None,
-            monitor: false,
-            launched_at: "2026-11-26T10:00:00Z".into(),
-            resumed_at: None,
-            stopped_at: None,
-            agents: vec![SessionAgent {
-                id: "agent-0".into(),
-                kind: "swarm-demo".into(),
-                command: "swarm demo-agent".into(),
-                cwd: "/p".into(),
-                conversation: None,
-            }],
-        }
+        sample(name, "swarm-demo")
     }
 
     #[test]

@@ -111,6 +111,29 @@ impl Liveness {
     }
 }
 
+/// A record for tests: one agent, `agent-0`, of profile `kind`.
+#[cfg(test)]
+pub(crate) fn sample(name: &str, kind: &str) -> SessionRecord {
+    SessionRecord {
+        name: name.into(),
+        state: RecordedState::Running,
+        layout: "tiled".into(),
+        cwd: "/p".into(),
+        host: None,
+        monitor: false,
+        launched_at: "2026-11-26T10:00:00Z".into(),
+        resumed_at: None,
+        stopped_at: None,
+        agents: vec![SessionAgent {
+            id: "agent-0".into(),
+            kind: kind.into(),
+            command: kind.into(),
+            cwd: "/p".into(),
+            conversation: Some("0b8e0c4e-0000-4000-8000-000000000000".into()),
+        }],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,22 +149,9 @@ mod tests {
     #[test]
     fn a_record_reads_back_as_written() {
         let r = SessionRecord {
-            name: "s".into(),
             state: RecordedState::Stopped,
-            layout: "tiled".into(),
-            cwd: "/p".into(),
-            host: None,
-            monitor: false,
-            launched_at: "2026-11-26T10:00:00Z".into(),
-            resumed_at: None,
             stopped_at: Some("2026-11-26T11:00:00Z".into()),
-            agents: vec![SessionAgent {
-                id: "agent-0".into(),
-                kind: "claude".into(),
-                command: "claude".into(),
-                cwd: "/p".into(),
-                conversation: Some("0b8e0c4e-0000-4000-8000-000000000000".into()),
-            }],
+            ..sample("s", "claude")
         };
         let json = serde_json::to_string(&r).expect("json");
         assert!(json.contains("\"state\":\"stopped\""), "{json}");

@@ -94,27 +94,13 @@ impl SessionStore for RedisSessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agents::sessions::record::{RecordedState, SessionAgent};
+    use crate::agents::sessions::record::{RecordedState, sample};
     use crate::backend::on_redis::test_server::TestServer;
 
     fn record(name: &str) -> SessionRecord {
         SessionRecord {
-            name: name.into(),
-            state: RecordedState::Running,
-            layout: "tiled".into(),
-            cwd: "/p".into(),
             host: Some("h1".into()),
-            monitor: false,
-            launched_at: "2026-11-26T10:00:00Z".into(),
-            resumed_at: None,
-            stopped_at: None,
-            agents: vec![SessionAgent {
-                id: "agent-0".into(),
-                kind: "claude".into(),
-                command: "claude".into(),
-                cwd: "/p".into(),
-                conversation: Some("c0".into()),
-            }],
+            ..sample(name, "claude")
         }
     }
 
