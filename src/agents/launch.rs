@@ -147,18 +147,8 @@ pub(crate) fn launch(
     let discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
     // Added last, so that it changes neither the agents' pane order nor
     // their layout; it is no agent, so discovery passes it by.
-    let window = format!("={}:", plan.session);
     let monitor = match &plan.monitor {
-        Some(command) => {
-            match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor")
-            {
-                Ok(pane) => Some(pane),
-                // Every agent pane exited and took the window with it;
-                // the caller reports the vanished panes.
-                Err(TmuxError::TargetNotFound { .. }) => None,
-                Err(e) => return Err(e.into()),
-            }
-        }
+        Some(command) => add_monitor(tmux, paths, &plan.session, command)?,
         None => None,
     };
     let mut agents = Vec::new();
@@ -177,6 +167,23 @@ pub(crate) fn launch(
         discovery,
         monitor,
     })
+}
+
+/// Adds the monitor pane on the right of `session`'s window, running
+/// `command`; `None` when the window is gone (every agent pane exited and
+/// took it with it: the caller reports those).
+pub(crate) fn add_monitor(
+    tmux: &Tmux,
+    paths: &Paths,
+    session: &str,
+    command: &str,
+) -> Result<Option<PaneId>> {
+    let window = format!("={session}:");
+    match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor") {
+        Ok(pane) => Ok(Some(pane)),
+        Err(TmuxError::TargetNotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Opens one pane per command in `session`'s window (creating the

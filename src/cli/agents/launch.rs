@@ -284,6 +284,22 @@ pub(super) fn demo_command(ctx: &Context) -> Result<String> {
     ))
 }
 
+/// The monitor pane's command.
+pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "find the swarm executable for the monitor pane".into(),
+        source,
+    })?;
+    // `exec`: the pane is the monitor, and closes when it quits. The root
+    // is passed on so that the pane shows this project even when it was
+    // given with --root.
+    Ok(format!(
+        "exec {} monitor --root {}",
+        launch::shell_quote(&exe.to_string_lossy()),
+        launch::shell_quote(&ctx.paths.root().to_string_lossy())
+    ))
+}
+
 fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
     let session = match &args.session {
         Some(name) => launch::session_name(name)?,
@@ -316,18 +332,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
         }
     };
     let monitor = if args.monitor {
-        let exe = std::env::current_exe().map_err(|source| Error::Io {
-            what: "find the swarm executable for the monitor pane".into(),
-            source,
-        })?;
-        // `exec`: the pane is the monitor, and closes when it quits. The
-        // root is passed on so that the pane shows this project even when
-        // it was given with --root.
-        Some(format!(
-            "exec {} monitor --root {}",
-            launch::shell_quote(&exe.to_string_lossy()),
-            launch::shell_quote(&ctx.paths.root().to_string_lossy())
-        ))
+        Some(monitor_command(ctx)?)
     } else {
         None
     };

@@ -25,8 +25,9 @@ use crate::support::exit_code::ExitCode;
 use crate::support::{sanitize, time};
 use crate::tmux::PaneId;
 
-use super::launch::{attach_command, stop_command, wait_until_ready};
+use super::launch::{attach_command, monitor_command, stop_command, wait_until_ready};
 use super::sessions::recorded_here;
+use crate::agents::launch;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm resume`.
@@ -142,6 +143,11 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
         profiles: &profiles,
     };
     let mut resumed = resume::resume(&cx, record, &missing, &sole)?;
+    // A session opened anew gets its monitor pane back, last, as launch
+    // added it.
+    if resumed.new_session && record.monitor {
+        launch::add_monitor(&ctx.tmux, &ctx.paths, &record.name, &monitor_command(ctx)?)?;
+    }
     for w in &resumed.discovery.warnings {
         ctx.out.warn(w);
     }
