@@ -163,6 +163,28 @@ fn a_crashed_swarm_comes_back_with_its_ids_lock_and_queued_message_once() {
         0,
     );
 
+    let asked = run(
+        &project,
+        &server,
+        &[
+            "msg",
+            "agent-1",
+            "QUESTION",
+            "answer me",
+            "--ack",
+            "--ack-timeout",
+            "600",
+            "--from",
+            "agent-0",
+            "--json",
+        ],
+        0,
+    );
+    let asked = stdout_json(&asked)["msg_id"]
+        .as_str()
+        .expect("msg_id")
+        .to_owned();
+
     // The tmux server dies under the swarm.
     server.tmux(&["kill-server"]);
     assert_eq!(session(&project, &server, "crew")["state"], "stopped");
@@ -231,6 +253,19 @@ fn a_crashed_swarm_comes_back_with_its_ids_lock_and_queued_message_once() {
     );
     assert_eq!(received(&conv, "sent while down"), 1);
     assert_eq!(received(&conv, "before the crash"), 1);
+    // Its pending acknowledgement carried on, and it can give it.
+    let pending = stdout_json(&run(&project, &server, &["acks", "--json"], 0));
+    assert!(
+        pending
+            .as_array()
+            .expect("pending")
+            .iter()
+            .any(|p| p["msg_id"] == asked.as_str() && p["recipient"] == "agent-1"),
+        "{pending}"
+    );
+    run(&project, &server, &["ack", &asked, "--agent", "agent-1"], 0);
+    let pending = stdout_json(&run(&project, &server, &["acks", "--json"], 0));
+    assert_eq!(pending, serde_json::json!([]));
     assert_eq!(session(&project, &server, "crew")["state"], "running");
 }
 
