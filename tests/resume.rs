@@ -550,3 +550,28 @@ fn an_agent_whose_conversation_is_gone_starts_afresh_with_a_new_one() {
         Some("agent-1")
     );
 }
+
+#[test]
+fn down_after_a_crash_stops_the_session_for_good_and_releases_its_locks() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "gone", "1");
+    run(
+        &project,
+        &server,
+        &["lock", "y.py", "--agent", "agent-0"],
+        0,
+    );
+    server.tmux(&["kill-server"]);
+    run(&project, &server, &["down", "--session", "gone"], 0);
+    assert_eq!(holder(&project, &server, "y.py"), None);
+    assert_eq!(
+        session(&project, &server, "gone")["recorded_state"],
+        "stopped"
+    );
+    // A session that was never recorded is still an error.
+    run(&project, &server, &["down", "--session", "never"], 4);
+    run(&project, &server, &["resume", "gone", "--no-attach"], 0);
+    assert!(pane_of(&server, "agent-0").is_some());
+    assert_eq!(holder(&project, &server, "y.py"), None);
+}

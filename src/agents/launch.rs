@@ -277,6 +277,8 @@ fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
 }
 
 /// Kills the session and refreshes the registry (its agents are gone).
+/// `gone_ok`: a session that no longer exists (its tmux server died) is
+/// no error; the registry is refreshed all the same.
 pub(crate) fn down(
     tmux: &Tmux,
     registry: &dyn RegistryStore,
@@ -284,17 +286,18 @@ pub(crate) fn down(
     matcher: &AgentMatcher,
     opts: &DiscoverOptions,
     session: &str,
+    gone_ok: bool,
 ) -> Result<Discovery> {
-    if !tmux
+    let exists = tmux
         .has_session(session)
-        .or_else(no_server_means_no_session)?
-    {
+        .or_else(no_server_means_no_session)?;
+    if !exists && !gone_ok {
         return Err(Error::NoSession(session.to_owned()));
     }
-    match tmux.kill_session(session) {
+    match exists.then(|| tmux.kill_session(session)) {
         // The server exited with its last session before it answered.
-        Ok(()) | Err(TmuxError::NoServer { .. }) => {}
-        Err(e) => return Err(e.into()),
+        None | Some(Ok(())) | Some(Err(TmuxError::NoServer { .. })) => {}
+        Some(Err(e)) => return Err(e.into()),
     }
     match discovery::refresh(tmux, registry, paths, matcher, opts) {
         // That was the last session: the server exited with it.

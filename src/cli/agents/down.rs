@@ -37,6 +37,10 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     };
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
+    // A session recorded as running whose tmux server died can still be
+    // stopped for good: its record is marked stopped and its agents' locks
+    // released. Stopping it a second time finds nothing to stop.
+    let record = ctx.backend()?.sessions.get(&session)?;
     let found = launch::down(
         &ctx.tmux,
         ctx.backend()?.registry.as_ref(),
@@ -44,6 +48,9 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         &matcher,
         &opts,
         &session,
+        record
+            .as_ref()
+            .is_some_and(|r| r.state == RecordedState::Running),
     )?;
     for w in &found.warnings {
         ctx.out.warn(w);
@@ -62,7 +69,15 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         if found.dropped.len() == 1 { "" } else { "s" },
         found.registry.agents.len()
     );
-    let (released, holders) = release_locks(ctx, &found.dropped)?;
+    // Its recorded agents left too, even those an earlier refresh had
+    // already dropped from the registry.
+    let mut leaving = found.dropped.clone();
+    for a in record.iter().flat_map(|r| &r.agents) {
+        if !leaving.contains(&a.id) && found.registry.find(&a.id).is_none() {
+            leaving.push(a.id.clone());
+        }
+    }
+    let (released, holders) = release_locks(ctx, &leaving)?;
     if released > 0 {
         let audit = ctx.paths.audit_log();
         s.push_str(&format!(
