@@ -32,6 +32,7 @@ mod monitor;
 mod notify;
 mod old_tmux;
 mod redis_backend;
+mod resume;
 mod setup;
 mod store_tls;
 mod tmux_seam;

@@ -266,29 +266,107 @@ struct Answer<'a> {
     answer: &'a str,
 }
 
+/// The conversation the demo agent keeps, as a real agent keeps its own:
+/// every submission appended to `<dir>/<id>.jsonl`, so that it can be
+/// continued after a restart.
+#[derive(Clone, Debug)]
+pub(crate) struct Conversation<'a> {
+    /// The directory of the conversations.
+    pub dir: &'a Path,
+    /// The conversation's id.
+    pub id: &'a str,
+    /// Continue it (it must exist), rather than start it (it must not).
+    pub resume: bool,
+}
+
+impl Conversation<'_> {
+    /// Opens the conversation's file; returns it and how many submissions
+    /// it already holds.
+    fn open(&self) -> io::Result<(File, u64)> {
+        let ok = !self.id.is_empty()
+            && self.id.len() <= 64
+            && self
+                .id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if !ok {
+            return Err(io::Error::other(format!(
+                "invalid conversation id {:?}",
+                self.id
+            )));
+        }
+        let path = self.dir.join(format!("{}.jsonl", self.id));
+        if self.resume {
+            let earlier = std::fs::read(&path).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("no conversation {} to resume ({e})", self.id),
+                )
+            })?;
+            let count = earlier.iter().filter(|b| **b == b'\n').count() as u64;
+            Ok((OpenOptions::new().append(true).open(&path)?, count))
+        } else {
+            std::fs::create_dir_all(self.dir)?;
+            let file = OpenOptions::new()
+                .create_new(true)
+                .append(true)
+                .open(&path)
+                .map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("conversation {} already exists ({e})", self.id),
+                    )
+                })?;
+            Ok((file, 0))
+        }
+    }
+}
+
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
-/// readers never see half a line).
-pub(crate) fn run(record: Option<&Path>, name: &str, drop_enters: u32) -> io::Result<()> {
+/// readers never see half a line); with `conversation`, also to the
+/// conversation's file.
+pub(crate) fn run(
+    record: Option<&Path>,
+    name: &str,
+    drop_enters: u32,
+    conversation: Option<&Conversation<'_>>,
+) -> io::Result<()> {
     let recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
         None => None,
+    };
+    let (transcript, earlier) = match conversation {
+        Some(c) => {
+            let (file, n) = c.open()?;
+            (Some(file), n)
+        }
+        None => (None, 0),
     };
     let _raw = RawTerminal::enable()?;
     let mut out = io::stdout().lock();
     // Bracketed paste on, then the banner: once the banner is on screen,
     // the terminal has also processed the mode switch.
+    let resumed = match conversation {
+        Some(c) if c.resume => format!(
+            "resumed conversation {} ({earlier} earlier submission{})\r\n",
+            c.id,
+            if earlier == 1 { "" } else { "s" }
+        ),
+        _ => String::new(),
+    };
     write!(
         out,
-        "\x1b[?2004h\x1b[2J\x1b[H{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
+        "\x1b[?2004h\x1b[2J\x1b[H{resumed}{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
     )?;
     out.flush()?;
     let mut agent = Demo {
         out: &mut out,
         recorder,
+        transcript,
         parser: InputParser::dropping_enters(drop_enters),
-        count: 0,
+        count: earlier,
         first_byte: None,
         mode: Mode::Ready,
         queue: std::collections::VecDeque::new(),
@@ -343,6 +421,7 @@ impl Question {
 struct Demo<'a, W: Write> {
     out: &'a mut W,
     recorder: Option<File>,
+    transcript: Option<File>,
     parser: InputParser,
     count: u64,
     first_byte: Option<f64>,
@@ -432,6 +511,11 @@ impl<W: Write> Demo<'_, W> {
             pastes,
         };
         self.append(&rec)?;
+        if let Some(file) = self.transcript.as_mut() {
+            let mut line = serde_json::to_vec(&rec).map_err(io::Error::other)?;
+            line.push(b'\n');
+            file.write_all(&line)?;
+        }
         let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
         write!(
             self.out,

@@ -8,7 +8,7 @@ use crate::agents::discovery::{self, DiscoverOptions, Discovery};
 use crate::agents::registry_store::RegistryStore;
 use crate::error::{Error, Result};
 use crate::store::Paths;
-use crate::tmux::{PaneId, SessionSpec, Tmux, TmuxError};
+use crate::tmux::{PaneId, PaneLabel, SessionSpec, Tmux, TmuxError};
 
 /// Most agent panes one `launch` opens.
 pub(crate) const MAX_AGENTS: u8 = 16;
@@ -28,10 +28,9 @@ const SESSION_SIZE: (u16, u16) = (240, 64);
 /// A checked launch request.
 #[derive(Clone, Debug)]
 pub(crate) struct LaunchPlan {
-    /// How many agent panes (1..=16).
-    pub count: u8,
-    /// The shell command each pane runs.
-    pub command: String,
+    /// The shell command each pane runs, one per agent pane (1..=16), in
+    /// pane order.
+    pub commands: Vec<String>,
     /// Session name (validated by `session_name`).
     pub session: String,
     /// One of `LAYOUTS`.
@@ -54,6 +53,8 @@ pub(crate) struct Launched {
     pub agents: Vec<(PaneId, String)>,
     /// Panes whose command exited at once (their pane closed).
     pub vanished: Vec<PaneId>,
+    /// Every agent pane opened, in the order of `LaunchPlan::commands`.
+    pub opened: Vec<PaneId>,
     /// The registry refresh that registered them.
     pub discovery: Discovery,
     /// The monitor pane, when one was asked for.
@@ -134,66 +135,25 @@ pub(crate) fn launch(
         }
         tmux.kill_session(&plan.session)?;
     }
-    let spec = SessionSpec {
-        name: &plan.session,
-        cwd: paths.root(),
-        size: SESSION_SIZE,
-        command: &plan.command,
-    };
-    // A server that is exiting (its last session was just killed) can
-    // still take the connection and then go away: the next try starts a
-    // new server.
-    let mut tries = 0;
-    let first = loop {
-        match tmux.new_session(&spec) {
-            Err(TmuxError::NoServer { .. }) if tries < 3 => tries += 1,
-            other => break other?,
-        }
-    };
-    let window = format!("={}:", plan.session);
-    tmux.set_window_options(
-        &window,
-        &[
-            ("pane-border-status", "top"),
-            (
-                "pane-border-format",
-                " #{?@swarm_agent,#{@swarm_agent},#{pane_title}} ",
-            ),
-        ],
+    let panes = open_panes(
+        tmux,
+        paths,
+        &plan.session,
+        &plan.layout,
+        &plan.commands,
+        None,
+        None,
     )?;
-    let mut panes = vec![first];
-    for _ in 1..plan.count {
-        // Splitting the newest pane keeps pane order = launch order, so
-        // agent-0, agent-1, ... read left to right, top to bottom.
-        let newest = panes[panes.len() - 1].to_string();
-        match tmux.split_window(&newest, paths.root(), &plan.command) {
-            Ok(pane) => panes.push(pane),
-            // The window's panes all exited: nothing left to split.
-            Err(TmuxError::TargetNotFound { .. }) => break,
-            Err(e) => return Err(e.into()),
-        }
-        // Rebalance after every split so the next one has room.
-        let _ = tmux.select_layout(&window, &plan.layout);
-    }
     let discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
     // Added last, so that it changes neither the agents' pane order nor
     // their layout; it is no agent, so discovery passes it by.
     let monitor = match &plan.monitor {
-        Some(command) => {
-            match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor")
-            {
-                Ok(pane) => Some(pane),
-                // Every agent pane exited and took the window with it;
-                // the caller reports the vanished panes.
-                Err(TmuxError::TargetNotFound { .. }) => None,
-                Err(e) => return Err(e.into()),
-            }
-        }
+        Some(command) => add_monitor(tmux, paths, &plan.session, command)?,
         None => None,
     };
     let mut agents = Vec::new();
     let mut vanished = Vec::new();
-    for pane in panes {
+    for pane in panes.iter().cloned() {
         match discovery.registry.find_by_pane(pane.as_str()) {
             Some(a) => agents.push((pane, a.id.to_string())),
             None => vanished.push(pane),
@@ -203,9 +163,110 @@ pub(crate) fn launch(
         session: plan.session.clone(),
         agents,
         vanished,
+        opened: panes,
         discovery,
         monitor,
     })
+}
+
+/// Adds the monitor pane on the right of `session`'s window, running
+/// `command`; `None` when the window is gone (every agent pane exited and
+/// took it with it: the caller reports those).
+pub(crate) fn add_monitor(
+    tmux: &Tmux,
+    paths: &Paths,
+    session: &str,
+    command: &str,
+) -> Result<Option<PaneId>> {
+    let window = format!("={session}:");
+    match tmux.split_full_height(&window, paths.root(), command, MONITOR_PERCENT, "monitor") {
+        Ok(pane) => Ok(Some(pane)),
+        Err(TmuxError::TargetNotFound { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Opens one pane per command in `session`'s window (creating the
+/// session when `into` is `None`, else splitting its pane `into`), in
+/// order, and lays them out. With `labels`, each pane is
+/// labelled with its agent id (`@swarm_agent`, `@swarm_project`) as soon as
+/// it exists, before anything registers it: that is how `resume` gives a
+/// recorded id back to its agent's new pane, and to no other.
+pub(crate) fn open_panes(
+    tmux: &Tmux,
+    paths: &Paths,
+    session: &str,
+    layout: &str,
+    commands: &[String],
+    into: Option<&PaneId>,
+    labels: Option<&[String]>,
+) -> Result<Vec<PaneId>> {
+    let Some((first_command, rest)) = commands.split_first() else {
+        return Ok(Vec::new());
+    };
+    let window = format!("={session}:");
+    let label = |pane: &PaneId, i: usize| -> Result<()> {
+        if let Some(id) = labels.and_then(|ids| ids.get(i)) {
+            tmux.label_panes(&[PaneLabel {
+                pane: pane.clone(),
+                agent: id.clone(),
+                project: paths.fingerprint(),
+            }])?;
+        }
+        Ok(())
+    };
+    let first = match into {
+        None => {
+            let spec = SessionSpec {
+                name: session,
+                cwd: paths.root(),
+                size: SESSION_SIZE,
+                command: first_command,
+            };
+            // A server that is exiting (its last session was just killed)
+            // can still take the connection and then go away: the next try
+            // starts a new server.
+            let mut tries = 0;
+            let first = loop {
+                match tmux.new_session(&spec) {
+                    Err(TmuxError::NoServer { .. }) if tries < 3 => tries += 1,
+                    other => break other?,
+                }
+            };
+            tmux.set_window_options(
+                &window,
+                &[
+                    ("pane-border-status", "top"),
+                    (
+                        "pane-border-format",
+                        " #{?@swarm_agent,#{@swarm_agent},#{pane_title}} ",
+                    ),
+                ],
+            )?;
+            first
+        }
+        Some(existing) => tmux.split_window(existing.as_str(), paths.root(), first_command)?,
+    };
+    label(&first, 0)?;
+    let _ = tmux.select_layout(&window, layout);
+    let mut panes = vec![first];
+    for (i, command) in rest.iter().enumerate() {
+        // Splitting the newest pane keeps pane order = launch order, so
+        // agent-0, agent-1, ... read left to right, top to bottom.
+        let newest = panes[panes.len() - 1].to_string();
+        match tmux.split_window(&newest, paths.root(), command) {
+            Ok(pane) => {
+                label(&pane, i + 1)?;
+                panes.push(pane);
+            }
+            // The window's panes all exited: nothing left to split.
+            Err(TmuxError::TargetNotFound { .. }) => break,
+            Err(e) => return Err(e.into()),
+        }
+        // Rebalance after every split so the next one has room.
+        let _ = tmux.select_layout(&window, layout);
+    }
+    Ok(panes)
 }
 
 fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
@@ -216,6 +277,8 @@ fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
 }
 
 /// Kills the session and refreshes the registry (its agents are gone).
+/// `gone_ok`: a session that no longer exists (its tmux server died) is
+/// no error; the registry is refreshed all the same.
 pub(crate) fn down(
     tmux: &Tmux,
     registry: &dyn RegistryStore,
@@ -223,17 +286,18 @@ pub(crate) fn down(
     matcher: &AgentMatcher,
     opts: &DiscoverOptions,
     session: &str,
+    gone_ok: bool,
 ) -> Result<Discovery> {
-    if !tmux
+    let exists = tmux
         .has_session(session)
-        .or_else(no_server_means_no_session)?
-    {
+        .or_else(no_server_means_no_session)?;
+    if !exists && !gone_ok {
         return Err(Error::NoSession(session.to_owned()));
     }
-    match tmux.kill_session(session) {
+    match exists.then(|| tmux.kill_session(session)) {
         // The server exited with its last session before it answered.
-        Ok(()) | Err(TmuxError::NoServer { .. }) => {}
-        Err(e) => return Err(e.into()),
+        None | Some(Ok(())) | Some(Err(TmuxError::NoServer { .. })) => {}
+        Some(Err(e)) => return Err(e.into()),
     }
     match discovery::refresh(tmux, registry, paths, matcher, opts) {
         // That was the last session: the server exited with it.

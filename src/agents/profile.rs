@@ -125,6 +125,19 @@ impl Profiles {
             .unwrap_or(GENERIC)
     }
 
+    /// The arguments that start profile `name`'s program with a
+    /// conversation id swarm chooses, and those that continue a
+    /// conversation (see `ProfileSpec::start_session` and `resume`).
+    pub(crate) fn session_arguments(
+        &self,
+        name: &str,
+    ) -> (Option<Vec<String>>, Option<Vec<String>>) {
+        match self.specs().get(name) {
+            Some(spec) => (spec.start_session.clone(), spec.resume.clone()),
+            None => (None, None),
+        }
+    }
+
     /// The profile for an agent program, compiled. A pattern that does not
     /// compile (the config check rejects those first) leaves the screen
     /// unread rather than failing a delivery.

@@ -47,6 +47,9 @@ pub(crate) struct Moved {
     pub a2a_collections: usize,
     /// Whether `COORDINATION.md` moved.
     pub coordination: bool,
+    /// Recorded sessions (left out when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub sessions: usize,
     /// What the user should know (damaged source state left behind).
     pub notes: Vec<String>,
 }
@@ -79,6 +82,10 @@ pub(crate) fn occupied(target: &Backend) -> Result<Vec<&'static str>> {
         found.push("coordination notes");
     }
     Ok(found)
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 fn is_empty(v: &serde_json::Value) -> bool {
@@ -208,6 +215,10 @@ pub(crate) fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
         to.a2a
             .update_coordination(&mut |_| Ok(Some(text.clone())))?;
         moved.coordination = true;
+    }
+    for session in from.sessions.list()? {
+        to.sessions.put(&session)?;
+        moved.sessions += 1;
     }
     Ok(moved)
 }

@@ -15,6 +15,8 @@ use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
 use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
+use crate::agents::sessions::on_files::FileSessions;
+use crate::agents::sessions::session_store::SessionStore;
 use crate::attention::{EpisodeStore, FeedRetention, FeedStore, FileEpisodes, FileFeed};
 use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
@@ -42,7 +44,7 @@ pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisRates,
-    RedisRegistry, RedisRelay,
+    RedisRegistry, RedisRelay, RedisSessions,
 };
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
@@ -69,6 +71,8 @@ pub(crate) struct Backend {
     pub(crate) episodes: Box<dyn EpisodeStore>,
     /// The activity feed.
     pub(crate) feed: Box<dyn FeedStore>,
+    /// The sessions `launch` started, for `resume`.
+    pub(crate) sessions: Box<dyn SessionStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -101,6 +105,7 @@ impl Backend {
             backend.a2a = Box::new(RedisA2a::new(target.clone()));
             backend.relay = Some(Box::new(RedisRelay::new(target.clone(), &settings.host)));
             backend.episodes = Box::new(RedisEpisodes::new(target.clone()));
+            backend.sessions = Box::new(RedisSessions::new(target.clone()));
             backend.feed = Box::new(RedisFeed::new(
                 target.clone(),
                 FeedRetention::from_config(config),
@@ -131,6 +136,7 @@ impl Backend {
             relay: None,
             episodes: Box::new(FileEpisodes::new(paths)),
             feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
+            sessions: Box::new(FileSessions::new(paths)),
             settings: StoreSettings::files(),
         }
     }

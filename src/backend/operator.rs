@@ -225,6 +225,7 @@ impl Operator {
             rates: &*backend.rates,
             log: &*backend.log,
             relay: backend.relay.as_deref(),
+            sessions: &*backend.sessions,
         }
     }
 

@@ -11,7 +11,7 @@ use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
 use super::acks::{ack, list as acks};
-use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
@@ -117,6 +117,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),
+        Command::Resume(args) => resume::run(ctx, &args),
+        Command::Sessions(args) => sessions::run(ctx, &args),
         Command::Init(args) => init::run(ctx, &args),
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),

@@ -8,7 +8,7 @@ use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
 use super::acks::{ack, list as acks};
-use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
@@ -134,6 +134,10 @@ pub(super) enum Command {
     Launch(Lazy<launch::LaunchArgs>),
     /// Stop a session opened by `swarm launch` and release its agents' locks
     Down(Lazy<down::DownArgs>),
+    /// Bring back a recorded session whose agents are gone: same ids, same conversations
+    Resume(Lazy<resume::ResumeArgs>),
+    /// List the sessions `launch` recorded and whether each runs; forget one
+    Sessions(Lazy<sessions::SessionsArgs>),
     /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
@@ -311,6 +315,9 @@ impl Command {
             Command::CleanupStaleLocks => in_project(Strict, After),
             Command::Launch(_) => in_project(Strict, After),
             Command::Down(_) => in_project(Warn, After),
+            Command::Resume(_) => in_project(Strict, After),
+            Command::Sessions(args) if args.forgets() => in_project(Strict, Never),
+            Command::Sessions(_) => in_project(Warn, Never),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),
             Command::Config(args) if args.shows() => in_project(Warn, Never),

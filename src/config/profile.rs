@@ -82,6 +82,17 @@ pub struct ProfileSpec {
     /// screen: messages are delivered without looking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<InputBox>,
+    /// Arguments that start the program with a conversation id swarm
+    /// chooses (`{id}` is replaced by a new UUID), so that `resume` can
+    /// continue exactly that conversation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_session: Option<Vec<String>>,
+    /// Arguments that start the program continuing an earlier
+    /// conversation: `{id}` is replaced by the id `start_session` chose;
+    /// without `{id}`, they continue the most recent conversation in the
+    /// directory (used only for a session's one agent of the profile).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume: Option<Vec<String>>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -147,6 +158,8 @@ impl ProfileSpec {
             dialog: other.dialog.clone().or(self.dialog.clone()),
             busy: other.busy.clone().or(self.busy.clone()),
             input: other.input.clone().or(self.input.clone()),
+            start_session: other.start_session.clone().or(self.start_session.clone()),
+            resume: other.resume.clone().or(self.resume.clone()),
         }
     }
 }
@@ -251,6 +264,20 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
             out.extend(check_marker(&format!("{field}[{i}]"), m));
         }
     }
+    for (field, words) in [
+        ("start_session", &spec.start_session),
+        ("resume", &spec.resume),
+    ] {
+        if let Some(words) = words {
+            out.extend(check_arguments(field, words));
+        }
+    }
+    if spec.start_session.as_ref().is_some_and(|w| !mentions_id(w)) {
+        out.push((
+            "start_session".into(),
+            "must hold `{id}`, where swarm puts the conversation id it chooses".into(),
+        ));
+    }
     if let Some(input) = &spec.input {
         out.extend(check_marker("input.start", &input.start));
         for (field, m) in [
@@ -264,6 +291,37 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         }
         if input.indent > 40 {
             out.push(("input.indent".into(), "must be at most 40".into()));
+        }
+    }
+    out
+}
+
+/// Most arguments in `start_session` or `resume`.
+const MAX_ARGUMENTS: usize = 8;
+/// Longest one of them, in bytes.
+const MAX_ARGUMENT_BYTES: usize = 200;
+
+/// True when one of `words` holds the `{id}` placeholder.
+pub(crate) fn mentions_id(words: &[String]) -> bool {
+    words.iter().any(|w| w.contains("{id}"))
+}
+
+/// Problems of a list of program arguments: a few short, non-empty words
+/// without control characters.
+fn check_arguments(at: &str, words: &[String]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if words.is_empty() || words.len() > MAX_ARGUMENTS {
+        out.push((
+            at.into(),
+            format!("must hold 1 to {MAX_ARGUMENTS} arguments"),
+        ));
+    }
+    for (i, w) in words.iter().enumerate() {
+        if w.is_empty() || w.len() > MAX_ARGUMENT_BYTES || w.chars().any(char::is_control) {
+            out.push((
+                format!("{at}[{i}]"),
+                format!("an argument is 1 to {MAX_ARGUMENT_BYTES} bytes, no control characters"),
+            ));
         }
     }
     out
@@ -387,6 +445,24 @@ mod tests {
         );
         assert!(
             text.contains("profiles.claude.busy[1]: needs `plain` or `ansi`"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn session_arguments_are_checked() {
+        assert!(check(json!({"claude": {"resume": ["--continue"]}})).is_empty());
+        let text = check(json!({"claude": {
+            "start_session": ["--session-id"],
+            "resume": ["", "x"],
+        }}))
+        .join("\n");
+        assert!(
+            text.contains("profiles.claude.start_session: must hold `{id}`"),
+            "{text}"
+        );
+        assert!(
+            text.contains("profiles.claude.resume[0]: an argument is"),
             "{text}"
         );
     }

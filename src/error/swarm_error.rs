@@ -103,6 +103,21 @@ pub enum Error {
         .0.join(", ")
     )]
     WhichSession(Vec<String>),
+    /// `resume` or `sessions --forget` named a session that is not
+    /// recorded (`None`: none is recorded at all).
+    #[error("{}", match .0 {
+        Some(name) => format!("no recorded session {name:?}"),
+        None => "no session is recorded in this project".into(),
+    })]
+    NoRecordedSession(Option<String>),
+    /// `resume` was not told which session to resume, and several are
+    /// not running.
+    #[error(
+        "{} recorded sessions are not running ({}): say which one to resume",
+        .0.len(),
+        .0.join(", ")
+    )]
+    WhichRecordedSession(Vec<String>),
     /// `config validate` found no file to check.
     #[error("no config file found (looked for .claudeswarm.yaml and .claudeswarm.toml in {} and its parents)", root.display())]
     NoConfigFile {
@@ -240,9 +255,12 @@ impl Error {
             Error::Guard(e) => e.exit_code(),
             Error::Server(e) => e.exit_code(),
             Error::A2a(e) => e.exit_code(),
-            Error::Usage(_) | Error::WhichSession(_) => ExitCode::Usage,
+            Error::Usage(_) | Error::WhichSession(_) | Error::WhichRecordedSession(_) => {
+                ExitCode::Usage
+            }
             Error::UnknownAgent { .. }
             | Error::NoSession(_)
+            | Error::NoRecordedSession(_)
             | Error::NoRecipients(_)
             | Error::UnknownMessage(_) => ExitCode::NotFound,
             Error::RateLimited { .. } => ExitCode::RateLimited,
@@ -315,6 +333,16 @@ impl Error {
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
             Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::NoRecordedSession(Some(_)) => {
+                Some("`swarm sessions` lists the recorded sessions".into())
+            }
+            Error::NoRecordedSession(None) => {
+                Some("`swarm launch` records each session it starts".into())
+            }
+            Error::WhichRecordedSession(sessions) => Some(format!(
+                "name it: `swarm resume {}`",
+                sessions.first().map_or("NAME", String::as_str)
+            )),
             Error::WhichSession(sessions) => Some(format!(
                 "name it: `swarm down --session {}`",
                 sessions.first().map_or("NAME", String::as_str)

@@ -11,6 +11,7 @@ use crate::acks::AckStore;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
 use crate::agents::registry::AgentRecord;
+use crate::agents::sessions::session_store::SessionStore;
 use crate::log::log_store::LogStore;
 use crate::store::Paths;
 use crate::tmux::Tmux;
@@ -93,6 +94,9 @@ pub(crate) struct Messenger<'a> {
     pub log: &'a dyn LogStore,
     /// Deliveries to the hosts of other agents' panes (`None`: one host).
     pub relay: Option<&'a dyn Relay>,
+    /// The recorded sessions: a message to an agent of one that is down
+    /// waits for `swarm resume`.
+    pub sessions: &'a dyn SessionStore,
 }
 
 /// Where a delivery to `a` goes: its pane as the registry has it.

@@ -332,7 +332,19 @@ impl<'a> Messenger<'a> {
                         pid: 0,
                         status: AgentStatus::Active,
                         last_seen: String::new(),
-                        session_name: String::new(),
+                        session_name: self.asleep_in(id).unwrap_or_default(),
+                        tmux_pane_id: None,
+                        host: None,
+                    }]),
+                    // An agent of a recorded session that is down: the
+                    // message waits in its inbox for `swarm resume`.
+                    None if let Some(session) = self.asleep_in(id) => Ok(vec![AgentRecord {
+                        id: AgentId::parse(id)?,
+                        pane_index: String::new(),
+                        pid: 0,
+                        status: AgentStatus::Active,
+                        last_seen: String::new(),
+                        session_name: session,
                         tmux_pane_id: None,
                         host: None,
                     }]),
@@ -370,6 +382,18 @@ impl<'a> Messenger<'a> {
         }
     }
 
+    /// The recorded session of `agent`, which the registry does not list
+    /// (its session is down); `None` when no recorded session has it or
+    /// the records cannot be read.
+    fn asleep_in(&self, agent: &str) -> Option<String> {
+        self.sessions
+            .list()
+            .ok()?
+            .into_iter()
+            .find(|s| s.agent(agent).is_some())
+            .map(|s| s.name)
+    }
+
     /// Starts the tmux clients a delivery to the panes of `recipients` on
     /// this host will use: one that will capture their screens
     /// (`Tmux::warm_up`) and, for agents that need no pause, the paste and
@@ -401,6 +425,20 @@ impl<'a> Messenger<'a> {
         marker: &str,
         ahead: Option<TypingAhead<'a>>,
     ) -> (Outcomes, Vec<Released>) {
+        // An agent whose session is down has no pane to type into.
+        if let [a] = recipients
+            && a.tmux_pane_id.is_none()
+            && a.pid == 0
+            && !a.session_name.is_empty()
+            && a.id.as_str() != self.settings.operator
+        {
+            let why = format!(
+                "{}'s session {} is not running: the message waits in its inbox and is typed in \
+                 after `swarm resume {}`",
+                a.id, a.session_name, a.session_name
+            );
+            return (vec![(a.id.to_string(), Outcome::queued(why))], Vec::new());
+        }
         // The person has no pane: their inbox is where a message to them
         // goes, and being there is its delivery.
         if let [a] = recipients

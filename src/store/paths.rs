@@ -210,6 +210,20 @@ impl Paths {
         self.swarm_dir().join("held.json")
     }
 
+    /// `.swarm/sessions.json`: the sessions `swarm launch` started, with
+    /// their agents, so that `swarm resume` can bring them back
+    /// (docs/FORMATS.md).
+    pub(crate) fn sessions(&self) -> PathBuf {
+        self.swarm_dir().join("sessions.json")
+    }
+
+    /// `.swarm/demo/`: the demo agent's conversations, one JSON-lines
+    /// file per conversation id, so that it can be resumed like a real
+    /// agent (docs/FORMATS.md).
+    pub(crate) fn demo_conversations(&self) -> PathBuf {
+        self.swarm_dir().join("demo")
+    }
+
     /// `.swarm/rate_limits.json`: each sender's rate window
     /// (docs/FORMATS.md).
     pub(crate) fn rate_limits(&self) -> PathBuf {

@@ -179,6 +179,13 @@ impl Keys {
         self.key("feed")
     }
 
+    /// `sessions`, a hash: session name -> the recorded session as JSON
+    /// (`name`, `state`, `layout`, `cwd`, `agents`, ...; the records of
+    /// `.swarm/sessions.json`).
+    pub(crate) fn sessions(&self) -> String {
+        self.key("sessions")
+    }
+
     /// A `KEYS` pattern below the swarm's prefix, for tests that look for
     /// keys made by the functions above.
     #[cfg(test)]
@@ -221,6 +228,7 @@ mod tests {
             Keys::lock_of(&k.coordination()),
             k.episodes(),
             k.feed(),
+            k.sessions(),
         ];
         assert_eq!(
             names,
@@ -243,6 +251,7 @@ mod tests {
                 "{swarm:p}:coordination:lock",
                 "{swarm:p}:episodes",
                 "{swarm:p}:feed",
+                "{swarm:p}:sessions",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();

@@ -14,6 +14,7 @@ mod log;
 mod rates;
 mod registry;
 mod relay;
+mod sessions;
 #[cfg(test)]
 mod test_server;
 mod tls;
@@ -29,3 +30,4 @@ pub(crate) use log::RedisLog;
 pub(crate) use rates::RedisRates;
 pub(crate) use registry::RedisRegistry;
 pub(crate) use relay::RedisRelay;
+pub(crate) use sessions::RedisSessions;

@@ -34,6 +34,21 @@ pub(crate) struct DemoAgentArgs {
     #[arg(long, value_name = "MS", default_value_t = 0, hide = true,
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
     slow_start: u64,
+    /// Keep conversations in this directory, one file per conversation id
+    /// (`swarm launch` passes the project's)
+    #[arg(long, value_name = "DIR")]
+    conversations: Option<PathBuf>,
+    /// Start a new conversation with this id (refused when it exists)
+    #[arg(long, value_name = "ID", requires = "conversations")]
+    session_id: Option<String>,
+    /// Continue the conversation with this id (refused when there is none)
+    #[arg(
+        long,
+        value_name = "ID",
+        requires = "conversations",
+        conflicts_with = "session_id"
+    )]
+    resume: Option<String>,
 }
 
 /// This pane's `@swarm_agent` label, once it is there (at most a few
@@ -63,11 +78,28 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         .or_else(|| std::env::var("TMUX_PANE").ok())
         .unwrap_or_else(|| "demo".into());
     let name = crate::support::sanitize::one_line(&name);
-    demo_agent::run(args.record.as_deref(), &name, args.drop_enters).map_err(|source| {
-        Error::Io {
-            what: "run the demo agent (it needs a terminal)".into(),
-            source,
-        }
+    let conversation = match (&args.conversations, &args.session_id, &args.resume) {
+        (Some(dir), Some(id), _) => Some(demo_agent::Conversation {
+            dir,
+            id,
+            resume: false,
+        }),
+        (Some(dir), None, Some(id)) => Some(demo_agent::Conversation {
+            dir,
+            id,
+            resume: true,
+        }),
+        _ => None,
+    };
+    demo_agent::run(
+        args.record.as_deref(),
+        &name,
+        args.drop_enters,
+        conversation.as_ref(),
+    )
+    .map_err(|source| Error::Io {
+        what: "run the demo agent".into(),
+        source,
     })?;
     Ok(ExitCode::Success)
 }

@@ -5,10 +5,11 @@ use clap::Args;
 
 use crate::agents::launch;
 use crate::agents::registry::AgentStatus;
+use crate::agents::sessions::record::RecordedState;
 use crate::error::{Error, Result};
 use crate::locks::{LockEntry, LockKey, Released};
 use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use crate::support::{sanitize, time};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -36,6 +37,10 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     };
     let matcher = ctx.matcher()?;
     let opts = ctx.discover_options(None)?;
+    // A session recorded as running whose tmux server died can still be
+    // stopped for good: its record is marked stopped and its agents' locks
+    // released. Stopping it a second time finds nothing to stop.
+    let record = ctx.backend()?.sessions.get(&session)?;
     let found = launch::down(
         &ctx.tmux,
         ctx.backend()?.registry.as_ref(),
@@ -43,10 +48,19 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         &matcher,
         &opts,
         &session,
+        record
+            .as_ref()
+            .is_some_and(|r| r.state == RecordedState::Running),
     )?;
     for w in &found.warnings {
         ctx.out.warn(w);
     }
+    // Kept, not forgotten: `swarm resume` can bring it back.
+    let now = time::utc_iso(time::now());
+    let recorded = ctx.backend()?.sessions.update(&session, &mut |r| {
+        r.state = RecordedState::Stopped;
+        r.stopped_at = Some(now.clone());
+    })?;
     let mut s = format!(
         "Stopped tmux session {}; {} agent{} left the registry, {} remain.\n",
         // It may come from the registry, which other tools write too.
@@ -55,7 +69,15 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         if found.dropped.len() == 1 { "" } else { "s" },
         found.registry.agents.len()
     );
-    let (released, holders) = release_locks(ctx, &found.dropped)?;
+    // Its recorded agents left too, even those an earlier refresh had
+    // already dropped from the registry.
+    let mut leaving = found.dropped.clone();
+    for a in record.iter().flat_map(|r| &r.agents) {
+        if !leaving.contains(&a.id) && found.registry.find(&a.id).is_none() {
+            leaving.push(a.id.clone());
+        }
+    }
+    let (released, holders) = release_locks(ctx, &leaving)?;
     if released > 0 {
         let audit = ctx.paths.audit_log();
         s.push_str(&format!(
@@ -63,6 +85,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
             if released == 1 { "" } else { "s" },
             holders.join(", "),
             ctx.paths.relative(&audit).display()
+        ));
+    }
+    if recorded {
+        s.push_str(&format!(
+            "Its record is kept: bring it back with `swarm resume {}`.\n",
+            sanitize::one_line(&session)
         ));
     }
     ctx.out.print(&s)?;

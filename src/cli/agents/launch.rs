@@ -6,12 +6,17 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
+use crate::agents::agent_matcher::DEMO_AGENT;
 use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS};
 use crate::agents::pane_state;
+use crate::agents::registry::Registry;
+use crate::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
+use crate::agents::sessions::restart;
 use crate::error::{Error, Result};
 use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
-use crate::tmux::Server;
+use crate::support::time;
+use crate::tmux::{PaneId, Server};
 
 use crate::cli::context::Context;
 
@@ -89,9 +94,10 @@ struct LaunchReport<'a> {
     stop: String,
 }
 
-/// Turns the arguments into a plan, launches, reports and attaches.
+/// Turns the arguments into a plan, launches, records the session,
+/// reports and attaches.
 pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
-    let plan = plan(ctx, args)?;
+    let (plan, agents) = plan(ctx, args)?;
     if ctx.root.source == RootSource::CurrentDir {
         let dir = ctx.paths.root().display();
         ctx.out.warn(&format!(
@@ -118,10 +124,12 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     for pane in &launched.vanished {
         ctx.out.warn(&format!(
             "pane {pane} closed right away: check that `{}` runs in {}",
-            plan.command,
+            agents.command,
             ctx.paths.root().display()
         ));
     }
+    let record = agents.record(ctx, &plan, &launched)?;
+    ctx.backend()?.sessions.put(&record)?;
     // The watcher raises attention events and types held messages in
     // while nobody runs a command.
     if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
@@ -137,7 +145,12 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let starting = if attaching || args.ready_timeout == 0 {
         Vec::new()
     } else {
-        wait_until_ready(ctx, &launched, Duration::from_secs(args.ready_timeout))?
+        wait_until_ready(
+            ctx,
+            &launched.agents,
+            &launched.discovery.registry,
+            Duration::from_secs(args.ready_timeout),
+        )?
     };
     let attach_cmd = attach_command(ctx.tmux.server(), &launched.session);
     let stop_cmd = stop_command(ctx.tmux.server(), ctx.paths.root(), &launched.session);
@@ -151,7 +164,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     if args.json {
         ctx.out.json(&LaunchReport {
             session: &launched.session,
-            command: &plan.command,
+            command: &agents.command,
             agents: launched
                 .agents
                 .iter()
@@ -208,7 +221,86 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
+/// What `launch` starts in each pane, as the session record keeps it.
+struct Starting {
+    /// The profile of the agents' program (`custom` for `--cmd`).
+    kind: String,
+    /// The command that starts one afresh.
+    command: String,
+    /// The conversation id chosen for each pane, in pane order.
+    conversations: Vec<Option<String>>,
+}
+
+impl Starting {
+    /// The record of the session `launched` opened.
+    fn record(
+        &self,
+        ctx: &Context,
+        plan: &LaunchPlan,
+        launched: &launch::Launched,
+    ) -> Result<SessionRecord> {
+        let cwd = ctx.paths.root().to_string_lossy().into_owned();
+        let agents = launched
+            .opened
+            .iter()
+            .zip(&self.conversations)
+            .filter_map(|(pane, conversation)| {
+                let (_, id) = launched.agents.iter().find(|(p, _)| p == pane)?;
+                Some(SessionAgent {
+                    id: id.clone(),
+                    kind: self.kind.clone(),
+                    command: self.command.clone(),
+                    cwd: cwd.clone(),
+                    conversation: conversation.clone(),
+                })
+            })
+            .collect();
+        Ok(SessionRecord {
+            name: launched.session.clone(),
+            state: RecordedState::Running,
+            layout: plan.layout.clone(),
+            cwd,
+            host: ctx.backend()?.shared_host().map(str::to_owned),
+            monitor: plan.monitor.is_some(),
+            launched_at: time::utc_iso(time::now()),
+            resumed_at: None,
+            stopped_at: None,
+            agents,
+        })
+    }
+}
+
+/// The demo agent's command: this very binary, its conversations kept in
+/// the project.
+pub(super) fn demo_command(ctx: &Context) -> Result<String> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "find the swarm executable for the demo agent".into(),
+        source,
+    })?;
+    Ok(format!(
+        "{} demo-agent --name-from-label --conversations {}",
+        launch::shell_quote(&exe.to_string_lossy()),
+        launch::shell_quote(&ctx.paths.demo_conversations().to_string_lossy())
+    ))
+}
+
+/// The monitor pane's command.
+pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "find the swarm executable for the monitor pane".into(),
+        source,
+    })?;
+    // `exec`: the pane is the monitor, and closes when it quits. The root
+    // is passed on so that the pane shows this project even when it was
+    // given with --root.
+    Ok(format!(
+        "exec {} monitor --root {}",
+        launch::shell_quote(&exe.to_string_lossy()),
+        launch::shell_quote(&ctx.paths.root().to_string_lossy())
+    ))
+}
+
+fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
     let session = match &args.session {
         Some(name) => launch::session_name(name)?,
         None => launch::default_session_name(ctx.paths.root()),
@@ -218,16 +310,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
             return Err(Error::Invalid("--cmd cannot be empty".into()));
         }
         (Some(cmd), _) => cmd.clone(),
-        (None, Some(AgentKind::Demo)) => {
-            let exe = std::env::current_exe().map_err(|source| Error::Io {
-                what: "find the swarm executable for the demo agent".into(),
-                source,
-            })?;
-            format!(
-                "{} demo-agent --name-from-label",
-                launch::shell_quote(&exe.to_string_lossy())
-            )
-        }
+        (None, Some(AgentKind::Demo)) => demo_command(ctx)?,
         (None, kind) => {
             let program = match kind.unwrap_or(AgentKind::Claude) {
                 AgentKind::Claude | AgentKind::Demo => "claude",
@@ -249,36 +332,46 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
         }
     };
     let monitor = if args.monitor {
-        let exe = std::env::current_exe().map_err(|source| Error::Io {
-            what: "find the swarm executable for the monitor pane".into(),
-            source,
-        })?;
-        // `exec`: the pane is the monitor, and closes when it quits. The
-        // root is passed on so that the pane shows this project even when
-        // it was given with --root.
-        Some(format!(
-            "exec {} monitor --root {}",
-            launch::shell_quote(&exe.to_string_lossy()),
-            launch::shell_quote(&ctx.paths.root().to_string_lossy())
-        ))
+        Some(monitor_command(ctx)?)
     } else {
         None
     };
-    Ok(LaunchPlan {
-        count: args.count,
+    let profiles = ctx.profiles()?;
+    let kind = match (&args.cmd, args.agent) {
+        (Some(_), _) => restart::CUSTOM.to_owned(),
+        (None, Some(AgentKind::Demo)) => profiles.name_for(DEMO_AGENT).to_owned(),
+        (None, kind) => profiles
+            .name_for(match kind.unwrap_or(AgentKind::Claude) {
+                AgentKind::Claude | AgentKind::Demo => "claude",
+                AgentKind::Codex => "codex",
+                AgentKind::Gemini => "gemini",
+                AgentKind::Aider => "aider",
+            })
+            .to_owned(),
+    };
+    let (commands, conversations): (Vec<String>, Vec<Option<String>>) = (0..args.count)
+        .map(|_| restart::fresh(&profiles, &kind, &command))
+        .unzip();
+    let starting = Starting {
+        kind,
         command,
+        conversations,
+    };
+    let plan = LaunchPlan {
+        commands,
         session,
         layout: args.layout.clone(),
         force: args.force,
         monitor,
-    })
+    };
+    Ok((plan, starting))
 }
 
 /// The shell command that attaches to the session on our server.
 /// `swarm down` for this session, runnable as printed from any directory:
 /// it names the project root and (unless it comes from `$TMUX`) the
 /// server, since the person typing it may be elsewhere.
-fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> String {
+pub(super) fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> String {
     let mut parts = vec![
         launch::swarm_invocation(),
         "--root".into(),
@@ -304,7 +397,7 @@ fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> Strin
     parts.join(" ")
 }
 
-fn attach_command(server: &Server, session: &str) -> String {
+pub(super) fn attach_command(server: &Server, session: &str) -> String {
     let mut parts = vec!["tmux".to_owned()];
     if !matches!(server, Server::Inherited(_)) {
         parts.extend(
@@ -332,9 +425,10 @@ const SHELL_GRACE: Duration = Duration::from_secs(3);
 /// read screens are ready once their program runs; a pane that runs no
 /// agent at all (`--cmd` with some other program) is not waited for, nor
 /// one whose shell is still in front after a few seconds.
-fn wait_until_ready(
+pub(super) fn wait_until_ready(
     ctx: &Context,
-    launched: &launch::Launched,
+    agents: &[(PaneId, String)],
+    registry: &Registry,
     timeout: Duration,
 ) -> Result<Vec<String>> {
     let matcher = ctx.matcher()?;
@@ -342,9 +436,7 @@ fn wait_until_ready(
     let started = Instant::now();
     let deadline = started + timeout;
     loop {
-        let registry = &launched.discovery.registry;
-        let records: Vec<_> = launched
-            .agents
+        let records: Vec<_> = agents
             .iter()
             .filter_map(|(pane, _)| registry.find_by_pane(pane.as_str()))
             .collect();

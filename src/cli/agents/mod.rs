@@ -5,4 +5,6 @@ pub(crate) mod discover;
 pub(crate) mod down;
 pub(crate) mod launch;
 pub(crate) mod list;
+pub(crate) mod resume;
+pub(crate) mod sessions;
 pub(crate) mod whoami;
