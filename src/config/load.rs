@@ -215,6 +215,18 @@ pub(crate) fn load_with(
     {
         top.insert("profiles".into(), Value::Object(profiles));
     }
+    // Prices are tables of model names too, merged the same way.
+    let mut prices = Map::new();
+    for (parsed, _) in &layers {
+        if let Some(Value::Object(more)) = parsed.value.get("prices") {
+            prices.extend(more.clone());
+        }
+    }
+    if !prices.is_empty()
+        && let Value::Object(top) = &mut merged
+    {
+        top.insert("prices".into(), Value::Object(prices));
+    }
     let config = serde_json::from_value(merged).map_err(|e| ConfigError::Invalid {
         // Every value was checked against its key's type above, so this
         // only happens when `Config` and `schema::KEYS` disagree.
