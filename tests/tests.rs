@@ -34,3 +34,4 @@ mod old_tmux;
 mod redis_backend;
 mod setup;
 mod tmux_seam;
+mod usage;
