@@ -151,32 +151,37 @@ pub(crate) fn spent(
 
 /// The agent's own limits, used as `spent` says.
 pub(crate) fn agent_lines(config: &BudgetConfig, spent: &Spent) -> Vec<BudgetLine> {
-    let mut out = Vec::new();
-    if let Some(limit) = config.agent_tokens {
-        out.push(BudgetLine::new(
-            "agent_tokens",
-            spent.tokens.counted() as f64,
-            limit as f64,
-        ));
-    }
-    if let Some(limit) = config.agent_cost {
-        out.push(BudgetLine::new("agent_cost", spent.cost, limit));
-    }
-    out
+    lines(
+        ("agent_tokens", config.agent_tokens),
+        ("agent_cost", config.agent_cost),
+        spent,
+    )
 }
 
 /// The swarm's limits, used as the sum of every agent's `spent` says.
 pub(crate) fn swarm_lines(config: &BudgetConfig, total: &Spent) -> Vec<BudgetLine> {
+    lines(
+        ("swarm_tokens", config.swarm_tokens),
+        ("swarm_cost", config.swarm_cost),
+        total,
+    )
+}
+
+fn lines(
+    tokens: (&'static str, Option<u64>),
+    cost: (&'static str, Option<f64>),
+    spent: &Spent,
+) -> Vec<BudgetLine> {
     let mut out = Vec::new();
-    if let Some(limit) = config.swarm_tokens {
+    if let (name, Some(limit)) = tokens {
         out.push(BudgetLine::new(
-            "swarm_tokens",
-            total.tokens.counted() as f64,
+            name,
+            spent.tokens.counted() as f64,
             limit as f64,
         ));
     }
-    if let Some(limit) = config.swarm_cost {
-        out.push(BudgetLine::new("swarm_cost", total.cost, limit));
+    if let (name, Some(limit)) = cost {
+        out.push(BudgetLine::new(name, spent.cost, limit));
     }
     out
 }
