@@ -3,11 +3,13 @@
 //! agent crosses 80% of a limit (once per crossing: the shared episodes
 //! decide, as for every attention event) and close it when a new period
 //! brings it back under, tell an agent once per period that it is over,
-//! and say which recipients of a message are over their budget, so that
-//! `send` keeps their copy in their inbox.
+//! (and with `on_exceed = "interrupt"` stop its turn), and say which
+//! recipients of a message are over their budget, so that `send` keeps
+//! their copy in their inbox.
 
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
+use crate::config::OnExceed;
 use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
 use crate::error::Result;
@@ -82,12 +84,25 @@ impl Operator {
             ),
         );
         req.system = true;
-        match self.messenger().send(registry, req) {
+        // Its turn stops first, so that the notice is not typed into a
+        // turn about to be cancelled.
+        let mut warnings = Vec::new();
+        if self.usage.budget.on_exceed == OnExceed::Interrupt {
+            match self.messenger().interrupt(registry, agent) {
+                Ok(true) => {}
+                Ok(false) => warnings.push(format!(
+                    "{agent} was not interrupted: its profile names no interrupt keys"
+                )),
+                Err(e) => warnings.push(e.to_string()),
+            }
+        }
+        warnings.extend(match self.messenger().send(registry, req) {
             Ok(report) => report.warnings,
             Err(e) => vec![format!(
                 "could not tell {agent} that it is over its budget: {e}"
             )],
-        }
+        });
+        warnings
     }
 
     /// The recipients of `req` over their budget, with the reason to hold

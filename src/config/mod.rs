@@ -25,7 +25,7 @@ pub(crate) use load::{
     process_env, user_file,
 };
 pub(crate) use model::{
-    BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, StoreBackend, StoreConfig,
+    BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, OnExceed, StoreBackend, StoreConfig,
 };
 pub(crate) use price::Price;
 pub(crate) use profile::{InputBox, Marker, ProfileSpec};

@@ -82,6 +82,11 @@ pub struct ProfileSpec {
     /// screen: messages are delivered without looking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<InputBox>,
+    /// The keys that stop the agent's current turn (tmux key names, such
+    /// as `Escape` or `C-c`), pressed for an agent over its budget with
+    /// `budget.on_exceed = "interrupt"`. None: it is not interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupt: Option<Vec<String>>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -147,6 +152,7 @@ impl ProfileSpec {
             dialog: other.dialog.clone().or(self.dialog.clone()),
             busy: other.busy.clone().or(self.busy.clone()),
             input: other.input.clone().or(self.input.clone()),
+            interrupt: other.interrupt.clone().or(self.interrupt.clone()),
         }
     }
 }
@@ -232,6 +238,19 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         out.push((
             "pause_ms".into(),
             format!("must be between 0 and {MAX_PAUSE_MS}, got {ms}"),
+        ));
+    }
+    if let Some(keys) = &spec.interrupt
+        && (keys.is_empty()
+            || keys.len() > 4
+            || !keys.iter().all(|k| {
+                (1..=16).contains(&k.len())
+                    && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            }))
+    {
+        out.push((
+            "interrupt".into(),
+            "1-4 tmux key names (letters, digits and `-`: `Escape`, `C-c`)".into(),
         ));
     }
     if let Some(chars) = &spec.command_chars
@@ -404,6 +423,16 @@ mod tests {
         };
         let both = base.overlay(&top);
         assert_eq!(both.pause_ms, Some(0));
+        let bad = ProfileSpec {
+            interrupt: Some(vec!["Escape; rm".into()]),
+            ..ProfileSpec::default()
+        };
+        assert_eq!(check_spec(&bad, true).len(), 1);
+        let good = ProfileSpec {
+            interrupt: Some(vec!["C-c".into()]),
+            ..ProfileSpec::default()
+        };
+        assert!(check_spec(&good, true).is_empty());
         assert_eq!(both.commands, Some(vec!["a".into()]));
     }
 }
