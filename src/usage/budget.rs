@@ -202,7 +202,7 @@ pub(crate) fn reset(ledger: &mut Ledger, agent: &str, now: i64, prices: &Prices)
     period.reset_at = Some(now);
     period.reset_base = base;
     period.reset_base_cost = cost;
-    period.told = false;
+    period.told_for = None;
 }
 
 #[cfg(test)]

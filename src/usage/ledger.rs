@@ -97,9 +97,11 @@ pub(crate) struct AgentPeriod {
     /// of a `session` period).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub session_start: Option<i64>,
-    /// Whether the agent has been told that it is over its budget in this
-    /// period.
-    pub told: bool,
+    /// The start of the period (Unix seconds; 0 for a period with no
+    /// start) in which the agent was last told that it is over its
+    /// budget: it is told once per period.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub told_for: Option<i64>,
 }
 
 /// The start of the quarter hour `t` lies in.

@@ -122,9 +122,7 @@ impl Tally<'_> {
                     .map(|d| d.as_secs() as i64);
                 let period = ledger.agents.entry(home.agent.clone()).or_default();
                 if started.is_some() && period.session_start != started {
-                    // A new process: a new session, not told of its budget yet.
                     period.session_start = started;
-                    period.told = false;
                 }
             }
             let mut problems = Vec::new();
@@ -189,12 +187,17 @@ impl Tally<'_> {
         Ok(note)
     }
 
-    /// Marks `agent` as told that it is over its budget in this period;
-    /// `true` when it had not been told yet (so exactly one caller tells).
+    /// Marks `agent` as told that it is over its budget in its current
+    /// period; `true` when it had not been told in it yet (so exactly one
+    /// caller tells).
     pub(crate) fn mark_told(&self, agent: &str) -> Result<bool> {
+        let now = now_secs();
+        let config = &self.settings.budget;
         let (first, _) = LedgerFile::new(self.paths).update(|ledger| {
+            let (start, _) = budget::period_start(config, ledger.agents.get(agent), now);
+            let key = start.unwrap_or(0);
             let period = ledger.agents.entry(agent.to_owned()).or_default();
-            !std::mem::replace(&mut period.told, true)
+            period.told_for.replace(key) != Some(key)
         })?;
         Ok(first)
     }
@@ -207,4 +210,37 @@ fn is_local(a: &AgentRecord, here: Option<&str>) -> bool {
             (Some(h), Some(here)) => h == here,
             _ => true,
         }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::BudgetPeriod;
+
+    #[test]
+    fn an_agent_is_told_once_per_period() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let matcher = AgentMatcher::default();
+        let settings = UsageSettings {
+            budget: BudgetConfig {
+                agent_tokens: Some(10),
+                period: BudgetPeriod::Session,
+                ..BudgetConfig::default()
+            },
+            prices: Prices::default(),
+        };
+        let tally = Tally {
+            paths: &paths,
+            matcher: &matcher,
+            settings: &settings,
+        };
+        assert!(tally.mark_told("agent-1").expect("mark"));
+        assert!(!tally.mark_told("agent-1").expect("mark"));
+        assert!(tally.mark_told("agent-2").expect("mark"));
+        // A reset starts a new period, in which it is told again.
+        tally.reset("agent-1").expect("reset");
+        assert!(tally.mark_told("agent-1").expect("mark"));
+        assert!(!tally.mark_told("agent-1").expect("mark"));
+    }
 }
