@@ -37,6 +37,7 @@ mod snapshot;
 mod store;
 mod support;
 mod tmux;
+mod usage;
 mod watcher;
 
 mod cli;

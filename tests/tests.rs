@@ -36,3 +36,4 @@ mod resume;
 mod setup;
 mod store_tls;
 mod tmux_seam;
+mod usage;

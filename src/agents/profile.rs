@@ -20,6 +20,8 @@ pub(crate) struct Profile {
     pub pause: Duration,
     /// Leading characters the agent takes as a command.
     pub command_chars: String,
+    /// The keys that stop its current turn; empty: none.
+    pub interrupt: Vec<String>,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -164,6 +166,7 @@ impl Profiles {
             name: name.to_owned(),
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
+            interrupt: spec.interrupt.clone().unwrap_or_default(),
             rules,
         }
     }
@@ -270,6 +273,7 @@ mod tests {
         assert_eq!(p.name_for("claude"), "mine");
         assert_eq!(p.compile("claude").pause, Duration::from_millis(40));
         assert!(p.compile("claude").reads_screen());
+        assert_eq!(p.compile("claude").interrupt, ["Escape"]);
         let _ = ScreenState::Idle;
     }
 }

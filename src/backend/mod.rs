@@ -31,6 +31,7 @@ use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
 use crate::store::Paths;
 
+mod budgets;
 mod housekeeping;
 pub(crate) mod migrate;
 mod on_redis;

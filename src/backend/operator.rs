@@ -23,6 +23,7 @@ use crate::notify::{self, NotifySettings};
 use crate::store::Paths;
 use crate::support::sanitize;
 use crate::tmux::{Server, Tmux};
+use crate::usage::{Tally, UsageSettings};
 
 use super::Backend;
 use super::watcher_process::{self, Started};
@@ -52,6 +53,8 @@ pub(crate) struct Operator {
     pub notify: NotifySettings,
     /// Whether the watcher is started in the background when needed.
     pub autostart: bool,
+    /// Budgets and prices.
+    pub usage: UsageSettings,
 }
 
 impl Operator {
@@ -75,6 +78,7 @@ impl Operator {
             custom_types: config.messaging.custom_types.clone(),
             notify: NotifySettings::from_config(config),
             autostart: config.watcher.autostart,
+            usage: UsageSettings::from_config(config),
         })
     }
 
@@ -84,8 +88,11 @@ impl Operator {
     /// says, and a held copy makes sure the watcher runs, which types it
     /// in once the pane is safe. Problems with these come back as the
     /// report's warnings; the message itself was sent either way.
-    pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+        let (over, budget_warnings) = self.over_budget(registry, &req);
+        req.over_budget = over;
         let mut report = self.messenger().send(registry, req)?;
+        report.warnings.extend(budget_warnings);
         let m = &report.message;
         let detail: String = sanitize::one_line(&m.content)
             .chars()
@@ -209,6 +216,16 @@ impl Operator {
             return Ok(None);
         }
         watcher_process::ensure_running(&self.paths, self.tmux.server()).map(Some)
+    }
+
+    /// The usage of this project's agents on this host, with its budget
+    /// and prices.
+    pub(crate) fn tally(&self) -> Tally<'_> {
+        Tally {
+            paths: &self.paths,
+            matcher: &self.matcher,
+            settings: &self.usage,
+        }
     }
 
     /// A messenger over this project: what sends, redelivers, releases

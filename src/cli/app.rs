@@ -17,6 +17,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
+use super::spending::{budget, usage};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
@@ -111,6 +112,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Feed(args) => feed::run(ctx, &args),
         Command::Answer(args) => answer::run(ctx, &args),
         Command::Peek(args) => peek::run(ctx, &args),
+        Command::Usage(args) => usage::run(ctx, &args),
+        Command::Budget(args) => budget::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Dashboard(args) => dashboard::run(ctx, &args),
         Command::Mcp(args) => mcp::run(ctx, &args),

@@ -14,6 +14,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
+use super::spending::{budget, usage};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::lazy::Lazy;
@@ -101,6 +102,11 @@ pub(super) enum Command {
     Answer(Lazy<answer::AnswerArgs>),
     /// Show an agent's screen as plain text
     Peek(Lazy<peek::PeekArgs>),
+    /// What each agent has spent: tokens by kind and model, cost, budget
+    Usage(Lazy<usage::UsageArgs>),
+    /// Start a new budget period for an agent
+    #[command(arg_required_else_help = true)]
+    Budget(Lazy<budget::BudgetArgs>),
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
     Monitor(Lazy<monitor::MonitorArgs>),
@@ -292,6 +298,9 @@ impl Command {
             // Answering types into a pane: it changes the swarm's state.
             Command::Answer(_) => in_project(Strict, After),
             Command::Peek(_) => in_project(Warn, Never),
+            // Reading usage records changes nothing of the swarm's state.
+            Command::Usage(_) => in_project(Warn, Never),
+            Command::Budget(_) => in_project(Strict, Never),
             // The monitor, the dashboard and `down` are how a swarm is
             // looked at and repaired: a config problem must not stop them.
             Command::Monitor(_) => in_project(Warn, OwnLoop),

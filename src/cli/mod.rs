@@ -24,6 +24,7 @@ mod parse_error;
 mod reload;
 mod servers;
 mod setup;
+mod spending;
 mod text_args;
 mod version;
 

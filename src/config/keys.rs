@@ -70,6 +70,11 @@ pub(crate) enum Kind {
     AgentName,
     /// One of the listed words.
     Choice(&'static [&'static str]),
+    /// An amount of money (a number from 0 to `max`), or unset.
+    OptAmount {
+        /// Largest allowed.
+        max: f64,
+    },
     /// A server URL (`redis://`, `rediss://`, `unix://`), or unset.
     OptUrl,
     /// A name of 1-64 letters, digits, `.`, `_` and `-`, or unset.
@@ -123,7 +128,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 12] = [
+pub(crate) const SECTIONS: [(&str, &str); 13] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -162,6 +167,10 @@ pub(crate) const SECTIONS: [(&str, &str); 12] = [
     (
         "watcher",
         "The project's watcher, which releases held messages, retries ACKs and raises attention events while nobody types a command (swarm only).",
+    ),
+    (
+        "budget",
+        "What agents may spend, read from their own usage records (swarm only; `swarm usage`). Prices per model: [prices.MODEL] tables with input, output, cache_read, cache_write in dollars per million tokens.",
     ),
 ];
 
@@ -557,6 +566,54 @@ pub(crate) const KEYS: &[Key] = &[
         name: "autostart",
         kind: Kind::Bool,
         doc: "Start the watcher in the background when a command needs it (launch, a held message, the monitor, the dashboard) and none runs; it ends by itself once the swarm's panes are gone. Off: run `swarm watch` yourself.",
+        example: None,
+    },
+    Key {
+        section: "budget",
+        name: "agent_tokens",
+        kind: Kind::OptInt {
+            min: 1,
+            max: 1_000_000_000_000,
+        },
+        doc: "Tokens (input plus output; cache reads not counted) one agent may spend per period; messages to an agent over it are held.",
+        example: Some("2000000"),
+    },
+    Key {
+        section: "budget",
+        name: "agent_cost",
+        kind: Kind::OptAmount { max: 1_000_000.0 },
+        doc: "US dollars one agent may spend per period (models without a price count nothing).",
+        example: Some("5.0"),
+    },
+    Key {
+        section: "budget",
+        name: "swarm_tokens",
+        kind: Kind::OptInt {
+            min: 1,
+            max: 1_000_000_000_000,
+        },
+        doc: "Tokens the whole swarm may spend per period; over it, every agent is over its budget.",
+        example: Some("10000000"),
+    },
+    Key {
+        section: "budget",
+        name: "swarm_cost",
+        kind: Kind::OptAmount { max: 1_000_000.0 },
+        doc: "US dollars the whole swarm may spend per period.",
+        example: Some("25.0"),
+    },
+    Key {
+        section: "budget",
+        name: "period",
+        kind: Kind::Choice(&["day", "session"]),
+        doc: "day: a calendar day, local time; session: since the agent's process started. `swarm budget reset AGENT` starts a new period early.",
+        example: None,
+    },
+    Key {
+        section: "budget",
+        name: "on_exceed",
+        kind: Kind::Choice(&["hold", "interrupt"]),
+        doc: "hold: messages to an agent over its budget wait in its inbox (the operator's still go in); interrupt: also stop its current turn as its profile says.",
         example: None,
     },
 ];

@@ -201,19 +201,21 @@ pub(crate) fn load_with(
             *origin = from;
         }
     }
-    // Profiles are tables of free names, checked as a whole by
-    // `profile::check_section`; they come from the files only, a
-    // project's replacing the user's of the same name.
-    let mut profiles = Map::new();
-    for (parsed, _) in &layers {
-        if let Some(Value::Object(more)) = parsed.value.get("profiles") {
-            profiles.extend(more.clone());
+    // Profiles and prices are tables of free names (checked as a whole by
+    // `profile::check_section` and `price::check_section`); they come from
+    // the files only, a project's replacing the user's of the same name.
+    for table in ["profiles", "prices"] {
+        let mut entries = Map::new();
+        for (parsed, _) in &layers {
+            if let Some(Value::Object(more)) = parsed.value.get(table) {
+                entries.extend(more.clone());
+            }
         }
-    }
-    if !profiles.is_empty()
-        && let Value::Object(top) = &mut merged
-    {
-        top.insert("profiles".into(), Value::Object(profiles));
+        if !entries.is_empty()
+            && let Value::Object(top) = &mut merged
+        {
+            top.insert(table.into(), Value::Object(entries));
+        }
     }
     let config = serde_json::from_value(merged).map_err(|e| ConfigError::Invalid {
         // Every value was checked against its key's type above, so this

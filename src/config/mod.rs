@@ -11,6 +11,7 @@ mod error;
 pub(crate) mod keys;
 mod load;
 mod model;
+mod price;
 pub(crate) mod profile;
 pub(crate) mod schema;
 mod shown;
@@ -23,7 +24,10 @@ pub(crate) use load::{
     DEFAULT_CONFIG_FILE, Format, LoadedConfig, MAX_CONFIG_BYTES, Origin, find, load, load_with,
     process_env, user_file,
 };
-pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS, StoreBackend, StoreConfig};
+pub(crate) use model::{
+    BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, OnExceed, StoreBackend, StoreConfig,
+};
+pub(crate) use price::Price;
 pub(crate) use profile::{InputBox, Marker, ProfileSpec};
 pub(crate) use shown::{shown, shown_command};
 pub(crate) use template::write as write_template;

@@ -43,6 +43,11 @@ pub struct Config {
     pub feed: FeedConfig,
     /// The project's background watcher (swarm's own section).
     pub watcher: WatcherConfig,
+    /// What agents may spend (swarm's own section; docs/USAGE.md).
+    pub budget: BudgetConfig,
+    /// Prices per model over the built-in table (`[prices.MODEL]`).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, super::price::Price>,
     /// Agent profiles added or changed by the project (`[profiles.NAME]`),
     /// over the built-in ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -169,6 +174,57 @@ pub struct MessageLogConfig {
     /// Rotated segments older than this many days (1..=3650) are removed,
     /// unless one holds an unread message.
     pub keep_days: u32,
+}
+
+/// `[budget]`: what each agent, and the swarm as a whole, may spend in a
+/// period (docs/USAGE.md). Unset limits do not apply.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BudgetConfig {
+    /// Tokens (input plus output) one agent may spend per period.
+    pub agent_tokens: Option<u64>,
+    /// US dollars one agent may spend per period.
+    pub agent_cost: Option<f64>,
+    /// Tokens the whole swarm may spend per period.
+    pub swarm_tokens: Option<u64>,
+    /// US dollars the whole swarm may spend per period.
+    pub swarm_cost: Option<f64>,
+    /// What a period is.
+    pub period: BudgetPeriod,
+    /// What happens to an agent over its budget.
+    pub on_exceed: OnExceed,
+}
+
+impl BudgetConfig {
+    /// Whether any limit is set.
+    pub(crate) fn any(&self) -> bool {
+        self.agent_tokens.is_some()
+            || self.agent_cost.is_some()
+            || self.swarm_tokens.is_some()
+            || self.swarm_cost.is_some()
+    }
+}
+
+/// The length of a budget period.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BudgetPeriod {
+    /// A calendar day, local time.
+    #[default]
+    Day,
+    /// The agent's current session: since its process started.
+    Session,
+}
+
+/// What happens to an agent over its budget.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnExceed {
+    /// Messages to it are held (kept in its inbox).
+    #[default]
+    Hold,
+    /// Messages are held and its current turn is stopped.
+    Interrupt,
 }
 
 /// Where the swarm's shared state lives.

@@ -93,6 +93,11 @@ pub struct ProfileSpec {
     /// directory (used only for a session's one agent of the profile).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Vec<String>>,
+    /// The keys that stop the agent's current turn (tmux key names, such
+    /// as `Escape` or `C-c`), pressed for an agent over its budget with
+    /// `budget.on_exceed = "interrupt"`. None: it is not interrupted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupt: Option<Vec<String>>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -160,6 +165,7 @@ impl ProfileSpec {
             input: other.input.clone().or(self.input.clone()),
             start_session: other.start_session.clone().or(self.start_session.clone()),
             resume: other.resume.clone().or(self.resume.clone()),
+            interrupt: other.interrupt.clone().or(self.interrupt.clone()),
         }
     }
 }
@@ -245,6 +251,19 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         out.push((
             "pause_ms".into(),
             format!("must be between 0 and {MAX_PAUSE_MS}, got {ms}"),
+        ));
+    }
+    if let Some(keys) = &spec.interrupt
+        && (keys.is_empty()
+            || keys.len() > 4
+            || !keys.iter().all(|k| {
+                (1..=16).contains(&k.len())
+                    && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            }))
+    {
+        out.push((
+            "interrupt".into(),
+            "1-4 tmux key names (letters, digits and `-`: `Escape`, `C-c`)".into(),
         ));
     }
     if let Some(chars) = &spec.command_chars
@@ -480,6 +499,16 @@ mod tests {
         };
         let both = base.overlay(&top);
         assert_eq!(both.pause_ms, Some(0));
+        let bad = ProfileSpec {
+            interrupt: Some(vec!["Escape; rm".into()]),
+            ..ProfileSpec::default()
+        };
+        assert_eq!(check_spec(&bad, true).len(), 1);
+        let good = ProfileSpec {
+            interrupt: Some(vec!["C-c".into()]),
+            ..ProfileSpec::default()
+        };
+        assert!(check_spec(&good, true).is_empty());
         assert_eq!(both.commands, Some(vec!["a".into()]));
     }
 }

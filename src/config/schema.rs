@@ -54,6 +54,10 @@ pub(crate) fn check_document(doc: &Value) -> Vec<Finding> {
             out.extend(check_key(key, value));
             continue;
         }
+        if name == "prices" {
+            out.extend(super::price::check_section(value));
+            continue;
+        }
         if name == "profiles" {
             out.extend(super::profile::check_section(
                 value,
@@ -106,10 +110,19 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             | Kind::OptFile
             | Kind::OptUrl
             | Kind::OptName
+            | Kind::OptAmount { .. }
             | Kind::SecretUrl
             | Kind::SecretCommand { .. },
             Value::Null,
         ) => Vec::new(),
+        (Kind::OptAmount { max }, Value::Number(n)) => match n.as_f64() {
+            Some(v) if (0.0..=*max).contains(&v) => Vec::new(),
+            _ => one(format!("expected an amount from 0 to {max}, got {n}")),
+        },
+        (Kind::OptAmount { .. }, v) => one(format!(
+            "expected an amount (a number), got {}",
+            describe(v)
+        )),
         (Kind::SecretUrl, Value::String(s)) => validate::webhook_url(s)
             .err()
             .map(|e| one(e.to_string()))
@@ -401,6 +414,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
         | Kind::OptFile
         | Kind::OptUrl
         | Kind::OptName
+        | Kind::OptAmount { .. }
         | Kind::SecretUrl
         | Kind::SecretCommand { .. }
             if unset =>
@@ -408,6 +422,12 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
             Ok(Value::Null)
         }
         Kind::Int { .. } | Kind::OptInt { .. } => parse_int(t),
+        Kind::OptAmount { .. } => t
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map(Value::Number)
+            .ok_or_else(|| format!("expected an amount (a number), got {t:?}")),
         Kind::Bool => match t.to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" | "on" => Ok(Value::Bool(true)),
             "false" | "0" | "no" | "off" => Ok(Value::Bool(false)),

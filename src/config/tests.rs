@@ -530,3 +530,37 @@ fn the_user_file_given_as_the_file_is_read_as_the_users() {
         Some("https://ntfy.sh/mine")
     );
 }
+
+#[test]
+fn budgets_and_prices_are_read_and_checked() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        ".claudeswarm.toml",
+        "[budget]\nagent_tokens = 1000\nswarm_cost = 12\nperiod = \"session\"\n\n[prices.\"gpt-5.1\"]\ninput = 1.25\noutput = 10\n",
+    );
+    let loaded = load_with(Some(&path), &env(&[("SWARM_BUDGET_AGENT_COST", "2.5")])).expect("load");
+    let c = &loaded.config;
+    assert_eq!(c.budget.agent_tokens, Some(1000));
+    assert_eq!(c.budget.agent_cost, Some(2.5));
+    assert_eq!(c.budget.swarm_cost, Some(12.0));
+    assert_eq!(c.budget.period, BudgetPeriod::Session);
+    assert!(c.budget.any());
+    assert_eq!(c.prices["gpt-5.1"].output, 10.0);
+    assert!(!Config::default().budget.any());
+
+    let bad = write(
+        dir.path(),
+        "bad.toml",
+        "[budget]\nagent_cost = -1\nperiod = \"week\"\n\n[prices.m]\ninput = 1\n",
+    );
+    let p = problems(load_with(
+        Some(&bad),
+        &env(&[("SWARM_BUDGET_SWARM_COST", "lots")]),
+    ));
+    let keys: Vec<&str> = p.iter().map(|p| p.key.as_str()).collect();
+    assert!(keys.contains(&"budget.agent_cost"), "{p:?}");
+    assert!(keys.contains(&"budget.period"), "{p:?}");
+    assert!(keys.contains(&"prices.m"), "{p:?}");
+    assert!(keys.contains(&"budget.swarm_cost"), "{p:?}");
+}

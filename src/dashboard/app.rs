@@ -226,6 +226,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/messages", get(messages))
         .route("/api/v1/stats", get(stats))
         .route("/api/v1/delivery", get(delivery))
+        .route("/api/v1/usage", get(usage))
         .route("/api/v1/stream", get(stream));
     for path in LEGACY {
         routes = routes.route(path, get(legacy));
@@ -442,6 +443,34 @@ async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
         match app.fresh_feed() {
             Ok(feed) => ok(&api::stats(registry.as_ref(), locks.count, &feed)),
             Err(r) => r.into(),
+        }
+    })
+    .await
+}
+
+/// `GET /api/v1/usage`: what `swarm usage --json` prints (docs/USAGE.md).
+async fn usage(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let registry = registry.unwrap_or_default();
+        let tally = app.settings.operator.tally();
+        match tally.refresh(&registry, app.settings.backend.shared_host()) {
+            Ok((ledger, notes)) => {
+                for n in &notes {
+                    (app.settings.report)(n);
+                }
+                let agents: Vec<String> =
+                    registry.agents.iter().map(|a| a.id.to_string()).collect();
+                let standing = tally.standing(&ledger, &agents, crate::usage::tally::now_secs());
+                ok(
+                    &serde_json::to_value(tally.report(&ledger, &standing, None, None))
+                        .unwrap_or_default(),
+                )
+            }
+            Err(e) => {
+                (app.settings.report)(&format!("could not read the agents' usage: {e}"));
+                Unreadable("Failed to read the agents' usage").into()
+            }
         }
     })
     .await

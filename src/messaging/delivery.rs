@@ -320,6 +320,11 @@ impl PaneSession<'_> {
         self.tmux.send_keys(&self.pane, keys)
     }
 
+    /// The keys that stop the agent's turn, as its profile says.
+    pub(crate) fn interrupt_keys(&self) -> &[String] {
+        &self.profile.interrupt
+    }
+
     /// Reads a capture taken elsewhere (several panes at once); `None`
     /// when the profile does not read screens. No capture reads as unknown.
     pub(crate) fn read_capture(&self, capture: Option<&str>) -> Option<Reading> {

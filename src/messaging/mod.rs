@@ -7,6 +7,7 @@ mod acknowledge;
 pub(crate) mod answer;
 pub(crate) mod delivery;
 pub(crate) mod held;
+mod interrupt;
 mod messenger;
 pub(crate) mod onboarding;
 mod pane_text;

@@ -60,6 +60,9 @@ pub(crate) struct SendRequest {
     /// Sent by swarm itself (retries, escalations, ACK notices): not
     /// subject to the sender's rate limit.
     pub system: bool,
+    /// Recipients over their budget, with the reason: their copy is kept
+    /// in their inbox (queued), not typed in (docs/USAGE.md).
+    pub over_budget: Vec<(String, String)>,
 }
 
 impl SendRequest {
@@ -79,6 +82,7 @@ impl SendRequest {
             ack_timeout: None,
             parent_msg_id: None,
             system: false,
+            over_budget: Vec::new(),
         }
     }
 }
@@ -149,9 +153,19 @@ impl<'a> Messenger<'a> {
     /// Sends one message: to one agent or a broadcast.
     pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
+        let over = |a: &AgentRecord| req.over_budget.iter().find(|(id, _)| a.id == id.as_str());
+        let to_type: Vec<AgentRecord> = recipients
+            .iter()
+            .filter(|a| over(a).is_none())
+            .cloned()
+            .collect();
+        let over_budget: Vec<(String, Outcome)> = recipients
+            .iter()
+            .filter_map(|a| over(a).map(|(id, why)| (id.clone(), Outcome::queued(why.clone()))))
+            .collect();
         // The tmux clients this delivery will use start now, while the
         // rate window, the log and the locks are dealt with.
-        let ahead = self.start_ahead(&recipients);
+        let ahead = self.start_ahead(&to_type);
         if req.ack_timeout.is_some() && recipients.len() != 1 {
             return Err(Error::Invalid(
                 "an acknowledgement can only be asked of one recipient".into(),
@@ -231,15 +245,27 @@ impl<'a> Messenger<'a> {
         }
 
         let (text, body_file) = self.pane_text(&message, None)?;
-        let (outcomes, more) = self.deliver_logged(
-            message.msg_id.as_str(),
-            &recipients,
-            &text,
-            &message.header(),
-            note,
-            ahead,
-        )?;
-        warnings.extend(more);
+        let mut outcomes = Vec::new();
+        if !over_budget.is_empty() {
+            warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
+                message.msg_id.as_str(),
+                &over_budget,
+                Some("over budget".into()),
+            ))])?);
+            outcomes.extend(over_budget);
+        }
+        if !to_type.is_empty() {
+            let (typed, more) = self.deliver_logged(
+                message.msg_id.as_str(),
+                &to_type,
+                &text,
+                &message.header(),
+                note,
+                ahead,
+            )?;
+            warnings.extend(more);
+            outcomes.extend(typed);
+        }
         Ok(SendReport {
             message,
             outcomes,

@@ -32,6 +32,9 @@ pub(crate) enum AuditKind {
     LeaseExpired,
     /// A holder renewed its lease (`swarm lock --renew`).
     LeaseRenewed,
+    /// A new budget period was started for an agent (`swarm budget
+    /// reset`).
+    BudgetReset,
 }
 
 /// One line of the audit log.

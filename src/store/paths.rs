@@ -161,6 +161,13 @@ impl Paths {
         self.root.join(".swarm")
     }
 
+    /// `.swarm/usage.json`: how far swarm has read each agent's usage
+    /// records, what they added up to, and each agent's budget period
+    /// (docs/FORMATS.md).
+    pub(crate) fn usage(&self) -> PathBuf {
+        self.swarm_dir().join("usage.json")
+    }
+
     /// `.swarm/agent_ids.json`: the high-water mark of agent ids.
     pub fn agent_ids(&self) -> PathBuf {
         self.swarm_dir().join("agent_ids.json")

@@ -48,6 +48,15 @@ pub(crate) fn stdout_reader_gone() -> bool {
     n == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
 }
 
+/// How many clock ticks the kernel counts per second (`_SC_CLK_TCK`: the
+/// unit of a process's start time in `/proc`); `None` when unknown.
+#[allow(unsafe_code)]
+pub(crate) fn clock_ticks_per_second() -> Option<u64> {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).ok().filter(|&t| t > 0)
+}
+
 /// The controlling terminal in raw mode (no echo, no line editing, no
 /// signals from keys: every byte reaches the program); the previous mode
 /// is restored on drop.

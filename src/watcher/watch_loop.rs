@@ -6,7 +6,8 @@
 //! finished turn, an exit, a stuck screen), records what happened in the
 //! activity feed, notifies the person, and keeps swarm's notice in each
 //! tmux session's status line; every `discovery_every` it rediscovers
-//! the agents and removes stale locks. `swarm watch` runs it in the
+//! the agents, removes stale locks and, with a `[budget]`, reads what the
+//! agents spent (docs/USAGE.md). `swarm watch` runs it in the
 //! foreground; commands start it in the background (`lifecycle.rs`),
 //! where it ends by itself once the swarm's panes are gone.
 
@@ -244,6 +245,20 @@ impl<'a> Watcher<'a> {
                         list(" stale", &found.went_stale),
                         list(" left", &found.dropped)
                     )));
+                }
+                // Budgets are judged here too, so that a crossing is raised
+                // while nobody sends.
+                if op.usage.budget.any() {
+                    match op.budget_round(&found.registry) {
+                        Ok((_, warnings)) => {
+                            for w in warnings {
+                                say(Said::Warning(w));
+                            }
+                        }
+                        Err(e) => self
+                            .outage
+                            .failed(say, "could not read the agents' usage", &e),
+                    }
                 }
             }
             Err(e) => self.outage.failed(say, "discovery failed", &e),

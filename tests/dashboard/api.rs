@@ -54,6 +54,18 @@ fn every_endpoint_answers_in_the_original_shape() {
 }
 
 #[test]
+fn usage_answers_as_swarm_usage_json() {
+    let project = Project::new();
+    let dash = Dashboard::start(&project);
+    let reply = dash.get("/api/v1/usage");
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let body = reply.json();
+    assert_eq!(body["agents"], json!([]));
+    assert_eq!(body["total"]["tokens"]["input"], json!(0));
+    assert!(body["prices_taken"].is_string(), "{body}");
+}
+
+#[test]
 fn without_state_files_the_answers_are_empty() {
     let project = Project::new();
     let dash = Dashboard::start(&project);

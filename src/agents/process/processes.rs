@@ -122,6 +122,14 @@ impl ProcessView for Survey {
     fn cwd(&self, pid: u32) -> Option<PathBuf> {
         self.view().cwd(pid)
     }
+
+    fn environment(&self, pid: u32) -> Option<Vec<(String, String)>> {
+        self.view().environment(pid)
+    }
+
+    fn started(&self, pid: u32) -> Option<std::time::SystemTime> {
+        self.view().started(pid)
+    }
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 
 use std::fs;
 use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
 
 use super::view::{ProcessInfo, ProcessView};
 
@@ -34,6 +35,14 @@ impl ProcessView for Live {
 
     fn cwd(&self, pid: u32) -> Option<PathBuf> {
         cwd(pid)
+    }
+
+    fn environment(&self, pid: u32) -> Option<Vec<(String, String)>> {
+        environ(pid)
+    }
+
+    fn started(&self, pid: u32) -> Option<SystemTime> {
+        started(pid)
     }
 }
 
@@ -133,6 +142,55 @@ pub(crate) fn cmdline(pid: u32) -> Option<Vec<String>> {
     )
 }
 
+/// The environment a process was started with (`/proc/<pid>/environ`:
+/// what it was given at `exec`, not later changes), when we may read it:
+/// only the process's own user (or root) may.
+pub(crate) fn environ(pid: u32) -> Option<Vec<(String, String)>> {
+    let raw = read_proc(&format!("/proc/{pid}/environ"))?;
+    Some(parse_environ(&raw))
+}
+
+/// `NAME=value` pairs of an `environ` file; entries without `=` are left
+/// out.
+fn parse_environ(raw: &[u8]) -> Vec<(String, String)> {
+    raw.split(|&b| b == 0)
+        .filter_map(|entry| {
+            let text = String::from_utf8_lossy(entry);
+            let (name, value) = text.split_once('=')?;
+            Some((name.to_owned(), value.to_owned()))
+        })
+        .collect()
+}
+
+/// When a process started: the boot time (`btime` of `/proc/stat`) plus
+/// its start in clock ticks (field 22 of `/proc/<pid>/stat`).
+pub(crate) fn started(pid: u32) -> Option<SystemTime> {
+    let raw = read_proc(&format!("/proc/{pid}/stat"))?;
+    let text = String::from_utf8_lossy(&raw);
+    let ticks = start_ticks(&text)?;
+    let boot = fs::read_to_string("/proc/stat").ok()?;
+    let btime: u64 = boot
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    let per_second = crate::support::sys::clock_ticks_per_second()?;
+    let since_boot = Duration::from_millis(ticks.saturating_mul(1000) / per_second);
+    Some(SystemTime::UNIX_EPOCH + Duration::from_secs(btime) + since_boot)
+}
+
+/// Field 22 (`starttime`) of a `stat` line: the 20th after the command
+/// name's closing parenthesis.
+fn start_ticks(text: &str) -> Option<u64> {
+    let close = text.rfind(')')?;
+    text[close + 1..]
+        .split_ascii_whitespace()
+        .nth(19)?
+        .parse()
+        .ok()
+}
+
 /// The working directory of a process, when we may read it.
 pub(crate) fn cwd(pid: u32) -> Option<PathBuf> {
     fs::read_link(format!("/proc/{pid}/cwd")).ok()
@@ -204,6 +262,44 @@ mod tests {
         assert_eq!(s.pid, me);
         assert!(cmdline(me).is_some_and(|a| !a.is_empty()));
         assert_eq!(cwd(me), std::env::current_dir().ok());
+    }
+
+    #[test]
+    fn reads_environment_and_start_time() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .env("SWARM_PROBE", "a=b")
+            .spawn()
+            .expect("spawn");
+        // Until it has run `exec`, the child still shows this process's
+        // environment.
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        while cmdline(child.id())
+            .and_then(|a| a.first().cloned())
+            .as_deref()
+            != Some("sleep")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::yield_now();
+        }
+        let env = environ(child.id());
+        let start = started(child.id());
+        let _ = child.kill();
+        let _ = child.wait();
+        let env = env.expect("environ");
+        assert!(env.contains(&("SWARM_PROBE".to_owned(), "a=b".to_owned())));
+        let start = start.expect("start time");
+        let age = SystemTime::now()
+            .duration_since(start)
+            .expect("in the past");
+        assert!(age < Duration::from_secs(600), "{age:?}");
+        assert_eq!(
+            parse_environ(b"A=1\0junk\0B=\0"),
+            vec![
+                ("A".to_owned(), "1".to_owned()),
+                ("B".to_owned(), String::new())
+            ]
+        );
     }
 
     #[test]

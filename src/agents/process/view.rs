@@ -3,6 +3,7 @@
 //! vector, its children and its working directory.
 
 use std::path::PathBuf;
+use std::time::SystemTime;
 
 /// What swarm needs to know about one process.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -30,4 +31,13 @@ pub(crate) trait ProcessView {
     fn children(&self, pid: u32) -> Vec<u32>;
     /// The working directory of `pid`, when this backend can tell.
     fn cwd(&self, pid: u32) -> Option<PathBuf>;
+    /// The environment `pid` was started with, as `NAME=value` pairs, when
+    /// this backend can read it (the fast path only).
+    fn environment(&self, _pid: u32) -> Option<Vec<(String, String)>> {
+        None
+    }
+    /// When `pid` started, when this backend can tell (the fast path only).
+    fn started(&self, _pid: u32) -> Option<SystemTime> {
+        None
+    }
 }

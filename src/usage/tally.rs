@@ -1,0 +1,246 @@
+//! `Tally`: what `swarm usage`, a send and the watcher ask of usage. It
+//! finds each local agent's records from its pane (`locate`), reads what
+//! they gained into the ledger (`reader`) under the ledger's lock, and
+//! judges each agent's budget (`budget`).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::config::{BudgetConfig, Config};
+use crate::error::Result;
+use crate::store::Paths;
+
+use super::budget::{self, BudgetLine, Spent};
+use super::ledger::Ledger;
+use super::locate::{self, AgentHome, Candidate};
+use super::on_files::LedgerFile;
+use super::prices::Prices;
+use super::reader;
+
+/// What usage needs from the config: the budget and the prices.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct UsageSettings {
+    /// `[budget]`.
+    pub budget: BudgetConfig,
+    /// The built-in prices with `[prices.MODEL]` over them.
+    pub prices: Prices,
+}
+
+impl UsageSettings {
+    /// The settings `config` gives.
+    pub(crate) fn from_config(config: &Config) -> UsageSettings {
+        UsageSettings {
+            budget: config.budget.clone(),
+            prices: Prices::new(&config.prices),
+        }
+    }
+}
+
+/// Usage of one project's agents on this host.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Tally<'a> {
+    /// The project's files.
+    pub paths: &'a Paths,
+    /// Recognises the agent process in a pane.
+    pub matcher: &'a AgentMatcher,
+    /// The budget and the prices.
+    pub settings: &'a UsageSettings,
+}
+
+/// How each agent stands against its budget.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct Standing {
+    /// Each agent's own limits, by agent.
+    pub agents: BTreeMap<String, Vec<BudgetLine>>,
+    /// The swarm's limits.
+    pub swarm: Vec<BudgetLine>,
+}
+
+impl Standing {
+    /// The worst level of `agent`'s limits and the swarm's, with the line
+    /// that says so.
+    pub(crate) fn worst(&self, agent: &str) -> Option<&BudgetLine> {
+        self.agents
+            .get(agent)
+            .into_iter()
+            .flatten()
+            .chain(self.swarm.iter())
+            .max_by(|a, b| {
+                (a.level, a.share)
+                    .partial_cmp(&(b.level, b.share))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+    }
+}
+
+/// The time now, Unix seconds.
+pub(crate) fn now_secs() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+impl Tally<'_> {
+    /// Reads what every local agent's records gained since the last look
+    /// and returns the ledger, with notes for people (an agent whose
+    /// process could not be read, a damaged ledger moved aside). `here`:
+    /// this host's name on a shared store (other hosts' agents are
+    /// skipped: their records are on their host).
+    pub(crate) fn refresh(
+        &self,
+        registry: &Registry,
+        here: Option<&str>,
+    ) -> Result<(Ledger, Vec<String>)> {
+        let survey = self.matcher.processes().survey()?;
+        let mut notes = Vec::new();
+        let mut homes: Vec<AgentHome> = Vec::new();
+        for a in registry.agents.iter().filter(|a| is_local(a, here)) {
+            match locate::agent_home(self.matcher, &survey, a.id.as_str(), a.pid) {
+                Some(home) if home.home.is_none() && home.claude_dir.is_none() => {
+                    notes.push(format!(
+                        "{}: could not read the environment of its process {} (only its own user may): its usage is not known",
+                        a.id, home.pid
+                    ));
+                }
+                Some(home) => homes.push(home),
+                None => {}
+            }
+        }
+        let now = now_secs();
+        let (ledger, note) = LedgerFile::new(self.paths).update(|ledger| {
+            let mut claims: BTreeMap<PathBuf, Vec<(usize, Candidate)>> = BTreeMap::new();
+            for (i, home) in homes.iter().enumerate() {
+                for c in home.candidates(ledger) {
+                    claims.entry(c.path.clone()).or_default().push((i, c));
+                }
+                let started = home
+                    .started
+                    .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+                    .map(|d| d.as_secs() as i64);
+                let period = ledger.agents.entry(home.agent.clone()).or_default();
+                if started.is_some() && period.session_start != started {
+                    period.session_start = started;
+                }
+            }
+            let mut problems = Vec::new();
+            for (path, claimed) in claims {
+                let who: Vec<(usize, Option<SystemTime>)> = claimed
+                    .iter()
+                    .map(|(i, _)| (*i, homes[*i].started))
+                    .collect();
+                let made = claimed
+                    .first()
+                    .and_then(|(_, c)| c.file.created.or(c.file.modified));
+                let owner = locate::owner(made, &who);
+                let Some((_, c)) = claimed.iter().find(|(i, _)| *i == owner) else {
+                    continue;
+                };
+                if let Err(e) = reader::read_new(ledger, &path, c.vendor, &homes[owner].agent, now)
+                {
+                    problems.push(e.to_string());
+                }
+            }
+            (ledger.clone(), problems)
+        })?;
+        let (ledger, problems) = ledger;
+        notes.extend(note);
+        notes.extend(problems);
+        Ok((ledger, notes))
+    }
+
+    /// How each agent in `ledger` (and `also`) stands against the budget
+    /// at `now`.
+    pub(crate) fn standing(&self, ledger: &Ledger, also: &[String], now: i64) -> Standing {
+        let config = &self.settings.budget;
+        let mut agents: Vec<String> = ledger.agents_with_records();
+        agents.extend(also.iter().cloned());
+        agents.sort();
+        agents.dedup();
+        let mut out = Standing::default();
+        let mut total = Spent::default();
+        for agent in agents {
+            let s = self.spent(ledger, &agent, now);
+            total.tokens += s.tokens;
+            total.cost += s.cost;
+            out.agents.insert(agent, budget::agent_lines(config, &s));
+        }
+        out.swarm = budget::swarm_lines(config, &total);
+        out
+    }
+
+    /// What `agent` spent in its current period.
+    pub(crate) fn spent(&self, ledger: &Ledger, agent: &str, now: i64) -> Spent {
+        let (start, by_reset) =
+            budget::period_start(&self.settings.budget, ledger.agents.get(agent), now);
+        budget::spent(ledger, agent, start, by_reset, &self.settings.prices)
+    }
+
+    /// Starts a new budget period for `agent` now (`swarm budget reset`).
+    pub(crate) fn reset(&self, agent: &str) -> Result<Option<String>> {
+        let now = now_secs();
+        let prices = &self.settings.prices;
+        let ((), note) = LedgerFile::new(self.paths)
+            .update(|ledger| budget::reset(ledger, agent, now, prices))?;
+        Ok(note)
+    }
+
+    /// Marks `agent` as told that it is over its budget in its current
+    /// period; `true` when it had not been told in it yet (so exactly one
+    /// caller tells).
+    pub(crate) fn mark_told(&self, agent: &str) -> Result<bool> {
+        let now = now_secs();
+        let config = &self.settings.budget;
+        let (first, _) = LedgerFile::new(self.paths).update(|ledger| {
+            let (start, _) = budget::period_start(config, ledger.agents.get(agent), now);
+            let key = start.unwrap_or(0);
+            let period = ledger.agents.entry(agent.to_owned()).or_default();
+            period.told_for.replace(key) != Some(key)
+        })?;
+        Ok(first)
+    }
+}
+
+/// Whether `a`'s pane is on this host.
+fn is_local(a: &AgentRecord, here: Option<&str>) -> bool {
+    a.status != AgentStatus::Dead
+        && match (&a.host, here) {
+            (Some(h), Some(here)) => h == here,
+            _ => true,
+        }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::BudgetPeriod;
+
+    #[test]
+    fn an_agent_is_told_once_per_period() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let matcher = AgentMatcher::default();
+        let settings = UsageSettings {
+            budget: BudgetConfig {
+                agent_tokens: Some(10),
+                period: BudgetPeriod::Session,
+                ..BudgetConfig::default()
+            },
+            prices: Prices::default(),
+        };
+        let tally = Tally {
+            paths: &paths,
+            matcher: &matcher,
+            settings: &settings,
+        };
+        assert!(tally.mark_told("agent-1").expect("mark"));
+        assert!(!tally.mark_told("agent-1").expect("mark"));
+        assert!(tally.mark_told("agent-2").expect("mark"));
+        // A reset starts a new period, in which it is told again.
+        tally.reset("agent-1").expect("reset");
+        assert!(tally.mark_told("agent-1").expect("mark"));
+        assert!(!tally.mark_told("agent-1").expect("mark"));
+    }
+}
