@@ -1,6 +1,7 @@
 //! Agents: the registry and id allocation, discovery of agent panes,
 //! recognising an agent's process, who is running a command, launching a
-//! swarm, and the built-in demo agent.
+//! swarm, the built-in demo agent, and reading agents' screens: their state
+//! (`screen.rs`) and what they printed themselves (`transcript.rs`).
 
 pub(crate) mod agent_matcher;
 pub(crate) mod demo_agent;
@@ -14,3 +15,4 @@ pub(crate) mod profile;
 pub(crate) mod registry;
 pub(crate) mod registry_store;
 pub(crate) mod screen;
+pub(crate) mod transcript;

@@ -7,7 +7,8 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
-use crate::config::ProfileSpec;
+use crate::agents::transcript::PrintRules;
+use crate::config::{Echo, ProfileSpec};
 use crate::config::profile::{GENERIC, builtin};
 use crate::tmux::ScreenDetail;
 
@@ -24,6 +25,9 @@ pub(crate) struct Profile {
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
     pub rules: Option<Arc<ScreenRules>>,
+    /// How its transcript shows prompts, when the watcher reads what it
+    /// prints (print-to-send); `None`: it does not.
+    pub print: Option<Arc<PrintRules>>,
 }
 
 impl Profile {
@@ -47,7 +51,9 @@ impl Profile {
 
     /// How much of the screen a capture must keep for this profile.
     pub(crate) fn screen_detail(&self) -> ScreenDetail {
-        if self.rules.as_ref().is_some_and(|r| r.needs_attributes()) {
+        if self.rules.as_ref().is_some_and(|r| r.needs_attributes())
+            || self.print.as_ref().is_some_and(|p| p.needs_attributes())
+        {
             ScreenDetail::Attributes
         } else {
             ScreenDetail::Text
@@ -57,6 +63,11 @@ impl Profile {
     /// True when the profile reads the agent's screen.
     pub(crate) fn reads_screen(&self) -> bool {
         self.rules.is_some()
+    }
+
+    /// True when the watcher reads what the agent prints.
+    pub(crate) fn prints_to_send(&self) -> bool {
+        self.print.is_some()
     }
 }
 
@@ -147,11 +158,26 @@ impl Profiles {
         .ok()
         .flatten()
         .map(Arc::new);
+        // Without an echo of its own, a prompt in the transcript looks
+        // like the input box it was typed in.
+        let echo = spec.echo.clone().or_else(|| {
+            spec.input.as_ref().map(|i| Echo {
+                start: i.start.clone(),
+                indent: i.indent,
+            })
+        });
+        let print = spec
+            .print_to_send
+            .unwrap_or(rules.is_some())
+            .then(|| PrintRules::new(echo.as_ref()).ok())
+            .flatten()
+            .map(Arc::new);
         Profile {
             name: name.to_owned(),
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
             rules,
+            print,
         }
     }
 }
@@ -230,6 +256,13 @@ mod tests {
         assert_eq!(p.name_for("swarm-demo"), "swarm-demo");
         assert_eq!(p.name_for("opencode"), "generic");
         assert!(!p.for_command("aider").reads_screen());
+        // Print-to-send: on where the screen is read, off elsewhere unless
+        // the profile asks for it.
+        for on in ["claude", "codex", "gemini", "swarm-demo"] {
+            assert!(p.for_command(on).prints_to_send(), "{on}");
+        }
+        assert!(!p.for_command("aider").prints_to_send());
+        assert!(!p.for_command("opencode").prints_to_send());
         assert_eq!(p.for_command("claude").pause, Duration::ZERO);
         assert!(p.for_command("gemini").pause >= Duration::from_millis(100));
     }
@@ -251,7 +284,24 @@ mod tests {
                 ..ProfileSpec::default()
             },
         );
+        configured.insert(
+            "aider".to_owned(),
+            ProfileSpec {
+                print_to_send: Some(true),
+                ..ProfileSpec::default()
+            },
+        );
+        configured.insert(
+            "codex".to_owned(),
+            ProfileSpec {
+                print_to_send: Some(false),
+                ..ProfileSpec::default()
+            },
+        );
         let p = Profiles::new(&configured);
+        assert!(p.for_command("aider").prints_to_send());
+        assert!(!p.for_command("aider").reads_screen());
+        assert!(!p.for_command("codex").prints_to_send());
         assert_eq!(p.name_for("opencode"), "mine");
         // The project's own profile wins over the built-in one.
         assert_eq!(p.name_for("claude"), "mine");

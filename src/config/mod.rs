@@ -24,7 +24,7 @@ pub(crate) use load::{
     process_env, user_file,
 };
 pub(crate) use model::{Config, DEFAULT_AGENT_COMMANDS, StoreBackend, StoreConfig};
-pub(crate) use profile::{InputBox, Marker, ProfileSpec};
+pub(crate) use profile::{Echo, InputBox, Marker, ProfileSpec};
 pub(crate) use shown::{shown, shown_command};
 pub(crate) use template::write as write_template;
 

@@ -405,7 +405,8 @@ impl<'a> Watcher<'a> {
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
         let profiles = op.messaging.delivery.profiles.clone();
-        let (looks, panes) = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting);
+        let looks::Taken { looks, panes, .. } =
+            looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, None);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
