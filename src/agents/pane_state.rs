@@ -208,7 +208,12 @@ pub(crate) fn look_with_panes(
                 let printed = printing.is_some() && profile.prints_to_send();
                 if printed && printing.is_some_and(|p| p.history.contains(a.id.as_str())) {
                     let rows = printing.map_or(0, |p| p.rows);
-                    to_read.push((i, pane.clone(), profile.screen_detail(), Rows::History(rows)));
+                    to_read.push((
+                        i,
+                        pane.clone(),
+                        profile.screen_detail(),
+                        Rows::History(rows),
+                    ));
                 }
                 if profile.reads_screen() || printed {
                     to_read.push((i, pane, profile.screen_detail(), Rows::Screen));

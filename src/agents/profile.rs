@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
 use crate::agents::transcript::PrintRules;
-use crate::config::{Echo, ProfileSpec};
 use crate::config::profile::{GENERIC, builtin};
+use crate::config::{Echo, ProfileSpec};
 use crate::tmux::ScreenDetail;
 
 /// One profile, ready to use.

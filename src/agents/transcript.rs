@@ -4,6 +4,9 @@
 //! of its prompt), and code blocks between fences. Print-to-send reads
 //! only the rows this leaves (docs/PROFILES.md, "Print-to-send").
 
+// Used once the watcher sends what agents print.
+#![allow(dead_code)]
+
 use std::sync::OnceLock;
 
 use regex::Regex;
@@ -57,17 +60,17 @@ impl PrintRules {
     /// between two fences, or the agent's own output.
     pub(crate) fn classify(&self, rows: &[Row]) -> Vec<RowKind> {
         let prompt = self.prompts(rows);
-        let fence: Vec<bool> = rows
+        let fence: Vec<Option<bool>> = rows
             .iter()
             .zip(&prompt)
-            .map(|(r, p)| !p && is_fence(r.plain()))
+            .map(|(r, p)| (!p && is_fence(r.plain())).then(|| opens(r.plain())))
             .collect();
         let inside = inside_fences(&fence);
         (0..rows.len())
             .map(|i| {
                 if prompt[i] {
                     RowKind::Prompt
-                } else if fence[i] {
+                } else if fence[i].is_some() {
                     RowKind::Fence
                 } else if inside[i] {
                     RowKind::Code
@@ -83,7 +86,11 @@ impl PrintRules {
         let starts = |r: &Row| {
             let echo = self.echo.as_ref().is_some_and(|p| p.matches(r));
             let header = has_header(r.plain());
-            (echo || header).then_some(if echo { self.indent } else { self.indent.max(1) })
+            (echo || header).then_some(if echo {
+                self.indent
+            } else {
+                self.indent.max(1)
+            })
         };
         let mut out = vec![false; rows.len()];
         let mut i = 0;
@@ -137,20 +144,39 @@ fn is_fence(text: &str) -> bool {
     t.starts_with("```") || t.starts_with("~~~")
 }
 
-/// For each row, whether it lies between two fences. A block's closing
-/// fence is on screen whenever the rows inside it are (the top of the
-/// transcript may have scrolled away, never its end), so a row counts as
-/// inside when an odd number of fences follows it; after the last fence,
-/// when the fences on screen are odd in number (a block still open, or
-/// one whose opening fence has scrolled away: both read as code, so a
-/// line never counts as output only because its block's top scrolled
-/// off).
-fn inside_fences(fence: &[bool]) -> Vec<bool> {
-    let total = fence.iter().filter(|f| **f).count();
-    let mut below = 0;
+/// A fence with an info string (```` ```rust ````): it can only open a
+/// block.
+fn opens(text: &str) -> bool {
+    let t = strip_bullet(text);
+    t.get(3..).is_some_and(|info| !info.trim().is_empty())
+}
+
+/// For each row, whether it lies between two fences (`fence`: the rows
+/// that are fences, and whether each one surely opens a block). When the
+/// first fence on screen surely opens, counting from the top is exact.
+/// Otherwise a block's top may have scrolled away (never its end), so a
+/// row counts as inside when an odd number of fences follows it, and a
+/// row after the last fence when the fences on screen are odd in number.
+/// Both uncertain cases (a block still open at the bottom, one whose
+/// opening fence scrolled off) read as code: a line is never sent only
+/// because its block's fence is out of sight, and a line held back while
+/// a block is open is read again once it closes.
+fn inside_fences(fence: &[Option<bool>]) -> Vec<bool> {
     let mut out = vec![false; fence.len()];
+    if fence.iter().flatten().next() == Some(&true) {
+        let mut above = 0;
+        for (i, f) in fence.iter().enumerate() {
+            match f {
+                Some(_) => above += 1,
+                None => out[i] = above % 2 == 1,
+            }
+        }
+        return out;
+    }
+    let total = fence.iter().flatten().count();
+    let mut below = 0;
     for i in (0..fence.len()).rev() {
-        if fence[i] {
+        if fence[i].is_some() {
             below += 1;
             continue;
         }
@@ -239,8 +265,12 @@ mod tests {
         let rules = PrintRules::new(None).expect("compiles");
         let screen = "a\n```\nin\n```\nb\n● ~~~\nin too\n~~~\nc\n";
         assert_eq!(own(&rules, screen), ["a", "b", "c"]);
-        // A block still open at the bottom.
-        assert_eq!(own(&rules, "before\n```\nin\n"), ["before"]);
+        // A block still open at the bottom: an info string says the fence
+        // opens it; a bare fence may as well close one that scrolled in
+        // from above, so the line before it waits until the block closes.
+        assert_eq!(own(&rules, "before\n```rust\nin\n"), ["before"]);
+        assert_eq!(own(&rules, "before\n```\nin\n"), Vec::<String>::new());
+        assert_eq!(own(&rules, "before\n```\nin\n```\n"), ["before"]);
         // A block whose opening fence scrolled off the top: what follows
         // its end reads as code until another fence says otherwise.
         assert_eq!(own(&rules, "in\n```\nafter\n"), Vec::<String>::new());

@@ -18,6 +18,7 @@ use crate::tmux::{Pane, Tmux};
 
 /// An agent's screen, captured for print-to-send.
 #[derive(Clone, Debug)]
+#[allow(dead_code)] // used once the watcher sends what agents print
 pub(crate) struct Printout {
     /// The agent.
     pub agent: String,
@@ -40,6 +41,7 @@ pub(crate) struct Taken {
     pub panes: Vec<Pane>,
     /// The screens of the agents that print to send (when `printing` was
     /// given).
+    #[allow(dead_code)] // used once the watcher sends what agents print
     pub printouts: Vec<Printout>,
 }
 

@@ -133,7 +133,10 @@ impl Tmux {
     /// call, as `capture_screens` takes screens; a history comes after
     /// the pane's history size, so that a pane without one (for which
     /// tmux would give the screen's first row) reads as empty.
-    pub(crate) fn capture(&self, targets: Vec<(PaneId, ScreenDetail, Rows)>) -> Vec<Option<String>> {
+    pub(crate) fn capture(
+        &self,
+        targets: Vec<(PaneId, ScreenDetail, Rows)>,
+    ) -> Vec<Option<String>> {
         self.start_capture(targets).finish()
     }
 
@@ -157,9 +160,7 @@ impl Tmux {
                         n.max(&1)
                     ),
                 };
-                script.push_str(&format!(
-                    "{capture} ; display-message -p '{token}:{i}'\n"
-                ));
+                script.push_str(&format!("{capture} ; display-message -p '{token}:{i}'\n"));
             }
             Some(self.start_script("capture-pane", script))
         };
