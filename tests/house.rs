@@ -75,6 +75,7 @@ fn only_the_store_spells_state_file_names() {
         "\"audit.log\"",
         "\"feed.jsonl\"",
         "\"episodes.json\"",
+        "\"printed.json\"",
         "\"watcher.lock\"",
         ".swarm/audit.log",
     ];

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
-use crate::agents::transcript::PrintRules;
+use crate::agents::transcript::{PrintRules, Printed};
 use crate::config::profile::{GENERIC, builtin};
 use crate::config::{Echo, ProfileSpec};
 use crate::tmux::ScreenDetail;
@@ -63,6 +63,23 @@ impl Profile {
     /// True when the profile reads the agent's screen.
     pub(crate) fn reads_screen(&self) -> bool {
         self.rules.is_some()
+    }
+
+    /// The `@swarm:` lines the agent printed (see `PrintRules::printed`)
+    /// in `history` and `screen`, above its input box; `None` when the
+    /// watcher does not read what it prints.
+    pub(crate) fn printed(
+        &self,
+        history: Option<&str>,
+        screen: &str,
+        history_complete: bool,
+    ) -> Option<Printed> {
+        let print = self.print.as_ref()?;
+        let box_start = self
+            .rules
+            .as_ref()
+            .and_then(|r| r.box_start(&Screen::parse(screen)));
+        Some(print.printed(history, screen, box_start, history_complete))
     }
 
     /// True when the watcher reads what the agent prints.

@@ -298,7 +298,6 @@ impl ScreenRules {
     /// The row where the input box starts (its frame row, for a framed
     /// box); `None` when no box is drawn. What is above it is the
     /// agent's transcript.
-    #[allow(dead_code)] // used once the watcher sends what agents print
     pub(crate) fn box_start(&self, screen: &Screen) -> Option<usize> {
         self.find_box(screen).map(|b| b.start)
     }
@@ -344,7 +343,6 @@ pub(crate) struct Row<'a> {
 
 impl Row<'_> {
     /// The row's text without escape sequences or trailing spaces.
-    #[allow(dead_code)] // used once the watcher sends what agents print
     pub(crate) fn plain(&self) -> &str {
         &self.plain
     }
@@ -358,7 +356,6 @@ pub(crate) struct Screen<'a> {
 
 impl<'a> Screen<'a> {
     /// The rows, top to bottom.
-    #[allow(dead_code)] // used once the watcher sends what agents print
     pub(crate) fn rows(&self) -> &[Row<'a>] {
         &self.rows
     }

@@ -4,14 +4,12 @@
 //! of its prompt), and code blocks between fences. Print-to-send reads
 //! only the rows this leaves (docs/PROFILES.md, "Print-to-send").
 
-// Used once the watcher sends what agents print.
-#![allow(dead_code)]
-
 use std::sync::OnceLock;
 
 use regex::Regex;
+use sha2::{Digest, Sha256};
 
-use crate::agents::screen::{Pattern, Row};
+use crate::agents::screen::{Pattern, Row, Screen};
 use crate::config::Echo;
 
 /// Characters an agent puts before a line of its reply (Claude Code's
@@ -59,7 +57,7 @@ impl PrintRules {
     /// header, with the rows that continue it), a code fence, a row
     /// between two fences, or the agent's own output.
     pub(crate) fn classify(&self, rows: &[Row]) -> Vec<RowKind> {
-        let prompt = self.prompts(rows);
+        let prompt: Vec<bool> = self.prompts(rows).iter().map(Option::is_some).collect();
         let fence: Vec<Option<bool>> = rows
             .iter()
             .zip(&prompt)
@@ -81,8 +79,9 @@ impl PrintRules {
             .collect()
     }
 
-    /// Which rows belong to a prompt shown in the transcript.
-    fn prompts(&self, rows: &[Row]) -> Vec<bool> {
+    /// For each row that belongs to a prompt shown in the transcript, the
+    /// row where that prompt starts.
+    fn prompts(&self, rows: &[Row]) -> Vec<Option<usize>> {
         let starts = |r: &Row| {
             let echo = self.echo.as_ref().is_some_and(|p| p.matches(r));
             let header = has_header(r.plain());
@@ -92,7 +91,7 @@ impl PrintRules {
                 self.indent.max(1)
             })
         };
-        let mut out = vec![false; rows.len()];
+        let mut out = vec![None; rows.len()];
         let mut i = 0;
         while i < rows.len() {
             let Some(indent) = starts(&rows[i]) else {
@@ -118,12 +117,143 @@ impl PrintRules {
                 }
             }
             for slot in &mut out[i..=last] {
-                *slot = true;
+                *slot = Some(i);
             }
             i = last + 1;
         }
         out
     }
+
+    /// The `@swarm:` and `@relay:` lines the agent printed itself in
+    /// `history` (rows that scrolled off, when read) and `screen` above
+    /// its input box (`box_start`, a row of `screen`). A line counts once
+    /// a row follows it (the agent has moved past it); its `key` is the
+    /// same whenever the same printed line is read again (after a redraw,
+    /// a scroll or a resize) and differs for the same text after a later
+    /// prompt. `history_complete`: `history` holds every row the pane
+    /// kept, so the transcript's start is in sight.
+    pub(crate) fn printed(
+        &self,
+        history: Option<&str>,
+        screen: &str,
+        box_start: Option<usize>,
+        history_complete: bool,
+    ) -> Printed {
+        let mut text = history
+            .unwrap_or_default()
+            .trim_end_matches('\n')
+            .to_owned();
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        let on_screen = Screen::parse(screen);
+        let kept = box_start.unwrap_or(on_screen.rows().len());
+        for row in on_screen.rows().iter().take(kept) {
+            text.push_str(row.plain());
+            text.push('\n');
+        }
+        let all = Screen::parse(&text);
+        let rows = all.rows();
+        let starts = self.prompts(rows);
+        let kinds = self.classify(rows);
+        let mut out = Printed::default();
+        for (i, row) in rows.iter().enumerate() {
+            if kinds[i] != RowKind::Own {
+                continue;
+            }
+            let Some((to, body)) = address(strip_bullet(row.plain())) else {
+                continue;
+            };
+            let followed =
+                box_start.is_some() || rows[i + 1..].iter().any(|r| !r.plain().trim().is_empty());
+            if !followed {
+                continue;
+            }
+            let anchor = (0..i)
+                .rev()
+                .find_map(|j| starts[j])
+                .map(|s| rows[s].plain().trim().to_owned())
+                .or_else(|| history_complete.then(String::new));
+            let Some(anchor) = anchor else {
+                out.unanchored = true;
+                continue;
+            };
+            let line = strip_bullet(row.plain()).to_owned();
+            let mut h = Sha256::new();
+            h.update(anchor.as_bytes());
+            h.update([0]);
+            h.update(line.as_bytes());
+            let key: String = h.finalize()[..12]
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            if out.lines.iter().any(|l| l.key == key) {
+                continue;
+            }
+            out.lines.push(PrintedLine {
+                to,
+                text: body.to_owned(),
+                line,
+                key,
+            });
+        }
+        out
+    }
+}
+
+/// Who a printed line is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum To {
+    /// One agent (or the person, by their sender name).
+    Agent(String),
+    /// Every other agent (`@swarm:*`).
+    Everyone,
+}
+
+/// One `@swarm:` line an agent printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct PrintedLine {
+    /// Its recipient.
+    pub to: To,
+    /// The message: what follows the address.
+    pub text: String,
+    /// The whole line as printed.
+    pub line: String,
+    /// The same for every reading of this printed line (see
+    /// `PrintRules::printed`).
+    pub key: String,
+}
+
+/// What `PrintRules::printed` found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Printed {
+    /// The lines, top to bottom, each key once.
+    pub lines: Vec<PrintedLine>,
+    /// Some line had no prompt above it in the rows read: read again with
+    /// more history.
+    pub unanchored: bool,
+}
+
+/// The recipient and text of `@swarm:AGENT text` or `@relay:AGENT text`
+/// (`*`: everyone else).
+fn address(text: &str) -> Option<(To, &str)> {
+    let rest = text
+        .strip_prefix("@swarm:")
+        .or_else(|| text.strip_prefix("@relay:"))?;
+    let (name, body) = rest.split_once(char::is_whitespace)?;
+    let body = body.trim();
+    if body.is_empty() {
+        return None;
+    }
+    if name == "*" {
+        return Some((To::Everyone, body));
+    }
+    let valid = !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    valid.then(|| (To::Agent(name.to_owned()), body))
 }
 
 /// The text of a row without its indentation and one leading bullet.
@@ -275,6 +405,83 @@ mod tests {
         // its end reads as code until another fence says otherwise.
         assert_eq!(own(&rules, "in\n```\nafter\n"), Vec::<String>::new());
         assert_eq!(own(&rules, "in\n```\nafter\n```\nx\n```\n"), ["after"]);
+    }
+
+    fn keys(p: &Printed) -> Vec<(String, String)> {
+        p.lines
+            .iter()
+            .map(|l| (l.line.clone(), l.key.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn printed_lines_keep_their_key_through_a_redraw_and_a_later_turn_is_new() {
+        let turn1 = "\
+[12:00:00] submission 1 (30 bytes):
+  DEMOPRINT @swarm:agent-1 hi
+@swarm:agent-1 hi
+```
+@swarm:agent-1 in a fence
+```
+● @swarm:* to all
+";
+        let first = demo().printed(None, &format!("{turn1}> "), None, false);
+        assert!(!first.unanchored);
+        assert_eq!(
+            first
+                .lines
+                .iter()
+                .map(|l| (l.to.clone(), l.text.as_str()))
+                .collect::<Vec<_>>(),
+            [
+                (To::Agent("agent-1".into()), "hi"),
+                (To::Everyone, "to all")
+            ]
+        );
+        // Redrawn: the old screen went to the history, the same rows are
+        // drawn again below it.
+        let redrawn = demo().printed(Some(turn1), &format!("banner\n\n{turn1}> "), None, false);
+        assert_eq!(keys(&redrawn), keys(&first));
+        // The same line after a later prompt is another line.
+        let later =
+            format!("{turn1}[12:00:05] submission 2 (30 bytes):\n  again\n@swarm:agent-1 hi\n> ");
+        let again = demo().printed(None, &later, None, false);
+        assert_eq!(again.lines.len(), 3);
+        assert_ne!(again.lines[2].key, first.lines[0].key);
+        assert_eq!(again.lines[2].text, "hi");
+    }
+
+    #[test]
+    fn a_line_without_a_prompt_in_sight_waits_for_the_history() {
+        let screen = "@swarm:agent-1 hi\nmore\n";
+        let p = demo().printed(None, screen, None, false);
+        assert!(p.unanchored && p.lines.is_empty());
+        // The whole history read: the transcript's start is in sight.
+        let p = demo().printed(Some(""), screen, None, true);
+        assert_eq!(p.lines.len(), 1);
+        // The last row may still grow: it waits for a row below it.
+        let p = demo().printed(Some(""), "@swarm:agent-1 h", None, true);
+        assert!(p.lines.is_empty());
+        // Not an address: no name, no text, a bad name.
+        for text in [
+            "@swarm: hi",
+            "@swarm:agent-1",
+            "@swarm:a/b hi",
+            "say @swarm:x hi",
+        ] {
+            let p = demo().printed(Some(""), &format!("{text}\n> "), None, true);
+            assert!(p.lines.is_empty(), "{text}");
+        }
+        let p = demo().printed(Some(""), "@relay:Bob hi there\n> ", None, true);
+        assert_eq!(p.lines[0].to, To::Agent("Bob".into()));
+        assert_eq!(p.lines[0].text, "hi there");
+    }
+
+    #[test]
+    fn what_is_in_the_input_box_is_not_printed() {
+        let screen = "[12:00:00] submission 1 (1 bytes):\n  x\n> @swarm:agent-1 typing\n";
+        let p = demo().printed(None, screen, Some(2), false);
+        assert!(p.lines.is_empty());
     }
 
     #[test]

@@ -18,7 +18,6 @@ use crate::tmux::{Pane, Tmux};
 
 /// An agent's screen, captured for print-to-send.
 #[derive(Clone, Debug)]
-#[allow(dead_code)] // used once the watcher sends what agents print
 pub(crate) struct Printout {
     /// The agent.
     pub agent: String,
@@ -28,8 +27,6 @@ pub(crate) struct Printout {
     pub screen: String,
     /// The rows of history above it, when they were asked for.
     pub history: Option<String>,
-    /// When the screen was captured.
-    pub at: Timestamp,
 }
 
 /// What one round of looking found.
@@ -41,7 +38,6 @@ pub(crate) struct Taken {
     pub panes: Vec<Pane>,
     /// The screens of the agents that print to send (when `printing` was
     /// given).
-    #[allow(dead_code)] // used once the watcher sends what agents print
     pub printouts: Vec<Printout>,
 }
 
@@ -76,7 +72,6 @@ pub(crate) fn take(
                         profile: profile.clone(),
                         screen: screen.clone(),
                         history: history.clone(),
-                        at,
                     });
                 }
             };

@@ -173,6 +173,12 @@ impl Keys {
         self.key("episodes")
     }
 
+    /// `printed`, a hash: `<agent>/<line key>` -> when the watcher that
+    /// claimed the printed line sent it (Unix seconds).
+    pub(crate) fn printed(&self) -> String {
+        self.key("printed")
+    }
+
     /// `feed`, a stream: the activity feed, one entry per line (field
     /// `e`: the line's JSON); trimmed by size and age on append.
     pub(crate) fn feed(&self) -> String {
@@ -221,6 +227,7 @@ mod tests {
             Keys::lock_of(&k.coordination()),
             k.episodes(),
             k.feed(),
+            k.printed(),
         ];
         assert_eq!(
             names,
@@ -243,6 +250,7 @@ mod tests {
                 "{swarm:p}:coordination:lock",
                 "{swarm:p}:episodes",
                 "{swarm:p}:feed",
+                "{swarm:p}:printed",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();
