@@ -60,37 +60,17 @@ impl PrintedStore for RedisPrinted {
 mod tests {
     use super::super::test_server::TestServer;
     use super::*;
-    use std::sync::{Arc, Barrier};
+    use crate::messaging::printed::printed_store::contract;
 
     #[test]
     fn of_racing_watchers_one_claims_each_line() {
         let server = TestServer::start();
-        let barrier = Arc::new(Barrier::new(4));
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                let store = RedisPrinted::new(server.target("p"));
-                let barrier = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    (0..5)
-                        .filter(|i| store.claim("agent-1", &format!("k{i}")).expect("claim"))
-                        .count()
-                })
-            })
-            .collect();
-        let won: usize = handles.into_iter().map(|h| h.join().expect("join")).sum();
-        assert_eq!(won, 5);
-        let store = RedisPrinted::new(server.target("p"));
-        assert!(!store.claim("agent-1", "k0").expect("claim"));
-        assert!(store.claim("agent-2", "k0").expect("claim"));
+        contract::each_line_is_claimed_once(|| Box::new(RedisPrinted::new(server.target("p"))));
         // Another swarm on the same server keeps its own claims.
         assert!(
             RedisPrinted::new(server.target("q"))
                 .claim("agent-1", "k0")
                 .expect("claim")
         );
-        store.forget(&["agent-1".to_owned()]).expect("forget");
-        assert!(store.claim("agent-1", "k0").expect("claim"));
-        assert!(!store.claim("agent-2", "k0").expect("claim"));
     }
 }

@@ -99,33 +99,13 @@ impl PrintedStore for FilePrinted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::{Arc, Barrier};
+    use crate::messaging::printed::printed_store::contract;
 
     #[test]
     fn of_racing_watchers_one_claims_each_line() {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         std::fs::create_dir_all(paths.swarm_dir()).expect("mkdir");
-        let barrier = Arc::new(Barrier::new(4));
-        let handles: Vec<_> = (0..4)
-            .map(|_| {
-                let store = FilePrinted::new(&paths);
-                let barrier = Arc::clone(&barrier);
-                std::thread::spawn(move || {
-                    barrier.wait();
-                    (0..5)
-                        .filter(|i| store.claim("agent-1", &format!("k{i}")).expect("claim"))
-                        .count()
-                })
-            })
-            .collect();
-        let won: usize = handles.into_iter().map(|h| h.join().expect("join")).sum();
-        assert_eq!(won, 5);
-        let store = FilePrinted::new(&paths);
-        assert!(!store.claim("agent-1", "k0").expect("claim"));
-        // Another agent's line of the same key is its own.
-        assert!(store.claim("agent-2", "k0").expect("claim"));
-        store.forget(&["agent-1".to_owned()]).expect("forget");
-        assert!(store.claim("agent-1", "k0").expect("claim"));
+        contract::each_line_is_claimed_once(|| Box::new(FilePrinted::new(&paths)));
     }
 }
