@@ -53,8 +53,12 @@ fn each_printed_line_arrives_once_with_two_watchers() {
 
     // The sender learns what became of its lines (one notice per round
     // and watcher that sent some).
+    // Every notice is in before the test types the next prompt there
+    // (keys sent while swarm pastes a notice would join it, as a person's
+    // would).
     wait_for_text(&project, 0, "no agent named nobody", 1);
     wait_for_text(&project, 0, "sent to everyone", 1);
+    wait_for_text(&project, 0, "sent to agent-1 as ", 1);
     let notices: Vec<String> = received(&project, 0)
         .into_iter()
         .filter(|t| t.contains("print-to-send:"))
@@ -87,6 +91,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
     // The same line in a later turn is a new message.
     type_line(&server, &panes[0], "DEMOPRINT @swarm:agent-1 plain hello");
     wait_for_text(&project, 1, "plain hello", 2);
+    wait_for_text(&project, 0, "sent to agent-1 as ", 2);
 
     // A long reply: its prompt scrolls off the screen while the line is
     // still on it, and is found in the history.
@@ -100,6 +105,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
         ),
     );
     wait_for_text(&project, 1, "after a long reply", 1);
+    wait_for_text(&project, 0, "sent to agent-1 as ", 3);
 
     // One more line after all of that: by the time it arrives, both
     // watchers have read every earlier screen for many rounds.

@@ -420,6 +420,16 @@ mod tests {
             text.contains("profiles.claude.busy[1]: needs `plain` or `ansi`"),
             "{text}"
         );
+        let found = check(json!({"aider": {"echo": {"start": {"plain": "("}, "indent": 50}}}));
+        let text = found.join("\n");
+        assert!(
+            text.contains("profiles.aider.echo.start.plain: not a valid regular expression"),
+            "{text}"
+        );
+        assert!(
+            text.contains("profiles.aider.echo.indent: must be at most 40"),
+            "{text}"
+        );
     }
 
     #[test]
