@@ -164,8 +164,29 @@ impl PrintRules {
             let Some((to, body)) = address(strip_bullet(row.plain())) else {
                 continue;
             };
-            let followed =
-                box_start.is_some() || rows[i + 1..].iter().any(|r| !r.plain().trim().is_empty());
+            // An agent that wraps its own reply (Claude Code, Codex) goes
+            // on in rows indented to where the text started.
+            let column = leading_chars(row.plain(), strip_bullet(row.plain()));
+            let more: Vec<&str> = rows[i + 1..]
+                .iter()
+                .zip(&kinds[i + 1..])
+                .take_while(|(r, k)| {
+                    let t = r.plain();
+                    let indent = t.chars().take_while(|c| *c == ' ').count();
+                    **k == RowKind::Own
+                        && indent > 0
+                        && indent >= column
+                        && !t.trim().is_empty()
+                        && strip_bullet(t) == t.trim_start()
+                        && address(t.trim_start()).is_none()
+                })
+                .map(|(r, _)| r.plain().trim())
+                .collect();
+            let last = i + more.len();
+            let followed = box_start.is_some()
+                || rows[last + 1..]
+                    .iter()
+                    .any(|r| !r.plain().trim().is_empty());
             if !followed {
                 continue;
             }
@@ -190,9 +211,14 @@ impl PrintRules {
             if out.lines.iter().any(|l| l.key == key) {
                 continue;
             }
+            let mut text = body.to_owned();
+            for m in more {
+                text.push(' ');
+                text.push_str(m);
+            }
             out.lines.push(PrintedLine {
                 to,
-                text: body.to_owned(),
+                text,
                 line,
                 key,
             });
@@ -266,6 +292,11 @@ pub(crate) fn strip_bullet(text: &str) -> &str {
         }
         _ => t,
     }
+}
+
+/// How many characters of `row` come before `rest`, a tail of it.
+fn leading_chars(row: &str, rest: &str) -> usize {
+    row[..row.len() - rest.len()].chars().count()
 }
 
 /// A row that opens or closes a Markdown code block.
@@ -475,6 +506,32 @@ mod tests {
         let p = demo().printed(Some(""), "@relay:Bob hi there\n> ", None, true);
         assert_eq!(p.lines[0].to, To::Agent("Bob".into()));
         assert_eq!(p.lines[0].text, "hi there");
+    }
+
+    #[test]
+    fn a_line_the_agent_wrapped_itself_is_one_message() {
+        let rules = PrintRules::new(None).expect("compiles");
+        let screen = "\
+⏺ @swarm:agent-2 the schema is ready,
+  please review it
+  before noon
+⏺ Done.
+";
+        let p = rules.printed(Some(""), screen, None, true);
+        assert_eq!(p.lines.len(), 1);
+        assert_eq!(
+            p.lines[0].text,
+            "the schema is ready, please review it before noon"
+        );
+        // Still being written: the last row may grow.
+        let p = rules.printed(Some(""), "⏺ @swarm:agent-2 a\n  b\n", None, true);
+        assert!(p.lines.is_empty());
+        // Rows less indented than the text, or another address, are not
+        // part of it.
+        let screen = "  ● @swarm:a one\n  two\n    @swarm:b three\nend\n";
+        let p = rules.printed(Some(""), screen, None, true);
+        let texts: Vec<&str> = p.lines.iter().map(|l| l.text.as_str()).collect();
+        assert_eq!(texts, ["one", "three"]);
     }
 
     #[test]
