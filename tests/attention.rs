@@ -12,7 +12,7 @@ use crate::harness::{Project, TmuxServer, records, swarm, swarm_process, wait_fo
 use crate::notify::http_server;
 
 /// A `swarm watch` child, stopped (and reaped) when dropped.
-struct Watch(Child);
+pub(crate) struct Watch(Child);
 
 impl Drop for Watch {
     fn drop(&mut self) {
@@ -21,7 +21,7 @@ impl Drop for Watch {
     }
 }
 
-fn watch(project: &Project, server: &TmuxServer, env: &[(&str, &str)]) -> Watch {
+pub(crate) fn watch(project: &Project, server: &TmuxServer, env: &[(&str, &str)]) -> Watch {
     let mut cmd: Command = swarm_process(project, Some(server));
     cmd.arg("watch").stdout(Stdio::null()).stderr(Stdio::null());
     for (k, v) in env {
@@ -32,7 +32,7 @@ fn watch(project: &Project, server: &TmuxServer, env: &[(&str, &str)]) -> Watch 
 
 /// Demo agents in `n` panes, discovered as agent-0 .. agent-(n-1); the
 /// panes in id order.
-fn agents(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
+pub(crate) fn agents(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
     let panes: Vec<String> = (0..n)
         .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec{i}.jsonl"))))
         .collect();
@@ -50,7 +50,7 @@ fn agents(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
     order.into_iter().map(|(_, p)| p).collect()
 }
 
-fn type_line(server: &TmuxServer, pane: &str, text: &str) {
+pub(crate) fn type_line(server: &TmuxServer, pane: &str, text: &str) {
     server.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
     server.tmux(&["send-keys", "-t", pane, "Enter"]);
 }
@@ -74,7 +74,7 @@ fn events(project: &Project, kind: &str) -> Vec<(String, u64)> {
         .collect()
 }
 
-fn wait_for_event(project: &Project, kind: &str, n: usize) -> Vec<(String, u64)> {
+pub(crate) fn wait_for_event(project: &Project, kind: &str, n: usize) -> Vec<(String, u64)> {
     wait_for(&format!("{n} {kind} event(s)"), || {
         let e = events(project, kind);
         (e.len() >= n).then_some(e)

@@ -76,6 +76,7 @@ fn only_the_store_spells_state_file_names() {
         "\"feed.jsonl\"",
         "\"episodes.json\"",
         "\"sessions.json\"",
+        "\"printed.json\"",
         "\"watcher.lock\"",
         ".swarm/audit.log",
     ];

@@ -938,3 +938,50 @@ fn a_broadcast_s_share_for_another_host_goes_in_there_as_one_fan_out() {
     }
     assert!(records(&rec_a).is_empty(), "nothing typed on host A");
 }
+
+/// How many submissions recorded in `rec` hold `text`.
+fn submissions_with(rec: &std::path::Path, text: &str) -> usize {
+    records(rec)
+        .iter()
+        .filter(|r| r["text"].as_str().is_some_and(|t| t.contains(text)))
+        .count()
+}
+
+#[test]
+fn a_printed_line_is_sent_once_by_two_watchers_on_redis() {
+    let server = RedisServer::start();
+    let tmux = TmuxServer::start();
+    let project = Project::new();
+    let (rec0, rec1) = (project.file("rec0.jsonl"), project.file("rec1.jsonl"));
+    let printer = tmux.demo_agent(&project.path(), &rec0);
+    tmux.demo_agent(&project.path(), &rec1);
+    let out = on_tmux(&project, &server, &tmux, "h1", &["discover"]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let _a = Watcher::start(&project, &server, &tmux, "h1");
+    let _b = Watcher::start(&project, &server, &tmux, "h1");
+    let print = |text: &str| {
+        tmux.tmux(&["send-keys", "-t", &printer, "-l", "--", text]);
+        tmux.tmux(&["send-keys", "-t", &printer, "Enter"]);
+    };
+    print("DEMOPRINT @swarm:* first broadcast");
+    wait_for("the broadcast", || {
+        (submissions_with(&rec1, "[INFO]: first broadcast") >= 1).then_some(())
+    });
+    // The notice is in before the next prompt is typed there.
+    wait_for("the notice", || {
+        (submissions_with(&rec0, "sent to everyone as ") >= 1).then_some(())
+    });
+    print("DEMOPRINT @swarm:* second broadcast");
+    wait_for("the second broadcast", || {
+        (submissions_with(&rec1, "[INFO]: second broadcast") >= 1).then_some(())
+    });
+    wait_for("the second notice", || {
+        (submissions_with(&rec0, "sent to everyone as ") >= 2).then_some(())
+    });
+    assert_eq!(submissions_with(&rec1, "[INFO]: first broadcast"), 1);
+    assert_eq!(submissions_with(&rec1, "[INFO]: second broadcast"), 1);
+    assert_eq!(submissions_with(&rec0, "[INFO]: first broadcast"), 0);
+    assert_eq!(submissions_with(&rec0, "sent to everyone as "), 2);
+    // The claims are on the server, not in the checkout.
+    assert!(!project.file(".swarm/printed.json").exists());
+}

@@ -31,6 +31,7 @@ mod messaging;
 mod monitor;
 mod notify;
 mod old_tmux;
+mod print_to_send;
 mod redis_backend;
 mod resume;
 mod setup;

@@ -6,7 +6,9 @@
 //! agent received. It can play the states swarm reads on a real agent's
 //! screen: text typed into its box, busy (a prompt holding `DEMOSLEEP<n>`;
 //! input meanwhile is queued), and a yes/no question (a prompt holding
-//! `DEMOASK`) that Enter answers.
+//! `DEMOASK`) that Enter answers. It prints given lines as its reply (a
+//! prompt holding `DEMOPRINT`) and redraws its whole screen (`DEMOREDRAW`),
+//! for print-to-send.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -237,6 +239,15 @@ pub(crate) const ASK_WORD: &str = "DEMOASK";
 /// The same question with unnumbered options, `No` first and highlighted
 /// (as Claude Code asks about an MCP tool): only the arrows and Enter pick.
 pub(crate) const ASK_NO_FIRST_WORD: &str = "DEMOASKNO";
+
+/// A prompt holding this word makes the agent print what follows it as
+/// its reply, one line per ` || `-separated part (`DEMOPRINT @swarm:agent-1
+/// hi || done`), as an agent prints `@swarm:` lines (print-to-send).
+pub(crate) const PRINT_WORD: &str = "DEMOPRINT";
+
+/// A prompt holding this word makes the agent clear its screen and draw
+/// its transcript again, as a full-screen agent redraws.
+pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
 /// The row under the options, as the demo profile recognises a dialog.
@@ -362,6 +373,8 @@ pub(crate) fn run(
     )?;
     out.flush()?;
     let mut agent = Demo {
+        banner: format!("{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)"),
+        drawn: String::new(),
         out: &mut out,
         recorder,
         transcript,
@@ -419,6 +432,11 @@ impl Question {
 }
 
 struct Demo<'a, W: Write> {
+    /// The first row of the screen.
+    banner: String,
+    /// The submissions and printed lines shown so far, as drawn (for a
+    /// redraw).
+    drawn: String,
     out: &'a mut W,
     recorder: Option<File>,
     transcript: Option<File>,
@@ -517,14 +535,30 @@ impl<W: Write> Demo<'_, W> {
             file.write_all(&line)?;
         }
         let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
-        write!(
-            self.out,
-            "\r\x1b[K[{stamp}] submission {} ({} bytes):\r\n",
+        let mut shown = format!(
+            "[{stamp}] submission {} ({} bytes):\r\n",
             self.count,
             text.len()
-        )?;
+        );
         for line in sanitize::strip_controls(text).split('\n') {
-            write!(self.out, "  {line}\r\n")?;
+            shown.push_str(&format!("  {line}\r\n"));
+        }
+        if let Some((_, lines)) = text.split_once(PRINT_WORD) {
+            for line in lines.split(" || ") {
+                let line = sanitize::one_line(line.trim());
+                shown.push_str(&format!("{line}\r\n"));
+            }
+        }
+        self.drawn.push_str(&shown);
+        write!(self.out, "\r\x1b[K{shown}")?;
+        if text.contains(REDRAW_WORD) {
+            // Home, clear the screen (tmux keeps the old one in its
+            // history), everything again.
+            write!(
+                self.out,
+                "\x1b[H\x1b[2J{}\r\n\r\n{}",
+                self.banner, self.drawn
+            )?;
         }
         if text.contains(ASK_WORD) {
             let q = if text.contains(ASK_NO_FIRST_WORD) {

@@ -1,6 +1,8 @@
 //! What each agent's pane shows right now, for people: `swarm agents`,
-//! `swarm doctor` and the monitor. The screens of all panes are captured
-//! in one tmux call.
+//! `swarm doctor` and the monitor, and for the watcher's round. The
+//! screens of all panes are captured in one tmux call.
+
+use std::collections::BTreeSet;
 
 use serde::Serialize;
 
@@ -9,7 +11,7 @@ use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
 use crate::support::sanitize;
-use crate::tmux::{Pane, PaneId, ScreenDetail, Tmux};
+use crate::tmux::{Pane, PaneId, Rows, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -48,8 +50,9 @@ pub(crate) enum Sight {
     Shell,
     /// Some other program is in the foreground.
     Other,
-    /// The agent runs; its profile does not read screens.
-    NotRead(Profile),
+    /// The agent runs; its profile does not read screens. Its screen when
+    /// the look was asked to capture it for print-to-send.
+    NotRead(Profile, Option<String>),
     /// The agent runs and its screen was captured (`None`: the capture
     /// failed).
     Screen(Profile, Option<String>),
@@ -89,7 +92,7 @@ impl PaneState {
                 "other",
                 "a program that is not an agent is in the foreground",
             ),
-            Sight::NotRead(profile) => PaneState {
+            Sight::NotRead(profile, _) => PaneState {
                 state: "not read".into(),
                 profile: Some(profile.name.clone()),
                 deliverable: true,
@@ -142,20 +145,49 @@ pub(crate) fn look(
     if agents.is_empty() {
         return Vec::new();
     }
-    look_with_panes(tmux, matcher, profiles, agents, here).0
+    look_with_panes(tmux, matcher, profiles, agents, here, None).sights
 }
 
-/// `look`, with every pane of the server as it listed them.
+/// What a look also captures for print-to-send: the screen of every agent
+/// whose profile prints to send (also where the profile does not read
+/// screens for their state), and up to `rows` rows of history above the
+/// screens of the agents in `history`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Printing<'a> {
+    /// The agents whose history is captured too.
+    pub history: &'a BTreeSet<String>,
+    /// How many rows of it.
+    pub rows: usize,
+}
+
+/// What `look_with_panes` found.
+#[derive(Debug, Default)]
+pub(crate) struct Looked {
+    /// One sight per agent, in order.
+    pub sights: Vec<Sight>,
+    /// Per agent, the history rows `Printing` asked for (`None`: not asked
+    /// for, or the capture failed).
+    pub history: Vec<Option<String>>,
+    /// Every pane of the server, as it listed them.
+    pub panes: Vec<Pane>,
+}
+
+/// `look`, with every pane of the server as it listed them and what
+/// `printing` asks for besides.
 pub(crate) fn look_with_panes(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
     here: Option<&str>,
-) -> (Vec<Sight>, Vec<Pane>) {
+    printing: Option<Printing<'_>>,
+) -> Looked {
     let all = tmux.list_panes().map(|(p, _)| p).unwrap_or_default();
     if agents.is_empty() {
-        return (Vec::new(), all);
+        return Looked {
+            panes: all,
+            ..Looked::default()
+        };
     }
     // Only panes that exist with the registered process count: a pid in
     // the registry may since belong to something else.
@@ -163,7 +195,7 @@ pub(crate) fn look_with_panes(
     // One look at the processes for every pane.
     let survey = matcher.processes().survey().ok();
     let mut out: Vec<Sight> = Vec::with_capacity(agents.len());
-    let mut to_read: Vec<(usize, PaneId, ScreenDetail)> = Vec::new();
+    let mut to_read: Vec<(usize, PaneId, ScreenDetail, Rows)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
         if let (Some(here), Some(there)) = (here, a.host.as_deref())
             && here != there
@@ -188,27 +220,46 @@ pub(crate) fn look_with_panes(
         out.push(match fg.kind {
             ForegroundKind::Agent(command) => {
                 let profile = profiles.for_command(&command);
+                let printed = printing.is_some() && profile.prints_to_send();
+                if printed && printing.is_some_and(|p| p.history.contains(a.id.as_str())) {
+                    let rows = printing.map_or(0, |p| p.rows);
+                    to_read.push((
+                        i,
+                        pane.clone(),
+                        profile.screen_detail(),
+                        Rows::History(rows),
+                    ));
+                }
+                if profile.reads_screen() || printed {
+                    to_read.push((i, pane, profile.screen_detail(), Rows::Screen));
+                }
                 if profile.reads_screen() {
-                    to_read.push((i, pane, profile.screen_detail()));
                     Sight::Screen(profile, None)
                 } else {
-                    Sight::NotRead(profile)
+                    Sight::NotRead(profile, None)
                 }
             }
             ForegroundKind::Shell => Sight::Shell,
             ForegroundKind::Other => Sight::Other,
         });
     }
-    let ids: Vec<(PaneId, ScreenDetail)> = to_read
+    let ids: Vec<(PaneId, ScreenDetail, Rows)> = to_read
         .iter()
-        .map(|(_, p, detail)| (p.clone(), *detail))
+        .map(|(_, p, detail, rows)| (p.clone(), *detail, *rows))
         .collect();
-    for ((i, _, _), capture) in to_read.into_iter().zip(tmux.capture_screens(&ids)) {
-        if let Sight::Screen(_, slot) = &mut out[i] {
-            *slot = capture;
+    let mut history: Vec<Option<String>> = vec![None; agents.len()];
+    for ((i, _, _, rows), capture) in to_read.into_iter().zip(tmux.capture(ids)) {
+        match (rows, &mut out[i]) {
+            (Rows::History(_), _) => history[i] = capture,
+            (Rows::Screen, Sight::Screen(_, slot) | Sight::NotRead(_, slot)) => *slot = capture,
+            (Rows::Screen, _) => {}
         }
     }
-    (out, all)
+    Looked {
+        sights: out,
+        history,
+        panes: all,
+    }
 }
 
 #[cfg(test)]

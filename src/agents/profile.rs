@@ -7,8 +7,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Duration;
 
 use crate::agents::screen::{Reading, Screen, ScreenRules};
-use crate::config::ProfileSpec;
+use crate::agents::transcript::{PrintRules, Printed};
 use crate::config::profile::{GENERIC, builtin};
+use crate::config::{Echo, ProfileSpec};
 use crate::tmux::ScreenDetail;
 
 /// One profile, ready to use.
@@ -26,6 +27,9 @@ pub(crate) struct Profile {
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
     pub rules: Option<Arc<ScreenRules>>,
+    /// How its transcript shows prompts, when the watcher reads what it
+    /// prints (print-to-send); `None`: it does not.
+    pub print: Option<Arc<PrintRules>>,
 }
 
 impl Profile {
@@ -49,7 +53,9 @@ impl Profile {
 
     /// How much of the screen a capture must keep for this profile.
     pub(crate) fn screen_detail(&self) -> ScreenDetail {
-        if self.rules.as_ref().is_some_and(|r| r.needs_attributes()) {
+        if self.rules.as_ref().is_some_and(|r| r.needs_attributes())
+            || self.print.as_ref().is_some_and(|p| p.needs_attributes())
+        {
             ScreenDetail::Attributes
         } else {
             ScreenDetail::Text
@@ -59,6 +65,28 @@ impl Profile {
     /// True when the profile reads the agent's screen.
     pub(crate) fn reads_screen(&self) -> bool {
         self.rules.is_some()
+    }
+
+    /// The `@swarm:` lines the agent printed (see `PrintRules::printed`)
+    /// in `history` and `screen`, above its input box; `None` when the
+    /// watcher does not read what it prints.
+    pub(crate) fn printed(
+        &self,
+        history: Option<&str>,
+        screen: &str,
+        history_complete: bool,
+    ) -> Option<Printed> {
+        let print = self.print.as_ref()?;
+        let box_start = self
+            .rules
+            .as_ref()
+            .and_then(|r| r.box_start(&Screen::parse(screen)));
+        Some(print.printed(history, screen, box_start, history_complete))
+    }
+
+    /// True when the watcher reads what the agent prints.
+    pub(crate) fn prints_to_send(&self) -> bool {
+        self.print.is_some()
     }
 }
 
@@ -162,12 +190,27 @@ impl Profiles {
         .ok()
         .flatten()
         .map(Arc::new);
+        // Without an echo of its own, a prompt in the transcript looks
+        // like the input box it was typed in.
+        let echo = spec.echo.clone().or_else(|| {
+            spec.input.as_ref().map(|i| Echo {
+                start: i.start.clone(),
+                indent: i.indent,
+            })
+        });
+        let print = spec
+            .print_to_send
+            .unwrap_or(rules.is_some())
+            .then(|| PrintRules::new(echo.as_ref()).ok())
+            .flatten()
+            .map(Arc::new);
         Profile {
             name: name.to_owned(),
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
             interrupt: spec.interrupt.clone().unwrap_or_default(),
             rules,
+            print,
         }
     }
 }
@@ -246,6 +289,13 @@ mod tests {
         assert_eq!(p.name_for("swarm-demo"), "swarm-demo");
         assert_eq!(p.name_for("opencode"), "generic");
         assert!(!p.for_command("aider").reads_screen());
+        // Print-to-send: on where the screen is read, off elsewhere unless
+        // the profile asks for it.
+        for on in ["claude", "codex", "gemini", "swarm-demo"] {
+            assert!(p.for_command(on).prints_to_send(), "{on}");
+        }
+        assert!(!p.for_command("aider").prints_to_send());
+        assert!(!p.for_command("opencode").prints_to_send());
         assert_eq!(p.for_command("claude").pause, Duration::ZERO);
         assert!(p.for_command("gemini").pause >= Duration::from_millis(100));
     }
@@ -267,7 +317,24 @@ mod tests {
                 ..ProfileSpec::default()
             },
         );
+        configured.insert(
+            "aider".to_owned(),
+            ProfileSpec {
+                print_to_send: Some(true),
+                ..ProfileSpec::default()
+            },
+        );
+        configured.insert(
+            "codex".to_owned(),
+            ProfileSpec {
+                print_to_send: Some(false),
+                ..ProfileSpec::default()
+            },
+        );
         let p = Profiles::new(&configured);
+        assert!(p.for_command("aider").prints_to_send());
+        assert!(!p.for_command("aider").reads_screen());
+        assert!(!p.for_command("codex").prints_to_send());
         assert_eq!(p.name_for("opencode"), "mine");
         // The project's own profile wins over the built-in one.
         assert_eq!(p.name_for("claude"), "mine");

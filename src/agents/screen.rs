@@ -98,14 +98,15 @@ enum Region {
 
 /// A compiled `Marker`.
 #[derive(Clone, Debug)]
-struct Pattern {
+pub(crate) struct Pattern {
     plain: Option<Regex>,
     ansi: Option<Regex>,
     region: Region,
 }
 
 impl Pattern {
-    fn new(m: &Marker) -> Result<Pattern, String> {
+    /// Compiles a marker; the error is the regular expression's.
+    pub(crate) fn new(m: &Marker) -> Result<Pattern, String> {
         let compile = |p: &Option<String>| {
             p.as_deref()
                 .map(Regex::new)
@@ -125,7 +126,8 @@ impl Pattern {
         })
     }
 
-    fn matches(&self, row: &Row) -> bool {
+    /// True when the row matches (both patterns, when both are given).
+    pub(crate) fn matches(&self, row: &Row) -> bool {
         (self.plain.is_some() || self.ansi.is_some())
             && self.plain.as_ref().is_none_or(|r| r.is_match(&row.plain))
             && self.ansi.as_ref().is_none_or(|r| r.is_match(row.ansi))
@@ -153,7 +155,7 @@ impl Pattern {
     }
 
     /// True when the pattern looks at attribute sequences.
-    fn needs_attributes(&self) -> bool {
+    pub(crate) fn needs_attributes(&self) -> bool {
         self.ansi.is_some()
     }
 
@@ -293,6 +295,13 @@ impl ScreenRules {
         h.finish()
     }
 
+    /// The row where the input box starts (its frame row, for a framed
+    /// box); `None` when no box is drawn. What is above it is the
+    /// agent's transcript.
+    pub(crate) fn box_start(&self, screen: &Screen) -> Option<usize> {
+        self.find_box(screen).map(|b| b.start)
+    }
+
     /// The last box on screen that satisfies the rules.
     fn find_box(&self, screen: &Screen) -> Option<Found> {
         let rows = &screen.rows;
@@ -327,9 +336,16 @@ impl ScreenRules {
 /// One row of a capture, borrowed from it: a row without escape
 /// sequences (every row of a capture without `-e`) is its own plain text.
 #[derive(Clone, Debug)]
-struct Row<'a> {
+pub(crate) struct Row<'a> {
     plain: Cow<'a, str>,
     ansi: &'a str,
+}
+
+impl Row<'_> {
+    /// The row's text without escape sequences or trailing spaces.
+    pub(crate) fn plain(&self) -> &str {
+        &self.plain
+    }
 }
 
 /// A captured screen, split into rows.
@@ -339,6 +355,11 @@ pub(crate) struct Screen<'a> {
 }
 
 impl<'a> Screen<'a> {
+    /// The rows, top to bottom.
+    pub(crate) fn rows(&self) -> &[Row<'a>] {
+        &self.rows
+    }
+
     /// Parses `capture-pane -p -J -e` output. Trailing spaces are dropped
     /// (rows are padded); other blank characters, such as the no-break
     /// space after Claude Code's prompt sign, are kept.

@@ -1,13 +1,14 @@
 //! One round of looking at this host's agents for attention: what runs in
 //! each pane, its screen state, a fingerprint of its screen without the
-//! rows that move by themselves, and the dialog it shows. Every screen is
-//! captured in one tmux call (`pane_state::look`).
+//! rows that move by themselves, and the dialog it shows; and the same
+//! captures handed on to print-to-send. Every screen is captured in one
+//! tmux call (`pane_state::look`).
 
 use std::collections::BTreeSet;
 
 use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::pane_state::{self, Sight};
-use crate::agents::profile::Profiles;
+use crate::agents::pane_state::{self, Printing, Sight};
+use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
 use crate::attention::dialog;
@@ -15,29 +16,76 @@ use crate::attention::tracker::{Look, Presence};
 use crate::domain::Timestamp;
 use crate::tmux::{Pane, Tmux};
 
+/// An agent's screen, captured for print-to-send.
+#[derive(Clone, Debug)]
+pub(crate) struct Printout {
+    /// The agent.
+    pub agent: String,
+    /// Its profile (which prints to send).
+    pub profile: Profile,
+    /// The visible screen.
+    pub screen: String,
+    /// The rows of history above it, when they were asked for.
+    pub history: Option<String>,
+}
+
+/// What one round of looking found.
+#[derive(Debug, Default)]
+pub(crate) struct Taken {
+    /// Per agent of this host, in order.
+    pub looks: Vec<Look>,
+    /// Every pane of the server, as tmux listed them.
+    pub panes: Vec<Pane>,
+    /// The screens of the agents that print to send (when `printing` was
+    /// given).
+    pub printouts: Vec<Printout>,
+}
+
 /// Looks at `agents` (this host's), in order, with every pane of the
 /// server as tmux listed them. `waiting` names the agents that have
-/// messages held or queued for them.
+/// messages held or queued for them; `printing`, what print-to-send needs
+/// captured besides.
 pub(crate) fn take(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
     waiting: &BTreeSet<String>,
-) -> (Vec<Look>, Vec<Pane>) {
-    let (sights, panes) = pane_state::look_with_panes(tmux, matcher, profiles, agents, None);
+    printing: Option<Printing<'_>>,
+) -> Taken {
+    let looked = pane_state::look_with_panes(tmux, matcher, profiles, agents, None, printing);
     let at = Timestamp::now();
-    let looks = sights
+    let mut printouts = Vec::new();
+    let looks = looked
+        .sights
         .into_iter()
+        .zip(looked.history)
         .zip(agents)
-        .filter_map(|(sight, a)| {
+        .filter_map(|((sight, history), a)| {
+            let mut printed = |profile: &Profile, screen: &Option<String>| {
+                if let Some(screen) = screen
+                    && printing.is_some()
+                    && profile.prints_to_send()
+                {
+                    printouts.push(Printout {
+                        agent: a.id.as_str().to_owned(),
+                        profile: profile.clone(),
+                        screen: screen.clone(),
+                        history: history.clone(),
+                    });
+                }
+            };
             let (presence, quiet, dialog) = match sight {
                 Sight::Remote(_) => return None,
                 Sight::Gone(_) => (Presence::Gone, None, None),
                 Sight::Shell => (Presence::Shell, None, None),
                 Sight::Other => (Presence::Other, None, None),
-                Sight::NotRead(_) => (Presence::Agent(None), None, None),
+                Sight::NotRead(profile, capture) => {
+                    printed(&profile, &capture);
+                    (Presence::Agent(None), None, None)
+                }
                 Sight::Screen(profile, capture) => {
+                    printed(&profile, &capture);
                     let capture = capture.unwrap_or_default();
                     let state = profile
                         .read(&capture)
@@ -63,5 +111,9 @@ pub(crate) fn take(
             })
         })
         .collect();
-    (looks, panes)
+    Taken {
+        looks,
+        panes: looked.panes,
+        printouts,
+    }
 }

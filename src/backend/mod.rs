@@ -26,6 +26,8 @@ use crate::log::on_files::FileLog;
 use crate::log::retention::LogPolicy;
 use crate::messaging::held::held_store::HeldStore;
 use crate::messaging::held::on_files::FileHeld;
+use crate::messaging::printed::on_files::FilePrinted;
+use crate::messaging::printed::printed_store::PrintedStore;
 use crate::messaging::rates::on_files::FileRates;
 use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
@@ -44,8 +46,8 @@ pub(crate) use operator::Operator;
 pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
-    RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisRates,
-    RedisRegistry, RedisRelay, RedisSessions,
+    RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisPrinted,
+    RedisRates, RedisRegistry, RedisRelay, RedisSessions,
 };
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
@@ -70,6 +72,8 @@ pub(crate) struct Backend {
     pub(crate) relay: Option<Box<dyn Relay>>,
     /// Which attention conditions are open for which agent.
     pub(crate) episodes: Box<dyn EpisodeStore>,
+    /// Which lines agents printed to send were sent.
+    pub(crate) printed: Box<dyn PrintedStore>,
     /// The activity feed.
     pub(crate) feed: Box<dyn FeedStore>,
     /// The sessions `launch` started, for `resume`.
@@ -107,6 +111,7 @@ impl Backend {
             backend.relay = Some(Box::new(RedisRelay::new(target.clone(), &settings.host)));
             backend.episodes = Box::new(RedisEpisodes::new(target.clone()));
             backend.sessions = Box::new(RedisSessions::new(target.clone()));
+            backend.printed = Box::new(RedisPrinted::new(target.clone()));
             backend.feed = Box::new(RedisFeed::new(
                 target.clone(),
                 FeedRetention::from_config(config),
@@ -136,6 +141,7 @@ impl Backend {
             log: Box::new(FileLog::new(paths).with_policy(LogPolicy::from_config(config))),
             relay: None,
             episodes: Box::new(FileEpisodes::new(paths)),
+            printed: Box::new(FilePrinted::new(paths)),
             feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
             sessions: Box::new(FileSessions::new(paths)),
             settings: StoreSettings::files(),

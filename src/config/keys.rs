@@ -377,6 +377,13 @@ pub(crate) const KEYS: &[Key] = &[
         example: None,
     },
     Key {
+        section: "messaging",
+        name: "print_to_send",
+        kind: Kind::Bool,
+        doc: "Read what agents print: a line `@swarm:AGENT text` (or `@relay:AGENT text`) becomes a message from that agent to AGENT, `@swarm:* text` one to every other agent (for every profile that reads the screen; `print_to_send = false` in a profile turns it off there).",
+        example: None,
+    },
+    Key {
         section: "acks",
         name: "timeout_seconds",
         kind: Kind::Int { min: 1, max: 300 },

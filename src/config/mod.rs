@@ -28,7 +28,7 @@ pub(crate) use model::{
     BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, OnExceed, StoreBackend, StoreConfig,
 };
 pub(crate) use price::Price;
-pub(crate) use profile::{InputBox, Marker, ProfileSpec};
+pub(crate) use profile::{Echo, InputBox, Marker, ProfileSpec};
 pub(crate) use shown::{shown, shown_command};
 pub(crate) use template::write as write_template;
 

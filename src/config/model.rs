@@ -145,6 +145,9 @@ pub struct Messaging {
     /// Extra message types besides the built-in ones (upper case, `A-Z`,
     /// `0-9` and `-`).
     pub custom_types: Vec<String>,
+    /// The watcher reads what agents print and sends each
+    /// `@swarm:AGENT text` line as a message (docs/PROFILES.md).
+    pub print_to_send: bool,
 }
 
 /// `[acks]`: what happens to a message sent with `--ack`.
@@ -445,6 +448,7 @@ impl Default for Messaging {
             confirm_delivery: false,
             operator: "operator".into(),
             custom_types: Vec::new(),
+            print_to_send: true,
         }
     }
 }

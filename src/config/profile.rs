@@ -98,6 +98,16 @@ pub struct ProfileSpec {
     /// `budget.on_exceed = "interrupt"`. None: it is not interrupted.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupt: Option<Vec<String>>,
+    /// How a prompt already submitted shows in the agent's transcript, so
+    /// that print-to-send never takes a prompt's echo for the agent's own
+    /// output. Unset: the input box's `start` and `indent`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub echo: Option<Echo>,
+    /// Whether the watcher reads what this agent prints and sends its
+    /// `@swarm:AGENT text` lines. Unset: on when the profile reads the
+    /// screen (it has an `input`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub print_to_send: Option<bool>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -152,6 +162,19 @@ pub struct InputBox {
     pub placeholder: Option<Marker>,
 }
 
+/// A prompt in the transcript: a row matching `start`, then the rows
+/// after it that begin with `indent` spaces (blank rows between such rows
+/// included). `indent = 0`: the start row alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Echo {
+    /// The prompt's first row.
+    pub start: Marker,
+    /// Spaces that begin each further row of the prompt.
+    #[serde(default)]
+    pub indent: usize,
+}
+
 impl ProfileSpec {
     /// This profile with every field `other` sets replaced.
     pub fn overlay(&self, other: &ProfileSpec) -> ProfileSpec {
@@ -166,6 +189,8 @@ impl ProfileSpec {
             start_session: other.start_session.clone().or(self.start_session.clone()),
             resume: other.resume.clone().or(self.resume.clone()),
             interrupt: other.interrupt.clone().or(self.interrupt.clone()),
+            echo: other.echo.clone().or(self.echo.clone()),
+            print_to_send: other.print_to_send.or(self.print_to_send),
         }
     }
 }
@@ -310,6 +335,12 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         }
         if input.indent > 40 {
             out.push(("input.indent".into(), "must be at most 40".into()));
+        }
+    }
+    if let Some(echo) = &spec.echo {
+        out.extend(check_marker("echo.start", &echo.start));
+        if echo.indent > 40 {
+            out.push(("echo.indent".into(), "must be at most 40".into()));
         }
     }
     out
@@ -464,6 +495,16 @@ mod tests {
         );
         assert!(
             text.contains("profiles.claude.busy[1]: needs `plain` or `ansi`"),
+            "{text}"
+        );
+        let found = check(json!({"aider": {"echo": {"start": {"plain": "("}, "indent": 50}}}));
+        let text = found.join("\n");
+        assert!(
+            text.contains("profiles.aider.echo.start.plain: not a valid regular expression"),
+            "{text}"
+        );
+        assert!(
+            text.contains("profiles.aider.echo.indent: must be at most 40"),
             "{text}"
         );
     }

@@ -96,7 +96,7 @@ pub(super) fn look(settings: &Settings, agents: &[&AgentRecord]) -> Vec<Screen> 
             let state = PaneState::from_sight(&sight, a.id.as_str());
             let capture = match (sight, &a.tmux_pane_id) {
                 (Sight::Screen(_, capture), _) => capture,
-                (Sight::Shell | Sight::Other | Sight::NotRead(_), Some(pane)) => {
+                (Sight::Shell | Sight::Other | Sight::NotRead(..), Some(pane)) => {
                     op.tmux.capture_pane(pane).ok()
                 }
                 _ => None,

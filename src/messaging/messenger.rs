@@ -34,6 +34,9 @@ pub(crate) struct MessagingSettings {
     /// The person's id (`messaging.operator`): a message to them is kept
     /// in their inbox, never typed anywhere.
     pub operator: String,
+    /// Whether the watcher reads what agents print and sends their
+    /// `@swarm:` lines (`messaging.print_to_send`).
+    pub print_to_send: bool,
 }
 
 impl Default for MessagingSettings {
@@ -46,6 +49,7 @@ impl Default for MessagingSettings {
                 window: Duration::from_secs(60),
             },
             operator: "operator".into(),
+            print_to_send: true,
         }
     }
 }
@@ -69,6 +73,7 @@ impl MessagingSettings {
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
             operator: c.messaging.operator.clone(),
+            print_to_send: c.messaging.print_to_send,
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Messages: sending (validate, rate-limit, log first, deliver into each
 //! recipient's pane), onboarding, and the ACK retry engine that sends what
-//! the pending list says is due. The message log they write is `crate::log`.
+//! the pending list says is due, and the claims of lines agents printed to
+//! send (`printed/`). The message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
 mod acknowledge;
@@ -11,6 +12,7 @@ mod interrupt;
 mod messenger;
 pub(crate) mod onboarding;
 mod pane_text;
+pub(crate) mod printed;
 pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;

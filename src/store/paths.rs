@@ -79,6 +79,12 @@ impl Paths {
         self.swarm_dir().join("episodes.json")
     }
 
+    /// `.swarm/printed.json`: the lines agents printed that were sent
+    /// (print-to-send; docs/FORMATS.md).
+    pub fn printed(&self) -> PathBuf {
+        self.swarm_dir().join("printed.json")
+    }
+
     /// `.swarm/watcher.lock`: every running watcher holds a shared lock
     /// on it (docs/FORMATS.md).
     pub fn watcher_lock(&self) -> PathBuf {

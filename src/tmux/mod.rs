@@ -24,7 +24,7 @@ pub use error::TmuxError;
 pub(crate) use pane::Pane;
 pub use pane::{PaneId, parse_list_panes};
 pub use panes::PaneLabel;
-pub(crate) use screens::{PendingScreens, ScreenDetail};
+pub(crate) use screens::{PendingScreens, Rows, ScreenDetail};
 pub use server::Server;
 pub(crate) use sessions::SessionSpec;
 pub(crate) use status::SessionNotice;

@@ -1,6 +1,7 @@
 //! Reading panes' screens: one pane's text or rows, and the screens of
-//! several panes in one script, started early and finished when the
-//! caller needs them (`PendingScreens`).
+//! several panes (and the rows of history just above them) in one script,
+//! started early and finished when the caller needs them
+//! (`PendingScreens`).
 
 use super::args::Args;
 use super::client::Tmux;
@@ -18,6 +19,16 @@ pub(crate) enum ScreenDetail {
     /// agents whose screen markers look at colours or reverse video. About
     /// twice tmux's work of `Text` for a large pane.
     Attributes,
+}
+
+/// Which rows of a pane a capture takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rows {
+    /// The visible screen.
+    Screen,
+    /// Up to this many rows of history, the rows that scrolled off the
+    /// top of the screen, oldest first (empty when there are none).
+    History(usize),
 }
 
 impl Tmux {
@@ -61,6 +72,35 @@ impl Tmux {
         self.exec(args.flag("-t").text(target.as_str()), None)
     }
 
+    /// Up to `rows` rows of a pane's history (as `capture_screen` reads
+    /// its screen), empty when it has none: `capture-pane -S -N -E -1`
+    /// would give the screen's first row then.
+    pub(crate) fn capture_history(
+        &self,
+        target: &PaneId,
+        detail: ScreenDetail,
+        rows: usize,
+    ) -> Result<String, TmuxError> {
+        let size = self.display(target.as_str(), "#{history_size}")?;
+        if size.trim() == "0" {
+            return Ok(String::new());
+        }
+        let args = Args::new("capture-pane").flag("-p").flag("-J");
+        let args = match detail {
+            ScreenDetail::Text => args,
+            ScreenDetail::Attributes => args.flag("-e"),
+        };
+        self.exec(
+            args.flag("-S")
+                .flag(&format!("-{}", rows.max(1)))
+                .flag("-E")
+                .flag("-1")
+                .flag("-t")
+                .text(target.as_str()),
+            None,
+        )
+    }
+
     /// The screens of several panes (as `capture_screen`), in one tmux
     /// call; `None` for a pane that could not be captured (gone).
     pub(crate) fn capture_screens(
@@ -82,28 +122,52 @@ impl Tmux {
         &self,
         targets: &[(PaneId, ScreenDetail)],
     ) -> PendingScreens<'_> {
+        let targets: Vec<(PaneId, ScreenDetail, Rows)> = targets
+            .iter()
+            .map(|(p, d)| (p.clone(), *d, Rows::Screen))
+            .collect();
+        self.start_capture(targets)
+    }
+
+    /// The screens or histories of several panes (`Rows`), in one tmux
+    /// call, as `capture_screens` takes screens; a history comes after
+    /// the pane's history size, so that a pane without one (for which
+    /// tmux would give the screen's first row) reads as empty.
+    pub(crate) fn capture(
+        &self,
+        targets: Vec<(PaneId, ScreenDetail, Rows)>,
+    ) -> Vec<Option<String>> {
+        self.start_capture(targets).finish()
+    }
+
+    fn start_capture(&self, targets: Vec<(PaneId, ScreenDetail, Rows)>) -> PendingScreens<'_> {
         let token = format!("swarm-screen-end-{}", uuid::Uuid::new_v4().simple());
         let call = if targets.is_empty() || scripts_refused() {
             None
         } else {
             let mut script = String::new();
-            for (i, (pane, detail)) in targets.iter().enumerate() {
+            for (i, (pane, detail, rows)) in targets.iter().enumerate() {
                 let attributes = match detail {
                     ScreenDetail::Text => "",
                     ScreenDetail::Attributes => " -e",
                 };
                 // Pane ids are `%` and digits and the token is `[a-z0-9-]`:
                 // nothing here needs quoting beyond the pane id's `%`.
-                script.push_str(&format!(
-                    "capture-pane -p -J{attributes} -t '{pane}' ; display-message -p '{token}:{i}'\n"
-                ));
+                let capture = match rows {
+                    Rows::Screen => format!("capture-pane -p -J{attributes} -t '{pane}'"),
+                    Rows::History(n) => format!(
+                        "display-message -p -t '{pane}' '#{{history_size}}' ; capture-pane -p -J{attributes} -S -{} -E -1 -t '{pane}'",
+                        n.max(&1)
+                    ),
+                };
+                script.push_str(&format!("{capture} ; display-message -p '{token}:{i}'\n"));
             }
             Some(self.start_script("capture-pane", script))
         };
         PendingScreens {
             call,
             tmux: self,
-            targets: targets.to_vec(),
+            targets,
             token,
         }
     }
@@ -113,7 +177,7 @@ impl Tmux {
 pub(crate) struct PendingScreens<'a> {
     tmux: &'a Tmux,
     call: Option<Pending<'a>>,
-    targets: Vec<(PaneId, ScreenDetail)>,
+    targets: Vec<(PaneId, ScreenDetail, Rows)>,
     token: String,
 }
 
@@ -132,8 +196,13 @@ impl PendingScreens<'_> {
                 let index = label
                     .strip_prefix(':')
                     .and_then(|n| n.parse::<usize>().ok());
-                if let Some(slot) = index.and_then(|i| screens.get_mut(i)) {
-                    *slot = Some(screen.to_owned());
+                if let Some(i) = index
+                    && let Some(slot) = screens.get_mut(i)
+                {
+                    *slot = match self.targets[i].2 {
+                        Rows::Screen => Some(screen.to_owned()),
+                        Rows::History(_) => history_rows(screen),
+                    };
                 }
                 rest = next;
             }
@@ -143,14 +212,27 @@ impl PendingScreens<'_> {
         // is taken by a call of its own. If a script ran and those calls
         // find screens, no script is used again in this process.
         if screens.iter().all(Option::is_none) {
-            for (slot, (pane, detail)) in screens.iter_mut().zip(&self.targets) {
-                *slot = self.tmux.capture_screen(pane, *detail).ok();
+            for (slot, (pane, detail, rows)) in screens.iter_mut().zip(&self.targets) {
+                *slot = match rows {
+                    Rows::Screen => self.tmux.capture_screen(pane, *detail).ok(),
+                    Rows::History(n) => self.tmux.capture_history(pane, *detail, *n).ok(),
+                };
             }
             if answered.is_some() && screens.iter().any(Option::is_some) {
                 refuse_scripts();
             }
         }
         screens
+    }
+}
+
+/// A history's script output, its size's line first: the rows, or
+/// nothing when the size is 0.
+fn history_rows(out: &str) -> Option<String> {
+    let (size, rows) = out.split_once('\n').unwrap_or((out, ""));
+    match size.trim().parse::<u64>().ok()? {
+        0 => Some(String::new()),
+        _ => Some(rows.to_owned()),
     }
 }
 

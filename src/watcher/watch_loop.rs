@@ -4,7 +4,8 @@
 //! messages whose pane is safe again, deliveries other hosts handed to
 //! this one), looks at this host's agents for attention (a dialog, a
 //! finished turn, an exit, a stuck screen), records what happened in the
-//! activity feed, notifies the person, and keeps swarm's notice in each
+//! activity feed, sends what agents printed to send, notifies the person,
+//! and keeps swarm's notice in each
 //! tmux session's status line; every `discovery_every` it rediscovers
 //! the agents, removes stale locks and, with a `[budget]`, reads what the
 //! agents spent (docs/USAGE.md). `swarm watch` runs it in the
@@ -16,6 +17,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::time::{Duration, Instant};
 
 use crate::agents::discovery::{self, DiscoverOptions};
+use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::looks;
@@ -28,6 +30,7 @@ use crate::error::Error;
 use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;
+use crate::watcher::print_to_send::{HISTORY_ROWS, send_printed};
 
 /// How often a round runs.
 const ROUND: Duration = Duration::from_secs(1);
@@ -128,6 +131,9 @@ pub(crate) struct Watcher<'a> {
     /// Since when no agent pane of this host lives.
     empty_since: Option<Instant>,
     outage: Outage,
+    /// Agents whose printed lines had no prompt in sight: their history is
+    /// read in the next round (print-to-send).
+    need_history: BTreeSet<String>,
 }
 
 impl<'a> Watcher<'a> {
@@ -152,6 +158,7 @@ impl<'a> Watcher<'a> {
                 areas: BTreeSet::new(),
                 empty_since: None,
                 outage: Outage::default(),
+                need_history: BTreeSet::new(),
             },
             warnings,
         )
@@ -229,7 +236,11 @@ impl<'a> Watcher<'a> {
                     feed.push(FeedEntry::new(EventKind::Left, Some(id), ""));
                 }
                 if !found.dropped.is_empty()
-                    && let Err(e) = op.backend.episodes.forget(&found.dropped)
+                    && let Err(e) = op
+                        .backend
+                        .episodes
+                        .forget(&found.dropped)
+                        .and_then(|()| op.backend.printed.forget(&found.dropped))
                 {
                     self.outage
                         .failed(say, "could not forget agents that left", &e.into());
@@ -420,7 +431,15 @@ impl<'a> Watcher<'a> {
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
         let profiles = op.messaging.delivery.profiles.clone();
-        let (looks, panes) = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting);
+        let printing = op.messaging.print_to_send.then_some(Printing {
+            history: &self.need_history,
+            rows: HISTORY_ROWS,
+        });
+        let looks::Taken {
+            looks,
+            panes,
+            printouts,
+        } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
@@ -434,6 +453,15 @@ impl<'a> Watcher<'a> {
             }
             feed.push(raised.entry);
         }
+        let asked = std::mem::take(&mut self.need_history);
+        let printed = send_printed(op, &registry, &printouts, &asked);
+        for line in printed.done {
+            say(Said::Did(line));
+        }
+        for (what, e) in printed.errors {
+            self.outage.failed(say, &what, &e);
+        }
+        self.need_history = printed.need_history;
         if self.settings.notify.tmux {
             self.show_notices(&panes, &held_for(&held), say);
         }

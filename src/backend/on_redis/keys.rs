@@ -173,6 +173,12 @@ impl Keys {
         self.key("episodes")
     }
 
+    /// `printed`, a hash: `<agent>/<line key>` -> when the watcher that
+    /// claimed the printed line sent it (Unix seconds).
+    pub(crate) fn printed(&self) -> String {
+        self.key("printed")
+    }
+
     /// `feed`, a stream: the activity feed, one entry per line (field
     /// `e`: the line's JSON); trimmed by size and age on append.
     pub(crate) fn feed(&self) -> String {
@@ -229,6 +235,7 @@ mod tests {
             k.episodes(),
             k.feed(),
             k.sessions(),
+            k.printed(),
         ];
         assert_eq!(
             names,
@@ -252,6 +259,7 @@ mod tests {
                 "{swarm:p}:episodes",
                 "{swarm:p}:feed",
                 "{swarm:p}:sessions",
+                "{swarm:p}:printed",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();
