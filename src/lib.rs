@@ -19,6 +19,7 @@ mod config;
 mod dashboard;
 mod domain;
 mod error;
+mod git;
 mod guard;
 mod locks;
 mod log;
@@ -30,6 +31,7 @@ mod snapshot;
 mod store;
 mod support;
 mod tmux;
+mod worktrees;
 
 mod cli;
 

@@ -1,14 +1,18 @@
 //! `launch` and `down`: a tmux session with N agent panes, each labelled
-//! with its agent id, and its removal.
+//! with its agent id, and its removal. With worktrees, the ids are taken
+//! first, each agent's worktree is made under its id, and each pane starts
+//! in its worktree already labelled with that id (README, Worktrees).
 
 use std::path::Path;
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::{self, DiscoverOptions, Discovery};
 use crate::agents::registry_store::RegistryStore;
+use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::store::Paths;
-use crate::tmux::{PaneId, SessionSpec, Tmux, TmuxError};
+use crate::tmux::{NewPaneLabel, PaneId, SessionSpec, Tmux, TmuxError};
+use crate::worktrees::{self, Prepared, Repository};
 
 /// Most agent panes one `launch` opens.
 pub(crate) const MAX_AGENTS: u8 = 16;
@@ -40,6 +44,16 @@ pub(crate) struct LaunchPlan {
     pub force: bool,
     /// A command for a monitor pane beside the agents, if one is wanted.
     pub monitor: Option<String>,
+    /// Each agent in a git worktree of its own, when set.
+    pub worktrees: Option<WorktreesPlan>,
+}
+
+/// How the agents' worktrees are made.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct WorktreesPlan {
+    /// A command run with `sh -c` in each new worktree before its agent
+    /// starts (`launch.worktree_setup`).
+    pub setup: Option<String>,
 }
 
 /// Share of the window's width the monitor pane takes.
@@ -58,6 +72,8 @@ pub(crate) struct Launched {
     pub discovery: Discovery,
     /// The monitor pane, when one was asked for.
     pub monitor: Option<PaneId>,
+    /// The agents' worktrees, in pane order (empty without worktrees).
+    pub worktrees: Vec<Prepared>,
 }
 
 /// The default session name: `swarm-` and the project directory's name,
@@ -125,6 +141,14 @@ pub(crate) fn launch(
     opts: &DiscoverOptions,
     plan: &LaunchPlan,
 ) -> Result<Launched> {
+    let repo = match &plan.worktrees {
+        Some(_) => {
+            let repo = Repository::open(paths.root())?;
+            repo.base()?;
+            Some(repo)
+        }
+        None => None,
+    };
     if tmux
         .has_session(&plan.session)
         .or_else(no_server_means_no_session)?
@@ -134,11 +158,28 @@ pub(crate) fn launch(
         }
         tmux.kill_session(&plan.session)?;
     }
+    let mut warnings = Vec::new();
+    let prepared = match (&repo, &plan.worktrees) {
+        (Some(repo), Some(w)) => {
+            let ids = reserve_ids(tmux, registry, paths, plan.count, &mut warnings)?;
+            worktrees::prepare(repo, paths, &ids, w.setup.as_deref())?
+        }
+        _ => Vec::new(),
+    };
+    let fingerprint = paths.fingerprint();
+    let cwd_of = |i: usize| prepared.get(i).map_or(paths.root(), |p| p.path.as_path());
+    let label_of = |i: usize| {
+        prepared.get(i).map(|p| NewPaneLabel {
+            agent: &p.agent,
+            project: &fingerprint,
+        })
+    };
     let spec = SessionSpec {
         name: &plan.session,
-        cwd: paths.root(),
+        cwd: cwd_of(0),
         size: SESSION_SIZE,
         command: &plan.command,
+        label: label_of(0),
     };
     // A server that is exiting (its last session was just killed) can
     // still take the connection and then go away: the next try starts a
@@ -162,11 +203,15 @@ pub(crate) fn launch(
         ],
     )?;
     let mut panes = vec![first];
-    for _ in 1..plan.count {
+    for i in 1..usize::from(plan.count) {
         // Splitting the newest pane keeps pane order = launch order, so
         // agent-0, agent-1, ... read left to right, top to bottom.
         let newest = panes[panes.len() - 1].to_string();
-        match tmux.split_window(&newest, paths.root(), &plan.command) {
+        let split = match label_of(i) {
+            Some(label) => tmux.split_window_labelled(&newest, cwd_of(i), &plan.command, &label),
+            None => tmux.split_window(&newest, paths.root(), &plan.command),
+        };
+        match split {
             Ok(pane) => panes.push(pane),
             // The window's panes all exited: nothing left to split.
             Err(TmuxError::TargetNotFound { .. }) => break,
@@ -175,7 +220,8 @@ pub(crate) fn launch(
         // Rebalance after every split so the next one has room.
         let _ = tmux.select_layout(&window, &plan.layout);
     }
-    let discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
+    let mut discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
+    discovery.warnings.splice(0..0, warnings);
     // Added last, so that it changes neither the agents' pane order nor
     // their layout; it is no agent, so discovery passes it by.
     let monitor = match &plan.monitor {
@@ -205,7 +251,56 @@ pub(crate) fn launch(
         vanished,
         discovery,
         monitor,
+        worktrees: prepared,
     })
+}
+
+/// Takes the next `count` agent ids for panes that do not exist yet, so
+/// that each agent's worktree can be made under the id its pane will get:
+/// above every id the mark, the registry or a pane label of this project
+/// has seen, in one atomic step of the registry store (two launches at
+/// once get different ids). Each pane is then created carrying its id as
+/// its label, which discovery keeps.
+fn reserve_ids(
+    tmux: &Tmux,
+    registry: &dyn RegistryStore,
+    paths: &Paths,
+    count: u8,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>> {
+    let fingerprint = paths.fingerprint();
+    let labelled = match tmux.list_panes() {
+        Ok((panes, _)) => panes
+            .iter()
+            .filter(|p| p.project_label.as_deref() == Some(fingerprint.as_str()))
+            .filter_map(|p| p.agent_label.as_deref().and_then(validate::agent_number))
+            .max(),
+        Err(TmuxError::NoServer { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let mut first = None;
+    warnings.extend(registry.update(&mut |doc| {
+        let registered = doc
+            .registry
+            .iter()
+            .flat_map(|r| r.agents.iter())
+            .filter_map(|a| a.id.number())
+            .max();
+        let next = [registered, labelled]
+            .into_iter()
+            .flatten()
+            .map(|n| n.saturating_add(1))
+            .fold(doc.ids.next, u64::max);
+        doc.ids.next = next.saturating_add(u64::from(count));
+        // The registry itself stays as it is.
+        doc.registry = None;
+        first = Some(next);
+    })?);
+    let first =
+        first.ok_or_else(|| Error::Invalid("the registry store skipped the change".into()))?;
+    Ok((0..u64::from(count))
+        .map(|i| crate::domain::AgentId::numbered(first + i).to_string())
+        .collect())
 }
 
 fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {

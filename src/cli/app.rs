@@ -16,6 +16,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init, store};
+use super::worktrees::{changes, merge};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
@@ -113,6 +114,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Hooks(args) => hooks::run(ctx, &args),
         Command::Launch(args) => launch::run(ctx, &args),
         Command::Down(args) => down::run(ctx, &args),
+        Command::Changes(args) => changes::run(ctx, &args),
+        Command::Merge(args) => merge::run(ctx, &args),
         Command::Init(args) => init::run(ctx, &args),
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),

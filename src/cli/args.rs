@@ -13,6 +13,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor};
 use super::setup::{config, doctor, guard, hooks, init, store};
+use super::worktrees::{changes, merge};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::lazy::Lazy;
@@ -127,6 +128,10 @@ pub(super) enum Command {
     Launch(Lazy<launch::LaunchArgs>),
     /// Stop a session opened by `swarm launch` and release its agents' locks
     Down(Lazy<down::DownArgs>),
+    /// Show what each agent's worktree branch holds, and files two agents both changed
+    Changes(Lazy<changes::ChangesArgs>),
+    /// Merge an agent's worktree branch, only when it merges cleanly
+    Merge(Lazy<merge::MergeArgs>),
     /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
@@ -296,6 +301,12 @@ impl Command {
             Command::CleanupStaleLocks => in_project(Strict, After),
             Command::Launch(_) => in_project(Strict, After),
             Command::Down(_) => in_project(Warn, After),
+            // It tells the agents of new overlaps: a message, so the
+            // config must be right.
+            Command::Changes(_) => in_project(Strict, After),
+            // It changes the repository, not the swarm's state, and sends
+            // nothing.
+            Command::Merge(_) => in_project(Warn, Never),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),
             Command::Config(args) if args.shows() => in_project(Warn, Never),

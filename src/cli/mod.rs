@@ -25,5 +25,6 @@ mod servers;
 mod setup;
 mod text_args;
 mod version;
+mod worktrees;
 
 pub use app::run;

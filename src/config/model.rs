@@ -34,6 +34,9 @@ pub struct Config {
     /// Where the shared state lives: files, or a Redis server shared by
     /// several hosts (swarm's own section).
     pub store: StoreConfig,
+    /// `swarm launch`: worktrees and what happens around them (swarm's
+    /// own section).
+    pub launch: Launch,
     /// Agent profiles added or changed by the project (`[profiles.NAME]`),
     /// over the built-in ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -192,6 +195,32 @@ pub struct StoreConfig {
     /// How long a command waits for the server before it fails
     /// (100..=30000 ms).
     pub timeout_ms: u32,
+}
+
+/// `[launch]`: each agent in a git worktree of its own (README,
+/// Worktrees).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Launch {
+    /// Give each launched agent a worktree on a branch of its own, as
+    /// `launch --worktrees` does.
+    pub worktrees: bool,
+    /// A command run with `sh -c` in each new worktree before its agent
+    /// starts.
+    pub worktree_setup: Option<String>,
+    /// Tell the agents involved, once, when a file is changed on two or
+    /// more agents' branches.
+    pub tell_overlaps: bool,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            worktrees: false,
+            worktree_setup: None,
+            tell_overlaps: true,
+        }
+    }
 }
 
 impl Default for StoreConfig {

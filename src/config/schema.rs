@@ -68,6 +68,11 @@ pub(crate) enum Kind {
     OptUrl,
     /// A name of 1-64 letters, digits, `.`, `_` and `-`, or unset.
     OptName,
+    /// Non-blank text of at most `max_chars` characters, or unset.
+    OptText {
+        /// Longest allowed.
+        max_chars: usize,
+    },
 }
 
 /// The shape of a list value.
@@ -106,7 +111,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 9] = [
+pub(crate) const SECTIONS: [(&str, &str); 10] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -133,6 +138,10 @@ pub(crate) const SECTIONS: [(&str, &str); 9] = [
     (
         "store",
         "Where the shared state lives: the project's files, or one Redis server for agents on several hosts (swarm only).",
+    ),
+    (
+        "launch",
+        "`swarm launch`: each agent in a git worktree of its own, and what happens around them (swarm only).",
     ),
 ];
 
@@ -429,6 +438,27 @@ pub(crate) const KEYS: &[Key] = &[
         doc: "How long a command waits for the server before it fails, in milliseconds (100-30000).",
         example: None,
     },
+    Key {
+        section: "launch",
+        name: "worktrees",
+        kind: Kind::Bool,
+        doc: "Give each launched agent a git worktree of its own (.swarm/worktrees/<id>, branch swarm/<id>), as `launch --worktrees` does.",
+        example: None,
+    },
+    Key {
+        section: "launch",
+        name: "worktree_setup",
+        kind: Kind::OptText { max_chars: 4096 },
+        doc: "A command run with `sh -c` in each new worktree before its agent starts ($SWARM_ROOT is the project root); a failure is reported and the agent starts anyway.",
+        example: Some("\"cp $SWARM_ROOT/.env . && npm ci\""),
+    },
+    Key {
+        section: "launch",
+        name: "tell_overlaps",
+        kind: Kind::Bool,
+        doc: "When `swarm changes` finds a file changed on two or more agents' branches, tell those agents once.",
+        example: None,
+    },
 ];
 
 impl Key {
@@ -545,7 +575,12 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
     let one = |m: String| vec![(String::new(), m)];
     match (kind, value) {
         (
-            Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName,
+            Kind::OptInt { .. }
+            | Kind::OptList(_)
+            | Kind::OptDir
+            | Kind::OptUrl
+            | Kind::OptName
+            | Kind::OptText { .. },
             Value::Null,
         ) => Vec::new(),
         (Kind::Choice(words), Value::String(s)) if words.contains(&s.as_str()) => Vec::new(),
@@ -573,7 +608,7 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         }
         (Kind::Bool, Value::Bool(_)) => Vec::new(),
         (Kind::Bool, v) => one(format!("expected true or false, got {}", describe(v))),
-        (Kind::Text { max_chars }, Value::String(s)) => {
+        (Kind::Text { max_chars } | Kind::OptText { max_chars }, Value::String(s)) => {
             if s.trim().is_empty() {
                 one("cannot be empty".into())
             } else if s.chars().count() > *max_chars {
@@ -585,7 +620,9 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
                 Vec::new()
             }
         }
-        (Kind::Text { .. }, v) => one(format!("expected text, got {}", describe(v))),
+        (Kind::Text { .. } | Kind::OptText { .. }, v) => {
+            one(format!("expected text, got {}", describe(v)))
+        }
         (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
             Ok(id) if id == *s => Vec::new(),
             Ok(_) => one("cannot start or end with spaces".into()),
@@ -784,7 +821,12 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
     let t = raw.trim();
     let unset = t.is_empty() || t.eq_ignore_ascii_case("none") || t.eq_ignore_ascii_case("null");
     match kind {
-        Kind::OptInt { .. } | Kind::OptList(_) | Kind::OptDir | Kind::OptUrl | Kind::OptName
+        Kind::OptInt { .. }
+        | Kind::OptList(_)
+        | Kind::OptDir
+        | Kind::OptUrl
+        | Kind::OptName
+        | Kind::OptText { .. }
             if unset =>
         {
             Ok(Value::Null)
@@ -797,7 +839,9 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
                 "expected true or false (or 1/0, yes/no, on/off), got {raw:?}"
             )),
         },
-        Kind::Text { .. } | Kind::OptDir | Kind::AgentName => Ok(Value::String(raw.to_owned())),
+        Kind::Text { .. } | Kind::OptText { .. } | Kind::OptDir | Kind::AgentName => {
+            Ok(Value::String(raw.to_owned()))
+        }
         Kind::OptUrl | Kind::OptName | Kind::Choice(_) => Ok(Value::String(t.to_owned())),
         Kind::List(list) | Kind::OptList(list) => parse_env_list(&list.item, t),
     }

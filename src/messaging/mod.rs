@@ -1,6 +1,7 @@
 //! Messages: sending (validate, rate-limit, log first, deliver into each
-//! recipient's pane), onboarding, and the ACK retry engine that sends what
-//! the pending list says is due. The message log they write is `crate::log`.
+//! recipient's pane), onboarding, telling agents of overlaps between their
+//! branches, and the ACK retry engine that sends what the pending list
+//! says is due. The message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
 mod acknowledge;
@@ -8,6 +9,7 @@ pub(crate) mod delivery;
 pub(crate) mod held;
 mod messenger;
 pub(crate) mod onboarding;
+mod overlap_notice;
 mod pane_text;
 pub(crate) mod rates;
 pub(crate) mod relay;
@@ -17,5 +19,6 @@ pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
 pub(crate) use held::release::ReleaseReport;
 pub(crate) use messenger::{MessagingSettings, Messenger};
+pub(crate) use overlap_notice::{ToldOverlap, notice_overlaps};
 pub(crate) use relay::hand_over::Relayed;
 pub(crate) use send::{Recipients, SendReport, SendRequest};

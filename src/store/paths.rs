@@ -147,6 +147,18 @@ impl Paths {
         self.swarm_dir().join("audit.log")
     }
 
+    /// `.swarm/worktrees/`: the git worktrees of agents launched with
+    /// worktrees, one directory per agent id (README, Worktrees).
+    pub(crate) fn worktrees_dir(&self) -> PathBuf {
+        self.swarm_dir().join("worktrees")
+    }
+
+    /// `.swarm/overlaps.json`: the overlaps between agents' branches that
+    /// the agents involved were told about (docs/FORMATS.md).
+    pub(crate) fn overlap_notices(&self) -> PathBuf {
+        self.swarm_dir().join("overlaps.json")
+    }
+
     /// A short fingerprint of the root, written into panes as
     /// `@swarm_project` so a pane's agent id is only trusted by the project
     /// that gave it.

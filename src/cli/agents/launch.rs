@@ -1,15 +1,17 @@
 //! `swarm launch N`: a tmux session with N labelled agent panes.
 
 use std::io::IsTerminal;
+use std::path::Path;
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS};
+use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
 use crate::error::{Error, Result};
 use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
 use crate::tmux::Server;
+use crate::worktrees::Prepared;
 
 use crate::cli::context::Context;
 
@@ -56,6 +58,13 @@ pub(crate) struct LaunchArgs {
     /// Add a pane running `swarm monitor` beside the agents
     #[arg(long)]
     monitor: bool,
+    /// Give each agent a git worktree of its own (.swarm/worktrees/<id>, branch swarm/<id>)
+    /// [default: launch.worktrees in the config]
+    #[arg(long, conflicts_with = "no_worktrees")]
+    worktrees: bool,
+    /// Start every agent in the project root even when launch.worktrees is set
+    #[arg(long)]
+    no_worktrees: bool,
     /// Print what was launched as JSON (implies --no-attach)
     #[arg(long)]
     json: bool,
@@ -66,6 +75,40 @@ struct LaunchedAgent<'a> {
     id: &'a str,
     pane: &'a str,
     pane_index: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worktree: Option<WorktreeReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct WorktreeReport<'a> {
+    path: &'a Path,
+    branch: &'a str,
+    created: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    setup: Option<SetupReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct SetupReport<'a> {
+    ok: bool,
+    status: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    output: &'a str,
+}
+
+impl<'a> WorktreeReport<'a> {
+    fn of(p: &'a Prepared) -> WorktreeReport<'a> {
+        WorktreeReport {
+            path: &p.path,
+            branch: &p.branch,
+            created: p.created,
+            setup: p.setup.as_ref().map(|s| SetupReport {
+                ok: s.ok,
+                status: &s.status,
+                output: &s.output_tail,
+            }),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -105,6 +148,20 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     for w in &launched.discovery.warnings {
         ctx.out.warn(w);
     }
+    for p in &launched.worktrees {
+        if let Some(setup) = p.setup.as_ref().filter(|s| !s.ok) {
+            let mut text = format!(
+                "the worktree setup command failed in {} ({}); {} starts there anyway",
+                ctx.paths.relative(&p.path).display(),
+                setup.status,
+                p.agent
+            );
+            for line in setup.output_tail.lines() {
+                text.push_str(&format!("\n  | {line}"));
+            }
+            ctx.out.warn(&text);
+        }
+    }
     for pane in &launched.vanished {
         ctx.out.warn(&format!(
             "pane {pane} closed right away: check that `{}` runs in {}",
@@ -121,6 +178,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             .map(|a| a.pane_index.clone())
             .unwrap_or_default()
     };
+    let worktree_of = |id: &str| launched.worktrees.iter().find(|p| p.agent == id);
     if args.json {
         ctx.out.json(&LaunchReport {
             session: &launched.session,
@@ -132,6 +190,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                     id,
                     pane: pane.as_str(),
                     pane_index: address(pane.as_str()),
+                    worktree: worktree_of(id).map(WorktreeReport::of),
                 })
                 .collect(),
             monitor: launched.monitor.as_ref().map(|p| p.as_str()),
@@ -147,11 +206,17 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
         if launched.agents.len() == 1 { "" } else { "s" }
     );
     for (pane, id) in &launched.agents {
-        s.push_str(&format!(
-            "  {id:<10} {:<5} {}\n",
-            pane.as_str(),
-            address(pane.as_str())
-        ));
+        let mut line = format!("  {id:<10} {:<5} {}", pane.as_str(), address(pane.as_str()));
+        if let Some(p) = worktree_of(id) {
+            line.push_str(&format!(
+                "  {} ({}{})",
+                ctx.paths.relative(&p.path).display(),
+                p.branch,
+                if p.created { "" } else { ", reused" }
+            ));
+        }
+        s.push_str(&line);
+        s.push('\n');
     }
     if let Some(pane) = &launched.monitor {
         s.push_str(&format!("  {:<10} {}\n", "monitor", pane.as_str()));
@@ -225,6 +290,11 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
     } else {
         None
     };
+    let launch = &ctx.config()?.launch;
+    let worktrees =
+        (args.worktrees || (launch.worktrees && !args.no_worktrees)).then(|| WorktreesPlan {
+            setup: launch.worktree_setup.clone(),
+        });
     Ok(LaunchPlan {
         count: args.count,
         command,
@@ -232,6 +302,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
         layout: args.layout.clone(),
         force: args.force,
         monitor,
+        worktrees,
     })
 }
 
@@ -239,7 +310,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<LaunchPlan> {
 /// `swarm down` for this session, runnable as printed from any directory:
 /// it names the project root and (unless it comes from `$TMUX`) the
 /// server, since the person typing it may be elsewhere.
-fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> String {
+fn stop_command(server: &Server, root: &Path, session: &str) -> String {
     let mut parts = vec![
         launch::swarm_invocation(),
         "--root".into(),
