@@ -30,3 +30,4 @@ mod old_tmux;
 mod redis_backend;
 mod setup;
 mod tmux_seam;
+mod worktrees;

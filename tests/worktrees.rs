@@ -1,0 +1,745 @@
+//! Agents in git worktrees of their own (`launch --worktrees`), still one
+//! swarm: real git repositories, real tmux, the demo agent in the panes.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
+
+/// A git repository with one commit (`src/a.py`, `src/b.py`, and the
+/// `.gitignore` lines `swarm init` writes), and a private tmux server.
+struct Repo {
+    project: Project,
+    server: TmuxServer,
+    /// An empty HOME, so that no git config of the user's applies.
+    home: tempfile::TempDir,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let project = Project::new();
+        fs::remove_dir(project.file(".git")).expect("rmdir .git");
+        let repo = Repo {
+            project,
+            server: TmuxServer::start(),
+            home: tempfile::tempdir().expect("tempdir"),
+        };
+        repo.git(&repo.root(), &["init", "-q", "-b", "main"]);
+        repo.git(&repo.root(), &["config", "user.name", "Tess Ter"]);
+        repo.git(&repo.root(), &["config", "user.email", "tess@example.com"]);
+        fs::create_dir_all(repo.project.file("src")).expect("mkdir");
+        repo.project.write("src/a.py", "a = 1\n");
+        repo.project.write("src/b.py", "b = 1\n");
+        repo.project.write(
+            ".gitignore",
+            "/ACTIVE_AGENTS.json\n/PENDING_ACKS.json\n/agent_messages.log\n/.agent_locks/\n\
+             /.swarm/\n/.*.json.lock\n/.agent_messages.log.lock\n",
+        );
+        repo.git(&repo.root(), &["add", "."]);
+        repo.git(&repo.root(), &["commit", "-q", "-m", "initial"]);
+        repo
+    }
+
+    fn root(&self) -> PathBuf {
+        self.project.path()
+    }
+
+    fn worktree(&self, agent: &str) -> PathBuf {
+        self.root().join(".swarm/worktrees").join(agent)
+    }
+
+    fn env(&self, cmd: &mut Command) {
+        cmd.env("HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE");
+    }
+
+    /// git in `dir`; fails the test when git fails.
+    fn git(&self, dir: &Path, args: &[&str]) -> String {
+        let out = self.try_git(dir, args);
+        assert!(
+            out.status.success(),
+            "git {args:?} in {}: {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn try_git(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(dir).args(args);
+        self.env(&mut cmd);
+        cmd.output().expect("run git")
+    }
+
+    /// Writes `text` to `rel` in `dir` and commits it there.
+    fn commit_file(&self, dir: &Path, rel: &str, text: &str) {
+        let path = dir.join(rel);
+        fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        fs::write(&path, text).expect("write");
+        self.git(dir, &["add", rel]);
+        self.git(dir, &["commit", "-q", "-m", &format!("change {rel}")]);
+    }
+
+    /// `swarm ARGS` run in `dir`.
+    fn swarm_in(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut cmd = swarm(&self.project, &self.server);
+        cmd.current_dir(dir)
+            .env("HOME", self.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(args);
+        cmd.output().expect("run swarm")
+    }
+
+    /// `swarm ARGS` run in the main worktree.
+    fn swarm(&self, args: &[&str]) -> Output {
+        self.swarm_in(&self.root(), args)
+    }
+
+    /// Launches `n` demo agents with worktrees and waits until each is up.
+    fn launch(&self, n: usize) -> Vec<String> {
+        let count = n.to_string();
+        let out = ok(self.swarm(&[
+            "launch",
+            &count,
+            "--agent",
+            "demo",
+            "--worktrees",
+            "--session",
+            "wt",
+            "--no-attach",
+            "--json",
+        ]));
+        let report = stdout_json(&out);
+        let mut ids = Vec::new();
+        for a in report["agents"].as_array().expect("agents") {
+            let id = a["id"].as_str().expect("id").to_owned();
+            let pane = a["pane"].as_str().expect("pane");
+            self.server.wait_for_screen(pane, "waiting for messages");
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// Every file under the main worktree with its bytes, except git's
+    /// object store (which `merge-tree` may add objects to).
+    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let root = self.root();
+        let skip = root.join(".git/objects");
+        let mut stack = vec![root.clone()];
+        while let Some(dir) = stack.pop() {
+            for entry in fs::read_dir(&dir).expect("read_dir") {
+                let path = entry.expect("entry").path();
+                let meta = fs::symlink_metadata(&path).expect("stat");
+                if path == skip {
+                    continue;
+                }
+                if meta.is_dir() {
+                    stack.push(path);
+                } else if meta.is_file() {
+                    let rel = path.strip_prefix(&root).expect("inside").to_owned();
+                    out.insert(rel, fs::read(&path).expect("read"));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn ok(out: Output) -> Output {
+    assert!(
+        out.status.success(),
+        "failed ({:?}): {}{}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// The CONFLICT messages in `agent`'s inbox.
+fn conflict_notices(repo: &Repo, agent: &str) -> usize {
+    let out = ok(repo.swarm(&["inbox", "--agent", agent, "--json"]));
+    let json = stdout_json(&out);
+    json.as_array()
+        .or_else(|| json["messages"].as_array())
+        .expect("messages")
+        .iter()
+        .filter(|m| m["msg_type"] == "CONFLICT")
+        .count()
+}
+
+#[test]
+fn each_agent_works_in_its_own_worktree_on_its_own_branch() {
+    let repo = Repo::new();
+    repo.project
+        .write("uncommitted.txt", "the person's own work\n");
+    let ids = repo.launch(2);
+    assert_eq!(ids, ["agent-0", "agent-1"]);
+    for id in &ids {
+        let wt = repo.worktree(id);
+        assert!(wt.join("src/a.py").is_file(), "{}", wt.display());
+        let branch = repo.git(&wt, &["symbolic-ref", "--short", "HEAD"]);
+        assert_eq!(branch.trim(), format!("swarm/{id}"));
+    }
+    // Each pane works in its agent's worktree, labelled with that id.
+    let panes = repo.server.tmux(&[
+        "list-panes",
+        "-t",
+        "wt:",
+        "-F",
+        "#{@swarm_agent} #{pane_current_path}",
+    ]);
+    let expected: Vec<String> = ids
+        .iter()
+        .map(|id| format!("{id} {}", repo.worktree(id).display()))
+        .collect();
+    assert_eq!(panes.lines().collect::<Vec<_>>(), expected);
+    // Discovery keeps them (their panes are in the project's worktrees).
+    ok(repo.swarm(&["discover"]));
+    let agents = repo.project.agents();
+    assert_eq!(
+        agents.iter().map(|a| a.0.as_str()).collect::<Vec<_>>(),
+        ["agent-0", "agent-1"]
+    );
+    assert!(agents.iter().all(|a| a.2 == "active"));
+    // The main tree and its uncommitted work are untouched, and the
+    // registry keeps the Python tool's exact keys.
+    assert_eq!(
+        repo.project.read("uncommitted.txt"),
+        "the person's own work\n"
+    );
+    assert_eq!(
+        repo.git(&repo.root(), &["symbolic-ref", "--short", "HEAD"])
+            .trim(),
+        "main"
+    );
+    let reg = repo.project.registry();
+    let keys: Vec<&str> = reg["agents"][0]
+        .as_object()
+        .expect("agent")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "pane_index",
+            "pid",
+            "status",
+            "last_seen",
+            "session_name",
+            "tmux_pane_id"
+        ]
+    );
+}
+
+#[test]
+fn two_agents_committing_one_file_show_an_overlap_told_once() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/a.py", "a = 2\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/a.py", "a = 3\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/c.py", "c = 1\n");
+    fs::write(repo.worktree("agent-0").join("notes.txt"), "draft\n").expect("write");
+    let out = ok(repo.swarm(&["changes", "--json"]));
+    let json = stdout_json(&out);
+    assert_eq!(json["base"], "main");
+    assert_eq!(
+        json["overlaps"],
+        serde_json::json!([{"path": "src/a.py", "agents": ["agent-0", "agent-1"]}])
+    );
+    let a0 = &json["agents"][0];
+    assert_eq!(
+        (
+            a0["agent"].as_str(),
+            a0["ahead"].as_u64(),
+            a0["behind"].as_u64()
+        ),
+        (Some("agent-0"), Some(1), Some(0))
+    );
+    assert_eq!(a0["committed"], serde_json::json!(["src/a.py"]));
+    assert_eq!(a0["uncommitted"], serde_json::json!(["notes.txt"]));
+    assert_eq!(
+        json["agents"][1]["files"],
+        serde_json::json!(["src/a.py", "src/c.py"])
+    );
+    assert_eq!(
+        json["told"],
+        serde_json::json!([{"path": "src/a.py", "agents": ["agent-0", "agent-1"]}])
+    );
+    // Told once: a second look tells nobody again.
+    let again = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
+    assert_eq!(again["told"], serde_json::json!([]));
+    assert_eq!(conflict_notices(&repo, "agent-0"), 1);
+    assert_eq!(conflict_notices(&repo, "agent-1"), 1);
+    let state = repo.project.read(".swarm/overlaps.json");
+    assert!(state.contains("\"src/a.py\""), "{state}");
+    // The text view names the overlap too.
+    let text = stdout(&ok(repo.swarm(&["changes"])));
+    assert!(text.contains("src/a.py  agent-0, agent-1"), "{text}");
+    assert!(text.contains("notes.txt (uncommitted)"), "{text}");
+}
+
+#[test]
+fn a_clean_merge_lands_and_the_others_learn_how_far_behind_they_are() {
+    let repo = Repo::new();
+    repo.launch(3);
+    repo.commit_file(&repo.worktree("agent-0"), "src/new.py", "new = 1\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/b.py", "b = 2\n");
+    // A fast-forward: main has not moved since agent-0's branch forked.
+    let out = ok(repo.swarm(&["merge", "agent-0", "--json"]));
+    let json = stdout_json(&out);
+    assert_eq!(json["result"], "fast-forward");
+    assert_eq!(json["files"], serde_json::json!(["src/new.py"]));
+    assert_eq!(repo.project.read("src/new.py"), "new = 1\n");
+    let head = repo.git(&repo.root(), &["rev-parse", "HEAD"]);
+    let branch = repo.git(&repo.root(), &["rev-parse", "swarm/agent-0"]);
+    assert_eq!(head, branch);
+    // agent-1 and agent-2 are one commit behind now.
+    let behind: Vec<(String, u64)> = json["behind"]
+        .as_array()
+        .expect("behind")
+        .iter()
+        .map(|b| {
+            (
+                b["agent"].as_str().expect("agent").to_owned(),
+                b["behind"].as_u64().expect("n"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        behind,
+        [("agent-1".to_owned(), 1), ("agent-2".to_owned(), 1)]
+    );
+    // main moved: agent-1's branch needs a merge commit, by the user's
+    // git identity, with both parents.
+    let out = ok(repo.swarm(&["merge", "agent-1"]));
+    let text = stdout(&out);
+    assert!(
+        text.contains("Merged swarm/agent-1 into main with merge commit"),
+        "{text}"
+    );
+    assert_eq!(repo.project.read("src/b.py"), "b = 2\n");
+    assert_eq!(repo.project.read("src/new.py"), "new = 1\n");
+    let parents = repo.git(&repo.root(), &["log", "-1", "--format=%P"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
+    let author = repo.git(&repo.root(), &["log", "-1", "--format=%an <%ae>"]);
+    assert_eq!(author.trim(), "Tess Ter <tess@example.com>");
+    assert_eq!(repo.git(&repo.root(), &["status", "--porcelain"]), "");
+    let changes = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
+    let of = |id: &str| {
+        changes["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .find(|a| a["agent"] == id)
+            .cloned()
+            .expect(id)
+    };
+    assert_eq!(of("agent-2")["behind"], 3);
+    assert_eq!(of("agent-1")["ahead"], 0);
+    // Merging again changes nothing.
+    let again = stdout_json(&ok(repo.swarm(&["merge", "agent-1", "--json"])));
+    assert_eq!(again["result"], "up-to-date");
+}
+
+#[test]
+fn a_conflicting_merge_is_refused_and_changes_nothing() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/a.py", "a = 2\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/a.py", "a = 3\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/b.py", "b = 3\n");
+    ok(repo.swarm(&["merge", "agent-0"]));
+    // Untracked files (swarm's own state among them) do not stand in the
+    // way of a merge that does not touch them.
+    repo.project.write("scratch.txt", "mine\n");
+    let before = repo.snapshot();
+    let head = repo.git(&repo.root(), &["rev-parse", "HEAD"]);
+    let out = repo.swarm(&["merge", "agent-1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("does not merge cleanly"), "{err}");
+    assert!(err.contains("src/a.py"), "{err}");
+    assert!(!err.contains("src/b.py"), "{err}");
+    assert!(err.contains("nothing was changed"), "{err}");
+    // With --json the refusal names the files on stdout too.
+    let out = repo.swarm(&["merge", "agent-1", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let json = stdout_json(&out);
+    assert_eq!(json["result"], "refused");
+    assert_eq!(json["files"], serde_json::json!(["src/a.py"]));
+    // Every file of the main tree (and git's HEAD, refs and index) as it
+    // was, and no merge under way.
+    assert_eq!(repo.snapshot(), before);
+    assert_eq!(repo.git(&repo.root(), &["rev-parse", "HEAD"]), head);
+    assert!(!repo.root().join(".git/MERGE_HEAD").exists());
+    assert_eq!(
+        repo.git(&repo.worktree("agent-1"), &["rev-parse", "HEAD"]),
+        repo.git(&repo.root(), &["rev-parse", "swarm/agent-1"])
+    );
+}
+
+#[test]
+fn uncommitted_changes_the_merge_would_overwrite_refuse_it() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/a.py", "a = 2\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/new.py", "new = 1\n");
+    // An uncommitted change to a file the merge changes.
+    repo.project.write("src/a.py", "a = 99  # mine\n");
+    let before = repo.snapshot();
+    let out = repo.swarm(&["merge", "agent-0"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("uncommitted changes to 1 file"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("src/a.py"), "{}", stderr(&out));
+    assert_eq!(repo.snapshot(), before);
+    // An untracked file where the merge would put one.
+    repo.project.write("src/new.py", "my own\n");
+    let out = repo.swarm(&["merge", "agent-1"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("does not track"), "{}", stderr(&out));
+    assert_eq!(repo.project.read("src/new.py"), "my own\n");
+    // Uncommitted work in the agent's own worktree is reported, not merged.
+    fs::write(repo.worktree("agent-1").join("wip.txt"), "wip\n").expect("write");
+    fs::remove_file(repo.project.file("src/new.py")).expect("rm");
+    let out = ok(repo.swarm(&["merge", "agent-1"]));
+    assert!(stderr(&out).contains("wip.txt"), "{}", stderr(&out));
+    assert!(!repo.project.file("wip.txt").exists());
+    assert_eq!(
+        repo.git(&repo.worktree("agent-1"), &["status", "--porcelain"]),
+        "?? wip.txt\n"
+    );
+    // The person's change to src/a.py survived all of it.
+    assert_eq!(repo.project.read("src/a.py"), "a = 99  # mine\n");
+}
+
+#[test]
+fn a_lock_taken_in_one_worktree_blocks_the_others() {
+    let repo = Repo::new();
+    repo.launch(2);
+    let wt0 = repo.worktree("agent-0");
+    let wt1 = repo.worktree("agent-1");
+    ok(repo.swarm_in(&wt0.join("src"), &["lock", "a.py", "--agent", "agent-0"]));
+    let locks = stdout_json(&ok(repo.swarm(&["locks", "--json"])));
+    let text = locks.to_string();
+    assert!(text.contains("\"src/a.py\""), "{text}");
+    for (dir, path) in [
+        (wt1.clone(), "src/a.py".to_owned()),
+        (wt1.join("src"), wt1.join("src/a.py").display().to_string()),
+        (repo.root(), "src/a.py".to_owned()),
+    ] {
+        let out = repo.swarm_in(&dir, &["lock", &path, "--agent", "agent-1"]);
+        assert_eq!(out.status.code(), Some(3), "{path}: {}", stderr(&out));
+        assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
+    }
+    // The git guard, shared by every worktree, refuses agent-1's commit.
+    ok(repo.swarm(&["guard", "install"]));
+    fs::write(wt1.join("src/a.py"), "a = 5\n").expect("write");
+    repo.git(&wt1, &["add", "src/a.py"]);
+    let out = repo.try_git(&wt1, &["commit", "-q", "-m", "x"]);
+    assert!(!out.status.success(), "the commit went through");
+    assert!(
+        stderr(&out).contains("locked by other agents"),
+        "{}",
+        stderr(&out)
+    );
+    // A file nobody holds commits fine from the same worktree.
+    repo.git(&wt1, &["reset", "-q", "src/a.py"]);
+    repo.commit_file(&wt1, "src/b.py", "b = 5\n");
+}
+
+#[test]
+fn commands_inside_a_worktree_act_on_the_main_project_and_create_nothing_there() {
+    let repo = Repo::new();
+    repo.launch(2);
+    let wt = repo.worktree("agent-1");
+    let before: Vec<String> = list(&wt);
+    ok(repo.swarm_in(&wt, &["agents"]));
+    ok(repo.swarm_in(&wt, &["discover"]));
+    ok(repo.swarm_in(
+        &wt.join("src"),
+        &[
+            "msg",
+            "agent-0",
+            "INFO",
+            "from a worktree",
+            "--from",
+            "agent-1",
+        ],
+    ));
+    ok(repo.swarm_in(&wt, &["lock", "src/b.py", "--agent", "agent-1"]));
+    ok(repo.swarm_in(&wt, &["inbox", "--agent", "agent-0"]));
+    ok(repo.swarm_in(&wt, &["changes"]));
+    let json = stdout_json(&ok(repo.swarm_in(&wt, &["config", "show", "--json"])));
+    assert!(json.to_string().contains("launch"), "{json}");
+    // The state is the main project's.
+    let inbox = stdout(&ok(repo.swarm(&["inbox", "--agent", "agent-0"])));
+    assert!(inbox.contains("from a worktree"), "{inbox}");
+    assert!(repo.root().join("ACTIVE_AGENTS.json").is_file());
+    // Nothing new in the worktree, and git sees it clean.
+    assert_eq!(list(&wt), before);
+    assert_eq!(repo.git(&wt, &["status", "--porcelain"]), "");
+    let doctor = stdout(&repo.swarm_in(&wt, &["doctor"]));
+    assert!(
+        doctor.contains(&repo.root().display().to_string()),
+        "{doctor}"
+    );
+}
+
+/// The names under `dir`, recursively, without git's `.git` file.
+fn list(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            out.push(path.strip_prefix(dir).expect("in").display().to_string());
+            if path.is_dir() {
+                stack.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn down_keeps_dirty_and_unmerged_worktrees_and_removes_the_rest() {
+    let repo = Repo::new();
+    repo.launch(4);
+    // agent-0: uncommitted work; agent-1: a commit not merged; agent-2:
+    // a commit merged; agent-3: nothing at all.
+    fs::write(repo.worktree("agent-0").join("draft.txt"), "draft\n").expect("write");
+    repo.commit_file(&repo.worktree("agent-1"), "src/one.py", "1\n");
+    repo.commit_file(&repo.worktree("agent-2"), "src/two.py", "2\n");
+    ok(repo.swarm(&["merge", "agent-2"]));
+    // A plain down deletes no worktree.
+    let out = ok(repo.swarm(&["down", "--session", "wt"]));
+    assert!(
+        stdout(&out).contains("4 agent worktrees stay"),
+        "{}",
+        stdout(&out)
+    );
+    for id in ["agent-0", "agent-1", "agent-2", "agent-3"] {
+        assert!(repo.worktree(id).is_dir(), "{id}");
+    }
+    // --remove-worktrees after the session is gone: keeps the dirty and
+    // the unmerged one, says why, exits 0.
+    let out = ok(repo.swarm(&["down", "--session", "wt", "--remove-worktrees"]));
+    let text = stdout(&out);
+    assert!(
+        text.contains(
+            "Kept worktree .swarm/worktrees/agent-0 of agent-0: 1 uncommitted file (draft.txt)"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("Kept worktree .swarm/worktrees/agent-1 of agent-1: 1 commit on swarm/agent-1 not merged"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Removed worktree .swarm/worktrees/agent-2"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Removed worktree .swarm/worktrees/agent-3"),
+        "{text}"
+    );
+    assert!(repo.worktree("agent-0").join("draft.txt").is_file());
+    assert!(repo.worktree("agent-1").is_dir());
+    assert!(!repo.worktree("agent-2").exists());
+    assert!(!repo.worktree("agent-3").exists());
+    let branches = repo.git(&repo.root(), &["branch", "--format=%(refname:short)"]);
+    assert_eq!(
+        branches.lines().collect::<Vec<_>>(),
+        ["main", "swarm/agent-0", "swarm/agent-1"]
+    );
+}
+
+#[test]
+fn an_existing_worktree_is_reused_and_setup_runs_in_new_ones() {
+    let repo = Repo::new();
+    repo.project.write(
+        ".claudeswarm.toml",
+        "[launch]\nworktrees = true\nworktree_setup = \"echo \\\"$SWARM_AGENT in $SWARM_ROOT\\\" > setup-ran\"\n",
+    );
+    // agent-0's worktree exists from before, with work in it.
+    let wt0 = repo.worktree("agent-0");
+    repo.git(
+        &repo.root(),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "swarm/agent-0",
+            &wt0.display().to_string(),
+        ],
+    );
+    fs::write(wt0.join("kept.txt"), "kept\n").expect("write");
+    let out = ok(repo.swarm(&[
+        "launch",
+        "2",
+        "--agent",
+        "demo",
+        "--session",
+        "wt",
+        "--no-attach",
+        "--json",
+    ]));
+    let json = stdout_json(&out);
+    let agents = json["agents"].as_array().expect("agents");
+    assert_eq!(agents[0]["worktree"]["created"], false);
+    assert_eq!(agents[1]["worktree"]["created"], true);
+    assert_eq!(agents[1]["worktree"]["setup"]["ok"], true);
+    assert_eq!(
+        fs::read_to_string(wt0.join("kept.txt")).expect("read"),
+        "kept\n"
+    );
+    assert!(!wt0.join("setup-ran").exists());
+    let ran = fs::read_to_string(repo.worktree("agent-1").join("setup-ran")).expect("read");
+    assert_eq!(ran.trim(), format!("agent-1 in {}", repo.root().display()));
+    let panes = repo
+        .server
+        .tmux(&["list-panes", "-t", "wt:", "-F", "#{pane_current_path}"]);
+    assert_eq!(
+        panes.lines().collect::<Vec<_>>(),
+        [
+            wt0.display().to_string(),
+            repo.worktree("agent-1").display().to_string()
+        ]
+    );
+}
+
+#[test]
+fn a_failing_setup_is_reported_and_the_agent_starts_anyway() {
+    let repo = Repo::new();
+    repo.project.write(
+        ".claudeswarm.toml",
+        "[launch]\nworktree_setup = \"echo npm broke >&2; exit 3\"\n",
+    );
+    let out = ok(repo.swarm(&[
+        "launch",
+        "1",
+        "--agent",
+        "demo",
+        "--worktrees",
+        "--session",
+        "wt",
+        "--no-attach",
+    ]));
+    let err = stderr(&out);
+    assert!(err.contains("the worktree setup command failed"), "{err}");
+    assert!(err.contains("exit status: 3"), "{err}");
+    assert!(err.contains("npm broke"), "{err}");
+    wait_for("agent-0 to start", || {
+        let panes = repo
+            .server
+            .tmux(&["list-panes", "-t", "wt:", "-F", "#{pane_id}"]);
+        let pane = panes.lines().next()?.to_owned();
+        repo.server
+            .capture(&pane)
+            .contains("waiting for messages")
+            .then_some(())
+    });
+}
+
+#[test]
+fn merge_needs_git_2_38_and_says_so() {
+    let repo = Repo::new();
+    repo.launch(1);
+    repo.commit_file(&repo.worktree("agent-0"), "src/x.py", "x\n");
+    // A git that says it is 2.37, and is the real one otherwise.
+    let bin = tempfile::tempdir().expect("tempdir");
+    let real = swarm::find_on_path("git").expect("git on PATH");
+    let fake = bin.path().join("git");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nif [ \"$1\" = version ]; then echo 'git version 2.37.7'; exit 0; fi\nexec '{}' \"$@\"\n",
+            real.display()
+        ),
+    )
+    .expect("write");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = swarm(&repo.project, &repo.server);
+    cmd.env("PATH", path)
+        .env("HOME", repo.home.path())
+        .args(["merge", "agent-0"]);
+    let out = cmd.output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("needs git 2.38 or newer; this git is 2.37.7"),
+        "{err}"
+    );
+    assert!(!repo.root().join("src/x.py").exists());
+}
+
+#[test]
+fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
+    let repo = Repo::new();
+    repo.launch(1);
+    let out = repo.swarm(&["merge", "agent-9"]);
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("no branch swarm/agent-9"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
+    // Outside git, launch --worktrees refuses before opening anything.
+    let plain = Project::new();
+    let out = swarm(&plain, &repo.server)
+        .args([
+            "launch",
+            "1",
+            "--agent",
+            "demo",
+            "--worktrees",
+            "--session",
+            "p",
+            "--no-attach",
+        ])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not the top of a git repository"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        repo.server
+            .try_tmux(&["has-session", "-t", "=p"])
+            .status
+            .code()
+            != Some(0)
+    );
+}
