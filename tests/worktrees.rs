@@ -743,3 +743,58 @@ fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
             != Some(0)
     );
 }
+
+#[test]
+fn the_readme_worktree_session_works_as_written() {
+    let repo = Repo::new();
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let part = &readme[readme.find("## Worktrees").expect("the section")..];
+    let commands: Vec<&str> = part
+        .lines()
+        .skip_while(|l| !l.starts_with("    swarm"))
+        .take_while(|l| l.starts_with("    "))
+        .map(str::trim)
+        .collect();
+    assert!(commands.len() >= 5, "{commands:?}");
+    let bin = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(crate::harness::swarm_bin(), bin.path().join("swarm"))
+        .expect("symlink");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for command in commands {
+        let out = Command::new("sh")
+            .args(["-c", command])
+            .current_dir(repo.root())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("CLAUDESWARM_ROOT")
+            .env("PATH", &path)
+            .env("HOME", repo.home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("SWARM_TMUX_SOCKET", &repo.server.socket)
+            .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run");
+        let printed = format!("{}{}", stdout(&out), stderr(&out));
+        assert!(out.status.success(), "{command}: {printed}");
+        // What the comment line stands for: the agents commit.
+        if command.starts_with("swarm launch") {
+            repo.commit_file(&repo.worktree("agent-0"), "src/zero.py", "0\n");
+            repo.commit_file(&repo.worktree("agent-1"), "src/one.py", "1\n");
+        }
+        if command.starts_with("swarm merge") {
+            assert!(printed.contains("Fast-forwarded main"), "{printed}");
+            assert!(printed.contains("agent-1 by 1 commit"), "{printed}");
+        }
+    }
+    assert_eq!(repo.project.read("src/zero.py"), "0\n");
+    // agent-1's unmerged worktree stays; agent-0's merged one went.
+    assert!(repo.worktree("agent-1").join("src/one.py").is_file());
+    assert!(!repo.worktree("agent-0").exists());
+    assert!(repo.project.agents().is_empty());
+}

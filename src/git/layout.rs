@@ -8,7 +8,6 @@
 //! repository layout, `gitrepository-layout(5)`).
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The most of a `.git` file, `commondir` or `gitdir` file read: each
@@ -18,15 +17,11 @@ const MAX_POINTER_BYTES: u64 = 8192;
 /// The one path a pointer file holds (`gitdir: X` or `X`), taken from
 /// `base` when relative; `None` when there is no such regular file.
 fn read_pointer(file: &Path, prefix: &str, base: &Path) -> Option<PathBuf> {
-    if !fs::symlink_metadata(file).ok()?.is_file() {
+    let meta = fs::symlink_metadata(file).ok()?;
+    if !meta.is_file() || meta.len() > MAX_POINTER_BYTES {
         return None;
     }
-    let mut text = String::new();
-    fs::File::open(file)
-        .ok()?
-        .take(MAX_POINTER_BYTES)
-        .read_to_string(&mut text)
-        .ok()?;
+    let text = fs::read_to_string(file).ok()?;
     let path = text.lines().next()?.strip_prefix(prefix)?.trim_end();
     if path.is_empty() {
         return None;
