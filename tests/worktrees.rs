@@ -6,6 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::harness::redis_server::RedisServer;
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
 
 /// A git repository with one commit (`src/a.py`, `src/b.py`, and the
@@ -87,10 +88,16 @@ impl Repo {
 
     /// `swarm ARGS` run in `dir`.
     fn swarm_in(&self, dir: &Path, args: &[&str]) -> Output {
+        self.swarm_with(dir, &[], args)
+    }
+
+    /// `swarm ARGS` run in `dir` with more environment.
+    fn swarm_with(&self, dir: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
         let mut cmd = swarm(&self.project, &self.server);
         cmd.current_dir(dir)
             .env("HOME", self.home.path())
             .env("GIT_CONFIG_NOSYSTEM", "1")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .args(args);
         cmd.output().expect("run swarm")
     }
@@ -466,6 +473,24 @@ fn a_lock_taken_in_one_worktree_blocks_the_others() {
     // A file nobody holds commits fine from the same worktree.
     repo.git(&wt1, &["reset", "-q", "src/a.py"]);
     repo.commit_file(&wt1, "src/b.py", "b = 5\n");
+    // Claude Code's edit check in agent-1's worktree blocks the file too.
+    let input = serde_json::json!({
+        "session_id": "s",
+        "cwd": wt1,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": wt1.join("src/a.py"), "old_string": "a", "new_string": "b"}
+    })
+    .to_string();
+    let out = swarm(&repo.project, &repo.server)
+        .current_dir(&wt1)
+        .env("HOME", repo.home.path())
+        .args(["guard", "check-edit"])
+        .write_stdin(input)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
 }
 
 #[test]
@@ -797,4 +822,79 @@ fn the_readme_worktree_session_works_as_written() {
     assert!(repo.worktree("agent-1").join("src/one.py").is_file());
     assert!(!repo.worktree("agent-0").exists());
     assert!(repo.project.agents().is_empty());
+}
+
+#[test]
+fn on_a_redis_store_each_host_has_worktrees_of_its_own_in_one_swarm() {
+    let redis = RedisServer::start();
+    let (a, b) = (Repo::new(), Repo::new());
+    let env = |host: &str| {
+        let mut env: Vec<(&str, String)> = redis.store_env("shared");
+        env.push(("SWARM_STORE_HOST", host.to_owned()));
+        env
+    };
+    let launch = |repo: &Repo, host: &str| {
+        let out = ok(repo.swarm_with(
+            &repo.root(),
+            &env(host),
+            &[
+                "launch",
+                "1",
+                "--agent",
+                "demo",
+                "--worktrees",
+                "--session",
+                "wt",
+                "--no-attach",
+                "--json",
+            ],
+        ));
+        stdout_json(&out)["agents"][0]["id"]
+            .as_str()
+            .expect("id")
+            .to_owned()
+    };
+    // The ids are the swarm's: host B's agent comes after host A's, and
+    // each worktree is under its own host's project root.
+    assert_eq!(launch(&a, "host-a"), "agent-0");
+    assert_eq!(launch(&b, "host-b"), "agent-1");
+    assert!(a.worktree("agent-0").is_dir() && !a.worktree("agent-1").exists());
+    assert!(b.worktree("agent-1").is_dir() && !b.worktree("agent-0").exists());
+    // A lock taken in host A's worktree blocks the same file in host B's.
+    ok(a.swarm_with(
+        &a.worktree("agent-0"),
+        &env("host-a"),
+        &["lock", "src/a.py", "--agent", "agent-0"],
+    ));
+    let out = b.swarm_with(
+        &b.worktree("agent-1").join("src"),
+        &env("host-b"),
+        &["lock", "a.py", "--agent", "agent-1"],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", stderr(&out));
+    // Each host's changes are its own repository's.
+    let changes = stdout_json(&ok(b.swarm_with(
+        &b.root(),
+        &env("host-b"),
+        &["changes", "--json"],
+    )));
+    let agents: Vec<&str> = changes["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|x| x["agent"].as_str().expect("agent"))
+        .collect();
+    assert_eq!(agents, ["agent-1"]);
+    // Both agents are registered, with nothing about worktrees added.
+    let listed = stdout_json(&ok(a.swarm_with(
+        &a.root(),
+        &env("host-a"),
+        &["agents", "--json"],
+    )));
+    let text = listed.to_string();
+    assert!(
+        text.contains("agent-0") && text.contains("agent-1"),
+        "{text}"
+    );
+    assert!(!text.contains("worktree"), "{text}");
 }
