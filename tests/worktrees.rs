@@ -169,6 +169,16 @@ fn ok(out: Output) -> Output {
     out
 }
 
+/// Fails the test unless `out` exited with `code` and its stderr holds
+/// every one of `needles`.
+fn refused(out: &Output, code: i32, needles: &[&str]) {
+    let err = stderr(out);
+    assert_eq!(out.status.code(), Some(code), "{err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{needle:?} not in: {err}");
+    }
+}
+
 fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
@@ -308,6 +318,11 @@ fn a_clean_merge_lands_and_the_others_learn_how_far_behind_they_are() {
     repo.launch(3);
     repo.commit_file(&repo.worktree("agent-0"), "src/new.py", "new = 1\n");
     repo.commit_file(&repo.worktree("agent-1"), "src/b.py", "b = 2\n");
+    // Untracked files the merges do not touch never stand in their way
+    // (swarm's own state files are untracked too).
+    repo.project.write("scratch.txt", "mine\n");
+    repo.project
+        .write(".claudeswarm.toml", "[launch]\ntell_overlaps = true\n");
     // A fast-forward: main has not moved since agent-0's branch forked.
     let out = ok(repo.swarm(&["merge", "agent-0", "--json"]));
     let json = stdout_json(&out);
@@ -347,7 +362,10 @@ fn a_clean_merge_lands_and_the_others_learn_how_far_behind_they_are() {
     assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
     let author = repo.git(&repo.root(), &["log", "-1", "--format=%an <%ae>"]);
     assert_eq!(author.trim(), "Tess Ter <tess@example.com>");
-    assert_eq!(repo.git(&repo.root(), &["status", "--porcelain"]), "");
+    assert_eq!(
+        repo.git(&repo.root(), &["status", "--porcelain"]),
+        "?? .claudeswarm.toml\n?? scratch.txt\n"
+    );
     let changes = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
     let of = |id: &str| {
         changes["agents"]
@@ -373,18 +391,16 @@ fn a_conflicting_merge_is_refused_and_changes_nothing() {
     repo.commit_file(&repo.worktree("agent-1"), "src/a.py", "a = 3\n");
     repo.commit_file(&repo.worktree("agent-1"), "src/b.py", "b = 3\n");
     ok(repo.swarm(&["merge", "agent-0"]));
-    // Untracked files (swarm's own state among them) do not stand in the
-    // way of a merge that does not touch them.
     repo.project.write("scratch.txt", "mine\n");
     let before = repo.snapshot();
     let head = repo.git(&repo.root(), &["rev-parse", "HEAD"]);
     let out = repo.swarm(&["merge", "agent-1"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    let err = stderr(&out);
-    assert!(err.contains("does not merge cleanly"), "{err}");
-    assert!(err.contains("src/a.py"), "{err}");
-    assert!(!err.contains("src/b.py"), "{err}");
-    assert!(err.contains("nothing was changed"), "{err}");
+    refused(
+        &out,
+        1,
+        &["does not merge cleanly", "src/a.py", "nothing was changed"],
+    );
+    assert!(!stderr(&out).contains("src/b.py"), "{}", stderr(&out));
     // With --json the refusal names the files on stdout too.
     let out = repo.swarm(&["merge", "agent-1", "--json"]);
     assert_eq!(out.status.code(), Some(1));
@@ -412,19 +428,12 @@ fn uncommitted_changes_the_merge_would_overwrite_refuse_it() {
     repo.project.write("src/a.py", "a = 99  # mine\n");
     let before = repo.snapshot();
     let out = repo.swarm(&["merge", "agent-0"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("uncommitted changes to 1 file"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(stderr(&out).contains("src/a.py"), "{}", stderr(&out));
+    refused(&out, 1, &["uncommitted changes to 1 file", "src/a.py"]);
     assert_eq!(repo.snapshot(), before);
     // An untracked file where the merge would put one.
     repo.project.write("src/new.py", "my own\n");
     let out = repo.swarm(&["merge", "agent-1"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("does not track"), "{}", stderr(&out));
+    refused(&out, 1, &["does not track"]);
     assert_eq!(repo.project.read("src/new.py"), "my own\n");
     // Uncommitted work in the agent's own worktree is reported, not merged.
     fs::write(repo.worktree("agent-1").join("wip.txt"), "wip\n").expect("write");
@@ -456,8 +465,7 @@ fn a_lock_taken_in_one_worktree_blocks_the_others() {
         (repo.root(), "src/a.py".to_owned()),
     ] {
         let out = repo.swarm_in(&dir, &["lock", &path, "--agent", "agent-1"]);
-        assert_eq!(out.status.code(), Some(3), "{path}: {}", stderr(&out));
-        assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
+        refused(&out, 3, &["agent-0"]);
     }
     // The git guard, shared by every worktree, refuses agent-1's commit.
     ok(repo.swarm(&["guard", "install"]));
@@ -489,8 +497,7 @@ fn a_lock_taken_in_one_worktree_blocks_the_others() {
         .write_stdin(input)
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-    assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
+    refused(&out, 2, &["agent-0"]);
 }
 
 #[test]
@@ -732,13 +739,7 @@ fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
     let repo = Repo::new();
     repo.launch(1);
     let out = repo.swarm(&["merge", "agent-9"]);
-    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
-    assert!(
-        stderr(&out).contains("no branch swarm/agent-9"),
-        "{}",
-        stderr(&out)
-    );
-    assert!(stderr(&out).contains("agent-0"), "{}", stderr(&out));
+    refused(&out, 4, &["no branch swarm/agent-9", "agent-0"]);
     // Outside git, launch --worktrees refuses before opening anything.
     let plain = Project::new();
     let out = swarm(&plain, &repo.server)
@@ -754,12 +755,7 @@ fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
         ])
         .output()
         .expect("run");
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        stderr(&out).contains("not the top of a git repository"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&out, 1, &["not the top of a git repository"]);
     assert!(
         repo.server
             .try_tmux(&["has-session", "-t", "=p"])

@@ -124,28 +124,32 @@ pub(crate) fn checkout_of<'a>(checkouts: &'a [PathBuf], path: &Path) -> Option<&
         .max_by_key(|c| c.as_os_str().len())
 }
 
+/// Lays out a main worktree at `main` with a linked worktree at `linked`
+/// (git's administrative directory `name`), by hand as git lays them out:
+/// for the tests of the code that reads them.
+#[cfg(test)]
+pub(crate) fn lay_out_linked(main: &Path, linked: &Path, name: &str) {
+    let admin = main.join(".git/worktrees").join(name);
+    for dir in [&admin, linked] {
+        fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
+    }
+    let write = |path: PathBuf, text: String| {
+        fs::write(&path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    };
+    write(
+        linked.join(".git"),
+        format!("gitdir: {}\n", admin.display()),
+    );
+    write(admin.join("commondir"), "../..\n".into());
+    write(
+        admin.join("gitdir"),
+        format!("{}\n", linked.join(".git").display()),
+    );
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A main worktree at `main` with a linked worktree at `linked`, laid
-    /// out by hand as git lays them out.
-    fn repo(main: &Path, linked: &Path, name: &str) {
-        fs::create_dir_all(main.join(".git/worktrees").join(name)).expect("mkdir");
-        fs::create_dir_all(linked).expect("mkdir");
-        let admin = main.join(".git/worktrees").join(name);
-        fs::write(
-            linked.join(".git"),
-            format!("gitdir: {}\n", admin.display()),
-        )
-        .expect("write");
-        fs::write(admin.join("commondir"), "../..\n").expect("write");
-        fs::write(
-            admin.join("gitdir"),
-            format!("{}\n", linked.join(".git").display()),
-        )
-        .expect("write");
-    }
 
     #[test]
     fn a_linked_worktree_leads_to_its_main_worktree() {
@@ -154,8 +158,8 @@ mod tests {
         let main = base.join("proj");
         let inside = main.join(".swarm/worktrees/agent-0");
         let outside = base.join("elsewhere");
-        repo(&main, &inside, "agent-0");
-        repo(&main, &outside, "elsewhere");
+        lay_out_linked(&main, &inside, "agent-0");
+        lay_out_linked(&main, &outside, "elsewhere");
         assert_eq!(main_of_linked(&inside), Some(main.clone()));
         assert_eq!(main_of_linked(&outside), Some(main.clone()));
         assert_eq!(main_of_linked(&main), None);
@@ -184,7 +188,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let main = dir.path().canonicalize().expect("canon").join("p");
         let linked = main.join("wt");
-        repo(&main, &linked, "wt");
+        lay_out_linked(&main, &linked, "wt");
         fs::write(linked.join(".git"), "gitdir: ../.git/worktrees/wt\n").expect("write");
         fs::write(main.join(".git/worktrees/wt/gitdir"), "../../../wt/.git\n").expect("write");
         assert_eq!(main_of_linked(&linked), Some(main.clone()));

@@ -419,20 +419,8 @@ mod tests {
     fn a_file_is_one_key_in_every_worktree() {
         let (_d, root) = project();
         let linked = root.join(".swarm/worktrees/agent-0");
-        let admin = root.join(".git/worktrees/agent-0");
-        fs::create_dir_all(&admin).expect("mkdir");
+        layout::lay_out_linked(&root, &linked, "agent-0");
         fs::create_dir_all(linked.join("src")).expect("mkdir");
-        fs::write(
-            linked.join(".git"),
-            format!("gitdir: {}\n", admin.display()),
-        )
-        .expect("write");
-        fs::write(admin.join("commondir"), "../..\n").expect("write");
-        fs::write(
-            admin.join("gitdir"),
-            format!("{}\n", linked.join(".git").display()),
-        )
-        .expect("write");
         let in_linked = |raw: &str, cwd: &Path| LockKey::resolve(raw, &root, cwd);
         for (raw, cwd) in [
             ("src/a.py", linked.clone()),

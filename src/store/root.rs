@@ -217,16 +217,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let main = dir.path().canonicalize().expect("canon").join("proj");
         let linked = main.join(".swarm/worktrees/agent-0");
-        let admin = main.join(".git/worktrees/agent-0");
-        fs::create_dir_all(&admin).expect("mkdir");
+        layout::lay_out_linked(&main, &linked, "agent-0");
         fs::create_dir_all(linked.join("web/src")).expect("mkdir");
         fs::create_dir_all(main.join("web")).expect("mkdir");
-        fs::write(
-            linked.join(".git"),
-            format!("gitdir: {}\n", admin.display()),
-        )
-        .expect("write");
-        fs::write(admin.join("commondir"), "../..\n").expect("write");
         let root = ProjectRoot::detect(None, None, &linked.join("web/src")).expect("detect");
         assert_eq!(root.path, main);
         assert_eq!(

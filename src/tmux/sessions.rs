@@ -137,20 +137,8 @@ impl Tmux {
         cwd: &Path,
         command: &str,
     ) -> Result<PaneId, TmuxError> {
-        let out = self.exec(
-            Args::new("split-window")
-                .flag("-d")
-                .flag("-P")
-                .flag("-F")
-                .text("#{pane_id}")
-                .flag("-t")
-                .text(target)
-                .flag("-c")
-                .text(cwd)
-                .flag("--")
-                .text(command),
-            None,
-        )?;
+        let args = split_args(Args::new("split-window").flag("-d"), target, cwd, command);
+        let out = self.exec(args, None)?;
         parse_pane_id("split-window", &out)
     }
 
@@ -164,16 +152,7 @@ impl Tmux {
     ) -> Result<PaneId, TmuxError> {
         // Without `-d` the new pane becomes the current one, which the
         // label commands act on; `last-pane` then gives the focus back.
-        let args = Args::new("split-window")
-            .flag("-P")
-            .flag("-F")
-            .text("#{pane_id}")
-            .flag("-t")
-            .text(target)
-            .flag("-c")
-            .text(cwd)
-            .flag("--")
-            .text(command);
+        let args = split_args(Args::new("split-window"), target, cwd, command);
         let out = self.exec(label_new(args, None, label).then("last-pane"), None)?;
         parse_pane_id("split-window", &out)
     }
@@ -196,24 +175,13 @@ impl Tmux {
         } else {
             ("-p", percent.to_string())
         };
-        let out = self.exec(
-            Args::new("split-window")
-                .flag("-d")
-                .flag("-h")
-                .flag("-f")
-                .flag(size.0)
-                .text(size.1)
-                .flag("-P")
-                .flag("-F")
-                .text("#{pane_id}")
-                .flag("-t")
-                .text(target)
-                .flag("-c")
-                .text(cwd)
-                .flag("--")
-                .text(command),
-            None,
-        )?;
+        let args = Args::new("split-window")
+            .flag("-d")
+            .flag("-h")
+            .flag("-f")
+            .flag(size.0)
+            .text(size.1);
+        let out = self.exec(split_args(args, target, cwd, command), None)?;
         let pane = parse_pane_id("split-window", &out)?;
         self.exec(
             Args::new("select-pane")
@@ -287,6 +255,20 @@ impl Tmux {
         };
         self.exec_on_terminal(Args::new(command).flag("-t").text(format!("={session}")))
     }
+}
+
+/// A `split-window` (`args`, with its own flags) of `target` that prints
+/// the new pane's id and runs `command` in `cwd`.
+fn split_args(args: Args, target: &str, cwd: &Path, command: &str) -> Args {
+    args.flag("-P")
+        .flag("-F")
+        .text("#{pane_id}")
+        .flag("-t")
+        .text(target)
+        .flag("-c")
+        .text(cwd)
+        .flag("--")
+        .text(command)
 }
 
 /// The pane id a command printed (`-P -F '#{pane_id}'`).
