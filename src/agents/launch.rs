@@ -49,7 +49,7 @@ pub(crate) struct LaunchPlan {
 }
 
 /// How the agents' worktrees are made.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(crate) struct WorktreesPlan {
     /// A command run with `sh -c` in each new worktree before its agent
     /// starts (`launch.worktree_setup`).
@@ -141,6 +141,9 @@ pub(crate) fn launch(
     opts: &DiscoverOptions,
     plan: &LaunchPlan,
 ) -> Result<Launched> {
+    // A root that cannot hold worktrees is refused before any session is
+    // touched: outside git, below the repository's top, or with no commit
+    // to start the branches from.
     let repo = match &plan.worktrees {
         Some(_) => {
             let repo = Repository::open(paths.root())?;
