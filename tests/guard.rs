@@ -465,3 +465,76 @@ fn an_agent_commits_and_edits_files_it_locked_itself() {
         text(&out.stderr)
     );
 }
+
+#[test]
+fn nobody_edits_under_a_shared_lock_until_it_holds_the_path_alone() {
+    let server = TmuxServer::start();
+    let repo = Repo::new();
+    let root = repo.path();
+    let pane = server.demo_agent(&root, &root.join(".agent-record.jsonl"));
+    let me = [
+        ("SWARM_TMUX_SOCKET", server.socket.as_str()),
+        ("TMUX_PANE", pane.as_str()),
+    ];
+    repo.command(swarm_bin())
+        .envs(me)
+        .arg("discover")
+        .output()
+        .expect("discover")
+        .expect_success();
+    repo.swarm(&["guard", "install"]).expect_success();
+    register_agents(&root, &["agent-5"], None);
+    repo.swarm(&[
+        "lock",
+        "src/b.py",
+        "--shared",
+        "--agent",
+        "agent-5",
+        "--reason",
+        "reviewing",
+    ])
+    .expect_success();
+
+    // Someone else reads it: the edit and the commit are refused, naming
+    // the reader.
+    let b = root.join("src/b.py").to_string_lossy().into_owned();
+    let out = check_edit(&root, &hook_input("Edit", &root, &b), &me);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("locked (shared) by agent-5") && err.contains("reviewing"),
+        "{err}"
+    );
+    assert!(err.contains("ask agent-5"), "{err}");
+    repo.write("src/b.py", "b = 2\n");
+    repo.git(&["add", "src/b.py"]);
+    let out = repo.commit_with("under a reader", &me);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("agent-5"),
+        "{}",
+        text(&out.stderr)
+    );
+    repo.git(&["reset", "-q", "src/b.py"]);
+
+    // Its own reading stops it too, until it takes the path exclusively.
+    let mut take = repo.command(swarm_bin());
+    take.envs(me).args(["lock", "src/a.py", "--shared"]);
+    take.output().expect("lock").expect_success();
+    let a = root.join("src/a.py").to_string_lossy().into_owned();
+    let out = check_edit(&root, &hook_input("Write", &root, &a), &me);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("You hold a shared (reading) lock on it"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut upgrade = repo.command(swarm_bin());
+    upgrade.envs(me).args(["lock", "src/a.py"]);
+    upgrade.output().expect("lock").expect_success();
+    let out = check_edit(&root, &hook_input("Write", &root, &a), &me);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    repo.write("src/a.py", "a = 2\n");
+    repo.git(&["add", "src/a.py"]);
+    repo.commit_with("mine alone", &me).expect_success();
+}

@@ -149,6 +149,7 @@ fn tools_are_listed_for_a_model_and_the_identity_is_the_pane() {
                 "lock",
                 "pending_acks",
                 "read_messages",
+                "renew",
                 "send_message",
                 "unlock",
                 "update_task",
@@ -798,6 +799,65 @@ fn a_listening_client_of_the_newer_protocol_hears_of_new_messages_too() {
             panic!("expected a resource update, got {note:?}");
         };
         assert_eq!(n.params.uri, "swarm://inbox");
+        a.cancel().await.expect("close");
+        b.cancel().await.expect("close");
+    });
+}
+
+#[test]
+fn shared_locks_and_leases_through_mcp() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = swarm_of(&server, &project, 2);
+    runtime().block_on(async {
+        let (a, _) = connect(&server, &project, &panes[0]).await;
+        let (b, _) = connect(&server, &project, &panes[1]).await;
+        ok(
+            &a,
+            "lock",
+            json!({"paths": ["src/schema.sql"], "shared": true}),
+        )
+        .await;
+        let joined = ok(
+            &b,
+            "lock",
+            json!({"paths": ["src/schema.sql"], "shared": true}),
+        )
+        .await;
+        let holders: Vec<&str> = joined["acquired"][0]["holders"]
+            .as_array()
+            .expect("holders")
+            .iter()
+            .map(|h| h["agent"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(holders, ["agent-0", "agent-1"]);
+        let r = call(&b, "lock", json!({"paths": ["src/*.sql"]})).await;
+        assert_eq!(
+            r.structured_content
+                .as_ref()
+                .map(|v| v["exit_code"].clone()),
+            Some(json!(3)),
+            "a writer under a reader: {r:?}"
+        );
+
+        // A lease, renewed by its holder only.
+        let got = ok(&a, "lock", json!({"paths": ["src/job.rs"], "ttl": "10m"})).await;
+        let left = got["acquired"][0]["expires_in_seconds"]
+            .as_f64()
+            .expect("a lease");
+        assert!(left > 500.0 && left <= 600.0, "{got}");
+        let renewed = ok(&a, "renew", json!({"paths": ["src/job.rs"], "ttl": "1h"})).await;
+        assert!(
+            renewed["renewed"][0]["expires_in_seconds"]
+                .as_f64()
+                .is_some_and(|s| s > 3000.0)
+        );
+        let text = err(&b, "renew", json!({"paths": ["src/job.rs"]})).await;
+        assert!(text.contains("held by agent-0"), "{text}");
+        let text = err(&a, "lock", json!({"paths": ["x.rs"], "ttl": "soon"})).await;
+        assert!(text.contains("ttl"), "{text}");
+        let list = ok(&b, "list_locks", json!({})).await;
+        assert_eq!(list["locks"].as_array().map(Vec::len), Some(2), "{list}");
         a.cancel().await.expect("close");
         b.cancel().await.expect("close");
     });

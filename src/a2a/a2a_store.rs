@@ -6,6 +6,7 @@
 //! (`on_files.rs`), the Python tool's JSON files, is the first
 //! implementation.
 
+use crate::store::a2a_names;
 use std::fmt;
 
 use serde_json::{Map, Value};
@@ -107,12 +108,12 @@ impl Collection {
     /// Its name as users know it (the Python tool's file name).
     pub(crate) fn name(self) -> &'static str {
         match self {
-            Collection::Cards => "AGENT_CARDS.json",
-            Collection::Tasks => "TASKS.json",
-            Collection::DelegationHistory => "DELEGATION_HISTORY.json",
-            Collection::Contexts => "CONTEXTS.json",
-            Collection::Learning => "LEARNING_DATA.json",
-            Collection::Conflicts => "CONFLICT_LOG.json",
+            Collection::Cards => a2a_names::AGENT_CARDS,
+            Collection::Tasks => a2a_names::TASKS,
+            Collection::DelegationHistory => a2a_names::DELEGATION_HISTORY,
+            Collection::Contexts => a2a_names::CONTEXTS,
+            Collection::Learning => a2a_names::LEARNING_DATA,
+            Collection::Conflicts => a2a_names::CONFLICT_LOG,
         }
     }
 }

@@ -29,7 +29,7 @@ impl FileAcks {
     pub(crate) fn new(paths: &Paths) -> FileAcks {
         FileAcks {
             file: StateFile::new(paths.pending_acks()),
-            due: StateFile::new(paths.swarm_dir().join("ack_due")),
+            due: StateFile::new(paths.ack_due()),
         }
     }
 

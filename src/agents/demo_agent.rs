@@ -46,6 +46,12 @@ pub enum Event {
     EnterIgnored(u32),
     /// Enter on an empty input box.
     EmptyEnter,
+    /// The Escape key alone (an escape byte that ends a read).
+    Escape,
+    /// The Up arrow.
+    Up,
+    /// The Down arrow.
+    Down,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -111,6 +117,12 @@ impl InputParser {
                 events.push(e);
             }
         }
+        // An escape byte that ends a read is the Escape key, as terminal
+        // programs take it (a sequence arrives in one read).
+        if self.state == State::Escape {
+            self.state = State::Normal;
+            events.push(Event::Escape);
+        }
         events
     }
 
@@ -143,6 +155,10 @@ impl InputParser {
                 if (0x40..=0x7e).contains(&b) {
                     if seq == PASTE_START[2..] {
                         self.state = State::Paste(Vec::new());
+                    } else if seq == b"A" {
+                        return Some(Event::Up);
+                    } else if seq == b"B" {
+                        return Some(Event::Down);
                     }
                 } else if seq.len() < 32 {
                     self.state = State::Csi(seq);
@@ -212,11 +228,19 @@ impl InputParser {
 /// (`DEMOSLEEP3`): what it receives meanwhile waits in its queue and is
 /// taken afterwards, each as its own turn.
 pub(crate) const BUSY_WORD: &str = "DEMOSLEEP";
-/// A submission that makes the demo agent ask a yes/no question, answered
-/// by Enter (yes) or `n` (no); the answer is recorded.
+/// A submission that makes the demo agent ask a yes/no question as the
+/// real agents do: numbered options `1. Yes` / `2. No` with the first
+/// highlighted, picked by its digit, by Enter on the highlighted one
+/// (arrows move it), by `y` or `n`; Escape cancels. The answer is
+/// recorded.
 pub(crate) const ASK_WORD: &str = "DEMOASK";
-/// The question's line, as the demo profile recognises it.
-const QUESTION: &str = "? Do you want to proceed? [Enter = yes, n = no]";
+/// The same question with unnumbered options, `No` first and highlighted
+/// (as Claude Code asks about an MCP tool): only the arrows and Enter pick.
+pub(crate) const ASK_NO_FIRST_WORD: &str = "DEMOASKNO";
+/// The question's row.
+const QUESTION: &str = "? Do you want to proceed?";
+/// The row under the options, as the demo profile recognises a dialog.
+const DIALOG_FOOTER: &str = "  Esc to cancel";
 /// The row drawn above the input box while busy.
 const WORKING: &str = "* working (esc to interrupt)";
 
@@ -282,9 +306,38 @@ enum Mode {
     Ready,
     /// Working until then; submissions are queued.
     Busy(Instant),
-    /// Asking a question; Enter answers yes, `n` no, anything else is
+    /// Asking a question (see `ASK_WORD`); anything else typed is
     /// ignored (a paste does nothing, as in the real agents).
-    Asking,
+    Asking(Question),
+}
+
+/// An open question: its options in screen order and the highlighted one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Question {
+    /// `["Yes", "No"]` or `["No", "Yes"]`.
+    options: [&'static str; 2],
+    /// Whether the options show their numbers.
+    numbered: bool,
+    /// The highlighted option.
+    at: usize,
+}
+
+impl Question {
+    /// The options' rows and the footer, as drawn (no line break after
+    /// the footer, where the cursor rests).
+    fn rows(&self) -> String {
+        let mut out = String::new();
+        for (i, label) in self.options.iter().enumerate() {
+            let mark = if i == self.at { "\u{276f} " } else { "  " };
+            if self.numbered {
+                out.push_str(&format!("{mark}{}. {label}\r\n", i + 1));
+            } else {
+                out.push_str(&format!("{mark}{label}\r\n"));
+            }
+        }
+        out.push_str(DIALOG_FOOTER);
+        out
+    }
 }
 
 struct Demo<'a, W: Write> {
@@ -320,13 +373,13 @@ impl<W: Write> Demo<'_, W> {
             let arrived = time::unix_seconds(time::now());
             self.first_byte.get_or_insert(arrived);
             for event in self.parser.feed(&buf[..n]) {
-                if self.mode == Mode::Asking {
-                    self.answer(&event)?;
+                if let Mode::Asking(q) = self.mode {
+                    self.answer(q, &event)?;
                     continue;
                 }
                 match event {
                     Event::Quit => return Ok(()),
-                    Event::EmptyEnter => {}
+                    Event::EmptyEnter | Event::Escape | Event::Up | Event::Down => {}
                     Event::EnterIgnored(n) => {
                         let shown = sanitize::one_line(&self.parser.input());
                         write!(
@@ -390,9 +443,22 @@ impl<W: Write> Demo<'_, W> {
             write!(self.out, "  {line}\r\n")?;
         }
         if text.contains(ASK_WORD) {
-            self.mode = Mode::Asking;
+            let q = if text.contains(ASK_NO_FIRST_WORD) {
+                Question {
+                    options: ["No", "Yes"],
+                    numbered: false,
+                    at: 0,
+                }
+            } else {
+                Question {
+                    options: ["Yes", "No"],
+                    numbered: true,
+                    at: 0,
+                }
+            };
+            self.mode = Mode::Asking(q);
             self.parser.clear();
-            return write!(self.out, "\r\n{QUESTION}");
+            return write!(self.out, "\r\n{QUESTION}\r\n{}", q.rows());
         }
         if let Some(secs) = busy_seconds(text) {
             self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));
@@ -411,33 +477,60 @@ impl<W: Write> Demo<'_, W> {
             };
             self.submit(&text, pastes, started)?;
         }
-        if self.mode != Mode::Asking {
+        if !matches!(self.mode, Mode::Asking(_)) {
             // What someone typed meanwhile is still in the box.
             self.draw_input()?;
         }
         self.out.flush()
     }
 
-    /// Input while a question is open: Enter answers yes, `n` no; pasted
-    /// and typed text is dropped.
-    fn answer(&mut self, event: &Event) -> io::Result<()> {
-        let answer = match event {
-            Event::EmptyEnter | Event::Submit { .. } | Event::EnterIgnored(_) => "yes",
-            Event::Edited if self.parser.input() == "n" => "no",
-            Event::Quit => "no",
-            Event::Edited => {
-                self.parser.clear();
-                return Ok(());
+    /// Input while a question is open: a digit or `y`/`n` picks at once,
+    /// Enter picks the highlighted option, the arrows move it, Escape
+    /// cancels; pasted and other typed text is dropped.
+    fn answer(&mut self, mut q: Question, event: &Event) -> io::Result<()> {
+        let typed = self.parser.input();
+        let pick = |label: &str| q.options.iter().position(|o| *o == label);
+        let chosen = match event {
+            Event::EmptyEnter | Event::Submit { .. } | Event::EnterIgnored(_) => Some(q.at),
+            Event::Edited if typed == "y" => pick("Yes"),
+            Event::Edited if typed == "n" => pick("No"),
+            Event::Edited if q.numbered && (typed == "1" || typed == "2") => {
+                Some(usize::from(typed.as_bytes()[0] - b'1'))
             }
+            Event::Quit => pick("No"),
+            Event::Escape => {
+                self.parser.clear();
+                return self.finish_question("cancelled");
+            }
+            Event::Up | Event::Down => {
+                q.at = if *event == Event::Up {
+                    q.at.saturating_sub(1)
+                } else {
+                    (q.at + 1).min(q.options.len() - 1)
+                };
+                self.mode = Mode::Asking(q);
+                // Back to the first option's row, then draw them again.
+                write!(self.out, "\r\x1b[{}A\x1b[J{}", q.options.len(), q.rows())?;
+                return self.out.flush();
+            }
+            Event::Edited => None,
         };
         self.parser.clear();
+        match chosen {
+            Some(i) => self.finish_question(if q.options[i] == "Yes" { "yes" } else { "no" }),
+            None => Ok(()),
+        }
+    }
+
+    /// Records the answer and goes back to the prompt.
+    fn finish_question(&mut self, answer: &str) -> io::Result<()> {
         self.first_byte = None;
         self.append(&Answer {
             at: time::utc_iso(time::now()),
             answer,
         })?;
         self.mode = Mode::Ready;
-        write!(self.out, "\r\x1b[K(answered {answer})\r\n> ")?;
+        write!(self.out, "\r\n(answered {answer})\r\n> ")?;
         self.out.flush()
     }
 

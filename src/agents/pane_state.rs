@@ -5,10 +5,11 @@
 use serde::Serialize;
 
 use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
-use crate::agents::profile::Profiles;
+use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
-use crate::tmux::{PaneId, ScreenDetail, Tmux};
+use crate::support::sanitize;
+use crate::tmux::{Pane, PaneId, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -36,6 +37,24 @@ impl PaneState {
     }
 }
 
+/// What one look at an agent's pane found, before it is put in words.
+#[derive(Clone, Debug)]
+pub(crate) enum Sight {
+    /// The pane is on another host's tmux server.
+    Remote(String),
+    /// The pane is gone, or its process no longer runs (the reason).
+    Gone(&'static str),
+    /// A shell is in the foreground.
+    Shell,
+    /// Some other program is in the foreground.
+    Other,
+    /// The agent runs; its profile does not read screens.
+    NotRead(Profile),
+    /// The agent runs and its screen was captured (`None`: the capture
+    /// failed).
+    Screen(Profile, Option<String>),
+}
+
 /// Observes the panes of `agents`, in order. `here` is this host's name
 /// on a store shared by several hosts: the panes of agents on other hosts
 /// are not on this tmux server, and read as `remote`.
@@ -46,95 +65,160 @@ pub(crate) fn observe(
     agents: &[&AgentRecord],
     here: Option<&str>,
 ) -> Vec<PaneState> {
+    look(tmux, matcher, profiles, agents, here)
+        .into_iter()
+        .zip(agents)
+        .map(|(sight, a)| PaneState::from_sight(&sight, a.id.as_str()))
+        .collect()
+}
+
+impl PaneState {
+    /// A sight put in words for `agent`.
+    pub(crate) fn from_sight(sight: &Sight, agent: &str) -> PaneState {
+        match sight {
+            Sight::Remote(there) => PaneState::plain(
+                "remote",
+                &format!("its pane is on host {there}, whose swarm watch delivers to it"),
+            ),
+            Sight::Gone(why) => PaneState::plain("gone", why),
+            Sight::Shell => PaneState::plain(
+                "shell",
+                "a shell is in the foreground: messages wait in the inbox",
+            ),
+            Sight::Other => PaneState::plain(
+                "other",
+                "a program that is not an agent is in the foreground",
+            ),
+            Sight::NotRead(profile) => PaneState {
+                state: "not read".into(),
+                profile: Some(profile.name.clone()),
+                deliverable: true,
+                reason: None,
+            },
+            Sight::Screen(profile, capture) => {
+                let reading = capture.as_deref().and_then(|c| profile.read(c));
+                let state = match &reading {
+                    Some(r) if r.state == ScreenState::Busy && !r.is_safe() => {
+                        "busy+typing".to_owned()
+                    }
+                    Some(r) => r.state.to_string(),
+                    None => "unknown".into(),
+                };
+                PaneState {
+                    state,
+                    profile: Some(profile.name.clone()),
+                    deliverable: reading.as_ref().is_some_and(|r| r.is_safe()),
+                    reason: reading.as_ref().and_then(|r| r.hold_reason(agent)),
+                }
+            }
+        }
+    }
+}
+
+/// A captured screen as rows a person can read: every escape sequence
+/// and control character removed, blanks at the ends of rows and blank
+/// rows at the bottom dropped.
+pub(crate) fn screen_rows(capture: &str) -> Vec<String> {
+    let mut rows: Vec<String> = capture
+        .lines()
+        .map(|r| sanitize::one_line(r).trim_end().to_owned())
+        .collect();
+    while rows.last().is_some_and(String::is_empty) {
+        rows.pop();
+    }
+    rows
+}
+
+/// Looks at the panes of `agents`, in order: which are here, what runs in
+/// them, and the screens of those whose profile reads them, captured in
+/// one tmux call.
+pub(crate) fn look(
+    tmux: &Tmux,
+    matcher: &AgentMatcher,
+    profiles: &Profiles,
+    agents: &[&AgentRecord],
+    here: Option<&str>,
+) -> Vec<Sight> {
     if agents.is_empty() {
         return Vec::new();
     }
+    look_with_panes(tmux, matcher, profiles, agents, here).0
+}
+
+/// `look`, with every pane of the server as it listed them.
+pub(crate) fn look_with_panes(
+    tmux: &Tmux,
+    matcher: &AgentMatcher,
+    profiles: &Profiles,
+    agents: &[&AgentRecord],
+    here: Option<&str>,
+) -> (Vec<Sight>, Vec<Pane>) {
+    let all = tmux.list_panes().map(|(p, _)| p).unwrap_or_default();
+    if agents.is_empty() {
+        return (Vec::new(), all);
+    }
     // Only panes that exist with the registered process count: a pid in
     // the registry may since belong to something else.
-    let live: Vec<(PaneId, u32)> = tmux
-        .list_panes()
-        .map(|(panes, _)| panes.into_iter().map(|p| (p.id, p.pid)).collect())
-        .unwrap_or_default();
-    let panes: Vec<Option<PaneId>> = agents
-        .iter()
-        .map(|a| {
-            a.tmux_pane_id
-                .clone()
-                .filter(|p| live.iter().any(|(id, pid)| id == p && *pid == a.pid))
-        })
-        .collect();
+    let live: Vec<(PaneId, u32)> = all.iter().map(|p| (p.id.clone(), p.pid)).collect();
     // One look at the processes for every pane.
     let survey = matcher.processes().survey().ok();
-    let mut out: Vec<Option<PaneState>> = Vec::with_capacity(agents.len());
-    let mut to_read: Vec<(usize, PaneId, crate::agents::profile::Profile)> = Vec::new();
-    for (i, (a, pane)) in agents.iter().zip(&panes).enumerate() {
+    let mut out: Vec<Sight> = Vec::with_capacity(agents.len());
+    let mut to_read: Vec<(usize, PaneId, ScreenDetail)> = Vec::new();
+    for (i, a) in agents.iter().enumerate() {
         if let (Some(here), Some(there)) = (here, a.host.as_deref())
             && here != there
         {
-            out.push(Some(PaneState::plain(
-                "remote",
-                &format!("its pane is on host {there}, whose swarm watch delivers to it"),
-            )));
+            out.push(Sight::Remote(there.to_owned()));
             continue;
         }
+        let pane = a
+            .tmux_pane_id
+            .clone()
+            .filter(|p| live.iter().any(|(id, pid)| id == p && *pid == a.pid));
         let Some(pane) = pane else {
-            out.push(Some(PaneState::plain(
-                "gone",
+            out.push(Sight::Gone(
                 "its pane is not on the tmux server (run `swarm discover`)",
-            )));
+            ));
             continue;
         };
         let Some(fg) = survey.as_ref().and_then(|s| matcher.foreground(s, a.pid)) else {
-            out.push(Some(PaneState::plain("gone", "its process no longer runs")));
+            out.push(Sight::Gone("its process no longer runs"));
             continue;
         };
-        match fg.kind {
+        out.push(match fg.kind {
             ForegroundKind::Agent(command) => {
                 let profile = profiles.for_command(&command);
                 if profile.reads_screen() {
-                    to_read.push((i, pane.clone(), profile));
-                    out.push(None);
+                    to_read.push((i, pane, profile.screen_detail()));
+                    Sight::Screen(profile, None)
                 } else {
-                    out.push(Some(PaneState {
-                        state: "not read".into(),
-                        profile: Some(profile.name.clone()),
-                        deliverable: true,
-                        reason: None,
-                    }));
+                    Sight::NotRead(profile)
                 }
             }
-            ForegroundKind::Shell => out.push(Some(PaneState::plain(
-                "shell",
-                "a shell is in the foreground: messages wait in the inbox",
-            ))),
-            ForegroundKind::Other => out.push(Some(PaneState::plain(
-                "other",
-                "a program that is not an agent is in the foreground",
-            ))),
-        }
+            ForegroundKind::Shell => Sight::Shell,
+            ForegroundKind::Other => Sight::Other,
+        });
     }
     let ids: Vec<(PaneId, ScreenDetail)> = to_read
         .iter()
-        .map(|(_, p, profile)| (p.clone(), profile.screen_detail()))
+        .map(|(_, p, detail)| (p.clone(), *detail))
         .collect();
-    for ((i, _, profile), capture) in to_read.into_iter().zip(tmux.capture_screens(&ids)) {
-        let reading = capture.as_deref().and_then(|c| profile.read(c));
-        let state = match &reading {
-            Some(r) if r.state == ScreenState::Busy && !r.is_safe() => "busy+typing".to_owned(),
-            Some(r) => r.state.to_string(),
-            None => "unknown".into(),
-        };
-        let reason = reading
-            .as_ref()
-            .and_then(|r| r.hold_reason(agents[i].id.as_str()));
-        out[i] = Some(PaneState {
-            state,
-            profile: Some(profile.name.clone()),
-            deliverable: reading.as_ref().is_some_and(|r| r.is_safe()),
-            reason,
-        });
+    for ((i, _, _), capture) in to_read.into_iter().zip(tmux.capture_screens(&ids)) {
+        if let Sight::Screen(_, slot) = &mut out[i] {
+            *slot = capture;
+        }
     }
-    out.into_iter()
-        .map(|s| s.unwrap_or_else(|| PaneState::plain("unknown", "not observed")))
-        .collect()
+    (out, all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screen_rows_are_clean_and_end_with_text() {
+        let rows = screen_rows("\x1b[1m> hi\x1b[0m   \n? Proceed?\x07\n\n   \n");
+        assert_eq!(rows, ["> hi", "? Proceed?"]);
+        assert!(screen_rows("\n\n").is_empty());
+    }
 }

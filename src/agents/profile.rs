@@ -34,6 +34,17 @@ impl Profile {
         Some(self.rules.as_ref()?.read(&Screen::parse(capture)))
     }
 
+    /// The screen's fingerprint without its spinner and timer rows (see
+    /// `ScreenRules::quiet_fingerprint`); `None` when this profile does
+    /// not read screens.
+    pub(crate) fn quiet_fingerprint(&self, capture: &str) -> Option<u64> {
+        Some(
+            self.rules
+                .as_ref()?
+                .quiet_fingerprint(&Screen::parse(capture)),
+        )
+    }
+
     /// How much of the screen a capture must keep for this profile.
     pub(crate) fn screen_detail(&self) -> ScreenDetail {
         if self.rules.as_ref().is_some_and(|r| r.needs_attributes()) {

@@ -81,7 +81,7 @@ impl Reading {
                 format!("someone is typing in {agent}'s input box")
             }
             ScreenState::Unknown => format!(
-                "swarm cannot read {agent}'s screen (no input box where its profile expects one)"
+                "swarm cannot read {agent}'s screen (no input box where its profile expects one: it may still be starting, or show something its profile does not know)"
             ),
         })
     }
@@ -275,6 +275,22 @@ impl ScreenRules {
             state,
             box_text: Some(text),
         }
+    }
+
+    /// A fingerprint of the screen without the rows that move by
+    /// themselves while the agent works (rows matching a busy marker: its
+    /// spinner, its timer, its "esc to interrupt" footer), so that an
+    /// unchanged fingerprint means nothing new happened on screen.
+    pub(crate) fn quiet_fingerprint(&self, screen: &Screen) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        for row in &screen.rows {
+            if self.busy.iter().any(|p| p.matches(row)) {
+                continue;
+            }
+            row.plain.hash(&mut h);
+        }
+        h.finish()
     }
 
     /// The last box on screen that satisfies the rules.

@@ -5,7 +5,8 @@
 //!
 //! What moves: the registry and the id mark (ids are never reused after
 //! the move either), the locks (re-taken by their holders, with their
-//! reasons; their age starts again), the message log in order, each
+//! reasons, shared or not, a lease for what is left of it; their age
+//! starts again), the message log in order, each
 //! registered agent's read cursor, the pending acknowledgements, the held
 //! messages and the A2A records with `COORDINATION.md`. The rate windows
 //! (a minute long) and the agents' memory documents (which swarm only
@@ -17,7 +18,7 @@ use crate::a2a::a2a_store::{Collection, Stored};
 use crate::agents::registry::Registry;
 use crate::agents::registry_store::{IdsState, RegistryState};
 use crate::error::{Error, Result};
-use crate::locks::LockEntry;
+use crate::locks::{LockEntry, LockRequest};
 use crate::log::inbox::Cursor;
 use crate::log::record::Record;
 use crate::messaging::held::held_store::ToHold;
@@ -107,9 +108,26 @@ pub(crate) fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
                     ));
                     continue;
                 };
-                let reason = held.record.reason.clone();
-                to.locks
-                    .acquire(&[key], &held.record.agent_id, Some(&reason), &reason)?;
+                // Each claim is taken again by its holder, a lease for
+                // what is left of it (one already ended stays behind).
+                let now = crate::locks::now();
+                for hold in held.record.holds() {
+                    let ttl = match hold.expires_at {
+                        None => None,
+                        Some(end) if end > now => {
+                            Some(std::time::Duration::from_secs_f64(end - now))
+                        }
+                        Some(_) => continue,
+                    };
+                    let request = LockRequest {
+                        agent: &hold.agent_id,
+                        reason: Some(&hold.reason),
+                        default_reason: &hold.reason,
+                        shared: held.record.shared,
+                        ttl,
+                    };
+                    to.locks.acquire(std::slice::from_ref(&key), &request)?;
+                }
                 moved.locks += 1;
             }
             LockEntry::Damaged {

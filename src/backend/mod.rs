@@ -15,6 +15,7 @@ use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
 use crate::agents::on_files::FileRegistry;
 use crate::agents::registry_store::RegistryStore;
+use crate::attention::{EpisodeStore, FeedRetention, FeedStore, FileEpisodes, FileFeed};
 use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
 use crate::locks::{FileLocks, LockStore};
@@ -33,12 +34,15 @@ pub(crate) mod migrate;
 mod on_redis;
 mod operator;
 mod settings;
+mod watcher_process;
 
-pub(crate) use housekeeping::{Chores, HandedOver, Housekeeping};
+pub(crate) use housekeeping::{Chores, Housekeeping};
 pub(crate) use operator::Operator;
+pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
-    RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisRates, RedisRegistry, RedisRelay,
+    RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisRates,
+    RedisRegistry, RedisRelay,
 };
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
@@ -61,6 +65,10 @@ pub(crate) struct Backend {
     /// Deliveries handed to the hosts of other agents' panes (`None`: one
     /// host, the files).
     pub(crate) relay: Option<Box<dyn Relay>>,
+    /// Which attention conditions are open for which agent.
+    pub(crate) episodes: Box<dyn EpisodeStore>,
+    /// The activity feed.
+    pub(crate) feed: Box<dyn FeedStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -92,6 +100,11 @@ impl Backend {
             backend.held = Box::new(RedisHeld::new(target.clone()));
             backend.a2a = Box::new(RedisA2a::new(target.clone()));
             backend.relay = Some(Box::new(RedisRelay::new(target.clone(), &settings.host)));
+            backend.episodes = Box::new(RedisEpisodes::new(target.clone()));
+            backend.feed = Box::new(RedisFeed::new(
+                target.clone(),
+                FeedRetention::from_config(config),
+            ));
         }
         backend.settings = settings;
         Ok(backend)
@@ -116,6 +129,8 @@ impl Backend {
             a2a: Box::new(FileA2a::new(paths)),
             log: Box::new(FileLog::new(paths).with_policy(LogPolicy::from_config(config))),
             relay: None,
+            episodes: Box::new(FileEpisodes::new(paths)),
+            feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
             settings: StoreSettings::files(),
         }
     }

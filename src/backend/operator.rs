@@ -2,20 +2,33 @@
 //! dashboard, the MCP server) acts on the swarm with: a client of the tmux
 //! server, the project's files and shared state, the agent recogniser and
 //! the settings the config gives. It is the one place a `Messenger` is
-//! built, and it runs the housekeeping (`housekeeping.rs`).
+//! built, and it runs the housekeeping (`housekeeping.rs`). What a send
+//! means besides typing (the activity feed, the person told of a message
+//! to them, the watcher started for a held message) happens in its
+//! `send`, so that every front door gets it.
 
 use std::sync::Arc;
 
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::registry::Registry;
+use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
+use crate::domain::AgentId;
 use crate::error::Result;
-use crate::messaging::{MessagingSettings, Messenger};
+use crate::log::record::Status;
+use crate::messaging::answer::{Answer, Answered};
+use crate::messaging::{MessagingSettings, Messenger, SendReport, SendRequest};
+use crate::notify::{self, NotifySettings};
 use crate::store::Paths;
+use crate::support::sanitize;
 use crate::tmux::{Server, Tmux};
 
 use super::Backend;
+use super::watcher_process::{self, Started};
+
+/// The longest detail of a feed line about a message.
+const DETAIL_CHARS: usize = 200;
 
 /// The pieces a front door acts with, owned, so that a long-running one
 /// can keep them (or hand them to a thread of its own).
@@ -35,6 +48,10 @@ pub(crate) struct Operator {
     pub acks: AckSettings,
     /// Message types declared in the config, besides the built-in ones.
     pub custom_types: Vec<String>,
+    /// How the person is told.
+    pub notify: NotifySettings,
+    /// Whether the watcher is started in the background when needed.
+    pub autostart: bool,
 }
 
 impl Operator {
@@ -56,7 +73,142 @@ impl Operator {
             messaging: MessagingSettings::from_config(config),
             acks: AckSettings::from_config(config),
             custom_types: config.messaging.custom_types.clone(),
+            notify: NotifySettings::from_config(config),
+            autostart: config.watcher.autostart,
         })
+    }
+
+    /// Sends a message (see `Messenger::send`) and does what a send means
+    /// besides: the feed records it (and each copy held back), a message
+    /// to the person raises a `message` event and tells them as `[notify]`
+    /// says, and a held copy makes sure the watcher runs, which types it
+    /// in once the pane is safe. Problems with these come back as the
+    /// report's warnings; the message itself was sent either way.
+    pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+        let mut report = self.messenger().send(registry, req)?;
+        let m = &report.message;
+        let detail: String = sanitize::one_line(&m.content)
+            .chars()
+            .take(DETAIL_CHARS)
+            .collect();
+        let mut feed = Vec::new();
+        if report.rate_limited.is_none() {
+            let to = m
+                .recipients
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            feed.push(
+                FeedEntry::new(
+                    EventKind::MessageSent,
+                    Some(m.sender.as_str()),
+                    format!("{} to {to}: {detail}", m.msg_type.as_str()),
+                )
+                .with_message(m.msg_id.as_str()),
+            );
+        }
+        let mut held = false;
+        for (to, outcome) in &report.outcomes {
+            if outcome.status == Status::Held {
+                held = true;
+                feed.push(
+                    FeedEntry::new(
+                        EventKind::MessageHeld,
+                        Some(to),
+                        outcome.reason.clone().unwrap_or_default(),
+                    )
+                    .with_message(m.msg_id.as_str())
+                    .by(m.sender.as_str()),
+                );
+            }
+        }
+        let to_person = report.rate_limited.is_none()
+            && m.recipients
+                .iter()
+                .any(|r| r.as_str() == self.messaging.operator);
+        if to_person {
+            let entry = FeedEntry::new(EventKind::Message, Some(m.sender.as_str()), detail.clone())
+                .with_message(m.msg_id.as_str())
+                .by(m.sender.as_str());
+            // The status line shows it until the person reads their inbox.
+            if let Err(e) = self.backend.episodes.transition(
+                m.sender.as_str(),
+                EventKind::Message,
+                true,
+                entry.time,
+                &detail,
+                "",
+            ) {
+                report.warnings.push(format!(
+                    "could not record the message for the status line: {e}"
+                ));
+            }
+            if self.notify.notifies(EventKind::Message)
+                && (self.notify.desktop
+                    || self.notify.webhook.is_some()
+                    || self.notify.command.is_some())
+                && let Err(e) = notify::spawn_detached(&entry, self.paths.root(), None)
+            {
+                report
+                    .warnings
+                    .push(format!("could not start the notification: {e}"));
+            }
+            feed.push(entry);
+        }
+        if let Err(e) = self.backend.feed.append(&feed) {
+            report
+                .warnings
+                .push(format!("could not write the activity feed: {e}"));
+        }
+        if held && let Err(e) = self.keep_watch() {
+            report.warnings.push(format!(
+                "could not start the watcher that types held messages in: {e} (run `swarm watch`)"
+            ));
+        }
+        Ok(report)
+    }
+
+    /// Answers the dialog open in `agent`'s pane for the person (see
+    /// `Messenger::answer`: `seen` names the dialog they saw, `by` is
+    /// who answers) and records the answer in the activity feed. The
+    /// warnings say what could not be recorded; the answer went in
+    /// either way.
+    pub(crate) fn answer(
+        &self,
+        registry: &Registry,
+        agent: &AgentId,
+        answer: Answer,
+        seen: Option<&str>,
+        by: &str,
+    ) -> Result<(Answered, Vec<String>)> {
+        let done = self.messenger().answer(registry, agent, answer, seen, by)?;
+        let entry = FeedEntry::new(
+            EventKind::Answered,
+            Some(&done.agent),
+            format!(
+                "{} -> {}",
+                sanitize::one_line(&done.question),
+                done.picked()
+            ),
+        )
+        .by(by);
+        let warnings = match self.backend.feed.append(&[entry]) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "could not record the answer in the activity feed: {e}"
+            )],
+        };
+        Ok((done, warnings))
+    }
+
+    /// Makes sure the project's watcher runs on this host, starting it in
+    /// the background when none does (unless `watcher.autostart` is off).
+    pub(crate) fn keep_watch(&self) -> Result<Option<Started>> {
+        if !self.autostart {
+            return Ok(None);
+        }
+        watcher_process::ensure_running(&self.paths, self.tmux.server()).map(Some)
     }
 
     /// A messenger over this project: what sends, redelivers, releases

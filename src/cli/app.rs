@@ -12,9 +12,10 @@ use super::a2a::{
 };
 use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, mcp, monitor};
+use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::worktrees::{changes, merge};
 use super::{completions, help, housekeeping, reload, version};
@@ -108,6 +109,9 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Onboard(args) => onboard::run(ctx, &args),
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
+        Command::Feed(args) => feed::run(ctx, &args),
+        Command::Answer(args) => answer::run(ctx, &args),
+        Command::Peek(args) => peek::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Dashboard(args) => dashboard::run(ctx, &args),
         Command::Mcp(args) => mcp::run(ctx, &args),
@@ -136,6 +140,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Locks(args) => locks::run(ctx, &args),
         Command::CleanupStaleLocks => locks::run(ctx, &locks::LocksArgs::clean()),
         Command::Guard(args) => guard::run(ctx, &args),
+        Command::NotifyEvent(args) => notify_event::run(ctx, &args),
         // Run by `run_without_project`.
         Command::Version
         | Command::Help(_)

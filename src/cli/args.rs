@@ -9,9 +9,10 @@ use super::a2a::{
 };
 use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
+use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
-use super::servers::{dashboard, mcp, monitor};
+use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::worktrees::{changes, merge};
 use super::{build_info, completions, help, reload};
@@ -93,8 +94,14 @@ pub(super) enum Command {
     Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
-    /// Keep discovery fresh and send ACK retries as they fall due
+    /// Run the project's watcher: held messages, ACK retries, attention
     Watch(Lazy<watch::WatchArgs>),
+    /// The activity feed: who needs you, and what happened
+    Feed(Lazy<feed::FeedArgs>),
+    /// Answer the dialog open in an agent's pane (yes, no, a number)
+    Answer(Lazy<answer::AnswerArgs>),
+    /// Show an agent's screen as plain text
+    Peek(Lazy<peek::PeekArgs>),
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
     Monitor(Lazy<monitor::MonitorArgs>),
@@ -181,6 +188,10 @@ pub(super) enum Command {
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),
+    /// Deliver one notification read as JSON on stdin (started detached
+    /// by short commands)
+    #[command(hide = true, name = crate::notify::NOTIFY_EVENT_COMMAND)]
+    NotifyEvent(notify_event::NotifyEventArgs),
 }
 
 /// What running a command involves besides its own work; `app.rs` takes
@@ -278,6 +289,10 @@ impl Command {
             Command::Onboard(_) => in_project(Strict, After),
             Command::Redeliver(_) => in_project(Strict, After),
             Command::Watch(_) => in_project(Strict, OwnLoop),
+            Command::Feed(_) => in_project(Warn, Never),
+            // Answering types into a pane: it changes the swarm's state.
+            Command::Answer(_) => in_project(Strict, After),
+            Command::Peek(_) => in_project(Warn, Never),
             // The monitor, the dashboard and `down` are how a swarm is
             // looked at and repaired: a config problem must not stop them.
             Command::Monitor(_) => in_project(Warn, OwnLoop),
@@ -326,6 +341,8 @@ impl Command {
             Command::Memory(_) => in_project(Strict, After),
             Command::Learning(_) => in_project(Warn, Never),
             Command::ResolveConflict(_) => in_project(Strict, Never),
+            // Started by a short command to deliver one notification.
+            Command::NotifyEvent(_) => in_project(Warn, Never),
             Command::Completions(_)
             | Command::Reload(_)
             | Command::Version

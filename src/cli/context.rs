@@ -89,14 +89,19 @@ impl Context {
         Ok(&self.loaded_config()?.config)
     }
 
-    /// The config with the file it came from and the origin of each
-    /// value: the file found from the project root upward, overridden by
-    /// `SWARM_<SECTION>_<KEY>` variables.
+    /// The config with the files it came from and the origin of each
+    /// value: the file found from the project root upward over the
+    /// per-user file, overridden by `SWARM_<SECTION>_<KEY>` variables.
+    /// What it ignored (a secret in the project's file) is said once, as
+    /// a warning.
     pub(super) fn loaded_config(&self) -> Result<&LoadedConfig> {
         if let Some(c) = self.config.get() {
             return Ok(c);
         }
         let loaded = config::load(self.paths.root(), &config::process_env())?;
+        for warning in &loaded.warnings {
+            self.out.warn(warning);
+        }
         Ok(self.config.get_or_init(|| loaded))
     }
 

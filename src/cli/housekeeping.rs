@@ -4,11 +4,9 @@
 //! `swarm monitor`. Each is a round of the operator's housekeeping
 //! (`backend::Chores`); this says what it found.
 
-use std::time::Duration;
-
-use crate::backend::{Chores, HandedOver, Housekeeping};
+use crate::backend::{Chores, Housekeeping};
 use crate::error::Result;
-use crate::messaging::{ProcessReport, ReleaseReport};
+use crate::messaging::ReleaseReport;
 
 use crate::cli::context::Context;
 
@@ -26,15 +24,6 @@ fn round(ctx: &Context, chores: Chores) -> Result<Option<Housekeeping>> {
     Ok(Some(done))
 }
 
-/// Sends what is due, if anything (one small file read when nothing is).
-pub(super) fn process_due_acks(ctx: &Context) -> Result<Option<ProcessReport>> {
-    let chores = Chores {
-        ack_retries: true,
-        ..Chores::default()
-    };
-    round(ctx, chores)?.and_then(|done| done.acks).transpose()
-}
-
 /// Types held messages into panes that are safe again, if any are held
 /// (one failed `open` when none are).
 pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
@@ -43,19 +32,6 @@ pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
         ..Chores::default()
     };
     round(ctx, chores)?.and_then(|done| done.held).transpose()
-}
-
-/// Waits up to `wait` for deliveries other hosts handed to this one, and
-/// types them into their panes. `None` when the store has no relay (one
-/// host): then nothing was waited for.
-pub(super) fn deliver_handed_over(ctx: &Context, wait: Duration) -> Result<Option<HandedOver>> {
-    let chores = Chores {
-        relay_wait: Some(wait),
-        ..Chores::default()
-    };
-    round(ctx, chores)?
-        .and_then(|done| done.handed_over)
-        .transpose()
 }
 
 /// The housekeeping after a command whose own output must stay clean:

@@ -9,6 +9,7 @@ mod actor;
 mod agents;
 mod app;
 mod args;
+mod attention;
 mod build_info;
 mod completions;
 mod context;

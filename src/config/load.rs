@@ -1,6 +1,8 @@
-//! Loading: find the file (project root, then its parents), parse it,
-//! check every key, apply `SWARM_<SECTION>_<KEY>` environment overrides,
-//! and remember where each value came from.
+//! Loading: find the project's file (project root, then its parents) and
+//! the per-user file, parse and check both, lay the project's over the
+//! user's and `SWARM_<SECTION>_<KEY>` environment overrides over both, and
+//! remember where each value came from. Secrets (`Key::is_secret`) are
+//! taken only from the user's file and the environment.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -11,12 +13,17 @@ use std::path::{Path, PathBuf};
 use serde_json::{Map, Value};
 
 use super::error::{ConfigError, Place, Problem};
+use super::keys::{KEYS, Key, SECTIONS};
 use super::model::Config;
-use super::schema::{self, KEYS, Key, SECTIONS};
+use super::schema;
 use super::tree::{self, Parsed};
 
 /// File names searched in each directory, in order.
 pub(crate) const CONFIG_FILE_NAMES: [&str; 2] = [".claudeswarm.yaml", ".claudeswarm.toml"];
+
+/// The per-user file, under the user's config directory
+/// (`$XDG_CONFIG_HOME`, else `$HOME/.config`).
+pub(crate) const USER_CONFIG_FILE: &str = "swarm/config.toml";
 
 /// The file `config init` writes when given no name.
 pub(crate) const DEFAULT_CONFIG_FILE: &str = ".claudeswarm.toml";
@@ -50,8 +57,10 @@ impl Format {
 pub(crate) enum Origin {
     /// Nobody set it.
     Default,
-    /// The config file.
+    /// The project's config file.
     File(PathBuf),
+    /// The per-user config file.
+    UserFile(PathBuf),
     /// This environment variable.
     Env(String),
 }
@@ -61,21 +70,27 @@ impl fmt::Display for Origin {
         match self {
             Origin::Default => f.write_str("default"),
             Origin::File(p) => write!(f, "file {}", p.display()),
+            Origin::UserFile(p) => write!(f, "user file {}", p.display()),
             Origin::Env(v) => write!(f, "env {v}"),
         }
     }
 }
 
-/// The effective configuration, the file it was read from (`None`: no
-/// file) and the origin of every key.
+/// The effective configuration, the files it was read from and the origin
+/// of every key.
 #[derive(Clone, Debug)]
 pub(crate) struct LoadedConfig {
     /// The values.
     pub config: Config,
-    /// The file, when one was used.
+    /// The project's file, when one was used.
     pub file: Option<PathBuf>,
+    /// The per-user file, when there is one.
+    pub user_file: Option<PathBuf>,
     /// Every key of `schema::KEYS`, in order, with its origin.
     pub origins: Vec<(&'static Key, Origin)>,
+    /// What was ignored and why (a secret in the project's file), each a
+    /// line for a warning; the config loads all the same.
+    pub warnings: Vec<String>,
 }
 
 #[cfg(test)]
@@ -89,12 +104,30 @@ impl LoadedConfig {
     }
 }
 
-/// The `SWARM_*` variables of this process: the only ones that can
-/// override the config.
+/// The variables of this process that shape the config: the `SWARM_*`
+/// overrides, and `XDG_CONFIG_HOME` and `HOME`, which say where the
+/// per-user file is.
 pub(crate) fn process_env() -> Vec<(OsString, OsString)> {
     std::env::vars_os()
-        .filter(|(k, _)| k.as_encoded_bytes().starts_with(b"SWARM_"))
+        .filter(|(k, _)| {
+            k.as_encoded_bytes().starts_with(b"SWARM_") || k == "XDG_CONFIG_HOME" || k == "HOME"
+        })
         .collect()
+}
+
+/// Where the per-user file is, whether or not it exists:
+/// `$XDG_CONFIG_HOME/swarm/config.toml` when that variable holds an
+/// absolute path (the XDG rule: a relative one is ignored), else
+/// `$HOME/.config/swarm/config.toml`; `None` when neither is set.
+pub(crate) fn user_file(env: &[(OsString, OsString)]) -> Option<PathBuf> {
+    let var = |name: &str| {
+        env.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| PathBuf::from(v))
+            .filter(|p| p.is_absolute())
+    };
+    let dir = var("XDG_CONFIG_HOME").or_else(|| var("HOME").map(|h| h.join(".config")))?;
+    Some(dir.join(USER_CONFIG_FILE))
 }
 
 /// Finds the config file: `.claudeswarm.yaml` then `.claudeswarm.toml` in
@@ -105,8 +138,8 @@ pub(crate) fn find(root: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-/// The config of a project root: the file `find` finds (defaults when
-/// none), with `env` applied on top.
+/// The config of a project root: the file `find` finds over the per-user
+/// file (defaults when neither), with `env` applied on top.
 pub(crate) fn load(root: &Path, env: &[(OsString, OsString)]) -> Result<LoadedConfig, ConfigError> {
     load_with(find(root).as_deref(), env)
 }
@@ -116,17 +149,36 @@ pub fn load_file(path: &Path) -> Result<Config, ConfigError> {
     load_with(Some(path), &[]).map(|l| l.config)
 }
 
-/// Loads `file` (defaults when `None`) and applies `env`. Every problem
-/// of the file and of the variables is reported at once.
+/// Loads `file` (the project's; none when `None`) over the per-user file
+/// that `env` locates (see `user_file`), and applies `env`. Every problem
+/// of the files and of the variables is reported at once.
 pub(crate) fn load_with(
     file: Option<&Path>,
     env: &[(OsString, OsString)],
 ) -> Result<LoadedConfig, ConfigError> {
     let mut problems = Vec::new();
-    let parsed = match file {
-        Some(path) => parse_file(path, &mut problems)?,
-        None => Parsed::default(),
-    };
+    let mut warnings = Vec::new();
+    // The files, lowest precedence first, each with the origin of its
+    // values. `config validate --file` may be handed the user's own file.
+    let user_path = user_file(env);
+    let is_user = |f: &Path| user_path.as_deref().is_some_and(|u| same_file(f, u));
+    let mut layers: Vec<(Parsed, Origin)> = Vec::new();
+    if let Some(path) = &user_path
+        && path.is_file()
+        && !file.is_some_and(is_user)
+    {
+        let parsed = parse_file(path, Role::User, &mut problems, &mut warnings)?;
+        layers.push((parsed, Origin::UserFile(path.clone())));
+    }
+    if let Some(path) = file {
+        let (role, origin) = if is_user(path) {
+            (Role::User, Origin::UserFile(path.to_owned()))
+        } else {
+            (Role::Project, Origin::File(path.to_owned()))
+        };
+        let parsed = parse_file(path, role, &mut problems, &mut warnings)?;
+        layers.push((parsed, origin));
+    }
     let overrides = env_overrides(env, &mut problems);
     if !problems.is_empty() {
         return Err(ConfigError::Invalid { problems });
@@ -136,23 +188,32 @@ pub(crate) fn load_with(
     let mut origins: Vec<(&'static Key, Origin)> =
         KEYS.iter().map(|k| (k, Origin::Default)).collect();
     for (key, origin) in origins.iter_mut() {
-        let from_file = file.and_then(|path| {
-            let value = lookup(&parsed.value, key)?;
-            Some((value.clone(), Origin::File(path.to_owned())))
-        });
+        let from_files = layers
+            .iter()
+            .rev()
+            .find_map(|(parsed, from)| Some((lookup(&parsed.value, key)?.clone(), from.clone())));
         let from_env = overrides
             .iter()
             .find(|(k, _, _)| std::ptr::eq(*k, *key))
             .map(|(_, var, value)| (value.clone(), Origin::Env(var.clone())));
-        if let Some((value, from)) = from_env.or(from_file) {
+        if let Some((value, from)) = from_env.or(from_files) {
             set(&mut merged, key, value);
             *origin = from;
         }
     }
     // Profiles are tables of free names, checked as a whole by
-    // `profile::check_section`; they come from the file only.
-    if let (Some(profiles), Value::Object(top)) = (parsed.value.get("profiles"), &mut merged) {
-        top.insert("profiles".into(), profiles.clone());
+    // `profile::check_section`; they come from the files only, a
+    // project's replacing the user's of the same name.
+    let mut profiles = Map::new();
+    for (parsed, _) in &layers {
+        if let Some(Value::Object(more)) = parsed.value.get("profiles") {
+            profiles.extend(more.clone());
+        }
+    }
+    if !profiles.is_empty()
+        && let Value::Object(top) = &mut merged
+    {
+        top.insert("profiles".into(), Value::Object(profiles));
     }
     let config = serde_json::from_value(merged).map_err(|e| ConfigError::Invalid {
         // Every value was checked against its key's type above, so this
@@ -166,16 +227,49 @@ pub(crate) fn load_with(
             message: format!("internal error: the config table and its type disagree: {e}"),
         }],
     })?;
+    let layer_path = |user: bool| {
+        layers.iter().find_map(|(_, origin)| match origin {
+            Origin::File(p) if !user => Some(p.clone()),
+            Origin::UserFile(p) if user => Some(p.clone()),
+            _ => None,
+        })
+    };
     Ok(LoadedConfig {
         config,
-        file: file.map(Path::to_owned),
+        file: layer_path(false),
+        user_file: layer_path(true),
         origins,
+        warnings,
     })
 }
 
+/// Whose a config file is, which decides whether it may hold secrets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Role {
+    /// The project's: shared with everyone who can read the project.
+    Project,
+    /// The user's own, under their config directory.
+    User,
+}
+
+/// Whether two paths name the same file (resolved when they exist).
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
+}
+
 /// Reads, parses and checks a file; problems go to `problems`, and only
-/// file-level failures (missing, unreadable, too large) are errors.
-fn parse_file(path: &Path, problems: &mut Vec<Problem>) -> Result<Parsed, ConfigError> {
+/// file-level failures (missing, unreadable, too large) are errors. In a
+/// project's file, secret keys are taken out before the check, each with
+/// a warning: they are ignored, never used and never quoted.
+fn parse_file(
+    path: &Path,
+    role: Role,
+    problems: &mut Vec<Problem>,
+    warnings: &mut Vec<String>,
+) -> Result<Parsed, ConfigError> {
     let format = Format::of(path).ok_or_else(|| ConfigError::Format {
         path: path.to_owned(),
     })?;
@@ -221,6 +315,10 @@ fn parse_file(path: &Path, problems: &mut Vec<Problem>) -> Result<Parsed, Config
             return Ok(Parsed::default());
         }
     };
+    let mut parsed = parsed;
+    if role == Role::Project {
+        warnings.extend(take_secrets(path, &mut parsed));
+    }
     let mut found: Vec<Problem> = parsed
         .unsupported
         .iter()
@@ -246,6 +344,35 @@ fn parse_file(path: &Path, problems: &mut Vec<Problem>) -> Result<Parsed, Config
     });
     problems.extend(found);
     Ok(parsed)
+}
+
+/// Takes the secret keys out of a project's file, returning a warning for
+/// each one that was there.
+fn take_secrets(path: &Path, parsed: &mut Parsed) -> Vec<String> {
+    let mut warnings = Vec::new();
+    for key in KEYS.iter().filter(|k| k.is_secret()) {
+        let Some(Value::Object(section)) = parsed.value.get_mut(key.section) else {
+            continue;
+        };
+        if section.remove(key.name).is_none() {
+            continue;
+        }
+        let var = key.env_var().unwrap_or_default();
+        let warning = Problem {
+            place: Place::File {
+                path: path.to_owned(),
+                line: parsed.line_of(&key.path()),
+            },
+            key: key.path(),
+            message: format!(
+                "ignored: a project's config file is no place for a secret (anyone who \
+                 can read the project can read it); set ${var} or put it in your own \
+                 file, $XDG_CONFIG_HOME/{USER_CONFIG_FILE} (else ~/.config/{USER_CONFIG_FILE})"
+            ),
+        };
+        warnings.push(warning.to_string());
+    }
+    warnings
 }
 
 /// The valid overrides among `env`, as `(key, variable, value)`; problems

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::keys::NOTIFY_EVENTS;
+
 /// Agent programs recognised when the config names none.
 pub(crate) const DEFAULT_AGENT_COMMANDS: [&str; 5] =
     ["claude", "claude-code", "codex", "gemini", "aider"];
@@ -37,6 +39,13 @@ pub struct Config {
     /// `swarm launch`: worktrees and what happens around them (swarm's
     /// own section).
     pub launch: Launch,
+    /// How the person is told that an agent needs them (swarm's own
+    /// section).
+    pub notify: NotifyConfig,
+    /// Rotation and retention of the activity feed (swarm's own section).
+    pub feed: FeedConfig,
+    /// The project's background watcher (swarm's own section).
+    pub watcher: WatcherConfig,
     /// Agent profiles added or changed by the project (`[profiles.NAME]`),
     /// over the built-in ones.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
@@ -219,6 +228,102 @@ impl Default for Launch {
             worktrees: false,
             worktree_setup: None,
             tell_overlaps: true,
+        }
+    }
+}
+
+/// `[notify]`: telling the person that an agent needs them, in tmux and
+/// outside it.
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NotifyConfig {
+    /// A notice on tmux's status line and a marker on the agent's window.
+    pub tmux: bool,
+    /// A desktop notification (off, with a warning, where there is no
+    /// desktop session).
+    pub desktop: bool,
+    /// A URL each notification is posted to. A secret: taken only from
+    /// `SWARM_NOTIFY_WEBHOOK` or the per-user file, never from a
+    /// project's file, and never shown in full.
+    pub webhook: Option<String>,
+    /// A shell command run for each notification, the event in its
+    /// environment. A secret, like `webhook`.
+    pub command: Option<String>,
+    /// The names of the events that are notified (`NOTIFY_EVENTS`).
+    pub events: Vec<String>,
+    /// At most one notification per agent and event within this many
+    /// seconds (0..=86400).
+    pub throttle_seconds: u32,
+    /// Seconds an agent is busy with nothing new on its screen before it
+    /// counts as stuck (5..=86400).
+    pub stuck_after: u32,
+}
+
+/// Written by hand so that a webhook URL or a command never reaches a
+/// debug print whole.
+impl std::fmt::Debug for NotifyConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let set = |v: &Option<String>| v.as_ref().map(|_| "(set)");
+        f.debug_struct("NotifyConfig")
+            .field("tmux", &self.tmux)
+            .field("desktop", &self.desktop)
+            .field("webhook", &set(&self.webhook))
+            .field("command", &set(&self.command))
+            .field("events", &self.events)
+            .field("throttle_seconds", &self.throttle_seconds)
+            .field("stuck_after", &self.stuck_after)
+            .finish()
+    }
+}
+
+/// `[watcher]`: the project's watcher.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WatcherConfig {
+    /// Start it in the background when a command needs it and none runs.
+    pub autostart: bool,
+}
+
+impl Default for WatcherConfig {
+    fn default() -> Self {
+        WatcherConfig { autostart: true }
+    }
+}
+
+/// `[feed]`: rotation of `.swarm/feed.jsonl` and how much rotated history
+/// is kept.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FeedConfig {
+    /// The live feed is rotated once larger than this (1 KiB..=1 GiB).
+    pub rotate_bytes: u64,
+    /// Rotated parts are removed, oldest first, while together larger
+    /// than this (0..=1 TiB).
+    pub keep_bytes: u64,
+    /// Rotated parts older than this many days (1..=3650) are removed.
+    pub keep_days: u32,
+}
+
+impl Default for NotifyConfig {
+    fn default() -> Self {
+        NotifyConfig {
+            tmux: true,
+            desktop: false,
+            webhook: None,
+            command: None,
+            events: NOTIFY_EVENTS.iter().map(|s| s.to_string()).collect(),
+            throttle_seconds: 60,
+            stuck_after: 600,
+        }
+    }
+}
+
+impl Default for FeedConfig {
+    fn default() -> Self {
+        FeedConfig {
+            rotate_bytes: 4 * 1024 * 1024,
+            keep_bytes: 40 * 1024 * 1024,
+            keep_days: 30,
         }
     }
 }

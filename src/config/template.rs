@@ -7,16 +7,18 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::error::ConfigError;
+use super::keys::{KEYS, Key, SECTIONS};
 use super::load::Format;
 use super::model::Config;
-use super::schema::{KEYS, Key, SECTIONS};
 
 const HEADER: &str = "\
 swarm configuration: every key with its default. Unknown keys are errors.
 Any key can be overridden for one command with an environment variable
 SWARM_<SECTION>_<KEY>, e.g. SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE=20.
 Check this file with `swarm config validate`; see the effective values
-with `swarm config show`.";
+with `swarm config show`. Your own settings for every project, and the
+secrets (notify.webhook, notify.command), go in $XDG_CONFIG_HOME/swarm/config.toml
+(else ~/.config/swarm/config.toml), with the same keys.";
 
 /// Writes the default configuration to `path` in the format its name
 /// says. An existing file is replaced only with `replace`.

@@ -57,7 +57,7 @@ fn the_key_table_matches_the_config_type() {
             None => from_type.push(name.clone()),
         }
     }
-    let from_table: Vec<String> = schema::KEYS.iter().map(|k| k.path()).collect();
+    let from_table: Vec<String> = keys::KEYS.iter().map(|k| k.path()).collect();
     let mut a = from_type.clone();
     let mut b = from_table.clone();
     a.sort();
@@ -70,7 +70,7 @@ fn templates_hold_every_key_and_load_as_the_defaults() {
     let dir = tempfile::tempdir().expect("tempdir");
     for (name, format) in [("t.toml", Format::Toml), ("t.yaml", Format::Yaml)] {
         let text = template(format);
-        for key in schema::KEYS {
+        for key in keys::KEYS {
             assert!(text.contains(key.name), "{name} lacks {}", key.path());
         }
         let path = write(dir.path(), name, &text);
@@ -274,11 +274,259 @@ fn search_prefers_yaml_and_walks_up() {
 #[test]
 fn the_readme_lists_every_key() {
     let readme = include_str!("../../README.md");
-    for key in schema::KEYS {
+    for key in keys::KEYS {
         assert!(
             readme.contains(&format!("| `{}` |", key.path())),
             "README.md's config table lacks {}",
             key.path()
         );
     }
+}
+
+/// An environment whose per-user file is `dir/swarm/config.toml`.
+fn user_env(dir: &Path, more: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
+    let mut e = env(more);
+    e.push(("XDG_CONFIG_HOME".into(), dir.as_os_str().to_owned()));
+    e
+}
+
+fn write_user(dir: &Path, text: &str) -> PathBuf {
+    fs::create_dir_all(dir.join("swarm")).expect("mkdir");
+    write(dir, "swarm/config.toml", text)
+}
+
+#[test]
+fn notify_and_feed_defaults() {
+    let c = Config::default();
+    assert!(c.notify.tmux);
+    assert!(!c.notify.desktop);
+    assert_eq!(c.notify.webhook, None);
+    assert_eq!(c.notify.command, None);
+    assert_eq!(c.notify.events, keys::NOTIFY_EVENTS);
+    assert_eq!(c.notify.throttle_seconds, 60);
+    assert_eq!(c.notify.stuck_after, 600);
+    assert_eq!(c.feed.rotate_bytes, 4 * 1024 * 1024);
+    assert_eq!(c.feed.keep_bytes, 40 * 1024 * 1024);
+    assert_eq!(c.feed.keep_days, 30);
+}
+
+#[test]
+fn the_user_file_is_found_by_xdg_else_home() {
+    let xdg = env(&[("XDG_CONFIG_HOME", "/x/conf"), ("HOME", "/home/u")]);
+    assert_eq!(
+        user_file(&xdg),
+        Some(PathBuf::from("/x/conf/swarm/config.toml"))
+    );
+    // A relative XDG_CONFIG_HOME is ignored, as the XDG rule says.
+    let relative = env(&[("XDG_CONFIG_HOME", "conf"), ("HOME", "/home/u")]);
+    assert_eq!(
+        user_file(&relative),
+        Some(PathBuf::from("/home/u/.config/swarm/config.toml"))
+    );
+    assert_eq!(user_file(&env(&[])), None);
+}
+
+#[test]
+fn the_project_file_wins_over_the_user_file_and_the_environment_over_both() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let user = write_user(
+        dir.path(),
+        "[rate_limiting]\nmessages_per_minute = 7\nwindow_seconds = 7\n[notify]\ndesktop = true\nthrottle_seconds = 5\n",
+    );
+    let project = write(
+        dir.path(),
+        "p.toml",
+        "[rate_limiting]\nmessages_per_minute = 20\n",
+    );
+    let loaded = load_with(
+        Some(&project),
+        &user_env(dir.path(), &[("SWARM_NOTIFY_THROTTLE_SECONDS", "9")]),
+    )
+    .expect("load");
+    let c = &loaded.config;
+    assert_eq!(c.rate_limiting.messages_per_minute, 20);
+    assert_eq!(c.rate_limiting.window_seconds, 7);
+    assert!(c.notify.desktop);
+    assert_eq!(c.notify.throttle_seconds, 9);
+    assert_eq!(loaded.file.as_deref(), Some(project.as_path()));
+    assert_eq!(loaded.user_file.as_deref(), Some(user.as_path()));
+    assert_eq!(
+        loaded.origin("rate_limiting.messages_per_minute"),
+        Some(&Origin::File(project.clone()))
+    );
+    assert_eq!(
+        loaded.origin("rate_limiting.window_seconds"),
+        Some(&Origin::UserFile(user.clone()))
+    );
+    assert_eq!(
+        loaded.origin("notify.throttle_seconds"),
+        Some(&Origin::Env("SWARM_NOTIFY_THROTTLE_SECONDS".into()))
+    );
+    assert_eq!(
+        loaded.origin("locking.stale_timeout"),
+        Some(&Origin::Default)
+    );
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+}
+
+#[test]
+fn a_bad_user_file_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let user = write_user(dir.path(), "[notify]\nthrottle_seconds = -1\n");
+    let p = problems(load_with(None, &user_env(dir.path(), &[])));
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(
+        p[0].place,
+        Place::File {
+            path: user,
+            line: Some(2)
+        }
+    );
+    assert_eq!(p[0].key, "notify.throttle_seconds");
+}
+
+#[test]
+fn secrets_come_from_the_user_file_or_the_environment() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let user = write_user(
+        dir.path(),
+        "[notify]\nwebhook = \"https://ntfy.sh/from-user\"\ncommand = \"notify-send hi\"\n",
+    );
+    let loaded = load_with(None, &user_env(dir.path(), &[])).expect("load");
+    let n = &loaded.config.notify;
+    assert_eq!(n.webhook.as_deref(), Some("https://ntfy.sh/from-user"));
+    assert_eq!(n.command.as_deref(), Some("notify-send hi"));
+    assert_eq!(
+        loaded.origin("notify.webhook"),
+        Some(&Origin::UserFile(user))
+    );
+    let loaded = load_with(
+        None,
+        &user_env(
+            dir.path(),
+            &[("SWARM_NOTIFY_WEBHOOK", " https://ntfy.sh/from-env ")],
+        ),
+    )
+    .expect("load");
+    assert_eq!(
+        loaded.config.notify.webhook.as_deref(),
+        Some("https://ntfy.sh/from-env")
+    );
+}
+
+#[test]
+fn secrets_in_the_project_file_are_ignored_with_a_warning() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (name, text, line) in [
+        (
+            "s.toml",
+            "[notify]\ndesktop = true\nwebhook = \"https://ntfy.sh/leaked-topic\"\ncommand = \"curl leaked\"\n",
+            3,
+        ),
+        (
+            "s.yaml",
+            "notify:\n  desktop: true\n  webhook: https://ntfy.sh/leaked-topic\n  command: curl leaked\n",
+            3,
+        ),
+    ] {
+        let path = write(dir.path(), name, text);
+        let loaded = load_with(Some(&path), &[]).expect(name);
+        let n = &loaded.config.notify;
+        assert!(n.desktop, "{name}: the rest of the section still counts");
+        assert_eq!(n.webhook, None, "{name}");
+        assert_eq!(n.command, None, "{name}");
+        assert_eq!(loaded.origin("notify.webhook"), Some(&Origin::Default));
+        assert_eq!(loaded.warnings.len(), 2, "{name}: {:?}", loaded.warnings);
+        let w = &loaded.warnings[0];
+        assert!(
+            w.starts_with(&format!(
+                "{}:{line}: notify.webhook: ignored",
+                path.display()
+            )),
+            "{w}"
+        );
+        assert!(w.contains("$SWARM_NOTIFY_WEBHOOK"), "{w}");
+        assert!(w.contains("swarm/config.toml"), "{w}");
+        assert!(loaded.warnings[1].contains("$SWARM_NOTIFY_COMMAND"));
+        for w in &loaded.warnings {
+            assert!(!w.contains("leaked"), "a secret quoted: {w}");
+        }
+    }
+    // Even a value that would be invalid is only ignored, never quoted.
+    let path = write(
+        dir.path(),
+        "bad.toml",
+        "[notify]\nwebhook = \"ftp://leaked\"\n",
+    );
+    let loaded = load_with(Some(&path), &[]).expect("ignored, not checked");
+    assert!(!loaded.warnings[0].contains("leaked"));
+}
+
+#[test]
+fn a_secret_from_the_environment_still_wins_over_a_project_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "e.toml",
+        "[notify]\nwebhook = \"https://ntfy.sh/project\"\n",
+    );
+    let loaded = load_with(
+        Some(&path),
+        &env(&[("SWARM_NOTIFY_WEBHOOK", "https://ntfy.sh/env")]),
+    )
+    .expect("load");
+    assert_eq!(
+        loaded.config.notify.webhook.as_deref(),
+        Some("https://ntfy.sh/env")
+    );
+    assert_eq!(loaded.warnings.len(), 1);
+}
+
+#[test]
+fn bad_webhooks_and_event_names_are_errors_that_quote_no_secret() {
+    let p = problems(load_with(
+        None,
+        &env(&[
+            ("SWARM_NOTIFY_WEBHOOK", "ftp://ntfy.sh/secret-topic"),
+            ("SWARM_NOTIFY_EVENTS", "needs_input,finsihed"),
+        ]),
+    ));
+    let text: Vec<String> = p.iter().map(|p| p.to_string()).collect();
+    assert_eq!(text.len(), 2, "{text:?}");
+    assert!(text[0].starts_with("$SWARM_NOTIFY_EVENTS: notify.events[1]: unknown name \"finsihed\" (did you mean `finished`?)"), "{text:?}");
+    assert!(
+        text[1].starts_with(
+            "$SWARM_NOTIFY_WEBHOOK: notify.webhook: invalid webhook URL \"ftp://ntfy.sh/…\""
+        ),
+        "{text:?}"
+    );
+    assert!(!text[1].contains("secret-topic"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let t = write(
+        dir.path(),
+        "ev.toml",
+        "[notify]\nevents = [\"stuck\", \"joined\"]\nstuck_after = 4\n",
+    );
+    let p = problems(load_file(&t));
+    assert_eq!(p.len(), 2, "{p:?}");
+    assert_eq!(p[0].key, "notify.events[1]");
+    assert!(
+        p[0].message.contains("known: needs_input, finished"),
+        "{p:?}"
+    );
+    assert_eq!(p[1].key, "notify.stuck_after");
+}
+
+#[test]
+fn the_user_file_given_as_the_file_is_read_as_the_users() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let user = write_user(dir.path(), "[notify]\nwebhook = \"https://ntfy.sh/mine\"\n");
+    let loaded = load_with(Some(&user), &user_env(dir.path(), &[])).expect("load");
+    assert!(loaded.warnings.is_empty(), "{:?}", loaded.warnings);
+    assert_eq!(loaded.file, None);
+    assert_eq!(loaded.user_file.as_deref(), Some(user.as_path()));
+    assert_eq!(
+        loaded.config.notify.webhook.as_deref(),
+        Some("https://ntfy.sh/mine")
+    );
 }

@@ -66,7 +66,7 @@ pub(super) fn locks(
         if table.is_stale(&held.record, now) {
             continue;
         }
-        let expires = held.record.locked_at + f64::from(stale_after);
+        let expires = held.record.lapses_at(f64::from(stale_after));
         next_stale = Some(next_stale.map_or(expires, |t| t.min(expires)));
         let r = held.record;
         list.push(json!({

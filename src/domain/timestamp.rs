@@ -106,6 +106,36 @@ pub(crate) mod utc_iso {
         Timestamp::parse_iso(&text)
             .ok_or_else(|| D::Error::custom(format!("{text:?} is not an ISO 8601 time")))
     }
+
+    /// The same for an optional time (`null` or missing: `None`).
+    pub(crate) mod option {
+        use serde::{Deserialize, Deserializer, Serializer, de::Error};
+
+        use super::super::Timestamp;
+
+        /// Writes aware UTC ISO, or `null`.
+        pub(crate) fn serialize<S: Serializer>(
+            t: &Option<Timestamp>,
+            s: S,
+        ) -> Result<S::Ok, S::Error> {
+            match t {
+                Some(t) => s.serialize_str(&t.utc_iso()),
+                None => s.serialize_none(),
+            }
+        }
+
+        /// Reads either ISO family, or `null`.
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Option<Timestamp>, D::Error> {
+            match Option::<String>::deserialize(d)? {
+                None => Ok(None),
+                Some(text) => Timestamp::parse_iso(&text)
+                    .map(Some)
+                    .ok_or_else(|| D::Error::custom(format!("{text:?} is not an ISO 8601 time"))),
+            }
+        }
+    }
 }
 
 /// Serde adapter: naive local ISO 8601 (`2026-11-21T13:27:02.029457`), as

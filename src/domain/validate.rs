@@ -9,6 +9,9 @@ use std::net::IpAddr;
 /// Longest agent id accepted.
 pub(crate) const MAX_AGENT_ID_LEN: usize = 64;
 
+/// Longest webhook URL accepted.
+pub(crate) const MAX_WEBHOOK_URL_LEN: usize = 2048;
+
 /// Longest custom message type name.
 pub(crate) const MAX_MESSAGE_TYPE_LEN: usize = 32;
 
@@ -105,6 +108,13 @@ pub enum ValidationError {
         "invalid name {0:?}: use 1-64 letters, digits, `.`, `_` and `-`, starting with a letter or digit"
     )]
     StoreName(String),
+    /// A webhook URL swarm cannot post to; it holds the URL as
+    /// `redact_secret_url` shows it.
+    #[error(
+        "invalid webhook URL {0}: use http:// or https:// followed by a host and an optional path, \
+         at most {MAX_WEBHOOK_URL_LEN} characters, no spaces"
+    )]
+    WebhookUrl(String),
     /// A body over the size limit.
     #[error("message content too long ({0} bytes, at most {max})", max = crate::domain::message::MAX_CONTENT_BYTES)]
     ContentTooLong(usize),
@@ -292,6 +302,60 @@ pub(crate) fn redact_url(url: &str) -> String {
     }
 }
 
+/// Checks a webhook URL: `http://` or `https://` (any case), a host, then
+/// an optional path and query; no whitespace or control characters.
+/// Returns it trimmed. The error shows it as `redact_secret_url` does,
+/// since the path of a webhook is often its only secret.
+pub(crate) fn webhook_url(raw: &str) -> Result<String, ValidationError> {
+    let url = raw.trim();
+    let bad = || ValidationError::WebhookUrl(format!("{:?}", redact_secret_url(url)));
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Err(bad());
+    };
+    let ok = (scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https"))
+        && !url_host(url).is_empty()
+        && !rest.starts_with(['/', '?', '#', '@'])
+        && url.len() <= MAX_WEBHOOK_URL_LEN
+        && !url.chars().any(|c| c.is_control() || c.is_whitespace());
+    if ok { Ok(url.to_owned()) } else { Err(bad()) }
+}
+
+/// A secret URL as it may be shown (in `config show`, an error, a failed
+/// delivery): its scheme and host only, `https://ntfy.sh/…`. The path,
+/// query and fragment are dropped (for a webhook they are the secret),
+/// and so is any `user:password@` (shown as `***@`). Unlike
+/// `redact_url`, which keeps a store URL's path: there it names a
+/// database or a socket, never a secret.
+pub(crate) fn redact_secret_url(url: &str) -> String {
+    let url = url.trim();
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return "…".into();
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, after) = rest.split_at(end);
+    let (userinfo, host) = match authority.rfind('@') {
+        Some(at) => ("***@", &authority[at + 1..]),
+        None => ("", authority),
+    };
+    let tail = match after {
+        "" => "",
+        "/" => "/",
+        _ => "/…",
+    };
+    format!("{scheme}://{userinfo}{host}{tail}")
+}
+
+/// The host of a URL, with its port when it has one (`ntfy.sh`,
+/// `127.0.0.1:8080`), without any `user:password@`; empty when there is
+/// none. What a failed delivery names, never the whole URL.
+pub(crate) fn url_host(url: &str) -> &str {
+    let rest = url.trim().split_once("://").map_or("", |(_, r)| r);
+    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
+    authority
+        .rfind('@')
+        .map_or(authority, |at| &authority[at + 1..])
+}
+
 /// Checks a swarm or host name: it becomes part of every key and of
 /// consumer group names, so 1-64 of `A-Z a-z 0-9 . _ -`, starting with a
 /// letter or digit.
@@ -345,6 +409,58 @@ mod store_tests {
         assert!(!e.to_string().contains("hunter2"), "{e}");
         assert_eq!(redact_url("redis://u:p@h:1/0"), "redis://***@h:1/0");
         assert_eq!(redact_url("redis://h:1"), "redis://h:1");
+    }
+
+    #[test]
+    fn webhook_urls() {
+        for good in [
+            "https://ntfy.sh/my-topic",
+            "http://127.0.0.1:8080/topic",
+            "HTTPS://hooks.slack.com/services/T0/B0/XYZ",
+            "https://user:pw@example.com",
+            "  https://example.com/a?b=c  ",
+        ] {
+            assert!(webhook_url(good).is_ok(), "{good}");
+        }
+        for bad in [
+            "",
+            "ntfy.sh/topic",
+            "ftp://example.com/x",
+            "https://",
+            "https:///path",
+            "https://a b/c",
+            "https://h/\u{7}",
+        ] {
+            assert!(webhook_url(bad).is_err(), "{bad:?}");
+        }
+        let long = format!("https://h/{}", "x".repeat(MAX_WEBHOOK_URL_LEN));
+        assert!(webhook_url(&long).is_err());
+        let e = webhook_url("ftp://u:hunter2@host/secret-topic").expect_err("bad scheme");
+        assert!(!e.to_string().contains("hunter2"), "{e}");
+        assert!(!e.to_string().contains("secret-topic"), "{e}");
+        assert!(e.to_string().contains("ftp://***@host/…"), "{e}");
+    }
+
+    #[test]
+    fn secret_urls_show_their_scheme_and_host_only() {
+        for (url, shown) in [
+            ("https://ntfy.sh/my-secret-topic", "https://ntfy.sh/…"),
+            ("https://ntfy.sh", "https://ntfy.sh"),
+            ("https://ntfy.sh/", "https://ntfy.sh/"),
+            ("https://h.example?token=abc", "https://h.example/…"),
+            (
+                "https://u:pw@h.example:8443/x",
+                "https://***@h.example:8443/…",
+            ),
+            ("https://u@h/x#frag", "https://***@h/…"),
+            ("not a url", "…"),
+            ("", "…"),
+        ] {
+            assert_eq!(redact_secret_url(url), shown, "{url}");
+        }
+        assert_eq!(url_host("https://u:pw@ntfy.sh:443/t?x"), "ntfy.sh:443");
+        assert_eq!(url_host("http://127.0.0.1:9/t"), "127.0.0.1:9");
+        assert_eq!(url_host("nothing"), "");
     }
 
     #[test]

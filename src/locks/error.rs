@@ -72,6 +72,18 @@ pub enum LockError {
         /// Who asked.
         agent: String,
     },
+    /// Renewing a lock the agent holds no live claim on.
+    #[error("cannot renew {path}: {why}")]
+    NotHeld {
+        /// The normalised path.
+        path: String,
+        /// Who asked.
+        agent: String,
+        /// The agents that hold it instead (none when nobody does).
+        holders: Vec<String>,
+        /// Why, in words.
+        why: String,
+    },
     /// A lock file or the index could not be read or written.
     #[error(transparent)]
     Store(#[from] StoreError),
@@ -91,10 +103,12 @@ fn held_message(conflicts: &[Conflict]) -> String {
 }
 
 impl LockError {
-    /// The exit code: 3 when another agent's lock is in the way.
+    /// The exit code: 3 when another agent's lock is in the way (also
+    /// when renewing a lock others hold).
     pub fn exit_code(&self) -> ExitCode {
         match self {
             LockError::Held(_) | LockError::NotHolder { .. } => ExitCode::LockHeld,
+            LockError::NotHeld { holders, .. } if !holders.is_empty() => ExitCode::LockHeld,
             LockError::Store(e) => e.exit_code(),
             _ => ExitCode::Failure,
         }
@@ -113,7 +127,7 @@ impl LockError {
             LockError::Held(conflicts) => {
                 let mut holders: Vec<&str> = conflicts
                     .iter()
-                    .map(|c| c.held.record.agent_id.as_str())
+                    .flat_map(|c| c.holders.iter().map(String::as_str))
                     .collect();
                 holders.sort_unstable();
                 holders.dedup();
@@ -123,9 +137,16 @@ impl LockError {
                 ))
             }
             LockError::NotHolder { .. } => Some(
-                "ask the holder, or release it anyway with --force (it is recorded in .swarm/audit.log)"
+                "ask the holder, or release it anyway with --force (recorded in the project's audit log)"
                     .into(),
             ),
+            LockError::NotHeld { holders, path, .. } if holders.is_empty() => Some(format!(
+                "take it again with `swarm lock {path}` (add --ttl for a lease)"
+            )),
+            LockError::NotHeld { holders, .. } => Some(format!(
+                "only a holder renews its own claim; ask {}",
+                holders.join(", ")
+            )),
             _ => None,
         }
     }

@@ -182,8 +182,7 @@ mod tests {
                 filepath: filepath.into(),
                 locked_at: 1.0,
                 reason: String::new(),
-                fence: None,
-                host: None,
+                ..LockRecord::default()
             },
             Path::new("/p"),
         ))

@@ -270,6 +270,23 @@ impl LockKey {
         }
     }
 
+    /// True when a lock on `self` certainly covers everything `other`
+    /// names: the same key, a directory above a path, or a pattern that
+    /// matches a path. (Of two different patterns neither is said to
+    /// cover the other.)
+    pub fn covers(&self, other: &LockKey) -> bool {
+        match (self.kind, other.kind) {
+            (KeyKind::Path, KeyKind::Path) => {
+                self.text == other.text || is_below(&other.text, &self.text)
+            }
+            (KeyKind::Pattern, KeyKind::Path) => match &self.matcher {
+                Some(m) => m.is_match(&other.text),
+                None => self.model().matches(&other.text),
+            },
+            _ => self.text == other.text,
+        }
+    }
+
     /// For a pattern `self`: it matches `path`, or `path` is a directory
     /// and the pattern can match something below it.
     fn pattern_meets_path(&self, path: &LockKey, root: &Path) -> bool {

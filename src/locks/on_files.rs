@@ -9,23 +9,28 @@
 //! exists), which keeps "one winner" true against the Python tool too,
 //! which does not take that lock. Listing and `who` read without any lock
 //! and never change anything.
+//!
+//! A shared lock or a lease keeps its terms beside its lock file, in
+//! `.swarm/lock_terms/`, written under the same lock (`lock_dir.rs`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::store::{
-    DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateDir, StateFile, StateLock, StoreError,
-};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
 
 use super::conflict::Conflict;
 use super::error::LockError;
 use super::held_lock::HeldLock;
+use super::lock_dir::LockDir;
 use super::lock_entry::LockEntry;
+use super::lock_events::{lapse_event, lock_event, renew_event};
 use super::lock_index::LockIndex;
 use super::lock_key::{KeyKind, LockKey, lock_file_name};
+use super::lock_plan::{self, Pruned, Release};
 use super::lock_record::LockRecord;
+use super::lock_request::LockRequest;
 use super::lock_store::{Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, now};
 
 /// How old a damaged lock file must be before `clean` removes it: the
@@ -47,7 +52,7 @@ struct View {
 #[derive(Clone, Debug)]
 pub struct FileLocks {
     root: PathBuf,
-    dir: StateDir,
+    files: LockDir,
     index: StateFile,
     audit: AuditLog,
     stale_after: f64,
@@ -59,7 +64,7 @@ impl FileLocks {
     pub fn new(paths: &Paths, stale_after: u32) -> FileLocks {
         FileLocks {
             root: paths.root().to_owned(),
-            dir: StateDir::new(paths.locks_dir()),
+            files: LockDir::new(paths, f64::from(stale_after)),
             index: StateFile::new(paths.lock_index()),
             audit: AuditLog::new(paths),
             stale_after: f64::from(stale_after),
@@ -73,7 +78,7 @@ impl FileLocks {
 
     /// Where the lock file of `key` lives.
     pub fn file_of(&self, key: &LockKey) -> PathBuf {
-        self.dir.file(&key.file_name())
+        self.files.file(&key.file_name())
     }
 
     /// True when `record` is stale at `now`.
@@ -81,13 +86,8 @@ impl FileLocks {
         record.is_stale(now, self.stale_after)
     }
 
-    /// Takes locks on all of `keys` for `agent`, or on none of them: when
-    /// another agent's live lock overlaps any key, nothing changes and
-    /// the error lists every such lock. The agent's own locks never stand
-    /// in its way; re-locking its own lock refreshes it (keeping its
-    /// reason unless `reason` gives a new one); another agent's stale lock
-    /// on the same key is taken over (and recorded). New locks without a
-    /// `reason` get `default_reason`.
+    /// Takes exclusive locks on all of `keys` for `agent`, or on none of
+    /// them (`LockStore::acquire` with `LockRequest::exclusive`).
     pub fn acquire(
         &self,
         keys: &[LockKey],
@@ -95,11 +95,21 @@ impl FileLocks {
         reason: Option<&str>,
         default_reason: &str,
     ) -> Result<Vec<AcquiredLock>, LockError> {
-        enum Plan {
-            Create,
-            Refresh(HeldLock),
-            TakeOver(HeldLock),
-        }
+        self.take(keys, &LockRequest::exclusive(agent, reason, default_reason))
+    }
+
+    /// Takes locks on all of `keys` as `request` asks, or on none of them:
+    /// when a live lock of another agent overlaps any key (and not both
+    /// are shared), nothing changes and the error lists every such lock.
+    /// The agent's own locks never stand in its way; locking its own lock
+    /// again renews its claim with the request's terms; a lock whose
+    /// claims have all lapsed is taken over, and lapsed claims of others
+    /// are dropped (both recorded first).
+    pub(crate) fn take(
+        &self,
+        keys: &[LockKey],
+        request: &LockRequest<'_>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let now = now();
         let mut view = self.view()?;
@@ -108,26 +118,25 @@ impl FileLocks {
         for key in dedup(keys) {
             let related = self.related_in(&mut view, key)?;
             for held in related.others {
-                if held.record.agent_id != agent && !self.is_stale(&held.record, now) {
+                if lock_plan::blocks(&held.record, request, now, self.stale_after) {
                     conflicts.push(self.conflict(key, held, now));
                 }
             }
-            let plan = match related.exact {
-                None => Plan::Create,
+            let exact = match related.exact {
+                None => None,
                 Some(LockEntry::Damaged { problem, .. }) => {
                     self.save_if_dirty(&guard, &view)?;
                     return Err(self.damaged(key, problem));
                 }
-                Some(LockEntry::Held(held)) if held.record.agent_id == agent => Plan::Refresh(held),
-                Some(LockEntry::Held(held)) if self.is_stale(&held.record, now) => {
-                    Plan::TakeOver(held)
-                }
-                Some(LockEntry::Held(held)) => {
+                Some(LockEntry::Held(held))
+                    if lock_plan::blocks(&held.record, request, now, self.stale_after) =>
+                {
                     conflicts.push(self.conflict(key, held, now));
                     continue;
                 }
+                Some(LockEntry::Held(held)) => Some(held),
             };
-            plans.push((key, plan));
+            plans.push((key, exact));
         }
         if !conflicts.is_empty() {
             self.save_if_dirty(&guard, &view)?;
@@ -135,68 +144,105 @@ impl FileLocks {
         }
         // New files first: if a writer outside swarm wins one of them, the
         // files this call created are removed again before any existing
-        // lock was refreshed or taken over.
-        plans.sort_by_key(|(_, plan)| !matches!(plan, Plan::Create));
+        // lock was changed.
+        plans.sort_by_key(|(_, exact)| exact.is_some());
         let mut done = Vec::new();
         let mut created: Vec<LockEntry> = Vec::new();
-        for (key, plan) in plans {
-            let reason = match (&plan, reason) {
-                (_, Some(reason)) => reason,
-                (Plan::Refresh(old), None) => old.record.reason.as_str(),
-                (_, None) => default_reason,
-            };
-            let record = LockRecord {
-                agent_id: agent.to_owned(),
-                filepath: key.as_str().to_owned(),
-                locked_at: now,
-                reason: reason.to_owned(),
-                fence: None,
-                host: None,
-            };
+        for (key, exact) in plans {
+            let taken =
+                lock_plan::take(key.as_str(), exact.as_ref(), request, now, self.stale_after);
             let name = key.file_name();
-            let how = match plan {
-                Plan::Create => {
-                    if !self.dir.create_new(&name, &record.to_bytes())? {
-                        // A writer that does not take our lock (the Python
-                        // tool) won the race: undo this call and report it.
-                        for entry in &created {
-                            self.dir.remove(&guard, entry.file_name())?;
-                        }
-                        self.save_if_dirty(&guard, &view)?;
-                        return Err(self.lost_race(key, now)?);
+            if exact.is_none() {
+                if !self.files.write_new(&guard, &name, &taken.record)? {
+                    // A writer that does not take our lock (the Python
+                    // tool) won the race: undo this call and report it.
+                    for entry in &created {
+                        self.files.remove(&guard, entry.file_name())?;
                     }
-                    created.push(LockEntry::Held(HeldLock::new(
-                        name,
-                        record.clone(),
-                        &self.root,
-                    )));
-                    Acquired::Created
+                    self.save_if_dirty(&guard, &view)?;
+                    return Err(self.lost_race(key, now)?);
                 }
-                Plan::Refresh(_) => {
-                    self.dir.replace(&guard, &name, &record.to_bytes())?;
-                    Acquired::Refreshed
-                }
-                Plan::TakeOver(old) => {
-                    // Recorded before it happens: an unrecorded takeover
-                    // is worse than a record of one that then failed.
-                    self.audit.record(&[self.event(
-                        AuditKind::StaleTakeover,
-                        Some(agent),
-                        &old,
-                    )])?;
-                    // Replacing (not remove + create) leaves no moment
-                    // in which the path looks free.
-                    self.dir.replace(&guard, &name, &record.to_bytes())?;
-                    Acquired::TookOver(Box::new(old))
-                }
-            };
-            done.push(AcquiredLock { record, how });
+                created.push(LockEntry::Held(HeldLock::new(
+                    name,
+                    taken.record.clone(),
+                    &self.root,
+                )));
+            } else {
+                // Recorded before it happens: an unrecorded takeover is
+                // worse than a record of one that then failed.
+                let events: Vec<AuditEvent> = taken
+                    .dropped
+                    .iter()
+                    .map(|h| {
+                        lapse_event(
+                            AuditKind::StaleTakeover,
+                            Some(request.agent),
+                            key.as_str(),
+                            h,
+                        )
+                    })
+                    .collect();
+                self.audit.record(&events)?;
+                // Replacing (not remove + create) leaves no moment in
+                // which the path looks free.
+                self.files.write_over(&guard, &name, &taken.record)?;
+            }
+            done.push(AcquiredLock {
+                record: taken.record,
+                how: taken.how,
+            });
         }
         for entry in &created {
             view.index.add(entry);
             view.dirty = true;
         }
         self.save_if_dirty(&guard, &view)?;
+        Ok(done)
+    }
+
+    /// Renews `agent`'s claims on all of `keys` (its own locks, by their
+    /// exact paths), or none: each counts from now, for `ttl`, else for
+    /// the length of its lease. Refused when the agent holds no live
+    /// claim on one of them. Renewed leases are recorded.
+    pub(crate) fn renew(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        ttl: Option<Duration>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let now = now();
+        let mut plans = Vec::new();
+        for key in dedup(keys) {
+            let exact = match self.files.entry(&key.file_name())? {
+                None => None,
+                Some(LockEntry::Held(held)) => Some(held),
+                Some(LockEntry::Damaged { problem, .. }) => return Err(self.damaged(key, problem)),
+            };
+            let (record, hold) = lock_plan::renew(
+                key.as_str(),
+                exact.as_ref(),
+                agent,
+                ttl,
+                now,
+                self.stale_after,
+            )?;
+            plans.push((key, record, hold));
+        }
+        let events: Vec<AuditEvent> = plans
+            .iter()
+            .filter(|(_, _, hold)| hold.expires_at.is_some())
+            .map(|(key, _, hold)| renew_event(key.as_str(), hold))
+            .collect();
+        self.audit.record(&events)?;
+        let mut done = Vec::new();
+        for (key, record, _) in plans {
+            self.files.write_over(&guard, &key.file_name(), &record)?;
+            done.push(AcquiredLock {
+                record,
+                how: Acquired::Renewed,
+            });
+        }
         Ok(done)
     }
 
@@ -213,33 +259,23 @@ impl FileLocks {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut plans = Vec::new();
         for key in dedup(keys) {
-            let plan = match self.entry(&key.file_name())? {
-                None => Released::NotLocked,
+            let plan = match self.files.entry(&key.file_name())? {
+                None => Release::Remove(Released::NotLocked),
                 Some(LockEntry::Damaged { problem, .. }) if force => {
-                    Released::ForcedDamaged(problem)
+                    Release::Remove(Released::ForcedDamaged(problem))
                 }
                 Some(LockEntry::Damaged { problem, .. }) => return Err(self.damaged(key, problem)),
-                Some(LockEntry::Held(held)) if held.record.agent_id == agent => {
-                    Released::Removed(held)
-                }
-                Some(LockEntry::Held(held)) if force => Released::Forced(held),
-                Some(LockEntry::Held(held)) => {
-                    return Err(LockError::NotHolder {
-                        path: key.as_str().to_owned(),
-                        holder: held.record.agent_id,
-                        agent: agent.to_owned(),
-                    });
-                }
+                Some(LockEntry::Held(held)) => lock_plan::release(key, &held, agent, force)?,
             };
             plans.push((key.clone(), plan));
         }
         let events: Vec<AuditEvent> = plans
             .iter()
             .filter_map(|(key, plan)| match plan {
-                Released::Forced(held) => {
-                    Some(self.event(AuditKind::ForceUnlock, Some(agent), held))
+                Release::Remove(Released::Forced(held)) => {
+                    Some(lock_event(AuditKind::ForceUnlock, Some(agent), held))
                 }
-                Released::ForcedDamaged(problem) => {
+                Release::Remove(Released::ForcedDamaged(problem)) => {
                     let mut e = AuditEvent::new(AuditKind::ForceUnlock, Some(agent));
                     e.path = Some(key.as_str().to_owned());
                     e.detail = Some(format!("damaged lock file: {problem}"));
@@ -255,27 +291,40 @@ impl FileLocks {
             Loaded::Missing | Loaded::Corrupt(_) => None,
         };
         let mut changed = false;
-        for (key, plan) in &plans {
-            let entry = match plan {
+        let mut out = Vec::new();
+        for (key, plan) in plans {
+            let released = match plan {
+                Release::Rewrite(record, released) => {
+                    self.files.write_over(&guard, &key.file_name(), &record)?;
+                    out.push((key, released));
+                    continue;
+                }
+                Release::Remove(released) => released,
+            };
+            let entry = match &released {
                 Released::Removed(held) | Released::Forced(held) => LockEntry::Held(held.clone()),
                 Released::ForcedDamaged(problem) => LockEntry::Damaged {
                     file_name: key.file_name(),
                     problem: problem.clone(),
                     modified: None,
                 },
-                Released::NotLocked => continue,
+                Released::NotLocked | Released::Left(_) => {
+                    out.push((key, released));
+                    continue;
+                }
             };
-            if self.dir.remove(&guard, entry.file_name())?
+            if self.files.remove(&guard, entry.file_name())?
                 && let Some(index) = index.as_mut()
             {
                 index.remove(&entry);
                 changed = true;
             }
+            out.push((key, released));
         }
         if let Some(index) = index.filter(|_| changed) {
             self.save(&guard, &index)?;
         }
-        Ok(plans)
+        Ok(out)
     }
 
     /// The locks related to `key`, read without taking any lock.
@@ -284,9 +333,9 @@ impl FileLocks {
         self.related_in(&mut view, key)
     }
 
-    /// Live locks of agents other than `agent` (all agents when `None`)
-    /// that overlap any of `keys`: what would stop `agent` from locking
-    /// them. Reads without taking any lock.
+    /// The live locks overlapping any of `keys` that stop `agent` (anyone
+    /// when `None`) from changing those paths (`lock_plan::edit_blockers`).
+    /// Reads without taking any lock.
     pub fn blocking(
         &self,
         keys: &[LockKey],
@@ -297,27 +346,25 @@ impl FileLocks {
         let mut found = Vec::new();
         for key in dedup(keys) {
             let related = self.related_in(&mut view, key)?;
-            let exact = match related.exact {
-                Some(LockEntry::Held(held)) => Some(held),
-                _ => None,
-            };
-            found.extend(
-                exact
-                    .into_iter()
-                    .chain(related.others)
-                    .filter(|h| {
-                        Some(h.record.agent_id.as_str()) != agent && !self.is_stale(&h.record, now)
-                    })
-                    .map(|h| self.conflict(key, h, now)),
-            );
+            let mut locks = related.others;
+            if let Some(LockEntry::Held(held)) = related.exact {
+                locks.push(held);
+            }
+            found.extend(lock_plan::edit_blockers(
+                key,
+                &locks,
+                agent,
+                now,
+                self.stale_after,
+            ));
         }
         Ok(found)
     }
 
     /// Every lock file, valid locks sorted by path, then damaged ones.
     pub fn list(&self) -> Result<Vec<LockEntry>, LockError> {
-        let names = self.dir.names(".lock")?;
-        let mut all = self.scan(&names)?;
+        let names = self.files.names()?;
+        let mut all = self.files.scan(&names)?;
         all.sort_by(|a, b| match (a, b) {
             (LockEntry::Held(x), LockEntry::Held(y)) => x
                 .record
@@ -331,21 +378,43 @@ impl FileLocks {
         Ok(all)
     }
 
-    /// Removes every stale lock and every damaged lock file older than
-    /// `DAMAGED_GRACE`, recording each in the audit log first.
+    /// Removes every stale lock (and ended lease), the lapsed claims of
+    /// shared locks others still hold, and every damaged lock file older
+    /// than `DAMAGED_GRACE`, recording each in the audit log first; and
+    /// terms that belong to no lock file.
     pub fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
         let now = now();
-        let names = self.dir.names(".lock")?;
-        let all = self.scan(&names)?;
+        let names = self.files.names()?;
+        let all = self.files.scan(&names)?;
         let mut report = CleanReport::default();
         let mut keep = Vec::new();
+        let mut rewrite = Vec::new();
         let mut events = Vec::new();
         for entry in all {
             match &entry {
-                LockEntry::Held(held) if self.is_stale(&held.record, now) => {
-                    events.push(self.event(AuditKind::CleanStale, by, held));
-                    report.stale.push(held.clone());
+                LockEntry::Held(held) => {
+                    match lock_plan::prune(&held.record, now, self.stale_after) {
+                        Pruned::Unchanged => keep.push(entry),
+                        Pruned::Removed(lapsed) => {
+                            events.extend(lapsed.iter().map(|h| {
+                                lapse_event(AuditKind::CleanStale, by, &held.record.filepath, h)
+                            }));
+                            report.stale.push(held.clone());
+                        }
+                        Pruned::Rewritten(record, lapsed) => {
+                            events.extend(lapsed.iter().map(|h| {
+                                lapse_event(AuditKind::CleanStale, by, &held.record.filepath, h)
+                            }));
+                            report.pruned.push(held.clone());
+                            let now_held = HeldLock {
+                                record,
+                                ..held.clone()
+                            };
+                            rewrite.push(now_held.clone());
+                            keep.push(LockEntry::Held(now_held));
+                        }
+                    }
                 }
                 LockEntry::Damaged {
                     file_name,
@@ -365,7 +434,6 @@ impl FileLocks {
                     events.push(e);
                     report.damaged.push((file_name.clone(), problem.clone()));
                 }
-                LockEntry::Held(_) => keep.push(entry),
             }
         }
         self.audit.record(&events)?;
@@ -375,47 +443,16 @@ impl FileLocks {
             .map(|h| h.file_name.as_str())
             .chain(report.damaged.iter().map(|(name, _)| name.as_str()));
         for name in removed {
-            self.dir.remove(&guard, name)?;
+            self.files.remove(&guard, name)?;
         }
-        self.dir.remove_temps(&guard)?;
+        for held in &rewrite {
+            self.files
+                .write_over(&guard, &held.file_name, &held.record)?;
+        }
+        self.files.tidy(&guard, &keep)?;
         let names: Vec<String> = keep.iter().map(|e| e.file_name().to_owned()).collect();
         self.save(&guard, &LockIndex::rebuild(&names, &keep))?;
         Ok(report)
-    }
-
-    /// Reads one lock file: `None` when it does not exist.
-    fn entry(&self, name: &str) -> Result<Option<LockEntry>, LockError> {
-        let damaged = |problem: String| LockEntry::Damaged {
-            file_name: name.to_owned(),
-            problem,
-            modified: self.dir.modified(name),
-        };
-        Ok(match self.dir.read(name) {
-            Ok(None) => None,
-            Ok(Some(bytes)) => Some(match LockRecord::parse(&bytes, name) {
-                Ok(record) => LockEntry::Held(HeldLock::new(name.to_owned(), record, &self.root)),
-                Err(problem) => damaged(problem),
-            }),
-            Err(StoreError::Corrupt { reason, .. }) => Some(damaged(reason)),
-            // Something else in the directory's place must not make every
-            // listing fail.
-            Err(StoreError::Read { source, .. }) if source.raw_os_error() == Some(libc::EISDIR) => {
-                Some(damaged("it is a directory".into()))
-            }
-            Err(e) => return Err(e.into()),
-        })
-    }
-
-    /// Reads every named lock file (those that vanished meanwhile are
-    /// skipped).
-    fn scan(&self, names: &[String]) -> Result<Vec<LockEntry>, LockError> {
-        let mut all = Vec::with_capacity(names.len());
-        for name in names {
-            if let Some(entry) = self.entry(name)? {
-                all.push(entry);
-            }
-        }
-        Ok(all)
     }
 
     /// The index, checked against the directory (index read first, so a
@@ -426,7 +463,7 @@ impl FileLocks {
             Loaded::Valid(index) => Some(index),
             Loaded::Missing | Loaded::Corrupt(_) => None,
         };
-        let names = self.dir.names(".lock")?;
+        let names = self.files.names()?;
         if let Some(index) = stored.filter(|i| i.is_current(&names)) {
             return Ok(View {
                 index,
@@ -434,7 +471,7 @@ impl FileLocks {
                 all: None,
             });
         }
-        let all = self.scan(&names)?;
+        let all = self.files.scan(&names)?;
         let names: Vec<String> = all.iter().map(|e| e.file_name().to_owned()).collect();
         Ok(View {
             index: LockIndex::rebuild(&names, &all),
@@ -449,8 +486,8 @@ impl FileLocks {
         // every lock; anything else is found by hashing plus the index.
         let needs_all = key.kind() == KeyKind::Pattern || view.index.has_locks_below(key.as_str());
         if view.all.is_none() && needs_all {
-            let names = self.dir.names(".lock")?;
-            view.all = Some(self.scan(&names)?);
+            let names = self.files.names()?;
+            view.all = Some(self.files.scan(&names)?);
         }
         if let Some(all) = &view.all {
             let exact = all.iter().find(|e| e.file_name() == exact_name).cloned();
@@ -465,7 +502,7 @@ impl FileLocks {
                 .collect();
             return Ok(Related { exact, others });
         }
-        let exact = self.entry(&exact_name)?;
+        let exact = self.files.entry(&exact_name)?;
         let mut seen = BTreeSet::from([exact_name]);
         let mut others = Vec::new();
         let candidates: Vec<String> = key
@@ -478,7 +515,7 @@ impl FileLocks {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let entry = self.entry(&name)?;
+            let entry = self.files.entry(&name)?;
             if view.index.damaged.contains(&name)
                 && let Some(new @ LockEntry::Held(_)) = &entry
             {
@@ -524,11 +561,7 @@ impl FileLocks {
     }
 
     fn conflict(&self, key: &LockKey, held: HeldLock, now: f64) -> Conflict {
-        Conflict {
-            requested: key.as_str().to_owned(),
-            age: held.record.age(now),
-            held,
-        }
+        Conflict::new(key.as_str(), held, now, self.stale_after)
     }
 
     fn damaged(&self, key: &LockKey, problem: String) -> LockError {
@@ -541,7 +574,7 @@ impl FileLocks {
 
     /// The error for a create that found the name taken.
     fn lost_race(&self, key: &LockKey, now: f64) -> Result<LockError, LockError> {
-        Ok(match self.entry(&key.file_name())? {
+        Ok(match self.files.entry(&key.file_name())? {
             Some(LockEntry::Held(held)) => LockError::Held(vec![self.conflict(key, held, now)]),
             Some(LockEntry::Damaged { problem, .. }) => self.damaged(key, problem),
             // Created and removed again in between: the path is contested
@@ -552,15 +585,6 @@ impl FileLocks {
                 problem: "another process created and removed this lock file while swarm was taking it; try again".into(),
             },
         })
-    }
-
-    fn event(&self, kind: AuditKind, by: Option<&str>, held: &HeldLock) -> AuditEvent {
-        let mut e = AuditEvent::new(kind, by);
-        e.path = Some(held.record.filepath.clone());
-        e.holder = Some(held.record.agent_id.clone());
-        e.locked_at = Some(held.record.locked_at);
-        e.reason = Some(held.record.reason.clone());
-        e
     }
 }
 
@@ -576,11 +600,18 @@ impl LockStore for FileLocks {
     fn acquire(
         &self,
         keys: &[LockKey],
-        agent: &str,
-        reason: Option<&str>,
-        default_reason: &str,
+        request: &LockRequest<'_>,
     ) -> Result<Vec<AcquiredLock>, LockError> {
-        FileLocks::acquire(self, keys, agent, reason, default_reason)
+        FileLocks::take(self, keys, request)
+    }
+
+    fn renew(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        ttl: Option<Duration>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        FileLocks::renew(self, keys, agent, ttl)
     }
 
     fn release(
@@ -629,7 +660,10 @@ mod contract_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let locks = FileLocks::new(&Paths::new(dir.path()), 300);
         lock_contract::basic_rules(&locks);
+        lock_contract::shared_and_exclusive(&locks);
+        lock_contract::leases_lapse_and_renewals_hold(&locks);
         let shared: Arc<dyn LockStore> = Arc::new(FileLocks::new(&Paths::new(dir.path()), 300));
-        lock_contract::one_winner_per_round(&[shared], 8, 20);
+        lock_contract::one_winner_per_round(std::slice::from_ref(&shared), 8, 20);
+        lock_contract::shared_and_exclusive_racers_never_mix(&[shared], 8, 20);
     }
 }

@@ -353,7 +353,7 @@ impl ReadState {
     /// The read state of the project laid out by `paths`.
     pub(crate) fn new(paths: &Paths) -> ReadState {
         ReadState {
-            cursors: StateFile::new(paths.swarm_dir().join("read_cursors.json")),
+            cursors: StateFile::new(paths.read_cursors()),
             python: StateFile::new(paths.last_read()),
         }
     }
@@ -700,7 +700,7 @@ mod tests {
         send(&log, "agent-1", "new");
         std::fs::create_dir_all(paths.swarm_dir()).expect("mkdir");
         std::fs::write(
-            paths.swarm_dir().join("read_cursors.json"),
+            paths.read_cursors(),
             format!(
                 "{{\"version\": 1, \"agents\": {{\"agent-1\": {{\"msg_id\": \"{}\", \"timestamp\": \"x\"}}}}}}",
                 first.msg_id

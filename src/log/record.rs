@@ -82,6 +82,17 @@ impl Outcome {
         }
     }
 
+    /// Kept in the person's inbox (they have no pane): delivered there.
+    pub fn to_person() -> Outcome {
+        Outcome {
+            status: Status::Delivered,
+            reason: Some(
+                "kept in the operator's inbox (a person has no pane; they were told)".into(),
+            ),
+            confirmed: None,
+        }
+    }
+
     /// Held until the pane is safe, with the reason.
     pub fn held(reason: impl Into<String>) -> Outcome {
         Outcome {

@@ -15,7 +15,10 @@ use crate::backend::Chores;
 use crate::domain::AgentId;
 use crate::domain::message::{self, MessageType};
 use crate::error::{Error, Result};
-use crate::locks::{Acquired, HeldLock, LockEntry, LockError, LockRecord, LockStore, Released};
+use crate::locks::{
+    Acquired, HeldLock, LockEntry, LockError, LockKey, LockRecord, LockRequest, LockStore,
+    Released, parse_ttl,
+};
 use crate::log::inbox::Selection;
 use crate::log::record::{MessageView, Status};
 use crate::messaging::{Recipients, SendReport, SendRequest};
@@ -59,6 +62,7 @@ pub(super) fn call(
         Tool::ReadMessages => read_messages(project, args::parse(&schema, raw)?),
         Tool::Acknowledge => acknowledge(project, args::parse(&schema, raw)?),
         Tool::Lock => lock(project, args::parse(&schema, raw)?),
+        Tool::Renew => renew(project, args::parse(&schema, raw)?),
         Tool::Unlock => unlock(project, args::parse(&schema, raw)?),
         Tool::WhoHolds => who_holds(project, args::parse(&schema, raw)?),
         Tool::ListLocks => {
@@ -187,7 +191,7 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let registry = project.registry_or_empty()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
     req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
-    let report = project.operator.messenger().send(&registry, req)?;
+    let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
@@ -220,7 +224,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
         msg_type,
         body,
     );
-    let report = project.operator.messenger().send(&registry, req)?;
+    let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -340,7 +344,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             );
             req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
-            let report = project.operator.messenger().send(&registry, req)?;
+            let report = project.operator.send(&registry, req)?;
             Ok(Reply::new(
                 format!(
                     "Acknowledged {}; {} was told.",
@@ -380,13 +384,48 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
 }
 
 fn lock_json(r: &LockRecord, table: &dyn LockStore, now: f64) -> Value {
-    json!({
+    let mut v = json!({
         "path": sanitize::one_line(&r.filepath),
         "holder": r.agent_id,
         "reason": sanitize::one_line(&r.reason),
         "age_seconds": (r.age(now) * 10.0).round() / 10.0,
         "stale": table.is_stale(r, now),
-    })
+        "shared": r.shared,
+    });
+    if r.shared {
+        v["holders"] = r
+            .holds()
+            .iter()
+            .map(|h| {
+                json!({
+                    "agent": h.agent_id,
+                    "reason": sanitize::one_line(&h.reason),
+                    "expires_in_seconds": h.expires_at.map(|end| left(end, now)),
+                })
+            })
+            .collect();
+    }
+    if let Some(end) = r.expires_at {
+        v["expires_at"] = json!(end);
+        v["expires_in_seconds"] = json!(left(end, now));
+    }
+    v
+}
+
+/// Seconds from `now` until `end`, one decimal, never negative.
+fn left(end: f64, now: f64) -> f64 {
+    ((end - now).max(0.0) * 10.0).round() / 10.0
+}
+
+/// The lock keys of `paths`, all valid or an error.
+fn lock_keys(project: &Project, paths: &[String]) -> Result<Vec<LockKey>> {
+    paths.iter().map(|p| project.lock_key(p)).collect()
+}
+
+/// A lease length argument (`ttl`).
+fn ttl(raw: Option<&str>) -> Result<Option<Duration>> {
+    raw.map(|t| parse_ttl(t).map_err(|e| Error::Invalid(format!("argument `ttl`: {e}"))))
+        .transpose()
 }
 
 /// Free text of at most `MAX_TEXT_CHARS`, one line (a lock reason).
@@ -413,19 +452,23 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .into());
     }
     let default_reason = sanitize::one_line(&project.config.locking.default_reason);
-    let keys = a
-        .paths
-        .iter()
-        .map(|p| project.lock_key(p))
-        .collect::<Result<Vec<_>>>()?;
+    let ttl = ttl(a.ttl.as_deref())?;
+    let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
     let table = project.locks();
+    let request = LockRequest {
+        agent: &agent,
+        reason: reason.as_deref(),
+        default_reason: &default_reason,
+        shared: a.shared,
+        ttl,
+    };
     let deadline = a
         .wait_seconds
         .map(|s| Instant::now() + Duration::from_secs(u64::from(s)));
     let mut pause = Duration::from_millis(50);
     let acquired = loop {
-        match table.acquire(&keys, &agent, reason.as_deref(), &default_reason) {
+        match table.acquire(&keys, &request) {
             Ok(acquired) => break acquired,
             // Waiting for another agent to finish: a growing pause keeps
             // the polling cheap (as `swarm lock --wait`).
@@ -442,7 +485,9 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
     for l in &acquired {
         let how = match &l.how {
             Acquired::Created => "locked".to_owned(),
+            Acquired::Joined => "locked (shared with others)".to_owned(),
             Acquired::Refreshed => "refreshed".to_owned(),
+            Acquired::Renewed => "renewed".to_owned(),
             Acquired::TookOver(old) => {
                 format!("locked (took over {}'s stale lock)", old.record.agent_id)
             }
@@ -461,19 +506,43 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
     ))
 }
 
+fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
+    let ttl = ttl(a.ttl.as_deref())?;
+    let keys = lock_keys(project, &a.paths)?;
+    let agent = project.agent()?;
+    let table = project.locks();
+    let renewed = table.renew(&keys, &agent, ttl)?;
+    let now = crate::locks::now();
+    let mut text = String::new();
+    for l in &renewed {
+        let mine = l.record.holds().into_iter().find(|h| h.agent_id == agent);
+        let until = match mine.and_then(|h| h.expires_at) {
+            Some(end) => format!(" (lease ends in {:.0}s)", left(end, now)),
+            None => String::new(),
+        };
+        text.push_str(&format!(
+            "renewed: {}{until}\n",
+            sanitize::one_line(&l.record.filepath)
+        ));
+    }
+    Ok(Reply::new(
+        text,
+        json!({
+            "agent": agent,
+            "renewed": renewed.iter().map(|l| lock_json(&l.record, table, now)).collect::<Vec<_>>(),
+        }),
+    ))
+}
+
 fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
-    let keys = a
-        .paths
-        .iter()
-        .map(|p| project.lock_key(p))
-        .collect::<Result<Vec<_>>>()?;
+    let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
     let released = project.locks().release(&keys, &agent, false)?;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {
         let path = sanitize::one_line(key.as_str());
-        let done = matches!(how, Released::Removed(_));
+        let done = matches!(how, Released::Removed(_) | Released::Left(_));
         text.push_str(&if done {
             format!("released: {path}\n")
         } else {

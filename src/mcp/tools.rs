@@ -94,6 +94,31 @@ pub(super) struct Lock {
     /// this many seconds (at most 600) instead of failing at once.
     #[schemars(range(min = 0, max = 600))]
     pub wait_seconds: Option<u32>,
+    /// Lock for reading only: other agents may take shared locks on the
+    /// same paths too, nobody (you included) may edit them, and exclusive
+    /// locks are refused while any is held.
+    #[serde(default)]
+    pub shared: bool,
+    /// Make it a lease that ends by itself after this long ("30s", "10m",
+    /// "2h", "1h30m"; at most 30 days) unless you renew it. Without it the
+    /// lock goes stale after the project's stale timeout.
+    #[schemars(length(max = 32))]
+    pub ttl: Option<String>,
+}
+
+/// The arguments of `renew`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Renew {
+    /// The paths or patterns of your locks to renew, spelled as when you
+    /// locked them (any spelling of the same path works).
+    #[schemars(length(min = 1, max = 100))]
+    pub paths: Vec<String>,
+    /// The new lease length, counted from now ("10m", "2h"); default: the
+    /// length the lease had.
+    #[schemars(length(max = 32))]
+    pub ttl: Option<String>,
 }
 
 /// The arguments of `unlock`.
@@ -272,8 +297,15 @@ tools! {
     Lock = "lock", Lock, read_only: false,
         "Lock files, directories or glob patterns before editing them, so other agents do not \
         edit them at the same time: all paths are locked or none. Locking your own lock again \
-        refreshes it. When another agent holds one, the error names them: wait_seconds waits \
-        for it, or message them. Release with unlock when done.";
+        refreshes it. shared=true locks for reading only (others may read along; nobody edits). \
+        ttl makes it a lease that ends by itself (renew it with renew). When another agent \
+        holds one, the error names them: wait_seconds waits for it, or message them. Release \
+        with unlock when done.";
+    /// Renewing leases.
+    Renew = "renew", Renew, read_only: false,
+        "Renew your own locks (leases) on these paths before they end: each counts again from \
+        now, for ttl or for the lease's own length. Fails, changing nothing, when you do not \
+        hold one of them (any more): then lock it again.";
     /// Releasing file locks.
     Unlock = "unlock", Unlock, read_only: false,
         "Release your locks on these paths (when your edit is done). Only your own locks can be \

@@ -151,12 +151,7 @@ pub(crate) fn lock<'a>(
             "the registry has no tmux pane id for this agent (run `swarm discover`)",
         ));
     };
-    let lock_file = StateFile::new(
-        paths
-            .swarm_dir()
-            .join("delivery")
-            .join(format!("pane-{}", pane.number())),
-    );
+    let lock_file = StateFile::new(paths.delivery_lock(pane.number()));
     let lock = lock_file
         .lock_only(settings.lock_timeout)
         .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;
@@ -305,6 +300,26 @@ impl PaneSession<'_> {
         self.read_capture(capture.as_deref())
     }
 
+    /// Reads the screen now and keeps the capture: the reading and what
+    /// tmux showed (`None` when the profile does not read screens).
+    pub(crate) fn look_now(&self) -> Option<(Reading, String)> {
+        if !self.profile.reads_screen() {
+            return None;
+        }
+        drop(self.early.borrow_mut().take());
+        let capture = self
+            .tmux
+            .capture_screen(&self.pane, self.profile.screen_detail())
+            .ok()?;
+        let reading = self.read_capture(Some(&capture))?;
+        Some((reading, capture))
+    }
+
+    /// Presses keys in the pane (tmux key names: `Down`, `Enter`, `4`).
+    pub(crate) fn press(&self, keys: &[&str]) -> Result<(), TmuxError> {
+        self.tmux.send_keys(&self.pane, keys)
+    }
+
     /// Reads a capture taken elsewhere (several panes at once); `None`
     /// when the profile does not read screens. No capture reads as unknown.
     pub(crate) fn read_capture(&self, capture: Option<&str>) -> Option<Reading> {
@@ -370,7 +385,21 @@ impl PaneSession<'_> {
     /// Why nothing may be typed now (`None`: go ahead). Agents whose
     /// screen is not read are always typed into.
     pub(crate) fn hold_reason(&self) -> Option<String> {
-        self.read()?.hold_reason(&self.agent)
+        let reading = self.read()?;
+        let reason = reading.hold_reason(&self.agent)?;
+        // A screen that cannot be read at all may be a tmux server that is
+        // not there: say that, not "no input box" (one more call, only on
+        // this path).
+        if reading.state == ScreenState::Unknown
+            && reading.box_text.is_none()
+            && let Err(e @ TmuxError::NoServer { .. }) = self.tmux.server_info()
+        {
+            return Some(format!(
+                "{e}; {}'s pane cannot be reached (it goes in once the pane is back)",
+                self.agent
+            ));
+        }
+        Some(reason)
     }
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text

@@ -30,6 +30,9 @@ pub(crate) struct MessagingSettings {
     pub max_inline_bytes: usize,
     /// Per-sender limit.
     pub rate: RateLimit,
+    /// The person's id (`messaging.operator`): a message to them is kept
+    /// in their inbox, never typed anywhere.
+    pub operator: String,
 }
 
 impl Default for MessagingSettings {
@@ -41,6 +44,7 @@ impl Default for MessagingSettings {
                 max: 10,
                 window: Duration::from_secs(60),
             },
+            operator: "operator".into(),
         }
     }
 }
@@ -63,6 +67,7 @@ impl MessagingSettings {
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
+            operator: c.messaging.operator.clone(),
         }
     }
 }

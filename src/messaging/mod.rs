@@ -5,6 +5,7 @@
 
 pub(crate) mod ack_retry;
 mod acknowledge;
+pub(crate) mod answer;
 pub(crate) mod delivery;
 pub(crate) mod held;
 mod messenger;

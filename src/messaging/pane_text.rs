@@ -51,7 +51,7 @@ impl Messenger<'_> {
 
     /// Writes a long body to `.swarm/messages/<id>.md` (once).
     fn write_body(&self, msg_id: &str, header: &str, content: &str) -> Result<PathBuf> {
-        let dir = self.paths.swarm_dir().join("messages");
+        let dir = self.paths.message_bodies();
         let path = dir.join(body_file_name(msg_id));
         let write_err = |source| Error::Io {
             what: format!("write the long message to {}", path.display()),

@@ -324,8 +324,9 @@ impl<'a> Messenger<'a> {
                 match registry.find(id).filter(|a| a.status != AgentStatus::Dead) {
                     Some(a) => Ok(vec![a.clone()]),
                     // swarm's own notices (an ACK to a sender that is not a
-                    // registered agent) still go to the log, queued.
-                    None if req.system => Ok(vec![AgentRecord {
+                    // registered agent) still go to the log, queued; a
+                    // message to the person goes to their inbox.
+                    None if req.system || *id == self.settings.operator => Ok(vec![AgentRecord {
                         id: AgentId::parse(id)?,
                         pane_index: String::new(),
                         pid: 0,
@@ -400,6 +401,13 @@ impl<'a> Messenger<'a> {
         marker: &str,
         ahead: Option<TypingAhead<'a>>,
     ) -> (Outcomes, Vec<Released>) {
+        // The person has no pane: their inbox is where a message to them
+        // goes, and being there is its delivery.
+        if let [a] = recipients
+            && a.id.as_str() == self.settings.operator
+        {
+            return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
+        }
         if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
             let local: Vec<AgentRecord> = recipients
                 .iter()

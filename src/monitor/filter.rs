@@ -2,8 +2,6 @@
 //! (type, agent, age), fixed for the whole run, and the ones changed with
 //! keys while it runs (type, agent, text).
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 
 use crate::domain::message::Message;
@@ -71,53 +69,6 @@ pub(super) fn involves(message: &Message, agent: &str) -> bool {
     message.sender == agent || message.is_for(agent)
 }
 
-/// Parses an age such as `30s`, `10m`, `2h`, `1d` or `1h30m`; a bare
-/// number is seconds.
-pub(crate) fn parse_duration(input: &str) -> Result<Duration, String> {
-    let text = input.trim();
-    let bad = || {
-        format!(
-            "invalid duration {input:?}: use a number with s, m, h or d, such as 30s, 10m, 2h or 1h30m"
-        )
-    };
-    if text.is_empty() {
-        return Err(bad());
-    }
-    if let Ok(secs) = text.parse::<u64>() {
-        return Ok(Duration::from_secs(secs));
-    }
-    let mut total: u64 = 0;
-    let mut digits = String::new();
-    for c in text.chars() {
-        if c.is_ascii_digit() {
-            digits.push(c);
-            continue;
-        }
-        let unit = match c.to_ascii_lowercase() {
-            's' => 1,
-            'm' => 60,
-            'h' => 3600,
-            'd' => 86_400,
-            _ => return Err(bad()),
-        };
-        let n: u64 = digits.parse().map_err(|_| bad())?;
-        digits.clear();
-        total = n
-            .checked_mul(unit)
-            .and_then(|s| total.checked_add(s))
-            .ok_or_else(bad)?;
-    }
-    if !digits.is_empty() {
-        return Err(bad());
-    }
-    // Later than anything chrono can subtract from now is no filter a
-    // person means; refuse it rather than overflow.
-    if total > 100 * 365 * 86_400 {
-        return Err(format!("duration {input:?} is longer than 100 years"));
-    }
-    Ok(Duration::from_secs(total))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,22 +81,6 @@ mod tests {
             MessageType::builtin(kind),
             "Needs the Auth module".into(),
         )
-    }
-
-    #[test]
-    fn durations() {
-        assert_eq!(parse_duration("30s"), Ok(Duration::from_secs(30)));
-        assert_eq!(parse_duration("10m"), Ok(Duration::from_secs(600)));
-        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
-        assert_eq!(parse_duration("1d"), Ok(Duration::from_secs(86_400)));
-        assert_eq!(parse_duration("1h30m"), Ok(Duration::from_secs(5400)));
-        assert_eq!(parse_duration(" 45 "), Ok(Duration::from_secs(45)));
-        assert_eq!(parse_duration("2H"), Ok(Duration::from_secs(7200)));
-        for bad in ["", "m", "10x", "1.5h", "-3m", "10m5", "h10"] {
-            assert!(parse_duration(bad).is_err(), "{bad:?}");
-        }
-        assert!(parse_duration("99999999999999999999d").is_err());
-        assert!(parse_duration("1000000d").is_err());
     }
 
     #[test]

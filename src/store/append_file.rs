@@ -29,9 +29,42 @@ impl AppendFile {
         &self.path
     }
 
+    /// The file opened for a process swarm starts to write its output to
+    /// (standard output and error), started afresh when it is larger than
+    /// `limit` bytes.
+    pub(crate) fn open_for_child(&self, limit: u64) -> Result<std::fs::File, StoreError> {
+        let write_err = |source| StoreError::Write {
+            path: self.path.clone(),
+            source,
+        };
+        if let Some(dir) = self.path.parent() {
+            super::state_file::ensure_private_dir(dir).map_err(write_err)?;
+        }
+        let fresh = std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.len() > limit);
+        OpenOptions::new()
+            .create(true)
+            .append(!fresh)
+            .write(true)
+            .truncate(fresh)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&self.path)
+            .map_err(write_err)
+    }
+
     /// Appends each of `lines` (a newline is added to any that lacks one)
     /// and flushes them to disk before returning.
     pub(crate) fn append_lines(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
+        self.append(lines, true)
+    }
+
+    /// The same without waiting for the disk: for records whose last lines
+    /// may be lost in a power cut (the activity feed), not for the audit.
+    pub(crate) fn append_lines_unsynced(&self, lines: &[Vec<u8>]) -> Result<(), StoreError> {
+        self.append(lines, false)
+    }
+
+    fn append(&self, lines: &[Vec<u8>], sync: bool) -> Result<(), StoreError> {
         if lines.is_empty() {
             return Ok(());
         }
@@ -65,7 +98,9 @@ impl AppendFile {
                 ))));
             }
         }
-        file.sync_data().map_err(write_err)?;
+        if sync {
+            file.sync_data().map_err(write_err)?;
+        }
         Ok(())
     }
 }

@@ -1,7 +1,8 @@
 //! The audit log, `.swarm/audit.log`: one JSON object per line for every
 //! action that overrides another agent or removes state on its behalf
-//! (forced unlocks, stale-lock takeovers, cleanups, acting `--as-other`),
-//! so that a person can see afterwards who did what to whom.
+//! (forced unlocks, stale-lock takeovers, cleanups, ended leases, acting
+//! `--as-other`), and for renewed leases, so that a person can see
+//! afterwards who did what to whom, and who kept what for how long.
 
 use serde::Serialize;
 
@@ -23,6 +24,14 @@ pub(crate) enum AuditKind {
     CleanDamaged,
     /// A command ran as another agent than the pane's own (`--as-other`).
     AsOther,
+    /// A person answered an agent's dialog (`swarm answer`, the monitor,
+    /// the dashboard).
+    Answered,
+    /// A lease ended and its claim was removed (by `swarm locks --clean`,
+    /// or when another agent took the path).
+    LeaseExpired,
+    /// A holder renewed its lease (`swarm lock --renew`).
+    LeaseRenewed,
 }
 
 /// One line of the audit log.

@@ -9,6 +9,7 @@ mod foreign_document;
 pub(crate) mod inspect;
 mod log_files;
 mod paths;
+mod presence_lock;
 mod root;
 mod state_dir;
 mod state_file;
@@ -19,6 +20,8 @@ pub(crate) use error::StoreError;
 pub(crate) use foreign_document::ForeignDocument;
 pub(crate) use log_files::{FileStat, LogFiles, ReadMeter, read_at};
 pub use paths::Paths;
+pub(crate) use paths::a2a_names;
+pub(crate) use presence_lock::{PresenceLock, Present};
 pub(crate) use root::{ProjectRoot, RootSource};
 pub use state_dir::StateDir;
 pub(crate) use state_file::{

@@ -5,6 +5,23 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+/// The file names of the A2A records in the project root (the Python
+/// tool's), which their views also show to people.
+pub(crate) mod a2a_names {
+    /// Agent cards.
+    pub(crate) const AGENT_CARDS: &str = "AGENT_CARDS.json";
+    /// Tasks.
+    pub(crate) const TASKS: &str = "TASKS.json";
+    /// Delegation attempts.
+    pub(crate) const DELEGATION_HISTORY: &str = "DELEGATION_HISTORY.json";
+    /// Learning data.
+    pub(crate) const LEARNING_DATA: &str = "LEARNING_DATA.json";
+    /// Shared contexts.
+    pub(crate) const CONTEXTS: &str = "CONTEXTS.json";
+    /// Resolved conflicts.
+    pub(crate) const CONFLICT_LOG: &str = "CONFLICT_LOG.json";
+}
+
 /// The state-file layout of one project.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Paths {
@@ -51,6 +68,34 @@ impl Paths {
         "/.COORDINATION.md.lock",
     ];
 
+    /// `.swarm/feed.jsonl`: the activity feed (docs/FORMATS.md).
+    pub fn feed(&self) -> PathBuf {
+        self.swarm_dir().join("feed.jsonl")
+    }
+
+    /// `.swarm/episodes.json`: which attention conditions are open for
+    /// which agent (docs/FORMATS.md).
+    pub fn episodes(&self) -> PathBuf {
+        self.swarm_dir().join("episodes.json")
+    }
+
+    /// `.swarm/watcher.lock`: every running watcher holds a shared lock
+    /// on it (docs/FORMATS.md).
+    pub fn watcher_lock(&self) -> PathBuf {
+        self.swarm_dir().join("watcher.lock")
+    }
+
+    /// `.swarm/watcher-background.lock`: the one background watcher holds
+    /// it.
+    pub fn background_watcher_lock(&self) -> PathBuf {
+        self.swarm_dir().join("watcher-background.lock")
+    }
+
+    /// `.swarm/watcher.log`: what the background watcher says.
+    pub fn watcher_log(&self) -> PathBuf {
+        self.swarm_dir().join("watcher.log")
+    }
+
     /// `ACTIVE_AGENTS.json`: the agent registry (docs/FORMATS.md).
     pub fn registry(&self) -> PathBuf {
         self.root.join("ACTIVE_AGENTS.json")
@@ -78,22 +123,22 @@ impl Paths {
 
     /// `AGENT_CARDS.json`: what each agent can do (docs/FORMATS.md).
     pub fn agent_cards(&self) -> PathBuf {
-        self.root.join("AGENT_CARDS.json")
+        self.root.join(a2a_names::AGENT_CARDS)
     }
 
     /// `TASKS.json`: tasks and their history (docs/FORMATS.md).
     pub fn tasks(&self) -> PathBuf {
-        self.root.join("TASKS.json")
+        self.root.join(a2a_names::TASKS)
     }
 
     /// `DELEGATION_HISTORY.json`: every delegation attempt (docs/FORMATS.md).
     pub fn delegation_history(&self) -> PathBuf {
-        self.root.join("DELEGATION_HISTORY.json")
+        self.root.join(a2a_names::DELEGATION_HISTORY)
     }
 
     /// `LEARNING_DATA.json`: per-agent performance records (docs/FORMATS.md).
     pub fn learning_data(&self) -> PathBuf {
-        self.root.join("LEARNING_DATA.json")
+        self.root.join(a2a_names::LEARNING_DATA)
     }
 
     /// `.agent_memory/`: one `<agent_id>.json` per agent (docs/FORMATS.md).
@@ -103,12 +148,12 @@ impl Paths {
 
     /// `CONTEXTS.json`: shared contexts and their decisions (docs/FORMATS.md).
     pub fn contexts(&self) -> PathBuf {
-        self.root.join("CONTEXTS.json")
+        self.root.join(a2a_names::CONTEXTS)
     }
 
     /// `CONFLICT_LOG.json`: resolved lock conflicts (docs/FORMATS.md).
     pub fn conflict_log(&self) -> PathBuf {
-        self.root.join("CONFLICT_LOG.json")
+        self.root.join(a2a_names::CONFLICT_LOG)
     }
 
     /// `.swarm/`: state that only swarm reads.
@@ -134,11 +179,55 @@ impl Paths {
         self.swarm_dir().join("lock_index.json")
     }
 
+    /// `.swarm/lock_terms/`: what a lock file cannot say in the Python
+    /// tool's shape (the holders of a shared lock, the ends of leases), one
+    /// `<lock file name>.json` per lock that has any.
+    pub fn lock_terms_dir(&self) -> PathBuf {
+        self.swarm_dir().join("lock_terms")
+    }
+
     /// `.swarm/message_log.json`: the rotated segments of the message log,
     /// who each holds messages for, and the number the live log will get
     /// when it is rotated (docs/MESSAGE_LOG.md).
     pub fn message_log_index(&self) -> PathBuf {
         self.swarm_dir().join("message_log.json")
+    }
+
+    /// `.swarm/read_cursors.json`: each agent's read position in the
+    /// message log (docs/FORMATS.md).
+    pub(crate) fn read_cursors(&self) -> PathBuf {
+        self.swarm_dir().join("read_cursors.json")
+    }
+
+    /// `.swarm/ack_due`: the earliest due time of the pending ACKs, the
+    /// cheap check every command makes (docs/FORMATS.md).
+    pub(crate) fn ack_due(&self) -> PathBuf {
+        self.swarm_dir().join("ack_due")
+    }
+
+    /// `.swarm/held.json`: messages held back from panes (docs/FORMATS.md).
+    pub(crate) fn held(&self) -> PathBuf {
+        self.swarm_dir().join("held.json")
+    }
+
+    /// `.swarm/rate_limits.json`: each sender's rate window
+    /// (docs/FORMATS.md).
+    pub(crate) fn rate_limits(&self) -> PathBuf {
+        self.swarm_dir().join("rate_limits.json")
+    }
+
+    /// `.swarm/messages/`: bodies too long to type, one file per message
+    /// (docs/FORMATS.md).
+    pub(crate) fn message_bodies(&self) -> PathBuf {
+        self.swarm_dir().join("messages")
+    }
+
+    /// `.swarm/delivery/pane-N`: the delivery lock of pane `%N`, so that
+    /// concurrent senders never interleave (docs/FORMATS.md).
+    pub(crate) fn delivery_lock(&self, pane_number: u32) -> PathBuf {
+        self.swarm_dir()
+            .join("delivery")
+            .join(format!("pane-{pane_number}"))
     }
 
     /// `.swarm/audit.log`: JSON lines recording forced and administrative

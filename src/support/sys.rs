@@ -1,8 +1,9 @@
 //! What the operating system does for long-running commands and the demo
 //! agent: stop signals turned into messages (signal-hook), a terminal in
-//! raw mode (crossterm), noticing a closed stdout pipe, and the demo
-//! agent's read of stdin with a time limit (`poll` and `read` on a plain
-//! fd, which no crate in the tree offers: the only `unsafe` in swarm).
+//! raw mode (crossterm), noticing a closed stdout pipe, the demo agent's
+//! read of stdin with a time limit, and stopping a process group whose
+//! time is up (`poll`, `read` and `kill` on plain numbers, which no crate
+//! in the tree offers: the only `unsafe` in swarm).
 
 use std::io;
 use std::sync::mpsc;
@@ -116,6 +117,25 @@ pub(crate) fn read_stdin(
     Ok(Some(got as usize))
 }
 
+/// Sends SIGKILL to every process of the process group `pgid` (a command
+/// started in a group of its own, whose time is up): killing only the
+/// shell would leave what it started running. Refuses the groups 0 and 1,
+/// which would name this process's own group or init's.
+#[allow(unsafe_code)]
+pub(crate) fn kill_process_group(pgid: u32) -> io::Result<()> {
+    let pgid = libc::pid_t::try_from(pgid)
+        .ok()
+        .filter(|p| *p > 1)
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: kill(2) takes plain numbers; a negative pid names a group.
+    let rc = unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,5 +148,20 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("signal delivered");
         assert_eq!(got, SIGHUP);
+    }
+
+    #[test]
+    fn a_process_group_is_stopped_whole() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 60 & sleep 60; wait"])
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        kill_process_group(child.id()).expect("kill");
+        let status = child.wait().expect("wait");
+        assert!(!status.success());
+        assert!(kill_process_group(0).is_err());
+        assert!(kill_process_group(1).is_err());
     }
 }

@@ -36,6 +36,14 @@ impl Args {
         self
     }
 
+    /// Ends this command and runs the commands of `next` after it in the
+    /// same invocation.
+    pub(super) fn join(mut self, next: Args) -> Args {
+        self.argv.push(";".into());
+        self.argv.extend(next.argv);
+        self
+    }
+
     /// Ends this command and starts `command` in the same invocation.
     pub(super) fn then(mut self, command: &'static str) -> Args {
         self.argv.push(";".into());

@@ -13,6 +13,7 @@ mod screens;
 mod script;
 mod server;
 mod sessions;
+mod status;
 #[cfg(test)]
 mod test_pane;
 mod typing;
@@ -26,5 +27,6 @@ pub use panes::PaneLabel;
 pub(crate) use screens::{PendingScreens, ScreenDetail};
 pub use server::Server;
 pub(crate) use sessions::{NewPaneLabel, SessionSpec};
+pub(crate) use status::SessionNotice;
 pub(crate) use typing::PreparedPaste;
 pub(crate) use version::{MINIMUM as MINIMUM_VERSION, Version};

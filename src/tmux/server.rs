@@ -46,6 +46,20 @@ impl Server {
 
     /// The arguments that select this server, to put right after `tmux`.
     pub fn args(&self) -> Vec<OsString> {
+        self.args_vec()
+    }
+
+    /// The value of `--tmux-socket` that selects this server again (for a
+    /// process swarm starts), `None` for the default server.
+    pub(crate) fn socket_arg(&self) -> Option<OsString> {
+        match self {
+            Server::Default => None,
+            Server::Named(name) => Some(name.into()),
+            Server::Socket(path) | Server::Inherited(path) => Some(path.clone().into_os_string()),
+        }
+    }
+
+    fn args_vec(&self) -> Vec<OsString> {
         match self {
             Server::Default => Vec::new(),
             Server::Named(name) => vec!["-L".into(), name.into()],

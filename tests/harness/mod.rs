@@ -261,6 +261,17 @@ impl Project {
         register_agents(&self.path(), ids, pane);
     }
 
+    /// Writes the per-user config file the `swarm` commands of this
+    /// project read (`$XDG_CONFIG_HOME/swarm/config.toml`); returns its
+    /// path.
+    pub fn user_config(&self, text: &str) -> PathBuf {
+        let dir = self.file(".user-config/swarm");
+        fs::create_dir_all(&dir).expect("mkdir");
+        let path = dir.join("config.toml");
+        fs::write(&path, text).expect("write");
+        path
+    }
+
     /// Names of the files in a directory of the project, sorted.
     pub fn ls(&self, rel: &str) -> Vec<String> {
         let mut names: Vec<String> = fs::read_dir(self.file(rel))
@@ -323,7 +334,10 @@ pub fn swarm_outside_tmux(project: &Project) -> assert_cmd::Command {
 
 /// `swarm` in `project` as a plain process, for one the test starts and
 /// stops itself (a `watch`, a process killed mid-write): a clean
-/// environment, talking to `server` (to none when `None`).
+/// environment, talking to `server` (to none when `None`). The per-user
+/// config file is looked for in the project's `.user-config/` (see
+/// `Project::user_config`), never in the tester's own, and the tester's
+/// notification settings are not passed on.
 pub fn swarm_process(project: &Project, server: Option<&TmuxServer>) -> Command {
     let mut cmd = Command::new(swarm_bin());
     cmd.current_dir(project.path())
@@ -331,6 +345,14 @@ pub fn swarm_process(project: &Project, server: Option<&TmuxServer>) -> Command 
         .env_remove("TMUX_PANE")
         .env_remove("CLAUDESWARM_ROOT")
         .env_remove("SWARM_TMUX_SOCKET")
+        .env_remove("SWARM_NOTIFY_WEBHOOK")
+        .env_remove("SWARM_NOTIFY_COMMAND")
+        .env_remove("SWARM_NOTIFY_DESKTOP")
+        .env("XDG_CONFIG_HOME", project.path().join(".user-config"))
+        // Tests that exercise the background watcher turn it on
+        // themselves; elsewhere it would type held messages in behind
+        // the test's back.
+        .env("SWARM_WATCHER_AUTOSTART", "false")
         .env("NO_COLOR", "1");
     if let Some(server) = server {
         cmd.env("SWARM_TMUX_SOCKET", &server.socket);

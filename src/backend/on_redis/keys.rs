@@ -38,7 +38,8 @@ impl Keys {
 
     /// `locks`, a hash: one field per lock, the normalised path or pattern
     /// -> the lock as JSON (`agent_id`, `filepath`, `locked_at`, `reason`,
-    /// `fence`, `host`).
+    /// `fence`, `host`; `expires_at` for a lease, `shared` and `sharers`
+    /// for a shared lock).
     pub(crate) fn locks(&self) -> String {
         self.key("locks")
     }
@@ -48,8 +49,9 @@ impl Keys {
         self.key("fence")
     }
 
-    /// `audit`, a stream: forced unlocks, stale takeovers and cleanups, one
-    /// JSON event per entry, written in the transaction of the change.
+    /// `audit`, a stream: forced unlocks, stale takeovers, cleanups, ended
+    /// and renewed leases, one JSON event per entry, written in the
+    /// transaction of the change.
     pub(crate) fn audit(&self) -> String {
         self.key("audit")
     }
@@ -165,6 +167,18 @@ impl Keys {
         self.key(&format!("handed:{}", handoff.identity()))
     }
 
+    /// `episodes`, a hash: `<agent>/<condition>` -> the attention episode
+    /// record as JSON (`open`, `changed`, `episode`, `opened`, `detail`).
+    pub(crate) fn episodes(&self) -> String {
+        self.key("episodes")
+    }
+
+    /// `feed`, a stream: the activity feed, one entry per line (field
+    /// `e`: the line's JSON); trimmed by size and age on append.
+    pub(crate) fn feed(&self) -> String {
+        self.key("feed")
+    }
+
     /// A `KEYS` pattern below the swarm's prefix, for tests that look for
     /// keys made by the functions above.
     #[cfg(test)]
@@ -205,6 +219,8 @@ mod tests {
             k.cursors(),
             k.deliver("h1"),
             Keys::lock_of(&k.coordination()),
+            k.episodes(),
+            k.feed(),
         ];
         assert_eq!(
             names,
@@ -225,6 +241,8 @@ mod tests {
                 "{swarm:p}:cursors",
                 "{swarm:p}:deliver:h1",
                 "{swarm:p}:coordination:lock",
+                "{swarm:p}:episodes",
+                "{swarm:p}:feed",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();

@@ -8,8 +8,11 @@
 //! the others run their check again on what is there now and find the
 //! winner's lock.
 //!
-//! Time comes from the server (`TIME`), not from each host's clock, so
-//! that staleness means the same on every host. Every acquisition takes
+//! Shared locks keep every holder's claim in the lock's JSON (`shared`,
+//! `sharers`), and a lease its end (`expires_at`); the same rules as the
+//! files decide (`locks::lock_plan`). Time comes from the server (`TIME`),
+//! not from each host's clock, so that staleness and the end of a lease
+//! mean the same on every host. Every acquisition takes
 //! the next number of `{swarm:NAME}:fence`, a counter that only grows: a
 //! holder that was paused past the stale timeout and lost its lock can be
 //! told apart from the new holder by its smaller token. Takeovers and
@@ -17,10 +20,12 @@
 //! same transaction as the change they record.
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::locks::{
     Acquired, AcquiredLock, CleanReport, Conflict, HeldLock, LockEntry, LockError, LockKey,
-    LockRecord, LockStore, Related, Released, lock_file_name,
+    LockRecord, LockRequest, LockStore, Pruned, Related, Release, Released, lapse_event,
+    lock_event, lock_file_name, lock_plan, renew_event,
 };
 use crate::store::StoreError;
 use crate::store::audit::{AuditEvent, AuditKind};
@@ -50,6 +55,10 @@ impl RedisLocks {
 
     fn connect(&self) -> Result<Redis, LockError> {
         Ok(self.target.connect()?)
+    }
+
+    fn conflict(&self, key: &LockKey, held: &HeldLock, now: f64) -> Conflict {
+        Conflict::new(key.as_str(), held.clone(), now, self.stale_after)
     }
 
     fn overlapping<'a>(&self, all: &'a [HeldLock], key: &LockKey) -> Vec<&'a HeldLock> {
@@ -82,9 +91,7 @@ impl LockStore for RedisLocks {
     fn acquire(
         &self,
         keys: &[LockKey],
-        agent: &str,
-        reason: Option<&str>,
-        default_reason: &str,
+        request: &LockRequest<'_>,
     ) -> Result<Vec<AcquiredLock>, LockError> {
         let mut r = self.connect()?;
         let locks = r.keys.locks();
@@ -99,10 +106,8 @@ impl LockStore for RedisLocks {
             for key in dedup(keys) {
                 let mut exact = None;
                 for held in self.overlapping(&all, key) {
-                    let mine = held.record.agent_id == agent;
-                    let stale = held.record.is_stale(now, self.stale_after);
-                    if !mine && !stale {
-                        conflicts.push(conflict(key, held, now));
+                    if lock_plan::blocks(&held.record, request, now, self.stale_after) {
+                        conflicts.push(self.conflict(key, held, now));
                     }
                     if held.record.filepath == key.as_str() {
                         exact = Some(held.clone());
@@ -120,41 +125,71 @@ impl LockStore for RedisLocks {
             let mut out = Vec::new();
             for (key, exact) in plans {
                 next += 1;
-                let how = match exact {
-                    None => Acquired::Created,
-                    Some(old) if old.record.agent_id == agent => Acquired::Refreshed,
-                    Some(old) => Acquired::TookOver(Box::new(old)),
-                };
-                let reason = match (&how, reason) {
-                    (_, Some(reason)) => reason.to_owned(),
-                    (Acquired::Refreshed, None) => all
-                        .iter()
-                        .find(|h| h.record.filepath == key.as_str())
-                        .map(|h| h.record.reason.clone())
-                        .unwrap_or_default(),
-                    (_, None) => default_reason.to_owned(),
-                };
-                let record = LockRecord {
-                    agent_id: agent.to_owned(),
-                    filepath: key.as_str().to_owned(),
-                    locked_at: now,
-                    reason,
-                    fence: Some(next),
-                    host: Some(self.host.clone()),
-                };
-                if let Acquired::TookOver(old) = &how {
-                    let e = event(AuditKind::StaleTakeover, Some(agent), old);
-                    pipe.cmd("XADD")
-                        .arg(&audit)
-                        .arg("*")
-                        .arg("event")
-                        .arg(line(&e));
+                let taken =
+                    lock_plan::take(key.as_str(), exact.as_ref(), request, now, self.stale_after);
+                let mut record = taken.record;
+                record.fence = Some(next);
+                record.host = Some(self.host.clone());
+                for h in &taken.dropped {
+                    let e = lapse_event(
+                        AuditKind::StaleTakeover,
+                        Some(request.agent),
+                        key.as_str(),
+                        h,
+                    );
+                    add_event(&mut pipe, &audit, &e);
                 }
                 pipe.cmd("HSET")
                     .arg(&locks)
                     .arg(key.as_str())
                     .arg(encode(&record));
-                out.push(AcquiredLock { record, how });
+                out.push(AcquiredLock {
+                    record,
+                    how: taken.how,
+                });
+            }
+            pipe.cmd("SET").arg(&fence).arg(next);
+            Ok((Some(pipe), out))
+        })
+    }
+
+    fn renew(
+        &self,
+        keys: &[LockKey],
+        agent: &str,
+        ttl: Option<Duration>,
+    ) -> Result<Vec<AcquiredLock>, LockError> {
+        let mut r = self.connect()?;
+        let locks = r.keys.locks();
+        let fence = r.keys.fence();
+        let audit = r.keys.audit();
+        let watch = [locks.clone(), fence.clone()];
+        r.transaction(&watch, |r| {
+            let now = server_time(r)?;
+            let all = self.read_all(r)?;
+            let mut next: u64 = r
+                .query::<Option<u64>>(redis::cmd("GET").arg(&fence))?
+                .unwrap_or(0);
+            let mut pipe = redis::pipe();
+            let mut out = Vec::new();
+            for key in dedup(keys) {
+                let exact = all.iter().find(|h| h.record.filepath == key.as_str());
+                let (mut record, hold) =
+                    lock_plan::renew(key.as_str(), exact, agent, ttl, now, self.stale_after)?;
+                next += 1;
+                record.fence = Some(next);
+                record.host = Some(self.host.clone());
+                if hold.expires_at.is_some() {
+                    add_event(&mut pipe, &audit, &renew_event(key.as_str(), &hold));
+                }
+                pipe.cmd("HSET")
+                    .arg(&locks)
+                    .arg(key.as_str())
+                    .arg(encode(&record));
+                out.push(AcquiredLock {
+                    record,
+                    how: Acquired::Renewed,
+                });
             }
             pipe.cmd("SET").arg(&fence).arg(next);
             Ok((Some(pipe), out))
@@ -176,32 +211,29 @@ impl LockStore for RedisLocks {
             let mut out = Vec::new();
             let mut writes = false;
             for key in dedup(keys) {
-                let held = all.iter().find(|h| h.record.filepath == key.as_str());
-                let plan = match held {
-                    None => Released::NotLocked,
-                    Some(h) if h.record.agent_id == agent => Released::Removed(h.clone()),
-                    Some(h) if force => {
-                        let e = event(AuditKind::ForceUnlock, Some(agent), h);
-                        pipe.cmd("XADD")
-                            .arg(&audit)
-                            .arg("*")
-                            .arg("event")
-                            .arg(line(&e));
-                        Released::Forced(h.clone())
+                let Some(held) = all.iter().find(|h| h.record.filepath == key.as_str()) else {
+                    out.push((key.clone(), Released::NotLocked));
+                    continue;
+                };
+                let released = match lock_plan::release(key, held, agent, force)? {
+                    Release::Remove(released) => {
+                        if let Released::Forced(h) = &released {
+                            let e = lock_event(AuditKind::ForceUnlock, Some(agent), h);
+                            add_event(&mut pipe, &audit, &e);
+                        }
+                        pipe.cmd("HDEL").arg(&locks).arg(key.as_str());
+                        released
                     }
-                    Some(h) => {
-                        return Err(LockError::NotHolder {
-                            path: key.as_str().to_owned(),
-                            holder: h.record.agent_id.clone(),
-                            agent: agent.to_owned(),
-                        });
+                    Release::Rewrite(record, released) => {
+                        pipe.cmd("HSET")
+                            .arg(&locks)
+                            .arg(key.as_str())
+                            .arg(encode(&record));
+                        released
                     }
                 };
-                if held.is_some() {
-                    pipe.cmd("HDEL").arg(&locks).arg(key.as_str());
-                    writes = true;
-                }
-                out.push((key.clone(), plan));
+                writes = true;
+                out.push((key.clone(), released));
             }
             Ok((writes.then_some(pipe), out))
         })
@@ -227,13 +259,14 @@ impl LockStore for RedisLocks {
         let all = self.read_all(&mut r)?;
         let mut found = Vec::new();
         for key in dedup(keys) {
-            for held in self.overlapping(&all, key) {
-                if Some(held.record.agent_id.as_str()) != agent
-                    && !held.record.is_stale(now, self.stale_after)
-                {
-                    found.push(conflict(key, held, now));
-                }
-            }
+            let locks: Vec<HeldLock> = self.overlapping(&all, key).into_iter().cloned().collect();
+            found.extend(lock_plan::edit_blockers(
+                key,
+                &locks,
+                agent,
+                now,
+                self.stale_after,
+            ));
         }
         Ok(found)
     }
@@ -251,26 +284,31 @@ impl LockStore for RedisLocks {
         let audit = r.keys.audit();
         r.transaction(std::slice::from_ref(&locks), |r| {
             let now = server_time(r)?;
-            let stale: Vec<HeldLock> = self
-                .read_all(r)?
-                .into_iter()
-                .filter(|h| h.record.is_stale(now, self.stale_after))
-                .collect();
             let mut pipe = redis::pipe();
-            for h in &stale {
-                let e = event(AuditKind::CleanStale, by, h);
-                pipe.cmd("XADD")
-                    .arg(&audit)
-                    .arg("*")
-                    .arg("event")
-                    .arg(line(&e));
-                pipe.cmd("HDEL").arg(&locks).arg(&h.record.filepath);
+            let mut report = CleanReport::default();
+            for h in self.read_all(r)? {
+                let lapsed = match lock_plan::prune(&h.record, now, self.stale_after) {
+                    Pruned::Unchanged => continue,
+                    Pruned::Removed(lapsed) => {
+                        pipe.cmd("HDEL").arg(&locks).arg(&h.record.filepath);
+                        report.stale.push(h.clone());
+                        lapsed
+                    }
+                    Pruned::Rewritten(record, lapsed) => {
+                        pipe.cmd("HSET")
+                            .arg(&locks)
+                            .arg(&h.record.filepath)
+                            .arg(encode(&record));
+                        report.pruned.push(h.clone());
+                        lapsed
+                    }
+                };
+                for hold in &lapsed {
+                    let e = lapse_event(AuditKind::CleanStale, by, &h.record.filepath, hold);
+                    add_event(&mut pipe, &audit, &e);
+                }
             }
-            let writes = !stale.is_empty();
-            let report = CleanReport {
-                stale,
-                ..CleanReport::default()
-            };
+            let writes = !report.stale.is_empty() || !report.pruned.is_empty();
             Ok((writes.then_some(pipe), report))
         })
     }
@@ -295,25 +333,10 @@ fn server_time(r: &mut Redis) -> Result<f64, StoreError> {
     Ok(secs as f64 + micros as f64 / 1e6)
 }
 
-fn conflict(key: &LockKey, held: &HeldLock, now: f64) -> Conflict {
-    Conflict {
-        requested: key.as_str().to_owned(),
-        age: held.record.age(now),
-        held: held.clone(),
-    }
-}
-
-fn event(kind: AuditKind, by: Option<&str>, held: &HeldLock) -> AuditEvent {
-    let mut e = AuditEvent::new(kind, by);
-    e.path = Some(held.record.filepath.clone());
-    e.holder = Some(held.record.agent_id.clone());
-    e.locked_at = Some(held.record.locked_at);
-    e.reason = Some(held.record.reason.clone());
-    e
-}
-
-fn line(e: &AuditEvent) -> Vec<u8> {
-    json::to_vec(e, Layout::Line).unwrap_or_default()
+/// Adds `e` to the audit stream `audit` in the transaction `pipe`.
+fn add_event(pipe: &mut redis::Pipeline, audit: &str, e: &AuditEvent) {
+    let line = json::to_vec(e, Layout::Line).unwrap_or_default();
+    pipe.cmd("XADD").arg(audit).arg("*").arg("event").arg(line);
 }
 
 fn encode(r: &LockRecord) -> Vec<u8> {
@@ -347,12 +370,19 @@ mod tests {
     fn redis_locks_keep_the_contract() {
         let server = TestServer::start();
         lock_contract::basic_rules(&store(&server, "basic", "a", 300));
+        lock_contract::shared_and_exclusive(&store(&server, "shared", "a", 300));
+        lock_contract::leases_lapse_and_renewals_hold(&store(&server, "lease", "a", 300));
         // 32 racers split over two hosts sharing the swarm, 500 rounds.
         let hosts: [Arc<dyn LockStore>; 2] = [
             Arc::new(store(&server, "race", "host-a", 300)),
             Arc::new(store(&server, "race", "host-b", 300)),
         ];
         lock_contract::one_winner_per_round(&hosts, 32, 500);
+        let hosts: [Arc<dyn LockStore>; 2] = [
+            Arc::new(store(&server, "mixed", "host-a", 300)),
+            Arc::new(store(&server, "mixed", "host-b", 300)),
+        ];
+        lock_contract::shared_and_exclusive_racers_never_mix(&hosts, 16, 200);
     }
 
     #[test]
@@ -361,14 +391,20 @@ mod tests {
         let a = store(&server, "t", "host-a", 60);
         let b = store(&server, "t", "host-b", 60);
         let first = a
-            .acquire(&[key("x.py")], "agent-1", Some("mine"), "w")
+            .acquire(
+                &[key("x.py")],
+                &LockRequest::exclusive("agent-1", Some("mine"), "w"),
+            )
             .expect("lock");
         let again = a
-            .acquire(&[key("x.py")], "agent-1", None, "w")
+            .acquire(
+                &[key("x.py")],
+                &LockRequest::exclusive("agent-1", None, "w"),
+            )
             .expect("refresh");
         assert!(again[0].record.fence > first[0].record.fence);
         assert!(matches!(
-            b.acquire(&[key("*.py")], "agent-2", None, "w"),
+            b.acquire(&[key("*.py")], &LockRequest::exclusive("agent-2", None, "w")),
             Err(LockError::Held(c)) if c.len() == 1
         ));
         // Age the lock past the stale timeout by rewriting its time.
@@ -382,7 +418,10 @@ mod tests {
         r.query::<()>(redis::cmd("HSET").arg(&locks).arg("x.py").arg(encode(&old)))
             .expect("hset");
         let took = b
-            .acquire(&[key("x.py")], "agent-2", None, "w")
+            .acquire(
+                &[key("x.py")],
+                &LockRequest::exclusive("agent-2", None, "w"),
+            )
             .expect("takeover");
         assert!(matches!(&took[0].how, Acquired::TookOver(h) if h.record.agent_id == "agent-1"));
         assert_eq!(took[0].record.host.as_deref(), Some("host-b"));
@@ -409,21 +448,23 @@ mod tests {
                 .expect("hset");
         }
         assert!(a.list().expect("list").is_empty());
-        a.acquire(&[key("a.py")], "agent-1", None, "w")
-            .expect("replaces garbage");
+        a.acquire(
+            &[key("a.py")],
+            &LockRequest::exclusive("agent-1", None, "w"),
+        )
+        .expect("replaces garbage");
         assert_eq!(a.list().expect("list").len(), 1);
     }
 
     #[test]
     fn an_unreachable_server_fails_with_exit_code_8() {
-        let t = RedisTarget::new(
-            "redis://127.0.0.1:1",
-            "x",
-            std::time::Duration::from_millis(300),
-        );
+        let t = RedisTarget::new("redis://127.0.0.1:1", "x", Duration::from_millis(300));
         let a = RedisLocks::new(t, Path::new("/nonexistent"), "a", 60);
         let e = a
-            .acquire(&[key("a.py")], "agent-1", None, "w")
+            .acquire(
+                &[key("a.py")],
+                &LockRequest::exclusive("agent-1", None, "w"),
+            )
             .expect_err("down");
         assert_eq!(
             e.exit_code(),

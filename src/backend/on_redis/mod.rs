@@ -5,6 +5,8 @@
 mod a2a;
 mod acks;
 mod conn;
+mod episodes;
+mod feed;
 mod held;
 mod keys;
 mod locks;
@@ -18,6 +20,8 @@ mod test_server;
 pub(crate) use a2a::RedisA2a;
 pub(crate) use acks::RedisAcks;
 pub(crate) use conn::RedisTarget;
+pub(crate) use episodes::RedisEpisodes;
+pub(crate) use feed::RedisFeed;
 pub(crate) use held::RedisHeld;
 pub(crate) use locks::RedisLocks;
 pub(crate) use log::RedisLog;

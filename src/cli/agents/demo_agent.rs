@@ -29,6 +29,11 @@ pub(crate) struct DemoAgentArgs {
     /// that drops an Enter arriving too soon after a paste (for tests)
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     drop_enters: u32,
+    /// Wait this many milliseconds before drawing the prompt, like an agent
+    /// that takes a while to start (for tests)
+    #[arg(long, value_name = "MS", default_value_t = 0, hide = true,
+          value_parser = clap::value_parser!(u64).range(0..=60_000))]
+    slow_start: u64,
 }
 
 /// This pane's `@swarm_agent` label, once it is there (at most a few
@@ -50,6 +55,7 @@ fn agent_label() -> Option<String> {
 
 /// Runs the demo agent on this terminal until it is told to quit.
 pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
+    std::thread::sleep(Duration::from_millis(args.slow_start));
     let name = args
         .name
         .clone()

@@ -81,10 +81,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     );
     let (released, holders) = release_locks(ctx, &found.dropped)?;
     if released > 0 {
+        let audit = ctx.paths.audit_log();
         s.push_str(&format!(
-            "Released {released} lock{} of {} (each recorded in .swarm/audit.log).\n",
+            "Released {released} lock{} of {} (each recorded in {}).\n",
             if released == 1 { "" } else { "s" },
-            holders.join(", ")
+            holders.join(", "),
+            ctx.paths.relative(&audit).display()
         ));
     }
     if args.remove_worktrees {
@@ -204,22 +206,38 @@ fn registered_session(ctx: &Context) -> Result<String> {
 
 /// Releases every lock held by one of `agents` (which have left the
 /// swarm, so nobody else ever would), each recorded in the audit log as a
-/// forced release by whoever runs `down`. Returns how many were released
+/// forced release by whoever runs `down`; of a shared lock others still
+/// hold, only the leaving agents' claims. Returns how many were released
 /// and whose they were.
 fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>)> {
     if agents.is_empty() {
         return Ok((0, Vec::new()));
     }
     let locks = ctx.locks()?;
-    let keys: Vec<LockKey> = locks
-        .list()?
-        .into_iter()
-        .filter_map(|entry| match entry {
-            LockEntry::Held(held) if agents.contains(&held.record.agent_id) => held.key,
-            _ => None,
-        })
-        .collect();
-    if keys.is_empty() {
+    let mut keys: Vec<LockKey> = Vec::new();
+    // Claims of leaving agents on shared locks that others keep.
+    let mut claims: Vec<(LockKey, String)> = Vec::new();
+    for entry in locks.list()? {
+        let LockEntry::Held(held) = entry else {
+            continue;
+        };
+        let Some(key) = held.key else { continue };
+        let holds = held.record.holds();
+        let leaving: Vec<String> = holds
+            .iter()
+            .map(|h| h.agent_id.clone())
+            .filter(|id| agents.contains(id))
+            .collect();
+        if leaving.is_empty() {
+            continue;
+        }
+        if leaving.len() == holds.len() {
+            keys.push(key);
+        } else {
+            claims.extend(leaving.into_iter().map(|id| (key.clone(), id)));
+        }
+    }
+    if keys.is_empty() && claims.is_empty() {
         return Ok((0, Vec::new()));
     }
     let by = match actor::detect(ctx)? {
@@ -228,10 +246,20 @@ fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>
     };
     let mut holders: Vec<String> = Vec::new();
     let mut released = 0;
-    for (_, how) in locks.release(&keys, &by, true)? {
-        if let Released::Removed(held) | Released::Forced(held) = how {
-            released += 1;
-            holders.push(held.record.agent_id);
+    if !keys.is_empty() {
+        for (_, how) in locks.release(&keys, &by, true)? {
+            if let Released::Removed(held) | Released::Forced(held) = how {
+                released += 1;
+                holders.extend(held.record.holds().into_iter().map(|h| h.agent_id));
+            }
+        }
+    }
+    for (key, agent) in claims {
+        for (_, how) in locks.release(std::slice::from_ref(&key), &agent, false)? {
+            if let Released::Left(_) | Released::Removed(_) = how {
+                released += 1;
+                holders.push(agent.clone());
+            }
         }
     }
     // In the registry's order, each once.

@@ -2,11 +2,13 @@
 
 use std::io::IsTerminal;
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
+use crate::agents::pane_state;
 use crate::error::{Error, Result};
 use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
@@ -68,6 +70,11 @@ pub(crate) struct LaunchArgs {
     /// Print what was launched as JSON (implies --no-attach)
     #[arg(long)]
     json: bool,
+    /// Without attaching: wait up to this many seconds for every agent to
+    /// draw its prompt before returning (0: do not wait)
+    #[arg(long, value_name = "SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(0..=600))]
+    ready_timeout: u64,
 }
 
 #[derive(Serialize)]
@@ -77,6 +84,9 @@ struct LaunchedAgent<'a> {
     pane_index: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     worktree: Option<WorktreeReport<'a>>,
+    /// Its screen reads as a known state (its prompt is drawn); false:
+    /// still starting when launch returned.
+    ready: bool,
 }
 
 #[derive(Serialize)]
@@ -169,6 +179,23 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             ctx.paths.root().display()
         ));
     }
+    // The watcher raises attention events and types held messages in
+    // while nobody runs a command.
+    if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
+        ctx.out.warn(&format!(
+            "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
+        ));
+    }
+    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let attaching = !(args.no_attach || args.json || !interactive);
+    // Returning before the agents have drawn their prompts would leave the
+    // first message held ("no input box"): wait for them, unless the
+    // person is about to watch them start.
+    let starting = if attaching || args.ready_timeout == 0 {
+        Vec::new()
+    } else {
+        wait_until_ready(ctx, &launched, Duration::from_secs(args.ready_timeout))?
+    };
     let attach_cmd = attach_command(ctx.tmux.server(), &launched.session);
     let stop_cmd = stop_command(ctx.tmux.server(), ctx.paths.root(), &launched.session);
     let registry = &launched.discovery.registry;
@@ -191,6 +218,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                     pane: pane.as_str(),
                     pane_index: address(pane.as_str()),
                     worktree: worktree_of(id).map(WorktreeReport::of),
+                    ready: !starting.contains(id),
                 })
                 .collect(),
             monitor: launched.monitor.as_ref().map(|p| p.as_str()),
@@ -215,14 +243,23 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                 if p.created { "" } else { ", reused" }
             ));
         }
+        if starting.contains(id) {
+            line.push_str("  (still starting)");
+        }
         s.push_str(&line);
         s.push('\n');
+    }
+    if !starting.is_empty() {
+        s.push_str(&format!(
+            "{} still starting after {}s: `swarm agents` shows when each is ready; a message sent meanwhile is held and goes in by itself once its prompt is drawn.\n",
+            starting.join(", "),
+            args.ready_timeout
+        ));
     }
     if let Some(pane) = &launched.monitor {
         s.push_str(&format!("  {:<10} {}\n", "monitor", pane.as_str()));
     }
-    let interactive = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
-    if args.no_attach || !interactive {
+    if !attaching {
         s.push_str(&format!(
             "\nAttach with: {attach_cmd}\nStop with:   {stop_cmd}\n"
         ));
@@ -350,4 +387,51 @@ fn attach_command(server: &Server, session: &str) -> String {
     parts.push("-t".into());
     parts.push(launch::shell_quote(session));
     parts.join(" ")
+}
+
+/// How often readiness is looked at.
+const READY_POLL: Duration = Duration::from_millis(100);
+
+/// How long a pane may show its shell before its agent starts.
+const SHELL_GRACE: Duration = Duration::from_secs(3);
+
+/// Waits until every launched agent's screen reads as a known state (its
+/// prompt drawn, or a dialog it opened at start), at most `timeout`;
+/// returns the ids of those still starting. Agents whose profile does not
+/// read screens are ready once their program runs; a pane that runs no
+/// agent at all (`--cmd` with some other program) is not waited for, nor
+/// one whose shell is still in front after a few seconds.
+fn wait_until_ready(
+    ctx: &Context,
+    launched: &launch::Launched,
+    timeout: Duration,
+) -> Result<Vec<String>> {
+    let matcher = ctx.matcher()?;
+    let profiles = ctx.profiles()?;
+    let started = Instant::now();
+    let deadline = started + timeout;
+    loop {
+        let registry = &launched.discovery.registry;
+        let records: Vec<_> = launched
+            .agents
+            .iter()
+            .filter_map(|(pane, _)| registry.find_by_pane(pane.as_str()))
+            .collect();
+        let states = pane_state::observe(&ctx.tmux, &matcher, &profiles, &records, None);
+        let starting: Vec<String> = records
+            .iter()
+            .zip(&states)
+            .filter(|(_, s)| match s.state.as_str() {
+                "unknown" => true,
+                // The pane's shell before it execs the agent.
+                "shell" => started.elapsed() < SHELL_GRACE,
+                _ => false,
+            })
+            .map(|(a, _)| a.id.to_string())
+            .collect();
+        if starting.is_empty() || Instant::now() >= deadline {
+            return Ok(starting);
+        }
+        std::thread::sleep(READY_POLL);
+    }
 }

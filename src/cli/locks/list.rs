@@ -14,7 +14,7 @@ use crate::support::time;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
-use crate::cli::locks::lock_view::{LockJson, shown, text_block};
+use crate::cli::locks::lock_view::{LockJson, lapsed_mark, shown, text_block};
 
 /// Arguments of `swarm locks`.
 #[derive(Debug, Args)]
@@ -22,10 +22,12 @@ pub(crate) struct LocksArgs {
     /// Print the locks as a JSON array
     #[arg(long)]
     json: bool,
-    /// Also list stale locks (older than locking.stale_timeout)
+    /// Also list stale locks (older than locking.stale_timeout) and ended
+    /// leases
     #[arg(long, conflicts_with = "clean")]
     include_stale: bool,
-    /// Remove stale locks and damaged lock files (recorded in .swarm/audit.log)
+    /// Remove stale locks, ended leases and damaged lock files (recorded
+    /// in .swarm/audit.log)
     #[arg(long)]
     pub(crate) clean: bool,
 }
@@ -90,7 +92,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
         for held in &shown_locks {
             let mut header = shown(&held.record.filepath);
             if table.is_stale(&held.record, now) {
-                header.push_str(" [STALE]");
+                header.push_str(lapsed_mark(&held.record));
             }
             s.push_str(&text_block(&header, held, now));
             s.push('\n');
@@ -130,11 +132,22 @@ fn print_clean(
     }
     let mut s = format!("Cleaned up {} stale lock(s)\n", report.stale.len());
     for held in &report.stale {
+        let what = if held.record.has_lease() {
+            ", lease ended"
+        } else {
+            ""
+        };
         s.push_str(&format!(
-            "  {} (held by {} for {})\n",
+            "  {} (held by {} for {}{what})\n",
             shown(&held.record.filepath),
-            held.record.agent_id,
+            shown(&held.record.agent_id),
             time::human_duration(held.record.age(now))
+        ));
+    }
+    for held in &report.pruned {
+        s.push_str(&format!(
+            "  {} (shared): dropped the claims that lapsed; the others still hold it\n",
+            shown(&held.record.filepath)
         ));
     }
     if !report.damaged.is_empty() {

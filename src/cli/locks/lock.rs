@@ -1,5 +1,7 @@
 //! `swarm lock PATH...` (and the Python name `acquire-file-lock PATH
-//! [REASON]`): take locks for the acting agent, all or none.
+//! [REASON]`): take locks for the acting agent, all or none: exclusive or
+//! shared (`--shared`), plain or a lease (`--ttl`); or renew the agent's
+//! own (`--renew`).
 
 use std::thread;
 use std::time::{Duration, Instant};
@@ -7,14 +9,17 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, MAX_REASON_CHARS, now};
+use crate::error::{Error, Result};
+use crate::locks::{
+    Acquired, AcquiredLock, LockError, LockKey, LockRequest, LockStore, MAX_REASON_CHARS, now,
+    parse_ttl,
+};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
-use crate::cli::locks::lock_view::{LockJson, as_typed, joined, shown};
+use crate::cli::locks::lock_view::{LockJson, as_typed, joined, lease_end, shown};
 
 /// Arguments of `swarm lock`.
 #[derive(Debug, Args)]
@@ -36,6 +41,21 @@ pub(crate) struct LockArgs {
     /// When a lock is in the way, keep trying for up to this many seconds
     #[arg(long, value_name = "SECONDS", value_parser = clap::value_parser!(u64).range(0..=86400))]
     wait: Option<u64>,
+    /// A shared (reading) lock: any number of agents may hold it together,
+    /// none of them edits the path, and exclusive locks are refused while
+    /// it is held
+    #[arg(long)]
+    shared: bool,
+    /// A lease: the lock ends by itself this long after it is taken (30s,
+    /// 10m, 2h, 1h30m; at most 30d) unless renewed [default: no lease, the
+    /// lock goes stale after locking.stale_timeout]
+    #[arg(long, value_name = "DURATION")]
+    ttl: Option<String>,
+    /// Renew this agent's own locks on exactly these paths instead: from
+    /// now, for --ttl, else for the lease's own length; refused (exit 3
+    /// when others hold it, else 1) for a lock it does not hold
+    #[arg(long, conflicts_with_all = ["shared", "reason", "wait"])]
+    renew: bool,
     /// Print what was acquired (or what is in the way) as JSON
     #[arg(long)]
     json: bool,
@@ -63,6 +83,9 @@ impl From<AcquireFileLockArgs> for LockArgs {
             agent: a.agent,
             as_other: false,
             wait: None,
+            shared: false,
+            ttl: None,
+            renew: false,
             json: false,
         }
     }
@@ -86,14 +109,32 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
     };
     let reason = args.reason.as_deref().map(clean).transpose()?;
     let default_reason = clean(&ctx.config()?.locking.default_reason)?;
+    let ttl = args
+        .ttl
+        .as_deref()
+        .map(|t| parse_ttl(t).map_err(|e| Error::Invalid(format!("--ttl: {e}"))))
+        .transpose()?;
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let table = ctx.locks()?;
-    actor::record_as_other(ctx, &actor, &format!("lock {}", joined(&keys)))?;
+    let verb = if args.renew { "lock --renew" } else { "lock" };
+    actor::record_as_other(ctx, &actor, &format!("{verb} {}", joined(&keys)))?;
+    if args.renew {
+        let renewed = table.renew(&keys, &actor.id, ttl)?;
+        report(ctx, args, table, &keys, &renewed, &actor.id)?;
+        return Ok(ExitCode::Success);
+    }
+    let request = LockRequest {
+        agent: &actor.id,
+        reason: reason.as_deref(),
+        default_reason: &default_reason,
+        shared: args.shared,
+        ttl,
+    };
     let deadline = args.wait.map(|s| Instant::now() + Duration::from_secs(s));
     let mut pause = Duration::from_millis(50);
     let acquired = loop {
-        match table.acquire(&keys, &actor.id, reason.as_deref(), &default_reason) {
+        match table.acquire(&keys, &request) {
             Ok(acquired) => break acquired,
             // Waiting for another agent to finish, not for a race to
             // settle: a growing pause keeps the polling cheap.
@@ -118,7 +159,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
             Err(e) => return Err(e.into()),
         }
     };
-    report(ctx, args, table, &keys, &acquired)?;
+    report(ctx, args, table, &keys, &acquired, &actor.id)?;
     Ok(ExitCode::Success)
 }
 
@@ -128,6 +169,7 @@ fn report(
     table: &dyn LockStore,
     keys: &[LockKey],
     acquired: &[AcquiredLock],
+    agent: &str,
 ) -> Result<()> {
     let now = now();
     if args.json {
@@ -144,15 +186,40 @@ fn report(
         let typed = as_typed(&args.paths, keys, &a.record.filepath);
         let verb = match a.how {
             Acquired::Refreshed => "refreshed",
-            Acquired::Created | Acquired::TookOver(_) => "acquired",
+            Acquired::Renewed => "renewed",
+            Acquired::Created | Acquired::Joined | Acquired::TookOver(_) => "acquired",
         };
-        s.push_str(&format!("Lock {verb} on: {}\n", shown(typed)));
+        let kind = if a.record.shared {
+            "Shared lock"
+        } else {
+            "Lock"
+        };
+        s.push_str(&format!("{kind} {verb} on: {}\n", shown(typed)));
         if typed != a.record.filepath {
             s.push_str(&format!("  Path: {}\n", shown(&a.record.filepath)));
         }
-        s.push_str(&format!("  Agent: {}\n", a.record.agent_id));
-        if !a.record.reason.is_empty() {
-            s.push_str(&format!("  Reason: {}\n", a.record.reason));
+        // The agent's own claim (of a shared lock, not necessarily the
+        // first).
+        let holds = a.record.holds();
+        let mine = holds
+            .iter()
+            .find(|h| h.agent_id == agent)
+            .cloned()
+            .unwrap_or_default();
+        s.push_str(&format!("  Agent: {}\n", mine.agent_id));
+        let others: Vec<&str> = holds
+            .iter()
+            .map(|h| h.agent_id.as_str())
+            .filter(|id| *id != mine.agent_id)
+            .collect();
+        if !others.is_empty() {
+            s.push_str(&format!("  Shared with: {}\n", others.join(", ")));
+        }
+        if let Some(end) = mine.expires_at {
+            s.push_str(&format!("  Lease ends: {}\n", lease_end(end, now)));
+        }
+        if !mine.reason.is_empty() {
+            s.push_str(&format!("  Reason: {}\n", mine.reason));
         }
         if let Some(fence) = a.record.fence {
             s.push_str(&format!("  Fencing token: {fence}\n"));

@@ -4,12 +4,13 @@
 
 use serde::Serialize;
 
-use crate::locks::{HeldLock, LockKey, LockRecord, LockStore, has_glob_chars};
+use crate::locks::{HeldLock, Hold, LockKey, LockRecord, LockStore, has_glob_chars};
 use crate::support::sanitize;
 use crate::support::time;
 
-/// One lock as JSON: the lock file's four keys (docs/FORMATS.md) plus what a
-/// reader would otherwise compute.
+/// One lock as JSON: the lock file's four keys (docs/FORMATS.md; of a
+/// shared lock, its first holder's) plus what a reader would otherwise
+/// compute, and the terms of shared locks and leases.
 #[derive(Debug, Serialize)]
 pub(crate) struct LockJson {
     /// The holder.
@@ -22,7 +23,8 @@ pub(crate) struct LockJson {
     pub reason: String,
     /// Seconds since `locked_at`.
     pub age_seconds: f64,
-    /// Older than `locking.stale_timeout`.
+    /// It holds nobody any more: older than `locking.stale_timeout`, or
+    /// past the end of its lease.
     pub stale: bool,
     /// True for a glob pattern.
     pub pattern: bool,
@@ -33,6 +35,41 @@ pub(crate) struct LockJson {
     /// The host whose command took it (shared store only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host: Option<String>,
+    /// A shared lock (present only when true).
+    #[serde(skip_serializing_if = "is_false")]
+    pub shared: bool,
+    /// Every claim on a shared lock, in order (shared locks only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub holders: Vec<HoldJson>,
+    /// When `agent_id`'s lease ends, Unix seconds (leases only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<f64>,
+    /// Seconds until then, 0 once it has passed (leases only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_in_seconds: Option<f64>,
+}
+
+/// One holder's claim on a shared lock, as JSON.
+#[derive(Debug, Serialize)]
+pub(crate) struct HoldJson {
+    /// The holder.
+    pub agent_id: String,
+    /// When it took or renewed its claim, Unix seconds.
+    pub locked_at: f64,
+    /// Its reason.
+    pub reason: String,
+    /// When its lease ends, Unix seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<f64>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Seconds from `now` until `end`, one decimal, never negative.
+fn left(end: f64, now: f64) -> f64 {
+    ((end - now).max(0.0) * 10.0).round() / 10.0
 }
 
 impl LockJson {
@@ -48,6 +85,22 @@ impl LockJson {
             pattern: has_glob_chars(&r.filepath),
             fence: r.fence,
             host: r.host.as_deref().map(sanitize::one_line),
+            shared: r.shared,
+            holders: if r.shared {
+                r.holds()
+                    .into_iter()
+                    .map(|h| HoldJson {
+                        agent_id: sanitize::one_line(&h.agent_id),
+                        locked_at: h.locked_at,
+                        reason: sanitize::one_line(&h.reason),
+                        expires_at: h.expires_at,
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            },
+            expires_at: r.expires_at,
+            expires_in_seconds: r.expires_at.map(|end| left(end, now)),
         }
     }
 }
@@ -59,20 +112,84 @@ pub(crate) fn utc(locked_at: f64) -> String {
         .unwrap_or_else(|| "?".into())
 }
 
-/// The Python tool's block for one lock, under `header`:
-/// holder, time, age and (when there is one) reason.
+/// `2026-11-21 13:36:18 UTC (in 9m58s)`, or `(ended 3.0s ago)`: when a
+/// lease ends, seen at `now`.
+pub(crate) fn lease_end(end: f64, now: f64) -> String {
+    if end >= now {
+        format!("{} UTC (in {})", utc(end), time::human_duration(end - now))
+    } else {
+        format!(
+            "{} UTC (ended {} ago)",
+            utc(end),
+            time::human_duration(now - end)
+        )
+    }
+}
+
+/// The header mark of a lock that holds nobody any more: `[EXPIRED]` when
+/// its lease ended, `[STALE]` otherwise.
+pub(crate) fn lapsed_mark(r: &LockRecord) -> &'static str {
+    if r.expires_at.is_some() {
+        " [EXPIRED]"
+    } else {
+        " [STALE]"
+    }
+}
+
+/// One holder's line in the block of a shared lock.
+fn hold_line(h: &Hold, now: f64) -> String {
+    let mut s = format!(
+        "    {} since {} UTC",
+        sanitize::one_line(&h.agent_id),
+        utc(h.locked_at)
+    );
+    if let Some(end) = h.expires_at {
+        s.push_str(&format!(", lease ends {}", lease_end(end, now)));
+    }
+    let reason = sanitize::one_line(&h.reason);
+    if !reason.is_empty() {
+        s.push_str(&format!(": {reason}"));
+    }
+    s.push('\n');
+    s
+}
+
+/// The Python tool's block for one lock, under `header`: holder, time,
+/// age and (when there is one) reason; a lease's end; for a shared lock,
+/// every holder with its own claim.
 pub(crate) fn text_block(header: &str, held: &HeldLock, now: f64) -> String {
     let r = &held.record;
+    if r.shared {
+        let holds = r.holds();
+        let names: Vec<String> = holds
+            .iter()
+            .map(|h| sanitize::one_line(&h.agent_id))
+            .collect();
+        let mut s = format!("{header}\n  Held by: {} (shared)\n", names.join(", "));
+        for h in &holds {
+            s.push_str(&hold_line(h, now));
+        }
+        return s + &store_lines(r);
+    }
     let mut s = format!(
         "{header}\n  Held by: {}\n  Locked at: {} UTC\n  Age: {:.1} seconds\n",
         sanitize::one_line(&r.agent_id),
         utc(r.locked_at),
         r.age(now)
     );
+    if let Some(end) = r.expires_at {
+        s.push_str(&format!("  Lease ends: {}\n", lease_end(end, now)));
+    }
     let reason = sanitize::one_line(&r.reason);
     if !reason.is_empty() {
         s.push_str(&format!("  Reason: {reason}\n"));
     }
+    s + &store_lines(r)
+}
+
+/// What a shared store adds: host and fencing token.
+fn store_lines(r: &LockRecord) -> String {
+    let mut s = String::new();
     if let Some(host) = &r.host {
         s.push_str(&format!("  Host: {}\n", sanitize::one_line(host)));
     }

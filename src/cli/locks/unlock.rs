@@ -42,11 +42,25 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     for (key, how) in released {
         let typed = as_typed(&args.paths, &keys, key.as_str());
         let typed = shown(typed);
+        let audit_path = ctx.paths.audit_log();
+        let audit = ctx.paths.relative(&audit_path).display();
         match how {
             Released::Removed(_) => s.push_str(&format!("Lock released on: {typed}\n")),
+            Released::Left(rest) => {
+                let others: Vec<String> = rest
+                    .record
+                    .holds()
+                    .into_iter()
+                    .map(|h| shown(&h.agent_id))
+                    .collect();
+                s.push_str(&format!(
+                    "Lock released on: {typed}\n  Still shared by: {}\n",
+                    others.join(", ")
+                ));
+            }
             Released::NotLocked => s.push_str(&format!("No lock on: {typed} (nothing to release)\n")),
             Released::Forced(held) => s.push_str(&format!(
-                "Lock released on: {typed}\n  Forced: it was held by {} for {}{} (recorded in .swarm/audit.log)\n",
+                "Lock released on: {typed}\n  Forced: it was held by {} for {}{} (recorded in {audit})\n",
                 held.record.agent_id,
                 time::human_duration(held.record.age(now)),
                 match shown(&held.record.reason) {
@@ -55,7 +69,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
                 },
             )),
             Released::ForcedDamaged(problem) => s.push_str(&format!(
-                "Removed the damaged lock file of: {typed} ({}; recorded in .swarm/audit.log)\n",
+                "Removed the damaged lock file of: {typed} ({}; recorded in {audit})\n",
                 shown(&problem)
             )),
         }

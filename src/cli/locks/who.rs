@@ -10,7 +10,7 @@ use crate::locks::{HeldLock, LockEntry, now};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
-use crate::cli::locks::lock_view::{LockJson, shown, text_block};
+use crate::cli::locks::lock_view::{LockJson, lapsed_mark, shown, text_block};
 
 /// Arguments of `swarm who`.
 #[derive(Debug, Args)]
@@ -76,7 +76,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
             format!("Lock on: {filepath} (overlaps {key})")
         };
         if table.is_stale(&held.record, now) {
-            header.push_str(" [STALE]");
+            header.push_str(lapsed_mark(&held.record));
         }
         s.push_str(&text_block(&header, held, now));
     }

@@ -46,7 +46,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         content,
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
-    let report = ctx.messenger()?.send(&registry, req)?;
+    let report = ctx.operator()?.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

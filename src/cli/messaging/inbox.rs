@@ -4,6 +4,8 @@
 //! `--all-history` (with `--search`) looks through every kept segment.
 
 use clap::Args;
+
+use crate::attention::event::EventKind;
 use serde::Serialize;
 
 use crate::domain::{AgentId, validate};
@@ -88,6 +90,9 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
     let (view, notes) = read(ctx, &agent, args)?;
     for n in notes {
         ctx.out.warn(&n);
+    }
+    if agent == ctx.config()?.messaging.operator {
+        seen_by_the_person(ctx);
     }
     if args.json {
         ctx.out.json(&InboxJson {
@@ -322,4 +327,27 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         s.push_str(&more_line(view, args));
     }
     s
+}
+
+/// The person looked at their inbox: the notices of messages to them are
+/// done (the status line stops showing them).
+fn seen_by_the_person(ctx: &Context) {
+    let Ok(backend) = ctx.backend() else {
+        return;
+    };
+    let Ok(open) = backend.episodes.open() else {
+        return;
+    };
+    let now = crate::domain::Timestamp::now();
+    for e in open.iter().filter(|e| e.kind == EventKind::Message) {
+        if let Err(err) = backend
+            .episodes
+            .transition(&e.agent, e.kind, false, now, "", "")
+        {
+            ctx.out.warn(&format!(
+                "could not clear the notice of {}'s message: {err}",
+                e.agent
+            ));
+        }
+    }
 }

@@ -47,7 +47,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let messenger = ctx.messenger()?;
+    let operator = ctx.operator()?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout
@@ -65,7 +65,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
     req.ack_timeout = ack_timeout;
-    let report = messenger.send(&registry, req)?;
+    let report = operator.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }
@@ -93,7 +93,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         text
     } else if outcome.status == Status::Held {
         format!(
-            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (swarm types it in by itself once the pane is safe: `swarm watch`, the monitor, or the next swarm command)\n",
+            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (the project's watcher types it in by itself within about 2 s of the pane becoming safe; `swarm acks --held` lists what waits)\n",
             outcome
                 .reason
                 .as_deref()

@@ -107,6 +107,10 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         Arc::clone(&backend),
         config,
     )?;
+    if let Err(e) = operator.keep_watch() {
+        ctx.out
+            .warn(&format!("could not start the project's watcher: {e}"));
+    }
     let cors = Cors::from_env_value(env::var("ALLOWED_ORIGINS").ok().as_deref(), auth.is_some());
     let out = ctx.out.clone();
     let settings = Settings {

@@ -83,8 +83,7 @@ fn plan(ctx: &Context, args: &MonitorArgs) -> Result<Plan> {
         .since
         .as_deref()
         .map(|s| {
-            let d =
-                monitor::parse_duration(s).map_err(|e| Error::Invalid(format!("--since: {e}")))?;
+            let d = time::parse_duration(s).map_err(|e| Error::Invalid(format!("--since: {e}")))?;
             chrono::Duration::from_std(d)
                 .ok()
                 .and_then(|d| time::now().checked_sub_signed(d))
@@ -126,6 +125,10 @@ pub(crate) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
         )?,
         sender: plan.sender.clone(),
     };
+    if let Err(e) = setup.operator.keep_watch() {
+        ctx.out
+            .warn(&format!("could not start the project's watcher: {e}"));
+    }
     let mut state = MonitorState::new(
         ctx.paths.root().display().to_string(),
         time::now(),

@@ -2,6 +2,12 @@
 //! `uninstall` manage swarm's block in the git pre-commit hook;
 //! `check-commit` is what that block runs; `check-edit` is the handler of
 //! Claude Code's `PreToolUse` hook for `Edit|Write|MultiEdit`.
+//!
+//! Both refuse a change to a path under another agent's live lock, and
+//! under any shared lock: a shared lock says its holders are reading the
+//! path, so nobody changes it, a holder included, unless that agent also
+//! holds the path exclusively (`swarm lock PATH` turns a shared lock it
+//! holds alone into an exclusive one).
 
 use std::io::Read;
 use std::path::Path;
@@ -166,26 +172,35 @@ pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     if conflicts.is_empty() {
         return ExitCode::Success;
     }
-    out.note(&edit_refusal(&key, &conflicts));
+    out.note(&edit_refusal(&key, &conflicts, me.as_deref()));
     // Claude Code blocks the tool call when a PreToolUse hook exits with 2
     // and shows the agent what the hook wrote to stderr. (2 is also what
     // swarm's table calls a usage error; here the hook protocol decides.)
     ExitCode::Usage
 }
 
-fn edit_refusal(key: &LockKey, conflicts: &[Conflict]) -> String {
+fn edit_refusal(key: &LockKey, conflicts: &[Conflict], me: Option<&str>) -> String {
     let mut s = String::from("swarm: edit blocked by a file lock:");
     let mut holders: Vec<&str> = Vec::new();
     for c in conflicts {
         s.push_str(&format!("\n  {c}"));
-        holders.push(&c.held.record.agent_id);
+        holders.extend(c.holders.iter().map(String::as_str));
     }
     holders.sort_unstable();
     holders.dedup();
+    let others: Vec<&str> = holders.iter().copied().filter(|h| Some(*h) != me).collect();
+    if others.is_empty() {
+        // Only the editor's own shared lock is in the way.
+        s.push_str(&format!(
+            "\nYou hold a shared (reading) lock on it, so it must not change. To edit it, lock it \
+             exclusively first: `swarm lock {key}` (refused while others read it too)."
+        ));
+        return s;
+    }
     s.push_str(&format!(
         "\nDo not edit {key} now: work on something else first, or ask {} to release the lock. \
          `swarm who {key}` shows whether it is still held.",
-        holders.join(", ")
+        others.join(", ")
     ));
     s
 }

@@ -39,7 +39,7 @@ impl FileHeld {
     /// The queue of `paths`'s project.
     pub(crate) fn new(paths: &Paths) -> FileHeld {
         FileHeld {
-            file: StateFile::new(paths.swarm_dir().join("held.json")),
+            file: StateFile::new(paths.held()),
         }
     }
 
@@ -140,7 +140,7 @@ mod tests {
                 reason: "typing",
             })
             .expect("hold");
-        let text = std::fs::read_to_string(paths.swarm_dir().join("held.json")).expect("held.json");
+        let text = std::fs::read_to_string(paths.held()).expect("held.json");
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
         let keys: Vec<&str> = v["held"][0]
             .as_object()

@@ -10,7 +10,6 @@ use crate::agents::registry::{AgentStatus, Registry};
 use crate::domain::{AgentId, MessageId};
 use crate::error::Result;
 use crate::log::record::{DeliveryRecord, Outcome, Record};
-use crate::support::sanitize;
 
 use super::held_store::{HeldMessage, ToHold};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession};
@@ -40,8 +39,8 @@ pub(crate) struct ReleaseReport {
 }
 
 impl Messenger<'_> {
-    /// Adds one message to the held queue and tells the person at the pane
-    /// (once per episode) that messages wait.
+    /// Adds one message to the held queue and counts it on the pane
+    /// (`@swarm_held`).
     pub(in crate::messaging) fn hold(
         &self,
         session: &PaneSession<'_>,
@@ -58,16 +57,11 @@ impl Messenger<'_> {
             marker,
             reason,
         })?;
+        // The count is for the pane's own formats; the person is told by
+        // swarm's notice in the status line, which the watcher keeps from
+        // everything still open (so clearing it clears nothing else).
         let count = holding.count;
-        let note = if holding.first_notice {
-            sanitize::one_line(&format!(
-                "swarm: messages for {agent} are waiting ({reason}); they go in by themselves once the input box is empty"
-            ))
-        } else {
-            String::new()
-        };
-        // Telling the person is a courtesy: the message is held either way.
-        let _ = self.tmux.notify_pane(session.pane(), &note, count);
+        let _ = self.tmux.notify_pane(session.pane(), "", count);
         Ok(())
     }
 

@@ -29,7 +29,7 @@ impl FileRates {
     /// The rate-limit state of the project laid out by `paths`.
     pub(crate) fn new(paths: &Paths) -> FileRates {
         FileRates {
-            file: StateFile::new(paths.swarm_dir().join("rate_limits.json")),
+            file: StateFile::new(paths.rate_limits()),
         }
     }
 }
@@ -108,7 +108,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         std::fs::create_dir_all(paths.swarm_dir()).expect("mkdir");
-        std::fs::write(paths.swarm_dir().join("rate_limits.json"), "{{{").expect("write");
+        std::fs::write(paths.rate_limits(), "{{{").expect("write");
         let rl = FileRates::new(&paths);
         let limit = RateLimit {
             max: 1,

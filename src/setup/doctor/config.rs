@@ -20,9 +20,28 @@ pub(super) fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
             } else {
                 String::new()
             };
-            match &loaded.file {
-                Some(f) => Outcome::ok(CHECK, format!("{} is valid{env_note}", f.display())),
-                None => Outcome::ok(CHECK, format!("no config file, defaults in use{env_note}")),
+            let summary = match (&loaded.file, &loaded.user_file) {
+                (Some(f), None) => format!("{} is valid{env_note}", f.display()),
+                (Some(f), Some(u)) => format!(
+                    "{} is valid, over your own {}{env_note}",
+                    f.display(),
+                    u.display()
+                ),
+                (None, Some(u)) => format!(
+                    "no project config file; your own {} is valid{env_note}",
+                    u.display()
+                ),
+                (None, None) => format!("no config file, defaults in use{env_note}"),
+            };
+            if loaded.warnings.is_empty() {
+                Outcome::ok(CHECK, summary)
+            } else {
+                Outcome::warn(
+                    CHECK,
+                    format!("{summary}, but some values are ignored"),
+                    "move each secret out of the project's file, as said below",
+                )
+                .with_details(loaded.warnings)
             }
         }
         Err(e) => Outcome::fail(

@@ -274,8 +274,9 @@ pub(super) fn lock_holders(s: &Subject<'_>) -> Vec<Outcome> {
             crate::locks::LockEntry::Held(held) => Some(&held.record),
             crate::locks::LockEntry::Damaged { .. } => None,
         })
-        .filter_map(|lock| {
-            let holder = &lock.agent_id;
+        // Every holder of a shared lock counts.
+        .flat_map(|lock| lock.holds().into_iter().map(move |h| (lock, h.agent_id)))
+        .filter_map(|(lock, holder)| {
             let why = match agents.iter().find(|a| a.id.as_str() == holder) {
                 None => "not in the registry",
                 Some(a) if a.status == AgentStatus::Active => return None,

@@ -61,7 +61,10 @@ pub(super) fn run(ctx: &Context, args: &EditArgs) -> Result<ExitCode> {
             path,
         });
     }
-    config::load_with(Some(&path), &config::process_env())?;
+    let loaded = config::load_with(Some(&path), &config::process_env())?;
+    for warning in &loaded.warnings {
+        ctx.out.warn(warning);
+    }
     ctx.out.print(&format!(
         "{} saved {}: every key known, every value in range\n",
         ctx.out.good("✓"),

@@ -1,12 +1,14 @@
 //! `swarm config show`: the effective configuration, and for every value
-//! whether it is the default, from the file, or from a `SWARM_*` variable.
+//! whether it is the default, from the project's file, from the per-user
+//! file, or from a `SWARM_*` variable. Secrets are shown as
+//! `config::shown` redacts them.
 
 use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use crate::config::{self, LoadedConfig, Origin, schema};
+use crate::config::{self, LoadedConfig, Origin};
 use crate::error::Result;
 use crate::support::exit_code::ExitCode;
 
@@ -31,6 +33,9 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
     let loaded: &LoadedConfig = match &args.file {
         Some(f) => {
             owned = config::load_with(Some(&absolute(f)?), &config::process_env())?;
+            for warning in &owned.warnings {
+                ctx.out.warn(warning);
+            }
             &owned
         }
         None => ctx.loaded_config()?,
@@ -52,6 +57,9 @@ fn as_json(loaded: &LoadedConfig) -> Value {
             let v = match origin {
                 Origin::Default => json!({"from": "default"}),
                 Origin::File(p) => json!({"from": "file", "path": p.display().to_string()}),
+                Origin::UserFile(p) => {
+                    json!({"from": "user_file", "path": p.display().to_string()})
+                }
                 Origin::Env(var) => json!({"from": "env", "variable": var}),
             };
             (key.path(), v)
@@ -78,6 +86,9 @@ fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
             ctx.paths.root().display()
         ),
     };
+    if let Some(f) = &loaded.user_file {
+        s.push_str(&format!("User config file: {}\n", f.display()));
+    }
     // `key = value` lines, origins aligned in a column after them.
     let rows: Vec<(Option<&str>, String, String)> = loaded
         .origins
@@ -95,6 +106,7 @@ fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
             let origin = match origin {
                 Origin::Default => "default".to_owned(),
                 Origin::File(_) => "file".to_owned(),
+                Origin::UserFile(_) => "user file".to_owned(),
                 Origin::Env(var) => format!("env {var}"),
             };
             let section = (!key.section.is_empty()).then_some(key.section);
@@ -122,7 +134,7 @@ fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
         let pad = width.saturating_sub(kv.chars().count());
         s.push_str(&format!("  {kv}{}  {origin}\n", " ".repeat(pad)));
     }
-    debug_assert_eq!(rows.len(), schema::KEYS.len());
+    debug_assert_eq!(rows.len(), config::keys::KEYS.len());
     s
 }
 

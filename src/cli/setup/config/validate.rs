@@ -1,5 +1,7 @@
-//! `swarm config validate`: check a config file and the `SWARM_*`
-//! overrides, and report every problem (not just the first).
+//! `swarm config validate`: check a config file, the per-user file and the
+//! `SWARM_*` overrides, and report every problem (not just the first);
+//! what is ignored (a secret in a project's file) is a warning, not a
+//! failure.
 
 use std::path::PathBuf;
 
@@ -20,17 +22,33 @@ pub(super) struct ValidateArgs {
     file: Option<PathBuf>,
 }
 
-/// Checks; every problem is an error line (exit 1).
+/// Checks; every problem is an error line (exit 1), every value ignored a
+/// warning.
 pub(super) fn run(ctx: &Context, args: &ValidateArgs) -> Result<ExitCode> {
+    let env = config::process_env();
+    let user_file = config::user_file(&env).filter(|u| u.is_file());
+    // With no project file, the user's own is the one to check.
     let path = match &args.file {
         Some(f) => absolute(f)?,
-        None => config::find(ctx.paths.root()).ok_or_else(|| Error::NoConfigFile {
-            root: ctx.paths.root().to_owned(),
-        })?,
+        None => config::find(ctx.paths.root())
+            .or_else(|| user_file.clone())
+            .ok_or_else(|| Error::NoConfigFile {
+                root: ctx.paths.root().to_owned(),
+            })?,
     };
-    ctx.out.print(&format!("Validating {}\n", path.display()))?;
-    let loaded = config::load_with(Some(&path), &config::process_env())?;
-    let mut s = format!(
+    let mut s = format!("Validating {}\n", path.display());
+    if let Some(user) = user_file.filter(|u| *u != path) {
+        s.push_str(&format!(
+            "Validating {} (your own settings)\n",
+            user.display()
+        ));
+    }
+    ctx.out.print(&s)?;
+    let loaded = config::load_with(Some(&path), &env)?;
+    for warning in &loaded.warnings {
+        ctx.out.warn(warning);
+    }
+    s = format!(
         "{} every key known, every value of the right type and in range\n",
         ctx.out.good("✓")
     );

@@ -1,0 +1,9 @@
+//! The project's watcher: the one loop that does what must happen while
+//! nobody types a command (held messages, ACK retries, attention events
+//! and notifications, hand-overs between hosts), one per project and
+//! host, in the foreground (`swarm watch`) or started in the background
+//! by the commands that need it.
+
+mod watch_loop;
+
+pub(crate) use watch_loop::{Ended, Said, WatchSettings, Watcher};
