@@ -70,3 +70,4 @@ pub use store::{Paths, StateDir};
 pub use support::json::{Layout, to_vec};
 pub use support::{sanitize, time};
 pub use tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
+pub use worktrees::Overlap;

@@ -6,8 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use crate::dashboard::Dashboard;
 use crate::harness::redis_server::RedisServer;
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_process, wait_for};
 
 /// A git repository with one commit (`src/a.py`, `src/b.py`, and the
 /// `.gitignore` lines `swarm init` writes), and a private tmux server.
@@ -202,9 +203,19 @@ fn conflict_notices(repo: &Repo, agent: &str) -> usize {
 #[test]
 fn each_agent_works_in_its_own_worktree_on_its_own_branch() {
     let repo = Repo::new();
+    // No `.gitignore` lines for swarm's files in this project.
+    repo.project.write(".gitignore", "");
+    repo.git(&repo.root(), &["commit", "-q", "-a", "-m", "no ignores"]);
     repo.project
         .write("uncommitted.txt", "the person's own work\n");
     let ids = repo.launch(2);
+    // Still, the main worktree's git never lists the agents' worktrees.
+    let status = repo.git(
+        &repo.root(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    assert!(status.contains("?? uncommitted.txt"), "{status}");
+    assert!(!status.contains(".swarm/worktrees"), "{status}");
     assert_eq!(ids, ["agent-0", "agent-1"]);
     for id in &ids {
         let wt = repo.worktree(id);
@@ -310,6 +321,74 @@ fn two_agents_committing_one_file_show_an_overlap_told_once() {
     let text = stdout(&ok(repo.swarm(&["changes"])));
     assert!(text.contains("src/a.py  agent-0, agent-1"), "{text}");
     assert!(text.contains("notes.txt (uncommitted)"), "{text}");
+}
+
+/// A running `swarm watch`, killed when dropped.
+struct Watch(std::process::Child);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn the_watcher_tells_an_overlap_as_it_appears_and_the_dashboard_shows_it() {
+    let repo = Repo::new();
+    repo.launch(3);
+    let mut cmd = swarm_process(&repo.project, Some(&repo.server));
+    cmd.env("HOME", repo.home.path())
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .args(["watch", "--interval", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let _watch = Watch(cmd.spawn().expect("start swarm watch"));
+    let dashboard = Dashboard::start(&repo.project);
+    assert_eq!(
+        dashboard.get("/api/v1/overlaps").json()["overlaps"],
+        serde_json::json!([])
+    );
+    // Nobody runs `swarm changes`: the watcher finds the overlap.
+    repo.commit_file(&repo.worktree("agent-0"), "src/a.py", "a = 2\n");
+    fs::write(repo.worktree("agent-2").join("src/a.py"), "a = 4\n").expect("write");
+    wait_for("the overlap to be told", || {
+        (conflict_notices(&repo, "agent-0") == 1 && conflict_notices(&repo, "agent-2") == 1)
+            .then_some(())
+    });
+    assert_eq!(conflict_notices(&repo, "agent-1"), 0);
+    let expected = serde_json::json!([{"path": "src/a.py", "agents": ["agent-0", "agent-2"]}]);
+    let body = dashboard.get("/api/v1/overlaps").json();
+    assert_eq!(body["overlaps"], expected, "{body}");
+    // It stays told once, however many rounds look again; `swarm changes`
+    // finds it told already.
+    let changes = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
+    assert_eq!(changes["overlaps"], expected);
+    assert_eq!(changes["told"], serde_json::json!([]));
+    // Gone (agent-2 drops its change): no overlap left to show.
+    repo.git(&repo.worktree("agent-2"), &["checkout", "--", "src/a.py"]);
+    wait_for("the overlap to go", || {
+        let body = dashboard.get("/api/v1/overlaps").json();
+        (body["count"] == 0).then_some(())
+    });
+    assert_eq!(conflict_notices(&repo, "agent-0"), 1);
+}
+
+#[test]
+fn overlaps_are_not_told_when_the_config_says_so_but_still_shown() {
+    let repo = Repo::new();
+    repo.project
+        .write(".claudeswarm.toml", "[launch]\ntell_overlaps = false\n");
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/a.py", "a = 2\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/a.py", "a = 3\n");
+    let json = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
+    assert_eq!(json["overlaps"][0]["path"], "src/a.py");
+    assert_eq!(json["told"], serde_json::json!([]));
+    assert_eq!(conflict_notices(&repo, "agent-0"), 0);
+    assert_eq!(conflict_notices(&repo, "agent-1"), 0);
+    let dashboard = Dashboard::start(&repo.project);
+    assert_eq!(dashboard.get("/api/v1/overlaps").json()["count"], 1);
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Telling agents, once, that a file they changed on their branch is
 //! changed on another agent's branch too: what `swarm changes` does after
-//! it looks, and what a long-running watcher can call to notice overlaps
-//! as they appear (`notice_overlaps`).
+//! it looks, and what the project's watcher does every discovery round,
+//! so that overlaps are told as they appear (`notice_overlaps`).
 
 use crate::agents::registry::Registry;
 use crate::domain::message::MessageType;
@@ -22,21 +22,23 @@ pub(crate) struct ToldOverlap {
     pub told: Vec<String>,
 }
 
-/// Tells the agents of each overlap in `overlaps` that was not told yet
-/// (`.swarm/overlaps.json`), one `CONFLICT` message each, sent as `from`
-/// by swarm itself (no rate limit). An overlap none of whose agents is
-/// active now is left for a later look. Returns the overlaps told and what
-/// the user should know.
+/// Records `overlaps` as the current ones (`.swarm/overlaps.json`, which
+/// the monitor and the dashboard show) and, with `from`, tells the agents
+/// of each that was not told yet, one `CONFLICT` message each, sent as
+/// `from` by swarm itself (no rate limit). An overlap none of whose agents
+/// is active now is left for a later look. Returns the overlaps told and
+/// what the user should know.
 pub(crate) fn tell_new_overlaps(
     messenger: &Messenger<'_>,
     registry: &Registry,
     paths: &Paths,
     overlaps: &[Overlap],
-    from: &str,
+    from: Option<&str>,
 ) -> Result<(Vec<ToldOverlap>, Vec<String>)> {
     let mut told = Vec::new();
     let mut warnings = Vec::new();
     let mut tell = |overlap: &Overlap| {
+        let Some(from) = from else { return false };
         let active: Vec<&String> = overlap
             .agents
             .iter()
@@ -74,20 +76,24 @@ pub(crate) fn tell_new_overlaps(
         });
         true
     };
-    let (_, more) = OverlapNotices::new(paths).tell_new(overlaps, &mut tell)?;
+    let (_, more) = OverlapNotices::new(paths).record(
+        overlaps,
+        from.is_some()
+            .then_some(&mut tell as &mut dyn FnMut(&Overlap) -> bool),
+    )?;
     warnings.extend(more);
     Ok((told, warnings))
 }
 
 /// Looks at the agents' branches of the repository whose main worktree is
-/// the project root, and tells each new overlap once (see
-/// `tell_new_overlaps`): one call for a watcher that notices overlaps as
-/// they appear. Returns what it saw, the overlaps told now and warnings.
+/// the project root, records the overlaps and, with `from`, tells each new
+/// one once (see `tell_new_overlaps`). Returns what it saw, the overlaps
+/// told now and warnings.
 pub(crate) fn notice_overlaps(
     messenger: &Messenger<'_>,
     registry: &Registry,
     paths: &Paths,
-    from: &str,
+    from: Option<&str>,
 ) -> Result<(Changes, Vec<ToldOverlap>, Vec<String>)> {
     let repo = Repository::open(paths.root())?;
     let changes = worktrees::changes(&repo)?;

@@ -242,6 +242,13 @@ impl Paths {
         self.swarm_dir().join("worktrees")
     }
 
+    /// The name, in `worktrees_dir`, of the `.gitignore` holding `*`: the
+    /// main worktree's git then never lists the agents' worktrees (nor
+    /// adds them as embedded repositories) even where `.swarm/` is not
+    /// ignored. A linked worktree reads no `.gitignore` above its own top,
+    /// so the agents' own files are not affected.
+    pub(crate) const WORKTREES_IGNORE: &'static str = ".gitignore";
+
     /// `.swarm/overlaps.json`: the overlaps between agents' branches that
     /// the agents involved were told about (docs/FORMATS.md).
     pub(crate) fn overlap_notices(&self) -> PathBuf {

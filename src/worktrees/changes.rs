@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::git::Git;
 
@@ -44,8 +44,8 @@ impl AgentChanges {
 }
 
 /// A file changed by two or more agents.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-pub(crate) struct Overlap {
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct Overlap {
     /// The file, relative to the top of the repository.
     pub path: String,
     /// The agents that changed it, in agent order.

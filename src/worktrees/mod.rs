@@ -13,7 +13,8 @@ mod overlap_notices;
 mod prepare;
 mod repository;
 
-pub(crate) use changes::{AgentChanges, Changes, Overlap, changes};
+pub use changes::Overlap;
+pub(crate) use changes::{AgentChanges, Changes, changes};
 pub(crate) use cleanup::{Keep, Verdict, remove, review};
 pub(crate) use error::WorktreeError;
 pub(crate) use merge::{MergeKind, Merged, merge};

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::store::{Paths, ensure_private_dir};
+use crate::store::{Paths, StateDir, ensure_private_dir};
 use crate::support::sanitize;
 
 use super::error::WorktreeError;
@@ -62,6 +62,12 @@ pub(crate) fn prepare(
         path: paths.worktrees_dir(),
         source,
     })?;
+    StateDir::new(paths.worktrees_dir())
+        .create_new(Paths::WORKTREES_IGNORE, b"*\n")
+        .map_err(|e| WorktreeError::Io {
+            path: paths.worktrees_dir().join(Paths::WORKTREES_IGNORE),
+            source: std::io::Error::other(e.to_string()),
+        })?;
     let mut out = Vec::with_capacity(agents.len());
     for agent in agents {
         let path = worktree_path(paths, agent);

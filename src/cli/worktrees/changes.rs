@@ -11,7 +11,7 @@ use crate::error::Result;
 use crate::messaging::{self, ToldOverlap};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
-use crate::worktrees::{self, AgentChanges, Changes, Overlap, Repository};
+use crate::worktrees::{AgentChanges, Changes, Overlap};
 
 use crate::cli::context::Context;
 
@@ -78,21 +78,18 @@ pub(crate) fn run(ctx: &Context, args: &ChangesArgs) -> Result<ExitCode> {
     Ok(ExitCode::Success)
 }
 
-/// The changes, and the overlaps told now: each new one is told to its
-/// agents when the config says so.
+/// The changes, and the overlaps told now: the overlaps are recorded for
+/// the monitor and the dashboard, and each new one is told to its agents
+/// when the config says so.
 fn look(ctx: &Context) -> Result<(Changes, Vec<ToldOverlap>)> {
     let config = ctx.config()?;
-    if !config.launch.tell_overlaps {
-        let repo = Repository::open(ctx.paths.root())?;
-        return Ok((worktrees::changes(&repo)?, Vec::new()));
-    }
     let registry = ctx.registry_or_empty()?;
-    let (changes, told, warnings) = messaging::notice_overlaps(
-        &ctx.messenger()?,
-        &registry,
-        &ctx.paths,
-        &config.messaging.operator,
-    )?;
+    let from = config
+        .launch
+        .tell_overlaps
+        .then_some(config.messaging.operator.as_str());
+    let (changes, told, warnings) =
+        messaging::notice_overlaps(&ctx.messenger()?, &registry, &ctx.paths, from)?;
     for w in &warnings {
         ctx.out.warn(w);
     }
