@@ -743,6 +743,57 @@ fn an_existing_worktree_is_reused_and_setup_runs_in_new_ones() {
 }
 
 #[test]
+fn an_agent_asking_to_trust_its_new_worktree_is_named_and_answered_by_swarm_answer() {
+    let repo = Repo::new();
+    let demo = format!(
+        "'{}' demo-agent --name-from-label --ask-trust",
+        crate::harness::swarm_bin()
+    );
+    let out = ok(repo.swarm(&[
+        "launch",
+        "2",
+        "--cmd",
+        &demo,
+        "--worktrees",
+        "--session",
+        "wt",
+        "--no-attach",
+    ]));
+    // launch waits for the agents, sees the dialogs, and says what to do.
+    let text = stdout(&out);
+    assert!(text.contains("agent-0, agent-1 show a dialog"), "{text}");
+    assert!(text.contains("whether to trust the directory"), "{text}");
+    assert!(text.contains("swarm answer ID yes"), "{text}");
+    let panes: Vec<String> = repo
+        .server
+        .tmux(&["list-panes", "-t", "wt:", "-F", "#{pane_id}"])
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    // A message meanwhile is held, never typed into the dialog.
+    let sent = repo.swarm(&["msg", "agent-1", "INFO", "welcome", "--from", "agent-0"]);
+    assert_eq!(sent.status.code(), Some(7), "{}", stderr(&sent));
+    let peek = stdout(&ok(repo.swarm(&["peek", "agent-1"])));
+    assert!(
+        peek.contains("Do you trust the files in this folder?"),
+        "{peek}"
+    );
+    // Answered through swarm, each agent goes on in its worktree; the
+    // held message goes in once agent-1's prompt is back.
+    for (id, pane) in ["agent-0", "agent-1"].iter().zip(&panes) {
+        ok(repo.swarm(&["answer", id, "yes"]));
+        repo.server.wait_for_screen(pane, "(answered yes)");
+    }
+    wait_for("the held message to go in", || {
+        ok(repo.swarm(&["agents"]));
+        repo.server
+            .capture(&panes[1])
+            .contains("welcome")
+            .then_some(())
+    });
+}
+
+#[test]
 fn a_failing_setup_is_reported_and_the_agent_starts_anyway() {
     let repo = Repo::new();
     repo.project.write(

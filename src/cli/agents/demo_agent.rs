@@ -34,6 +34,10 @@ pub(crate) struct DemoAgentArgs {
     #[arg(long, value_name = "MS", default_value_t = 0, hide = true,
           value_parser = clap::value_parser!(u64).range(0..=60_000))]
     slow_start: u64,
+    /// First ask whether to trust the directory, as the real agents do in
+    /// one they have not seen (for tests)
+    #[arg(long, hide = true)]
+    ask_trust: bool,
 }
 
 /// This pane's `@swarm_agent` label, once it is there (at most a few
@@ -63,11 +67,15 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         .or_else(|| std::env::var("TMUX_PANE").ok())
         .unwrap_or_else(|| "demo".into());
     let name = crate::support::sanitize::one_line(&name);
-    demo_agent::run(args.record.as_deref(), &name, args.drop_enters).map_err(|source| {
-        Error::Io {
-            what: "run the demo agent (it needs a terminal)".into(),
-            source,
-        }
+    demo_agent::run(
+        args.record.as_deref(),
+        &name,
+        args.drop_enters,
+        args.ask_trust,
+    )
+    .map_err(|source| Error::Io {
+        what: "run the demo agent (it needs a terminal)".into(),
+        source,
     })?;
     Ok(ExitCode::Success)
 }

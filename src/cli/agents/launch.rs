@@ -87,6 +87,9 @@ struct LaunchedAgent<'a> {
     /// Its screen reads as a known state (its prompt is drawn); false:
     /// still starting when launch returned.
     ready: bool,
+    /// It showed a dialog when launch returned (an agent in a new
+    /// worktree asks whether to trust it), which someone must answer.
+    dialog: bool,
 }
 
 #[derive(Serialize)]
@@ -191,8 +194,8 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     // Returning before the agents have drawn their prompts would leave the
     // first message held ("no input box"): wait for them, unless the
     // person is about to watch them start.
-    let starting = if attaching || args.ready_timeout == 0 {
-        Vec::new()
+    let (starting, asking) = if attaching || args.ready_timeout == 0 {
+        (Vec::new(), Vec::new())
     } else {
         wait_until_ready(ctx, &launched, Duration::from_secs(args.ready_timeout))?
     };
@@ -219,6 +222,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                     pane_index: address(pane.as_str()),
                     worktree: worktree_of(id).map(WorktreeReport::of),
                     ready: !starting.contains(id),
+                    dialog: asking.contains(id),
                 })
                 .collect(),
             monitor: launched.monitor.as_ref().map(|p| p.as_str()),
@@ -245,6 +249,8 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
         }
         if starting.contains(id) {
             line.push_str("  (still starting)");
+        } else if asking.contains(id) {
+            line.push_str("  (asks something)");
         }
         s.push_str(&line);
         s.push('\n');
@@ -254,6 +260,20 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             "{} still starting after {}s: `swarm agents` shows when each is ready; a message sent meanwhile is held and goes in by itself once its prompt is drawn.\n",
             starting.join(", "),
             args.ready_timeout
+        ));
+    }
+    if !asking.is_empty() {
+        s.push_str(&format!(
+            "{} {} a dialog{}: answer with `swarm answer ID yes` (or no), in the monitor or the dashboard, \
+             or in the pane; `swarm peek ID` shows it. Messages to {} wait until it is answered.\n",
+            asking.join(", "),
+            if asking.len() == 1 { "shows" } else { "show" },
+            if launched.worktrees.is_empty() {
+                ""
+            } else {
+                " (an agent in a new worktree asks whether to trust the directory)"
+            },
+            if asking.len() == 1 { "it" } else { "them" },
         ));
     }
     if let Some(pane) = &launched.monitor {
@@ -397,15 +417,17 @@ const SHELL_GRACE: Duration = Duration::from_secs(3);
 
 /// Waits until every launched agent's screen reads as a known state (its
 /// prompt drawn, or a dialog it opened at start), at most `timeout`;
-/// returns the ids of those still starting. Agents whose profile does not
-/// read screens are ready once their program runs; a pane that runs no
-/// agent at all (`--cmd` with some other program) is not waited for, nor
-/// one whose shell is still in front after a few seconds.
+/// returns the ids of those still starting, and of those showing a dialog
+/// (as the real agents ask whether to trust a directory they have not
+/// seen). Agents whose profile does not read screens are ready once their
+/// program runs; a pane that runs no agent at all (`--cmd` with some other
+/// program) is not waited for, nor one whose shell is still in front after
+/// a few seconds.
 fn wait_until_ready(
     ctx: &Context,
     launched: &launch::Launched,
     timeout: Duration,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Vec<String>)> {
     let matcher = ctx.matcher()?;
     let profiles = ctx.profiles()?;
     let started = Instant::now();
@@ -430,7 +452,13 @@ fn wait_until_ready(
             .map(|(a, _)| a.id.to_string())
             .collect();
         if starting.is_empty() || Instant::now() >= deadline {
-            return Ok(starting);
+            let asking = records
+                .iter()
+                .zip(&states)
+                .filter(|(_, s)| s.state == "dialog")
+                .map(|(a, _)| a.id.to_string())
+                .collect();
+            return Ok((starting, asking));
         }
         std::thread::sleep(READY_POLL);
     }
