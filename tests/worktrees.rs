@@ -463,6 +463,40 @@ fn a_clean_merge_lands_and_the_others_learn_how_far_behind_they_are() {
 }
 
 #[test]
+fn merge_into_another_branch_moves_only_that_branch() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.git(&repo.root(), &["branch", "release"]);
+    repo.commit_file(&repo.worktree("agent-0"), "src/new.py", "new = 1\n");
+    let before = repo.snapshot();
+    let main = repo.git(&repo.root(), &["rev-parse", "main"]);
+    let json = stdout_json(&ok(
+        repo.swarm(&["merge", "agent-0", "--into", "release", "--json"])
+    ));
+    assert_eq!(json["result"], "fast-forward");
+    assert_eq!(json["into"], "release");
+    assert_eq!(
+        repo.git(&repo.root(), &["rev-parse", "release"]),
+        repo.git(&repo.root(), &["rev-parse", "swarm/agent-0"])
+    );
+    // The main worktree and its branch are as they were (git's reflog of
+    // the moved branch aside).
+    assert_eq!(repo.git(&repo.root(), &["rev-parse", "main"]), main);
+    let mut after = repo.snapshot();
+    after.retain(|p, _| !p.starts_with(".git/logs") && !p.starts_with(".git/refs"));
+    let mut before = before;
+    before.retain(|p, _| !p.starts_with(".git/logs") && !p.starts_with(".git/refs"));
+    assert_eq!(after, before);
+    assert!(!repo.project.file("src/new.py").exists());
+    // A branch checked out in another worktree is not swarm's to move,
+    // and one that does not exist is not found.
+    let out = repo.swarm(&["merge", "agent-0", "--into", "swarm/agent-1"]);
+    refused(&out, 1, &["checked out in", "agent-1"]);
+    let out = repo.swarm(&["merge", "agent-0", "--into", "nope"]);
+    refused(&out, 4, &["there is no branch nope"]);
+}
+
+#[test]
 fn a_conflicting_merge_is_refused_and_changes_nothing() {
     let repo = Repo::new();
     repo.launch(2);
