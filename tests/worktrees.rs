@@ -358,8 +358,11 @@ fn the_watcher_tells_an_overlap_as_it_appears_and_the_dashboard_shows_it() {
     });
     assert_eq!(conflict_notices(&repo, "agent-1"), 0);
     let expected = serde_json::json!([{"path": "src/a.py", "agents": ["agent-0", "agent-2"]}]);
-    let body = dashboard.get("/api/v1/overlaps").json();
-    assert_eq!(body["overlaps"], expected, "{body}");
+    // The watcher records what it found once it has told it.
+    wait_for("the dashboard to show the overlap", || {
+        let body = dashboard.get("/api/v1/overlaps").json();
+        (body["overlaps"] == expected).then_some(())
+    });
     // It stays told once, however many rounds look again; `swarm changes`
     // finds it told already.
     let changes = stdout_json(&ok(repo.swarm(&["changes", "--json"])));
