@@ -25,6 +25,7 @@ mod config;
 mod dashboard;
 mod domain;
 mod error;
+mod git;
 mod guard;
 mod locks;
 mod log;
@@ -39,6 +40,7 @@ mod support;
 mod tmux;
 mod usage;
 mod watcher;
+mod worktrees;
 
 mod cli;
 
@@ -69,3 +71,4 @@ pub use store::{Paths, StateDir};
 pub use support::json::{Layout, to_vec};
 pub use support::{sanitize, time};
 pub use tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
+pub use worktrees::Overlap;

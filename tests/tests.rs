@@ -38,3 +38,4 @@ mod setup;
 mod store_tls;
 mod tmux_seam;
 mod usage;
+mod worktrees;

@@ -250,6 +250,9 @@ pub(crate) const PRINT_WORD: &str = "DEMOPRINT";
 pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
+/// The question asked at start with `ask_trust`, as the real agents ask
+/// in a directory they have not seen (a new worktree is one).
+const TRUST_QUESTION: &str = "? Do you trust the files in this folder?";
 /// The row under the options, as the demo profile recognises a dialog.
 const DIALOG_FOOTER: &str = "  Esc to cancel";
 /// The row drawn above the input box while busy.
@@ -337,12 +340,14 @@ impl Conversation<'_> {
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
 /// readers never see half a line); with `conversation`, also to the
-/// conversation's file.
+/// conversation's file. With `ask_trust` it first asks whether to trust
+/// the directory (see `TRUST_QUESTION`), answered like any question.
 pub(crate) fn run(
     record: Option<&Path>,
     name: &str,
     drop_enters: u32,
     conversation: Option<&Conversation<'_>>,
+    ask_trust: bool,
 ) -> io::Result<()> {
     let recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
@@ -357,6 +362,18 @@ pub(crate) fn run(
     };
     let _raw = RawTerminal::enable()?;
     let mut out = io::stdout().lock();
+    // With `ask_trust`, the question stands where the prompt would, drawn
+    // with the banner in one write: no look ever sees a prompt first.
+    let trust = ask_trust.then_some(Question {
+        text: TRUST_QUESTION,
+        options: ["Yes", "No"],
+        numbered: true,
+        at: 0,
+    });
+    let first = match trust {
+        Some(q) => format!("{}\r\n{}", q.text, q.rows()),
+        None => "> ".to_owned(),
+    };
     // Bracketed paste on, then the banner: once the banner is on screen,
     // the terminal has also processed the mode switch.
     let resumed = match conversation {
@@ -369,7 +386,7 @@ pub(crate) fn run(
     };
     write!(
         out,
-        "\x1b[?2004h\x1b[2J\x1b[H{resumed}{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n> "
+        "\x1b[?2004h\x1b[2J\x1b[H{resumed}{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n{first}"
     )?;
     out.flush()?;
     let mut agent = Demo {
@@ -381,7 +398,7 @@ pub(crate) fn run(
         parser: InputParser::dropping_enters(drop_enters),
         count: earlier,
         first_byte: None,
-        mode: Mode::Ready,
+        mode: trust.map_or(Mode::Ready, Mode::Asking),
         queue: std::collections::VecDeque::new(),
     };
     let result = agent.event_loop();
@@ -405,6 +422,8 @@ enum Mode {
 /// An open question: its options in screen order and the highlighted one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Question {
+    /// Its row above the options.
+    text: &'static str,
     /// `["Yes", "No"]` or `["No", "Yes"]`.
     options: [&'static str; 2],
     /// Whether the options show their numbers.
@@ -563,12 +582,14 @@ impl<W: Write> Demo<'_, W> {
         if text.contains(ASK_WORD) {
             let q = if text.contains(ASK_NO_FIRST_WORD) {
                 Question {
+                    text: QUESTION,
                     options: ["No", "Yes"],
                     numbered: false,
                     at: 0,
                 }
             } else {
                 Question {
+                    text: QUESTION,
                     options: ["Yes", "No"],
                     numbered: true,
                     at: 0,
@@ -576,7 +597,7 @@ impl<W: Write> Demo<'_, W> {
             };
             self.mode = Mode::Asking(q);
             self.parser.clear();
-            return write!(self.out, "\r\n{QUESTION}\r\n{}", q.rows());
+            return write!(self.out, "\r\n{}\r\n{}", q.text, q.rows());
         }
         if let Some(secs) = busy_seconds(text) {
             self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));

@@ -19,6 +19,7 @@ use crate::agents::registry::{AgentIds, AgentRecord, AgentStatus, Registry};
 use crate::agents::registry_store::RegistryStore;
 use crate::domain::{AgentId, validate};
 use crate::error::Error;
+use crate::git::layout;
 use crate::store::Paths;
 use crate::support::time;
 use crate::tmux::{Pane, PaneId, PaneLabel, Tmux};
@@ -69,7 +70,9 @@ pub(crate) struct Scan {
 }
 
 /// Scans the server: every live pane, and those that are this project's
-/// agent candidates.
+/// agent candidates: an agent process in a pane whose directory is in the
+/// project, or in the project's counterpart in a linked git worktree of
+/// its repository (agents launched with worktrees work there).
 pub(crate) fn scan(
     tmux: &Tmux,
     root: &Path,
@@ -82,6 +85,11 @@ pub(crate) fn scan(
         .map(|s| format!("ignored a pane tmux listed in an unexpected form ({s})"))
         .collect();
     let processes = matcher.processes().survey()?;
+    let checkouts = if cross_project {
+        Vec::new()
+    } else {
+        layout::checkouts(root)
+    };
     let candidates = panes
         .iter()
         .filter(|p| !p.dead)
@@ -90,7 +98,7 @@ pub(crate) fn scan(
             let in_project = cross_project
                 || processes
                     .pane_cwd(pane)
-                    .is_some_and(|cwd| cwd.starts_with(root));
+                    .is_some_and(|cwd| layout::checkout_of(&checkouts, &cwd).is_some());
             in_project.then(|| Candidate {
                 pane: pane.clone(),
                 agent: Some(agent),

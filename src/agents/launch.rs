@@ -1,14 +1,18 @@
 //! `launch` and `down`: a tmux session with N agent panes, each labelled
-//! with its agent id, and its removal.
+//! with its agent id, and its removal. With worktrees, the ids are taken
+//! first, each agent's worktree is made under its id, and each pane starts
+//! in its worktree already labelled with that id (README, Worktrees).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::{self, DiscoverOptions, Discovery};
 use crate::agents::registry_store::RegistryStore;
+use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::store::Paths;
-use crate::tmux::{PaneId, PaneLabel, SessionSpec, Tmux, TmuxError};
+use crate::tmux::{NewPaneLabel, PaneId, SessionSpec, Tmux, TmuxError};
+use crate::worktrees::{self, Prepared, Repository};
 
 /// Most agent panes one `launch` opens.
 pub(crate) const MAX_AGENTS: u8 = 16;
@@ -39,6 +43,16 @@ pub(crate) struct LaunchPlan {
     pub force: bool,
     /// A command for a monitor pane beside the agents, if one is wanted.
     pub monitor: Option<String>,
+    /// Each agent in a git worktree of its own, when set.
+    pub worktrees: Option<WorktreesPlan>,
+}
+
+/// How the agents' worktrees are made.
+#[derive(Clone, Debug)]
+pub(crate) struct WorktreesPlan {
+    /// A command run with `sh -c` in each new worktree before its agent
+    /// starts (`launch.worktree_setup`).
+    pub setup: Option<String>,
 }
 
 /// Share of the window's width the monitor pane takes.
@@ -59,6 +73,8 @@ pub(crate) struct Launched {
     pub discovery: Discovery,
     /// The monitor pane, when one was asked for.
     pub monitor: Option<PaneId>,
+    /// The agents' worktrees, in pane order (empty without worktrees).
+    pub worktrees: Vec<Prepared>,
 }
 
 /// The default session name: `swarm-` and the project directory's name,
@@ -126,6 +142,17 @@ pub(crate) fn launch(
     opts: &DiscoverOptions,
     plan: &LaunchPlan,
 ) -> Result<Launched> {
+    // A root that cannot hold worktrees is refused before any session is
+    // touched: outside git, below the repository's top, or with no commit
+    // to start the branches from.
+    let repo = match &plan.worktrees {
+        Some(_) => {
+            let repo = Repository::open(paths.root())?;
+            repo.base()?;
+            Some(repo)
+        }
+        None => None,
+    };
     if tmux
         .has_session(&plan.session)
         .or_else(no_server_means_no_session)?
@@ -135,6 +162,19 @@ pub(crate) fn launch(
         }
         tmux.kill_session(&plan.session)?;
     }
+    let mut warnings = Vec::new();
+    let prepared = match (&repo, &plan.worktrees) {
+        (Some(repo), Some(w)) => {
+            let count = u8::try_from(plan.commands.len()).unwrap_or(MAX_AGENTS);
+            let ids = reserve_ids(tmux, registry, paths, count, &mut warnings)?;
+            worktrees::prepare(repo, paths, &ids, w.setup.as_deref())?
+        }
+        _ => Vec::new(),
+    };
+    // Each agent in a worktree starts there, its pane labelled with the id
+    // its worktree was made under.
+    let ids: Vec<String> = prepared.iter().map(|p| p.agent.to_string()).collect();
+    let cwds: Vec<PathBuf> = prepared.iter().map(|p| p.path.clone()).collect();
     let panes = open_panes(
         tmux,
         paths,
@@ -142,9 +182,11 @@ pub(crate) fn launch(
         &plan.layout,
         &plan.commands,
         None,
-        None,
+        (!ids.is_empty()).then_some(ids.as_slice()),
+        (!cwds.is_empty()).then_some(cwds.as_slice()),
     )?;
-    let discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
+    let mut discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
+    discovery.warnings.splice(0..0, warnings);
     // Added last, so that it changes neither the agents' pane order nor
     // their layout; it is no agent, so discovery passes it by.
     let monitor = match &plan.monitor {
@@ -166,6 +208,7 @@ pub(crate) fn launch(
         opened: panes,
         discovery,
         monitor,
+        worktrees: prepared,
     })
 }
 
@@ -188,10 +231,13 @@ pub(crate) fn add_monitor(
 
 /// Opens one pane per command in `session`'s window (creating the
 /// session when `into` is `None`, else splitting its pane `into`), in
-/// order, and lays them out. With `labels`, each pane is
-/// labelled with its agent id (`@swarm_agent`, `@swarm_project`) as soon as
-/// it exists, before anything registers it: that is how `resume` gives a
-/// recorded id back to its agent's new pane, and to no other.
+/// order, and lays them out. With `labels`, each pane is labelled with its
+/// agent id (`@swarm_agent`, `@swarm_project`) in the very tmux call that
+/// creates it, before anything registers it: that is how `resume` gives a
+/// recorded id back to its agent's new pane, and to no other, and how an
+/// agent's pane gets the id its worktree was made under. With `cwds`, each
+/// pane starts in its own directory (else the project root).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn open_panes(
     tmux: &Tmux,
     paths: &Paths,
@@ -200,28 +246,35 @@ pub(crate) fn open_panes(
     commands: &[String],
     into: Option<&PaneId>,
     labels: Option<&[String]>,
+    cwds: Option<&[PathBuf]>,
 ) -> Result<Vec<PaneId>> {
     let Some((first_command, rest)) = commands.split_first() else {
         return Ok(Vec::new());
     };
     let window = format!("={session}:");
-    let label = |pane: &PaneId, i: usize| -> Result<()> {
-        if let Some(id) = labels.and_then(|ids| ids.get(i)) {
-            tmux.label_panes(&[PaneLabel {
-                pane: pane.clone(),
-                agent: id.clone(),
-                project: paths.fingerprint(),
-            }])?;
-        }
-        Ok(())
+    let fingerprint = paths.fingerprint();
+    let label_of = |i: usize| {
+        labels.and_then(|ids| ids.get(i)).map(|id| NewPaneLabel {
+            agent: id,
+            project: &fingerprint,
+        })
+    };
+    let cwd_of = |i: usize| {
+        cwds.and_then(|c| c.get(i))
+            .map_or(paths.root(), PathBuf::as_path)
+    };
+    let split = |target: &str, i: usize, command: &str| match label_of(i) {
+        Some(label) => tmux.split_window_labelled(target, cwd_of(i), command, &label),
+        None => tmux.split_window(target, cwd_of(i), command),
     };
     let first = match into {
         None => {
             let spec = SessionSpec {
                 name: session,
-                cwd: paths.root(),
+                cwd: cwd_of(0),
                 size: SESSION_SIZE,
                 command: first_command,
+                label: label_of(0),
             };
             // A server that is exiting (its last session was just killed)
             // can still take the connection and then go away: the next try
@@ -245,20 +298,16 @@ pub(crate) fn open_panes(
             )?;
             first
         }
-        Some(existing) => tmux.split_window(existing.as_str(), paths.root(), first_command)?,
+        Some(existing) => split(existing.as_str(), 0, first_command)?,
     };
-    label(&first, 0)?;
     let _ = tmux.select_layout(&window, layout);
     let mut panes = vec![first];
     for (i, command) in rest.iter().enumerate() {
         // Splitting the newest pane keeps pane order = launch order, so
         // agent-0, agent-1, ... read left to right, top to bottom.
         let newest = panes[panes.len() - 1].to_string();
-        match tmux.split_window(&newest, paths.root(), command) {
-            Ok(pane) => {
-                label(&pane, i + 1)?;
-                panes.push(pane);
-            }
+        match split(&newest, i + 1, command) {
+            Ok(pane) => panes.push(pane),
             // The window's panes all exited: nothing left to split.
             Err(TmuxError::TargetNotFound { .. }) => break,
             Err(e) => return Err(e.into()),
@@ -267,6 +316,54 @@ pub(crate) fn open_panes(
         let _ = tmux.select_layout(&window, layout);
     }
     Ok(panes)
+}
+
+/// Takes the next `count` agent ids for panes that do not exist yet, so
+/// that each agent's worktree can be made under the id its pane will get:
+/// above every id the mark, the registry or a pane label of this project
+/// has seen, in one atomic step of the registry store (two launches at
+/// once get different ids). Each pane is then created carrying its id as
+/// its label, which discovery keeps.
+fn reserve_ids(
+    tmux: &Tmux,
+    registry: &dyn RegistryStore,
+    paths: &Paths,
+    count: u8,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>> {
+    let fingerprint = paths.fingerprint();
+    let labelled = match tmux.list_panes() {
+        Ok((panes, _)) => panes
+            .iter()
+            .filter(|p| p.project_label.as_deref() == Some(fingerprint.as_str()))
+            .filter_map(|p| p.agent_label.as_deref().and_then(validate::agent_number))
+            .max(),
+        Err(TmuxError::NoServer { .. }) => None,
+        Err(e) => return Err(e.into()),
+    };
+    let mut first = None;
+    warnings.extend(registry.update(&mut |doc| {
+        let registered = doc
+            .registry
+            .iter()
+            .flat_map(|r| r.agents.iter())
+            .filter_map(|a| a.id.number())
+            .max();
+        let next = [registered, labelled]
+            .into_iter()
+            .flatten()
+            .map(|n| n.saturating_add(1))
+            .fold(doc.ids.next, u64::max);
+        doc.ids.next = next.saturating_add(u64::from(count));
+        // The registry itself stays as it is.
+        doc.registry = None;
+        first = Some(next);
+    })?);
+    let first =
+        first.ok_or_else(|| Error::Invalid("the registry store skipped the change".into()))?;
+    Ok((0..u64::from(count))
+        .map(|i| crate::domain::AgentId::numbered(first + i).to_string())
+        .collect())
 }
 
 fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
@@ -338,7 +435,7 @@ pub(crate) fn invocation_exists(swarm: &str) -> bool {
 }
 
 /// The full path of `program` when it is an executable file on `PATH`.
-pub fn find_on_path(program: &str) -> Option<std::path::PathBuf> {
+pub fn find_on_path(program: &str) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)

@@ -18,6 +18,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::spending::{budget, usage};
+use super::worktrees::{changes, merge};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
@@ -122,6 +123,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Down(args) => down::run(ctx, &args),
         Command::Resume(args) => resume::run(ctx, &args),
         Command::Sessions(args) => sessions::run(ctx, &args),
+        Command::Changes(args) => changes::run(ctx, &args),
+        Command::Merge(args) => merge::run(ctx, &args),
         Command::Init(args) => init::run(ctx, &args),
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),

@@ -15,6 +15,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::spending::{budget, usage};
+use super::worktrees::{changes, merge};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::lazy::Lazy;
@@ -144,6 +145,10 @@ pub(super) enum Command {
     Resume(Lazy<resume::ResumeArgs>),
     /// List the sessions `launch` recorded and whether each runs; forget one
     Sessions(Lazy<sessions::SessionsArgs>),
+    /// Show what each agent's worktree branch holds, and files two agents both changed
+    Changes(Lazy<changes::ChangesArgs>),
+    /// Merge an agent's worktree branch, only when it merges cleanly
+    Merge(Lazy<merge::MergeArgs>),
     /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
@@ -327,6 +332,12 @@ impl Command {
             Command::Resume(_) => in_project(Strict, After),
             Command::Sessions(args) if args.forgets() => in_project(Strict, Never),
             Command::Sessions(_) => in_project(Warn, Never),
+            // It tells the agents of new overlaps: a message, so the
+            // config must be right.
+            Command::Changes(_) => in_project(Strict, After),
+            // It changes the repository, not the swarm's state, and sends
+            // nothing.
+            Command::Merge(_) => in_project(Warn, Never),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),
             Command::Config(args) if args.shows() => in_project(Warn, Never),

@@ -14,7 +14,8 @@ use crate::cli::output::ColorChoice;
 pub(super) struct GlobalArgs {
     /// Project root holding the state files [default: $CLAUDESWARM_ROOT,
     /// else the nearest directory with .git, .claudeswarm.yaml,
-    /// ACTIVE_AGENTS.json, .agent_locks, pyproject.toml or package.json]
+    /// ACTIVE_AGENTS.json, .agent_locks, pyproject.toml or package.json; in
+    /// a linked git worktree, that directory of its main worktree]
     #[arg(
         long,
         global = true,

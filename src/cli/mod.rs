@@ -27,5 +27,6 @@ mod setup;
 mod spending;
 mod text_args;
 mod version;
+mod worktrees;
 
 pub use app::run;

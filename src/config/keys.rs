@@ -82,6 +82,11 @@ pub(crate) enum Kind {
     /// A webhook URL (`validate::webhook_url`), or unset. A secret (see
     /// `Key::is_secret`).
     SecretUrl,
+    /// Non-blank text of at most `max_chars` characters, or unset.
+    OptText {
+        /// Longest allowed.
+        max_chars: usize,
+    },
     /// A shell command of at most `max_chars` characters, or unset. A
     /// secret (see `Key::is_secret`).
     SecretCommand {
@@ -128,7 +133,7 @@ pub(crate) enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 13] = [
+pub(crate) const SECTIONS: [(&str, &str); 14] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -155,6 +160,10 @@ pub(crate) const SECTIONS: [(&str, &str); 13] = [
     (
         "store",
         "Where the shared state lives: the project's files, or one Redis server for agents on several hosts (swarm only).",
+    ),
+    (
+        "launch",
+        "`swarm launch`: each agent in a git worktree of its own, and what happens around them (swarm only).",
     ),
     (
         "notify",
@@ -480,6 +489,27 @@ pub(crate) const KEYS: &[Key] = &[
         kind: Kind::OptFile,
         doc: "A PEM file of certificate authorities trusted for a rediss:// server besides the system's (a server whose certificate your own CA signed); absolute, or relative to the project root.",
         example: Some("\"/etc/swarm/redis-ca.pem\""),
+    },
+    Key {
+        section: "launch",
+        name: "worktrees",
+        kind: Kind::Bool,
+        doc: "Give each launched agent a git worktree of its own (.swarm/worktrees/<id>, branch swarm/<id>), as `launch --worktrees` does.",
+        example: None,
+    },
+    Key {
+        section: "launch",
+        name: "worktree_setup",
+        kind: Kind::OptText { max_chars: 4096 },
+        doc: "A command run with `sh -c` in each new worktree before its agent starts ($SWARM_ROOT is the project root); a failure is reported and the agent starts anyway.",
+        example: Some("\"cp $SWARM_ROOT/.env . && npm ci\""),
+    },
+    Key {
+        section: "launch",
+        name: "tell_overlaps",
+        kind: Kind::Bool,
+        doc: "When `swarm changes` finds a file changed on two or more agents' branches, tell those agents once.",
+        example: None,
     },
     Key {
         section: "notify",

@@ -36,6 +36,9 @@ pub struct Config {
     /// Where the shared state lives: files, or a Redis server shared by
     /// several hosts (swarm's own section).
     pub store: StoreConfig,
+    /// `swarm launch`: worktrees and what happens around them (swarm's
+    /// own section).
+    pub launch: Launch,
     /// How the person is told that an agent needs them (swarm's own
     /// section).
     pub notify: NotifyConfig,
@@ -263,6 +266,32 @@ pub struct StoreConfig {
     /// Certificate authorities (PEM) trusted for a `rediss://` server
     /// besides the system's.
     pub tls_ca_file: Option<String>,
+}
+
+/// `[launch]`: each agent in a git worktree of its own (README,
+/// Worktrees).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Launch {
+    /// Give each launched agent a worktree on a branch of its own, as
+    /// `launch --worktrees` does.
+    pub worktrees: bool,
+    /// A command run with `sh -c` in each new worktree before its agent
+    /// starts.
+    pub worktree_setup: Option<String>,
+    /// Tell the agents involved, once, when a file is changed on two or
+    /// more agents' branches.
+    pub tell_overlaps: bool,
+}
+
+impl Default for Launch {
+    fn default() -> Self {
+        Launch {
+            worktrees: false,
+            worktree_setup: None,
+            tell_overlaps: true,
+        }
+    }
 }
 
 /// `[notify]`: telling the person that an agent needs them, in tmux and

@@ -111,6 +111,7 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
             | Kind::OptUrl
             | Kind::OptName
             | Kind::OptAmount { .. }
+            | Kind::OptText { .. }
             | Kind::SecretUrl
             | Kind::SecretCommand { .. },
             Value::Null,
@@ -170,12 +171,14 @@ fn check_kind(kind: &Kind, value: &Value) -> Vec<(String, String)> {
         }
         (Kind::Bool, Value::Bool(_)) => Vec::new(),
         (Kind::Bool, v) => one(format!("expected true or false, got {}", describe(v))),
-        (Kind::Text { max_chars }, Value::String(s)) => {
+        (Kind::Text { max_chars } | Kind::OptText { max_chars }, Value::String(s)) => {
             check_text(s, *max_chars, "cannot be empty")
                 .map(one)
                 .unwrap_or_default()
         }
-        (Kind::Text { .. }, v) => one(format!("expected text, got {}", describe(v))),
+        (Kind::Text { .. } | Kind::OptText { .. }, v) => {
+            one(format!("expected text, got {}", describe(v)))
+        }
         (Kind::AgentName, Value::String(s)) => match validate::agent_id(s) {
             Ok(id) if id == *s => Vec::new(),
             Ok(_) => one("cannot start or end with spaces".into()),
@@ -415,6 +418,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
         | Kind::OptUrl
         | Kind::OptName
         | Kind::OptAmount { .. }
+        | Kind::OptText { .. }
         | Kind::SecretUrl
         | Kind::SecretCommand { .. }
             if unset =>
@@ -436,6 +440,7 @@ pub(crate) fn parse_env(kind: &Kind, raw: &str) -> Result<Value, String> {
             )),
         },
         Kind::Text { .. }
+        | Kind::OptText { .. }
         | Kind::OptDir
         | Kind::OptFile
         | Kind::AgentName

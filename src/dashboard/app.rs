@@ -20,6 +20,7 @@ use tower_http::validate_request::ValidateRequestHeaderLayer;
 
 use crate::snapshot;
 use crate::support::time;
+use crate::worktrees::OverlapNotices;
 
 use super::action_guard::{self, SessionToken};
 use super::actions;
@@ -223,6 +224,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/feed", get(feed))
         .route("/api/v1/locks", get(locks))
         .route("/api/v1/acks", get(acks))
+        .route("/api/v1/overlaps", get(overlaps))
         .route("/api/v1/messages", get(messages))
         .route("/api/v1/stats", get(stats))
         .route("/api/v1/delivery", get(delivery))
@@ -398,6 +400,17 @@ async fn acks(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
         let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
         ok(&api::acks(&pending))
+    })
+    .await
+}
+
+/// `GET /api/v1/overlaps`: the files two or more agents changed on their
+/// worktree branches, as the project's watcher (or `swarm changes`) last
+/// found them: `{"overlaps": [{"path": ..., "agents": [...]}], "count": N}`.
+async fn overlaps(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| {
+        let (list, _) = OverlapNotices::new(&app.settings.paths).current();
+        ok(&serde_json::json!({"count": list.len(), "overlaps": list}))
     })
     .await
 }

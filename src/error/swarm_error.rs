@@ -12,6 +12,7 @@ use crate::locks::LockError;
 use crate::store::StoreError;
 use crate::support::exit_code::ExitCode;
 use crate::tmux::TmuxError;
+use crate::worktrees::WorktreeError;
 
 /// Everything that can make a command fail. Messages are lowercase
 /// fragments that read after "failed to ..." or "error: ".
@@ -29,6 +30,9 @@ pub enum Error {
     /// A guard command failed, or the guard refused a commit.
     #[error(transparent)]
     Guard(#[from] GuardError),
+    /// A worktree could not be made or removed, or a merge was refused.
+    #[error(transparent)]
+    Worktree(#[from] WorktreeError),
     /// The config file is invalid.
     #[error(transparent)]
     Config(ConfigError),
@@ -253,6 +257,7 @@ impl Error {
             Error::Tmux(e) => e.exit_code(),
             Error::Lock(e) => e.exit_code(),
             Error::Guard(e) => e.exit_code(),
+            Error::Worktree(e) => e.exit_code(),
             Error::Server(e) => e.exit_code(),
             Error::A2a(e) => e.exit_code(),
             Error::Usage(_) | Error::WhichSession(_) | Error::WhichRecordedSession(_) => {
@@ -285,6 +290,7 @@ impl Error {
             Error::Tmux(e) => e.hint(),
             Error::Lock(e) => e.hint(),
             Error::Guard(e) => e.hint(),
+            Error::Worktree(e) => e.hint(),
             Error::Server(e) => e.hint(),
             Error::A2a(e) => e.hint(),
             Error::Store(StoreError::LockTimeout { .. }) => Some(

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use crate::guard::git::GitError;
+use crate::git::GitError;
 use crate::locks::Conflict;
 use crate::support::exit_code::ExitCode;
 

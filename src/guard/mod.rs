@@ -5,7 +5,6 @@
 
 mod edit_request;
 mod error;
-pub(crate) mod git;
 mod pre_commit;
 
 pub(crate) use edit_request::EditRequest;

@@ -1,7 +1,9 @@
 //! `LockKey`: what a lock is on, in the one spelling every swarm process and
 //! the Python tool agree on: a POSIX path relative to the project root,
 //! without `./`, `//`, `..` or a trailing `/`, with symbolic links inside
-//! the root resolved. Its SHA-256 names the lock file.
+//! the root resolved. Its SHA-256 names the lock file. A path in a linked
+//! git worktree of the project is relative to that worktree's counterpart
+//! of the root, so a file is one key in every checkout of the repository.
 
 use std::fmt;
 use std::fs;
@@ -12,6 +14,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::LockError;
 use super::glob_model::GlobModel;
+use crate::git::layout;
 
 /// Characters that make a lock path a glob pattern.
 const GLOB_CHARS: [char; 4] = ['*', '?', '[', '{'];
@@ -96,9 +99,11 @@ const MAX_PATH_BYTES: usize = 4095;
 
 impl LockKey {
     /// Normalises what the user typed. Relative paths are taken from the
-    /// current directory when it is inside the project, else from the
-    /// project root. Existing components are resolved through symbolic
-    /// links; the path must end up inside `root` (which is canonical).
+    /// current directory when it is inside the project (its root, or the
+    /// root's counterpart in a linked git worktree), else from the project
+    /// root. Existing components are resolved through symbolic links; the
+    /// path must end up inside `root` (which is canonical) or one of those
+    /// counterparts, and is keyed relative to the one it is in.
     pub fn resolve(raw: &str, root: &Path, cwd: &Path) -> Result<LockKey, LockError> {
         let invalid = |why: &str| LockError::InvalidPath {
             given: raw.to_owned(),
@@ -122,9 +127,15 @@ impl LockKey {
             return Err(invalid("potentially dangerous path pattern (`..\\`)"));
         }
         let typed = raw.replace('\\', "/");
-        let base = if cwd.starts_with(root) { cwd } else { root };
+        let checkouts = layout::checkouts(root);
+        let base = match layout::checkout_of(&checkouts, cwd) {
+            Some(_) => cwd,
+            None => root,
+        };
         let resolved = resolve_links(base, Path::new(&typed));
-        let Ok(relative) = resolved.strip_prefix(root) else {
+        let Some(relative) = layout::checkout_of(&checkouts, &resolved)
+            .and_then(|top| resolved.strip_prefix(top).ok())
+        else {
             return Err(LockError::Outside {
                 given: raw.to_owned(),
                 resolved,
@@ -419,6 +430,46 @@ mod tests {
         // From outside the project, they start at the root.
         let out = LockKey::resolve("src/a.py", &root, Path::new("/")).expect("outside cwd");
         assert_eq!(out.as_str(), "src/a.py");
+    }
+
+    #[test]
+    fn a_file_is_one_key_in_every_worktree() {
+        let (_d, root) = project();
+        let linked = root.join(".swarm/worktrees/agent-0");
+        layout::lay_out_linked(&root, &linked, "agent-0");
+        fs::create_dir_all(linked.join("src")).expect("mkdir");
+        let in_linked = |raw: &str, cwd: &Path| LockKey::resolve(raw, &root, cwd);
+        for (raw, cwd) in [
+            ("src/a.py", linked.clone()),
+            ("a.py", linked.join("src")),
+            ("../src/a.py", linked.join("src")),
+        ] {
+            assert_eq!(
+                in_linked(raw, &cwd).expect(raw).as_str(),
+                "src/a.py",
+                "{raw}"
+            );
+        }
+        let abs = linked.join("src/a.py");
+        assert_eq!(
+            in_linked(abs.to_str().expect("utf-8"), &root)
+                .expect("abs")
+                .as_str(),
+            "src/a.py"
+        );
+        // The main worktree's own path from inside the linked one, too.
+        let main_abs = root.join("src/a.py");
+        assert_eq!(
+            in_linked(main_abs.to_str().expect("utf-8"), &linked)
+                .expect("main")
+                .as_str(),
+            "src/a.py"
+        );
+        // The top of a linked worktree is the whole project, as the root is.
+        assert!(matches!(
+            in_linked(".", &linked),
+            Err(LockError::WholeProject { .. })
+        ));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! Messages: sending (validate, rate-limit, log first, deliver into each
-//! recipient's pane), onboarding, and the ACK retry engine that sends what
-//! the pending list says is due, and the claims of lines agents printed to
-//! send (`printed/`). The message log they write is `crate::log`.
+//! recipient's pane), onboarding, telling agents of overlaps between their
+//! branches, the ACK retry engine that sends what the pending list says is
+//! due, and the claims of lines agents printed to send (`printed/`). The
+//! message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
 mod acknowledge;
@@ -11,6 +12,7 @@ pub(crate) mod held;
 mod interrupt;
 mod messenger;
 pub(crate) mod onboarding;
+mod overlap_notice;
 mod pane_text;
 pub(crate) mod printed;
 pub(crate) mod rates;
@@ -21,5 +23,6 @@ pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};
 pub(crate) use held::release::ReleaseReport;
 pub(crate) use messenger::{MessagingSettings, Messenger};
+pub(crate) use overlap_notice::{ToldOverlap, notice_overlaps};
 pub(crate) use relay::hand_over::Relayed;
 pub(crate) use send::{Recipients, SendReport, SendRequest};

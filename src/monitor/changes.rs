@@ -7,6 +7,7 @@ use crate::agents::registry::Registry;
 use crate::attention::episodes::episode_store::OpenEpisode;
 use crate::log::record::Record;
 use crate::snapshot::LockView;
+use crate::worktrees::Overlap;
 
 /// The log records and status files read since the last wake-up.
 #[derive(Debug, Default)]
@@ -23,4 +24,7 @@ pub struct Changes {
     pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
     /// The open attention episodes, when they were read.
     pub episodes: Option<Vec<OpenEpisode>>,
+    /// The files two or more agents changed on their worktree branches,
+    /// when they were read.
+    pub overlaps: Option<Vec<Overlap>>,
 }

@@ -122,7 +122,11 @@ fn status_panel(state: &MonitorState, frame: &mut Frame<'_>, areas: &Areas) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let width = usize::from(inner.width);
-    let sections = [agents(state), locks(state), pending(state)];
+    let mut sections = vec![agents(state), locks(state), pending(state)];
+    // Only a swarm in worktrees has overlaps: no empty section otherwise.
+    if !state.status.overlaps.is_empty() {
+        sections.push(overlaps(state));
+    }
     let rows = allot(
         &sections
             .iter()
@@ -390,6 +394,32 @@ fn pending(state: &MonitorState) -> Section {
         title: title("Pending ACKs", state.status.acks.len(), Color::LightYellow),
         items,
         empty: "none",
+        brief,
+        sep: "; ",
+    }
+}
+
+/// Files changed on two or more agents' worktree branches: merging both
+/// will conflict unless the agents agree first (README, Worktrees).
+fn overlaps(state: &MonitorState) -> Section {
+    let mut items = Vec::new();
+    let mut brief = Vec::new();
+    for o in &state.status.overlaps {
+        let path = sanitize::one_line(&o.path);
+        let agents = sanitize::one_line(&o.agents.join(", "));
+        brief.push(vec![
+            Span::raw(format!("{path} ")),
+            Span::styled(agents.clone(), BOLD),
+        ]);
+        items.push(Line::from(vec![
+            Span::raw(format!(" {path} ")),
+            Span::styled(agents, BOLD),
+        ]));
+    }
+    Section {
+        title: title("Overlaps", state.status.overlaps.len(), Color::LightRed),
+        items,
+        empty: "no file changed by two agents",
         brief,
         sep: "; ",
     }

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::log::log_store::LogFollower;
 use crate::store::Paths;
 use crate::support::sys;
+use crate::worktrees::OverlapNotices;
 
 use super::changes::Changes;
 use super::state::Level;
@@ -82,6 +83,9 @@ pub(crate) struct Session {
     screens_in_flight: bool,
     screens_tick: bool,
     next_tick: Instant,
+    /// The overlaps between agents' worktree branches the last look
+    /// found (the watcher looks; the monitor only reads).
+    overlaps: OverlapNotices,
 }
 
 impl Session {
@@ -140,6 +144,7 @@ impl Session {
             screens_in_flight: false,
             screens_tick: false,
             next_tick: Instant::now() + TICK,
+            overlaps: OverlapNotices::new(&paths),
         };
         let mut dirty = Dirty::all();
         dirty.log = false;
@@ -251,14 +256,18 @@ impl Session {
     }
 
     /// Who needs the person: the open attention episodes, which the
-    /// project's watcher keeps (the monitor only reads them). They change
-    /// with what panes show, not with any file the watch reports, so they
-    /// are read each tick.
+    /// project's watcher keeps (the monitor only reads them), and the
+    /// overlaps between agents' branches the watcher last found. They
+    /// change with what panes and repositories show, not with any file the
+    /// watch reports, so they are read each tick.
     fn read_episodes(&mut self, update: &mut Update) {
         match self.backend.episodes.open() {
             Ok(open) => update.changes.episodes = Some(open),
             Err(e) => update.notes.push(failed("could not read who needs you", e)),
         }
+        // A damaged file is moved aside by the next look; it is not worth
+        // a note every second meanwhile.
+        update.changes.overlaps = Some(self.overlaps.current().0);
     }
 
     /// Hands due ACK work to the worker, once at a time.

@@ -453,6 +453,9 @@ impl MonitorState {
         if let Some(episodes) = update.episodes.take() {
             self.set_episodes(episodes);
         }
+        if let Some(overlaps) = update.overlaps.take() {
+            self.status.overlaps = overlaps;
+        }
         problems
     }
 

@@ -89,7 +89,7 @@ fn install_claude_hooks(paths: &Paths) -> Result<SetUp> {
 
 fn install_git_guard(paths: &Paths) -> Result<SetUp> {
     use crate::guard::{Installed, PreCommitHook};
-    let dir = match crate::guard::git::Git::new(paths.root()).hooks_dir() {
+    let dir = match crate::git::Git::new(paths.root()).hooks_dir() {
         Ok(dir) => dir,
         // Not a git repository (or no git): nothing to guard.
         Err(e) => return Ok(SetUp::Skipped(e.to_string())),

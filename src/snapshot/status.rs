@@ -16,6 +16,7 @@ use crate::agents::registry_store::{RegistryState, RegistryStore};
 use crate::locks::{DAMAGED_GRACE, LockEntry, LockStore};
 use crate::support::sanitize;
 use crate::support::time;
+use crate::worktrees::Overlap;
 
 /// One file lock, as its lock file records it (docs/FORMATS.md).
 #[derive(Clone, Debug, PartialEq)]
@@ -51,6 +52,9 @@ pub struct Status {
     pub locks: Vec<LockView>,
     /// Pending acknowledgements, in file order.
     pub acks: Vec<PendingEntry>,
+    /// Files changed on two or more agents' worktree branches, as the
+    /// project's watcher (or `swarm changes`) last found them.
+    pub overlaps: Vec<Overlap>,
 }
 
 /// The registry, and a note when it could not be used.
@@ -481,6 +485,7 @@ mod tests {
             registry: Some(reg.clone()),
             locks: vec![lock("a", "agent-0", 990.0), lock("b", "agent-1", 1200.0)],
             acks: vec![pending("m1", 0), pending("m2", 0)],
+            overlaps: Vec::new(),
         };
         reg.agents = vec![
             agent("agent-1", AgentStatus::Stale),
@@ -490,6 +495,7 @@ mod tests {
             registry: Some(reg),
             locks: vec![lock("b", "agent-2", 1390.0), lock("c", "agent-1", 1050.0)],
             acks: vec![pending("m2", 1), pending("m3", 0)],
+            overlaps: Vec::new(),
         };
         let lines: Vec<String> = changes(&old, t0, &new, t1, stale)
             .iter()

@@ -263,6 +263,25 @@ impl Paths {
         self.swarm_dir().join("audit.log")
     }
 
+    /// `.swarm/worktrees/`: the git worktrees of agents launched with
+    /// worktrees, one directory per agent id (README, Worktrees).
+    pub(crate) fn worktrees_dir(&self) -> PathBuf {
+        self.swarm_dir().join("worktrees")
+    }
+
+    /// The name, in `worktrees_dir`, of the `.gitignore` holding `*`: the
+    /// main worktree's git then never lists the agents' worktrees (nor
+    /// adds them as embedded repositories) even where `.swarm/` is not
+    /// ignored. A linked worktree reads no `.gitignore` above its own top,
+    /// so the agents' own files are not affected.
+    pub(crate) const WORKTREES_IGNORE: &'static str = ".gitignore";
+
+    /// `.swarm/overlaps.json`: the overlaps between agents' branches that
+    /// the agents involved were told about (docs/FORMATS.md).
+    pub(crate) fn overlap_notices(&self) -> PathBuf {
+        self.swarm_dir().join("overlaps.json")
+    }
+
     /// A short fingerprint of the root, written into panes as
     /// `@swarm_project` so a pane's agent id is only trusted by the project
     /// that gave it.

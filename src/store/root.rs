@@ -1,11 +1,15 @@
 //! Project-root detection, exactly as the Python tool does it (docs/FORMATS.md), so
-//! both tools agree on which directory holds the state.
+//! both tools agree on which directory holds the state; except that a linked
+//! git worktree is never a root of its own: its state is its main
+//! worktree's, so the agents of one repository form one swarm whichever
+//! checkout they work in (README, Worktrees).
 
 use std::ffi::OsStr;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::error::StoreError;
+use crate::git::layout;
 
 /// Names that mark a project root, in the order they are checked.
 pub(crate) const MARKERS: [&str; 6] = [
@@ -29,6 +33,14 @@ pub(crate) enum RootSource {
     Env,
     /// The nearest directory with this marker.
     Marker(&'static str),
+    /// The nearest marker is in a linked worktree of a git repository: the
+    /// root is the same directory in the repository's main worktree.
+    LinkedWorktree {
+        /// The marker found.
+        marker: &'static str,
+        /// The top of the linked worktree it was found in.
+        worktree: PathBuf,
+    },
     /// No marker within reach: the current directory.
     CurrentDir,
 }
@@ -39,6 +51,11 @@ impl fmt::Display for RootSource {
             RootSource::Flag => f.write_str("--root"),
             RootSource::Env => f.write_str("$CLAUDESWARM_ROOT"),
             RootSource::Marker(m) => write!(f, "marker {m}"),
+            RootSource::LinkedWorktree { marker, worktree } => write!(
+                f,
+                "marker {marker} in the linked git worktree {}, whose main worktree holds the state",
+                worktree.display()
+            ),
             RootSource::CurrentDir => f.write_str("current directory (no marker found)"),
         }
     }
@@ -56,7 +73,9 @@ pub(crate) struct ProjectRoot {
 impl ProjectRoot {
     /// Finds the root: `flag`, else `env` (`$CLAUDESWARM_ROOT`) when
     /// non-empty, else the first of the start directory and its 9 parents
-    /// that holds a marker, else `cwd` itself.
+    /// that holds a marker (inside a linked git worktree: the same
+    /// directory of the main worktree, or its top when the main worktree
+    /// lacks that directory), else `cwd` itself.
     pub(crate) fn detect(
         flag: Option<&Path>,
         env: Option<&OsStr>,
@@ -83,16 +102,34 @@ impl ProjectRoot {
         let start = resolve(cwd, cwd);
         for dir in start.ancestors().take(SEARCH_DEPTH) {
             if let Some(marker) = MARKERS.iter().find(|m| dir.join(m).exists()) {
-                return Ok(ProjectRoot {
-                    path: dir.to_owned(),
-                    source: RootSource::Marker(marker),
-                });
+                return Ok(in_main_worktree(dir, marker));
             }
         }
         Ok(ProjectRoot {
             path: start,
             source: RootSource::CurrentDir,
         })
+    }
+}
+
+/// The root for a marker found in `dir`: `dir` itself, unless `dir` lies
+/// in a linked worktree; then its counterpart in the main worktree.
+fn in_main_worktree(dir: &Path, marker: &'static str) -> ProjectRoot {
+    let Some((worktree, main)) = layout::enclosing_linked(dir) else {
+        return ProjectRoot {
+            path: dir.to_owned(),
+            source: RootSource::Marker(marker),
+        };
+    };
+    let below = dir.strip_prefix(&worktree).unwrap_or(Path::new(""));
+    let counterpart = main.join(below);
+    ProjectRoot {
+        path: if counterpart.is_dir() {
+            counterpart
+        } else {
+            main
+        },
+        source: RootSource::LinkedWorktree { marker, worktree },
     }
 }
 
@@ -173,6 +210,37 @@ mod tests {
         // An empty env var is ignored, as in the original.
         let got = ProjectRoot::detect(None, Some(OsStr::new("")), &proj).expect("detect");
         assert_eq!(got.source, RootSource::Marker(".git"));
+    }
+
+    #[test]
+    fn a_linked_worktree_leads_to_the_main_worktree() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let main = dir.path().canonicalize().expect("canon").join("proj");
+        let linked = main.join(".swarm/worktrees/agent-0");
+        layout::lay_out_linked(&main, &linked, "agent-0");
+        fs::create_dir_all(linked.join("web/src")).expect("mkdir");
+        fs::create_dir_all(main.join("web")).expect("mkdir");
+        let root = ProjectRoot::detect(None, None, &linked.join("web/src")).expect("detect");
+        assert_eq!(root.path, main);
+        assert_eq!(
+            root.source,
+            RootSource::LinkedWorktree {
+                marker: ".git",
+                worktree: linked.clone()
+            }
+        );
+        // A nearer marker maps to the same directory of the main worktree.
+        fs::write(linked.join("web/package.json"), "{}").expect("write");
+        let root = ProjectRoot::detect(None, None, &linked.join("web/src")).expect("detect");
+        assert_eq!(root.path, main.join("web"));
+        // ...or to its top when the main worktree lacks it.
+        fs::create_dir_all(linked.join("new")).expect("mkdir");
+        fs::write(linked.join("new/package.json"), "{}").expect("write");
+        let root = ProjectRoot::detect(None, None, &linked.join("new")).expect("detect");
+        assert_eq!(root.path, main);
+        // --root is taken as given.
+        let root = ProjectRoot::detect(Some(&linked), None, &main).expect("detect");
+        assert_eq!((root.path, root.source), (linked, RootSource::Flag));
     }
 
     #[test]

@@ -35,7 +35,7 @@ impl ExitCode {
         (ExitCode::Success, "success (also \"nothing to do\")"),
         (
             ExitCode::Failure,
-            "error: invalid input, unreadable state, refused operation",
+            "error: invalid input, unreadable state, refused operation (a `swarm merge` that would not apply cleanly among them)",
         ),
         (
             ExitCode::Usage,

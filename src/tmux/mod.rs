@@ -26,7 +26,7 @@ pub use pane::{PaneId, parse_list_panes};
 pub use panes::PaneLabel;
 pub(crate) use screens::{PendingScreens, Rows, ScreenDetail};
 pub use server::Server;
-pub(crate) use sessions::SessionSpec;
+pub(crate) use sessions::{NewPaneLabel, SessionSpec};
 pub(crate) use status::SessionNotice;
 pub(crate) use typing::PreparedPaste;
 pub(crate) use version::{MINIMUM as MINIMUM_VERSION, Version};

@@ -30,6 +30,40 @@ pub struct SessionSpec<'a> {
     pub size: (u16, u16),
     /// The command of the first pane, run by tmux through `sh -c`.
     pub command: &'a str,
+    /// The label the first pane gets in the same call, if any.
+    pub label: Option<NewPaneLabel<'a>>,
+}
+
+/// The label a new pane gets in the same tmux call that creates it (the
+/// `@swarm_agent` and `@swarm_project` options and its title, as
+/// `label_panes` writes them), so that nothing looking at the server in
+/// between sees the pane without it: tmux runs one client's commands
+/// without running another client's in between.
+#[derive(Clone, Copy, Debug)]
+pub struct NewPaneLabel<'a> {
+    /// The agent id.
+    pub agent: &'a str,
+    /// The project's fingerprint.
+    pub project: &'a str,
+}
+
+/// Adds the commands that label the pane just created: `target` when
+/// given, else the current pane (which `split-window` without `-d` makes
+/// the new one).
+fn label_new(args: Args, target: Option<&str>, label: &NewPaneLabel<'_>) -> Args {
+    let aim = |args: Args| match target {
+        Some(t) => args.flag("-t").text(t),
+        None => args,
+    };
+    let args = aim(args.then("set-option").flag("-p"))
+        .flag("--")
+        .text("@swarm_agent")
+        .text(label.agent);
+    let args = aim(args.then("set-option").flag("-p"))
+        .flag("--")
+        .text("@swarm_project")
+        .text(label.project);
+    aim(args.then("select-pane")).flag("-T").text(label.agent)
 }
 
 impl Tmux {
@@ -69,24 +103,29 @@ impl Tmux {
     /// Creates a detached session and returns the id of its first pane.
     /// Starts the server when none is running.
     pub fn new_session(&self, spec: &SessionSpec<'_>) -> Result<PaneId, TmuxError> {
-        let out = self.exec(
-            Args::new("new-session")
-                .flag("-d")
-                .flag("-P")
-                .flag("-F")
-                .text("#{pane_id}")
-                .flag("-s")
-                .text(spec.name)
-                .flag("-c")
-                .text(spec.cwd)
-                .flag("-x")
-                .text(spec.size.0.to_string())
-                .flag("-y")
-                .text(spec.size.1.to_string())
-                .flag("--")
-                .text(spec.command),
-            None,
-        )?;
+        let args = Args::new("new-session")
+            .flag("-d")
+            .flag("-P")
+            .flag("-F")
+            .text("#{pane_id}")
+            .flag("-s")
+            .text(spec.name)
+            .flag("-c")
+            .text(spec.cwd)
+            .flag("-x")
+            .text(spec.size.0.to_string())
+            .flag("-y")
+            .text(spec.size.1.to_string())
+            .flag("--")
+            .text(spec.command);
+        // `new-session -d` leaves the current pane where it was (a client's,
+        // inside tmux), so the label names the new session's only pane.
+        let target = format!("={}:", spec.name);
+        let args = match &spec.label {
+            Some(label) => label_new(args, Some(&target), label),
+            None => args,
+        };
+        let out = self.exec(args, None)?;
         parse_pane_id("new-session", &out)
     }
 
@@ -98,20 +137,23 @@ impl Tmux {
         cwd: &Path,
         command: &str,
     ) -> Result<PaneId, TmuxError> {
-        let out = self.exec(
-            Args::new("split-window")
-                .flag("-d")
-                .flag("-P")
-                .flag("-F")
-                .text("#{pane_id}")
-                .flag("-t")
-                .text(target)
-                .flag("-c")
-                .text(cwd)
-                .flag("--")
-                .text(command),
-            None,
-        )?;
+        let args = split_args(Args::new("split-window").flag("-d"), target, cwd, command);
+        let out = self.exec(args, None)?;
+        parse_pane_id("split-window", &out)
+    }
+
+    /// As `split_window`, labelling the new pane in the same call.
+    pub(crate) fn split_window_labelled(
+        &self,
+        target: &str,
+        cwd: &Path,
+        command: &str,
+        label: &NewPaneLabel<'_>,
+    ) -> Result<PaneId, TmuxError> {
+        // Without `-d` the new pane becomes the current one, which the
+        // label commands act on; `last-pane` then gives the focus back.
+        let args = split_args(Args::new("split-window"), target, cwd, command);
+        let out = self.exec(label_new(args, None, label).then("last-pane"), None)?;
         parse_pane_id("split-window", &out)
     }
 
@@ -133,24 +175,13 @@ impl Tmux {
         } else {
             ("-p", percent.to_string())
         };
-        let out = self.exec(
-            Args::new("split-window")
-                .flag("-d")
-                .flag("-h")
-                .flag("-f")
-                .flag(size.0)
-                .text(size.1)
-                .flag("-P")
-                .flag("-F")
-                .text("#{pane_id}")
-                .flag("-t")
-                .text(target)
-                .flag("-c")
-                .text(cwd)
-                .flag("--")
-                .text(command),
-            None,
-        )?;
+        let args = Args::new("split-window")
+            .flag("-d")
+            .flag("-h")
+            .flag("-f")
+            .flag(size.0)
+            .text(size.1);
+        let out = self.exec(split_args(args, target, cwd, command), None)?;
         let pane = parse_pane_id("split-window", &out)?;
         self.exec(
             Args::new("select-pane")
@@ -224,6 +255,20 @@ impl Tmux {
         };
         self.exec_on_terminal(Args::new(command).flag("-t").text(format!("={session}")))
     }
+}
+
+/// A `split-window` (`args`, with its own flags) of `target` that prints
+/// the new pane's id and runs `command` in `cwd`.
+fn split_args(args: Args, target: &str, cwd: &Path, command: &str) -> Args {
+    args.flag("-P")
+        .flag("-F")
+        .text("#{pane_id}")
+        .flag("-t")
+        .text(target)
+        .flag("-c")
+        .text(cwd)
+        .flag("--")
+        .text(command)
 }
 
 /// The pane id a command printed (`-P -F '#{pane_id}'`).

@@ -7,8 +7,10 @@
 //! activity feed, sends what agents printed to send, notifies the person,
 //! and keeps swarm's notice in each
 //! tmux session's status line; every `discovery_every` it rediscovers
-//! the agents, removes stale locks and, with a `[budget]`, reads what the
-//! agents spent (docs/USAGE.md). `swarm watch` runs it in the
+//! the agents, removes stale locks, with a `[budget]` reads what the
+//! agents spent (docs/USAGE.md) and, when agents work in worktrees of
+//! their own, looks for files two of them changed (told once, and shown
+//! by the monitor and the dashboard). `swarm watch` runs it in the
 //! foreground; commands start it in the background (`lifecycle.rs`),
 //! where it ends by itself once the swarm's panes are gone.
 
@@ -27,10 +29,12 @@ use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
 use crate::backend::{Chores, Operator};
 use crate::error::Error;
+use crate::messaging;
 use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;
 use crate::watcher::print_to_send::{HISTORY_ROWS, send_printed};
+use crate::worktrees;
 
 /// How often a round runs.
 const ROUND: Duration = Duration::from_secs(1);
@@ -55,6 +59,10 @@ pub(crate) struct WatchSettings {
     pub background: bool,
     /// A link to the dashboard for notifications, when one runs.
     pub link: Option<String>,
+    /// Who tells the agents of a new overlap between their worktree
+    /// branches (`messaging.operator`); `None` when `launch.tell_overlaps`
+    /// is off (the overlaps are still recorded for the views).
+    pub overlaps_from: Option<String>,
 }
 
 /// What the watcher says, for the terminal or its log.
@@ -245,6 +253,7 @@ impl<'a> Watcher<'a> {
                     self.outage
                         .failed(say, "could not forget agents that left", &e.into());
                 }
+                self.overlaps(&found.registry, say);
                 if !found.added.is_empty()
                     || !found.dropped.is_empty()
                     || !found.went_stale.is_empty()
@@ -301,6 +310,33 @@ impl<'a> Watcher<'a> {
             Err(e) => self
                 .outage
                 .failed(say, "could not clean stale locks", &e.into()),
+        }
+    }
+
+    /// Looks at the agents' worktree branches of this host's repository,
+    /// records the files two or more of them changed and tells each new
+    /// overlap to its agents once. Nothing (not even git) runs when no
+    /// agent has a worktree.
+    fn overlaps(&mut self, registry: &Registry, say: &mut dyn FnMut(Said)) {
+        let op = self.op;
+        if worktrees::agent_worktree_dirs(&op.paths).is_empty() {
+            return;
+        }
+        let from = self.settings.overlaps_from.as_deref();
+        match messaging::notice_overlaps(&op.messenger(), registry, &op.paths, from) {
+            Ok((_, told, warnings)) => {
+                for w in warnings {
+                    say(Said::Warning(w));
+                }
+                for t in told {
+                    say(Said::Did(format!(
+                        "told {} that {} is changed on each of their branches",
+                        t.told.join(", "),
+                        sanitize::one_line(&t.overlap.path)
+                    )));
+                }
+            }
+            Err(e) => say(Said::Warning(format!("could not look for overlaps: {e}"))),
         }
     }
 
@@ -533,7 +569,7 @@ impl<'a> Watcher<'a> {
 }
 
 /// Held messages counted per agent.
-fn held_for(held: &[crate::messaging::held::held_store::HeldMessage]) -> Vec<HeldFor> {
+fn held_for(held: &[messaging::held::held_store::HeldMessage]) -> Vec<HeldFor> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for h in held {
         *counts.entry(h.agent.as_str()).or_default() += 1;

@@ -58,7 +58,7 @@ fn command(project: &Project, args: &[&str]) -> Command {
 }
 
 /// A running `swarm dashboard`, stopped (SIGKILL) when dropped.
-struct Dashboard {
+pub(crate) struct Dashboard {
     child: Child,
     addr: SocketAddr,
     lines: mpsc::Receiver<String>,
@@ -67,7 +67,7 @@ struct Dashboard {
 
 impl Dashboard {
     /// `swarm dashboard --host 127.0.0.1 --port 0 --no-browser`.
-    fn start(project: &Project) -> Dashboard {
+    pub(crate) fn start(project: &Project) -> Dashboard {
         Dashboard::with(project, &[], &[])
     }
 
@@ -129,7 +129,7 @@ impl Dashboard {
     }
 
     /// `GET path`.
-    fn get(&self, path: &str) -> Reply {
+    pub(crate) fn get(&self, path: &str) -> Reply {
         self.send(&format!(
             "GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n",
             self.addr
@@ -185,7 +185,7 @@ impl Drop for Dashboard {
 
 /// An answer.
 #[derive(Debug)]
-struct Reply {
+pub(crate) struct Reply {
     status: u16,
     headers: Vec<(String, String)>,
     body: Vec<u8>,
@@ -203,7 +203,7 @@ impl Reply {
         String::from_utf8_lossy(&self.body).into_owned()
     }
 
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_slice(&self.body)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.text()))
     }

@@ -10,12 +10,12 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use serde_json::{Value, json};
 
-use swarm::LockView;
 use swarm::time;
 use swarm::{AgentRecord, AgentStatus, Registry};
 use swarm::{AgentScreen, EventKind, MonitorState, OpenEpisode, ScreenDialog, Timestamp, render};
 use swarm::{BUILTIN_TYPES, parse_line};
 use swarm::{DeliveryRecord, Outcome, Record};
+use swarm::{LockView, Overlap};
 use swarm::{PendingEntry, ack_marker};
 
 /// 2026-11-21 13:26:18 UTC: "now" in every test.
@@ -194,6 +194,21 @@ fn typed(state: &mut MonitorState, text: &str) {
 fn status_panel_shows_agents_locks_and_pending_acks() {
     let mut s = busy_state();
     super::snapshots(|| insta::assert_snapshot!("monitor_busy_wide", snapshot(&mut s, 120, 20)));
+}
+
+#[test]
+fn overlaps_between_worktree_branches_get_a_section_only_when_there_are_some() {
+    let mut s = busy_state();
+    let plain = snapshot(&mut s, 120, 30);
+    assert!(!plain.contains("Overlaps"), "{plain}");
+    s.status.overlaps = vec![Overlap {
+        path: "src/a\u{1b}[31m.py".into(),
+        agents: vec!["agent-0".into(), "agent-2".into()],
+    }];
+    let shown = snapshot(&mut s, 120, 30);
+    assert!(shown.contains("Overlaps (1)"), "{shown}");
+    assert!(shown.contains("src/a.py agent-0, agent-2"), "{shown}");
+    assert!(!shown.contains('\u{1b}'), "{shown}");
 }
 
 #[test]

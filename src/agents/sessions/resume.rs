@@ -5,6 +5,7 @@
 //! registers it, so that discovery binds that id to it and to no other.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::{self, DiscoverOptions, Discovery};
@@ -142,6 +143,14 @@ fn start(
         })
         .collect();
     let ids: Vec<String> = missing.iter().map(|a| a.id.clone()).collect();
+    // Each in the directory it worked in (its worktree, when it had one),
+    // while that still exists.
+    let cwds: Vec<PathBuf> = missing
+        .iter()
+        .map(|a| Path::new(&a.cwd))
+        .map(|d| if d.is_dir() { d } else { cx.paths.root() })
+        .map(Path::to_path_buf)
+        .collect();
     let into = session_pane(cx.tmux, &record.name)?;
     let new_session = into.is_none();
     let panes = launch::open_panes(
@@ -152,6 +161,7 @@ fn start(
         &commands,
         into.as_ref(),
         Some(&ids),
+        Some(&cwds),
     )?;
     let discovery =
         discovery::register_panes(cx.tmux, cx.registry, cx.paths, cx.matcher, &panes, cx.opts)?;

@@ -49,6 +49,10 @@ pub(crate) struct DemoAgentArgs {
         conflicts_with = "session_id"
     )]
     resume: Option<String>,
+    /// First ask whether to trust the directory, as the real agents do in
+    /// one they have not seen (for tests)
+    #[arg(long, hide = true)]
+    ask_trust: bool,
 }
 
 /// This pane's `@swarm_agent` label, once it is there (at most a few
@@ -96,9 +100,10 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         &name,
         args.drop_enters,
         conversation.as_ref(),
+        args.ask_trust,
     )
     .map_err(|source| Error::Io {
-        what: "run the demo agent".into(),
+        what: "run the demo agent (it needs a terminal)".into(),
         source,
     })?;
     Ok(ExitCode::Success)

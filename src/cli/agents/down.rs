@@ -1,5 +1,6 @@
-//! `swarm down`: stop a session opened by `swarm launch`, and release the
-//! locks of the agents that left with it.
+//! `swarm down`: stop a session opened by `swarm launch`, release the
+//! locks of the agents that left with it, and (with `--remove-worktrees`)
+//! remove the agents' worktrees that hold nothing uncommitted or unmerged.
 
 use clap::Args;
 
@@ -10,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::locks::{LockEntry, LockKey, Released};
 use crate::support::exit_code::ExitCode;
 use crate::support::{sanitize, time};
+use crate::worktrees::{self, Keep, Repository, Verdict};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -20,12 +22,17 @@ use crate::cli::context::Context;
     after_help = "Without --session, down stops the tmux session the registered agents \
     run in. When they run in several sessions, it lists them and exits with 2 (a usage error: \
     name one with --session); with no agents registered, it stops swarm-<project directory \
-    name>, the name `swarm launch` gives by default."
+    name>, the name `swarm launch` gives by default. Agents' worktrees are never deleted with \
+    uncommitted changes or unmerged commits in them; --remove-worktrees removes the others (and \
+    their branches), says which it kept and why, and works when the session is gone already."
 )]
 pub(crate) struct DownArgs {
     /// Session to stop [default: the registered agents' session]
     #[arg(long, value_name = "NAME")]
     session: Option<String>,
+    /// Also remove the worktrees (and branches) of agents that left, when clean and merged
+    #[arg(long)]
+    remove_worktrees: bool,
 }
 
 /// Kills the session, drops its agents from the registry and releases
@@ -41,7 +48,7 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     // stopped for good: its record is marked stopped and its agents' locks
     // released. Stopping it a second time finds nothing to stop.
     let record = ctx.backend()?.sessions.get(&session)?;
-    let found = launch::down(
+    let stopped = launch::down(
         &ctx.tmux,
         ctx.backend()?.registry.as_ref(),
         &ctx.paths,
@@ -51,7 +58,24 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         record
             .as_ref()
             .is_some_and(|r| r.state == RecordedState::Running),
-    )?;
+    );
+    let found = match stopped {
+        // Cleaning up the worktrees after the session is gone.
+        Err(Error::NoSession(_)) if args.remove_worktrees => {
+            let mut s = format!(
+                "No tmux session {} to stop.\n",
+                sanitize::one_line(&session)
+            );
+            let active = match ctx.registry()? {
+                Some(r) => r.active().map(|a| a.id.to_string()).collect(),
+                None => Vec::new(),
+            };
+            s.push_str(&remove_worktrees(ctx, &active)?);
+            ctx.out.print(&s)?;
+            return Ok(ExitCode::Success);
+        }
+        other => other?,
+    };
     for w in &found.warnings {
         ctx.out.warn(w);
     }
@@ -87,6 +111,21 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
             ctx.paths.relative(&audit).display()
         ));
     }
+    if args.remove_worktrees {
+        let active: Vec<String> = found.registry.active().map(|a| a.id.to_string()).collect();
+        s.push_str(&remove_worktrees(ctx, &active)?);
+    } else {
+        let kept = worktrees::agent_worktree_dirs(&ctx.paths).len();
+        if kept > 0 {
+            s.push_str(&format!(
+                "{kept} agent worktree{} stay{} in {} (`swarm changes` shows their work; \
+                 `swarm down --remove-worktrees` removes those that are clean and merged).\n",
+                if kept == 1 { "" } else { "s" },
+                if kept == 1 { "s" } else { "" },
+                ctx.paths.relative(&ctx.paths.worktrees_dir()).display()
+            ));
+        }
+    }
     if recorded {
         s.push_str(&format!(
             "Its record is kept: bring it back with `swarm resume {}`.\n",
@@ -95,6 +134,73 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     }
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+/// Removes the agents' worktrees that may go (their agent is not in
+/// `active`, nothing uncommitted, every commit merged) with their
+/// branches, and says what it removed and what it kept, and why.
+fn remove_worktrees(ctx: &Context, active: &[String]) -> Result<String> {
+    if worktrees::agent_worktree_dirs(&ctx.paths).is_empty() {
+        return Ok("No agent worktrees to remove.\n".into());
+    }
+    let repo = Repository::open(ctx.paths.root())?;
+    let verdicts = worktrees::review(&repo, &ctx.paths, active)?;
+    let verdicts = worktrees::remove(&repo, verdicts);
+    let mut s = String::new();
+    for v in &verdicts {
+        let place = ctx.paths.relative(&v.path).display().to_string();
+        let branch = sanitize::one_line(&v.branch);
+        match &v.keep {
+            None => {
+                s.push_str(&format!("Removed worktree {place} of {}", v.agent));
+                match &v.branch_kept {
+                    None => s.push_str(&format!(" and its branch {branch}.\n")),
+                    Some(why) => s.push_str(&format!(
+                        "; kept its branch {branch}: {}\n",
+                        sanitize::one_line(why)
+                    )),
+                }
+            }
+            Some(keep) => s.push_str(&format!(
+                "Kept worktree {place} of {}: {}.\n",
+                v.agent,
+                kept_because(keep, v)
+            )),
+        }
+    }
+    Ok(s)
+}
+
+/// Why a worktree stayed, in words.
+fn kept_because(keep: &Keep, v: &Verdict) -> String {
+    match keep {
+        Keep::Running => format!("{} is still running", v.agent),
+        Keep::Uncommitted(files) => {
+            let shown: Vec<String> = files
+                .iter()
+                .take(5)
+                .map(|f| sanitize::one_line(f))
+                .collect();
+            format!(
+                "{} uncommitted file{} ({}{})",
+                files.len(),
+                if files.len() == 1 { "" } else { "s" },
+                shown.join(", "),
+                if files.len() > shown.len() {
+                    ", ..."
+                } else {
+                    ""
+                }
+            )
+        }
+        Keep::Unmerged(n) => format!(
+            "{n} commit{} on {} not merged (`swarm merge {}`)",
+            if *n == 1 { "" } else { "s" },
+            sanitize::one_line(&v.branch),
+            v.agent
+        ),
+        Keep::Refused(why) => sanitize::one_line(why),
+    }
 }
 
 /// The session the registered agents of this host run in; with none

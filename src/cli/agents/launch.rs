@@ -1,13 +1,14 @@
 //! `swarm launch N`: a tmux session with N labelled agent panes.
 
 use std::io::IsTerminal;
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use crate::agents::agent_matcher::DEMO_AGENT;
-use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS};
+use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
 use crate::agents::pane_state;
 use crate::agents::registry::Registry;
 use crate::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
@@ -17,6 +18,7 @@ use crate::store::RootSource;
 use crate::support::exit_code::ExitCode;
 use crate::support::time;
 use crate::tmux::{PaneId, Server};
+use crate::worktrees::Prepared;
 
 use crate::cli::context::Context;
 
@@ -63,6 +65,13 @@ pub(crate) struct LaunchArgs {
     /// Add a pane running `swarm monitor` beside the agents
     #[arg(long)]
     monitor: bool,
+    /// Give each agent a git worktree of its own (.swarm/worktrees/<id>, branch swarm/<id>)
+    /// [default: launch.worktrees in the config]
+    #[arg(long, conflicts_with = "no_worktrees")]
+    worktrees: bool,
+    /// Start every agent in the project root even when launch.worktrees is set
+    #[arg(long)]
+    no_worktrees: bool,
     /// Print what was launched as JSON (implies --no-attach)
     #[arg(long)]
     json: bool,
@@ -78,9 +87,46 @@ struct LaunchedAgent<'a> {
     id: &'a str,
     pane: &'a str,
     pane_index: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worktree: Option<WorktreeReport<'a>>,
     /// Its screen reads as a known state (its prompt is drawn); false:
     /// still starting when launch returned.
     ready: bool,
+    /// It showed a dialog when launch returned (an agent in a new
+    /// worktree asks whether to trust it), which someone must answer.
+    dialog: bool,
+}
+
+#[derive(Serialize)]
+struct WorktreeReport<'a> {
+    path: &'a Path,
+    branch: &'a str,
+    created: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    setup: Option<SetupReport<'a>>,
+}
+
+#[derive(Serialize)]
+struct SetupReport<'a> {
+    ok: bool,
+    status: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    output: &'a str,
+}
+
+impl<'a> WorktreeReport<'a> {
+    fn of(p: &'a Prepared) -> WorktreeReport<'a> {
+        WorktreeReport {
+            path: &p.path,
+            branch: &p.branch,
+            created: p.created,
+            setup: p.setup.as_ref().map(|s| SetupReport {
+                ok: s.ok,
+                status: &s.status,
+                output: &s.output_tail,
+            }),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -121,6 +167,20 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     for w in &launched.discovery.warnings {
         ctx.out.warn(w);
     }
+    for p in &launched.worktrees {
+        if let Some(setup) = p.setup.as_ref().filter(|s| !s.ok) {
+            let mut text = format!(
+                "the worktree setup command failed in {} ({}); {} starts there anyway",
+                ctx.paths.relative(&p.path).display(),
+                setup.status,
+                p.agent
+            );
+            for line in setup.output_tail.lines() {
+                text.push_str(&format!("\n  | {line}"));
+            }
+            ctx.out.warn(&text);
+        }
+    }
     for pane in &launched.vanished {
         ctx.out.warn(&format!(
             "pane {pane} closed right away: check that `{}` runs in {}",
@@ -142,8 +202,8 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     // Returning before the agents have drawn their prompts would leave the
     // first message held ("no input box"): wait for them, unless the
     // person is about to watch them start.
-    let starting = if attaching || args.ready_timeout == 0 {
-        Vec::new()
+    let (starting, asking) = if attaching || args.ready_timeout == 0 {
+        (Vec::new(), Vec::new())
     } else {
         wait_until_ready(
             ctx,
@@ -161,6 +221,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             .map(|a| a.pane_index.clone())
             .unwrap_or_default()
     };
+    let worktree_of = |id: &str| launched.worktrees.iter().find(|p| p.agent == id);
     if args.json {
         ctx.out.json(&LaunchReport {
             session: &launched.session,
@@ -172,7 +233,9 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
                     id,
                     pane: pane.as_str(),
                     pane_index: address(pane.as_str()),
+                    worktree: worktree_of(id).map(WorktreeReport::of),
                     ready: !starting.contains(id),
+                    dialog: asking.contains(id),
                 })
                 .collect(),
             monitor: launched.monitor.as_ref().map(|p| p.as_str()),
@@ -188,22 +251,42 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
         if launched.agents.len() == 1 { "" } else { "s" }
     );
     for (pane, id) in &launched.agents {
-        s.push_str(&format!(
-            "  {id:<10} {:<5} {}{}\n",
-            pane.as_str(),
-            address(pane.as_str()),
-            if starting.contains(id) {
-                "  (still starting)"
-            } else {
-                ""
-            }
-        ));
+        let mut line = format!("  {id:<10} {:<5} {}", pane.as_str(), address(pane.as_str()));
+        if let Some(p) = worktree_of(id) {
+            line.push_str(&format!(
+                "  {} ({}{})",
+                ctx.paths.relative(&p.path).display(),
+                p.branch,
+                if p.created { "" } else { ", reused" }
+            ));
+        }
+        if starting.contains(id) {
+            line.push_str("  (still starting)");
+        } else if asking.contains(id) {
+            line.push_str("  (asks something)");
+        }
+        s.push_str(&line);
+        s.push('\n');
     }
     if !starting.is_empty() {
         s.push_str(&format!(
             "{} still starting after {}s: `swarm agents` shows when each is ready; a message sent meanwhile is held and goes in by itself once its prompt is drawn.\n",
             starting.join(", "),
             args.ready_timeout
+        ));
+    }
+    if !asking.is_empty() {
+        s.push_str(&format!(
+            "{} {} a dialog{}: answer with `swarm answer ID yes` (or no), in the monitor or the dashboard, \
+             or in the pane; `swarm peek ID` shows it. Messages to {} wait until it is answered.\n",
+            asking.join(", "),
+            if asking.len() == 1 { "shows" } else { "show" },
+            if launched.worktrees.is_empty() {
+                ""
+            } else {
+                " (an agent in a new worktree asks whether to trust the directory)"
+            },
+            if asking.len() == 1 { "it" } else { "them" },
         ));
     }
     if let Some(pane) = &launched.monitor {
@@ -246,11 +329,17 @@ impl Starting {
             .zip(&self.conversations)
             .filter_map(|(pane, conversation)| {
                 let (_, id) = launched.agents.iter().find(|(p, _)| p == pane)?;
+                // An agent in a worktree of its own comes back there.
+                let cwd = launched
+                    .worktrees
+                    .iter()
+                    .find(|w| w.agent.as_str() == id.as_str())
+                    .map_or(cwd.clone(), |w| w.path.to_string_lossy().into_owned());
                 Some(SessionAgent {
                     id: id.clone(),
                     kind: self.kind.clone(),
                     command: self.command.clone(),
-                    cwd: cwd.clone(),
+                    cwd,
                     conversation: conversation.clone(),
                 })
             })
@@ -357,12 +446,18 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
         command,
         conversations,
     };
+    let launch = &ctx.config()?.launch;
+    let worktrees =
+        (args.worktrees || (launch.worktrees && !args.no_worktrees)).then(|| WorktreesPlan {
+            setup: launch.worktree_setup.clone(),
+        });
     let plan = LaunchPlan {
         commands,
         session,
         layout: args.layout.clone(),
         force: args.force,
         monitor,
+        worktrees,
     };
     Ok((plan, starting))
 }
@@ -371,7 +466,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
 /// `swarm down` for this session, runnable as printed from any directory:
 /// it names the project root and (unless it comes from `$TMUX`) the
 /// server, since the person typing it may be elsewhere.
-pub(super) fn stop_command(server: &Server, root: &std::path::Path, session: &str) -> String {
+pub(super) fn stop_command(server: &Server, root: &Path, session: &str) -> String {
     let mut parts = vec![
         launch::swarm_invocation(),
         "--root".into(),
@@ -421,16 +516,18 @@ const SHELL_GRACE: Duration = Duration::from_secs(3);
 
 /// Waits until every launched agent's screen reads as a known state (its
 /// prompt drawn, or a dialog it opened at start), at most `timeout`;
-/// returns the ids of those still starting. Agents whose profile does not
-/// read screens are ready once their program runs; a pane that runs no
-/// agent at all (`--cmd` with some other program) is not waited for, nor
-/// one whose shell is still in front after a few seconds.
+/// returns the ids of those still starting, and of those showing a dialog
+/// (as the real agents ask whether to trust a directory they have not
+/// seen). Agents whose profile does not read screens are ready once their
+/// program runs; a pane that runs no agent at all (`--cmd` with some other
+/// program) is not waited for, nor one whose shell is still in front after
+/// a few seconds.
 pub(super) fn wait_until_ready(
     ctx: &Context,
     agents: &[(PaneId, String)],
     registry: &Registry,
     timeout: Duration,
-) -> Result<Vec<String>> {
+) -> Result<(Vec<String>, Vec<String>)> {
     let matcher = ctx.matcher()?;
     let profiles = ctx.profiles()?;
     let started = Instant::now();
@@ -453,7 +550,13 @@ pub(super) fn wait_until_ready(
             .map(|(a, _)| a.id.to_string())
             .collect();
         if starting.is_empty() || Instant::now() >= deadline {
-            return Ok(starting);
+            let asking = records
+                .iter()
+                .zip(&states)
+                .filter(|(_, s)| s.state == "dialog")
+                .map(|(a, _)| a.id.to_string())
+                .collect();
+            return Ok((starting, asking));
         }
         std::thread::sleep(READY_POLL);
     }

@@ -320,6 +320,8 @@ fn ready(
         &resumed.discovery.registry,
         Duration::from_secs(args.ready_timeout),
     )
+    // An agent showing a dialog is up; the watcher tells the person.
+    .map(|(starting, _dialogs)| starting)
 }
 
 /// The session to resume: the one named, else the one recorded session

@@ -4,7 +4,8 @@
 //! they fall due, raises attention events (a dialog, a finished turn, an
 //! exit, a stuck screen) into the activity feed and the configured
 //! notifications, and keeps swarm's notice in the tmux status line; every
-//! interval it rediscovers agents and removes stale locks. On a store
+//! interval it rediscovers agents, removes stale locks and tells agents
+//! in worktrees of their own about files another agent changed too. On a store
 //! shared by several hosts it types in what other hosts hand to this one
 //! as it comes. Stops cleanly on Ctrl-C or SIGTERM. `--background` is how
 //! commands start the same loop behind the scenes.
@@ -62,6 +63,13 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         notify: NotifySettings::from_config(ctx.config()?),
         background: args.background,
         link: None,
+        overlaps_from: {
+            let config = ctx.config()?;
+            config
+                .launch
+                .tell_overlaps
+                .then(|| config.messaging.operator.clone())
+        },
     };
     let (mut w, warnings) = Watcher::new(op, settings);
     for warning in &warnings {

@@ -16,7 +16,7 @@ use clap::{Args, Subcommand};
 
 use crate::agents::launch;
 use crate::error::{Error, Result};
-use crate::guard::git::Git;
+use crate::git::Git;
 use crate::guard::{EditRequest, GuardError, Installed, PreCommitHook, Uninstalled};
 use crate::locks::{Conflict, LockError, LockKey};
 use crate::support::exit_code::ExitCode;

@@ -227,6 +227,20 @@
     byId('locks-count').textContent = String(locks.length);
   }
 
+  // Files two or more agents changed on their worktree branches; the
+  // section shows only while there are some.
+  function renderOverlaps(body) {
+    const overlaps = list(body && body.overlaps);
+    byId('overlaps').replaceChildren(...overlaps.map((o) =>
+      row([pathNode('td', 'mono strong', o.path), el('td', 'mono id', list(o.agents).map(text).join(', '))])));
+    byId('overlaps-count').textContent = String(overlaps.length);
+    byId('overlaps-section').hidden = overlaps.length === 0;
+  }
+
+  function loadOverlaps() {
+    return load('/api/v1/overlaps', renderOverlaps);
+  }
+
   function renderAcks(body) {
     const acks = list(body && body.pending_acks);
     state.awaitingAck = new Set(acks.map((a) => text(a.msg_id)));
@@ -772,12 +786,14 @@
       load('/api/v1/agents', renderAgents),
       load('/api/v1/locks', renderLocks),
       load('/api/v1/acks', renderAcks),
+      loadOverlaps(),
       load('/api/v1/messages?limit=' + MAX_MESSAGES, (b) => takeMessages(b, true)),
       load('/api/v1/stats', renderStats),
       loadDelivery(),
     ]).then(connect);
     setInterval(tick, 10000);
     setInterval(loadDelivery, DELIVERY_EVERY_MS);
+    setInterval(loadOverlaps, DELIVERY_EVERY_MS);
   }
 
   if (document.readyState === 'loading') {

@@ -15,7 +15,7 @@ pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
         .into_iter()
         .map(|swarm| (swarm, "swarm hooks install"))
         .collect();
-    if let Ok(dir) = crate::guard::git::Git::new(s.paths.root()).hooks_dir()
+    if let Ok(dir) = crate::git::Git::new(s.paths.root()).hooks_dir()
         && let Ok(text) = std::fs::read_to_string(dir.join("pre-commit"))
         && let Some(swarm) = crate::guard::installed_swarm(&text)
     {

@@ -1,0 +1,193 @@
+//! `swarm changes [--json]`: what each agent's branch holds against the
+//! base (the branch checked out in the main worktree): commits ahead and
+//! behind, files changed (committed, and uncommitted in its worktree), and
+//! the files two or more agents changed. Each overlap that appears is told
+//! to its agents once, unless `launch.tell_overlaps` is off.
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::messaging::{self, ToldOverlap};
+use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
+use crate::worktrees::{AgentChanges, Changes, Overlap};
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm changes`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Agents launched with --worktrees work on branches swarm/<agent id>. An overlap is a \
+    file changed by two or more of them; when one first appears, its agents get a CONFLICT \
+    message, once (launch.tell_overlaps = false turns that off)."
+)]
+pub(crate) struct ChangesArgs {
+    /// Print the changes as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct ChangesJson<'a> {
+    base: String,
+    base_commit: &'a str,
+    agents: Vec<AgentJson<'a>>,
+    overlaps: &'a [Overlap],
+    told: Vec<ToldJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct ToldJson<'a> {
+    path: &'a str,
+    agents: &'a [String],
+}
+
+#[derive(Serialize)]
+struct AgentJson<'a> {
+    agent: &'a str,
+    branch: &'a str,
+    worktree: Option<&'a std::path::Path>,
+    ahead: u64,
+    behind: u64,
+    files: Vec<&'a str>,
+    committed: &'a [String],
+    uncommitted: &'a [String],
+}
+
+/// Looks at every agent's branch, tells new overlaps, and reports.
+pub(crate) fn run(ctx: &Context, args: &ChangesArgs) -> Result<ExitCode> {
+    let (changes, told) = look(ctx)?;
+    if args.json {
+        ctx.out.json(&ChangesJson {
+            base: changes.base.name(),
+            base_commit: &changes.base.commit,
+            agents: changes.agents.iter().map(agent_json).collect(),
+            overlaps: &changes.overlaps,
+            told: told
+                .iter()
+                .map(|t| ToldJson {
+                    path: &t.overlap.path,
+                    agents: &t.told,
+                })
+                .collect(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    ctx.out.print(&text(ctx, &changes, &told))?;
+    Ok(ExitCode::Success)
+}
+
+/// The changes, and the overlaps told now: the overlaps are recorded for
+/// the monitor and the dashboard, and each new one is told to its agents
+/// when the config says so.
+fn look(ctx: &Context) -> Result<(Changes, Vec<ToldOverlap>)> {
+    let config = ctx.config()?;
+    let registry = ctx.registry_or_empty()?;
+    let from = config
+        .launch
+        .tell_overlaps
+        .then_some(config.messaging.operator.as_str());
+    let (changes, told, warnings) =
+        messaging::notice_overlaps(&ctx.messenger()?, &registry, &ctx.paths, from)?;
+    for w in &warnings {
+        ctx.out.warn(w);
+    }
+    Ok((changes, told))
+}
+
+fn agent_json(a: &AgentChanges) -> AgentJson<'_> {
+    AgentJson {
+        agent: &a.agent,
+        branch: &a.branch,
+        worktree: a.worktree.as_deref(),
+        ahead: a.ahead,
+        behind: a.behind,
+        files: a.files().into_iter().collect(),
+        committed: &a.committed,
+        uncommitted: &a.uncommitted,
+    }
+}
+
+fn commits(n: u64) -> String {
+    format!("{n} commit{}", if n == 1 { "" } else { "s" })
+}
+
+fn text(ctx: &Context, changes: &Changes, told: &[ToldOverlap]) -> String {
+    let mut s = format!(
+        "Base: {} ({})\n",
+        ctx.out.bold(&sanitize::one_line(&changes.base.name())),
+        changes
+            .base
+            .commit
+            .get(..12)
+            .unwrap_or(&changes.base.commit)
+    );
+    if changes.agents.is_empty() {
+        s.push_str(
+            "No agent branches (swarm/<agent id>): start agents with `swarm launch N --worktrees`.\n",
+        );
+        return s;
+    }
+    for a in &changes.agents {
+        let place = match &a.worktree {
+            Some(path) => ctx.paths.relative(path).display().to_string(),
+            None => "no worktree".into(),
+        };
+        s.push_str(&format!(
+            "\n{} {}  {} ahead, {} behind  {}\n",
+            ctx.out.bold(&a.agent),
+            sanitize::one_line(&a.branch),
+            a.ahead,
+            a.behind,
+            sanitize::one_line(&place)
+        ));
+        let files = a.files();
+        if files.is_empty() {
+            s.push_str("  (no changes)\n");
+        }
+        for file in files {
+            let committed = a.committed.iter().any(|f| f == file);
+            let uncommitted = a.uncommitted.iter().any(|f| f == file);
+            let mark = match (committed, uncommitted) {
+                (true, true) => " (committed, and changed again since)",
+                (false, true) => " (uncommitted)",
+                _ => "",
+            };
+            s.push_str(&format!("  {}{mark}\n", sanitize::one_line(file)));
+        }
+    }
+    let behind: Vec<String> = changes
+        .agents
+        .iter()
+        .filter(|a| a.behind > 0)
+        .map(|a| format!("{} by {}", a.agent, commits(a.behind)))
+        .collect();
+    if !behind.is_empty() {
+        s.push_str(&format!(
+            "\nBehind {}: {} (they can merge it into their branch to catch up).\n",
+            sanitize::one_line(&changes.base.name()),
+            behind.join(", ")
+        ));
+    }
+    if changes.overlaps.is_empty() {
+        s.push_str("\nNo overlaps: no file is changed by two agents.\n");
+        return s;
+    }
+    s.push_str("\nOverlaps (files changed by two or more agents):\n");
+    for o in &changes.overlaps {
+        s.push_str(&format!(
+            "  {}  {}\n",
+            ctx.out.caution(&sanitize::one_line(&o.path)),
+            o.agents.join(", ")
+        ));
+    }
+    for t in told {
+        s.push_str(&format!(
+            "Told {} about {} (once).\n",
+            t.told.join(", "),
+            sanitize::one_line(&t.overlap.path)
+        ));
+    }
+    s
+}

@@ -1,0 +1,203 @@
+//! `swarm merge AGENT [--into BRANCH] [--json]`: the agent's branch into
+//! the base, only when it merges cleanly (decided before anything is
+//! touched); otherwise refused with exit 1 and every conflicting file
+//! named, every tree and branch left as it was.
+
+use clap::Args;
+use serde::Serialize;
+
+use crate::domain::validate;
+use crate::error::{Error, Result};
+use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
+use crate::worktrees::{self, MergeKind, Merged, Repository, WorktreeError};
+
+use crate::cli::context::Context;
+
+/// Arguments of `swarm merge`.
+#[derive(Debug, Args)]
+#[command(
+    after_help = "Needs git 2.38 or newer (git merge-tree --write-tree). A clean merge fast-forwards \
+    when it can, else makes a merge commit by your git identity, and updates the main worktree's \
+    files. A merge that would conflict, or overwrite uncommitted changes or untracked files in the \
+    main worktree, is refused with exit code 1 and changes nothing. Uncommitted work in the \
+    agent's worktree is not part of the merge and is never committed for it."
+)]
+pub(crate) struct MergeArgs {
+    /// The agent whose branch (swarm/AGENT) to merge
+    #[arg(value_name = "AGENT")]
+    agent: String,
+    /// Merge into this branch instead of the one checked out in the main worktree
+    #[arg(long, value_name = "BRANCH")]
+    into: Option<String>,
+    /// Print what was done (or why not) as JSON
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Serialize)]
+struct MergeJson<'a> {
+    agent: &'a str,
+    branch: &'a str,
+    into: &'a str,
+    result: &'static str,
+    commit: &'a str,
+    files: &'a [String],
+    updated_worktree: Option<&'a std::path::Path>,
+    uncommitted_in_worktree: &'a [String],
+    behind: Vec<BehindJson>,
+}
+
+#[derive(Serialize)]
+struct BehindJson {
+    agent: String,
+    behind: u64,
+}
+
+#[derive(Serialize)]
+struct RefusedJson<'a> {
+    agent: &'a str,
+    result: &'static str,
+    reason: String,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    files: &'a [String],
+}
+
+/// Checks the agent id, merges, and reports.
+pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
+    let agent = validate::agent_id(&args.agent)?;
+    if let Some(into) = &args.into
+        && (into.trim().is_empty() || into.starts_with('-'))
+    {
+        return Err(Error::Invalid(format!(
+            "--into {into:?} is not a branch name"
+        )));
+    }
+    let repo = Repository::open(ctx.paths.root())?;
+    let merged = match worktrees::merge(&repo, &agent, args.into.as_deref()) {
+        Ok(m) => m,
+        Err(e) => {
+            if args.json {
+                let files: &[String] = match &e {
+                    WorktreeError::Conflicts { files, .. }
+                    | WorktreeError::DirtyFiles { files }
+                    | WorktreeError::UntrackedInTheWay { files } => files,
+                    _ => &[],
+                };
+                ctx.out.json(&RefusedJson {
+                    agent: &agent,
+                    result: "refused",
+                    reason: e.to_string(),
+                    files,
+                })?;
+            }
+            return Err(e.into());
+        }
+    };
+    let behind = behind_now(ctx, &repo, &merged);
+    if !merged.uncommitted.is_empty() {
+        ctx.out.warn(&format!(
+            "{agent} has {} uncommitted file{} in its worktree, not part of this merge and left \
+             there: {}",
+            merged.uncommitted.len(),
+            if merged.uncommitted.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            shown(&merged.uncommitted)
+        ));
+    }
+    if args.json {
+        ctx.out.json(&MergeJson {
+            agent: &merged.agent,
+            branch: &merged.branch,
+            into: &merged.into,
+            result: merged.kind.as_str(),
+            commit: &merged.commit,
+            files: &merged.files,
+            updated_worktree: merged.updated.as_deref(),
+            uncommitted_in_worktree: &merged.uncommitted,
+            behind: behind
+                .into_iter()
+                .map(|(agent, behind)| BehindJson { agent, behind })
+                .collect(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    ctx.out.print(&text(ctx, &merged, &behind))?;
+    Ok(ExitCode::Success)
+}
+
+/// The other agents' branches that are behind the target now.
+fn behind_now(ctx: &Context, repo: &Repository, merged: &Merged) -> Vec<(String, u64)> {
+    if merged.kind == MergeKind::UpToDate {
+        return Vec::new();
+    }
+    match worktrees::changes(repo) {
+        Ok(changes) if changes.base.branch.as_deref() == Some(merged.into.as_str()) => changes
+            .agents
+            .into_iter()
+            .filter(|a| a.agent != merged.agent && a.behind > 0)
+            .map(|a| (a.agent, a.behind))
+            .collect(),
+        Ok(_) => Vec::new(),
+        Err(e) => {
+            ctx.out.warn(&format!(
+                "could not tell how far the other agents are behind: {e}"
+            ));
+            Vec::new()
+        }
+    }
+}
+
+fn shown(files: &[String]) -> String {
+    files
+        .iter()
+        .map(|f| sanitize::one_line(f))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn text(ctx: &Context, m: &Merged, behind: &[(String, u64)]) -> String {
+    let branch = sanitize::one_line(&m.branch);
+    let into = ctx.out.bold(&sanitize::one_line(&m.into));
+    let short = m.commit.get(..12).unwrap_or(&m.commit);
+    let files = format!(
+        "{} file{} changed",
+        m.files.len(),
+        if m.files.len() == 1 { "" } else { "s" }
+    );
+    let mut s = match m.kind {
+        MergeKind::UpToDate => {
+            format!("{into} already has everything on {branch}; nothing to merge.\n")
+        }
+        MergeKind::FastForward => {
+            format!("Fast-forwarded {into} to {branch} ({short}): {files}.\n")
+        }
+        MergeKind::MergeCommit => {
+            format!("Merged {branch} into {into} with merge commit {short}: {files}.\n")
+        }
+    };
+    if let Some(path) = &m.updated {
+        s.push_str(&format!(
+            "Updated the files of the main worktree ({}).\n",
+            path.display()
+        ));
+    } else if m.kind != MergeKind::UpToDate {
+        s.push_str(&format!(
+            "{into} is checked out nowhere: only the branch moved.\n"
+        ));
+    }
+    if !behind.is_empty() {
+        let list: Vec<String> = behind
+            .iter()
+            .map(|(a, n)| format!("{a} by {n} commit{}", if *n == 1 { "" } else { "s" }))
+            .collect();
+        s.push_str(&format!(
+            "Now behind {into}: {} (`swarm changes` shows them).\n",
+            list.join(", ")
+        ));
+    }
+    s
+}
