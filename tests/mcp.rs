@@ -16,7 +16,9 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, wait_for_records};
+use crate::harness::{
+    PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, wait_for_records,
+};
 
 /// A client that passes on every "resource updated" notification.
 #[derive(Clone)]
@@ -328,7 +330,7 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
         let typed = got[0]["text"].as_str().expect("text");
         assert!(typed.starts_with("[agent-0]["), "{typed}");
         assert!(
-            typed.ends_with("[QUESTION]: ready for review; tests pass"),
+            typed_as(typed, "QUESTION", "ready for review; tests pass"),
             "{typed}"
         );
 
@@ -348,7 +350,7 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
             assert!(
                 got[0]["text"]
                     .as_str()
-                    .is_some_and(|t| t.ends_with("[INFO]: schema v2 merged"))
+                    .is_some_and(|t| typed_as(t, "INFO", "schema v2 merged"))
             );
         }
 

@@ -5,6 +5,7 @@ use std::process::{Output, Stdio};
 
 use crate::harness::redis_server::RedisServer;
 use crate::harness::{
+    typed_as,
     Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, wait_for,
     wait_for_records,
 };
@@ -425,7 +426,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     let got = wait_for_records(&rec_b, 1);
     let text = got[0]["text"].as_str().expect("text");
     assert!(text.starts_with("[agent-0]["), "{text}");
-    assert!(text.ends_with(&format!("[BLOCKED]: {payload}")), "{text}");
+    assert!(typed_as(text, "BLOCKED", &payload), "{text}");
     // Its outcome reaches the log every host reads.
     wait_for("the outcome from host B in the shared log", || {
         let out = on_tmux(
@@ -444,8 +445,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     assert!(
         got[1]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: second")
+            .is_some_and(|t| typed_as(t, "INFO", "second"))
     );
     // Nothing more comes: a marker message sent after them is the third.
     send("INFO", "marker");
@@ -453,8 +453,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     assert!(
         got[2]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: marker")
+            .is_some_and(|t| typed_as(t, "INFO", "marker"))
     );
     assert_eq!(records(&rec_b).len(), 3, "each exactly once");
     assert!(records(&rec_a).is_empty(), "nothing typed on host A");
@@ -517,8 +516,7 @@ fn outlives_a_restart(args: &[&str], started: &str) {
     assert!(
         got[0]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: after the outage")
+            .is_some_and(|t| typed_as(t, "INFO", "after the outage"))
     );
 }
 

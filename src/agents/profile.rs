@@ -20,6 +20,8 @@ pub(crate) struct Profile {
     pub pause: Duration,
     /// Leading characters the agent takes as a command.
     pub command_chars: String,
+    /// The key that stops the agent's current turn, when it has one.
+    pub interrupt_key: Option<String>,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -151,6 +153,7 @@ impl Profiles {
             name: name.to_owned(),
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
+            interrupt_key: spec.interrupt_key.clone(),
             rules,
         }
     }

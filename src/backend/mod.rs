@@ -27,6 +27,8 @@ use crate::messaging::held::on_files::FileHeld;
 use crate::messaging::rates::on_files::FileRates;
 use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
+use crate::messaging::topics::on_files::FileTopics;
+use crate::messaging::topics::topic_store::TopicStore;
 use crate::store::Paths;
 
 mod housekeeping;
@@ -42,7 +44,7 @@ pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisRates,
-    RedisRegistry, RedisRelay,
+    RedisRegistry, RedisRelay, RedisTopics,
 };
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
@@ -69,6 +71,8 @@ pub(crate) struct Backend {
     pub(crate) episodes: Box<dyn EpisodeStore>,
     /// The activity feed.
     pub(crate) feed: Box<dyn FeedStore>,
+    /// Which agents follow which topics.
+    pub(crate) topics: Box<dyn TopicStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -105,6 +109,7 @@ impl Backend {
                 target.clone(),
                 FeedRetention::from_config(config),
             ));
+            backend.topics = Box::new(RedisTopics::new(target.clone()));
         }
         backend.settings = settings;
         Ok(backend)
@@ -131,6 +136,7 @@ impl Backend {
             relay: None,
             episodes: Box::new(FileEpisodes::new(paths)),
             feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
+            topics: Box::new(FileTopics::new(paths)),
             settings: StoreSettings::files(),
         }
     }

@@ -16,7 +16,7 @@ use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
 use crate::error::Result;
 use crate::log::record::Status;
-use crate::messaging::{MessagingSettings, Messenger, SendReport, SendRequest};
+use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::notify::{self, NotifySettings};
 use crate::store::Paths;
 use crate::support::sanitize;
@@ -82,7 +82,22 @@ impl Operator {
     /// says, and a held copy makes sure the watcher runs, which types it
     /// in once the pane is safe. Problems with these come back as the
     /// report's warnings; the message itself was sent either way.
-    pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+        // A broadcast to a topic goes to its subscribers only.
+        if let (Some(topic), Recipients::All { include_self }) = (&req.topic, &req.to) {
+            let agents = self
+                .backend
+                .topics
+                .all()?
+                .remove(topic)
+                .map(|a| a.into_iter().collect())
+                .unwrap_or_default();
+            req.to = Recipients::Subscribers {
+                topic: topic.clone(),
+                agents,
+                include_self: *include_self,
+            };
+        }
         let mut report = self.messenger().send(registry, req)?;
         let m = &report.message;
         let detail: String = sanitize::one_line(&m.content)

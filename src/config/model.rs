@@ -140,6 +140,10 @@ pub struct Messaging {
     /// Extra message types besides the built-in ones (upper case, `A-Z`,
     /// `0-9` and `-`).
     pub custom_types: Vec<String>,
+    /// Message types that are always urgent (typed into a busy agent's
+    /// pane at once); every other type waits for the end of its turn
+    /// unless sent with `--urgent`.
+    pub urgent_types: Vec<String>,
 }
 
 /// `[acks]`: what happens to a message sent with `--ack`.
@@ -385,6 +389,7 @@ impl Default for Messaging {
             confirm_delivery: false,
             operator: "operator".into(),
             custom_types: Vec::new(),
+            urgent_types: Vec::new(),
         }
     }
 }

@@ -82,6 +82,11 @@ pub struct ProfileSpec {
     /// screen: messages are delivered without looking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub input: Option<InputBox>,
+    /// The tmux key that stops the agent's current turn (`Escape`), which
+    /// `swarm msg --interrupt` presses before typing. None: the profile
+    /// cannot interrupt, and such a message goes in as an urgent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupt_key: Option<String>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -147,6 +152,10 @@ impl ProfileSpec {
             dialog: other.dialog.clone().or(self.dialog.clone()),
             busy: other.busy.clone().or(self.busy.clone()),
             input: other.input.clone().or(self.input.clone()),
+            interrupt_key: other
+                .interrupt_key
+                .clone()
+                .or(self.interrupt_key.clone()),
         }
     }
 }
@@ -240,6 +249,16 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         out.push((
             "command_chars".into(),
             "at most 16 characters, no spaces".into(),
+        ));
+    }
+    if let Some(key) = &spec.interrupt_key
+        && (key.is_empty()
+            || key.len() > 32
+            || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    {
+        out.push((
+            "interrupt_key".into(),
+            "a tmux key name such as Escape or C-c (1-32 letters, digits and `-`)".into(),
         ));
     }
     for (field, markers) in [("dialog", &spec.dialog), ("busy", &spec.busy)] {

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
+use crate::domain::message::Urgency;
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
@@ -55,6 +56,56 @@ pub(crate) struct Target {
     pub pane: Option<PaneId>,
     /// The pane's root process (the registry's `pid`).
     pub pane_pid: u32,
+}
+
+/// Why a message waits before it is typed into a pane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Wait {
+    /// The agent is busy with a turn (its input box empty): a normal
+    /// message waits for the turn to end, an urgent one goes in (the
+    /// agent's own input queue takes it).
+    Turn(String),
+    /// Nothing may be typed now: someone is typing, a dialog is open, the
+    /// screen cannot be read.
+    Unsafe(String),
+}
+
+impl Wait {
+    /// Why, for a person.
+    pub(crate) fn reason(&self) -> &str {
+        match self {
+            Wait::Turn(r) | Wait::Unsafe(r) => r,
+        }
+    }
+
+    /// True when a message of `urgency` must wait for this.
+    pub(crate) fn stops(&self, urgency: Urgency) -> bool {
+        match self {
+            Wait::Turn(_) => urgency.waits_for_turn(),
+            Wait::Unsafe(_) => true,
+        }
+    }
+
+    /// The outcome of a message held for this.
+    pub(crate) fn held(&self) -> Outcome {
+        match self {
+            Wait::Turn(r) => Outcome::held_for_turn(r.clone()),
+            Wait::Unsafe(r) => Outcome::held(r.clone()),
+        }
+    }
+}
+
+/// Why a normal message to the busy `agent` waits.
+pub(crate) fn turn_reason(agent: &str) -> String {
+    format!("{agent} is working; delivered when its turn ends")
+}
+
+/// What `reading` of `agent`'s screen keeps out of its pane.
+pub(crate) fn wait_for(reading: &Reading, agent: &str) -> Option<Wait> {
+    if let Some(reason) = reading.hold_reason(agent) {
+        return Some(Wait::Unsafe(reason));
+    }
+    (reading.state == ScreenState::Busy).then(|| Wait::Turn(turn_reason(agent)))
 }
 
 /// A pane whose delivery lock is held and whose foreground is an agent.
@@ -382,11 +433,11 @@ impl PaneSession<'_> {
         &self.agent
     }
 
-    /// Why nothing may be typed now (`None`: go ahead). Agents whose
-    /// screen is not read are always typed into.
-    pub(crate) fn hold_reason(&self) -> Option<String> {
+    /// What keeps messages out of the pane now (`None`: anything may be
+    /// typed). Agents whose screen is not read are always typed into.
+    pub(crate) fn wait(&self) -> Option<Wait> {
         let reading = self.read()?;
-        let reason = reading.hold_reason(&self.agent)?;
+        let wait = wait_for(&reading, &self.agent)?;
         // A screen that cannot be read at all may be a tmux server that is
         // not there: say that, not "no input box" (one more call, only on
         // this path).
@@ -394,12 +445,36 @@ impl PaneSession<'_> {
             && reading.box_text.is_none()
             && let Err(e @ TmuxError::NoServer { .. }) = self.tmux.server_info()
         {
-            return Some(format!(
+            return Some(Wait::Unsafe(format!(
                 "{e}; {}'s pane cannot be reached (it goes in once the pane is back)",
                 self.agent
-            ));
+            )));
         }
-        Some(reason)
+        Some(wait)
+    }
+
+    /// Stops the agent's turn when it is busy and its profile names the
+    /// key for that (`interrupt_key`), and waits for the screen to leave
+    /// busy (at most `INTERRUPT_WAIT`). True when a turn was stopped.
+    pub(crate) fn interrupt(&self) -> bool {
+        let Some(key) = self.profile.interrupt_key.as_deref() else {
+            return false;
+        };
+        let busy = || {
+            self.look_now()
+                .is_some_and(|(r, _)| r.state == ScreenState::Busy)
+        };
+        if !busy() || self.press(&[key]).is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + INTERRUPT_WAIT;
+        while Instant::now() < deadline {
+            std::thread::sleep(CONFIRM_POLL * 10);
+            if !busy() {
+                return true;
+            }
+        }
+        false
     }
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text
@@ -803,6 +878,9 @@ const VISIBLE_WINDOW: Duration = Duration::from_secs(1);
 /// when the text was never seen in it (longer than a paste takes to show:
 /// at most ~90 ms measured).
 const EMPTY_SETTLE: Duration = Duration::from_millis(200);
+
+/// How long an interrupted agent may take to leave its busy screen.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(3);
 
 /// How long to wait for the input box to empty after Enter.
 const CONFIRM_WINDOW: Duration = Duration::from_millis(600);

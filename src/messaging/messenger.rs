@@ -33,6 +33,9 @@ pub(crate) struct MessagingSettings {
     /// The person's id (`messaging.operator`): a message to them is kept
     /// in their inbox, never typed anywhere.
     pub operator: String,
+    /// Types that are always urgent (`messaging.urgent_types`), in wire
+    /// form.
+    pub urgent_types: Vec<String>,
 }
 
 impl Default for MessagingSettings {
@@ -45,6 +48,7 @@ impl Default for MessagingSettings {
                 window: Duration::from_secs(60),
             },
             operator: "operator".into(),
+            urgent_types: Vec::new(),
         }
     }
 }
@@ -68,6 +72,12 @@ impl MessagingSettings {
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
             operator: c.messaging.operator.clone(),
+            urgent_types: c
+                .messaging
+                .urgent_types
+                .iter()
+                .map(|t| t.trim().to_uppercase().replace('_', "-"))
+                .collect(),
         }
     }
 }

@@ -5,6 +5,7 @@
 pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod answer;
+pub(crate) mod conversation;
 pub(crate) mod delivery;
 pub(crate) mod held;
 mod messenger;
@@ -13,6 +14,7 @@ mod pane_text;
 pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;
+pub(crate) mod topics;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};

@@ -179,6 +179,12 @@ impl Keys {
         self.key("feed")
     }
 
+    /// `topics`, a hash: topic -> its subscribers as a JSON array of agent
+    /// ids (`swarm subscribe`); a topic nobody follows has no field.
+    pub(crate) fn topics(&self) -> String {
+        self.key("topics")
+    }
+
     /// A `KEYS` pattern below the swarm's prefix, for tests that look for
     /// keys made by the functions above.
     #[cfg(test)]
@@ -221,6 +227,7 @@ mod tests {
             Keys::lock_of(&k.coordination()),
             k.episodes(),
             k.feed(),
+            k.topics(),
         ];
         assert_eq!(
             names,
@@ -243,6 +250,7 @@ mod tests {
                 "{swarm:p}:coordination:lock",
                 "{swarm:p}:episodes",
                 "{swarm:p}:feed",
+                "{swarm:p}:topics",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();

@@ -12,7 +12,7 @@
 //! stream is never trimmed here, so no unread message is lost.
 
 use crate::log::inbox::{self, Cursor, InboxView, PastCursor, Selection};
-use crate::log::log_store::{LogFollower, LogStore};
+use crate::log::log_store::{LogFollower, LogStore, ScanBatch, ScanVisitor};
 use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch, parse_line};
 use crate::store::StoreError;
 
@@ -340,6 +340,60 @@ impl LogStore for RedisLog {
             };
             Ok::<_, StoreError>((pipe, (view, note)))
         })
+    }
+
+    fn scan(
+        &self,
+        from: Option<&LogPos>,
+        visit: &mut ScanVisitor<'_>,
+    ) -> Result<Option<Vec<u64>>, StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.log();
+        // The stream is never trimmed: a position whose entry is gone
+        // belongs to a stream that was replaced (a migration with --force).
+        let mut after = from.map(stream_id);
+        let mut restarted = after.is_none();
+        if let Some(id) = &after {
+            let found: Vec<Entry> =
+                r.query(redis::cmd("XRANGE").arg(&key).arg(id).arg(id))?;
+            if found.is_empty() {
+                after = None;
+                restarted = true;
+            }
+        }
+        loop {
+            let start = after
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+            let entries: Vec<Entry> = r.query(
+                redis::cmd("XRANGE")
+                    .arg(&key)
+                    .arg(&start)
+                    .arg("+")
+                    .arg("COUNT")
+                    .arg(PAGE),
+            )?;
+            let mut page = Page::default();
+            for e in &entries {
+                page.push(e);
+            }
+            if page.last.is_some() || restarted {
+                visit(ScanBatch {
+                    restarted,
+                    records: page.records,
+                    end: page.last.as_deref().and_then(position),
+                })?;
+                restarted = false;
+            }
+            match page.last {
+                Some(id) if entries.len() == PAGE => after = Some(id),
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn identity(&self) -> String {
+        format!("redis {}", self.target.name())
     }
 
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {

@@ -16,6 +16,7 @@ mod registry;
 mod relay;
 #[cfg(test)]
 mod test_server;
+mod topics;
 
 pub(crate) use a2a::RedisA2a;
 pub(crate) use acks::RedisAcks;
@@ -28,3 +29,4 @@ pub(crate) use log::RedisLog;
 pub(crate) use rates::RedisRates;
 pub(crate) use registry::RedisRegistry;
 pub(crate) use relay::RedisRelay;
+pub(crate) use topics::RedisTopics;
