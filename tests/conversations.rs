@@ -42,7 +42,10 @@ fn ids(v: &serde_json::Value) -> Vec<String> {
 }
 
 fn json_of(project: &Project, args: &[&str]) -> serde_json::Value {
-    let out = swarm_outside_tmux(project).args(args).output().expect("run");
+    let out = swarm_outside_tmux(project)
+        .args(args)
+        .output()
+        .expect("run");
     assert!(
         out.status.success(),
         "{args:?}: {}",
@@ -63,7 +66,13 @@ fn replies_of_replies_are_one_thread_across_rotations() {
         for i in 0..n {
             send(
                 &project,
-                &["agent-2", "INFO", "--from", "agent-1", &format!("filler {i} {}", "z".repeat(200))],
+                &[
+                    "agent-2",
+                    "INFO",
+                    "--from",
+                    "agent-1",
+                    &format!("filler {i} {}", "z".repeat(200)),
+                ],
             );
         }
     };
@@ -73,16 +82,34 @@ fn replies_of_replies_are_one_thread_across_rotations() {
     // second reply to the first message.
     let second = send(
         &project,
-        &["operator", "INFO", "--from", "agent-1", "--reply-to", &first[..8], "v2"],
+        &[
+            "operator",
+            "INFO",
+            "--from",
+            "agent-1",
+            "--reply-to",
+            &first[..8],
+            "v2",
+        ],
     );
     assert_eq!(second["parent_msg_id"], first.as_str());
     let second = id_of(&second);
     filler(6);
     let third = id_of(&send(
         &project,
-        &["agent-1", "QUESTION", "--reply-to", &second, "--ack", "sure?"],
+        &[
+            "agent-1",
+            "QUESTION",
+            "--reply-to",
+            &second,
+            "--ack",
+            "sure?",
+        ],
     ));
-    let other = id_of(&send(&project, &["agent-2", "INFO", "--reply-to", &first, "fyi"]));
+    let other = id_of(&send(
+        &project,
+        &["agent-2", "INFO", "--reply-to", &first, "fyi"],
+    ));
     // The Python tool answers too, in its own line's form.
     let python = format!(
         "{{\"sender\": \"agent-2\", \"timestamp\": \"2026-11-21T13:27:02.029457\", \"msg_type\": \"INFO\", \"content\": \"from python\", \"recipients\": [\"agent-1\"], \"msg_id\": \"py-reply-1\", \"parent_msg_id\": \"{third}\", \"delivery_status\": {{\"agent-1\": false}}, \"success_count\": 0, \"failure_count\": 1}}\n"
@@ -119,7 +146,10 @@ fn replies_of_replies_are_one_thread_across_rotations() {
     let alone = json_of(&project, &["thread", &first[..6], "--json"]);
     assert_eq!(ids(&alone)[0], first);
     // The inbox says what a message answers.
-    let inbox = json_of(&project, &["inbox", "--agent", "agent-1", "--json", "--limit", "100"]);
+    let inbox = json_of(
+        &project,
+        &["inbox", "--agent", "agent-1", "--json", "--limit", "100"],
+    );
     let reply = inbox["messages"]
         .as_array()
         .expect("messages")
@@ -142,7 +172,11 @@ fn replies_of_replies_are_one_thread_across_rotations() {
 fn a_topic_broadcast_reaches_exactly_its_subscribers() {
     let project = Project::new();
     project.register(&["agent-1", "agent-2", "agent-3", "agent-4"]);
-    for (topic, agent) in [("deploys", "agent-1"), ("Deploys", "agent-3"), ("schema", "agent-2")] {
+    for (topic, agent) in [
+        ("deploys", "agent-1"),
+        ("Deploys", "agent-3"),
+        ("schema", "agent-2"),
+    ] {
         swarm_outside_tmux(&project)
             .args(["subscribe", topic, "--agent", agent])
             .assert()
@@ -168,7 +202,14 @@ fn a_topic_broadcast_reaches_exactly_its_subscribers() {
 
     let sent = |project: &Project, topic: &str| {
         let out = swarm_outside_tmux(project)
-            .args(["broadcast", "INFO", "--topic", topic, "release at 5", "--json"])
+            .args([
+                "broadcast",
+                "INFO",
+                "--topic",
+                topic,
+                "release at 5",
+                "--json",
+            ])
             .output()
             .expect("run");
         stdout_json(&out)
@@ -197,7 +238,9 @@ fn a_topic_broadcast_reaches_exactly_its_subscribers() {
         .success();
     let b = sent(&project, "deploys");
     assert_eq!(
-        b["outcomes"].as_object().map(|o| o.keys().cloned().collect::<Vec<_>>()),
+        b["outcomes"]
+            .as_object()
+            .map(|o| o.keys().cloned().collect::<Vec<_>>()),
         Some(vec!["agent-3".to_owned()])
     );
     // A topic nobody follows reaches nobody: refused.
@@ -326,9 +369,26 @@ struct History {
 }
 
 const WORDS: &[&str] = &[
-    "schema", "migration", "auth", "token", "review", "merge", "deploy", "lock", "build",
-    "error", "cache", "release", "branch", "ready", "blocked", "parser", "server", "retry",
-    "queue", "pane",
+    "schema",
+    "migration",
+    "auth",
+    "token",
+    "review",
+    "merge",
+    "deploy",
+    "lock",
+    "build",
+    "error",
+    "cache",
+    "release",
+    "branch",
+    "ready",
+    "blocked",
+    "parser",
+    "server",
+    "retry",
+    "queue",
+    "pane",
 ];
 
 impl History {
@@ -368,7 +428,7 @@ impl History {
     fn line(&self, i: usize) -> String {
         let (from, to, ty, text) = &self.lines[i];
         let id = format!("m{i:07}");
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             format!(
                 "{{\"sender\": \"{from}\", \"timestamp\": \"2026-11-21T13:27:02.029457\", \"msg_type\": \"{ty}\", \"content\": \"{text}\", \"recipients\": [\"{to}\"], \"msg_id\": \"{id}\", \"delivery_status\": {{\"{to}\": true}}, \"success_count\": 1, \"failure_count\": 0}}\n"
             )
@@ -406,9 +466,13 @@ fn search_matches_a_plain_scan_of_200000_messages_and_rebuilds_a_damaged_index()
     let history = History::new(n);
     // Two rotated segments and the live log, as the files hold them.
     let cuts = [0, 80_000, 150_000, n];
-    for (k, name) in ["agent_messages.log.1", "agent_messages.log.2", "agent_messages.log"]
-        .iter()
-        .enumerate()
+    for (k, name) in [
+        "agent_messages.log.1",
+        "agent_messages.log.2",
+        "agent_messages.log",
+    ]
+    .iter()
+    .enumerate()
     {
         let mut text = String::new();
         for i in cuts[k]..cuts[k + 1] {
@@ -422,7 +486,11 @@ fn search_matches_a_plain_scan_of_200000_messages_and_rebuilds_a_damaged_index()
         .args(["search", "item4242", "--json", "--limit", "1000"])
         .output()
         .expect("run");
-    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    assert!(
+        first.status.success(),
+        "{}",
+        String::from_utf8_lossy(&first.stderr)
+    );
     let search = |args: &[&str]| -> BTreeSet<String> {
         let mut all = vec!["search"];
         all.extend_from_slice(args);

@@ -16,9 +16,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::harness::{
-    PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, wait_for_records,
-};
+use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, wait_for_records};
 
 /// A client that passes on every "resource updated" notification.
 #[derive(Clone)]
@@ -347,11 +345,11 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
         );
         for rec in ["rec-0.jsonl", "rec-2.jsonl"] {
             let got = wait_for_records(&project.file(rec), 1);
-            assert!(
-                got[0]["text"]
-                    .as_str()
-                    .is_some_and(|t| typed_as(t, "INFO", "schema v2 merged"))
-            );
+            assert!(got[0]["text"].as_str().is_some_and(|t| typed_as(
+                t,
+                "INFO",
+                "schema v2 merged"
+            )));
         }
 
         for i in 0..3 {

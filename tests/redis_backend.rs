@@ -5,9 +5,8 @@ use std::process::{Output, Stdio};
 
 use crate::harness::redis_server::RedisServer;
 use crate::harness::{
-    typed_as,
-    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, wait_for,
-    wait_for_records,
+    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, typed_as,
+    wait_for, wait_for_records,
 };
 
 /// `swarm` in `project` as host `host` of the swarm `shared` on `server`,
@@ -426,7 +425,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     let got = wait_for_records(&rec_b, 1);
     let text = got[0]["text"].as_str().expect("text");
     assert!(text.starts_with("[agent-0]["), "{text}");
-    assert!(typed_as(text, "BLOCKED", &payload), "{text}");
+    assert!(typed_as(text, "BLOCKED", payload), "{text}");
     // Its outcome reaches the log every host reads.
     wait_for("the outcome from host B in the shared log", || {
         let out = on_tmux(

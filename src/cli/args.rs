@@ -11,9 +11,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, whoami};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
-use super::messaging::{
-    broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch,
-};
+use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::{build_info, completions, help, reload};

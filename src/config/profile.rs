@@ -152,10 +152,7 @@ impl ProfileSpec {
             dialog: other.dialog.clone().or(self.dialog.clone()),
             busy: other.busy.clone().or(self.busy.clone()),
             input: other.input.clone().or(self.input.clone()),
-            interrupt_key: other
-                .interrupt_key
-                .clone()
-                .or(self.interrupt_key.clone()),
+            interrupt_key: other.interrupt_key.clone().or(self.interrupt_key.clone()),
         }
     }
 }

@@ -108,7 +108,11 @@ pub(super) fn thread(project: &Project, a: tools::Thread) -> Result<Reply> {
     let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
     let messages = conversation::thread(&index, &a.message_id)?;
     Ok(Reply::new(
-        format!("{} message(s), oldest first:{}", messages.len(), lines(&messages)),
+        format!(
+            "{} message(s), oldest first:{}",
+            messages.len(),
+            lines(&messages)
+        ),
         json!({ "messages": messages.iter().map(indexed_json).collect::<Vec<_>>() }),
     ))
 }
@@ -127,7 +131,8 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
             .since
             .as_deref()
             .map(|s| {
-                time::parse_duration(s).map_err(|e| Error::Invalid(format!("argument `since`: {e}")))
+                time::parse_duration(s)
+                    .map_err(|e| Error::Invalid(format!("argument `since`: {e}")))
             })
             .transpose()?,
         thread: a.thread.clone(),
@@ -138,14 +143,19 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
     let query = conversation::query(&index, &req)?;
     let found = index.search(&query)?;
     Ok(Reply::new(
-        format!("{} message(s), best match first:{}", found.len(), lines(&found)),
+        format!(
+            "{} message(s), best match first:{}",
+            found.len(),
+            lines(&found)
+        ),
         json!({ "messages": found.iter().map(indexed_json).collect::<Vec<_>>() }),
     ))
 }
 
 /// `subscribe` and `unsubscribe`: the caller's topics.
 pub(super) fn subscription(project: &Project, a: tools::Subscription, on: bool) -> Result<Reply> {
-    let topic = Topic::parse(&a.topic).map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))?;
+    let topic =
+        Topic::parse(&a.topic).map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))?;
     let agent = AgentId::parse(&project.agent()?)?;
     let store = &project.operator.backend.topics;
     let changed = if on {

@@ -261,10 +261,12 @@ impl<'a> Messenger<'a> {
                 .iter()
                 .map(|r| (r.to_string(), Outcome::queued(reason.clone())))
                 .collect();
-            warnings.extend(self.log.append(&[Record::Delivery(
-                DeliveryRecord::new(message.msg_id.as_str(), &outcomes, note)
-                    .with_topic(req.topic.clone()),
-            )])?);
+            warnings.extend(
+                self.log.append(&[Record::Delivery(
+                    DeliveryRecord::new(message.msg_id.as_str(), &outcomes, note)
+                        .with_topic(req.topic.clone()),
+                )])?,
+            );
             return Ok(SendReport {
                 message,
                 outcomes,
@@ -503,10 +505,7 @@ impl<'a> Messenger<'a> {
             let mut outcomes = Vec::with_capacity(recipients.len());
             for a in recipients {
                 match self.elsewhere(a) {
-                    Some(host) => outcomes.push((
-                        a.id.to_string(),
-                        self.hand_over(a, host, typed),
-                    )),
+                    Some(host) => outcomes.push((a.id.to_string(), self.hand_over(a, host, typed))),
                     None => {
                         let k = here.iter().position(|(id, _)| a.id == id.as_str());
                         if let Some(k) = k {
@@ -651,7 +650,10 @@ impl<'a> Messenger<'a> {
             }
             return (session.type_text(typed.text, typed.marker), released);
         };
-        (self.hold_outcome(&session, a.id.as_str(), typed, &wait), released)
+        (
+            self.hold_outcome(&session, a.id.as_str(), typed, &wait),
+            released,
+        )
     }
 
     /// Holds the message for `agent` until `wait` is over; the outcome

@@ -144,7 +144,10 @@ mod tests {
         let conn = file.open().expect("open");
         conn.execute_batch("CREATE TABLE t(a)").expect("create");
         drop(conn);
-        let mode = fs::metadata(file.path()).expect("meta").permissions().mode();
+        let mode = fs::metadata(file.path())
+            .expect("meta")
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o777, 0o600);
         file.discard().expect("discard");
         fs::write(file.path(), vec![b'x'; 8192]).expect("write");

@@ -3,8 +3,7 @@
 //! it) and reads the screen with `capture-pane`.
 
 use crate::harness::{
-    typed_as,
-    Project, TmuxServer, stdout_json, swarm, swarm_bin, wait_for, wait_for_records,
+    Project, TmuxServer, stdout_json, swarm, swarm_bin, typed_as, wait_for, wait_for_records,
 };
 
 /// Runs the monitor in a new pane; when it ends, the pane says how.

@@ -354,8 +354,7 @@ impl LogStore for RedisLog {
         let mut after = from.map(stream_id);
         let mut restarted = after.is_none();
         if let Some(id) = &after {
-            let found: Vec<Entry> =
-                r.query(redis::cmd("XRANGE").arg(&key).arg(id).arg(id))?;
+            let found: Vec<Entry> = r.query(redis::cmd("XRANGE").arg(&key).arg(id).arg(id))?;
             if found.is_empty() {
                 after = None;
                 restarted = true;

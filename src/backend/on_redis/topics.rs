@@ -32,8 +32,7 @@ impl RedisTopics {
         let mut r = self.target.connect()?;
         let key = r.keys.topics();
         r.transaction(std::slice::from_ref(&key), |r| {
-            let raw: Option<Vec<u8>> =
-                r.query(redis::cmd("HGET").arg(&key).arg(topic.as_str()))?;
+            let raw: Option<Vec<u8>> = r.query(redis::cmd("HGET").arg(&key).arg(topic.as_str()))?;
             // A field that does not parse (written by hand) counts as
             // nobody subscribed; the change writes it anew.
             let agents: BTreeSet<String> = raw
@@ -53,7 +52,11 @@ impl RedisTopics {
                         path: key.clone().into(),
                         source,
                     })?;
-                    pipe.cmd("HSET").arg(&key).arg(topic.as_str()).arg(body).ignore();
+                    pipe.cmd("HSET")
+                        .arg(&key)
+                        .arg(topic.as_str())
+                        .arg(body)
+                        .ignore();
                 }
                 None => {
                     pipe.cmd("HDEL").arg(&key).arg(topic.as_str()).ignore();

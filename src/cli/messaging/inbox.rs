@@ -210,11 +210,15 @@ fn searched(
     )?;
     query.limit = usize::MAX;
     query.oldest_first = true;
-    let found: std::collections::HashSet<String> =
-        index.search(&query)?.into_iter().map(|m| m.msg_id).collect();
+    let found: std::collections::HashSet<String> = index
+        .search(&query)?
+        .into_iter()
+        .map(|m| m.msg_id)
+        .collect();
     let all = Selection::AllHistory { search: None };
     let mut view = log.inbox(agent, None, &all, None)?;
-    view.shown.retain(|v| found.contains(v.message.msg_id.as_str()));
+    view.shown
+        .retain(|v| found.contains(v.message.msg_id.as_str()));
     view.held_back = 0;
     if let Some(n) = limit
         && view.shown.len() > n

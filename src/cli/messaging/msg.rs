@@ -128,10 +128,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     } else if outcome.waits_for_turn() {
         format!(
             "[ACCEPTED] Message for {recipient} accepted (id {id})\n  {}: it is typed in by itself when the turn ends (`swarm msg --urgent` types it in at once)\n",
-            outcome
-                .reason
-                .as_deref()
-                .unwrap_or("the agent is working"),
+            outcome.reason.as_deref().unwrap_or("the agent is working"),
         )
     } else if outcome.status == Status::Held {
         format!(

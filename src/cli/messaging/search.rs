@@ -78,8 +78,10 @@ pub(crate) fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     if found.is_empty() {
-        ctx.out
-            .print(&format!("No kept message matches {:?}\n", one_line(&args.text)))?;
+        ctx.out.print(&format!(
+            "No kept message matches {:?}\n",
+            one_line(&args.text)
+        ))?;
         return Ok(ExitCode::Success);
     }
     let mut s = format!(

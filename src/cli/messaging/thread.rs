@@ -63,9 +63,7 @@ pub(crate) fn run(ctx: &Context, args: &ThreadArgs) -> Result<ExitCode> {
         }
         s.push('\n');
     }
-    s.push_str(&format!(
-        "Reply with: swarm msg <agent> <TYPE> --reply-to <id> \"...\"\n"
-    ));
+    s.push_str("Reply with: swarm msg <agent> <TYPE> --reply-to <id> \"...\"\n");
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
 }

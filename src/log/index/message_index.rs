@@ -188,7 +188,11 @@ fn recreate(conn: &mut Connection, source: &str) -> Result<(), rusqlite::Error> 
             .collect::<Result<_, _>>()?
     };
     for (kind, name) in names {
-        let kind = if kind == "trigger" { "TRIGGER" } else { "TABLE" };
+        let kind = if kind == "trigger" {
+            "TRIGGER"
+        } else {
+            "TABLE"
+        };
         tx.execute_batch(&format!(
             "DROP {kind} IF EXISTS \"{}\"",
             name.replace('"', "\"\"")
@@ -300,9 +304,8 @@ fn apply(tx: &Connection, batch: &ScanBatch) -> Result<(), rusqlite::Error> {
     let mut adopt = tx.prepare(
         "UPDATE messages SET thread = ?1 WHERE thread = ?2 AND msg_id != ?2 AND ?1 != ?2",
     )?;
-    let mut topic = tx.prepare(
-        "UPDATE messages SET topic = ?1 WHERE msg_id = ?2 AND topic IS NULL",
-    )?;
+    let mut topic =
+        tx.prepare("UPDATE messages SET topic = ?1 WHERE msg_id = ?2 AND topic IS NULL")?;
     let mut segment = tx.prepare("INSERT OR IGNORE INTO segments(number) VALUES (?1)")?;
     for located in &batch.records {
         match &located.record {
@@ -378,8 +381,7 @@ fn forget_dropped(tx: &Connection, kept: Option<&[u64]>) -> Result<(), rusqlite:
     };
     let known: Vec<i64> = {
         let mut st = tx.prepare("SELECT number FROM segments")?;
-        st.query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?
+        st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?
     };
     for n in known {
         if kept.iter().any(|&k| i64::try_from(k).ok() == Some(n)) {

@@ -185,7 +185,9 @@ impl MessageIndex {
             (false, false) => " ORDER BY m.id DESC",
         });
         sql.push_str(" LIMIT ?");
-        args.push(SqlValue::Integer(i64::try_from(q.limit).unwrap_or(i64::MAX)));
+        args.push(SqlValue::Integer(
+            i64::try_from(q.limit).unwrap_or(i64::MAX),
+        ));
         let conn = self.conn();
         let mut st = conn.prepare(&sql).map_err(|e| self.error(&e))?;
         let rows = st
@@ -271,7 +273,16 @@ mod tests {
         let texts: Vec<&str> = w.iter().map(|w| w.text.as_str()).collect();
         assert_eq!(
             texts,
-            ["Deploy", "key", "vault", "OR", "NEAR", "x", "caf\u{e9}", "sch"]
+            [
+                "Deploy",
+                "key",
+                "vault",
+                "OR",
+                "NEAR",
+                "x",
+                "caf\u{e9}",
+                "sch"
+            ]
         );
         assert!(w[7].prefix && !w[0].prefix);
         let q = SearchQuery {

@@ -13,8 +13,8 @@ use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 use super::held_store::{HeldMessage, ToHold};
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Wait};
-use crate::messaging::send::Typed;
 use crate::messaging::messenger::{Messenger, target_of};
+use crate::messaging::send::Typed;
 
 /// How long a release waits for a pane another delivery holds.
 const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);

@@ -50,10 +50,11 @@ impl FileTopics {
         let changed = change(&mut doc.table);
         if changed {
             doc.version = VERSION;
-            let bytes = json::to_vec(&doc, Layout::Indent2).map_err(|source| StoreError::Encode {
-                path: self.file.path().to_owned(),
-                source,
-            })?;
+            let bytes =
+                json::to_vec(&doc, Layout::Indent2).map_err(|source| StoreError::Encode {
+                    path: self.file.path().to_owned(),
+                    source,
+                })?;
             self.file.write(&lock, &bytes)?;
         }
         Ok(changed)

@@ -122,7 +122,8 @@ pub(crate) mod contract {
         assert!(store.subscribe(&schema, &agent(2)).expect("sub"));
         let all = store.all().expect("all");
         assert_eq!(
-            all.get("deploys").map(|a| a.iter().cloned().collect::<Vec<_>>()),
+            all.get("deploys")
+                .map(|a| a.iter().cloned().collect::<Vec<_>>()),
             Some(vec!["agent-1".to_owned(), "agent-2".to_owned()])
         );
         assert_eq!(topics_of(&all, "agent-2"), ["deploys", "schema"]);
