@@ -3,10 +3,15 @@
 //! finds them, carries messages between them, hands out file locks and
 //! makes sure important messages are acknowledged.
 //!
-//! Layers, top to bottom (data never flows back up): `cli` (arguments to a
-//! checked plan, printing), the operations (`discovery`, `launch`, ...),
-//! `store` (project root and state files) and `tmux` (the only code that
-//! spawns tmux). Nothing below `cli` prints.
+//! Layers, top to bottom (data never flows back up; docs/ARCHITECTURE.md
+//! has the map): `cli` (arguments to a checked plan, printing); the front
+//! doors and loops (`monitor`, `dashboard`, `mcp`, `watcher`, `setup`);
+//! `backend` (one implementation of every store trait, and the operator
+//! every front door acts with); the operations (`messaging`, `notify`,
+//! `log`, `attention`, `agents`, `acks`, `locks`, `a2a`, `config`, ...);
+//! the seams `store` (the only code touching state files) and `tmux` (the
+//! only code that spawns tmux); `domain` and `support` at the bottom.
+//! Nothing below `cli` prints.
 
 // Items are `pub(crate)` unless the list at the end exports them.
 #![warn(unreachable_pub)]
@@ -47,6 +52,8 @@ pub use acks::{PendingEntry, marker as ack_marker};
 pub use agents::demo_agent::InputParser;
 pub use agents::launch::find_on_path;
 pub use agents::registry::{AgentRecord, AgentStatus, Registry};
+pub use attention::episodes::episode_store::OpenEpisode;
+pub use attention::event::EventKind;
 pub use config::load_file as load_config_file;
 pub use domain::message::BUILTIN_TYPES;
 pub use domain::validate::agent_id as validate_agent_id;
@@ -55,7 +62,7 @@ pub use locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
 pub use log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
-pub use monitor::{MonitorState, render};
+pub use monitor::{AgentScreen, MonitorState, ScreenDialog, render};
 pub use snapshot::LockView;
 pub use store::{Paths, StateDir};
 pub use support::json::{Layout, to_vec};

@@ -8,6 +8,7 @@ use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
+use crate::support::sanitize;
 use crate::tmux::{Pane, PaneId, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
@@ -67,13 +68,13 @@ pub(crate) fn observe(
     look(tmux, matcher, profiles, agents, here)
         .into_iter()
         .zip(agents)
-        .map(|(sight, a)| PaneState::from_sight(sight, a.id.as_str()))
+        .map(|(sight, a)| PaneState::from_sight(&sight, a.id.as_str()))
         .collect()
 }
 
 impl PaneState {
     /// A sight put in words for `agent`.
-    fn from_sight(sight: Sight, agent: &str) -> PaneState {
+    pub(crate) fn from_sight(sight: &Sight, agent: &str) -> PaneState {
         match sight {
             Sight::Remote(there) => PaneState::plain(
                 "remote",
@@ -112,6 +113,20 @@ impl PaneState {
             }
         }
     }
+}
+
+/// A captured screen as rows a person can read: every escape sequence
+/// and control character removed, blanks at the ends of rows and blank
+/// rows at the bottom dropped.
+pub(crate) fn screen_rows(capture: &str) -> Vec<String> {
+    let mut rows: Vec<String> = capture
+        .lines()
+        .map(|r| sanitize::one_line(r).trim_end().to_owned())
+        .collect();
+    while rows.last().is_some_and(String::is_empty) {
+        rows.pop();
+    }
+    rows
 }
 
 /// Looks at the panes of `agents`, in order: which are here, what runs in
@@ -194,4 +209,16 @@ pub(crate) fn look_with_panes(
         }
     }
     (out, all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn screen_rows_are_clean_and_end_with_text() {
+        let rows = screen_rows("\x1b[1m> hi\x1b[0m   \n? Proceed?\x07\n\n   \n");
+        assert_eq!(rows, ["> hi", "? Proceed?"]);
+        assert!(screen_rows("\n\n").is_empty());
+    }
 }

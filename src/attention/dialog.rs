@@ -10,6 +10,7 @@
 use std::sync::LazyLock;
 
 use regex::Regex;
+use sha2::{Digest, Sha256};
 
 use crate::attention::event::DialogOption;
 use crate::support::sanitize;
@@ -80,7 +81,14 @@ const BLOCK_ROWS: usize = 10;
 /// output, with or without `-e`); `None` when no options can be found.
 pub(crate) fn read(capture: &str) -> Option<Dialog> {
     let rows: Vec<String> = capture.lines().map(unframe).collect();
-    let (first, options, numbered) = numbered_options(&rows).or_else(|| marked_options(&rows))?;
+    // The open dialog is the bottom-most one: an answered dialog of the
+    // other shape may still be on screen above it.
+    let end = |f: &Found| f.0 + f.1.len();
+    let (first, options, numbered) = match (numbered_options(&rows), marked_options(&rows)) {
+        (Some(n), Some(m)) if end(&m) > end(&n) => m,
+        (Some(n), _) => n,
+        (None, m) => m?,
+    };
     let (question, context) = question_above(&rows, first);
     Some(Dialog {
         question,
@@ -158,6 +166,18 @@ impl Dialog {
             id.push_str(&letters(c));
         }
         id
+    }
+
+    /// A short name for what this dialog asks: the same for two reads of
+    /// one dialog (wherever the highlight is, whatever a timer beside it
+    /// says), different once the question, its context or its options
+    /// change. A person answering from afar sends it back, so that an
+    /// answer meant for one dialog is never typed into the next.
+    pub(crate) fn fingerprint(&self) -> String {
+        Sha256::digest(self.identity().as_bytes())[..8]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
     }
 
     /// `1. Yes, 2. No` for messages.
@@ -315,11 +335,15 @@ fn is_footer(row: &str) -> bool {
     t.starts_with("esc ") || t.starts_with("press enter") || t.contains("to cancel")
 }
 
-/// The question: the topmost row ending in `?` in the block above the
-/// options (up to a full-width rule or `BLOCK_ROWS` rows); the others are
-/// its context.
+/// The question: in the block above the options (up to a full-width
+/// rule or `BLOCK_ROWS` rows), the topmost row ending in `?` of the
+/// paragraph nearest the options that has one (paragraphs are parted by
+/// empty rows: whatever was on screen before the dialog, a message that
+/// asked something, stays out); the others are its context.
 fn question_above(rows: &[String], first: usize) -> (String, Vec<String>) {
-    let mut block: Vec<&str> = Vec::new();
+    // Each row with its paragraph, counted from the options up.
+    let mut block: Vec<(&str, usize)> = Vec::new();
+    let mut paragraph = 0;
     let mut i = first;
     while i > 0 && block.len() < BLOCK_ROWS {
         i -= 1;
@@ -327,13 +351,29 @@ fn question_above(rows: &[String], first: usize) -> (String, Vec<String>) {
         if is_rule(r) {
             break;
         }
+        if r.trim().is_empty() {
+            if !block.is_empty() {
+                paragraph += 1;
+            }
+            continue;
+        }
         if is_decoration(r) {
             continue;
         }
-        block.push(r.trim());
+        block.push((r.trim(), paragraph));
     }
     block.reverse();
-    let q = block.iter().position(|r| r.ends_with('?'));
+    let nearest = block
+        .iter()
+        .filter(|(r, _)| r.ends_with('?'))
+        .map(|(_, p)| *p)
+        .min();
+    let q = nearest.and_then(|p| {
+        block
+            .iter()
+            .position(|(r, para)| *para == p && r.ends_with('?'))
+    });
+    let block: Vec<&str> = block.into_iter().map(|(r, _)| r).collect();
     let (question, rest) = match q {
         Some(k) => (block[k].to_owned(), [&block[..k], &block[k + 1..]].concat()),
         None => match block.split_last() {
@@ -495,6 +535,94 @@ mod tests {
         assert!(
             e.contains("no option 7") && e.contains("1. Allow once"),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn the_open_dialog_is_the_bottom_most_one() {
+        let screen = "\
+? Do you want to proceed?
+❯ 1. Yes
+  2. No
+  Esc to cancel
+(answered no)
+> again
+
+? Do you want to proceed?
+❯ No
+  Yes
+  Esc to cancel
+";
+        let d = read(screen).expect("test value");
+        assert!(!d.numbered);
+        let labels: Vec<&str> = d.options.iter().map(|o| o.label.as_str()).collect();
+        assert_eq!(labels, ["No", "Yes"]);
+        // And the other way round.
+        let screen = "\
+? Do you want to proceed?
+❯ No
+  Yes
+(answered no)
+
+? Do you want to proceed?
+❯ 1. Yes
+  2. No
+";
+        let d = read(screen).expect("test value");
+        assert!(d.numbered);
+        assert_eq!(d.options[1].label, "No");
+    }
+
+    #[test]
+    fn a_question_asked_on_screen_before_the_dialog_is_not_its_question() {
+        let screen = "\
+[09:50:17] submission 1 (60 bytes):
+  [agent-1][QUESTION]: can I take tests/auth next?
+
+[09:50:18] submission 2 (25 bytes):
+  run the migration DEMOASK
+
+? Do you want to proceed?
+❯ 1. Yes
+  2. No
+  Esc to cancel
+";
+        let d = read(screen).expect("test value");
+        assert_eq!(d.question, "Do you want to proceed?");
+        assert!(
+            d.context.iter().any(|r| r.contains("DEMOASK")),
+            "{:?}",
+            d.context
+        );
+        // A framed dialog keeps what it asks about as context.
+        let framed = "\
+│ Bash command                          │
+│                                       │
+│   touch foo                           │
+│                                       │
+│ Do you want to proceed?               │
+│ ❯ 1. Yes                              │
+│   2. No                               │
+";
+        let d = read(framed).expect("test value");
+        assert_eq!(d.question, "Do you want to proceed?");
+        assert_eq!(d.context, ["Bash command", "touch foo"]);
+    }
+
+    #[test]
+    fn a_fingerprint_names_the_dialog_not_its_highlight() {
+        let d = read(CLAUDE).expect("test value");
+        let moved =
+            read(&CLAUDE.replace(" ❯ 1. Yes\n   2.", "   1. Yes\n ❯ 2.")).expect("test value");
+        assert!(moved.options[1].highlighted);
+        assert_eq!(d.fingerprint(), moved.fingerprint());
+        assert_eq!(d.fingerprint().len(), 16);
+        let other =
+            read(&CLAUDE.replace("canary-claude-x", "canary-claude-y")).expect("test value");
+        assert_ne!(d.fingerprint(), other.fingerprint());
+        assert_ne!(
+            d.fingerprint(),
+            read(CLAUDE_NO_FIRST).expect("test value").fingerprint()
         );
     }
 

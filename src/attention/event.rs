@@ -13,7 +13,7 @@ use crate::domain::Timestamp;
 /// What a feed line records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub(crate) enum EventKind {
+pub enum EventKind {
     /// An agent's pane opened a dialog: a permission prompt or a menu.
     NeedsInput,
     /// An agent ended its turn and waits, with nothing queued for it.

@@ -10,7 +10,7 @@ use crate::support::sanitize;
 
 /// How urgent held messages are: after a dialog or an exit (which usually
 /// hold them anyway), before everything else.
-const HELD_URGENCY: u8 = 5;
+pub(crate) const HELD_URGENCY: u8 = 5;
 
 /// One thing the person should know about one agent.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -83,8 +83,10 @@ pub(crate) fn status_text(notices: &[&Notice], max_chars: usize) -> Option<Strin
     Some(format!("{text}{suffix}"))
 }
 
-/// Urgency on the scale shared with held messages.
-fn urgency(kind: EventKind) -> u8 {
+/// How urgent a condition of `kind` is, on the scale shared with held
+/// messages (higher first): the order the status line, the monitor and
+/// the dashboard all show notices in.
+pub(crate) fn urgency(kind: EventKind) -> u8 {
     match kind {
         EventKind::NeedsInput => 7,
         EventKind::Exited => 6,

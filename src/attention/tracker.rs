@@ -101,6 +101,10 @@ struct Memory {
     /// The open dialog as last read (`Dialog::identity`): a different one
     /// is a new episode, even when no look fell between the two.
     dialog: Option<String>,
+    /// A different dialog seen once: it becomes the new episode when the
+    /// next look sees it too (a screen caught half drawn is not a new
+    /// dialog).
+    next_dialog: Option<String>,
 }
 
 /// The conditions the tracker derives, in the order changes are reported.
@@ -188,12 +192,23 @@ impl Tracker {
         // between two looks): a new episode, reported with its key.
         let identity = look.dialog.as_ref().map(Dialog::identity);
         let before = memory.dialog.clone();
-        let replaced = dialog
+        let differs = dialog
             && memory.open.contains(&EventKind::NeedsInput)
             && identity.is_some()
             && before.is_some()
             && identity != before;
-        memory.dialog = if dialog { identity.clone() } else { None };
+        let replaced = differs && memory.next_dialog == identity;
+        memory.next_dialog = if differs && !replaced {
+            identity.clone()
+        } else {
+            None
+        };
+        memory.dialog = match (dialog, differs && !replaced) {
+            (false, _) => None,
+            // Not yet: the open episode stays the one last seen.
+            (true, true) => before.clone(),
+            (true, false) => identity.clone().or(before.clone()),
+        };
         for kind in TRACKED {
             let now_open = match kind {
                 EventKind::Exited => exited,
@@ -368,7 +383,13 @@ mod tests {
             t.look(ask(2.5, "first ⠋ (3s)")).is_empty(),
             "a spinner beside it"
         );
-        let c = t.look(ask(3.0, "second"));
+        assert!(
+            t.look(ask(2.7, "half drawn")).is_empty(),
+            "a different dialog seen once is not yet another"
+        );
+        assert!(t.look(ask(2.8, "first")).is_empty(), "the first one again");
+        assert!(t.look(ask(3.0, "second")).is_empty(), "seen once");
+        let c = t.look(ask(3.5, "second"));
         assert_eq!(c.len(), 1);
         assert!(c[0].open && c[0].kind == EventKind::NeedsInput);
         assert!(c[0].key.contains("second"), "{:?}", c[0].key);

@@ -14,8 +14,10 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
+use crate::domain::AgentId;
 use crate::error::Result;
 use crate::log::record::Status;
+use crate::messaging::answer::{Answer, Answered};
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::notify::{self, NotifySettings};
 use crate::store::Paths;
@@ -180,6 +182,39 @@ impl Operator {
             ));
         }
         Ok(report)
+    }
+
+    /// Answers the dialog open in `agent`'s pane for the person (see
+    /// `Messenger::answer`: `seen` names the dialog they saw, `by` is
+    /// who answers) and records the answer in the activity feed. The
+    /// warnings say what could not be recorded; the answer went in
+    /// either way.
+    pub(crate) fn answer(
+        &self,
+        registry: &Registry,
+        agent: &AgentId,
+        answer: Answer,
+        seen: Option<&str>,
+        by: &str,
+    ) -> Result<(Answered, Vec<String>)> {
+        let done = self.messenger().answer(registry, agent, answer, seen, by)?;
+        let entry = FeedEntry::new(
+            EventKind::Answered,
+            Some(&done.agent),
+            format!(
+                "{} -> {}",
+                sanitize::one_line(&done.question),
+                done.picked()
+            ),
+        )
+        .by(by);
+        let warnings = match self.backend.feed.append(&[entry]) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "could not record the answer in the activity feed: {e}"
+            )],
+        };
+        Ok((done, warnings))
     }
 
     /// Makes sure the project's watcher runs on this host, starting it in

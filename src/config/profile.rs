@@ -1,6 +1,6 @@
 //! `[profiles.NAME]`: how swarm recognises one agent program and reads its
 //! screen. The built-in profiles use the same shape (see
-//! `agents/profiles.toml`); a table in the config file changes the fields
+//! `config/profiles.toml`); a table in the config file changes the fields
 //! it names of the built-in profile with that name, or adds a new profile.
 //! docs/PROFILES.md describes every field.
 
@@ -333,6 +333,26 @@ mod tests {
             .into_iter()
             .map(|f| format!("{}: {}", f.key, f.message))
             .collect()
+    }
+
+    #[test]
+    fn the_default_agent_commands_are_the_builtin_agents_commands() {
+        // Discovery's default list and the profiles name the same
+        // programs: a profile added without its command would never be
+        // recognised, and a command without a profile never read.
+        let all: BTreeMap<String, ProfileSpec> = toml::from_str(BUILTIN).expect("profiles.toml");
+        let mut from_profiles: Vec<String> = all
+            .iter()
+            .filter(|(name, _)| !matches!(name.as_str(), "generic" | "swarm-demo"))
+            .flat_map(|(_, spec)| spec.commands.clone().unwrap_or_default())
+            .collect();
+        let mut defaults: Vec<String> = crate::config::DEFAULT_AGENT_COMMANDS
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        from_profiles.sort();
+        defaults.sort();
+        assert_eq!(from_profiles, defaults);
     }
 
     #[test]

@@ -1,25 +1,29 @@
 //! What the person at the page can do, as the operator: send a message or
-//! a broadcast, acknowledge a pending message for its recipient,
-//! force-release a lock, and deliver the held messages whose pane is safe
-//! now (what every command's housekeeping does, without waiting for its
-//! next round). Each runs the same operations as the commands
-//! (`swarm msg` / `broadcast`, `swarm ack --agent RECIPIENT`, `swarm unlock
-//! --force`), so the checks, the log, the audit trail and the delivery are
-//! theirs; the answer says what happened, for the page to show.
+//! a broadcast, answer an agent's dialog, acknowledge a pending message
+//! for its recipient, force-release a lock, and deliver the held messages
+//! whose pane is safe now (what every command's housekeeping does, without
+//! waiting for its next round). Each runs the same operations as the
+//! commands (`swarm msg` / `broadcast`, `swarm answer`, `swarm ack --agent
+//! RECIPIENT`, `swarm unlock --force`), so the checks, the log, the audit
+//! trail and the delivery are theirs; the answer says what happened, for
+//! the page to show.
 
 use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::acks::AckResult;
+use crate::attention::dialog::Choice;
 use crate::backend::Chores;
 use crate::domain::message::{self, MessageType};
 use crate::domain::validate;
 use crate::error::Error;
 use crate::locks::{LockKey, Released};
+use crate::messaging::answer::Answer;
 use crate::messaging::{self, Acknowledgement, Recipients, ReleaseReport, SendReport, SendRequest};
 use crate::snapshot;
 use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
+use crate::support::sanitize;
 
 use super::settings::Settings;
 
@@ -37,6 +41,26 @@ pub(super) struct SendBody {
     /// Ask the recipient for an acknowledgement (one recipient only).
     #[serde(default)]
     ack: bool,
+}
+
+/// The body of `POST /api/v1/actions/answer`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AnswerBody {
+    /// The agent whose dialog to answer.
+    agent: String,
+    /// The option: its number (`"2"` or `2`), `"yes"` or `"no"`; null
+    /// with `escape`.
+    #[serde(default)]
+    option: Option<Value>,
+    /// Cancel the dialog (Escape) instead.
+    #[serde(default)]
+    escape: bool,
+    /// The fingerprint of the dialog the person saw (as
+    /// `GET /api/v1/attention` gives it): when the pane shows another
+    /// dialog by now, nothing is typed.
+    #[serde(default)]
+    dialog: Option<String>,
 }
 
 /// The body of `POST /api/v1/actions/ack`.
@@ -136,6 +160,85 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
         .and_then(|(registry, _)| op.send(&registry, req))
     {
         Ok(report) => (StatusCode::OK, report_json(&report)),
+        Err(e) => failure(&e),
+    }
+}
+
+/// Answers the dialog open in an agent's pane, as `swarm answer AGENT
+/// OPTION` (or `--escape`) run by the operator: only while its pane shows
+/// a dialog (the one the person saw, when `dialog` names it), and only
+/// the keys that pick the option; the activity feed and the audit log
+/// record it. A pane that shows no dialog (or another one) is a 409.
+pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
+    let agent = match crate::domain::AgentId::parse(body.agent.trim()) {
+        Ok(id) => id,
+        Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, format!("agent: {why}")),
+    };
+    let option = match &body.option {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(Value::Number(n)) => Some(n.to_string()),
+        Some(other) => {
+            return refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("option: {other} is not an option: give its number, \"yes\" or \"no\""),
+            );
+        }
+    };
+    let answer = match (option, body.escape) {
+        (None, true) => Answer::Escape,
+        (Some(_), true) => {
+            return refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "give an option or escape, not both",
+            );
+        }
+        (None, false) => {
+            return refused(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "give an option (its number, \"yes\" or \"no\") or escape: true",
+            );
+        }
+        (Some(raw), false) => match Choice::parse(&raw) {
+            Some(choice) => Answer::Pick(choice),
+            None => {
+                return refused(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    format!(
+                        "{:?} is not an option: give its number, \"yes\" or \"no\"",
+                        sanitize::one_line(&raw)
+                    ),
+                );
+            }
+        },
+    };
+    let op = &settings.operator;
+    let seen = body
+        .dialog
+        .as_deref()
+        .map(str::trim)
+        .filter(|d| !d.is_empty());
+    let done = op.registry().and_then(|(registry, _)| {
+        op.answer(&registry, &agent, answer, seen, &settings.operator_id)
+    });
+    match done {
+        Ok((done, warnings)) => (
+            StatusCode::OK,
+            json!({
+                "ok": true,
+                "agent": done.agent,
+                "question": done.question,
+                "option": done.option,
+                "picked": done.picked(),
+                "cancelled": done.option.is_none(),
+                "keys": done.keys,
+                "closed": done.closed,
+                "warnings": warnings,
+            }),
+        ),
+        // What the pane shows does not allow it: no dialog, another one,
+        // no such option, a pane on another host.
+        Err(Error::Invalid(why)) => refused(StatusCode::CONFLICT, why),
         Err(e) => failure(&e),
     }
 }

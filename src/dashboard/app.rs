@@ -1,5 +1,6 @@
 //! `App`: the dashboard's shared state (settings, the message feed, the
-//! published live state, the page token, the event-stream limit) and its
+//! activity feed, the published live state, the page token, the
+//! event-stream limit) and its
 //! router: which answer each request gets, and the layers
 //! every request passes through first.
 
@@ -22,6 +23,7 @@ use crate::support::time;
 
 use super::action_guard::{self, SessionToken};
 use super::actions;
+use super::activity::{ActivityFeed, FeedQuery};
 use super::api;
 use super::assets;
 use super::basic_auth::RequireAuth;
@@ -29,6 +31,7 @@ use super::event_stream;
 use super::live::Live;
 use super::message_feed::MessageFeed;
 use super::middleware;
+use super::needs;
 use super::reply;
 use super::screens;
 use super::settings::Settings;
@@ -56,6 +59,7 @@ pub(super) struct App {
     /// The token this run put into its page; actions must carry it.
     pub token: SessionToken,
     feed: Mutex<MessageFeed>,
+    activity: Mutex<ActivityFeed>,
     stopping: AtomicBool,
 }
 
@@ -72,6 +76,7 @@ impl App {
     pub(super) fn new(settings: Settings) -> App {
         App {
             feed: Mutex::new(MessageFeed::new(Arc::clone(&settings.backend))),
+            activity: Mutex::new(ActivityFeed::new(Arc::clone(&settings.backend))),
             settings,
             live: Live::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
@@ -83,6 +88,39 @@ impl App {
     /// The message feed (one reader at a time: it follows the log).
     pub(super) fn feed(&self) -> MutexGuard<'_, MessageFeed> {
         self.feed.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The activity feed (one reader at a time: it follows the feed).
+    pub(super) fn activity(&self) -> MutexGuard<'_, ActivityFeed> {
+        self.activity.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The activity feed brought up to date, or the problem (reported).
+    pub(super) fn fresh_activity(&self) -> Result<MutexGuard<'_, ActivityFeed>, Unreadable> {
+        let mut activity = self.activity();
+        match activity.refresh() {
+            Ok(_) => Ok(activity),
+            Err(e) => {
+                (self.settings.report)(&format!("could not read the activity feed: {e}"));
+                Err(Unreadable("Failed to read the activity feed"))
+            }
+        }
+    }
+
+    /// The body of `GET /api/v1/attention`, or the problem (reported).
+    pub(super) fn attention(&self) -> Result<Value, Unreadable> {
+        let open = self.settings.backend.episodes.open().map_err(|e| {
+            (self.settings.report)(&format!("could not read the open episodes: {e}"));
+            Unreadable("Failed to read who needs you")
+        })?;
+        let (registry, _) = snapshot::read_registry(self.settings.backend.registry.as_ref());
+        let activity = self.fresh_activity()?;
+        Ok(needs::attention(
+            &self.settings,
+            open,
+            registry.as_ref(),
+            &activity,
+        ))
     }
 
     /// True once the server is stopping.
@@ -122,7 +160,7 @@ impl App {
 }
 
 /// A state file that could not be read (already reported): a 500.
-struct Unreadable(&'static str);
+pub(super) struct Unreadable(pub(super) &'static str);
 
 impl From<Unreadable> for Response<Body> {
     fn from(u: Unreadable) -> Response<Body> {
@@ -167,6 +205,7 @@ pub(super) fn service(app: Arc<App>) -> Service {
 fn router(app: Arc<App>) -> Router {
     let actions = Router::new()
         .route("/api/v1/actions/send", post(send))
+        .route("/api/v1/actions/answer", post(answer))
         .route("/api/v1/actions/ack", post(ack))
         .route("/api/v1/actions/unlock", post(unlock))
         .route("/api/v1/actions/release", post(release))
@@ -179,6 +218,9 @@ fn router(app: Arc<App>) -> Router {
         .route("/health", get(health))
         .route("/api/v1/agents", get(agents))
         .route("/api/v1/agents/{id}", get(agent))
+        .route("/api/v1/agents/{id}/screen", get(screen))
+        .route("/api/v1/attention", get(attention))
+        .route("/api/v1/feed", get(feed))
         .route("/api/v1/locks", get(locks))
         .route("/api/v1/acks", get(acks))
         .route("/api/v1/messages", get(messages))
@@ -272,6 +314,63 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
             )),
             Err(r) => r.into(),
         }
+    })
+    .await
+}
+
+async fn screen(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<Body> {
+    blocking(app, move |app| {
+        let Ok(id) = crate::domain::validate::agent_id(&id) else {
+            return reply::detail(StatusCode::NOT_FOUND, "Not Found");
+        };
+        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        match screens::screen(&app.settings, registry.as_ref(), &id) {
+            Ok(body) => ok(&body),
+            Err((status, why)) => reply::detail(status, &why),
+        }
+    })
+    .await
+}
+
+async fn attention(State(app): State<Arc<App>>) -> Response<Body> {
+    blocking(app, |app| match app.attention() {
+        Ok(body) => ok(&body),
+        Err(r) => r.into(),
+    })
+    .await
+}
+
+/// Every value of each query parameter named (repeated ones too).
+fn params(query: &Option<Query<Vec<(String, String)>>>, name: &str) -> Vec<String> {
+    query
+        .as_ref()
+        .map(|q| {
+            q.0.iter()
+                .filter(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+async fn feed(
+    State(app): State<Arc<App>>,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> Response<Body> {
+    let query = query.ok();
+    let asked = FeedQuery::parse(
+        param(&query, "since").as_deref(),
+        &params(&query, "agent"),
+        &params(&query, "event"),
+        param(&query, "limit").as_deref(),
+        crate::domain::Timestamp::now(),
+    );
+    blocking(app, move |app| match asked {
+        Err(body) => reply::json(StatusCode::UNPROCESSABLE_ENTITY, &body),
+        Ok(asked) => match app.fresh_activity() {
+            Ok(activity) => ok(&super::activity::feed(&activity, &asked)),
+            Err(r) => r.into(),
+        },
     })
     .await
 }
@@ -389,6 +488,21 @@ async fn send(
         Ok(Json(b)) => {
             blocking(app, move |app| {
                 action_reply(actions::send(&app.settings, b))
+            })
+            .await
+        }
+        Err(e) => unreadable(&e),
+    }
+}
+
+async fn answer(
+    State(app): State<Arc<App>>,
+    body: Result<Json<actions::AnswerBody>, axum::extract::rejection::JsonRejection>,
+) -> Response<Body> {
+    match body {
+        Ok(Json(b)) => {
+            blocking(app, move |app| {
+                action_reply(actions::answer(&app.settings, b))
             })
             .await
         }

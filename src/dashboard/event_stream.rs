@@ -1,6 +1,7 @@
 //! `GET /api/v1/stream`: server-sent events through axum's
 //! `Sse`. A stream opens with `connected`, then sends the current agents,
-//! locks, pending ACKs, latest messages and counts, then each of them again
+//! locks, pending ACKs, latest messages, counts, who needs the person and
+//! the latest lines of the activity feed, then each of them again
 //! whenever it changes, and a `heartbeat` every 15 seconds, which also
 //! keeps proxies and browsers from closing an idle stream. Stopping the
 //! server ends every stream with a complete answer.

@@ -1,12 +1,14 @@
 //! `Live`: what the open event streams send. One watcher thread, running
 //! only while a stream is open, notices changes (file events, and a check
 //! every tick for what no event announced: a file replaced, a lock file
-//! deleted, a lock going stale), rebuilds the bodies of what changed, and
-//! publishes each under a version number. Streams (async tasks) wait for a
+//! deleted, a lock going stale, a line added to the activity feed, an
+//! agent's screen), rebuilds the bodies of what changed, and publishes
+//! each under a version number. Streams (async tasks) wait for a
 //! version to move and send that body: however many browsers are open, the
 //! files are read once per change.
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use tokio::sync::watch;
 use tokio::time::Instant;
@@ -18,9 +20,16 @@ use crate::snapshot::{self, Dirty, FileWatch};
 use crate::store::inspect::{self, Stamp};
 use crate::support::time;
 
+use super::activity::{self, FeedQuery, STREAM_ENTRIES};
 use super::api;
 use super::app::App;
+use super::needs;
 use super::reply::json_text;
+
+/// The least time between two looks at who needs the person (the open
+/// episodes and their agents' screens, which change without any file
+/// changing), however many file events come meanwhile.
+const ATTENTION_EVERY: Duration = Duration::from_millis(900);
 
 /// The kinds of events a stream carries besides `connected` and
 /// `heartbeat`, in the order they are sent when several changed at once.
@@ -36,17 +45,23 @@ pub(super) enum Topic {
     Messages,
     /// The counts (`/api/v1/stats`).
     Stats,
+    /// Who needs the person (`/api/v1/attention`).
+    Attention,
+    /// The latest lines of the activity feed (`/api/v1/feed?limit=50`).
+    Feed,
     /// Something could not be read.
     Error,
 }
 
 /// Every topic, in sending order.
-pub(super) const TOPICS: [Topic; 6] = [
+pub(super) const TOPICS: [Topic; 8] = [
     Topic::Agents,
     Topic::Locks,
     Topic::Acks,
     Topic::Messages,
     Topic::Stats,
+    Topic::Attention,
+    Topic::Feed,
     Topic::Error,
 ];
 
@@ -59,6 +74,8 @@ impl Topic {
             Topic::Acks => "acks",
             Topic::Messages => "messages",
             Topic::Stats => "stats",
+            Topic::Attention => "attention",
+            Topic::Feed => "feed",
             Topic::Error => "error",
         }
     }
@@ -84,7 +101,7 @@ struct Inner {
     /// A new stream wants a scan now.
     scan_wanted: bool,
     dirty: Dirty,
-    published: [Published; 6],
+    published: [Published; TOPICS.len()],
     /// The error event is only sent while the problem lasts.
     error_active: bool,
     stopping: bool,
@@ -159,7 +176,12 @@ impl Live {
     /// Waits, at most until `until`, for a scan after `after_scan` that
     /// published something other than the versions in `sent`; returns what
     /// changed (possibly nothing, when the time ran out).
-    pub(super) async fn wait(&self, sent: &[u64; 6], after_scan: u64, until: Instant) -> Changes {
+    pub(super) async fn wait(
+        &self,
+        sent: &[u64; TOPICS.len()],
+        after_scan: u64,
+        until: Instant,
+    ) -> Changes {
         // Subscribed before looking, so a scan that ends in between still
         // wakes this wait.
         let mut woken = self.published.subscribe();
@@ -207,6 +229,8 @@ struct Seen {
     next_stale: Option<f64>,
     registry: Option<Registry>,
     lock_count: usize,
+    /// When who needs the person was last looked at.
+    attention_at: Option<std::time::Instant>,
     notes: Vec<String>,
     problems: Vec<String>,
 }
@@ -359,6 +383,47 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
                 Topic::Stats,
                 api::stats(seen.registry.as_ref(), seen.lock_count, &feed),
             ));
+        }
+    }
+
+    let feed_changed = {
+        let mut feed = app.activity();
+        match feed.refresh() {
+            Ok(changed) => {
+                if fresh || changed {
+                    let latest = FeedQuery {
+                        since: None,
+                        agents: Vec::new(),
+                        kinds: Vec::new(),
+                        limit: STREAM_ENTRIES,
+                    };
+                    out.push((Topic::Feed, activity::feed(&feed, &latest)));
+                }
+                changed
+            }
+            Err(e) => {
+                problems.push(("could not read the activity feed", e.to_string()));
+                false
+            }
+        }
+    };
+
+    if fresh
+        || feed_changed
+        || seen
+            .attention_at
+            .is_none_or(|t| t.elapsed() >= ATTENTION_EVERY)
+    {
+        seen.attention_at = Some(std::time::Instant::now());
+        match app.settings.backend.episodes.open() {
+            Ok(open) => {
+                let feed = app.activity();
+                out.push((
+                    Topic::Attention,
+                    needs::attention(&app.settings, open, seen.registry.as_ref(), &feed),
+                ));
+            }
+            Err(e) => problems.push(("could not read who needs you", e.to_string())),
         }
     }
 

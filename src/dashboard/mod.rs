@@ -1,14 +1,17 @@
 //! `swarm dashboard`: a web server (axum and tower-http on tokio) that
-//! shows the swarm live in a browser (agents, locks, pending
-//! acknowledgements, messages) with the Python tool's JSON API and event
-//! stream (README, Dashboard), and lets the person at the page act as the operator
-//! (send, acknowledge for a recipient, force-release a lock). It answers
-//! only to the Host names it was started on, takes actions only from its
-//! own page, needs no inline script, and reads the files afresh for every
-//! request. docs/SECURITY.md says what it guarantees.
+//! shows the swarm live in a browser (who needs the person first, then
+//! agents, locks, pending acknowledgements, messages and the activity
+//! feed) with the Python tool's JSON API and event stream (README,
+//! Dashboard), and lets the person at the page act as the operator
+//! (answer a dialog, send, acknowledge for a recipient, force-release a
+//! lock). It answers only to the Host names it was started on, takes
+//! actions only from its own page, needs no inline script, and reads the
+//! files afresh for every request. docs/SECURITY.md says what it
+//! guarantees.
 
 mod action_guard;
 mod actions;
+mod activity;
 mod allowed_hosts;
 mod api;
 mod app;
@@ -22,6 +25,7 @@ mod listen;
 mod live;
 mod message_feed;
 mod middleware;
+mod needs;
 mod reply;
 mod screens;
 mod server;

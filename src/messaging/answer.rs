@@ -3,7 +3,9 @@
 //! is typed in meanwhile, the screen is read; only while it shows a dialog
 //! is anything pressed, and only the keys that pick the chosen option (its
 //! digit, where the options are numbered, or the arrows and Enter), never
-//! "Enter on whatever is highlighted". Every answer is audited.
+//! "Enter on whatever is highlighted". An answer given from afar names
+//! the dialog it was meant for (`Dialog::fingerprint`), and is typed only
+//! into that one. Every answer is audited.
 
 use std::time::{Duration, Instant};
 
@@ -48,15 +50,28 @@ pub(crate) struct Answered {
     pub closed: bool,
 }
 
+impl Answered {
+    /// What was picked, in words: `2. No`, or `cancelled`.
+    pub(crate) fn picked(&self) -> String {
+        match &self.option {
+            Some(o) => format!("{}. {}", o.number, sanitize::one_line(&o.label)),
+            None => "cancelled".into(),
+        }
+    }
+}
+
 impl Messenger<'_> {
-    /// Answers the dialog open in `agent`'s pane; `by` is who answers,
-    /// for the audit log. Fails, typing nothing, when the pane shows no
-    /// dialog or the answer matches none of its options.
+    /// Answers the dialog open in `agent`'s pane; `seen`, when given, is
+    /// the fingerprint of the dialog the person saw (`Dialog::fingerprint`),
+    /// and `by` is who answers, for the audit log. Fails, typing nothing,
+    /// when the pane shows no dialog, another dialog than `seen`, or one
+    /// whose options the answer matches none of.
     pub(crate) fn answer(
         &self,
         registry: &Registry,
         agent: &AgentId,
         answer: Answer,
+        seen: Option<&str>,
         by: &str,
     ) -> Result<Answered> {
         let record = registry
@@ -101,6 +116,17 @@ impl Messenger<'_> {
             )));
         }
         let read = dialog::read(&capture);
+        if let Some(seen) = seen
+            && read.as_ref().is_none_or(|d| d.fingerprint() != seen)
+        {
+            let now = read
+                .as_ref()
+                .map(|d| format!(" (it now asks {:?})", d.question))
+                .unwrap_or_default();
+            return Err(Error::Invalid(format!(
+                "{agent}'s dialog changed since it was shown{now}; nothing was typed: look again, then answer"
+            )));
+        }
         let (option, keys) = match answer {
             Answer::Escape => (None, vec!["Escape".to_owned()]),
             Answer::Pick(choice) => {

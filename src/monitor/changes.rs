@@ -1,9 +1,10 @@
 //! `Changes`: what the monitor read from the files that changed since it
-//! last looked (new log records, and each status file that changed), as
-//! `MonitorState::absorb` takes it in.
+//! last looked (new log records, each status file that changed, who needs
+//! the person), as `MonitorState::absorb` takes it in.
 
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
+use crate::attention::episodes::episode_store::OpenEpisode;
 use crate::log::record::Record;
 use crate::snapshot::LockView;
 
@@ -20,4 +21,6 @@ pub struct Changes {
     pub locks: Option<(Vec<LockView>, Option<String>)>,
     /// The pending acknowledgements, when they changed.
     pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
+    /// The open attention episodes, when they were read.
+    pub episodes: Option<Vec<OpenEpisode>>,
 }

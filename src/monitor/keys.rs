@@ -1,5 +1,6 @@
 //! How keys and pasted text change the monitor: scrolling, the key
-//! filters and search, and writing a message field by field, with Tab
+//! filters and search, answering the dialog of an agent that waits (Tab
+//! chooses which), and writing a message field by field, with Tab
 //! completion.
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -9,7 +10,10 @@ use crate::domain::validate;
 use crate::support::sanitize;
 
 use super::filter::ViewFilter;
-use super::state::{Action, Compose, ComposeStep, Level, Mode, MonitorState, Outgoing};
+use super::needs::SELECTED_MARK;
+use super::state::{
+    Action, Answering, Compose, ComposeStep, Level, Mode, MonitorState, Outgoing, Reply,
+};
 
 impl MonitorState {
     /// Handles a key press.
@@ -66,6 +70,12 @@ impl MonitorState {
     }
 
     fn normal_key(&mut self, code: KeyCode) -> Action {
+        if matches!(code, KeyCode::Tab | KeyCode::BackTab) {
+            if self.select_next(code == KeyCode::BackTab).is_none() {
+                self.notify(Level::Warn, "no agent waits for an answer");
+            }
+            return Action::None;
+        }
         let page = self.page() as isize;
         match code {
             KeyCode::Char('q') | KeyCode::Esc => return Action::Quit,
@@ -93,6 +103,12 @@ impl MonitorState {
                 self.view = ViewFilter::default();
                 self.scroll = 0;
             }
+            KeyCode::Char('y') => return self.answer_key(Reply::Yes),
+            KeyCode::Char('n') => return self.answer_key(Reply::No),
+            KeyCode::Char('x') => return self.answer_key(Reply::Cancel),
+            KeyCode::Char(c @ '1'..='9') => {
+                return self.answer_key(Reply::Option(c.to_digit(10).unwrap_or(1)));
+            }
             KeyCode::Char('m') => {
                 self.mode = Mode::Compose(Compose {
                     step: ComposeStep::To,
@@ -105,6 +121,37 @@ impl MonitorState {
             _ => {}
         }
         Action::None
+    }
+
+    /// Answers the dialog of the agent marked `▶`, naming the dialog its
+    /// screen showed when last read, so that nothing is typed into another.
+    fn answer_key(&mut self, reply: Reply) -> Action {
+        let Some(agent) = self.answering() else {
+            self.notify(
+                Level::Warn,
+                &format!(
+                    "no agent waits for an answer (y, n, 1-9 and x answer the dialog of the agent marked {SELECTED_MARK})"
+                ),
+            );
+            return Action::None;
+        };
+        let dialog = self
+            .screens
+            .get(&agent)
+            .and_then(|s| s.dialog.as_ref())
+            .map(|d| d.fingerprint.clone());
+        let what = match reply {
+            Reply::Yes => "yes".to_owned(),
+            Reply::No => "no".to_owned(),
+            Reply::Option(n) => format!("option {n}"),
+            Reply::Cancel => "cancel (Escape)".to_owned(),
+        };
+        self.notify(Level::Info, &format!("answering {agent}: {what}..."));
+        Action::Answer(Answering {
+            agent,
+            reply,
+            dialog,
+        })
     }
 
     fn compose_key(&mut self, mut c: Compose, code: KeyCode, ctrl: bool) -> Action {

@@ -1,7 +1,8 @@
-//! `swarm monitor`: a live view of the whole swarm (agents, locks, pending
-//! acknowledgements, messages), driven by file-change events, and its plain
-//! streaming form. The state and the drawing are pure; `session` owns the
-//! event loop's inputs and `tui` the terminal.
+//! `swarm monitor`: a live view of the whole swarm (agents, those who need
+//! the person first, locks, pending acknowledgements, messages), driven by
+//! file-change events, with keys that answer a waiting agent's dialog, and
+//! its plain streaming form. The state and the drawing are pure; `session`
+//! owns the event loop's inputs and `tui` the terminal.
 
 mod changes;
 mod feed;
@@ -9,6 +10,7 @@ mod feed_message;
 mod filter;
 mod keys;
 mod layout;
+mod needs;
 mod palette;
 mod plain;
 mod render;
@@ -25,6 +27,6 @@ pub(crate) use plain::{message_line, status_line};
 pub use render::render;
 pub(crate) use session::{Session, Update};
 pub(crate) use state::Level;
-pub use state::MonitorState;
+pub use state::{AgentScreen, MonitorState, ScreenDialog};
 pub(crate) use tui::run as run_tui;
 pub(crate) use worker::{Report, WorkerSetup};

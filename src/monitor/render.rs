@@ -16,7 +16,8 @@ use crate::support::time;
 
 use super::feed;
 use super::layout::{self, Areas};
-use super::state::{ComposeStep, Level, Mode, MonitorState};
+use super::needs::{Need, SELECTED_MARK};
+use super::state::{ComposeStep, Level, Mode, MonitorState, ScreenDialog};
 use super::text::{ELLIPSIS, fit, str_width};
 
 const DIM: Style = Style::new().fg(Color::DarkGray);
@@ -189,16 +190,50 @@ fn title(text: &str, count: usize, color: Color) -> Line<'static> {
     ])
 }
 
+/// What a waiting agent asks, with the options its screen shows:
+/// `Do you want to proceed? [1 Yes · 2 No]`.
+fn asked(question: &str, dialog: Option<&ScreenDialog>) -> String {
+    let mut text = sanitize::one_line(question);
+    if let Some(d) = dialog.filter(|d| !d.options.is_empty()) {
+        let options: Vec<String> = d
+            .options
+            .iter()
+            .map(|(n, label)| format!("{n} {}", sanitize::one_line(label)))
+            .collect();
+        text.push_str(&format!(" [{}]", options.join(" · ")));
+    }
+    text
+}
+
+/// The words an agent's need adds to its row (none for held messages:
+/// the row tells those).
+fn need_words(state: &MonitorState, agent: &str, need: &Need) -> Option<Span<'static>> {
+    if need.headline.is_empty() {
+        return None;
+    }
+    let dialog = state.screens.get(agent).and_then(|s| s.dialog.as_ref());
+    let text = if need.asks {
+        let question = dialog.map_or(need.detail.as_str(), |d| d.question.as_str());
+        format!(" asks: {}", asked(question, dialog))
+    } else if need.detail.is_empty() {
+        format!(" {}", need.headline)
+    } else {
+        format!(" {}: {}", need.headline, sanitize::one_line(&need.detail))
+    };
+    let color = if need.urgency >= crate::attention::notice::HELD_URGENCY {
+        Color::LightRed
+    } else {
+        Color::LightYellow
+    };
+    Some(Span::styled(text, Style::new().fg(color)))
+}
+
 fn agents(state: &MonitorState) -> Section {
-    let list = state
-        .status
-        .registry
-        .as_ref()
-        .map(|r| r.agents.as_slice())
-        .unwrap_or_default();
+    let list = state.agent_order();
+    let answering = state.answering();
     let mut items = Vec::new();
     let mut brief = Vec::new();
-    for a in list {
+    for (a, need) in &list {
         let activity = state.activity.get(a.id.as_str());
         let blocked = activity.is_some_and(|x| x.msg_type == "BLOCKED");
         let (dot, word, color) = match a.status {
@@ -208,10 +243,19 @@ fn agents(state: &MonitorState) -> Section {
             AgentStatus::Dead => ("○", "dead", Color::DarkGray),
         };
         let id = sanitize::one_line(a.id.as_str());
-        brief.push(vec![
-            Span::styled(format!("{dot} "), Style::new().fg(color)),
-            Span::styled(id.clone(), BOLD),
-        ]);
+        let mark = state.mark_of(a.id.as_str(), need.as_ref(), answering.as_deref());
+        let mark_style = if mark == SELECTED_MARK {
+            BOLD.fg(Color::LightCyan)
+        } else {
+            BOLD.fg(Color::LightRed)
+        };
+        let mut short = Vec::new();
+        if mark != ' ' {
+            short.push(Span::styled(mark.to_string(), mark_style));
+        }
+        short.push(Span::styled(format!("{dot} "), Style::new().fg(color)));
+        short.push(Span::styled(id.clone(), BOLD));
+        brief.push(short);
         let screen = state.screens.get(a.id.as_str());
         // What the pane shows, once read (idle, typing, busy, dialog, ...).
         let word = match screen {
@@ -219,10 +263,15 @@ fn agents(state: &MonitorState) -> Section {
             _ => word,
         };
         let mut spans = vec![
-            Span::styled(format!(" {dot} "), Style::new().fg(color)),
+            Span::styled(mark.to_string(), mark_style),
+            Span::styled(format!("{dot} "), Style::new().fg(color)),
             Span::styled(format!("{id:<9}"), BOLD),
             Span::styled(format!(" {word:<7}"), Style::new().fg(color)),
         ];
+        spans.extend(
+            need.as_ref()
+                .and_then(|n| need_words(state, a.id.as_str(), n)),
+        );
         if let Some(s) = screen.filter(|s| s.held > 0) {
             let age = s
                 .held_for
@@ -252,8 +301,16 @@ fn agents(state: &MonitorState) -> Section {
         }
         items.push(Line::from(spans));
     }
+    let mut head = title("Agents", list.len(), Color::LightCyan);
+    let waiting = state.waiting().len();
+    if waiting > 0 {
+        head.spans.push(Span::styled(
+            format!(" {waiting} need{} you", if waiting == 1 { "s" } else { "" }),
+            BOLD.fg(Color::LightRed),
+        ));
+    }
     Section {
-        title: title("Agents", list.len(), Color::LightCyan),
+        title: head,
         items,
         empty: "no agents registered",
         brief,
@@ -438,6 +495,7 @@ fn footer(state: &MonitorState, frame: &mut Frame<'_>, area: Rect) {
                     width,
                 )
             }
+            None if state.answering().is_some() => answer_line(state, width),
             None => {
                 let mut spans = Vec::new();
                 for (k, what) in [
@@ -458,6 +516,38 @@ fn footer(state: &MonitorState, frame: &mut Frame<'_>, area: Rect) {
         },
     };
     frame.render_widget(Paragraph::new(line), area);
+}
+
+/// The footer while an agent waits in a dialog: whose, what it asks,
+/// and the keys that answer it.
+fn answer_line(state: &MonitorState, width: usize) -> Line<'static> {
+    let key = |k: &str| Span::styled(k.to_owned(), BOLD.fg(Color::LightCyan));
+    let Some(agent) = state.answering() else {
+        return Line::default();
+    };
+    let dialog = state.screens.get(&agent).and_then(|s| s.dialog.as_ref());
+    let question = state.need_of(&agent).map(|n| n.detail).unwrap_or_default();
+    let question = dialog.map_or(question, |d| d.question.clone());
+    let mut spans = vec![
+        Span::styled(format!("{SELECTED_MARK} "), BOLD.fg(Color::LightCyan)),
+        Span::styled(sanitize::one_line(&agent), BOLD),
+        Span::styled(
+            format!(" asks: {}  ", asked(&question, dialog)),
+            Style::new().fg(Color::LightRed),
+        ),
+    ];
+    for (k, what) in [
+        ("y", "yes"),
+        ("n", "no"),
+        ("1-9", "option"),
+        ("x", "cancel"),
+        ("Tab", "next"),
+        ("?", "help"),
+    ] {
+        spans.push(key(k));
+        spans.push(Span::styled(format!(" {what}  "), DIM));
+    }
+    fit(spans, width)
 }
 
 /// An input row: when too long, the start is cut (the end is where the
@@ -501,7 +591,11 @@ fn input_line(
     line
 }
 
-const HELP: [(&str, &str); 13] = [
+const HELP: [(&str, &str); 18] = [
+    ("y  n", "answer the ▶ agent's dialog yes / no"),
+    ("1-9", "pick that option of its dialog"),
+    ("x", "cancel its dialog (Escape)"),
+    ("Tab  Shift+Tab", "next / previous agent that asks"),
     ("↑ ↓  k j", "scroll one row"),
     ("PgUp PgDn", "scroll one page"),
     ("Home End", "oldest / newest (End follows)"),
@@ -513,6 +607,7 @@ const HELP: [(&str, &str); 13] = [
     ("?", "this help"),
     ("q  Esc", "quit"),
     ("", ""),
+    ("! *", "needs you now / has news for you"),
     ("[awaiting ACK]", "no acknowledgement yet"),
     ("[queued]", "waits in the recipient's inbox"),
 ];

@@ -1,9 +1,10 @@
 //! `Session`: the monitor's event loop core, shared by the live view and
 //! the plain stream. One channel carries every reason to wake up (a file
 //! changed, a key was pressed, the worker finished a job, a stop signal);
-//! a slow tick (once a second) is the only timer, for ages on screen and
-//! ACK retries falling due. Each wake-up reads only what changed: new log
-//! lines by byte offset, and the status file whose event arrived.
+//! a slow tick (once a second) is the only timer, for ages on screen, ACK
+//! retries falling due and who needs the person. Each wake-up reads only
+//! what changed: new log lines by byte offset, and the status file whose
+//! event arrived.
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -143,6 +144,7 @@ impl Session {
         let mut dirty = Dirty::all();
         dirty.log = false;
         session.read(dirty, &mut first);
+        session.read_episodes(&mut first);
         session.check_acks();
         Ok((session, first))
     }
@@ -180,7 +182,7 @@ impl Session {
                     match r {
                         Report::Acks(_) => self.acks_in_flight = false,
                         Report::Screens(_) => self.screens_in_flight = false,
-                        Report::Sent(_) => {}
+                        Report::Sent(_) | Report::Answered(_) => {}
                     }
                     update.reports.push(r);
                 }
@@ -199,6 +201,9 @@ impl Session {
             dirty.log = true;
         }
         self.read(dirty, &mut update);
+        if update.tick {
+            self.read_episodes(&mut update);
+        }
         if update.tick || dirty.acks {
             self.check_acks();
         }
@@ -245,6 +250,17 @@ impl Session {
         }
     }
 
+    /// Who needs the person: the open attention episodes, which the
+    /// project's watcher keeps (the monitor only reads them). They change
+    /// with what panes show, not with any file the watch reports, so they
+    /// are read each tick.
+    fn read_episodes(&mut self, update: &mut Update) {
+        match self.backend.episodes.open() {
+            Ok(open) => update.changes.episodes = Some(open),
+            Err(e) => update.notes.push(failed("could not read who needs you", e)),
+        }
+    }
+
     /// Hands due ACK work to the worker, once at a time.
     fn check_acks(&mut self) {
         // With other hosts, a round also takes what they handed over.
@@ -285,7 +301,7 @@ fn tell_outage(store_down: &mut bool, update: &mut Update) {
                 }
             }
             // What the user asked for is always answered.
-            Report::Sent(_) | Report::Screens(_) => {}
+            Report::Sent(_) | Report::Answered(_) | Report::Screens(_) => {}
         }
     }
     match first {

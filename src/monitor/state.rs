@@ -11,6 +11,7 @@ use ratatui::layout::Rect;
 
 use crate::acks::PendingEntry;
 use crate::agents::registry::Registry;
+use crate::attention::episodes::episode_store::OpenEpisode;
 use crate::domain::message::{Message, MessageType};
 use crate::log::record::{Outcome, Record};
 use crate::snapshot::{LockView, Status};
@@ -109,6 +110,31 @@ pub struct Outgoing {
     pub content: String,
 }
 
+/// An answer to a dialog, as a key gave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reply {
+    /// The option that says yes (`y`).
+    Yes,
+    /// The option that says no (`n`).
+    No,
+    /// The option with this number (`1`-`9`).
+    Option(u32),
+    /// Cancel the dialog with Escape (`x`).
+    Cancel,
+}
+
+/// A dialog to answer: whose, how, and which dialog the person saw.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answering {
+    /// The agent.
+    pub agent: String,
+    /// The answer.
+    pub reply: Reply,
+    /// The fingerprint of the dialog on its screen when last read, so
+    /// that nothing is typed into another one.
+    pub dialog: Option<String>,
+}
+
 /// What the event loop should do after a key.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Action {
@@ -118,6 +144,19 @@ pub enum Action {
     Quit,
     /// Send this message.
     Send(Outgoing),
+    /// Answer this dialog.
+    Answer(Answering),
+}
+
+/// A dialog read off an agent's screen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScreenDialog {
+    /// Its question.
+    pub question: String,
+    /// Its options: number (or position) and label, in screen order.
+    pub options: Vec<(u32, String)>,
+    /// What names it (`attention::dialog::Dialog::fingerprint`).
+    pub fingerprint: String,
 }
 
 /// What one agent's pane shows, and what is held for it.
@@ -133,6 +172,8 @@ pub struct AgentScreen {
     pub held_reason: Option<String>,
     /// How long the oldest has waited.
     pub held_for: Option<std::time::Duration>,
+    /// The dialog on its screen, when one is open and could be read.
+    pub dialog: Option<ScreenDialog>,
 }
 
 /// Everything the live view shows.
@@ -174,6 +215,12 @@ pub struct MonitorState {
     pub skipped_lines: usize,
     /// What each agent's pane shows, by agent id (read about every second).
     pub screens: HashMap<String, AgentScreen>,
+    /// Who needs the person: the open attention episodes, oldest first
+    /// (read each second).
+    pub episodes: Vec<OpenEpisode>,
+    /// The agent the answer keys act on, when one was chosen with Tab
+    /// (else the one that has waited longest in a dialog).
+    pub selected: Option<String>,
 }
 
 impl MonitorState {
@@ -198,6 +245,8 @@ impl MonitorState {
             known_types: MessageType::all(&[]),
             skipped_lines: 0,
             screens: HashMap::new(),
+            episodes: Vec::new(),
+            selected: None,
         }
     }
 
@@ -354,6 +403,11 @@ impl MonitorState {
         self.screens = screens.into_iter().map(|s| (s.agent.clone(), s)).collect();
     }
 
+    /// Replaces the open attention episodes.
+    pub fn set_episodes(&mut self, episodes: Vec<OpenEpisode>) {
+        self.episodes = episodes;
+    }
+
     /// Replaces the registry.
     pub fn set_registry(&mut self, registry: Option<Registry>) {
         self.status.registry = registry;
@@ -395,6 +449,9 @@ impl MonitorState {
         if let Some((acks, note)) = update.acks.take() {
             self.set_acks(acks);
             problems.extend(note.map(|n| (Level::Warn, n)));
+        }
+        if let Some(episodes) = update.episodes.take() {
+            self.set_episodes(episodes);
         }
         problems
     }

@@ -130,7 +130,7 @@ pub(crate) fn run(session: &mut Session, state: &mut MonitorState) -> Result<()>
         }
         for report in update.reports {
             match report {
-                Report::Sent(lines) | Report::Acks(lines) => {
+                Report::Sent(lines) | Report::Acks(lines) | Report::Answered(lines) => {
                     for (level, text) in lines {
                         state.notify(level, &text);
                     }
@@ -151,6 +151,7 @@ pub(crate) fn run(session: &mut Session, state: &mut MonitorState) -> Result<()>
                 Action::None => {}
                 Action::Quit => return Ok(()),
                 Action::Send(out) => session.submit(Job::Send(out)),
+                Action::Answer(a) => session.submit(Job::Answer(a)),
             }
         }
     }

@@ -1,6 +1,7 @@
-//! The monitor's worker thread: sends the messages written in the monitor
-//! and the ACK retries and escalations that fall due (as `swarm watch`
-//! does). A delivery waits on the recipient's pane for a moment; doing it
+//! The monitor's worker thread: sends the messages written in the monitor,
+//! answers the dialogs the person answers in it, and sends the ACK
+//! retries and escalations that fall due (as `swarm watch` does). A
+//! delivery or an answer waits on the agent's pane for a moment; doing it
 //! here keeps the screen live meanwhile. Jobs run one at a time, in order.
 
 use std::sync::Arc;
@@ -10,15 +11,18 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use crate::acks;
-use crate::agents::pane_state;
+use crate::agents::pane_state::{self, PaneState, Sight};
 use crate::agents::registry::{AgentRecord, AgentStatus};
+use crate::attention::dialog::{self, Choice};
 use crate::backend::{Chores, Operator};
-use crate::domain::Timestamp;
 use crate::domain::message::MessageType;
+use crate::domain::{AgentId, Timestamp};
 use crate::error::{Error, Result};
+use crate::messaging::answer::Answer;
 use crate::messaging::{Recipients, SendReport, SendRequest};
+use crate::support::sanitize;
 
-use super::state::{AgentScreen, Level, Outgoing};
+use super::state::{AgentScreen, Answering, Level, Outgoing, Reply, ScreenDialog};
 
 /// What the worker needs, owned (it runs on its own thread).
 #[derive(Debug)]
@@ -45,6 +49,8 @@ pub(crate) enum Job {
     ProcessAcks,
     /// Send a message written in the monitor.
     Send(Outgoing),
+    /// Answer a dialog as the person chose.
+    Answer(Answering),
     /// Read what each agent's pane shows, and what is held for it.
     Screens,
 }
@@ -56,6 +62,8 @@ pub(crate) enum Report {
     Sent(Vec<(Level, String)>),
     /// The outcome of `Job::ProcessAcks` (empty when nothing was due).
     Acks(Vec<(Level, String)>),
+    /// The outcome of `Job::Answer`.
+    Answered(Vec<(Level, String)>),
     /// The outcome of `Job::Screens`.
     Screens(Vec<AgentScreen>),
 }
@@ -84,6 +92,7 @@ impl Worker {
                 report(match job {
                     Job::ProcessAcks => Report::Acks(housekeeping(&setup.operator)),
                     Job::Send(out) => Report::Sent(send(&setup, out)),
+                    Job::Answer(a) => Report::Answered(answer(&setup, a)),
                     Job::Screens => Report::Screens(screens(&setup.operator)),
                 });
             }
@@ -114,8 +123,8 @@ impl Drop for Worker {
     }
 }
 
-/// What each active agent's pane shows (two tmux calls for all) and the
-/// messages held for it.
+/// What each active agent's pane shows (two tmux calls for all), the
+/// dialog on it, and the messages held for it.
 fn screens(op: &Operator) -> Vec<AgentScreen> {
     // The status panel already reports a registry that cannot be read.
     let registry = op.registry().map(|(r, _)| r).unwrap_or_default();
@@ -124,7 +133,7 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
         .iter()
         .filter(|a| a.status == AgentStatus::Active)
         .collect();
-    let states = pane_state::observe(
+    let sights = pane_state::look(
         &op.tmux,
         &op.matcher,
         &op.messaging.delivery.profiles,
@@ -135,18 +144,79 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
     let now = Timestamp::now();
     agents
         .iter()
-        .zip(states)
-        .map(|(a, st)| {
+        .zip(sights)
+        .map(|(a, sight)| {
+            let state = PaneState::from_sight(&sight, a.id.as_str()).state;
+            let dialog = match &sight {
+                Sight::Screen(_, Some(capture)) if state == "dialog" => {
+                    dialog::read(capture).map(|d| ScreenDialog {
+                        question: d.question.clone(),
+                        options: d
+                            .options
+                            .iter()
+                            .map(|o| (o.number, o.label.clone()))
+                            .collect(),
+                        fingerprint: d.fingerprint(),
+                    })
+                }
+                _ => None,
+            };
             let mine: Vec<_> = held.iter().filter(|h| a.id == h.agent.as_str()).collect();
             AgentScreen {
                 agent: a.id.to_string(),
-                state: st.state,
+                state,
                 held: mine.len(),
                 held_reason: mine.first().map(|h| h.reason.clone()),
                 held_for: mine.first().map(|h| h.age(now)),
+                dialog,
             }
         })
         .collect()
+}
+
+/// Answers a dialog as `swarm answer` does, for the monitor's sender.
+fn answer(setup: &WorkerSetup, a: Answering) -> Vec<(Level, String)> {
+    let op = &setup.operator;
+    let answer = match a.reply {
+        Reply::Yes => Answer::Pick(Choice::Yes),
+        Reply::No => Answer::Pick(Choice::No),
+        Reply::Option(n) => Answer::Pick(Choice::Number(n)),
+        Reply::Cancel => Answer::Escape,
+    };
+    let done = AgentId::parse(&a.agent)
+        .map_err(|e| Error::Invalid(format!("agent: {e}")))
+        .and_then(|agent| {
+            let registry = op.registry()?.0;
+            op.answer(
+                &registry,
+                &agent,
+                answer,
+                a.dialog.as_deref(),
+                &setup.sender,
+            )
+        });
+    match done {
+        Ok((done, warnings)) => {
+            let mut lines: Vec<(Level, String)> =
+                warnings.into_iter().map(|w| (Level::Warn, w)).collect();
+            let seen = if done.closed {
+                "the dialog closed"
+            } else {
+                "the dialog is still on its screen"
+            };
+            lines.push((
+                Level::Info,
+                format!(
+                    "answered {}'s dialog \"{}\": {} ({seen})",
+                    done.agent,
+                    sanitize::one_line(&done.question),
+                    done.picked()
+                ),
+            ));
+            lines
+        }
+        Err(e) => vec![(Level::Error, format!("not answered: {e}"))],
+    }
 }
 
 /// The same work as `swarm watch`'s housekeeping, with the outcome as

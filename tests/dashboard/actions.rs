@@ -11,7 +11,7 @@ use super::{Dashboard, Reply, command, lock_file_of, populated_project, swarm_ok
 
 impl Dashboard {
     /// The token this run put into its page.
-    fn token(&self) -> String {
+    pub(super) fn token(&self) -> String {
         let page = self.get("/").text();
         let start = page
             .find("name=\"swarm-token\" content=\"")
@@ -22,7 +22,7 @@ impl Dashboard {
     }
 
     /// `POST path` with a JSON body and the given extra header lines.
-    fn post(&self, path: &str, headers: &str, body: &Value) -> Reply {
+    pub(super) fn post(&self, path: &str, headers: &str, body: &Value) -> Reply {
         let body = body.to_string();
         self.send(&format!(
             "POST {path} HTTP/1.1\r\n{}Content-Type: application/json\r\n{headers}\
@@ -33,7 +33,7 @@ impl Dashboard {
     }
 
     /// `POST path` as the dashboard's own page sends it.
-    fn act(&self, path: &str, body: &Value) -> Reply {
+    pub(super) fn act(&self, path: &str, body: &Value) -> Reply {
         let headers = format!(
             "Origin: http://{}\r\nX-Swarm-Token: {}\r\n",
             self.addr,
@@ -185,6 +185,7 @@ fn actions_need_the_pages_origin_and_token() {
     ] {
         for path in [
             "/api/v1/actions/send",
+            "/api/v1/actions/answer",
             "/api/v1/actions/ack",
             "/api/v1/actions/unlock",
             "/api/v1/actions/release",

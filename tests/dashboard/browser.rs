@@ -12,12 +12,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use headless_chrome::protocol::cdp::types::Event;
-use headless_chrome::protocol::cdp::{Page, Runtime};
+use headless_chrome::protocol::cdp::{Emulation, Page, Runtime};
 use headless_chrome::{Browser, LaunchOptions, Tab};
 use serde_json::Value;
 
 use crate::harness::{Project, TmuxServer, swarm, swarm_bin, wait_for, wait_for_records};
 
+use super::attention::{Watch, Watched, answers, submit};
 use super::{Dashboard, populated_project};
 
 /// The `chromium` binary; fails the test (never skips it) when missing.
@@ -142,6 +143,30 @@ impl Chromium {
 }
 
 impl BrowserTab {
+    /// Makes the tab a phone's screen: 390 x 844 CSS pixels at three
+    /// device pixels each, with the page's viewport meta applied (a
+    /// window of its own cannot be narrower than 500 px).
+    fn as_phone(&self) {
+        self.tab
+            .call_method(Emulation::SetDeviceMetricsOverride {
+                width: 390,
+                height: 844,
+                device_scale_factor: 3.0,
+                mobile: true,
+                scale: None,
+                screen_width: None,
+                screen_height: None,
+                position_x: None,
+                position_y: None,
+                dont_set_visible_size: None,
+                screen_orientation: None,
+                viewport: None,
+                display_feature: None,
+                device_posture: None,
+            })
+            .expect("phone metrics");
+    }
+
     fn open(&self, url: &str) {
         self.tab
             .navigate_to(url)
@@ -396,6 +421,147 @@ fn the_page_shows_screen_states_and_held_messages() {
     assert_eq!(page.problems(), Vec::<String>::new());
 }
 
+/// How the page fits a window: its widest part against the window, and
+/// the smallest answer or send button of the needs-you section.
+fn fit(page: &BrowserTab) -> Value {
+    page.json(
+        r#"JSON.stringify((() => {
+  const buttons = Array.from(document.querySelectorAll('#needs .need-options button, #needs .need-send button'));
+  const sizes = buttons.map((b) => b.getBoundingClientRect());
+  const font = (sel) => {
+    const node = document.querySelector(sel);
+    return node ? parseFloat(getComputedStyle(node).fontSize) : null;
+  };
+  return {
+    inner: window.innerWidth,
+    scroll: Math.max(document.documentElement.scrollWidth, document.body.scrollWidth),
+    buttons: buttons.length,
+    narrowest: Math.min(...sizes.map((r) => r.width)),
+    lowest: Math.min(...sizes.map((r) => r.height)),
+    body_font: font('body'),
+    question_font: font('#needs .need-question'),
+  };
+})())"#,
+    )
+}
+
+/// Taps the needs-you button of option `option` (its number).
+fn tap_option(page: &BrowserTab, option: &str) {
+    page.tab
+        .wait_for_element(&format!(
+            "#needs button[data-option=\"{option}\"]:not([disabled])"
+        ))
+        .expect("the option's button")
+        .click()
+        .expect("tap");
+}
+
+/// On a phone (390 x 844 CSS px): an agent waiting in a dialog comes
+/// first, with its question, its options as buttons big enough to tap
+/// and its screen, nothing wider than the window; a tap answers it, and
+/// a dialog without numbers is answered by its label's position.
+#[test]
+fn on_a_phone_a_waiting_dialog_is_answered_with_one_tap() {
+    let Watched {
+        server,
+        project: _project,
+        record,
+        pane,
+        watch: _watch,
+        dash,
+    } = Watched::start();
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.as_phone();
+    page.open(&url(&dash));
+    page.wait_for_text("#connection", "live");
+    page.wait_for_text("#needs-empty", "Nobody needs you");
+
+    submit(&server, &pane, "run it DEMOASK");
+    let card = page.wait_for_text("#needs", "2. No");
+    assert!(
+        card.contains("agent-0") && card.contains("needs you"),
+        "{card}"
+    );
+    assert!(card.contains("Do you want to proceed?"), "{card}");
+    assert!(
+        card.contains("1. Yes") && card.contains("Cancel (Esc)"),
+        "{card}"
+    );
+    // Its live screen is there too, cleaned.
+    let screen = page.wait_for_text("#needs pre.screen", "? Do you want to proceed?");
+    assert!(screen.contains("Esc to cancel"), "{screen}");
+    // The section is the first thing on the page.
+    assert_eq!(
+        page.json("JSON.stringify(document.querySelector('main > section').id)"),
+        "needs-section"
+    );
+    let fit = fit(&page);
+    assert_eq!(fit["inner"], 390, "{fit}");
+    assert!(
+        fit["scroll"].as_f64() <= fit["inner"].as_f64(),
+        "the page is wider than the window: {fit}"
+    );
+    assert_eq!(fit["buttons"], 4, "Yes, No, Cancel and Send: {fit}");
+    assert!(
+        fit["narrowest"].as_f64() >= Some(44.0) && fit["lowest"].as_f64() >= Some(44.0),
+        "a button smaller than 44 x 44 px: {fit}"
+    );
+    assert!(
+        fit["body_font"].as_f64() >= Some(14.0) && fit["question_font"].as_f64() >= Some(16.0),
+        "{fit}"
+    );
+
+    tap_option(&page, "2");
+    page.wait_for_text("#needs", "Answered: 2. No");
+    wait_for("the demo agent's answer", || {
+        (!answers(&record).is_empty()).then_some(())
+    });
+    assert_eq!(answers(&record), ["no"]);
+    // The watcher sees the dialog go; the card goes with it.
+    wait_for("the card to go", || {
+        (page.json("JSON.stringify(document.getElementById('needs-empty').hidden)")
+            == Value::Bool(false))
+        .then_some(())
+    });
+    page.wait_for_text("#activity", "answered");
+
+    // No listed first and no numbers, under the answered dialog still on
+    // screen: only the arrows and Enter pick.
+    submit(&server, &pane, "again DEMOASKNO");
+    let card = page.wait_for_text("#needs", "2. Yes");
+    assert!(card.contains("1. No"), "{card}");
+    let fit = self::fit(&page);
+    assert!(fit["scroll"].as_f64() <= fit["inner"].as_f64(), "{fit}");
+    tap_option(&page, "2");
+    wait_for("the second answer", || {
+        (answers(&record).len() == 2).then_some(())
+    });
+    assert_eq!(answers(&record), ["no", "yes"]);
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+/// At 390 px the rest of the page fits too, with every section shown.
+#[test]
+fn on_a_phone_nothing_is_wider_than_the_window() {
+    let project = populated_project();
+    let dash = Dashboard::start(&project);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.as_phone();
+    page.open(&url(&dash));
+    page.wait_for_text("#connection", "live");
+    page.wait_for_text("#locks", "src/a.py");
+    page.wait_for_text("#messages", "schema v2 merged");
+    let fit = fit(&page);
+    assert_eq!(fit["inner"], 390, "{fit}");
+    assert!(
+        fit["scroll"].as_f64() <= fit["inner"].as_f64(),
+        "the page is wider than the window: {fit}"
+    );
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
 /// For each cell of column `column` (0-based) of the table body
 /// `selector`: its text and the characters after which the browser broke
 /// it onto a new line (found by where each character is drawn).
@@ -616,16 +782,19 @@ fn with_a_password_set_nothing_loads_without_it() {
     page.wait_for_text("#connection", "live");
 }
 
-/// Writes docs/dashboard.png: two demo agents at work, a lock, a pending
-/// ACK and a few messages. Run by scripts/screenshot.
+/// Writes docs/dashboard.png: three demo agents at work, one of them
+/// waiting for permission (raised by the project's watcher), a message
+/// to the person, locks, a pending ACK and a few messages. Run by
+/// scripts/screenshot; `SWARM_SCREENSHOT_PHONE=path` also writes the page
+/// as a phone shows it.
 #[test]
 #[ignore = "writes docs/dashboard.png; run scripts/screenshot"]
 fn screenshot() {
     let server = TmuxServer::start();
     let project = Project::new();
-    for i in 0..3 {
-        server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl")));
-    }
+    let panes: Vec<String> = (0..3)
+        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl"))))
+        .collect();
     swarm(&project, &server).arg("discover").assert().success();
     let run = |args: &[&str]| {
         swarm(&project, &server).args(args).output().expect("swarm");
@@ -678,11 +847,24 @@ fn screenshot() {
         "--from",
         "agent-1",
     ]);
+    let _watch = Watch::start(&project, &server);
+    submit(&server, &panes[0], "run the migration DEMOASK");
+    server.wait_for_screen(&panes[0], "Do you want to proceed?");
+    run(&[
+        "msg",
+        "operator",
+        "QUESTION",
+        "API docs are done: merge them now or after the review?",
+        "--from",
+        "agent-2",
+    ]);
     let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
     let chrome = Chromium::start();
     let page = chrome.tab();
     page.open(&url(&dash));
     page.wait_for_text("#connection", "live");
+    page.wait_for_text("#needs", "2. No");
+    page.wait_for_text("#needs", "merge them now");
     page.wait_for_text("#messages", "API docs updated");
     page.wait_for_text("#acks", "agent-1 → agent-0");
     page.json(
@@ -696,4 +878,15 @@ fn screenshot() {
         .expect("screenshot");
     let out = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("docs/dashboard.png");
     std::fs::write(&out, png).expect("write the screenshot");
+    if let Some(phone) = std::env::var_os("SWARM_SCREENSHOT_PHONE") {
+        let small = chrome.tab();
+        small.as_phone();
+        small.open(&url(&dash));
+        small.wait_for_text("#needs", "2. No");
+        let png = small
+            .tab
+            .capture_screenshot(Page::CaptureScreenshotFormatOption::Png, None, None, true)
+            .expect("screenshot");
+        std::fs::write(phone, png).expect("write the phone's screenshot");
+    }
 }

@@ -4,6 +4,7 @@
 
 mod actions;
 mod api;
+mod attention;
 mod browser;
 mod command;
 mod security;
@@ -46,6 +47,9 @@ fn command(project: &Project, args: &[&str]) -> Command {
             format!("swarm-test-absent-{}", std::process::id()),
         )
         .env("NO_COLOR", "1")
+        // The dashboard starts the project's watcher unless told not to;
+        // tests that want one start `swarm watch` themselves.
+        .env("SWARM_WATCHER_AUTOSTART", "false")
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())

@@ -29,7 +29,7 @@ fn basic(user_password: &str) -> String {
     s
 }
 
-const EVERY_PATH: [&str; 11] = [
+const EVERY_PATH: [&str; 14] = [
     "/",
     "/static/index.html",
     "/static/dashboard.js",
@@ -40,6 +40,9 @@ const EVERY_PATH: [&str; 11] = [
     "/api/v1/messages?limit=1",
     "/api/v1/stats",
     "/api/v1/acks",
+    "/api/v1/attention",
+    "/api/v1/feed?limit=5",
+    "/api/v1/agents/agent-0/screen",
     "/api/agents",
 ];
 
@@ -79,6 +82,20 @@ fn with_credentials_set_every_path_needs_them() {
         assert_eq!(reply.status, want, "{path} with the right credentials");
     }
     assert_eq!(dash.get_with("/nope", &right).status, 404);
+    // Actions too: even with the page's origin and token, no credentials
+    // is no answer.
+    let page = dash.get_with("/", &right).text();
+    let token = page
+        .split("name=\"swarm-token\" content=\"")
+        .nth(1)
+        .and_then(|t| t.split('"').next())
+        .expect("the page's token");
+    let origin = format!("Origin: http://{}\r\nX-Swarm-Token: {token}\r\n", dash.addr);
+    for path in ["/api/v1/actions/answer", "/api/v1/actions/send"] {
+        let reply = dash.post(path, &origin, &json!({"agent": "agent-0", "option": "1"}));
+        assert_eq!(reply.status, 401, "{path}: {}", reply.text());
+        assert_eq!(reply.json(), json!({"detail": "Authentication required"}));
+    }
     let mut events = dash.events(&right);
     assert_eq!(events.status, 200);
     let (hello, _) = events.until("connected", |_| true);

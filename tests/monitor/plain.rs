@@ -35,6 +35,9 @@ fn command_named(project: &Project, name: &str, args: &[&str]) -> Command {
         )
         .env("NO_COLOR", "1")
         .env("TZ", "UTC")
+        // The monitor starts the project's watcher unless told not to,
+        // which would clean the stale locks these tests watch.
+        .env("SWARM_WATCHER_AUTOSTART", "false")
         .arg(name)
         .args(args)
         .stdin(Stdio::null())

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use swarm::LockView;
 use swarm::time;
 use swarm::{AgentRecord, AgentStatus, Registry};
+use swarm::{AgentScreen, EventKind, MonitorState, OpenEpisode, ScreenDialog, Timestamp, render};
 use swarm::{BUILTIN_TYPES, parse_line};
 use swarm::{DeliveryRecord, Outcome, Record};
-use swarm::{MonitorState, render};
 use swarm::{PendingEntry, ack_marker};
 
 /// 2026-11-21 13:26:18 UTC: "now" in every test.
@@ -378,4 +378,62 @@ fn long_messages_are_cut_with_a_marker_and_escapes_are_harmless() {
         text.contains("… (+"),
         "the long message is not marked as cut"
     );
+}
+
+fn episode(agent: &str, kind: EventKind, ago: f64, detail: &str) -> OpenEpisode {
+    OpenEpisode {
+        agent: agent.into(),
+        kind,
+        episode: 1,
+        since: Timestamp::from(at(ago)),
+        detail: detail.into(),
+    }
+}
+
+#[test]
+fn who_needs_you_comes_first_and_the_footer_says_how_to_answer() {
+    let mut s = busy_state();
+    // agent-2 waits in a dialog, agent-0 exited; agent-1 has nothing.
+    s.set_episodes(vec![
+        episode(
+            "agent-0",
+            EventKind::Exited,
+            120.0,
+            "its pane shows a shell",
+        ),
+        episode("agent-2", EventKind::NeedsInput, 20.0, "Run the migration?"),
+    ]);
+    s.set_screens(vec![AgentScreen {
+        agent: "agent-2".into(),
+        state: "dialog".into(),
+        held: 0,
+        held_reason: None,
+        held_for: None,
+        dialog: Some(ScreenDialog {
+            question: "Run the migration?".into(),
+            options: vec![(1, "Yes".into()), (2, "No".into())],
+            fingerprint: "0123456789abcdef".into(),
+        }),
+    }]);
+    let text = snapshot(&mut s, 120, 20);
+    super::snapshots(|| insta::assert_snapshot!("monitor_needs_you", text));
+    let rows: Vec<&str> = text.lines().collect();
+    let first = |id: &str| {
+        rows.iter()
+            .position(|r| r.contains(&format!("● {id} ")) || r.contains(&format!("○ {id} ")))
+            .expect(id)
+    };
+    assert!(first("agent-2") < first("agent-0") && first("agent-0") < first("agent-1"));
+    assert!(rows[first("agent-2")].starts_with("▶"), "{text}");
+    assert!(rows[first("agent-0")].starts_with('!'), "{text}");
+    let footer = rows.last().expect("footer");
+    assert!(
+        footer.contains("agent-2 asks: Run the migration? [1 Yes · 2 No]")
+            && footer.contains("y yes"),
+        "{footer}"
+    );
+    // The help lists the answer keys.
+    key(&mut s, KeyCode::Char('?'));
+    let help = snapshot(&mut s, 120, 30);
+    assert!(help.contains("cancel its dialog (Escape)"), "{help}");
 }

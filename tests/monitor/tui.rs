@@ -3,13 +3,15 @@
 //! it) and reads the screen with `capture-pane`.
 
 use crate::harness::{
-    Project, TmuxServer, stdout_json, swarm, swarm_bin, typed_as, wait_for, wait_for_records,
+    Project, TmuxServer, records, stdout_json, swarm, swarm_bin, swarm_process, typed_as, wait_for,
+    wait_for_records,
 };
 
-/// Runs the monitor in a new pane; when it ends, the pane says how.
+/// Runs the monitor in a new pane; when it ends, the pane says how. It
+/// starts no watcher of its own: a test that wants one runs `swarm watch`.
 fn monitor_pane(server: &TmuxServer, project: &Project, args: &str) -> String {
     let command = format!(
-        "env -u CLAUDESWARM_ROOT -u SWARM_TMUX_SOCKET '{}' monitor {args}; echo exited=$?; sleep 86400",
+        "env -u CLAUDESWARM_ROOT -u SWARM_TMUX_SOCKET SWARM_WATCHER_AUTOSTART=false '{}' monitor {args}; echo exited=$?; sleep 86400",
         swarm_bin()
     );
     let pane = server.pane(&project.path(), &command);
@@ -217,4 +219,60 @@ fn launch_adds_a_monitor_pane_that_is_no_agent() {
     swarm(&project, &server).arg("discover").assert().success();
     let ids: Vec<String> = project.agents().into_iter().map(|(id, _, _)| id).collect();
     assert_eq!(ids, ["agent-0", "agent-1"]);
+}
+
+#[test]
+fn a_dialog_the_watcher_raised_is_answered_with_one_key() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 2);
+    let mut watch = swarm_process(&project, Some(&server))
+        .args(["watch", "--interval", "3600"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start swarm watch");
+    let pane = monitor_pane(&server, &project, "");
+    server.wait_for_screen(&pane, "Agents (2)");
+    // Nobody waits: the answer keys say so and type nothing.
+    keys(&server, &pane, &["y"]);
+    server.wait_for_screen(&pane, "no agent waits for an answer");
+
+    text(&server, &panes[1], "run it DEMOASK");
+    keys(&server, &panes[1], &["Enter"]);
+    server.wait_for_screen(&panes[1], "Do you want to proceed?");
+    // agent-1 comes first, marked, with its question; the footer tells
+    // the keys (once the notice above has gone).
+    server.wait_for_screen(&pane, "1 needs you");
+    server.wait_for_screen(&pane, "agent-1 asks: Do you want to proceed?");
+    let screen = server.capture(&pane);
+    let first = |id: &str| {
+        screen
+            .lines()
+            .position(|l| l.contains(&format!("● {id}")))
+            .unwrap_or_else(|| panic!("{id} not on screen:\n{screen}"))
+    };
+    assert!(first("agent-1") < first("agent-0"), "{screen}");
+    assert!(
+        screen.lines().any(|l| l.starts_with("▶● agent-1")),
+        "{screen}"
+    );
+    keys(&server, &pane, &["n"]);
+    let answers = || {
+        records(&project.file("rec-1.jsonl"))
+            .into_iter()
+            .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    wait_for("agent-1's answer", || (!answers().is_empty()).then_some(()));
+    assert_eq!(answers(), ["no"]);
+    server.wait_for_screen(&pane, "answered agent-1's dialog");
+    wait_for("nobody to need the person", || {
+        (!server.capture(&pane).contains("needs you")).then_some(())
+    });
+    assert!(records(&project.file("rec-0.jsonl")).is_empty());
+    keys(&server, &pane, &["q"]);
+    assert_exited_cleanly(&server, &pane);
+    let _ = watch.kill();
+    let _ = watch.wait();
 }

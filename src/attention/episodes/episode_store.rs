@@ -114,7 +114,7 @@ impl EpisodeRecord {
 
 /// An open condition, for the status line, the monitor and the dashboard.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct OpenEpisode {
+pub struct OpenEpisode {
     /// The agent.
     pub agent: String,
     /// The condition.

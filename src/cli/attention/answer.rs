@@ -6,7 +6,6 @@ use clap::Args;
 use serde::Serialize;
 
 use crate::attention::dialog::Choice;
-use crate::attention::event::{EventKind, FeedEntry};
 use crate::error::{Error, Result};
 use crate::messaging::answer::Answer;
 use crate::support::exit_code::ExitCode;
@@ -71,22 +70,13 @@ pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
             .unwrap_or_else(|_| "operator".into())
     });
     let registry = ctx.registry_or_empty()?;
-    let done = ctx.messenger()?.answer(&registry, &agent, answer, &by)?;
-    let picked = match &done.option {
-        Some(o) => format!("{}. {}", o.number, sanitize::one_line(&o.label)),
-        None => "cancelled".into(),
-    };
-    let entry = FeedEntry::new(
-        EventKind::Answered,
-        Some(&done.agent),
-        format!("{} -> {picked}", sanitize::one_line(&done.question)),
-    )
-    .by(&by);
-    if let Err(e) = ctx.backend()?.feed.append(&[entry]) {
-        ctx.out.warn(&format!(
-            "could not record the answer in the activity feed: {e}"
-        ));
+    let (done, warnings) = ctx
+        .operator()?
+        .answer(&registry, &agent, answer, None, &by)?;
+    for w in &warnings {
+        ctx.out.warn(w);
     }
+    let picked = done.picked();
     if args.json {
         ctx.out.json(&AnsweredJson {
             agent: &done.agent,

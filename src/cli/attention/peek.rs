@@ -7,7 +7,6 @@ use serde::Serialize;
 use crate::agents::pane_state;
 use crate::error::{Error, Result};
 use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
 
 use crate::cli::context::Context;
 
@@ -72,14 +71,7 @@ pub(crate) fn run(ctx: &Context, args: &PeekArgs) -> Result<ExitCode> {
     .next()
     .map(|s| s.state)
     .unwrap_or_else(|| "unknown".into());
-    let capture = ctx.tmux.capture_pane(&pane)?;
-    let mut rows: Vec<String> = capture
-        .lines()
-        .map(|r| sanitize::one_line(r).trim_end().to_owned())
-        .collect();
-    while rows.last().is_some_and(String::is_empty) {
-        rows.pop();
-    }
+    let mut rows = pane_state::screen_rows(&ctx.tmux.capture_pane(&pane)?);
     if let Some(n) = args.lines {
         let keep: Vec<usize> = rows
             .iter()

@@ -26,6 +26,8 @@
     viewing: null,
     screens: {},
     lastAgents: null,
+    // Who needs the person: one card per open condition, by key.
+    needs: new Map(),
   };
 
   // This run's action token and the operator's id, put into the page by
@@ -329,16 +331,18 @@
     return button;
   }
 
-  function result(message, ok) {
-    const node = byId('action-result');
+  function show(node, message, ok) {
     node.textContent = message;
     node.className = 'result ' + (ok ? 'result-ok' : 'result-error');
   }
 
-  // An action, as the operator: same-origin, with this page's token. The
-  // server's answer (what happened, or why not) is shown on the page.
-  function act(path, body, describe) {
-    result('…', true);
+  function result(message, ok) {
+    show(byId('action-result'), message, ok);
+  }
+
+  // An action, as the operator: same-origin, with this page's token.
+  // Resolves to {ok, status, body}; rejects when the request failed.
+  function post(path, body) {
     return fetch(path, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'X-Swarm-Token': meta('swarm-token') },
@@ -346,16 +350,29 @@
       cache: 'no-store',
       credentials: 'same-origin',
     })
-      .then((r) => r.json().catch(() => ({})).then((b) => ({ ok: r.ok, status: r.status, body: b })))
+      .then((r) => r.json().catch(() => ({})).then((b) => ({ ok: r.ok && !!(b && b.ok), status: r.status, body: b })));
+  }
+
+  function refusal(r) {
+    const detail = r.body && r.body.detail;
+    return 'Refused (HTTP ' + r.status + '): ' + (Array.isArray(detail) ? detail.map((d) => text(d && d.msg)).join('; ') : text(detail));
+  }
+
+  function failed(e) {
+    return 'Failed: ' + text(e && e.message ? e.message : e);
+  }
+
+  // An action whose answer (what happened, or why not) is shown in
+  // `where` (the send box's line unless given).
+  function act(path, body, describe, where) {
+    const node = where || byId('action-result');
+    show(node, '…', true);
+    return post(path, body)
       .then((r) => {
-        if (r.ok && r.body && r.body.ok) {
-          result(describe(r.body), true);
-        } else {
-          result('Refused (HTTP ' + r.status + '): ' + text(r.body && r.body.detail), false);
-        }
+        show(node, r.ok ? describe(r.body) : refusal(r), r.ok);
         return r;
       })
-      .catch((e) => result('Failed: ' + text(e && e.message ? e.message : e), false));
+      .catch((e) => show(node, failed(e), false));
   }
 
   function sentSummary(r) {
@@ -470,6 +487,202 @@
     });
   }
 
+  // Who needs the person (/api/v1/attention and the stream's `attention`
+  // events), most urgent first: a card per open condition, with the
+  // question and options of a dialog as buttons, the agent's screen and a
+  // box to write to it. Cards are kept across updates, so that what the
+  // person types in one, and whether its screen is open, survive them.
+  function needKey(n) {
+    return [n.agent, n.event, n.episode].map(text).join(' ');
+  }
+
+  function eventClass(kind) {
+    return 'ev-' + text(kind).replace(/[^a-z_]/g, '');
+  }
+
+  function renderNeeds(body) {
+    if (!body || typeof body !== 'object') return;
+    const open = list(body.open).filter((n) => n && typeof n === 'object');
+    const keys = [];
+    for (const n of open) {
+      const key = needKey(n);
+      if (keys.includes(key)) continue;
+      keys.push(key);
+      let card = state.needs.get(key);
+      if (!card) {
+        card = needCard(n, key);
+        state.needs.set(key, card);
+      }
+      updateNeed(card, n);
+    }
+    for (const key of Array.from(state.needs.keys())) {
+      if (!keys.includes(key)) state.needs.delete(key);
+    }
+    const box = byId('needs');
+    const shown = Array.from(box.children).map((c) => c.dataset.key);
+    // Moving a card would take the focus from its message box.
+    if (shown.join('\n') !== keys.join('\n')) {
+      box.replaceChildren(...keys.map((k) => state.needs.get(k).node));
+    }
+    for (const card of state.needs.values()) {
+      if (card.pinned) card.pre.scrollTop = card.pre.scrollHeight;
+    }
+    byId('needs-empty').hidden = keys.length > 0;
+    byId('needs-count').textContent = keys.length ? String(keys.length) : '';
+    const asking = open.filter((n) => n.event === 'needs_input').length;
+    document.title = (asking ? '(' + asking + ') ' : '') + 'swarm dashboard';
+  }
+
+  function needCard(n, key) {
+    const agent = text(n.agent);
+    const node = el('article', 'need ' + eventClass(n.event));
+    node.dataset.key = key;
+    node.dataset.agent = agent;
+    node.dataset.event = text(n.event);
+    const head = el('div', 'head');
+    const since = timeNode('span', n.since);
+    head.append(el('span', 'mono strong id', agent), el('span', 'ev ' + eventClass(n.event), n.headline), since);
+    const question = el('p', 'need-question');
+    const options = el('div', 'need-options');
+    const note = el('p', 'need-note');
+    const outcome = el('p', 'result need-result');
+    outcome.setAttribute('role', 'status');
+    const screen = el('details', 'need-screen');
+    screen.open = n.event === 'needs_input';
+    const summary = el('summary', null, 'Screen');
+    const pre = el('pre', 'screen');
+    screen.append(summary, pre);
+    const send = el('form', 'need-send');
+    const box = el('textarea');
+    box.rows = 1;
+    box.maxLength = 10000;
+    box.placeholder = 'Message to ' + agent;
+    box.setAttribute('aria-label', 'Message to ' + agent);
+    const button = el('button', null, 'Send');
+    button.type = 'submit';
+    button.title = 'send it as an INFO message from ' + (meta('swarm-operator') || 'operator');
+    send.append(box, button);
+    // `pinned`: its screen follows the bottom, where dialogs are, until
+    // the person scrolls up.
+    const card = { node, agent, question, options, note, outcome, summary, pre, box, fingerprint: null, shownOptions: null, busy: false, pinned: true };
+    pre.addEventListener('scroll', () => {
+      card.pinned = pre.scrollTop + pre.clientHeight >= pre.scrollHeight - 4;
+    });
+    send.addEventListener('submit', (event) => {
+      event.preventDefault();
+      if (!box.value.trim()) {
+        show(outcome, 'Write a message first.', false);
+        return;
+      }
+      act('/api/v1/actions/send', { to: agent, type: 'INFO', content: box.value, ack: false }, sentSummary, outcome)
+        .then((r) => {
+          if (r && r.ok) box.value = '';
+        });
+    });
+    node.append(head, question, options, note, outcome, screen, send);
+    return card;
+  }
+
+  function updateNeed(card, n) {
+    const dialog = n.dialog && typeof n.dialog === 'object' ? n.dialog : null;
+    card.question.textContent = text(dialog && dialog.question ? dialog.question : n.detail) || text(n.headline);
+    let note = '';
+    if (n.event === 'needs_input' && !dialog) {
+      note = 'No dialog on its screen now: it may have been answered in its pane.';
+    } else if (dialog && dialog.source === 'feed') {
+      note = 'The options it showed when it asked: its screen cannot be read from here.';
+    }
+    card.note.textContent = note;
+    card.note.hidden = !note;
+    const fingerprint = dialog ? text(dialog.fingerprint) : '';
+    // A new dialog, or none: what was answered is done.
+    if (fingerprint !== card.fingerprint) card.busy = false;
+    card.fingerprint = fingerprint;
+    const shown = dialog ? JSON.stringify([fingerprint, dialog.options]) : '';
+    if (shown !== card.shownOptions) {
+      card.shownOptions = shown;
+      card.options.replaceChildren(...(dialog ? optionButtons(card, list(dialog.options)) : []));
+    }
+    card.options.hidden = !dialog;
+    for (const b of card.options.querySelectorAll('button')) b.disabled = card.busy;
+    const screen = n.screen && typeof n.screen === 'object' ? n.screen : null;
+    card.summary.textContent = screen ? 'Screen · ' + text(screen.state) : 'Screen · not on this machine';
+    if (screen && screen.reason) card.summary.title = text(screen.reason);
+    const rows = screen ? list(screen.rows).map(text).join('\n') : '';
+    if (card.pre.textContent !== rows) card.pre.textContent = rows;
+  }
+
+  function optionButtons(card, options) {
+    const buttons = options.filter((o) => o && typeof o === 'object').map((o) => {
+      const b = el('button', 'answer' + (o.highlighted ? ' highlighted' : ''), text(o.number) + '. ' + text(o.label));
+      b.type = 'button';
+      b.dataset.option = text(o.number);
+      b.title = 'pick it, as swarm answer ' + card.agent + ' ' + text(o.number);
+      b.addEventListener('click', () => answer(card, { option: text(o.number), escape: false }));
+      return b;
+    });
+    const cancel = el('button', 'cancel', 'Cancel (Esc)');
+    cancel.type = 'button';
+    cancel.title = 'cancel the dialog with Escape, as swarm answer ' + card.agent + ' --escape';
+    cancel.addEventListener('click', () => answer(card, { option: null, escape: true }));
+    buttons.push(cancel);
+    return buttons;
+  }
+
+  // Answers the card's dialog: once it closed, the buttons stay off
+  // until another dialog shows, so a second tap never answers the next
+  // dialog unseen; the server also types nothing unless the dialog
+  // on screen is the one shown (its fingerprint).
+  function answer(card, choice) {
+    card.busy = true;
+    for (const b of card.options.querySelectorAll('button')) b.disabled = true;
+    show(card.outcome, 'answering…', true);
+    const body = { agent: card.agent, option: choice.option, escape: choice.escape, dialog: card.fingerprint || null };
+    post('/api/v1/actions/answer', body)
+      .then((r) => {
+        if (r.ok) {
+          show(card.outcome, 'Answered: ' + text(r.body.picked) +
+            (r.body.closed ? '. The dialog closed.' : '. The dialog is still on its screen.'), true);
+          // The same dialog still there may be answered again.
+          card.busy = !!r.body.closed;
+        } else {
+          show(card.outcome, refusal(r), false);
+          card.busy = false;
+        }
+      })
+      .catch((e) => {
+        show(card.outcome, failed(e), false);
+        card.busy = false;
+      })
+      .then(() => {
+        for (const b of card.options.querySelectorAll('button')) b.disabled = card.busy;
+      });
+  }
+
+  // The activity feed (/api/v1/feed and the stream's `feed` events),
+  // newest first.
+  function renderActivity(body) {
+    const entries = list(body && body.entries).filter((e) => e && typeof e === 'object');
+    byId('activity').replaceChildren(...entries.slice().reverse().map(activityItem));
+    byId('activity-empty').hidden = entries.length > 0;
+    byId('activity-count').textContent = String(entries.length);
+  }
+
+  function activityItem(e) {
+    const li = el('li', 'entry');
+    let detail = text(e.detail);
+    const options = list(e.options).filter((o) => o && typeof o === 'object');
+    if (options.length) detail += ' [' + options.map((o) => text(o.number) + '. ' + text(o.label)).join(', ') + ']';
+    if (e.by && e.by !== e.agent) detail += ' (by ' + text(e.by) + ')';
+    li.append(
+      timeNode('span', e.time),
+      el('span', 'mono strong id', e.agent || 'swarm'),
+      el('span', 'ev ' + eventClass(e.event), text(e.event).replace(/_/g, ' ')),
+      el('span', 'detail', detail),
+    );
+    return li;
+  }
+
   function problem(message) {
     byId('problem').textContent = message ? message : '';
   }
@@ -517,6 +730,8 @@
       if (state.search) runSearch(state.search);
     }));
     source.addEventListener('stats', handler(renderStats));
+    source.addEventListener('attention', handler(renderNeeds));
+    source.addEventListener('feed', handler(renderActivity));
     source.addEventListener('heartbeat', handler((b) => {
       byId('connection').title = 'last heartbeat ' + clock(b && b.timestamp);
     }));
@@ -552,6 +767,8 @@
       byId('agent-view').hidden = true;
     });
     Promise.all([
+      load('/api/v1/attention', renderNeeds),
+      load('/api/v1/feed?limit=50', renderActivity),
       load('/api/v1/agents', renderAgents),
       load('/api/v1/locks', renderLocks),
       load('/api/v1/acks', renderAcks),
