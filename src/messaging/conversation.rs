@@ -109,6 +109,7 @@ pub(crate) fn query(index: &MessageIndex, req: &SearchRequest) -> Result<SearchQ
         words,
         from: req.from.clone(),
         to: req.to.clone(),
+        party: None,
         msg_type: req
             .msg_type
             .as_ref()

@@ -3,8 +3,9 @@
 //! Under a per-pane delivery lock (so concurrent senders never interleave):
 //! check that an agent, not a shell or anything else, holds the pane's
 //! terminal; find the agent's profile; when the profile reads screens, read
-//! the screen and type only into an empty input box (idle, or busy: the
-//! agent queues it); paste the text as one bracketed paste from a uniquely
+//! the screen and type only into an empty input box (idle, or busy for a
+//! message that does not wait for the turn to end: the agent queues it;
+//! `wait.rs` says what waits for what); paste the text as one bracketed paste from a uniquely
 //! named buffer; wait the profile's pause; press Enter as its own key; then
 //! check that the text left the input box, pressing Enter once more if it
 //! did not. The text is never pasted twice. Agents whose profile does not
@@ -16,10 +17,11 @@ use std::time::{Duration, Instant};
 use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
-use crate::domain::message::Urgency;
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
+
+pub(crate) use super::wait::{Wait, wait_for};
 
 /// How deliveries behave.
 #[derive(Clone, Debug)]
@@ -56,56 +58,6 @@ pub(crate) struct Target {
     pub pane: Option<PaneId>,
     /// The pane's root process (the registry's `pid`).
     pub pane_pid: u32,
-}
-
-/// Why a message waits before it is typed into a pane.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Wait {
-    /// The agent is busy with a turn (its input box empty): a normal
-    /// message waits for the turn to end, an urgent one goes in (the
-    /// agent's own input queue takes it).
-    Turn(String),
-    /// Nothing may be typed now: someone is typing, a dialog is open, the
-    /// screen cannot be read.
-    Unsafe(String),
-}
-
-impl Wait {
-    /// Why, for a person.
-    pub(crate) fn reason(&self) -> &str {
-        match self {
-            Wait::Turn(r) | Wait::Unsafe(r) => r,
-        }
-    }
-
-    /// True when a message of `urgency` must wait for this.
-    pub(crate) fn stops(&self, urgency: Urgency) -> bool {
-        match self {
-            Wait::Turn(_) => urgency.waits_for_turn(),
-            Wait::Unsafe(_) => true,
-        }
-    }
-
-    /// The outcome of a message held for this.
-    pub(crate) fn held(&self) -> Outcome {
-        match self {
-            Wait::Turn(r) => Outcome::held_for_turn(r.clone()),
-            Wait::Unsafe(r) => Outcome::held(r.clone()),
-        }
-    }
-}
-
-/// Why a normal message to the busy `agent` waits.
-pub(crate) fn turn_reason(agent: &str) -> String {
-    format!("{agent} is working; delivered when its turn ends")
-}
-
-/// What `reading` of `agent`'s screen keeps out of its pane.
-pub(crate) fn wait_for(reading: &Reading, agent: &str) -> Option<Wait> {
-    if let Some(reason) = reading.hold_reason(agent) {
-        return Some(Wait::Unsafe(reason));
-    }
-    (reading.state == ScreenState::Busy).then(|| Wait::Turn(turn_reason(agent)))
 }
 
 /// A pane whose delivery lock is held and whose foreground is an agent.

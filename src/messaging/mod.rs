@@ -15,6 +15,7 @@ pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;
 pub(crate) mod topics;
+mod wait;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};

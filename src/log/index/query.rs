@@ -31,6 +31,9 @@ pub(crate) struct SearchQuery {
     pub from: Option<String>,
     /// Only messages to this recipient (directly or as `all`).
     pub to: Option<String>,
+    /// Only messages this agent sent or received (the dashboard's view of
+    /// one agent).
+    pub party: Option<String>,
     /// Only messages of this type (wire form).
     pub msg_type: Option<String>,
     /// Only messages created at or after this time.
@@ -74,12 +77,23 @@ impl SearchQuery {
 
     /// The full-text expression: every word must match, each quoted so
     /// that no character of the input is read as an operator.
+    /// The sender and the type are in the full-text index too: naming
+    /// them there narrows the matches inside it, before SQL checks them
+    /// exactly (the filters).
     fn expression(&self) -> String {
-        self.words
+        let mut parts: Vec<String> = self
+            .words
             .iter()
             .map(|w| format!("\"{}\"{}", w.text, if w.prefix { "*" } else { "" }))
-            .collect::<Vec<_>>()
-            .join(" ")
+            .collect();
+        for (column, value) in [("sender", &self.from), ("msg_type", &self.msg_type)] {
+            if let Some(v) = value
+                && v.chars().any(char::is_alphanumeric)
+            {
+                parts.push(format!("{column} : \"{}\"", v.replace('"', "\"\"")));
+            }
+        }
+        parts.join(" ")
     }
 }
 
@@ -143,41 +157,70 @@ fn row(r: &Row<'_>, score: bool) -> rusqlite::Result<IndexedMessage> {
     })
 }
 
+/// Matches ranked at most, newest first, when more match: ranking a word
+/// that most messages hold would otherwise take SQLite a second.
+const RANK_WINDOW: usize = 1000;
+
+/// The SQL conditions of `q`'s filters (each ` AND ...`) and their values.
+fn filters(q: &SearchQuery) -> (String, Vec<SqlValue>) {
+    let mut sql = String::new();
+    let mut args: Vec<SqlValue> = Vec::new();
+    if let Some(from) = &q.from {
+        sql.push_str(" AND m.sender = ?");
+        args.push(SqlValue::Text(from.clone()));
+    }
+    if let Some(to) = &q.to {
+        sql.push_str(" AND (instr(m.recipients, ?) > 0 OR instr(m.recipients, ' all ') > 0)");
+        args.push(SqlValue::Text(format!(" {to} ")));
+    }
+    if let Some(p) = &q.party {
+        sql.push_str(
+            " AND (m.sender = ? OR instr(m.recipients, ?) > 0 \
+             OR instr(m.recipients, ' all ') > 0)",
+        );
+        args.push(SqlValue::Text(p.clone()));
+        args.push(SqlValue::Text(format!(" {p} ")));
+    }
+    if let Some(t) = &q.msg_type {
+        sql.push_str(" AND m.msg_type = ?");
+        args.push(SqlValue::Text(t.clone()));
+    }
+    if let Some(since) = q.since {
+        sql.push_str(" AND m.created >= ?");
+        args.push(SqlValue::Real(since.unix_seconds()));
+    }
+    if let Some(thread) = &q.thread {
+        sql.push_str(" AND m.thread = ?");
+        args.push(SqlValue::Text(thread.clone()));
+    }
+    (sql, args)
+}
+
 impl MessageIndex {
     /// The messages `q` finds: best first (the text's weight ahead of the
     /// sender's and the type's, then newest), or oldest first when asked.
     pub(crate) fn search(&self, q: &SearchQuery) -> Result<Vec<IndexedMessage>, StoreError> {
-        let mut sql = String::new();
-        let mut args: Vec<SqlValue> = Vec::new();
         let texted = !q.words.is_empty();
-        if texted {
-            sql.push_str(&format!(
-                "SELECT {COLUMNS}, bm25(text, 1.0, 0.5, 0.5) AS score \
-                 FROM text JOIN messages m ON m.id = text.rowid WHERE text MATCH ?"
-            ));
+        let (filters, filter_args) = filters(q);
+        let mut args: Vec<SqlValue> = Vec::new();
+        let mut sql = if texted {
             args.push(SqlValue::Text(q.expression()));
+            format!(
+                "SELECT {COLUMNS}, bm25(text, 1.0, 0.5, 0.5) AS score \
+                 FROM text JOIN messages m ON m.id = text.rowid WHERE text MATCH ?{filters}"
+            )
         } else {
-            sql.push_str(&format!("SELECT {COLUMNS} FROM messages m WHERE 1"));
-        }
-        if let Some(from) = &q.from {
-            sql.push_str(" AND m.sender = ?");
-            args.push(SqlValue::Text(from.clone()));
-        }
-        if let Some(to) = &q.to {
-            sql.push_str(" AND (instr(m.recipients, ?) > 0 OR instr(m.recipients, ' all ') > 0)");
-            args.push(SqlValue::Text(format!(" {to} ")));
-        }
-        if let Some(t) = &q.msg_type {
-            sql.push_str(" AND m.msg_type = ?");
-            args.push(SqlValue::Text(t.clone()));
-        }
-        if let Some(since) = q.since {
-            sql.push_str(" AND m.created >= ?");
-            args.push(SqlValue::Real(since.unix_seconds()));
-        }
-        if let Some(thread) = &q.thread {
-            sql.push_str(" AND m.thread = ?");
-            args.push(SqlValue::Text(thread.clone()));
+            format!("SELECT {COLUMNS} FROM messages m WHERE 1{filters}")
+        };
+        args.extend(filter_args.iter().cloned());
+        if texted && !q.oldest_first {
+            // Ranking costs SQLite a look at every match: a common word
+            // is ranked among its newest matches only (docs/PERFORMANCE.md).
+            let window = RANK_WINDOW.max(q.limit);
+            if let Some(bound) = self.window_start(q, &filters, &filter_args, window)? {
+                sql.push_str(" AND text.rowid >= ?");
+                args.push(SqlValue::Integer(bound));
+            }
         }
         sql.push_str(match (q.oldest_first, texted) {
             (true, _) => " ORDER BY m.id",
@@ -194,6 +237,31 @@ impl MessageIndex {
             .query_map(params_from_iter(args), |r| row(r, texted))
             .map_err(|e| self.error(&e))?;
         rows.collect::<Result<_, _>>().map_err(|e| self.error(&e))
+    }
+
+    /// The row of the `window`-th newest match of `q`, or `None` when
+    /// fewer match (then all of them are ranked). The full-text index
+    /// hands its matches out newest first, so this reads `window` of them.
+    fn window_start(
+        &self,
+        q: &SearchQuery,
+        filters: &str,
+        filter_args: &[SqlValue],
+        window: usize,
+    ) -> Result<Option<i64>, StoreError> {
+        let sql = format!(
+            "SELECT text.rowid FROM text JOIN messages m ON m.id = text.rowid \
+             WHERE text MATCH ?{filters} ORDER BY text.rowid DESC LIMIT 1 OFFSET ?"
+        );
+        let mut args = vec![SqlValue::Text(q.expression())];
+        args.extend(filter_args.iter().cloned());
+        args.push(SqlValue::Integer(
+            i64::try_from(window.saturating_sub(1)).unwrap_or(i64::MAX),
+        ));
+        self.conn()
+            .query_row(&sql, params_from_iter(args), |r| r.get(0))
+            .optional()
+            .map_err(|e| self.error(&e))
     }
 
     /// The thread `msg_id` belongs to (the id of its first message), or
@@ -292,6 +360,18 @@ mod tests {
         assert_eq!(
             q.expression(),
             "\"Deploy\" \"key\" \"vault\" \"OR\" \"NEAR\" \"x\" \"caf\u{e9}\" \"sch\"*"
+        );
+        let narrowed = SearchQuery {
+            from: Some("agent-3".into()),
+            msg_type: Some("DEPLOY-DONE".into()),
+            ..q
+        };
+        assert!(
+            narrowed
+                .expression()
+                .ends_with(" sender : \"agent-3\" msg_type : \"DEPLOY-DONE\""),
+            "{}",
+            narrowed.expression()
         );
     }
 }
