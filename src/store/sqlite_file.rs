@@ -58,7 +58,12 @@ impl SqliteFile {
                 }
                 self.create()?;
             }
-            Err(e) if e.kind() == ErrorKind::NotFound => self.create()?,
+            // Journal files left from a database removed by hand would be
+            // replayed into the new one.
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                self.discard()?;
+                self.create()?;
+            }
             Err(e) => return Err(write_err(e)),
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
