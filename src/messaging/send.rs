@@ -645,8 +645,16 @@ impl<'a> Messenger<'a> {
             .filter(|w| w.stops(typed.urgency))
             .or_else(|| session.wait().filter(|w| w.stops(typed.urgency)));
         let Some(wait) = wait else {
-            if typed.urgency == Urgency::Interrupt {
-                session.interrupt();
+            // An agent may put the stopped turn's prompt back into its
+            // input box: the message then waits rather than join it.
+            if typed.urgency == Urgency::Interrupt
+                && session.interrupt()
+                && let Some(wait) = session.wait().filter(|w| w.stops(Urgency::Urgent))
+            {
+                return (
+                    self.hold_outcome(&session, a.id.as_str(), typed, &wait),
+                    released,
+                );
             }
             return (session.type_text(typed.text, typed.marker), released);
         };

@@ -45,7 +45,8 @@ pub(crate) struct MsgArgs {
     #[arg(long)]
     urgent: bool,
     /// Stop the agent's current turn first, where its profile says how
-    /// (Escape for Claude Code, Codex and Gemini CLI), then type it in
+    /// (Escape for Codex and Gemini CLI; elsewhere it goes in as
+    /// --urgent), then type it in
     #[arg(long)]
     interrupt: bool,
     /// Print the message and its delivery outcome as JSON
