@@ -84,25 +84,32 @@ impl Page {
     }
 }
 
+/// One page (at most `PAGE`) of the log's entries after `after` (`None`:
+/// from the start), in order.
+fn page_after(r: &mut Redis, after: Option<&str>) -> Result<Vec<Entry>, StoreError> {
+    let key = r.keys.log();
+    let start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+    r.query(
+        redis::cmd("XRANGE")
+            .arg(&key)
+            .arg(&start)
+            .arg("+")
+            .arg("COUNT")
+            .arg(PAGE),
+    )
+}
+
 /// Every entry after `after` (`None`: from the start), in order.
 fn read_from(r: &mut Redis, after: Option<&str>) -> Result<Page, StoreError> {
-    let key = r.keys.log();
     let mut page = Page::default();
-    let mut start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+    let mut after = after.map(str::to_owned);
     loop {
-        let entries: Vec<Entry> = r.query(
-            redis::cmd("XRANGE")
-                .arg(&key)
-                .arg(&start)
-                .arg("+")
-                .arg("COUNT")
-                .arg(PAGE),
-        )?;
+        let entries = page_after(r, after.as_deref())?;
         for e in &entries {
             page.push(e);
         }
         match entries.last() {
-            Some((id, _)) if entries.len() == PAGE => start = format!("({id}"),
+            Some((id, _)) if entries.len() == PAGE => after = Some(id.clone()),
             _ => return Ok(page),
         }
     }
@@ -361,17 +368,7 @@ impl LogStore for RedisLog {
             }
         }
         loop {
-            let start = after
-                .as_ref()
-                .map_or_else(|| "-".to_owned(), |id| format!("({id}"));
-            let entries: Vec<Entry> = r.query(
-                redis::cmd("XRANGE")
-                    .arg(&key)
-                    .arg(&start)
-                    .arg("+")
-                    .arg("COUNT")
-                    .arg(PAGE),
-            )?;
+            let entries = page_after(&mut r, after.as_deref())?;
             let mut page = Page::default();
             for e in &entries {
                 page.push(e);
