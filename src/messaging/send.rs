@@ -649,7 +649,7 @@ impl<'a> Messenger<'a> {
             // input box: the message then waits rather than join it.
             if typed.urgency == Urgency::Interrupt
                 && session.interrupt()
-                && let Some(wait) = session.wait().filter(|w| w.stops(Urgency::Urgent))
+                && let Some(wait) = after_interrupt(&session)
             {
                 return (
                     self.hold_outcome(&session, a.id.as_str(), typed, &wait),
@@ -680,5 +680,22 @@ impl<'a> Messenger<'a> {
                 wait.reason()
             )),
         }
+    }
+}
+
+/// How long a stopped turn's screen may take to let a message in: agents
+/// redraw after Escape (Gemini CLI shows no input box for a moment).
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// What keeps an urgent message out of `session`'s pane right after its
+/// turn was stopped, once the screen has settled (or `SETTLE` passed).
+fn after_interrupt(session: &PaneSession<'_>) -> Option<Wait> {
+    let deadline = std::time::Instant::now() + SETTLE;
+    loop {
+        let wait = session.wait().filter(|w| w.stops(Urgency::Urgent));
+        if wait.is_none() || std::time::Instant::now() >= deadline {
+            return wait;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }
