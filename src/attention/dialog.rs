@@ -335,6 +335,9 @@ fn is_footer(row: &str) -> bool {
     t.starts_with("esc ") || t.starts_with("press enter") || t.contains("to cancel")
 }
 
+/// How Codex CLI labels the model's explanation of a call it asks about.
+const REASON: &str = "Reason:";
+
 /// The question: in the block above the options (up to a full-width
 /// rule or `BLOCK_ROWS` rows), the topmost row ending in `?` of the
 /// paragraph nearest the options that has one (paragraphs are parted by
@@ -363,15 +366,24 @@ fn question_above(rows: &[String], first: usize) -> (String, Vec<String>) {
         block.push((r.trim(), paragraph));
     }
     block.reverse();
+    // A paragraph that opens with `Reason:` is the model's own words about
+    // the call (Codex CLI), which may ask something too: not the question.
+    let explained: Vec<usize> = block
+        .iter()
+        .enumerate()
+        .filter(|(k, (r, p))| r.starts_with(REASON) && (*k == 0 || block[k - 1].1 != *p))
+        .map(|(_, (_, p))| *p)
+        .collect();
+    let asks = |r: &str, p: usize| r.ends_with('?') && !explained.contains(&p);
     let nearest = block
         .iter()
-        .filter(|(r, _)| r.ends_with('?'))
+        .filter(|(r, p)| asks(r, *p))
         .map(|(_, p)| *p)
         .min();
     let q = nearest.and_then(|p| {
         block
             .iter()
-            .position(|(r, para)| *para == p && r.ends_with('?'))
+            .position(|(r, para)| *para == p && asks(r, *para))
     });
     let block: Vec<&str> = block.into_iter().map(|(r, _)| r).collect();
     let (question, rest) = match q {
@@ -498,6 +510,33 @@ mod tests {
                 key: "Down",
                 times: 0
             }
+        );
+    }
+
+    #[test]
+    fn a_reason_that_asks_is_not_codex_s_question() {
+        let screen = "\
+› run a tool MOCKTOOLno MOCKESC
+
+  Would you like to run the following command?
+
+  Reason: Do you want to create the canary file? It is
+  only a test, is that fine?
+
+  $ touch /work/scratch/canary/canary-codex-no
+
+› 1. Yes, proceed (y)
+  2. Yes, and don't ask again for commands that start with `touch` (p)
+  3. No, and tell Codex what to do differently (esc)
+
+  Press enter to confirm or esc to cancel
+";
+        let d = read(screen).expect("test value");
+        assert_eq!(d.question, "Would you like to run the following command?");
+        assert!(
+            d.context.iter().any(|r| r.starts_with("Reason:")),
+            "{:?}",
+            d.context
         );
     }
 

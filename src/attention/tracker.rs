@@ -159,6 +159,14 @@ impl Tracker {
                     memory.idle_since.get_or_insert(look.at);
                 }
             }
+            // A dialog belongs to a turn, even when no look caught the
+            // agent busy before it (a quick model answer); answered "no",
+            // some agents go straight back to idle, and that ends the turn.
+            Some(ScreenState::Dialog) => {
+                memory.worked = true;
+                memory.quiet = None;
+                memory.idle_since = None;
+            }
             _ => {
                 memory.quiet = None;
                 memory.idle_since = None;
@@ -393,6 +401,21 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert!(c[0].open && c[0].kind == EventKind::NeedsInput);
         assert!(c[0].key.contains("second"), "{:?}", c[0].key);
+    }
+
+    #[test]
+    fn a_dialog_answered_back_to_idle_is_a_finished_turn() {
+        let mut t = Tracker::default();
+        t.look(look(0.0, agent(ScreenState::Idle)));
+        assert_eq!(
+            opened(&t.look(look(1.0, agent(ScreenState::Dialog)))),
+            [EventKind::NeedsInput]
+        );
+        let c = t.look(look(2.0, agent(ScreenState::Idle)));
+        assert!(opened(&c).is_empty(), "not settled yet: {c:?}");
+        let c = t.look(look(5.0, agent(ScreenState::Idle)));
+        assert_eq!(opened(&c), [EventKind::Finished]);
+        assert!(t.look(look(6.0, agent(ScreenState::Idle))).is_empty());
     }
 
     #[test]
