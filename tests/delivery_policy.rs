@@ -1,7 +1,7 @@
 //! Delivery by screen state, through real tmux and the demo agent (which
 //! plays each state a real agent shows): a half-typed line is never
 //! merged with a message, an open question is never answered by one, a
-//! busy agent gets the message as its own turn, and held messages go in
+//! busy agent gets an urgent message as its own turn, and held messages go in
 //! by themselves, in order and exactly once, when the pane is safe.
 
 use std::process::Command;
@@ -178,7 +178,7 @@ fn an_open_question_is_never_answered_by_a_message() {
 }
 
 #[test]
-fn a_busy_agent_gets_the_message_as_its_own_turn() {
+fn a_busy_agent_gets_an_urgent_message_as_its_own_turn() {
     let server = TmuxServer::start();
     let project = Project::new();
     let pane = one_agent(&server, &project);
@@ -186,7 +186,12 @@ fn a_busy_agent_gets_the_message_as_its_own_turn() {
     press(&server, &pane, "Enter");
     server.wait_for_screen(&pane, "* working");
 
-    let out = msg(&project, &server, "while you work");
+    // A normal one would wait for the turn's end (tests/conversations.rs).
+    let out = swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "--urgent", "--", "while you work"])
+        .output()
+        .expect("run");
+    let out = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.contains("[DELIVERED]"), "{out}");
     let got = wait_for_submissions(&project, 2);
     assert_eq!(got[0]["text"], "long work DEMOSLEEP2");

@@ -16,7 +16,7 @@ use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, wait_for_records};
+use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, wait_for_records};
 
 /// A client that passes on every "resource updated" notification.
 #[derive(Clone)]
@@ -150,8 +150,13 @@ fn tools_are_listed_for_a_model_and_the_identity_is_the_pane() {
                 "pending_acks",
                 "read_messages",
                 "renew",
+                "reply",
+                "search_messages",
                 "send_message",
+                "subscribe",
+                "thread",
                 "unlock",
+                "unsubscribe",
                 "update_task",
                 "who_holds",
                 "whoami",
@@ -328,7 +333,7 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
         let typed = got[0]["text"].as_str().expect("text");
         assert!(typed.starts_with("[agent-0]["), "{typed}");
         assert!(
-            typed.ends_with("[QUESTION]: ready for review; tests pass"),
+            typed_as(typed, "QUESTION", "ready for review; tests pass"),
             "{typed}"
         );
 
@@ -345,11 +350,11 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
         );
         for rec in ["rec-0.jsonl", "rec-2.jsonl"] {
             let got = wait_for_records(&project.file(rec), 1);
-            assert!(
-                got[0]["text"]
-                    .as_str()
-                    .is_some_and(|t| t.ends_with("[INFO]: schema v2 merged"))
-            );
+            assert!(got[0]["text"].as_str().is_some_and(|t| typed_as(
+                t,
+                "INFO",
+                "schema v2 merged"
+            )));
         }
 
         for i in 0..3 {
@@ -433,6 +438,100 @@ fn acknowledgements_through_mcp() {
         );
         let again = ok(&b, "acknowledge", json!({"message_id": id})).await;
         assert_eq!(again["acknowledged"], false);
+        for s in [a, b, c] {
+            s.cancel().await.expect("close");
+        }
+    });
+}
+
+#[test]
+fn conversations_through_mcp() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = swarm_of(&server, &project, 3);
+    runtime().block_on(async {
+        let (a, _) = connect(&server, &project, &panes[0]).await;
+        let (b, _) = connect(&server, &project, &panes[1]).await;
+        let (c, _) = connect(&server, &project, &panes[2]).await;
+        // Topics: a broadcast to one reaches its subscribers only.
+        let mine = ok(&b, "subscribe", json!({"topic": "Deploys"})).await;
+        assert_eq!(mine["topics"], json!(["deploys"]));
+        let agents = ok(&a, "list_agents", json!({})).await;
+        let topics: Vec<Value> = agents["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .map(|x| x["topics"].clone())
+            .collect();
+        assert_eq!(topics, [json!([]), json!(["deploys"]), json!([])]);
+        let sent = ok(
+            &a,
+            "broadcast",
+            json!({"type": "INFO", "content": "release at five", "topic": "deploys"}),
+        )
+        .await;
+        let to: Vec<&String> = sent["outcomes"]
+            .as_object()
+            .expect("outcomes")
+            .keys()
+            .collect();
+        assert_eq!(to, ["agent-1"]);
+        let text = err(
+            &a,
+            "broadcast",
+            json!({"type": "INFO", "content": "x", "topic": "a b"}),
+        )
+        .await;
+        assert!(text.contains("topic"), "{text}");
+
+        // A reply names its message by a beginning of its id and goes to
+        // its sender; the thread holds both, whichever is named.
+        let asked = ok(
+            &a,
+            "send_message",
+            json!({"to": "agent-1", "type": "QUESTION", "content": "which schema?"}),
+        )
+        .await;
+        let question = asked["msg_id"].as_str().expect("id").to_owned();
+        let replied = ok(
+            &b,
+            "reply",
+            json!({"message_id": &question[..8], "content": "schema v2"}),
+        )
+        .await;
+        assert_eq!(replied["recipients"], json!(["agent-0"]));
+        let answer = replied["msg_id"].as_str().expect("id").to_owned();
+        let thread = ok(&c, "thread", json!({"message_id": answer})).await;
+        let ids: Vec<&str> = thread["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| m["msg_id"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(ids, [question.as_str(), answer.as_str()]);
+        assert_eq!(thread["messages"][1]["reply_to"], json!(question));
+        let text = err(&c, "thread", json!({"message_id": "ffffffff"})).await;
+        assert!(text.contains("ffffffff"), "{text}");
+
+        // Search: every kept message, with its filters.
+        let found = ok(
+            &c,
+            "search_messages",
+            json!({"text": "schema", "from": "agent-1"}),
+        )
+        .await;
+        let ids: Vec<&str> = found["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .map(|m| m["msg_id"].as_str().unwrap_or(""))
+            .collect();
+        assert_eq!(ids, [answer.as_str()]);
+        let text = err(&c, "search_messages", json!({"text": "--"})).await;
+        assert!(text.contains("nothing to search for"), "{text}");
+
+        let mine = ok(&b, "unsubscribe", json!({"topic": "deploys"})).await;
+        assert_eq!(mine["topics"], json!([]));
         for s in [a, b, c] {
             s.cancel().await.expect("close");
         }

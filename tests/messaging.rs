@@ -9,7 +9,8 @@ use crate::harness::{
 };
 
 /// Splits a delivered submission into sender, type and body, checking the
-/// header's shape: `[sender][YYYY-mm-dd HH:MM:SS][TYPE]: body`.
+/// header's shape: `[sender][YYYY-mm-dd HH:MM:SS][TYPE][#id]: body`, the id
+/// the first 8 characters of the message's.
 fn parse_submission(text: &str) -> (String, String, String) {
     let rest = text.strip_prefix('[').expect("starts with [");
     let (sender, rest) = rest.split_once("][").expect("sender");
@@ -21,6 +22,8 @@ fn parse_submission(text: &str) -> (String, String, String) {
     );
     let rest = rest.strip_prefix("][").expect("time");
     let (kind, body) = rest.split_once("]: ").expect("type");
+    let (kind, id) = kind.split_once("][#").expect("the message id");
+    assert_eq!(id.chars().count(), 8, "{id:?}");
     (sender.into(), kind.into(), body.into())
 }
 

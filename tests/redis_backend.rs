@@ -5,8 +5,8 @@ use std::process::{Output, Stdio};
 
 use crate::harness::redis_server::RedisServer;
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, wait_for,
-    wait_for_records,
+    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, typed_as,
+    wait_for, wait_for_records,
 };
 
 /// `swarm` in `project` as host `host` of the swarm `shared` on `server`,
@@ -243,6 +243,81 @@ fn a_senders_rate_limit_counts_its_sends_from_every_host() {
     }
 }
 
+#[test]
+fn threads_search_and_topics_are_one_swarms_on_every_host() {
+    let server = RedisServer::start();
+    let (a, b) = two_hosts(&server);
+    let json = |project: &Project, host: &str, args: &[&str]| -> serde_json::Value {
+        let out = on(project, &server, host, args);
+        assert!(
+            matches!(out.status.code(), Some(0 | 7)),
+            "{args:?}: {out:?}"
+        );
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+    let asked = json(
+        &a,
+        "host-a",
+        &[
+            "msg",
+            "agent-2",
+            "QUESTION",
+            "--from",
+            "agent-1",
+            "which schema?",
+            "--json",
+        ],
+    );
+    let question = asked["msg_id"].as_str().expect("id").to_owned();
+    // Host B answers by a beginning of the id: its own index, built from
+    // the server's stream, knows the message.
+    let replied = json(
+        &b,
+        "host-b",
+        &[
+            "msg",
+            "agent-1",
+            "INFO",
+            "--from",
+            "agent-2",
+            "--reply-to",
+            &question[..8],
+            "schema v2",
+            "--json",
+        ],
+    );
+    assert_eq!(replied["parent_msg_id"], question.as_str());
+    let answer = replied["msg_id"].as_str().expect("id").to_owned();
+    // Host A's index catches up with what B appended.
+    let thread = json(&a, "host-a", &["thread", &answer, "--json"]);
+    let ids: Vec<&str> = thread["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| m["msg_id"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(ids, [question.as_str(), answer.as_str()]);
+    let found = json(
+        &a,
+        "host-a",
+        &["search", "schema", "--from", "agent-2", "--json"],
+    );
+    assert_eq!(found["messages"][0]["msg_id"], answer.as_str());
+    // The index is each host's own file; the subscriptions are the server's.
+    assert!(a.file(".swarm/message_index.sqlite3").exists());
+    let out = on(
+        &b,
+        &server,
+        "host-b",
+        &["subscribe", "deploys", "--agent", "agent-2"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let topics = json(&a, "host-a", &["topics", "--json"]);
+    assert_eq!(topics["topics"]["deploys"], serde_json::json!(["agent-2"]));
+    assert!(!a.file(".swarm/subscriptions.json").exists());
+    assert!(!b.file(".swarm/subscriptions.json").exists());
+}
+
 /// `swarm ARGS...` in `project` as host `host`, on the tmux server `tmux`.
 fn on_tmux(
     project: &Project,
@@ -425,7 +500,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     let got = wait_for_records(&rec_b, 1);
     let text = got[0]["text"].as_str().expect("text");
     assert!(text.starts_with("[agent-0]["), "{text}");
-    assert!(text.ends_with(&format!("[BLOCKED]: {payload}")), "{text}");
+    assert!(typed_as(text, "BLOCKED", payload), "{text}");
     // Its outcome reaches the log every host reads.
     wait_for("the outcome from host B in the shared log", || {
         let out = on_tmux(
@@ -444,8 +519,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     assert!(
         got[1]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: second")
+            .is_some_and(|t| typed_as(t, "INFO", "second"))
     );
     // Nothing more comes: a marker message sent after them is the third.
     send("INFO", "marker");
@@ -453,8 +527,7 @@ fn a_message_to_an_agent_on_another_host_is_typed_in_there_exactly_once() {
     assert!(
         got[2]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: marker")
+            .is_some_and(|t| typed_as(t, "INFO", "marker"))
     );
     assert_eq!(records(&rec_b).len(), 3, "each exactly once");
     assert!(records(&rec_a).is_empty(), "nothing typed on host A");
@@ -517,8 +590,7 @@ fn outlives_a_restart(args: &[&str], started: &str) {
     assert!(
         got[0]["text"]
             .as_str()
-            .expect("text")
-            .ends_with("[INFO]: after the outage")
+            .is_some_and(|t| typed_as(t, "INFO", "after the outage"))
     );
 }
 

@@ -10,6 +10,7 @@ mod attention;
 mod cli;
 mod concurrency;
 mod config;
+mod conversations;
 mod coord;
 mod crash;
 mod dashboard;

@@ -495,6 +495,9 @@ impl<W: Write> Demo<'_, W> {
                 }
                 match event {
                     Event::Quit => return Ok(()),
+                    // Escape stops the work, as the real agents' busy rows
+                    // say it does; what was queued then goes in.
+                    Event::Escape if matches!(self.mode, Mode::Busy(_)) => self.finish_work()?,
                     Event::EmptyEnter | Event::Escape | Event::Up | Event::Down => {}
                     Event::EnterIgnored(n) => {
                         let shown = sanitize::one_line(&self.parser.input());

@@ -23,6 +23,8 @@ pub(crate) struct Profile {
     pub command_chars: String,
     /// The keys that stop its current turn; empty: none.
     pub interrupt: Vec<String>,
+    /// The key that stops the agent's current turn, when it has one.
+    pub interrupt_key: Option<String>,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -209,6 +211,7 @@ impl Profiles {
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
             interrupt: spec.interrupt.clone().unwrap_or_default(),
+            interrupt_key: spec.interrupt_key.clone(),
             rules,
             print,
         }

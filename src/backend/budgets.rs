@@ -11,7 +11,7 @@ use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::OnExceed;
 use crate::domain::Timestamp;
-use crate::domain::message::MessageType;
+use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
 use crate::messaging::{Recipients, SendRequest};
 use crate::notify;
@@ -112,7 +112,12 @@ impl Operator {
         registry: &Registry,
         req: &SendRequest,
     ) -> (Vec<(String, String)>, Vec<String>) {
-        if !self.usage.budget.any() || req.system || req.sender == self.messaging.operator {
+        // The person's messages, swarm's own and urgent ones still go in.
+        if !self.usage.budget.any()
+            || req.system
+            || req.sender == self.messaging.operator
+            || req.urgency != Urgency::Normal
+        {
             return (Vec::new(), Vec::new());
         }
         let (standing, warnings) = match self.budget_round(registry) {
@@ -128,6 +133,7 @@ impl Operator {
         let to: Vec<String> = match &req.to {
             Recipients::One(id) => vec![id.clone()],
             Recipients::All { .. } => registry.active().map(|a| a.id.to_string()).collect(),
+            Recipients::Subscribers { agents, .. } => agents.clone(),
         };
         let held = to
             .into_iter()

@@ -17,11 +17,13 @@ use serde::Serialize;
 use crate::a2a::a2a_store::{Collection, Stored};
 use crate::agents::registry::Registry;
 use crate::agents::registry_store::{IdsState, RegistryState};
+use crate::domain::AgentId;
 use crate::error::{Error, Result};
 use crate::locks::{LockEntry, LockRequest};
 use crate::log::inbox::Cursor;
 use crate::log::record::Record;
 use crate::messaging::held::held_store::ToHold;
+use crate::messaging::topics::topic_store::Topic;
 
 use super::Backend;
 
@@ -43,6 +45,8 @@ pub(crate) struct Moved {
     pub pending_acks: usize,
     /// Held messages.
     pub held: usize,
+    /// Topic subscriptions (one per agent and topic).
+    pub subscriptions: usize,
     /// A2A collections that held records.
     pub a2a_collections: usize,
     /// Whether `COORDINATION.md` moved.
@@ -71,6 +75,9 @@ pub(crate) fn occupied(target: &Backend) -> Result<Vec<&'static str>> {
     }
     if target.held.any() && !target.held.list()?.is_empty() {
         found.push("held messages");
+    }
+    if !target.topics.all()?.is_empty() {
+        found.push("topic subscriptions");
     }
     for c in Collection::ALL {
         if matches!(target.a2a.read(c)?, Stored::Records(v) if !is_empty(&v)) {
@@ -193,8 +200,21 @@ pub(crate) fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
             text: &h.text,
             marker: &h.marker,
             reason: &h.reason,
+            urgency: h.urgency,
         })?;
         moved.held += 1;
+    }
+
+    for (topic, agents) in from.topics.all()? {
+        let Ok(topic) = Topic::parse(&topic) else {
+            continue;
+        };
+        for agent in agents {
+            if let Ok(agent) = AgentId::parse(&agent) {
+                to.topics.subscribe(&topic, &agent)?;
+                moved.subscriptions += 1;
+            }
+        }
     }
 
     for c in Collection::ALL {

@@ -31,6 +31,8 @@ use crate::messaging::printed::printed_store::PrintedStore;
 use crate::messaging::rates::on_files::FileRates;
 use crate::messaging::rates::rate_store::RateStore;
 use crate::messaging::relay::relay_store::Relay;
+use crate::messaging::topics::on_files::FileTopics;
+use crate::messaging::topics::topic_store::TopicStore;
 use crate::store::Paths;
 
 mod budgets;
@@ -47,7 +49,7 @@ pub(crate) use watcher_process::{announce, claim_background};
 
 use on_redis::{
     RedisA2a, RedisAcks, RedisEpisodes, RedisFeed, RedisHeld, RedisLocks, RedisLog, RedisPrinted,
-    RedisRates, RedisRegistry, RedisRelay, RedisSessions,
+    RedisRates, RedisRegistry, RedisRelay, RedisSessions, RedisTopics,
 };
 use settings::{SettingsError, StoreLocation, StoreSettings};
 
@@ -78,6 +80,8 @@ pub(crate) struct Backend {
     pub(crate) feed: Box<dyn FeedStore>,
     /// The sessions `launch` started, for `resume`.
     pub(crate) sessions: Box<dyn SessionStore>,
+    /// Which agents follow which topics.
+    pub(crate) topics: Box<dyn TopicStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -116,6 +120,7 @@ impl Backend {
                 target.clone(),
                 FeedRetention::from_config(config),
             ));
+            backend.topics = Box::new(RedisTopics::new(target.clone()));
         }
         backend.settings = settings;
         Ok(backend)
@@ -144,6 +149,7 @@ impl Backend {
             printed: Box::new(FilePrinted::new(paths)),
             feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
             sessions: Box::new(FileSessions::new(paths)),
+            topics: Box::new(FileTopics::new(paths)),
             settings: StoreSettings::files(),
         }
     }

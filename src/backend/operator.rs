@@ -18,7 +18,7 @@ use crate::domain::AgentId;
 use crate::error::Result;
 use crate::log::record::Status;
 use crate::messaging::answer::{Answer, Answered};
-use crate::messaging::{MessagingSettings, Messenger, SendReport, SendRequest};
+use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::notify::{self, NotifySettings};
 use crate::store::Paths;
 use crate::support::sanitize;
@@ -89,6 +89,21 @@ impl Operator {
     /// in once the pane is safe. Problems with these come back as the
     /// report's warnings; the message itself was sent either way.
     pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+        // A broadcast to a topic goes to its subscribers only.
+        if let (Some(topic), Recipients::All { include_self }) = (&req.topic, &req.to) {
+            let agents = self
+                .backend
+                .topics
+                .all()?
+                .remove(topic)
+                .map(|a| a.into_iter().collect())
+                .unwrap_or_default();
+            req.to = Recipients::Subscribers {
+                topic: topic.clone(),
+                agents,
+                include_self: *include_self,
+            };
+        }
         let (over, budget_warnings) = self.over_budget(registry, &req);
         req.over_budget = over;
         let mut report = self.messenger().send(registry, req)?;

@@ -14,7 +14,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
-use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
+use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::spending::{budget, usage};
@@ -105,6 +105,11 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Msg(args) => msg::run(ctx, &args),
         Command::Broadcast(args) => broadcast::run(ctx, &args),
         Command::Inbox(args) => inbox::run(ctx, &args),
+        Command::Thread(args) => thread::run(ctx, &args),
+        Command::Search(args) => search::run(ctx, &args),
+        Command::Subscribe(args) => topics::subscribe(ctx, &args),
+        Command::Unsubscribe(args) => topics::unsubscribe(ctx, &args),
+        Command::Topics(args) => topics::list(ctx, &args),
         Command::Ack(args) => ack::run(ctx, &args),
         Command::Acks(args) => acks::run(ctx, &args),
         Command::Onboard(args) => onboard::run(ctx, &args),

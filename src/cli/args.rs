@@ -11,7 +11,7 @@ use super::acks::{ack, list as acks};
 use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
-use super::messaging::{broadcast, inbox, msg, onboard, redeliver, watch};
+use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store};
 use super::spending::{budget, usage};
@@ -86,6 +86,16 @@ pub(super) enum Command {
     /// Show the messages sent to an agent, or to you outside tmux
     #[command(alias = "check-messages")]
     Inbox(Lazy<inbox::InboxArgs>),
+    /// Show the whole conversation a message belongs to, oldest first
+    Thread(Lazy<thread::ThreadArgs>),
+    /// Search every kept message, best match first
+    Search(Lazy<search::SearchArgs>),
+    /// Follow a topic: `swarm broadcast --topic` reaches its subscribers
+    Subscribe(Lazy<topics::SubscribeArgs>),
+    /// Stop following a topic
+    Unsubscribe(Lazy<topics::SubscribeArgs>),
+    /// List the topics and who follows each
+    Topics(Lazy<topics::TopicsArgs>),
     /// Acknowledge a message that asked for it
     #[command(alias = "acknowledge-message")]
     Ack(Lazy<ack::AckArgs>),
@@ -294,6 +304,11 @@ impl Command {
             // Reading the new messages moves the read position.
             Command::Inbox(args) if args.new => in_project(Warn, After),
             Command::Inbox(_) => in_project(Warn, Never),
+            // Both bring the message index (a cache) up to date, nothing else.
+            Command::Thread(_) => in_project(Warn, Never),
+            Command::Search(_) => in_project(Warn, Never),
+            Command::Subscribe(_) | Command::Unsubscribe(_) => in_project(Strict, After),
+            Command::Topics(_) => in_project(Warn, Never),
             Command::Ack(_) => in_project(Strict, After),
             Command::Acks(_) => in_project(Warn, Never),
             Command::Onboard(_) => in_project(Strict, After),

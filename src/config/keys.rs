@@ -393,6 +393,18 @@ pub(crate) const KEYS: &[Key] = &[
         example: None,
     },
     Key {
+        section: "messaging",
+        name: "urgent_types",
+        kind: Kind::List(ListKind {
+            item: Item::Text { max_chars: 32 },
+            min_items: 0,
+            max_items: 100,
+            unique: true,
+        }),
+        doc: "Message types that are always urgent: typed into a busy agent's pane at once, where its own input queue takes them mid-turn, instead of when its turn ends (e.g. [\"BLOCKED\"]).",
+        example: None,
+    },
+    Key {
         section: "acks",
         name: "timeout_seconds",
         kind: Kind::Int { min: 1, max: 300 },

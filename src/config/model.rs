@@ -151,6 +151,10 @@ pub struct Messaging {
     /// The watcher reads what agents print and sends each
     /// `@swarm:AGENT text` line as a message (docs/PROFILES.md).
     pub print_to_send: bool,
+    /// Message types that are always urgent (typed into a busy agent's
+    /// pane at once); every other type waits for the end of its turn
+    /// unless sent with `--urgent`.
+    pub urgent_types: Vec<String>,
 }
 
 /// `[acks]`: what happens to a message sent with `--ack`.
@@ -478,6 +482,7 @@ impl Default for Messaging {
             operator: "operator".into(),
             custom_types: Vec::new(),
             print_to_send: true,
+            urgent_types: Vec::new(),
         }
     }
 }

@@ -108,6 +108,11 @@ pub struct ProfileSpec {
     /// screen (it has an `input`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub print_to_send: Option<bool>,
+    /// The tmux key that stops the agent's current turn (`Escape`), which
+    /// `swarm msg --interrupt` presses before typing. None: the profile
+    /// cannot interrupt, and such a message goes in as an urgent one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interrupt_key: Option<String>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -191,6 +196,7 @@ impl ProfileSpec {
             interrupt: other.interrupt.clone().or(self.interrupt.clone()),
             echo: other.echo.clone().or(self.echo.clone()),
             print_to_send: other.print_to_send.or(self.print_to_send),
+            interrupt_key: other.interrupt_key.clone().or(self.interrupt_key.clone()),
         }
     }
 }
@@ -297,6 +303,16 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         out.push((
             "command_chars".into(),
             "at most 16 characters, no spaces".into(),
+        ));
+    }
+    if let Some(key) = &spec.interrupt_key
+        && (key.is_empty()
+            || key.len() > 32
+            || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+    {
+        out.push((
+            "interrupt_key".into(),
+            "a tmux key name such as Escape or C-c (1-32 letters, digits and `-`)".into(),
         ));
     }
     for (field, markers) in [("dialog", &spec.dialog), ("busy", &spec.busy)] {

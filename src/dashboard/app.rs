@@ -28,6 +28,7 @@ use super::activity::{ActivityFeed, FeedQuery};
 use super::api;
 use super::assets;
 use super::basic_auth::RequireAuth;
+use super::conversations;
 use super::event_stream;
 use super::live::Live;
 use super::message_feed::MessageFeed;
@@ -226,6 +227,7 @@ fn router(app: Arc<App>) -> Router {
         .route("/api/v1/acks", get(acks))
         .route("/api/v1/overlaps", get(overlaps))
         .route("/api/v1/messages", get(messages))
+        .route("/api/v1/messages/{id}/thread", get(thread))
         .route("/api/v1/stats", get(stats))
         .route("/api/v1/delivery", get(delivery))
         .route("/api/v1/usage", get(usage))
@@ -437,11 +439,29 @@ async fn messages(
     };
     blocking(app, move |app| match api::limit(limit.as_deref()) {
         Err(body) => reply::json(StatusCode::UNPROCESSABLE_ENTITY, &body),
+        // Words go to the message index, ranked; an agent alone is the
+        // latest of its messages.
+        Ok(limit) if !search.text.trim().is_empty() => {
+            match conversations::search(&app.settings, &search.text, &search.agent, limit) {
+                Ok(body) => ok(&body),
+                Err((status, why)) => reply::detail(status, &why),
+            }
+        }
         Ok(limit) => match app.fresh_feed() {
             Ok(feed) if search.is_empty() => ok(&api::messages(&feed, limit)),
             Ok(feed) => ok(&api::search(&feed, &search, limit)),
             Err(r) => r.into(),
         },
+    })
+    .await
+}
+
+async fn thread(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<Body> {
+    blocking(app, move |app| {
+        match conversations::thread(&app.settings, &id) {
+            Ok(body) => ok(&body),
+            Err((status, why)) => reply::detail(status, &why),
+        }
     })
     .await
 }

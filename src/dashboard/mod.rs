@@ -18,6 +18,7 @@ mod app;
 mod assets;
 mod basic_auth;
 mod browser;
+mod conversations;
 mod cors;
 mod error;
 mod event_stream;

@@ -81,6 +81,34 @@ impl MessageType {
     }
 }
 
+/// How urgently a message goes into the pane of an agent that is busy
+/// with a turn (README, "Conversations").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Urgency {
+    /// Waits until the agent's turn ends, then goes in by itself, so the
+    /// agent reads it between turns.
+    #[default]
+    Normal,
+    /// Typed in at once: a busy agent's own input queue takes it.
+    Urgent,
+    /// The agent's turn is stopped first (where its profile names the
+    /// key for it), then it is typed in.
+    Interrupt,
+}
+
+impl Urgency {
+    /// True for a message that waits for the end of a busy agent's turn.
+    pub(crate) fn waits_for_turn(self) -> bool {
+        self == Urgency::Normal
+    }
+
+    /// True for the default, which files leave out.
+    pub(crate) fn is_normal(&self) -> bool {
+        *self == Urgency::Normal
+    }
+}
+
 /// Sanitises and checks a message body: controls and escape sequences
 /// removed (docs/FORMATS.md, stricter), then not blank and at most
 /// `MAX_CONTENT_BYTES`.

@@ -25,8 +25,25 @@
 //! stream entry id on a networked store.
 
 use crate::log::inbox::{Cursor, InboxView, Selection};
-use crate::log::record::{LogContents, Record, TailBatch};
+use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch};
 use crate::store::StoreError;
+
+/// One step of `LogStore::scan`: the records of one stretch of the log.
+#[derive(Debug, Default)]
+pub(crate) struct ScanBatch {
+    /// The position given is no longer in the log (the log was started
+    /// afresh, a segment file replaced): these records, and all that
+    /// follow, are read from the log's start, and whatever was built from
+    /// the records before must go. Only ever set on the first batch.
+    pub restarted: bool,
+    /// The records, in log order, each with where its line ends.
+    pub records: Vec<Located>,
+    /// Just past the last complete line read: where the next scan starts.
+    pub end: Option<LogPos>,
+}
+
+/// The records handed over by `LogStore::scan`.
+pub(crate) type ScanVisitor<'a> = dyn FnMut(ScanBatch) -> Result<(), StoreError> + 'a;
 
 /// Where a project's messages are kept.
 pub(crate) trait LogStore: Send + Sync {
@@ -56,6 +73,22 @@ pub(crate) trait LogStore: Send + Sync {
     /// Moves `agent`'s cursor from `from` (where the read began) to `to`;
     /// when another read moved it meanwhile, only forwards.
     fn advance(&self, agent: &str, to: &Cursor, from: Option<&Cursor>) -> Result<(), StoreError>;
+
+    /// Reads every record after `from` (from the log's start for `None`),
+    /// oldest first, handing them to `visit` one stretch at a time (so
+    /// that a long history never sits in memory at once): what an index
+    /// kept beside the log catches up with. Returns the numbers of the
+    /// segments the log still keeps, or `None` for a store that never
+    /// drops a record; an index forgets what it took from any other.
+    fn scan(
+        &self,
+        from: Option<&LogPos>,
+        visit: &mut ScanVisitor<'_>,
+    ) -> Result<Option<Vec<u64>>, StoreError>;
+
+    /// Which log this is (`files`, or the store and the swarm's name): an
+    /// index built from one log is never caught up from another.
+    fn identity(&self) -> String;
 
     /// Starts following the log: the recent records, and a follower that
     /// returns each later record once.

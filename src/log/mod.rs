@@ -3,9 +3,11 @@
 //! following it as it grows. The vocabulary (`record.rs`, over the message
 //! line `log_line.rs`) is the bottom of the folder; `LogStore`
 //! (`log_store.rs`) is its storage seam, kept in `agent_messages.log` and
-//! its segments by `FileLog` (`on_files.rs`).
+//! its segments by `FileLog` (`on_files.rs`). `index/` keeps every kept
+//! message searchable, and threads whole, in a cache beside the log.
 
 pub(crate) mod inbox;
+pub(crate) mod index;
 pub(crate) mod log_line;
 pub(crate) mod log_store;
 pub(crate) mod on_files;

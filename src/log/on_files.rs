@@ -17,11 +17,11 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::time::{Duration, SystemTime};
 
 use crate::log::inbox::{self, Cursor, InboxView, ReadState, Selection};
-use crate::log::log_store::{LogFollower, LogStore};
-use crate::log::record::{LogContents, Record, TailBatch};
+use crate::log::log_store::{LogFollower, LogStore, ScanBatch, ScanVisitor};
+use crate::log::record::{LogContents, LogPos, Record, TailBatch};
 use crate::log::retention::{self, LogPolicy, Readers, Verdict};
 use crate::log::segments::{
-    INDEX_VERSION, LogIndex, SegmentKind, SegmentSet, index_file, read_index, summarize,
+    INDEX_VERSION, LogIndex, Segment, SegmentKind, SegmentSet, index_file, read_index, summarize,
 };
 use crate::log::tail::LogTail;
 use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
@@ -297,6 +297,81 @@ impl LogStore for FileLog {
         limit: Option<usize>,
     ) -> Result<(InboxView, Option<String>), StoreError> {
         ReadState::new(&self.paths).take_new(&self.paths, agent, limit)
+    }
+
+    fn scan(
+        &self,
+        from: Option<&LogPos>,
+        visit: &mut ScanVisitor<'_>,
+    ) -> Result<Option<Vec<u64>>, StoreError> {
+        let set = SegmentSet::load(&self.paths)?;
+        let live = LogFiles::stat(&set.live().path)?;
+        let ino_of = |i: usize, seg: &Segment| {
+            if seg.kind == SegmentKind::Live {
+                live.map(|l| l.ino)
+            } else {
+                seg.ino.or_else(|| {
+                    LogFiles::stat(&set.segments[i].path)
+                        .ok()
+                        .flatten()
+                        .map(|s| s.ino)
+                })
+            }
+        };
+        // A segment that still has the position's number but is another
+        // file (a log moved aside and begun again) makes the position
+        // meaningless: everything is read again.
+        let (start, mut restarted) = match from {
+            None => ((0, 0), true),
+            Some(pos) => {
+                let replaced = set.segments.iter().enumerate().any(|(i, seg)| {
+                    seg.number == pos.segment && ino_of(i, seg).is_some_and(|ino| ino != pos.ino)
+                });
+                if replaced {
+                    ((0, 0), true)
+                } else {
+                    (set.start_after(pos, live), false)
+                }
+            }
+        };
+        let meter = ReadMeter::default();
+        let mut end = from.copied().filter(|_| !restarted);
+        for i in start.0..set.segments.len() {
+            let offset = if i == start.0 { start.1 } else { 0 };
+            let mut forward = crate::log::segments::Forward::default();
+            set.read_segment(i, offset, &meter, &|_| true, &mut |_| true, &mut forward)?;
+            if forward.end.is_some() {
+                end = forward.end;
+            }
+            if forward.records.is_empty() && !restarted {
+                continue;
+            }
+            visit(ScanBatch {
+                restarted,
+                records: forward.records,
+                end,
+            })?;
+            restarted = false;
+        }
+        if restarted {
+            visit(ScanBatch {
+                restarted,
+                records: Vec::new(),
+                end,
+            })?;
+        } else if end != from.copied() {
+            // Past lines that held no record: the next scan starts there.
+            visit(ScanBatch {
+                restarted: false,
+                records: Vec::new(),
+                end,
+            })?;
+        }
+        Ok(Some(set.segments.iter().map(|s| s.number).collect()))
+    }
+
+    fn identity(&self) -> String {
+        "files".into()
     }
 
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {

@@ -44,6 +44,10 @@ pub struct Outcome {
     /// text was seen leaving the input box.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<bool>,
+    /// Held only until the agent's busy turn ends (a normal message):
+    /// accepted, it goes in by itself then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_end: Option<bool>,
 }
 
 impl Outcome {
@@ -53,6 +57,7 @@ impl Outcome {
             status: Status::Delivered,
             reason: None,
             confirmed: None,
+            turn_end: None,
         }
     }
 
@@ -79,6 +84,7 @@ impl Outcome {
             status: Status::Queued,
             reason: Some(reason.into()),
             confirmed: None,
+            turn_end: None,
         }
     }
 
@@ -90,6 +96,7 @@ impl Outcome {
                 "kept in the operator's inbox (a person has no pane; they were told)".into(),
             ),
             confirmed: None,
+            turn_end: None,
         }
     }
 
@@ -99,7 +106,22 @@ impl Outcome {
             status: Status::Held,
             reason: Some(reason.into()),
             confirmed: None,
+            turn_end: None,
         }
+    }
+
+    /// Held until the agent's turn ends, with the reason: a normal
+    /// message to a busy agent, accepted.
+    pub fn held_for_turn(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            turn_end: Some(true),
+            ..Outcome::held(reason)
+        }
+    }
+
+    /// True when it waits only for the end of the agent's turn.
+    pub fn waits_for_turn(&self) -> bool {
+        self.status == Status::Held && self.turn_end == Some(true)
     }
 
     /// How a person reads it: `delivered and confirmed`, `delivered
@@ -144,6 +166,11 @@ pub struct DeliveryRecord {
     /// what kind of attempt this was (`redelivery`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// The topic a broadcast went to (`swarm broadcast --topic`): kept
+    /// here, in swarm's own record, since the message line has the Python
+    /// tool's keys only (docs/FORMATS.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
     /// The line it was read from, written back as it was while the
     /// record still says the same.
     #[serde(skip)]
@@ -171,8 +198,15 @@ impl DeliveryRecord {
             recipients: Vec::new(),
             outcomes: map,
             note,
+            topic: None,
             line: AsRead::none(),
         }
+    }
+
+    /// The same record naming the topic the message went to.
+    pub fn with_topic(mut self, topic: Option<String>) -> DeliveryRecord {
+        self.topic = topic;
+        self
     }
 
     /// Reads the delivery line `line`, already parsed as `value`.
@@ -233,6 +267,8 @@ pub struct MessageView {
     /// Latest outcome per recipient (from delivery records, else from the
     /// message line's `delivery_status`).
     pub outcomes: Vec<(String, Outcome)>,
+    /// The topic it was broadcast to, when a delivery record names one.
+    pub topic: Option<String>,
 }
 
 impl MessageView {
@@ -283,12 +319,16 @@ impl LogContents {
                         message: message.clone(),
                         timestamp: logged.timestamp().to_owned(),
                         outcomes,
+                        topic: None,
                     });
                 }
                 Record::Delivery(d) => {
                     let Some(&i) = index.get(d.msg_id.as_str()) else {
                         continue;
                     };
+                    if views[i].topic.is_none() {
+                        views[i].topic.clone_from(&d.topic);
+                    }
                     for (recipient, value) in &d.outcomes {
                         let Ok(outcome) = serde_json::from_value::<Outcome>(value.clone()) else {
                             continue;

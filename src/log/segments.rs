@@ -265,8 +265,27 @@ impl SegmentSet {
             if !live && skip(seg) {
                 continue;
             }
+            self.read_segment(i, start, meter, prefilter, keep, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    /// Reads segment `i` from byte `start` to its end (for the live log,
+    /// to its last complete line) into `out`, moving `out.end` past it.
+    pub(crate) fn read_segment(
+        &self,
+        i: usize,
+        start: u64,
+        meter: &ReadMeter,
+        prefilter: &dyn Fn(&[u8]) -> bool,
+        keep: &mut dyn FnMut(&Record) -> bool,
+        out: &mut Forward,
+    ) -> Result<(), StoreError> {
+        let seg = &self.segments[i];
+        let live = seg.kind == SegmentKind::Live;
+        {
             let Some((file, stat)) = LogFiles::open(&seg.path)? else {
-                continue;
+                return Ok(());
             };
             // A file shorter than the position was truncated or replaced:
             // all of it is new.
@@ -287,7 +306,7 @@ impl SegmentSet {
                     ino: stat.ino,
                     offset: start + at as u64,
                 };
-                parse_located(line, i, end, prefilter, keep, &mut out);
+                parse_located(line, i, end, prefilter, keep, out);
             }
             out.end = Some(LogPos {
                 segment: seg.number,
@@ -295,7 +314,7 @@ impl SegmentSet {
                 offset: start + complete as u64,
             });
         }
-        Ok(out)
+        Ok(())
     }
 
     /// Reads backwards from the end of the live log, newest record first,

@@ -6,6 +6,7 @@
 //! tools and the inbox resource are listed in docs/AGENTS-MCP.md.
 
 mod args;
+mod conversations;
 mod inbox_watch;
 mod ops;
 mod project;

@@ -13,7 +13,7 @@ use crate::acks::AckResult;
 use crate::agents::identity;
 use crate::backend::Chores;
 use crate::domain::AgentId;
-use crate::domain::message::{self, MessageType};
+use crate::domain::message::{self, MessageType, Urgency};
 use crate::error::{Error, Result};
 use crate::locks::{
     Acquired, HeldLock, LockEntry, LockError, LockKey, LockRecord, LockRequest, LockStore,
@@ -21,10 +21,12 @@ use crate::locks::{
 };
 use crate::log::inbox::Selection;
 use crate::log::record::{MessageView, Status};
+use crate::messaging::topics::topic_store::{Topic, topics_of};
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::sanitize;
 
 use super::args::{self, MAX_TEXT_CHARS};
+use super::conversations;
 use super::project::Project;
 use super::reply::Reply;
 use super::tools::{self, Tool};
@@ -59,6 +61,13 @@ pub(super) fn call(
         }
         Tool::SendMessage => send_message(project, args::parse(&schema, raw)?),
         Tool::Broadcast => broadcast(project, args::parse(&schema, raw)?),
+        Tool::Reply => conversations::reply(project, args::parse(&schema, raw)?),
+        Tool::Thread => conversations::thread(project, args::parse(&schema, raw)?),
+        Tool::SearchMessages => conversations::search(project, args::parse(&schema, raw)?),
+        Tool::Subscribe => conversations::subscription(project, args::parse(&schema, raw)?, true),
+        Tool::Unsubscribe => {
+            conversations::subscription(project, args::parse(&schema, raw)?, false)
+        }
         Tool::ReadMessages => read_messages(project, args::parse(&schema, raw)?),
         Tool::Acknowledge => acknowledge(project, args::parse(&schema, raw)?),
         Tool::Lock => lock(project, args::parse(&schema, raw)?),
@@ -114,6 +123,7 @@ fn whoami(project: &Project) -> Result<Reply> {
 fn list_agents(project: &Project) -> Result<Reply> {
     let me = project.agent().ok();
     let registry = project.registry()?;
+    let subscriptions = project.operator.backend.topics.all()?;
     let agents: Vec<Value> = registry
         .iter()
         .flat_map(|r| r.agents.iter())
@@ -125,6 +135,7 @@ fn list_agents(project: &Project) -> Result<Reply> {
                 "pane_index": a.pane_index,
                 "session": a.session_name,
                 "last_seen": a.last_seen,
+                "topics": topics_of(&subscriptions, a.id.as_str()),
                 "is_you": me.as_deref() == Some(a.id.as_str()),
             })
         })
@@ -140,19 +151,19 @@ fn list_agents(project: &Project) -> Result<Reply> {
 }
 
 /// A message type as the project accepts it.
-fn message_type(project: &Project, raw: &str) -> Result<MessageType> {
+pub(super) fn message_type(project: &Project, raw: &str) -> Result<MessageType> {
     MessageType::parse(raw, &project.config.messaging.custom_types)
         .map_err(|e| Error::Invalid(format!("argument `type`: {e}")))
 }
 
 /// A message body, cleaned and size-checked as the command line does.
-fn content(raw: &str) -> Result<String> {
+pub(super) fn content(raw: &str) -> Result<String> {
     message::clean_content(raw).map_err(|e| Error::Invalid(format!("argument `content`: {e}")))
 }
 
 /// A send's facts; a rate-limited send is an error (the message is kept
 /// in the inbox, as the error says).
-fn sent(report: &SendReport) -> Result<Value> {
+pub(super) fn sent(report: &SendReport) -> Result<Value> {
     if let Some(refused) = report.rate_limit_error() {
         return Err(refused);
     }
@@ -164,6 +175,7 @@ fn sent(report: &SendReport) -> Result<Value> {
                 r.clone(),
                 json!({
                     "delivered": o.is_delivered(),
+                    "when_turn_ends": o.waits_for_turn(),
                     "queued_reason": (!o.is_delivered()).then(|| o.reason.clone()).flatten(),
                 }),
             )
@@ -191,11 +203,17 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let registry = project.registry_or_empty()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
     req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
+    if a.urgent {
+        req.urgency = Urgency::Urgent;
+    }
     let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
         Some((_, o)) if o.is_delivered() => format!("Delivered to {to} (id {id})."),
+        Some((_, o)) if o.waits_for_turn() => format!(
+            "Accepted for {to} (id {id}): {to} is working, and it is typed in when the turn ends."
+        ),
         Some((_, o)) => format!(
             "Saved to {to}'s inbox, not typed into their pane: {} (id {id}). They will see it \
              when they read their messages.",
@@ -216,7 +234,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let req = SendRequest::new(
+    let mut req = SendRequest::new(
         sender,
         Recipients::All {
             include_self: false,
@@ -224,6 +242,18 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
         msg_type,
         body,
     );
+    req.topic = a
+        .topic
+        .as_deref()
+        .map(|t| {
+            Topic::parse(t)
+                .map(|t| t.as_str().to_owned())
+                .map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))
+        })
+        .transpose()?;
+    if a.urgent {
+        req.urgency = Urgency::Urgent;
+    }
     let report = project.operator.send(&registry, req)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();

@@ -38,6 +38,85 @@ pub(super) struct SendMessage {
     /// not be missed.
     #[serde(default)]
     pub ack: bool,
+    /// Type it into their pane at once even when they are busy (their
+    /// own input queue takes it mid-turn). Normally a busy agent gets it
+    /// when its turn ends. Use for blockers only.
+    #[serde(default)]
+    pub urgent: bool,
+}
+
+/// The arguments of `reply`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReplyTo {
+    /// The message you answer: its id, or its first 8 or more characters
+    /// (as read_messages shows it, or the `[#id]` in its header).
+    #[schemars(length(max = 64))]
+    pub message_id: String,
+    /// The message type: INFO, QUESTION, COMPLETED, BLOCKED, ... (default
+    /// INFO).
+    #[serde(rename = "type")]
+    #[schemars(length(max = 64))]
+    pub msg_type: Option<String>,
+    /// The reply's text (at most 10 KiB).
+    #[schemars(length(max = 10240))]
+    pub content: String,
+    /// Type it into their pane at once even when they are busy (normally
+    /// a busy agent gets it when its turn ends).
+    #[serde(default)]
+    pub urgent: bool,
+}
+
+/// The arguments of `thread`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Thread {
+    /// Any message of the conversation: its id, or its first 8 or more
+    /// characters.
+    #[schemars(length(max = 64))]
+    pub message_id: String,
+}
+
+/// The arguments of `search_messages`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct SearchMessages {
+    /// Words to find (whole words, any case; `deploy*` also finds
+    /// `deployment`).
+    #[schemars(length(max = 1000))]
+    pub text: String,
+    /// Only messages from this agent id.
+    #[schemars(length(max = 64))]
+    pub from: Option<String>,
+    /// Only messages to this agent id.
+    #[schemars(length(max = 64))]
+    pub to: Option<String>,
+    /// Only messages of this type.
+    #[serde(rename = "type")]
+    #[schemars(length(max = 64))]
+    pub msg_type: Option<String>,
+    /// Only messages sent within this long ("30m", "2h", "7d").
+    #[schemars(length(max = 32))]
+    pub since: Option<String>,
+    /// Only messages of the conversation this message id belongs to.
+    #[schemars(length(max = 64))]
+    pub thread: Option<String>,
+    /// At most this many (default 20).
+    #[schemars(range(min = 1, max = 200))]
+    pub limit: Option<u32>,
+}
+
+/// The arguments of `subscribe` and `unsubscribe`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct Subscription {
+    /// The topic (1-64 of a-z, 0-9, `.`, `_`, `-`).
+    #[schemars(length(max = 64))]
+    pub topic: String,
 }
 
 /// The arguments of `broadcast`.
@@ -52,6 +131,12 @@ pub(super) struct Broadcast {
     /// The message text (at most 10 KiB).
     #[schemars(length(max = 10240))]
     pub content: String,
+    /// Only to the agents subscribed to this topic.
+    #[schemars(length(max = 64))]
+    pub topic: Option<String>,
+    /// Type it in at once even into busy agents' panes.
+    #[serde(default)]
+    pub urgent: bool,
 }
 
 /// The arguments of `read_messages`.
@@ -283,6 +368,30 @@ tools! {
     Broadcast = "broadcast", Broadcast, read_only: false,
         "Send one message to every other active agent (announcements: a change everyone must \
         know about, a blocker, a finished piece of work). Returns each recipient's outcome.";
+    /// A reply to a message.
+    Reply = "reply", ReplyTo, read_only: false,
+        "Answer a message: sends your reply to its sender, linked to it so that both belong to \
+        one conversation (see thread). message_id is the id (or its first 8 characters) that \
+        read_messages returns or the message's header shows as [#id]. Returns the reply's id \
+        and whether it was delivered, or accepted to be typed in when their turn ends.";
+    /// A whole conversation.
+    Thread = "thread", Thread, read_only: true,
+        "The whole conversation a message belongs to (the first message and every reply, \
+        replies of replies included), oldest first: id, sender, recipients, type, time, \
+        content and the id each one answers. Errors: no such message, or an id prefix that \
+        names several.";
+    /// Searching every kept message.
+    SearchMessages = "search_messages", SearchMessages, read_only: true,
+        "Search every message the swarm has kept (not only yours), best match first, by words \
+        in the text, sender or type, with optional filters (from, to, type, since, thread). \
+        Use it to find an earlier decision or who said what. Changes nothing.";
+    /// Following a topic.
+    Subscribe = "subscribe", Subscription, read_only: false,
+        "Follow a topic: broadcasts sent to it (broadcast with topic) reach you. Returns your \
+        topics.";
+    /// No longer following a topic.
+    Unsubscribe = "unsubscribe", Subscription, read_only: false,
+        "Stop following a topic. Returns your topics.";
     /// The caller's unread messages, marked read.
     ReadMessages = "read_messages", ReadMessages, read_only: false,
         "Your new (unread) messages, oldest first, and marks exactly the ones returned as read \

@@ -7,12 +7,13 @@ use chrono::{DateTime, Utc};
 
 use crate::acks::{self, AckSettings, DueAction, PendingEntry, format_age, marker};
 use crate::agents::registry::Registry;
-use crate::domain::message::MessageType;
+use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
 use crate::support::time;
 
 use super::messenger::Messenger;
-use super::send::{Recipients, SendRequest};
+use super::pane_text::pane_header;
+use super::send::{Recipients, SendRequest, Typed};
 use crate::log::record::Outcome;
 
 /// What one processing pass did.
@@ -51,11 +52,17 @@ pub(crate) fn process_due(
                 let message = entry.redelivery();
                 let mark = format!("[RETRY {n}/{}]", settings.max_retries);
                 let (text, _) = messenger.pane_text(&message, Some(&mark))?;
+                let marker = pane_header(&message);
+                // A retry was waited for long enough: it goes in at once.
+                let typed = Typed {
+                    msg_id: entry.msg_id.as_str(),
+                    text: &text,
+                    marker: &marker,
+                    urgency: Urgency::Urgent,
+                };
                 let (outcomes, warnings) = messenger.deliver_logged(
-                    entry.msg_id.as_str(),
+                    typed,
                     &[target],
-                    &text,
-                    &message.header(),
                     Some(format!("retry {n}/{}", settings.max_retries)),
                     None,
                 )?;

@@ -3,8 +3,9 @@
 //! Under a per-pane delivery lock (so concurrent senders never interleave):
 //! check that an agent, not a shell or anything else, holds the pane's
 //! terminal; find the agent's profile; when the profile reads screens, read
-//! the screen and type only into an empty input box (idle, or busy: the
-//! agent queues it); paste the text as one bracketed paste from a uniquely
+//! the screen and type only into an empty input box (idle, or busy for a
+//! message that does not wait for the turn to end: the agent queues it;
+//! `wait.rs` says what waits for what); paste the text as one bracketed paste from a uniquely
 //! named buffer; wait the profile's pause; press Enter as its own key; then
 //! check that the text left the input box, pressing Enter once more if it
 //! did not. The text is never pasted twice. Agents whose profile does not
@@ -19,6 +20,8 @@ use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
+
+pub(crate) use super::wait::{Wait, wait_for};
 
 /// How deliveries behave.
 #[derive(Clone, Debug)]
@@ -387,11 +390,11 @@ impl PaneSession<'_> {
         &self.agent
     }
 
-    /// Why nothing may be typed now (`None`: go ahead). Agents whose
-    /// screen is not read are always typed into.
-    pub(crate) fn hold_reason(&self) -> Option<String> {
+    /// What keeps messages out of the pane now (`None`: anything may be
+    /// typed). Agents whose screen is not read are always typed into.
+    pub(crate) fn wait(&self) -> Option<Wait> {
         let reading = self.read()?;
-        let reason = reading.hold_reason(&self.agent)?;
+        let wait = wait_for(&reading, &self.agent)?;
         // A screen that cannot be read at all may be a tmux server that is
         // not there: say that, not "no input box" (one more call, only on
         // this path).
@@ -399,12 +402,36 @@ impl PaneSession<'_> {
             && reading.box_text.is_none()
             && let Err(e @ TmuxError::NoServer { .. }) = self.tmux.server_info()
         {
-            return Some(format!(
+            return Some(Wait::Unsafe(format!(
                 "{e}; {}'s pane cannot be reached (it goes in once the pane is back)",
                 self.agent
-            ));
+            )));
         }
-        Some(reason)
+        Some(wait)
+    }
+
+    /// Stops the agent's turn when it is busy and its profile names the
+    /// key for that (`interrupt_key`), and waits for the screen to leave
+    /// busy (at most `INTERRUPT_WAIT`). True when a turn was stopped.
+    pub(crate) fn interrupt(&self) -> bool {
+        let Some(key) = self.profile.interrupt_key.as_deref() else {
+            return false;
+        };
+        let busy = || {
+            self.look_now()
+                .is_some_and(|(r, _)| r.state == ScreenState::Busy)
+        };
+        if !busy() || self.press(&[key]).is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + INTERRUPT_WAIT;
+        while Instant::now() < deadline {
+            std::thread::sleep(CONFIRM_POLL * 10);
+            if !busy() {
+                return true;
+            }
+        }
+        false
     }
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text
@@ -808,6 +835,9 @@ const VISIBLE_WINDOW: Duration = Duration::from_secs(1);
 /// when the text was never seen in it (longer than a paste takes to show:
 /// at most ~90 ms measured).
 const EMPTY_SETTLE: Duration = Duration::from_millis(200);
+
+/// How long an interrupted agent may take to leave its busy screen.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(3);
 
 /// How long to wait for the input box to empty after Enter.
 const CONFIRM_WINDOW: Duration = Duration::from_millis(600);

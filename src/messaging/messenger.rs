@@ -37,6 +37,9 @@ pub(crate) struct MessagingSettings {
     /// Whether the watcher reads what agents print and sends their
     /// `@swarm:` lines (`messaging.print_to_send`).
     pub print_to_send: bool,
+    /// Types that are always urgent (`messaging.urgent_types`), in wire
+    /// form.
+    pub urgent_types: Vec<String>,
 }
 
 impl Default for MessagingSettings {
@@ -50,6 +53,7 @@ impl Default for MessagingSettings {
             },
             operator: "operator".into(),
             print_to_send: true,
+            urgent_types: Vec::new(),
         }
     }
 }
@@ -74,6 +78,12 @@ impl MessagingSettings {
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
             operator: c.messaging.operator.clone(),
             print_to_send: c.messaging.print_to_send,
+            urgent_types: c
+                .messaging
+                .urgent_types
+                .iter()
+                .map(|t| t.trim().to_uppercase().replace('_', "-"))
+                .collect(),
         }
     }
 }

@@ -7,6 +7,7 @@
 pub(crate) mod ack_retry;
 mod acknowledge;
 pub(crate) mod answer;
+pub(crate) mod conversation;
 pub(crate) mod delivery;
 pub(crate) mod held;
 mod interrupt;
@@ -18,6 +19,8 @@ pub(crate) mod printed;
 pub(crate) mod rates;
 pub(crate) mod relay;
 mod send;
+pub(crate) mod topics;
+mod wait;
 
 pub(crate) use ack_retry::{ProcessReport, process_due};
 pub(crate) use acknowledge::{Acknowledgement, acknowledge};

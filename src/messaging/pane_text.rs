@@ -26,7 +26,7 @@ impl Messenger<'_> {
         message: &Message,
         prefix: Option<&str>,
     ) -> Result<(String, Option<PathBuf>)> {
-        let header = message.header();
+        let header = pane_header(message);
         let prefix = prefix.map(|p| format!("{p} ")).unwrap_or_default();
         let hint = if message.requires_ack {
             format!("\n{}", acks::hint(message.msg_id.as_str()))
@@ -74,6 +74,14 @@ impl Messenger<'_> {
         }
         Ok(path)
     }
+}
+
+/// The header typed before a message: its `Message::header` and the
+/// short form of its id (`[agent-0][2026-11-21 14:30:15][QUESTION][#9c2c68bd]`),
+/// so that the agent can answer it with `--reply-to 9c2c68bd`. It is also
+/// what finds the message on screen.
+pub(crate) fn pane_header(message: &Message) -> String {
+    format!("{}[#{}]", message.header(), message.msg_id.short())
 }
 
 /// The file name of a long body: the message id when it is a plain name

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use crate::acks;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
-use crate::domain::message::{Message, MessageType};
+use crate::domain::message::{Message, MessageType, Urgency};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
@@ -16,13 +16,27 @@ use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::support::exit_code::ExitCode;
 use crate::tmux::{PaneId, ScreenDetail};
 
-use super::delivery::{self, PaneSession, TypingAhead};
+use super::delivery::{self, PaneSession, TypingAhead, Wait};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
+use super::pane_text::pane_header;
 use super::rates::rate_store::{RateLimit, Verdict};
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
+
+/// What one delivery types into panes, and how urgently.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Typed<'t> {
+    /// The message.
+    pub msg_id: &'t str,
+    /// Exactly what is typed.
+    pub text: &'t str,
+    /// The piece of the text that identifies it on screen (its header).
+    pub marker: &'t str,
+    /// How urgently it goes into a busy agent's pane.
+    pub urgency: Urgency,
+}
 
 /// Most recipients of one broadcast (parity).
 pub(crate) const MAX_BROADCAST_RECIPIENTS: usize = 100;
@@ -35,6 +49,16 @@ pub(crate) enum Recipients {
     /// Every active agent, the sender only when `include_self`.
     All {
         /// Also deliver to the sender.
+        include_self: bool,
+    },
+    /// The active agents among a topic's subscribers, the sender only
+    /// when `include_self`.
+    Subscribers {
+        /// The topic.
+        topic: String,
+        /// Its subscribers.
+        agents: Vec<String>,
+        /// Also deliver to the sender (when subscribed).
         include_self: bool,
     },
 }
@@ -63,6 +87,11 @@ pub(crate) struct SendRequest {
     /// Recipients over their budget, with the reason: their copy is kept
     /// in their inbox (queued), not typed in (docs/USAGE.md).
     pub over_budget: Vec<(String, String)>,
+    /// How urgently it goes into a busy agent's pane.
+    pub urgency: Urgency,
+    /// The topic of a broadcast to its subscribers, recorded with the
+    /// delivery outcomes.
+    pub topic: Option<String>,
 }
 
 impl SendRequest {
@@ -83,6 +112,8 @@ impl SendRequest {
             parent_msg_id: None,
             system: false,
             over_budget: Vec::new(),
+            urgency: Urgency::Normal,
+            topic: None,
         }
     }
 }
@@ -125,11 +156,17 @@ impl SendReport {
 
     /// What a send exits with: `RateLimited` (6) when the sender was over
     /// its rate limit, `NotDelivered` (7) when anyone's copy was queued or
-    /// held, else `Success`.
+    /// held for another reason than the end of a busy turn (a copy that
+    /// waits only for that is accepted: agents take a failing exit for a
+    /// failed send), else `Success`.
     pub(crate) fn exit_code(&self) -> ExitCode {
         if self.rate_limited.is_some() {
             ExitCode::RateLimited
-        } else if self.outcomes.iter().any(|(_, o)| !o.is_delivered()) {
+        } else if self
+            .outcomes
+            .iter()
+            .any(|(_, o)| !o.is_delivered() && !o.waits_for_turn())
+        {
             ExitCode::NotDelivered
         } else {
             ExitCode::Success
@@ -151,7 +188,7 @@ impl SendReport {
 
 impl<'a> Messenger<'a> {
     /// Sends one message: to one agent or a broadcast.
-    pub(crate) fn send(&self, registry: &Registry, req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
         let over = |a: &AgentRecord| req.over_budget.iter().find(|(id, _)| a.id == id.as_str());
         let to_type: Vec<AgentRecord> = recipients
@@ -183,6 +220,15 @@ impl<'a> Messenger<'a> {
             warnings.extend(note);
             verdict
         };
+        if req.urgency == Urgency::Normal
+            && self
+                .settings
+                .urgent_types
+                .iter()
+                .any(|t| t == req.msg_type.as_str())
+        {
+            req.urgency = Urgency::Urgent;
+        }
         let mut message = Message::new(
             AgentId::parse(&req.sender)?,
             recipients.iter().map(|a| a.id.clone()).collect(),
@@ -229,11 +275,12 @@ impl<'a> Messenger<'a> {
                 .iter()
                 .map(|r| (r.to_string(), Outcome::queued(reason.clone())))
                 .collect();
-            warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-                message.msg_id.as_str(),
-                &outcomes,
-                note,
-            ))])?);
+            warnings.extend(
+                self.log.append(&[Record::Delivery(
+                    DeliveryRecord::new(message.msg_id.as_str(), &outcomes, note)
+                        .with_topic(req.topic.clone()),
+                )])?,
+            );
             return Ok(SendReport {
                 message,
                 outcomes,
@@ -245,24 +292,30 @@ impl<'a> Messenger<'a> {
         }
 
         let (text, body_file) = self.pane_text(&message, None)?;
+        let marker = pane_header(&message);
         let mut outcomes = Vec::new();
         if !over_budget.is_empty() {
-            warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-                message.msg_id.as_str(),
-                &over_budget,
-                Some("over budget".into()),
-            ))])?);
+            warnings.extend(
+                self.log.append(&[Record::Delivery(
+                    DeliveryRecord::new(
+                        message.msg_id.as_str(),
+                        &over_budget,
+                        Some("over budget".into()),
+                    )
+                    .with_topic(req.topic.clone()),
+                )])?,
+            );
             outcomes.extend(over_budget);
         }
         if !to_type.is_empty() {
-            let (typed, more) = self.deliver_logged(
-                message.msg_id.as_str(),
-                &to_type,
-                &text,
-                &message.header(),
-                note,
-                ahead,
-            )?;
+            let typed = Typed {
+                msg_id: message.msg_id.as_str(),
+                text: &text,
+                marker: &marker,
+                urgency: req.urgency,
+            };
+            let (typed, more) =
+                self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), ahead)?;
             warnings.extend(more);
             outcomes.extend(typed);
         }
@@ -296,14 +349,16 @@ impl<'a> Messenger<'a> {
                 continue;
             }
             let (text, _) = self.pane_text(&view.message, None)?;
-            let (outcomes, _) = self.deliver_logged(
-                view.message.msg_id.as_str(),
-                &targets,
-                &text,
-                &view.message.header(),
-                Some("redelivery".into()),
-                None,
-            )?;
+            let marker = pane_header(&view.message);
+            let typed = Typed {
+                msg_id: view.message.msg_id.as_str(),
+                text: &text,
+                marker: &marker,
+                // Asked for by hand: at once.
+                urgency: Urgency::Urgent,
+            };
+            let (outcomes, _) =
+                self.deliver_logged(typed, &targets, Some("redelivery".into()), None)?;
             done.push(Redelivery {
                 view: view.clone(),
                 outcomes,
@@ -318,21 +373,32 @@ impl<'a> Messenger<'a> {
     /// caller started them early; otherwise they start here.
     pub(crate) fn deliver_logged(
         &self,
-        msg_id: &str,
+        typed: Typed<'_>,
         targets: &[AgentRecord],
-        text: &str,
-        marker: &str,
         note: Option<String>,
         ahead: Option<TypingAhead<'a>>,
     ) -> Result<(Outcomes, Vec<String>)> {
+        self.deliver_logged_as(typed, targets, note, None, ahead)
+    }
+
+    /// `deliver_logged`, the outcomes recorded with the topic the message
+    /// was broadcast to.
+    fn deliver_logged_as(
+        &self,
+        typed: Typed<'_>,
+        targets: &[AgentRecord],
+        note: Option<String>,
+        topic: Option<String>,
+        ahead: Option<TypingAhead<'a>>,
+    ) -> Result<(Outcomes, Vec<String>)> {
         let ahead = ahead.or_else(|| self.start_ahead(targets));
-        let (outcomes, released) = self.deliver_all(msg_id, targets, text, marker, ahead);
+        let (outcomes, released) = self.deliver_all(typed, targets, ahead);
         // A client started for a capture that no pane needed.
         self.tmux.cool_down();
         let mut warnings = self.log_released(&released)?;
-        warnings.extend(self.log.append(&[Record::Delivery(DeliveryRecord::new(
-            msg_id, &outcomes, note,
-        ))])?);
+        warnings.extend(self.log.append(&[Record::Delivery(
+            DeliveryRecord::new(typed.msg_id, &outcomes, note).with_topic(topic),
+        )])?);
         Ok((outcomes, warnings))
     }
 
@@ -380,6 +446,30 @@ impl<'a> Messenger<'a> {
                         known: known(),
                     }),
                 }
+            }
+            Recipients::Subscribers {
+                topic,
+                agents,
+                include_self,
+            } => {
+                let all: Vec<AgentRecord> = registry
+                    .active()
+                    .filter(|a| agents.iter().any(|s| a.id == s.as_str()))
+                    .filter(|a| *include_self || a.id != req.sender.as_str())
+                    .cloned()
+                    .collect();
+                if all.is_empty() {
+                    return Err(Error::NoRecipients(format!(
+                        "no other active agent follows topic {topic} (`swarm topics` lists who does)"
+                    )));
+                }
+                if all.len() > MAX_BROADCAST_RECIPIENTS {
+                    return Err(Error::Invalid(format!(
+                        "too many recipients for one broadcast ({}, at most {MAX_BROADCAST_RECIPIENTS})",
+                        all.len()
+                    )));
+                }
+                Ok(all)
             }
             Recipients::All { include_self } => {
                 let all: Vec<AgentRecord> = registry
@@ -445,10 +535,8 @@ impl<'a> Messenger<'a> {
     /// the way.
     fn deliver_all(
         &self,
-        msg_id: &str,
+        typed: Typed<'_>,
         recipients: &[AgentRecord],
-        text: &str,
-        marker: &str,
         ahead: Option<TypingAhead<'a>>,
     ) -> (Outcomes, Vec<Released>) {
         // An agent whose session is down has no pane to type into.
@@ -481,15 +569,12 @@ impl<'a> Messenger<'a> {
             let (mut here, released) = if local.is_empty() {
                 (Vec::new(), Vec::new())
             } else {
-                self.deliver_all(msg_id, &local, text, marker, ahead)
+                self.deliver_all(typed, &local, ahead)
             };
             let mut outcomes = Vec::with_capacity(recipients.len());
             for a in recipients {
                 match self.elsewhere(a) {
-                    Some(host) => outcomes.push((
-                        a.id.to_string(),
-                        self.hand_over(a, host, msg_id, text, marker),
-                    )),
+                    Some(host) => outcomes.push((a.id.to_string(), self.hand_over(a, host, typed))),
                     None => {
                         let k = here.iter().position(|(id, _)| a.id == id.as_str());
                         if let Some(k) = k {
@@ -501,8 +586,8 @@ impl<'a> Messenger<'a> {
             return (outcomes, released);
         }
         let results: Vec<(Outcome, Vec<Released>)> = match recipients {
-            [a] => vec![self.deliver_one(a, msg_id, text, marker, ahead)],
-            _ => self.deliver_batch(recipients, msg_id, text, marker, ahead),
+            [a] => vec![self.deliver_one(a, typed, ahead)],
+            _ => self.deliver_batch(recipients, typed, ahead),
         };
         let mut outcomes = Vec::new();
         let mut released = Vec::new();
@@ -521,9 +606,7 @@ impl<'a> Messenger<'a> {
     fn deliver_batch(
         &self,
         recipients: &[AgentRecord],
-        msg_id: &str,
-        text: &str,
-        marker: &str,
+        typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
     ) -> Vec<(Outcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
@@ -572,38 +655,33 @@ impl<'a> Messenger<'a> {
         let mut captures = pending.finish().into_iter();
         let mut ready: Vec<(usize, &PaneSession<'_>)> = Vec::new();
         for (i, s) in &sessions {
-            let reason = if s.reads_screen() {
+            let wait = if s.reads_screen() {
                 let capture = captures.next().flatten();
                 s.read_capture(capture.as_deref())
-                    .and_then(|r| r.hold_reason(s.agent()))
+                    .and_then(|r| delivery::wait_for(&r, s.agent()))
+                    .filter(|w| w.stops(typed.urgency))
             } else {
                 None
             };
-            match reason {
+            match wait {
                 None => ready.push((*i, s)),
-                Some(reason) => {
-                    let outcome = match self.hold(s, s.agent(), msg_id, text, marker, &reason) {
-                        Ok(()) => Outcome::held(reason),
-                        Err(e) => {
-                            Outcome::queued(format!("{reason}; could not hold it for later: {e}"))
-                        }
-                    };
-                    results[*i] = Some((outcome, Vec::new()));
+                Some(wait) => {
+                    results[*i] = Some((self.hold_outcome(s, s.agent(), typed, &wait), Vec::new()));
                 }
             }
         }
-        let typed = delivery::type_text_many(
+        let outcomes = delivery::type_text_many(
             &ready.iter().map(|(_, s)| *s).collect::<Vec<_>>(),
-            text,
-            marker,
+            typed.text,
+            typed.marker,
             prepared,
         );
-        for ((i, _), outcome) in ready.iter().zip(typed) {
+        for ((i, _), outcome) in ready.iter().zip(outcomes) {
             results[*i] = Some((outcome, Vec::new()));
         }
         drop(sessions);
         for i in one_by_one {
-            results[i] = Some(self.deliver_one(&recipients[i], msg_id, text, marker, None));
+            results[i] = Some(self.deliver_one(&recipients[i], typed, None));
         }
         results
             .into_iter()
@@ -612,13 +690,12 @@ impl<'a> Messenger<'a> {
     }
 
     /// Delivers one message to one agent, after any messages held for it
-    /// (order is kept: while those wait, so does this one).
+    /// (order is kept: while those wait, so does this one, unless it is
+    /// urgent and they wait only for the end of the agent's turn).
     fn deliver_one(
         &self,
         a: &AgentRecord,
-        msg_id: &str,
-        text: &str,
-        marker: &str,
+        typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
     ) -> (Outcome, Vec<Released>) {
         let session = match delivery::open(
@@ -633,15 +710,61 @@ impl<'a> Messenger<'a> {
         };
         session.prepare_typing(ahead);
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
-        let Some(reason) = blocked.or_else(|| session.hold_reason()) else {
-            return (session.type_text(text, marker), released);
+        let wait = blocked
+            .filter(|w| w.stops(typed.urgency))
+            .or_else(|| session.wait().filter(|w| w.stops(typed.urgency)));
+        let Some(wait) = wait else {
+            // An agent may put the stopped turn's prompt back into its
+            // input box: the message then waits rather than join it.
+            if typed.urgency == Urgency::Interrupt
+                && session.interrupt()
+                && let Some(wait) = after_interrupt(&session)
+            {
+                return (
+                    self.hold_outcome(&session, a.id.as_str(), typed, &wait),
+                    released,
+                );
+            }
+            return (session.type_text(typed.text, typed.marker), released);
         };
-        match self.hold(&session, a.id.as_str(), msg_id, text, marker, &reason) {
-            Ok(()) => (Outcome::held(reason), released),
-            Err(e) => (
-                Outcome::queued(format!("{reason}; could not hold it for later: {e}")),
-                released,
-            ),
+        (
+            self.hold_outcome(&session, a.id.as_str(), typed, &wait),
+            released,
+        )
+    }
+
+    /// Holds the message for `agent` until `wait` is over; the outcome
+    /// says so (queued instead when it could not be held).
+    fn hold_outcome(
+        &self,
+        session: &PaneSession<'_>,
+        agent: &str,
+        typed: Typed<'_>,
+        wait: &Wait,
+    ) -> Outcome {
+        match self.hold(session, agent, typed, wait.reason()) {
+            Ok(()) => wait.held(),
+            Err(e) => Outcome::queued(format!(
+                "{}; could not hold it for later: {e}",
+                wait.reason()
+            )),
         }
+    }
+}
+
+/// How long a stopped turn's screen may take to let a message in: agents
+/// redraw after Escape (Gemini CLI shows no input box for a moment).
+const SETTLE: Duration = Duration::from_secs(2);
+
+/// What keeps an urgent message out of `session`'s pane right after its
+/// turn was stopped, once the screen has settled (or `SETTLE` passed).
+fn after_interrupt(session: &PaneSession<'_>) -> Option<Wait> {
+    let deadline = std::time::Instant::now() + SETTLE;
+    loop {
+        let wait = session.wait().filter(|w| w.stops(Urgency::Urgent));
+        if wait.is_none() || std::time::Instant::now() >= deadline {
+            return wait;
+        }
+        std::thread::sleep(Duration::from_millis(50));
     }
 }

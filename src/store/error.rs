@@ -78,6 +78,15 @@ pub enum StoreError {
         /// The server's answer.
         detail: String,
     },
+    /// A database swarm keeps beside its state files (the message index)
+    /// could not be opened, read or written.
+    #[error("could not use the database {}: {detail}", path.display())]
+    Database {
+        /// The database file.
+        path: PathBuf,
+        /// What SQLite reported.
+        detail: String,
+    },
     /// A state file could not be encoded (never expected in practice).
     #[error("could not encode {}: {source}", path.display())]
     Encode {

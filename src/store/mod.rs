@@ -12,6 +12,7 @@ mod log_files;
 mod paths;
 mod presence_lock;
 mod root;
+mod sqlite_file;
 mod state_dir;
 mod state_file;
 
@@ -25,6 +26,7 @@ pub use paths::Paths;
 pub(crate) use paths::a2a_names;
 pub(crate) use presence_lock::{PresenceLock, Present};
 pub(crate) use root::{ProjectRoot, RootSource};
+pub(crate) use sqlite_file::{SqliteFile, is_damage};
 pub use state_dir::StateDir;
 pub(crate) use state_file::{
     DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir,

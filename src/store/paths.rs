@@ -206,6 +206,19 @@ impl Paths {
         self.swarm_dir().join("message_log.json")
     }
 
+    /// `.swarm/message_index.sqlite3`: the index of every kept message
+    /// behind `swarm search` and `swarm thread`, a cache rebuilt from the
+    /// log (docs/FORMATS.md).
+    pub(crate) fn message_index(&self) -> PathBuf {
+        self.swarm_dir().join("message_index.sqlite3")
+    }
+
+    /// `.swarm/subscriptions.json`: which agents follow which topics
+    /// (docs/FORMATS.md).
+    pub(crate) fn subscriptions(&self) -> PathBuf {
+        self.swarm_dir().join("subscriptions.json")
+    }
+
     /// `.swarm/read_cursors.json`: each agent's read position in the
     /// message log (docs/FORMATS.md).
     pub(crate) fn read_cursors(&self) -> PathBuf {

@@ -313,6 +313,23 @@ fn search_and_the_per_agent_view() {
     assert_eq!(none["count"], json!(0));
     let theirs = dash.get("/api/v1/messages?agent=agent-2").json();
     assert_eq!(theirs["count"], json!(1), "agent-2 got one message");
+    // Words go through the message index (ranked), the agent's filter
+    // beside them.
+    assert_eq!(found["order"], json!("best first"));
+    let words = dash.get("/api/v1/messages?q=need&agent=agent-1").json();
+    assert_eq!(words["count"], json!(1));
+    assert_eq!(words["messages"][0]["msg_type"], json!("BLOCKED"));
+    let elsewhere = dash.get("/api/v1/messages?q=need&agent=agent-2").json();
+    assert_eq!(elsewhere["count"], json!(0));
+    // The thread view: a message without replies is a thread of one.
+    let thread = dash.get("/api/v1/messages/9c2c68bd/thread").json();
+    assert_eq!(thread["count"], json!(1));
+    assert_eq!(
+        thread["messages"][0]["msg_id"],
+        json!("9c2c68bd-7f2c-490f-a333-2015aba90f22")
+    );
+    assert_eq!(dash.get("/api/v1/messages/ffffffff/thread").status, 404);
+    assert_eq!(dash.get("/api/v1/messages/a%20b/thread").status, 422);
 
     let view = dash.get("/api/v1/agents/agent-0").json();
     assert_eq!(view["agent"]["id"], json!("agent-0"));

@@ -360,6 +360,18 @@ pub fn swarm_process(project: &Project, server: Option<&TmuxServer>) -> Command 
     cmd
 }
 
+/// True when `text`, as typed into a pane, ends with its header's type and
+/// the short id of its message, then `body`: `...[TYPE][#1a2b3c4d]: body`.
+pub fn typed_as(text: &str, ty: &str, body: &str) -> bool {
+    let Some(head) = text.strip_suffix(&format!("]: {body}")) else {
+        return false;
+    };
+    let Some((before, id)) = head.rsplit_once("[#") else {
+        return false;
+    };
+    id.chars().count() == 8 && before.ends_with(&format!("[{ty}]"))
+}
+
 /// Parses a command's stdout as JSON.
 pub fn stdout_json(output: &Output) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {

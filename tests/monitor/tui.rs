@@ -3,7 +3,7 @@
 //! it) and reads the screen with `capture-pane`.
 
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm, swarm_bin, swarm_process, wait_for,
+    Project, TmuxServer, records, stdout_json, swarm, swarm_bin, swarm_process, typed_as, wait_for,
     wait_for_records,
 };
 
@@ -149,7 +149,7 @@ fn a_message_written_in_the_monitor_is_delivered() {
     let delivered = got[0]["text"].as_str().expect("text");
     assert!(delivered.starts_with("[lead]["), "{delivered}");
     assert!(
-        delivered.ends_with("][QUESTION]: is src/auth.py free?"),
+        typed_as(delivered, "QUESTION", "is src/auth.py free?"),
         "{delivered}"
     );
     server.wait_for_screen(&pane, "sent QUESTION to agent-0: delivered");

@@ -199,6 +199,7 @@ mod tests {
                 text: "one",
                 marker: "[h]",
                 reason: "typing",
+                urgency: crate::domain::message::Urgency::Normal,
             })
             .expect("hold");
         assert_eq!(
@@ -226,6 +227,7 @@ mod tests {
                 text: "two",
                 marker: "[h]",
                 reason: "typing",
+                urgency: crate::domain::message::Urgency::Normal,
             })
             .expect("hold");
         assert!(next.first_notice);

@@ -192,6 +192,12 @@ impl Keys {
         self.key("sessions")
     }
 
+    /// `topics`, a hash: topic -> its subscribers as a JSON array of agent
+    /// ids (`swarm subscribe`); a topic nobody follows has no field.
+    pub(crate) fn topics(&self) -> String {
+        self.key("topics")
+    }
+
     /// A `KEYS` pattern below the swarm's prefix, for tests that look for
     /// keys made by the functions above.
     #[cfg(test)]
@@ -236,6 +242,7 @@ mod tests {
             k.feed(),
             k.sessions(),
             k.printed(),
+            k.topics(),
         ];
         assert_eq!(
             names,
@@ -260,6 +267,7 @@ mod tests {
                 "{swarm:p}:feed",
                 "{swarm:p}:sessions",
                 "{swarm:p}:printed",
+                "{swarm:p}:topics",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();

@@ -12,7 +12,7 @@
 //! stream is never trimmed here, so no unread message is lost.
 
 use crate::log::inbox::{self, Cursor, InboxView, PastCursor, Selection};
-use crate::log::log_store::{LogFollower, LogStore};
+use crate::log::log_store::{LogFollower, LogStore, ScanBatch, ScanVisitor};
 use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch, parse_line};
 use crate::store::StoreError;
 
@@ -84,25 +84,32 @@ impl Page {
     }
 }
 
+/// One page (at most `PAGE`) of the log's entries after `after` (`None`:
+/// from the start), in order.
+fn page_after(r: &mut Redis, after: Option<&str>) -> Result<Vec<Entry>, StoreError> {
+    let key = r.keys.log();
+    let start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+    r.query(
+        redis::cmd("XRANGE")
+            .arg(&key)
+            .arg(&start)
+            .arg("+")
+            .arg("COUNT")
+            .arg(PAGE),
+    )
+}
+
 /// Every entry after `after` (`None`: from the start), in order.
 fn read_from(r: &mut Redis, after: Option<&str>) -> Result<Page, StoreError> {
-    let key = r.keys.log();
     let mut page = Page::default();
-    let mut start = after.map_or_else(|| "-".to_owned(), |id| format!("({id}"));
+    let mut after = after.map(str::to_owned);
     loop {
-        let entries: Vec<Entry> = r.query(
-            redis::cmd("XRANGE")
-                .arg(&key)
-                .arg(&start)
-                .arg("+")
-                .arg("COUNT")
-                .arg(PAGE),
-        )?;
+        let entries = page_after(r, after.as_deref())?;
         for e in &entries {
             page.push(e);
         }
         match entries.last() {
-            Some((id, _)) if entries.len() == PAGE => start = format!("({id}"),
+            Some((id, _)) if entries.len() == PAGE => after = Some(id.clone()),
             _ => return Ok(page),
         }
     }
@@ -340,6 +347,49 @@ impl LogStore for RedisLog {
             };
             Ok::<_, StoreError>((pipe, (view, note)))
         })
+    }
+
+    fn scan(
+        &self,
+        from: Option<&LogPos>,
+        visit: &mut ScanVisitor<'_>,
+    ) -> Result<Option<Vec<u64>>, StoreError> {
+        let mut r = self.target.connect()?;
+        let key = r.keys.log();
+        // The stream is never trimmed: a position whose entry is gone
+        // belongs to a stream that was replaced (a migration with --force).
+        let mut after = from.map(stream_id);
+        let mut restarted = after.is_none();
+        if let Some(id) = &after {
+            let found: Vec<Entry> = r.query(redis::cmd("XRANGE").arg(&key).arg(id).arg(id))?;
+            if found.is_empty() {
+                after = None;
+                restarted = true;
+            }
+        }
+        loop {
+            let entries = page_after(&mut r, after.as_deref())?;
+            let mut page = Page::default();
+            for e in &entries {
+                page.push(e);
+            }
+            if page.last.is_some() || restarted {
+                visit(ScanBatch {
+                    restarted,
+                    records: page.records,
+                    end: page.last.as_deref().and_then(position),
+                })?;
+                restarted = false;
+            }
+            match page.last {
+                Some(id) if entries.len() == PAGE => after = Some(id),
+                _ => return Ok(None),
+            }
+        }
+    }
+
+    fn identity(&self) -> String {
+        format!("redis {}", self.target.name())
     }
 
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {

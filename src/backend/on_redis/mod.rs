@@ -19,6 +19,7 @@ mod sessions;
 #[cfg(test)]
 mod test_server;
 mod tls;
+mod topics;
 
 pub(crate) use a2a::RedisA2a;
 pub(crate) use acks::RedisAcks;
@@ -33,3 +34,4 @@ pub(crate) use rates::RedisRates;
 pub(crate) use registry::RedisRegistry;
 pub(crate) use relay::RedisRelay;
 pub(crate) use sessions::RedisSessions;
+pub(crate) use topics::RedisTopics;

@@ -253,6 +253,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
+            urgency: crate::domain::message::Urgency::Normal,
         }
     }
 

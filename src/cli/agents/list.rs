@@ -6,6 +6,7 @@ use clap::Args;
 use crate::agents::pane_state;
 use crate::agents::registry::{AgentRecord, AgentStatus};
 use crate::error::Result;
+use crate::messaging::topics::topic_store::topics_of;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 
@@ -43,6 +44,7 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         )
     };
     if args.json {
+        let subscriptions = ctx.backend()?.topics.all()?;
         let rows: Vec<serde_json::Value> = agents
             .iter()
             .zip(&states)
@@ -52,6 +54,10 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     map.insert("state".into(), st.state.clone().into());
                     map.insert("profile".into(), st.profile.clone().into());
                     map.insert("deliverable".into(), st.deliverable.into());
+                    map.insert(
+                        "topics".into(),
+                        topics_of(&subscriptions, a.id.as_str()).into(),
+                    );
                 }
                 v
             })

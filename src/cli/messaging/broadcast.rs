@@ -3,13 +3,15 @@
 use clap::Args;
 
 use crate::domain::message::MessageType;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::log::record::Status;
+use crate::messaging::topics::topic_store::Topic;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
+use crate::cli::messaging::msg;
 use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm broadcast`.
@@ -23,6 +25,15 @@ pub(crate) struct BroadcastArgs {
     /// Deliver to the sender too
     #[arg(long)]
     include_self: bool,
+    /// Type it in at once even into busy agents' panes (their own input
+    /// queues take it mid-turn); normally a busy agent gets it when its
+    /// turn ends
+    #[arg(long)]
+    urgent: bool,
+    /// Send it only to the agents subscribed to this topic (`swarm
+    /// subscribe`)
+    #[arg(long, value_name = "TOPIC")]
+    topic: Option<String>,
     /// Print the message and every recipient's outcome as JSON
     #[arg(long)]
     json: bool,
@@ -46,6 +57,16 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         content,
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
+    req.urgency = msg::urgency(args.urgent, false);
+    req.topic = args
+        .topic
+        .as_deref()
+        .map(|t| {
+            Topic::parse(t)
+                .map(|t| t.as_str().to_owned())
+                .map_err(|e| Error::Invalid(format!("--topic: {e}")))
+        })
+        .transpose()?;
     let report = ctx.operator()?.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
@@ -74,6 +95,8 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
             if args.verbose {
                 s.push_str(&format!("  ✓ delivered: {id}\n"));
             }
+        } else if o.waits_for_turn() {
+            s.push_str(&format!("  ⏳ when its turn ends: {id}\n"));
         } else if o.status == Status::Held {
             s.push_str(&format!(
                 "  ⏸ held: {id} ({})\n",

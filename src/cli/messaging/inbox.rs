@@ -12,6 +12,7 @@ use crate::domain::{AgentId, validate};
 use crate::error::{Error, Result};
 use crate::log::inbox::{InboxView, Selection};
 use crate::log::record::{MessageView, Status};
+use crate::messaging::conversation::{self, SearchRequest};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize::{one_line, strip_controls};
 
@@ -36,8 +37,8 @@ pub(crate) struct InboxArgs {
     /// oldest first; marks nothing as read
     #[arg(long)]
     all_history: bool,
-    /// With --all-history: only messages whose text, sender or type
-    /// contains TEXT (any case)
+    /// With --all-history: only messages with the words of TEXT in their
+    /// text, sender or type (any case), found by `swarm search`'s index
     #[arg(long, value_name = "TEXT", requires = "all_history")]
     search: Option<String>,
     /// Print the messages as JSON
@@ -69,6 +70,8 @@ struct MessageJson<'a> {
     timestamp: &'a str,
     content: &'a str,
     recipients: &'a [AgentId],
+    /// The message this one answers: it is in that one's thread.
+    parent_msg_id: Option<&'a str>,
     delivered_to_pane: Option<bool>,
     queued_reason: Option<&'a str>,
 }
@@ -169,11 +172,12 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
         return Ok((view, note.into_iter().collect()));
     }
     let (cursor, note) = log.cursor(agent)?;
+    if let (true, Some(text)) = (args.all_history, &args.search) {
+        return searched(ctx, agent, text, args.limit.map(|n| n as usize), note);
+    }
     let (selection, limit) = if args.all_history {
         (
-            Selection::AllHistory {
-                search: args.search.clone(),
-            },
+            Selection::AllHistory { search: None },
             args.limit.map(|n| n as usize),
         )
     } else {
@@ -181,6 +185,49 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
     };
     let view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
     Ok((view, note.into_iter().collect()))
+}
+
+/// `--all-history --search TEXT`: the agent's kept messages that the
+/// message index finds for TEXT, oldest first, the newest `limit` of them.
+fn searched(
+    ctx: &Context,
+    agent: &str,
+    text: &str,
+    limit: Option<usize>,
+    note: Option<String>,
+) -> Result<(InboxView, Vec<String>)> {
+    let log = ctx.backend()?.log.as_ref();
+    let index = conversation::index(&ctx.paths, log)?;
+    let mut notes: Vec<String> = note.into_iter().collect();
+    notes.extend(index.notes().iter().cloned());
+    let mut query = conversation::query(
+        &index,
+        &SearchRequest {
+            text: text.to_owned(),
+            to: Some(agent.to_owned()),
+            ..SearchRequest::default()
+        },
+    )?;
+    query.limit = usize::MAX;
+    query.oldest_first = true;
+    let found: std::collections::HashSet<String> = index
+        .search(&query)?
+        .into_iter()
+        .map(|m| m.msg_id)
+        .collect();
+    let all = Selection::AllHistory { search: None };
+    let mut view = log.inbox(agent, None, &all, None)?;
+    view.shown
+        .retain(|v| found.contains(v.message.msg_id.as_str()));
+    view.held_back = 0;
+    if let Some(n) = limit
+        && view.shown.len() > n
+    {
+        view.held_back = view.shown.len() - n;
+        view.shown.drain(..view.held_back);
+    }
+    view.new_cursor = None;
+    Ok((view, notes))
 }
 
 fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
@@ -212,8 +259,13 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
     );
     for v in &view.shown {
         let m = &v.message;
+        let thread = m
+            .parent_msg_id
+            .as_ref()
+            .map(|p| format!(", reply to {}", one_line(p.short())))
+            .unwrap_or_default();
         s.push_str(&format!(
-            "{} {} (id {})\n",
+            "{} {} (id {}{thread})\n",
             m.header(),
             strip_controls(&m.content),
             m.msg_id.short()
@@ -225,7 +277,7 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
             view.held_back
         ));
     }
-    s.push_str("Reply with: swarm msg <agent-id> <TYPE> \"...\"\n");
+    s.push_str("Reply with: swarm msg <agent-id> <TYPE> --reply-to <id> \"...\"\n");
     mark_read(ctx, &agent, &view)?;
     Ok(s)
 }
@@ -253,6 +305,7 @@ fn message_json<'a>(v: &'a MessageView, agent: &str, has_pane: bool) -> MessageJ
         timestamp: &v.timestamp,
         content: &m.content,
         recipients: &m.recipients,
+        parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
         delivered_to_pane: outcome.map(|o| o.is_delivered()),
         queued_reason: outcome
             .filter(|o| has_pane && o.status == Status::Queued)
@@ -311,7 +364,15 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         for line in strip_controls(&m.content).lines() {
             s.push_str(&format!("  {line}\n"));
         }
-        s.push_str(&format!("  (ID: {})", m.msg_id.short()));
+        s.push_str(&format!("  (ID: {}", m.msg_id.short()));
+        if let Some(p) = &m.parent_msg_id {
+            s.push_str(&format!(
+                ", reply to {}: `swarm thread {}` shows the conversation",
+                one_line(p.short()),
+                m.msg_id.short()
+            ));
+        }
+        s.push(')');
         if let Some(o) = v
             .outcome_for(agent)
             .filter(|o| has_pane && o.status == Status::Queued)

@@ -2,10 +2,11 @@
 
 use clap::Args;
 
-use crate::domain::message::MessageType;
+use crate::domain::message::{MessageType, Urgency};
 use crate::domain::validate;
 use crate::error::{Error, Result};
 use crate::log::record::{Outcome, Status};
+use crate::messaging::conversation;
 use crate::messaging::{Recipients, SendRequest};
 use crate::support::exit_code::ExitCode;
 
@@ -34,9 +35,34 @@ pub(crate) struct MsgArgs {
     #[arg(long, value_name = "SECONDS", requires = "ack",
           value_parser = clap::value_parser!(u64).range(1..=3600))]
     ack_timeout: Option<u64>,
+    /// Answer this message (its id, or a unique beginning of it): the new
+    /// one joins its thread (`swarm thread`)
+    #[arg(long, value_name = "ID")]
+    reply_to: Option<String>,
+    /// Type it in at once even when the agent is busy (its own input
+    /// queue takes it mid-turn); normally a busy agent gets it when its
+    /// turn ends
+    #[arg(long)]
+    urgent: bool,
+    /// Stop the agent's current turn first, where its profile says how
+    /// (Escape for Codex and Gemini CLI; elsewhere it goes in as
+    /// --urgent), then type it in
+    #[arg(long)]
+    interrupt: bool,
     /// Print the message and its delivery outcome as JSON
     #[arg(long)]
     json: bool,
+}
+
+/// How urgently a message goes into a busy agent's pane, from the flags.
+pub(crate) fn urgency(urgent: bool, interrupt: bool) -> Urgency {
+    if interrupt {
+        Urgency::Interrupt
+    } else if urgent {
+        Urgency::Urgent
+    } else {
+        Urgency::Normal
+    }
 }
 
 /// Sends one message.
@@ -57,6 +83,13 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     } else {
         None
     };
+    let parent = match &args.reply_to {
+        Some(raw) => {
+            let index = conversation::index(&ctx.paths, ctx.backend()?.log.as_ref())?;
+            Some(conversation::resolve(&index, raw, "--reply-to")?)
+        }
+        None => None,
+    };
     let mut req = SendRequest::new(
         actor.id.clone(),
         Recipients::One(recipient.clone()),
@@ -65,6 +98,8 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     );
     req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
     req.ack_timeout = ack_timeout;
+    req.parent_msg_id = parent;
+    req.urgency = urgency(args.urgent, args.interrupt);
     let report = operator.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
@@ -91,6 +126,11 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             text.push_str(&format!("  note: {note}\n"));
         }
         text
+    } else if outcome.waits_for_turn() {
+        format!(
+            "[ACCEPTED] Message for {recipient} accepted (id {id})\n  {}: it is typed in by itself when the turn ends (`swarm msg --urgent` types it in at once)\n",
+            outcome.reason.as_deref().unwrap_or("the agent is working"),
+        )
     } else if outcome.status == Status::Held {
         format!(
             "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (the project's watcher types it in by itself within about 2 s of the pane becoming safe; `swarm acks --held` lists what waits)\n",

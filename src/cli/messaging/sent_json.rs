@@ -15,6 +15,9 @@ pub(crate) struct SentJson<'a> {
     msg_type: &'a str,
     content: &'a str,
     timestamp: String,
+    /// The message it answers (`--reply-to`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent_msg_id: Option<&'a str>,
     outcomes: serde_json::Map<String, serde_json::Value>,
     delivered: usize,
     queued: usize,
@@ -38,6 +41,7 @@ impl<'a> SentJson<'a> {
             msg_type: m.msg_type.as_str(),
             content: &m.content,
             timestamp: m.created.utc_iso(),
+            parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
             outcomes,
             delivered: report.delivered(),
             queued: report.outcomes.len() - report.delivered(),

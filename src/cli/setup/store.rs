@@ -106,7 +106,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         Target::Files => "files",
     };
     ctx.out.print(&format!(
-        "Copied this project's state from {} to {}:\n  agents {}, locks {}, log records {}, read positions {}, pending ACKs {}, held messages {}, A2A collections {}, coordination notes {}\nThe source is left as it was. To use the new store, set in .claudeswarm.toml:\n  [store]\n  backend = \"{backend}\"\n(or export SWARM_STORE_BACKEND={backend})\n",
+        "Copied this project's state from {} to {}:\n  agents {}, locks {}, log records {}, read positions {}, pending ACKs {}, held messages {}, topic subscriptions {}, A2A collections {}, coordination notes {}\nThe source is left as it was. To use the new store, set in .claudeswarm.toml:\n  [store]\n  backend = \"{backend}\"\n(or export SWARM_STORE_BACKEND={backend})\n",
         sanitize::one_line(&from.describe()),
         sanitize::one_line(&to.describe()),
         moved.agents,
@@ -115,6 +115,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         moved.cursors,
         moved.pending_acks,
         moved.held,
+        moved.subscriptions,
         moved.a2a_collections,
         if moved.coordination { "yes" } else { "no" },
     ))?;

@@ -320,8 +320,24 @@
       flag.title = 'not typed into the pane; waiting in the inbox';
       head.append(flag);
     }
+    if (m.parent_msg_id) head.append(el('span', 'mono', 'reply to #' + text(m.parent_msg_id).slice(0, 8)));
+    head.append(threadButton(text(m.msg_id)));
     li.append(head, el('div', 'content', m.content));
     return li;
+  }
+
+  // The whole conversation a message belongs to, in the messages list
+  // (the search box says `thread:ID`; emptying it goes back).
+  function threadButton(id) {
+    const button = el('button', 'small', 'thread');
+    button.type = 'button';
+    button.title = 'the whole conversation this message belongs to, as swarm thread ' + id.slice(0, 8);
+    button.addEventListener('click', () => {
+      const query = 'thread:' + id;
+      byId('search').value = query;
+      runSearch(query);
+    });
+    return button;
   }
 
   function renderMessages() {
@@ -458,13 +474,19 @@
       renderMessages();
       return;
     }
-    load('/api/v1/messages?limit=1000&q=' + encodeURIComponent(query), (b) => {
+    // A thread oldest first; a search best match first (the server's
+    // message index ranks it).
+    const thread = query.startsWith('thread:') ? query.slice(7).trim() : null;
+    const path = thread !== null
+      ? '/api/v1/messages/' + encodeURIComponent(thread) + '/thread'
+      : '/api/v1/messages?limit=200&q=' + encodeURIComponent(query);
+    load(path, (b) => {
       if (state.search !== query) return;
       const found = list(b && b.messages).filter((m) => m && typeof m === 'object');
-      byId('messages').replaceChildren(...found.reverse().map(messageItem));
+      byId('messages').replaceChildren(...found.map(messageItem));
       byId('messages-empty').hidden = found.length > 0;
       byId('messages-empty').textContent = 'No message matches “' + query + '”.';
-      byId('messages-count').textContent = found.length + ' matching';
+      byId('messages-count').textContent = found.length + (thread !== null ? ' in the thread' : ' matching, best first');
     });
   }
 

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::message::Urgency;
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::store::StoreError;
 
@@ -28,6 +29,10 @@ pub(crate) struct HeldMessage {
     /// When it was first held.
     #[serde(with = "crate::domain::utc_iso")]
     pub since: Timestamp,
+    /// How urgently it goes in: a normal message waits for the end of a
+    /// busy agent's turn, an urgent one does not.
+    #[serde(default, skip_serializing_if = "Urgency::is_normal")]
+    pub urgency: Urgency,
 }
 
 impl HeldMessage {
@@ -50,6 +55,8 @@ pub(crate) struct ToHold<'a> {
     pub marker: &'a str,
     /// Why it waits.
     pub reason: &'a str,
+    /// How urgently it goes in.
+    pub urgency: Urgency,
 }
 
 /// What `hold` did.
@@ -87,6 +94,7 @@ impl HeldQueue {
             marker: msg.marker.to_owned(),
             reason: msg.reason.to_owned(),
             since,
+            urgency: msg.urgency,
         });
         let count = self.held.iter().filter(|h| h.agent == *msg.agent).count();
         let first_notice = !self.notified.iter().any(|a| msg.agent == a.as_str());
@@ -188,6 +196,7 @@ pub(crate) mod contract {
                 text: &format!("text of {id}"),
                 marker: "[h]",
                 reason: "typing",
+                urgency: Urgency::Normal,
             })
             .expect("hold")
     }

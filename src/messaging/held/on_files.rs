@@ -138,6 +138,7 @@ mod tests {
                 text: "one",
                 marker: "[h1]",
                 reason: "typing",
+                urgency: crate::domain::message::Urgency::Normal,
             })
             .expect("hold");
         let text = std::fs::read_to_string(paths.held()).expect("held.json");

@@ -12,8 +12,9 @@ use crate::error::Result;
 use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 use super::held_store::{HeldMessage, ToHold};
-use crate::messaging::delivery::{self, DeliverySettings, PaneSession};
+use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Wait};
 use crate::messaging::messenger::{Messenger, target_of};
+use crate::messaging::send::Typed;
 
 /// How long a release waits for a pane another delivery holds.
 const RELEASE_LOCK_WAIT: Duration = Duration::from_millis(300);
@@ -45,17 +46,16 @@ impl Messenger<'_> {
         &self,
         session: &PaneSession<'_>,
         agent: &str,
-        msg_id: &str,
-        text: &str,
-        marker: &str,
+        typed: Typed<'_>,
         reason: &str,
     ) -> Result<()> {
         let holding = self.held.hold(ToHold {
-            msg_id: &MessageId::from_stored(msg_id),
+            msg_id: &MessageId::from_stored(typed.msg_id),
             agent: &AgentId::parse(agent)?,
-            text,
-            marker,
+            text: typed.text,
+            marker: typed.marker,
             reason,
+            urgency: typed.urgency,
         })?;
         // The count is for the pane's own formats; the person is told by
         // swarm's notice in the status line, which the watcher keeps from
@@ -65,15 +65,17 @@ impl Messenger<'_> {
         Ok(())
     }
 
-    /// Types the messages held for `agent`, in order, while its screen is
-    /// safe. Returns what went, and the reason it stopped when something
-    /// is still held. Each entry leaves the queue (under its lock) before
-    /// it is typed, so two processes can never both type it.
+    /// Types the messages held for `agent`, in order, while its screen
+    /// lets them in. Returns what went, and what still keeps messages
+    /// back: an unsafe screen stops every message; a busy turn stops the
+    /// normal ones (in order among themselves) while urgent ones go on
+    /// past them. Each entry leaves the queue (under its lock) before it
+    /// is typed, so two processes can never both type it.
     pub(in crate::messaging) fn release_pending(
         &self,
         session: &PaneSession<'_>,
         agent: &str,
-    ) -> (Vec<Released>, Option<String>) {
+    ) -> (Vec<Released>, Option<Wait>) {
         let pending: Vec<HeldMessage> = match self.held.list() {
             Ok(all) => all
                 .into_iter()
@@ -82,7 +84,7 @@ impl Messenger<'_> {
             Err(e) => {
                 return (
                     Vec::new(),
-                    Some(format!("could not read held messages: {e}")),
+                    Some(Wait::Unsafe(format!("could not read held messages: {e}"))),
                 );
             }
         };
@@ -90,19 +92,35 @@ impl Messenger<'_> {
         if pending.is_empty() {
             return (done, None);
         }
+        let mut turn: Option<Wait> = None;
         for h in pending {
-            if let Some(reason) = session.hold_reason() {
-                if reason != h.reason {
-                    let _ = self.held.set_reason(&h.agent, &reason);
+            // Normal messages keep their order: once one waits for the
+            // turn, those after it wait too.
+            if turn.is_some() && h.urgency.waits_for_turn() {
+                continue;
+            }
+            if let Some(wait) = session.wait()
+                && wait.stops(h.urgency)
+            {
+                if wait.reason() != h.reason {
+                    let _ = self.held.set_reason(&h.agent, wait.reason());
                 }
-                return (done, Some(reason));
+                match wait {
+                    Wait::Unsafe(_) => return (done, Some(wait)),
+                    Wait::Turn(_) => {
+                        turn = Some(wait);
+                        continue;
+                    }
+                }
             }
             let taken = match self.held.release(h.seq) {
                 Ok(taken) => taken,
                 Err(e) => {
                     return (
                         done,
-                        Some(format!("could not update the held messages: {e}")),
+                        Some(Wait::Unsafe(format!(
+                            "could not update the held messages: {e}"
+                        ))),
                     );
                 }
             };
@@ -112,8 +130,10 @@ impl Messenger<'_> {
             let outcome = session.type_text(&h.text, &h.marker);
             done.push(Released { held: h, outcome });
         }
-        let _ = self.tmux.notify_pane(session.pane(), "", 0);
-        (done, None)
+        if turn.is_none() {
+            let _ = self.tmux.notify_pane(session.pane(), "", 0);
+        }
+        (done, turn)
     }
 
     /// Delivers held messages whose pane is safe again, for every agent
@@ -158,8 +178,10 @@ impl Messenger<'_> {
                 Ok(session) => {
                     let (released, blocked) = self.release_pending(&session, agent.as_str());
                     report.released.extend(released);
-                    if let Some(reason) = blocked {
-                        report.still_held.push((agent.to_string(), reason));
+                    if let Some(wait) = blocked {
+                        report
+                            .still_held
+                            .push((agent.to_string(), wait.reason().to_owned()));
                     }
                 }
                 Err(outcome)

@@ -10,6 +10,7 @@ use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 use super::relay_store::{HandedOver, Handoff, Taken};
 use crate::messaging::messenger::Messenger;
+use crate::messaging::send::Typed;
 
 /// (recipient, message id, outcome) of one delivery taken from the relay.
 pub(crate) type RelayedOne = (String, String, Outcome);
@@ -30,20 +31,19 @@ impl Messenger<'_> {
         &self,
         agent: &AgentRecord,
         host: &str,
-        msg_id: &str,
-        text: &str,
-        marker: &str,
+        typed: Typed<'_>,
     ) -> Outcome {
         let Some(relay) = self.relay else {
             return Outcome::queued(format!("{} is on host {host}", agent.id));
         };
         let handoff = Handoff {
-            msg_id: msg_id.to_owned(),
+            msg_id: typed.msg_id.to_owned(),
             agent: agent.id.to_string(),
-            text: text.to_owned(),
-            marker: marker.to_owned(),
+            text: typed.text.to_owned(),
+            marker: typed.marker.to_owned(),
             from: relay.host().to_owned(),
             note: None,
+            urgency: typed.urgency,
         };
         match relay.hand_over(host, &handoff) {
             Ok(HandedOver::Queued) => Outcome::queued(format!(
@@ -148,8 +148,13 @@ impl Messenger<'_> {
             |n| format!("{n}, from host {}", h.from),
         ));
         if !here.is_empty() {
-            let (outcomes, more) =
-                self.deliver_logged(&h.msg_id, &here, &h.text, &h.marker, note.clone(), None)?;
+            let typed = Typed {
+                msg_id: &h.msg_id,
+                text: &h.text,
+                marker: &h.marker,
+                urgency: h.urgency,
+            };
+            let (outcomes, more) = self.deliver_logged(typed, &here, note.clone(), None)?;
             warnings.extend(more);
             relayed.extend(
                 outcomes

@@ -26,6 +26,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::domain::message::Urgency;
 use crate::store::StoreError;
 
 /// How long a taken delivery stays with a taker that does not mark it
@@ -48,6 +49,9 @@ pub(crate) struct Handoff {
     /// What the outcome's note should say (`redelivery`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// How urgently it goes into a busy agent's pane.
+    #[serde(default, skip_serializing_if = "Urgency::is_normal")]
+    pub urgency: Urgency,
 }
 
 impl Handoff {
