@@ -384,10 +384,14 @@ fn a_dialog_the_watcher_raised_is_answered_from_the_api() {
             .is_some_and(|r| r.contains(&json!("  2. No"))),
         "{screen}"
     );
-    // The feed has the line that raised it.
-    let raised = dash
-        .get("/api/v1/feed?event=needs_input&agent=agent-0")
-        .json();
+    // The feed has the line that raised it, once (the watcher writes it
+    // in the same round, after the episode opened).
+    let raised = wait_for("the feed line that raised it", || {
+        let body = dash
+            .get("/api/v1/feed?event=needs_input&agent=agent-0")
+            .json();
+        (body["count"] != json!(0)).then_some(body)
+    });
     assert_eq!(raised["count"], json!(1), "{raised}");
     assert_eq!(raised["entries"][0]["episode"], json!(1), "{raised}");
 
