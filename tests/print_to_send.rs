@@ -125,7 +125,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
         (1, "after a long reply", 1),
     ] {
         assert_eq!(
-            count(&project, i, &format!("[INFO]: {text}")),
+            count(&project, i, &format!("]: {text}")),
             n,
             "{text:?} at agent-{i}: {:?}",
             received(&project, i)

@@ -976,7 +976,7 @@ fn a_broadcast_s_share_for_another_host_goes_in_there_as_one_fan_out() {
             got[0]["text"]
                 .as_str()
                 .expect("text")
-                .ends_with("[INFO]: to everyone"),
+                .ends_with("]: to everyone"),
             "{got:?}"
         );
     }
@@ -1004,7 +1004,7 @@ fn a_broadcast_s_share_for_another_host_goes_in_there_as_one_fan_out() {
             got[1]["text"]
                 .as_str()
                 .expect("text")
-                .ends_with("[INFO]: marker")
+                .ends_with("]: marker")
         );
         assert_eq!(records(r).len(), 2, "each exactly once");
     }
@@ -1037,7 +1037,7 @@ fn a_printed_line_is_sent_once_by_two_watchers_on_redis() {
     };
     print("DEMOPRINT @swarm:* first broadcast");
     wait_for("the broadcast", || {
-        (submissions_with(&rec1, "[INFO]: first broadcast") >= 1).then_some(())
+        (submissions_with(&rec1, "]: first broadcast") >= 1).then_some(())
     });
     // The notice is in before the next prompt is typed there.
     wait_for("the notice", || {
@@ -1045,14 +1045,14 @@ fn a_printed_line_is_sent_once_by_two_watchers_on_redis() {
     });
     print("DEMOPRINT @swarm:* second broadcast");
     wait_for("the second broadcast", || {
-        (submissions_with(&rec1, "[INFO]: second broadcast") >= 1).then_some(())
+        (submissions_with(&rec1, "]: second broadcast") >= 1).then_some(())
     });
     wait_for("the second notice", || {
         (submissions_with(&rec0, "sent to everyone as ") >= 2).then_some(())
     });
-    assert_eq!(submissions_with(&rec1, "[INFO]: first broadcast"), 1);
-    assert_eq!(submissions_with(&rec1, "[INFO]: second broadcast"), 1);
-    assert_eq!(submissions_with(&rec0, "[INFO]: first broadcast"), 0);
+    assert_eq!(submissions_with(&rec1, "]: first broadcast"), 1);
+    assert_eq!(submissions_with(&rec1, "]: second broadcast"), 1);
+    assert_eq!(submissions_with(&rec0, "]: first broadcast"), 0);
     assert_eq!(submissions_with(&rec0, "sent to everyone as "), 2);
     // The claims are on the server, not in the checkout.
     assert!(!project.file(".swarm/printed.json").exists());

@@ -323,9 +323,9 @@ impl PaneSession<'_> {
         self.tmux.send_keys(&self.pane, keys)
     }
 
-    /// The keys that stop the agent's turn, as its profile says.
-    pub(crate) fn interrupt_keys(&self) -> &[String] {
-        &self.profile.interrupt
+    /// The agent's profile.
+    pub(crate) fn profile(&self) -> &Profile {
+        &self.profile
     }
 
     /// Reads a capture taken elsewhere (several panes at once); `None`
@@ -408,30 +408,6 @@ impl PaneSession<'_> {
             )));
         }
         Some(wait)
-    }
-
-    /// Stops the agent's turn when it is busy and its profile names the
-    /// key for that (`interrupt_key`), and waits for the screen to leave
-    /// busy (at most `INTERRUPT_WAIT`). True when a turn was stopped.
-    pub(crate) fn interrupt(&self) -> bool {
-        let Some(key) = self.profile.interrupt_key.as_deref() else {
-            return false;
-        };
-        let busy = || {
-            self.look_now()
-                .is_some_and(|(r, _)| r.state == ScreenState::Busy)
-        };
-        if !busy() || self.press(&[key]).is_err() {
-            return false;
-        }
-        let deadline = Instant::now() + INTERRUPT_WAIT;
-        while Instant::now() < deadline {
-            std::thread::sleep(CONFIRM_POLL * 10);
-            if !busy() {
-                return true;
-            }
-        }
-        false
     }
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text
@@ -835,9 +811,6 @@ const VISIBLE_WINDOW: Duration = Duration::from_secs(1);
 /// when the text was never seen in it (longer than a paste takes to show:
 /// at most ~90 ms measured).
 const EMPTY_SETTLE: Duration = Duration::from_millis(200);
-
-/// How long an interrupted agent may take to leave its busy screen.
-const INTERRUPT_WAIT: Duration = Duration::from_secs(3);
 
 /// How long to wait for the input box to empty after Enter.
 const CONFIRM_WINDOW: Duration = Duration::from_millis(600);

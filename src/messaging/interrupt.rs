@@ -1,13 +1,23 @@
-//! Stopping an agent's current turn the way its profile says (its
-//! `interrupt` keys), for an agent over its budget with `budget.on_exceed
-//! = "interrupt"` (docs/USAGE.md). Like an answer, it takes the pane's
-//! delivery lock and types only into a pane whose foreground is the agent.
+//! Stopping an agent's current turn the way its profile says: its
+//! `interrupt` keys for an agent over its budget with `budget.on_exceed =
+//! "interrupt"` (docs/USAGE.md), its `interrupt_key` before a message sent
+//! with `--interrupt`. Like an answer, it takes the pane's delivery lock
+//! and types only into a pane whose foreground is the agent.
+
+use std::time::{Duration, Instant};
 
 use crate::agents::registry::Registry;
+use crate::agents::screen::ScreenState;
 use crate::error::{Error, Result};
 
-use super::delivery;
+use super::delivery::{self, PaneSession};
 use super::messenger::{Messenger, target_of};
+
+/// How long an interrupted agent may take to leave its busy screen.
+const INTERRUPT_WAIT: Duration = Duration::from_secs(3);
+
+/// How often the screen is looked at meanwhile.
+const INTERRUPT_POLL: Duration = Duration::from_millis(50);
 
 impl Messenger<'_> {
     /// Presses `agent`'s interrupt keys in its pane. `Ok(false)` when its
@@ -34,7 +44,8 @@ impl Messenger<'_> {
             ))
         })?;
         let keys: Vec<&str> = session
-            .interrupt_keys()
+            .profile()
+            .interrupt
             .iter()
             .map(String::as_str)
             .collect();
@@ -43,5 +54,31 @@ impl Messenger<'_> {
         }
         session.press(&keys)?;
         Ok(true)
+    }
+}
+
+impl PaneSession<'_> {
+    /// Stops the agent's turn when it is busy and its profile names the
+    /// key for that (`interrupt_key`), and waits for the screen to leave
+    /// busy (at most `INTERRUPT_WAIT`). True when a turn was stopped.
+    pub(crate) fn interrupt(&self) -> bool {
+        let Some(key) = self.profile().interrupt_key.as_deref() else {
+            return false;
+        };
+        let busy = || {
+            self.look_now()
+                .is_some_and(|(r, _)| r.state == ScreenState::Busy)
+        };
+        if !busy() || self.press(&[key]).is_err() {
+            return false;
+        }
+        let deadline = Instant::now() + INTERRUPT_WAIT;
+        while Instant::now() < deadline {
+            std::thread::sleep(INTERRUPT_POLL);
+            if !busy() {
+                return true;
+            }
+        }
+        false
     }
 }
