@@ -190,8 +190,21 @@ impl<'a> Watcher<'a> {
                 return Ended::NoAgents;
             }
             let backoff = self.outage.end_round(say);
-            // The relay's wait (several hosts) already spent the round.
-            let nap = backoff.unwrap_or_else(|| ROUND.saturating_sub(started.elapsed()));
+            let mut nap = backoff.unwrap_or_else(|| ROUND.saturating_sub(started.elapsed()));
+            // On several hosts the rest of the round waits on the relay, so
+            // that a delivery another host hands over goes in as it comes,
+            // not at the next round.
+            while backoff.is_none() && !nap.is_zero() && self.op.backend.relay.is_some() {
+                self.take_handed_over(nap, say);
+                if !matches!(stop.try_recv(), Err(TryRecvError::Empty)) {
+                    return Ended::Stopped;
+                }
+                // A store that failed just now is tried again next round.
+                if self.outage.this_round.is_some() {
+                    break;
+                }
+                nap = ROUND.saturating_sub(started.elapsed());
+            }
             if !matches!(stop.recv_timeout(nap), Err(RecvTimeoutError::Timeout)) {
                 return Ended::Stopped;
             }
@@ -209,7 +222,12 @@ impl<'a> Watcher<'a> {
             self.discover(&mut feed, say);
             self.next_discovery = Instant::now() + self.settings.discovery_every;
         }
-        self.housekeeping(relay_wait, &mut feed, say);
+        let chores = Chores {
+            ack_retries: true,
+            held: true,
+            relay_wait,
+        };
+        self.housekeeping(chores, &mut feed, say);
         let gone = self.look(&mut feed, say);
         for f in self.notifier.failures() {
             feed.push(f);
@@ -221,6 +239,23 @@ impl<'a> Watcher<'a> {
                 .failed(say, "could not write the activity feed", &e.into());
         }
         gone
+    }
+
+    /// Takes and types in what other hosts hand to this one, waiting up to
+    /// `wait` for the first.
+    fn take_handed_over(&mut self, wait: Duration, say: &mut dyn FnMut(Said)) {
+        let mut feed = Vec::new();
+        let chores = Chores {
+            relay_wait: Some(wait),
+            ..Chores::default()
+        };
+        self.housekeeping(chores, &mut feed, say);
+        if !feed.is_empty()
+            && let Err(e) = self.op.backend.feed.append(&feed)
+        {
+            self.outage
+                .failed(say, "could not write the activity feed", &e.into());
+        }
     }
 
     /// Rediscovers the agents and removes stale locks.
@@ -343,15 +378,11 @@ impl<'a> Watcher<'a> {
     /// Due ACK retries and escalations, held messages, hand-overs.
     fn housekeeping(
         &mut self,
-        relay_wait: Option<Duration>,
+        chores: Chores,
         feed: &mut Vec<FeedEntry>,
         say: &mut dyn FnMut(Said),
     ) {
-        let done = self.op.housekeeping(Chores {
-            ack_retries: true,
-            held: true,
-            relay_wait,
-        });
+        let done = self.op.housekeeping(chores);
         for note in &done.registry_notes {
             say(Said::Warning(note.clone()));
         }
