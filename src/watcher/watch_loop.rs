@@ -232,13 +232,19 @@ impl<'a> Watcher<'a> {
         for f in self.notifier.failures() {
             feed.push(f);
         }
+        self.write_feed(&feed, say);
+        gone
+    }
+
+    /// Appends a round's lines to the activity feed; a store that does not
+    /// answer is the outage's to tell.
+    fn write_feed(&mut self, feed: &[FeedEntry], say: &mut dyn FnMut(Said)) {
         if !feed.is_empty()
-            && let Err(e) = self.op.backend.feed.append(&feed)
+            && let Err(e) = self.op.backend.feed.append(feed)
         {
             self.outage
                 .failed(say, "could not write the activity feed", &e.into());
         }
-        gone
     }
 
     /// Takes and types in what other hosts hand to this one, waiting up to
@@ -250,12 +256,7 @@ impl<'a> Watcher<'a> {
             ..Chores::default()
         };
         self.housekeeping(chores, &mut feed, say);
-        if !feed.is_empty()
-            && let Err(e) = self.op.backend.feed.append(&feed)
-        {
-            self.outage
-                .failed(say, "could not write the activity feed", &e.into());
-        }
+        self.write_feed(&feed, say);
     }
 
     /// Rediscovers the agents and removes stale locks.

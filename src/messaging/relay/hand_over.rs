@@ -180,23 +180,22 @@ impl Messenger<'_> {
 /// (a broadcast's recipients on this host), in the order first taken. A
 /// delivery that cannot be read is a group of its own.
 fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
+    fn key(t: &Taken) -> Option<(&str, &str, &str, Option<&str>)> {
+        t.handoff.as_ref().map(|h| {
+            (
+                h.msg_id.as_str(),
+                h.text.as_str(),
+                h.marker.as_str(),
+                h.note.as_deref(),
+            )
+        })
+    }
     let mut groups: Vec<Vec<Taken>> = Vec::new();
     for t in taken {
-        let key = |x: &Taken| {
-            x.handoff.as_ref().map(|h| {
-                (
-                    h.msg_id.clone(),
-                    h.text.clone(),
-                    h.marker.clone(),
-                    h.note.clone(),
-                )
-            })
-        };
-        let mine = key(&t);
-        let slot = mine.as_ref().and_then(|k| {
+        let slot = key(&t).and_then(|k| {
             groups
                 .iter()
-                .position(|g| g.first().and_then(key).as_ref() == Some(k))
+                .position(|g| g.first().and_then(key) == Some(k))
         });
         match slot {
             Some(i) => groups[i].push(t),
