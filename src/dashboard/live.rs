@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use serde_json::Value;
 
 use crate::agents::registry::Registry;
-use crate::snapshot::{self, Dirty, FileWatch};
+use crate::snapshot::{self, AppendWake, Dirty, FileWatch};
 use crate::store::inspect::{self, Stamp};
 use crate::support::time;
 
@@ -240,6 +240,7 @@ pub(super) fn watch(app: &Arc<App>) {
     let live = &app.live;
     let mut seen = Seen::default();
     let mut file_watch: Option<FileWatch> = None;
+    let mut _appends: Option<AppendWake> = None;
     let mut watch_tried = false;
     loop {
         let (dirty, fresh) = {
@@ -275,6 +276,7 @@ pub(super) fn watch(app: &Arc<App>) {
         if !watch_tried {
             watch_tried = true;
             file_watch = start_file_watch(app);
+            _appends = start_append_wake(app);
         }
         if dirty.locks_dir
             && let Some(w) = file_watch.as_mut()
@@ -301,6 +303,24 @@ fn start_file_watch(app: &Arc<App>) -> Option<FileWatch> {
         Err(e) => {
             (app.settings.report)(&format!(
                 "file events are not available ({e}); the dashboard checks the files every {}s instead",
+                app.settings.tick.as_secs()
+            ));
+            None
+        }
+    }
+}
+
+/// On a shared store, a wait on its log: a message any host logs is
+/// published at once rather than at the next tick.
+fn start_append_wake(app: &Arc<App>) -> Option<AppendWake> {
+    match app.settings.backend.log.append_watch() {
+        Ok(watch) => watch.map(|w| {
+            let app = Arc::clone(app);
+            AppendWake::start(w, move |d| app.live.mark(d))
+        }),
+        Err(e) => {
+            (app.settings.report)(&format!(
+                "could not wait on the message log ({e}); new messages show within {}s",
                 app.settings.tick.as_secs()
             ));
             None

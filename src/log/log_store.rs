@@ -24,6 +24,8 @@
 //! numbers (a segment and an offset in it), which is also the shape of a
 //! stream entry id on a networked store.
 
+use std::time::Duration;
+
 use crate::log::inbox::{Cursor, InboxView, Selection};
 use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch};
 use crate::store::StoreError;
@@ -94,6 +96,14 @@ pub(crate) trait LogStore: Send + Sync {
     /// returns each later record once.
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError>;
 
+    /// A wait for appends, for a log whose appends no file event
+    /// announces (a shared store, read from other hosts): what it returns
+    /// wakes the views the moment a record is appended. `None` (the
+    /// files): the file events announce them.
+    fn append_watch(&self) -> Result<Option<Box<dyn AppendWatch>>, StoreError> {
+        Ok(None)
+    }
+
     /// `agent`'s oldest unread messages, up to `limit`, marked read: what
     /// `inbox --new` shows. With a note when the cursors were damaged.
     /// A store that can make the read and the cursor's move one atomic
@@ -118,6 +128,14 @@ pub(crate) trait LogStore: Send + Sync {
 pub(crate) trait LogFollower: Send + std::fmt::Debug {
     /// The records appended since the last call (possibly none).
     fn read_new(&mut self) -> Result<TailBatch, StoreError>;
+}
+
+/// Waits for records appended to a log (`LogStore::append_watch`).
+pub(crate) trait AppendWatch: Send {
+    /// Waits at most about `wait` for records appended after the ones the
+    /// last call saw (at first: after the watch began); true when there
+    /// are some. Only says that there are: reading them is the caller's.
+    fn wait(&mut self, wait: Duration) -> Result<bool, StoreError>;
 }
 
 /// The contract every `LogStore` keeps, as checks any implementation can

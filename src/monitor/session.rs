@@ -23,7 +23,7 @@ use super::changes::Changes;
 use super::state::Level;
 use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
 use crate::snapshot as status;
-use crate::snapshot::{Dirty, FileWatch};
+use crate::snapshot::{AppendWake, Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub(crate) const TICK: Duration = Duration::from_secs(1);
@@ -75,6 +75,11 @@ pub(crate) struct Session {
     tx: Sender<Event>,
     rx: Receiver<Event>,
     watch: Option<FileWatch>,
+    /// On a shared store: wakes the loop when any host logs a message.
+    _appends: Option<AppendWake>,
+    /// The store is shared by several hosts: its registry, locks and
+    /// ACKs send no file events and are read on every tick.
+    shared: bool,
     worker: Worker,
     acks_in_flight: bool,
     /// A shared store that stopped answering was told about: its further
@@ -124,6 +129,15 @@ impl Session {
                 None
             }
         };
+        // The wait begins before the follower's first read, so nothing
+        // logged in between goes unannounced.
+        let appends = worker.operator.backend.log.append_watch()?.map(|w| {
+            let changed = tx.clone();
+            AppendWake::start(w, move |dirty| {
+                let _ = changed.send(Event::Files(dirty));
+            })
+        });
+        let shared = worker.operator.backend.shared_host().is_some();
         let (tail, batch) = worker.operator.backend.log.follow()?;
         first.changes.records = batch.records;
         first.changes.skipped = batch.skipped;
@@ -138,6 +152,8 @@ impl Session {
             tx,
             rx,
             watch,
+            _appends: appends,
+            shared,
             worker,
             acks_in_flight: false,
             store_down: false,
@@ -200,6 +216,11 @@ impl Session {
             self.next_tick = Instant::now() + TICK;
             if self.watch.is_none() {
                 dirty = Dirty::all();
+            }
+            if self.shared {
+                dirty.registry = true;
+                dirty.locks = true;
+                dirty.acks = true;
             }
             // Following the log costs two system calls when nothing is
             // new: cheap insurance against a lost event.

@@ -12,7 +12,9 @@
 //! stream is never trimmed here, so no unread message is lost.
 
 use crate::log::inbox::{self, Cursor, InboxView, PastCursor, Selection};
-use crate::log::log_store::{LogFollower, LogStore, ScanBatch, ScanVisitor};
+use std::time::Duration;
+
+use crate::log::log_store::{AppendWatch, LogFollower, LogStore, ScanBatch, ScanVisitor};
 use crate::log::record::{Located, LogContents, LogPos, Record, TailBatch, parse_line};
 use crate::store::StoreError;
 
@@ -176,6 +178,63 @@ impl LogFollower for RedisFollower {
             skipped: page.skipped,
             rotated: false,
         })
+    }
+}
+
+/// Waits for appends with a blocking `XREAD` on the stream, over a
+/// connection of its own kept open between waits (opened again after a
+/// failure).
+struct RedisAppendWatch {
+    target: RedisTarget,
+    conn: Option<Redis>,
+    /// The id of the last entry seen: appends after it wake the wait.
+    last: String,
+}
+
+impl RedisAppendWatch {
+    fn wait_on(&mut self, wait: Duration) -> Result<bool, StoreError> {
+        let r = match &mut self.conn {
+            Some(r) => r,
+            None => self.conn.insert(self.target.connect()?),
+        };
+        // The block ends well inside the connection's own read timeout,
+        // so a quiet stream is never taken for a server that stopped
+        // answering.
+        let block = wait.min(self.target.timeout() / 2);
+        let block = u64::try_from(block.as_millis()).unwrap_or(u64::MAX).max(1);
+        let key = r.keys.log();
+        let reply: Option<Vec<(String, Vec<Entry>)>> = r.query(
+            redis::cmd("XREAD")
+                .arg("COUNT")
+                .arg(PAGE)
+                .arg("BLOCK")
+                .arg(block)
+                .arg("STREAMS")
+                .arg(&key)
+                .arg(&self.last),
+        )?;
+        let newest = reply
+            .into_iter()
+            .flatten()
+            .filter_map(|(_, entries)| entries.last().map(|(id, _)| id.clone()))
+            .next_back();
+        Ok(match newest {
+            Some(id) => {
+                self.last = id;
+                true
+            }
+            None => false,
+        })
+    }
+}
+
+impl AppendWatch for RedisAppendWatch {
+    fn wait(&mut self, wait: Duration) -> Result<bool, StoreError> {
+        let got = self.wait_on(wait);
+        if got.is_err() {
+            self.conn = None;
+        }
+        got
     }
 }
 
@@ -392,6 +451,30 @@ impl LogStore for RedisLog {
         format!("redis {}", self.target.name())
     }
 
+    fn append_watch(&self) -> Result<Option<Box<dyn AppendWatch>>, StoreError> {
+        // Starts after the newest entry now, so that whatever the caller
+        // reads next is all it was woken for before.
+        let mut r = self.target.connect()?;
+        let key = r.keys.log();
+        let newest: Vec<Entry> = r.query(
+            redis::cmd("XREVRANGE")
+                .arg(&key)
+                .arg("+")
+                .arg("-")
+                .arg("COUNT")
+                .arg(1),
+        )?;
+        let last = newest
+            .into_iter()
+            .next()
+            .map_or_else(|| "0-0".to_owned(), |(id, _)| id);
+        Ok(Some(Box::new(RedisAppendWatch {
+            target: self.target.clone(),
+            conn: Some(r),
+            last,
+        })))
+    }
+
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.log();
@@ -520,6 +603,40 @@ mod tests {
             )
             .expect("xrevrange");
         assert_eq!(last[0].1[0].1, record.to_line().expect("line"));
+    }
+
+    #[test]
+    fn an_append_watch_wakes_for_what_comes_after_it_began_and_only_once() {
+        let server = TestServer::start();
+        let log = Arc::new(RedisLog::new(server.target("wake")));
+        let line = |text: &str| {
+            parse_line(&format!(
+                r#"{{"sender": "agent-0", "timestamp": "t", "msg_type": "INFO", "content": "{text}", "recipients": ["agent-1"], "msg_id": "{text}"}}"#
+            ))
+            .expect("a record")
+        };
+        log.append(&[line("before")]).expect("append");
+        let mut watch = log
+            .append_watch()
+            .expect("watch")
+            .expect("a shared log has one");
+        // What was there before the watch began does not wake it.
+        assert!(!watch.wait(Duration::from_millis(20)).expect("wait"));
+        // An append from another client wakes it, whether it lands before
+        // the wait or while the wait blocks.
+        let appender = {
+            let log = Arc::clone(&log);
+            let first = line("after");
+            std::thread::spawn(move || log.append(&[first]).expect("append"))
+        };
+        assert!(watch.wait(Duration::from_secs(5)).expect("wait"));
+        appender.join().expect("appender");
+        // Once seen, it does not wake the next wait.
+        assert!(!watch.wait(Duration::from_millis(20)).expect("wait"));
+        log.append(&[line("later"), line("later2")])
+            .expect("append");
+        assert!(watch.wait(Duration::from_secs(5)).expect("wait"));
+        assert!(!watch.wait(Duration::from_millis(20)).expect("wait"));
     }
 
     #[test]
