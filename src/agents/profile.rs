@@ -23,8 +23,9 @@ pub(crate) struct Profile {
     pub command_chars: String,
     /// The keys that stop its current turn; empty: none.
     pub interrupt: Vec<String>,
-    /// The key that stops the agent's current turn, when it has one.
-    pub interrupt_key: Option<String>,
+    /// Stopping a turn puts its prompt back into the input box, so a
+    /// message is never typed right after one.
+    pub interrupt_restores_prompt: bool,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -211,7 +212,7 @@ impl Profiles {
             pause: Duration::from_millis(u64::from(spec.pause_ms.unwrap_or(150))),
             command_chars: spec.command_chars.clone().unwrap_or_default(),
             interrupt: spec.interrupt.clone().unwrap_or_default(),
-            interrupt_key: spec.interrupt_key.clone(),
+            interrupt_restores_prompt: spec.interrupt_restores_prompt.unwrap_or(false),
             rules,
             print,
         }
@@ -345,5 +346,20 @@ mod tests {
         assert!(p.compile("claude").reads_screen());
         assert_eq!(p.compile("claude").interrupt, ["Escape"]);
         let _ = ScreenState::Idle;
+    }
+
+    #[test]
+    fn one_key_list_stops_a_turn_and_claude_code_keeps_its_prompt() {
+        let p = Profiles::new(&BTreeMap::new());
+        for name in ["claude", "gemini", "codex", "swarm-demo"] {
+            assert_eq!(p.compile(name).interrupt, ["Escape"], "{name}");
+        }
+        // Claude Code's Escape puts the prompt back into its box: an
+        // `--interrupt` message must not stop its turn.
+        assert!(p.compile("claude").interrupt_restores_prompt);
+        for name in ["gemini", "codex", "swarm-demo"] {
+            assert!(!p.compile(name).interrupt_restores_prompt, "{name}");
+        }
+        assert!(p.compile("aider").interrupt.is_empty());
     }
 }

@@ -94,8 +94,10 @@ pub struct ProfileSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub resume: Option<Vec<String>>,
     /// The keys that stop the agent's current turn (tmux key names, such
-    /// as `Escape` or `C-c`), pressed for an agent over its budget with
-    /// `budget.on_exceed = "interrupt"`. None: it is not interrupted.
+    /// as `Escape` or `C-c`): pressed before `swarm msg --interrupt`
+    /// types, and for an agent over its budget with `budget.on_exceed =
+    /// "interrupt"`. None: it is never interrupted (an `--interrupt`
+    /// message goes in as an urgent one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupt: Option<Vec<String>>,
     /// How a prompt already submitted shows in the agent's transcript, so
@@ -108,11 +110,12 @@ pub struct ProfileSpec {
     /// screen (it has an `input`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub print_to_send: Option<bool>,
-    /// The tmux key that stops the agent's current turn (`Escape`), which
-    /// `swarm msg --interrupt` presses before typing. None: the profile
-    /// cannot interrupt, and such a message goes in as an urgent one.
+    /// Stopping a turn puts its prompt back into the input box (Claude
+    /// Code), where a message typed next would join it: `--interrupt`
+    /// then does not stop the turn and goes in as an urgent message; a
+    /// budget's interrupt still stops it. Unset: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub interrupt_key: Option<String>,
+    pub interrupt_restores_prompt: Option<bool>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -196,7 +199,9 @@ impl ProfileSpec {
             interrupt: other.interrupt.clone().or(self.interrupt.clone()),
             echo: other.echo.clone().or(self.echo.clone()),
             print_to_send: other.print_to_send.or(self.print_to_send),
-            interrupt_key: other.interrupt_key.clone().or(self.interrupt_key.clone()),
+            interrupt_restores_prompt: other
+                .interrupt_restores_prompt
+                .or(self.interrupt_restores_prompt),
         }
     }
 }
@@ -303,16 +308,6 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
         out.push((
             "command_chars".into(),
             "at most 16 characters, no spaces".into(),
-        ));
-    }
-    if let Some(key) = &spec.interrupt_key
-        && (key.is_empty()
-            || key.len() > 32
-            || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
-    {
-        out.push((
-            "interrupt_key".into(),
-            "a tmux key name such as Escape or C-c (1-32 letters, digits and `-`)".into(),
         ));
     }
     for (field, markers) in [("dialog", &spec.dialog), ("busy", &spec.busy)] {

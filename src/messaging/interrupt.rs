@@ -1,8 +1,10 @@
-//! Stopping an agent's current turn the way its profile says: its
-//! `interrupt` keys for an agent over its budget with `budget.on_exceed =
-//! "interrupt"` (docs/USAGE.md), its `interrupt_key` before a message sent
-//! with `--interrupt`. Like an answer, it takes the pane's delivery lock
-//! and types only into a pane whose foreground is the agent.
+//! Stopping an agent's current turn the way its profile says, with its
+//! `interrupt` keys: for an agent over its budget with `budget.on_exceed =
+//! "interrupt"` (docs/USAGE.md), and before a message sent with
+//! `--interrupt` (not for an agent whose stop puts the prompt back into its
+//! input box: `interrupt_restores_prompt`). Like an answer, it takes the
+//! pane's delivery lock and types only into a pane whose foreground is the
+//! agent.
 
 use std::time::{Duration, Instant};
 
@@ -59,17 +61,20 @@ impl Messenger<'_> {
 
 impl PaneSession<'_> {
     /// Stops the agent's turn when it is busy and its profile names the
-    /// key for that (`interrupt_key`), and waits for the screen to leave
-    /// busy (at most `INTERRUPT_WAIT`). True when a turn was stopped.
+    /// keys for that, and waits for the screen to leave busy (at most
+    /// `INTERRUPT_WAIT`). True when a turn was stopped. An agent that
+    /// would put the stopped prompt back into its box is left running.
     pub(crate) fn interrupt(&self) -> bool {
-        let Some(key) = self.profile().interrupt_key.as_deref() else {
+        let profile = self.profile();
+        if profile.interrupt.is_empty() || profile.interrupt_restores_prompt {
             return false;
-        };
+        }
+        let keys: Vec<&str> = profile.interrupt.iter().map(String::as_str).collect();
         let busy = || {
             self.look_now()
                 .is_some_and(|(r, _)| r.state == ScreenState::Busy)
         };
-        if !busy() || self.press(&[key]).is_err() {
+        if !busy() || self.press(&keys).is_err() {
             return false;
         }
         let deadline = Instant::now() + INTERRUPT_WAIT;
