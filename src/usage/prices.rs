@@ -10,8 +10,10 @@ use std::collections::BTreeMap;
 use super::tokens::Tokens;
 use crate::config::Price;
 
-/// When the built-in prices were taken from the vendors' price pages.
-pub(crate) const PRICES_TAKEN: &str = "2025-11-24";
+/// When the built-in prices were last checked against the vendors' price
+/// lists (Anthropic's pricing page; OpenAI's API pricing and Codex rate
+/// card; the Gemini API pricing page), as published by then.
+pub(crate) const PRICES_TAKEN: &str = "2026-07-04";
 
 /// What `tokens` cost at `price`.
 pub(crate) fn cost_at(price: &Price, tokens: &Tokens) -> f64 {
@@ -25,14 +27,25 @@ pub(crate) fn cost_at(price: &Price, tokens: &Tokens) -> f64 {
 /// The built-in table: (model, price). Anthropic's cache writes are the
 /// five-minute ones; Gemini's prices are those of prompts up to 200k
 /// tokens.
-const BUILT_IN: [(&str, Price); 18] = [
+const BUILT_IN: [(&str, Price); 27] = [
+    // Anthropic: cache writes are the 5-minute ones (1.25x input), cache
+    // reads 0.1x input.
+    ("claude-opus-4-6", Price::new(5.0, 25.0, 0.5, 6.25)),
     ("claude-opus-4-5", Price::new(5.0, 25.0, 0.5, 6.25)),
     ("claude-opus-4-1", Price::new(15.0, 75.0, 1.5, 18.75)),
     ("claude-opus-4", Price::new(15.0, 75.0, 1.5, 18.75)),
+    ("claude-sonnet-4-6", Price::new(3.0, 15.0, 0.3, 3.75)),
     ("claude-sonnet-4-5", Price::new(3.0, 15.0, 0.3, 3.75)),
     ("claude-sonnet-4", Price::new(3.0, 15.0, 0.3, 3.75)),
     ("claude-haiku-4-5", Price::new(1.0, 5.0, 0.1, 1.25)),
     ("claude-3-5-haiku", Price::new(0.8, 4.0, 0.08, 1.0)),
+    // OpenAI: cached input is 0.1x input; writing the cache costs nothing
+    // extra.
+    ("gpt-5.5", Price::new(5.0, 30.0, 0.5, 5.0)),
+    ("gpt-5.4", Price::new(2.5, 15.0, 0.25, 2.5)),
+    ("gpt-5.3-codex", Price::new(1.75, 14.0, 0.175, 1.75)),
+    ("gpt-5.2-codex", Price::new(1.75, 14.0, 0.175, 1.75)),
+    ("gpt-5.2", Price::new(1.75, 14.0, 0.175, 1.75)),
     ("gpt-5.1-codex-mini", Price::new(0.25, 2.0, 0.025, 0.25)),
     ("gpt-5.1-codex", Price::new(1.25, 10.0, 0.125, 1.25)),
     ("gpt-5.1", Price::new(1.25, 10.0, 0.125, 1.25)),
@@ -40,7 +53,10 @@ const BUILT_IN: [(&str, Price); 18] = [
     ("gpt-5-mini", Price::new(0.25, 2.0, 0.025, 0.25)),
     ("gpt-5", Price::new(1.25, 10.0, 0.125, 1.25)),
     ("gpt-4.1", Price::new(2.0, 8.0, 0.5, 2.0)),
+    // Google: prompts up to 200,000 tokens; cached input 0.1x input.
+    ("gemini-3.1-pro-preview", Price::new(2.0, 12.0, 0.2, 2.0)),
     ("gemini-3-pro-preview", Price::new(2.0, 12.0, 0.2, 2.0)),
+    ("gemini-3-flash-preview", Price::new(0.5, 3.0, 0.05, 0.5)),
     ("gemini-2.5-pro", Price::new(1.25, 10.0, 0.125, 1.25)),
     ("gemini-2.5-flash-lite", Price::new(0.1, 0.4, 0.01, 0.1)),
     ("gemini-2.5-flash", Price::new(0.3, 2.5, 0.03, 0.3)),
@@ -116,6 +132,10 @@ mod tests {
             Some(15.0)
         );
         assert_eq!(p.of("gpt-5.1-codex-max").map(|x| x.0.input), Some(1.25));
+        // A newer model is not priced as the older one its name begins
+        // with.
+        assert_eq!(p.of("claude-opus-4-6").map(|x| x.0.input), Some(5.0));
+        assert_eq!(p.of("gpt-5.3-codex").map(|x| x.0.output), Some(14.0));
         assert_eq!(p.of("gpt-50"), None);
         assert_eq!(p.of("claude-opus-5-5"), None);
         assert_eq!(p.cost("unknown", &Tokens::default()), None);
