@@ -270,6 +270,22 @@ fn a_crashed_swarm_comes_back_with_its_ids_lock_and_queued_message_once() {
 }
 
 #[test]
+fn down_after_the_server_died_says_so_rather_than_that_it_stopped_it() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, "lost", "1");
+    server.tmux(&["kill-server"]);
+    let out = run(&project, &server, &["down", "--session", "lost"], 0);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        said.contains("Its tmux server had already stopped; marked stopped: session lost"),
+        "{said}"
+    );
+    assert!(!said.contains("Stopped tmux session"), "{said}");
+    assert_eq!(session(&project, &server, "lost")["state"], "stopped");
+}
+
+#[test]
 fn a_partly_running_session_resumes_only_its_missing_agents() {
     let server = TmuxServer::start();
     let project = Project::new();

@@ -373,9 +373,10 @@ fn no_server_means_no_session(e: TmuxError) -> Result<bool, TmuxError> {
     }
 }
 
-/// Kills the session and refreshes the registry (its agents are gone).
-/// `gone_ok`: a session that no longer exists (its tmux server died) is
-/// no error; the registry is refreshed all the same.
+/// Kills the session and refreshes the registry (its agents are gone);
+/// true with it when there was a session to kill. `gone_ok`: a session
+/// that no longer exists (its tmux server died) is no error; the registry
+/// is refreshed all the same.
 pub(crate) fn down(
     tmux: &Tmux,
     registry: &dyn RegistryStore,
@@ -384,7 +385,7 @@ pub(crate) fn down(
     opts: &DiscoverOptions,
     session: &str,
     gone_ok: bool,
-) -> Result<Discovery> {
+) -> Result<(Discovery, bool)> {
     let exists = tmux
         .has_session(session)
         .or_else(no_server_means_no_session)?;
@@ -396,11 +397,12 @@ pub(crate) fn down(
         None | Some(Ok(())) | Some(Err(TmuxError::NoServer { .. })) => {}
         Some(Err(e)) => return Err(e.into()),
     }
-    match discovery::refresh(tmux, registry, paths, matcher, opts) {
+    let found = match discovery::refresh(tmux, registry, paths, matcher, opts) {
         // That was the last session: the server exited with it.
         Err(Error::Tmux(TmuxError::NoServer { .. })) => discovery::forget_all(registry, paths),
         other => other,
-    }
+    }?;
+    Ok((found, exists))
 }
 
 /// How other programs (hooks, other panes) should run this swarm: `swarm`

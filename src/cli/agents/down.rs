@@ -59,7 +59,7 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
             .as_ref()
             .is_some_and(|r| r.state == RecordedState::Running),
     );
-    let found = match stopped {
+    let (found, killed) = match stopped {
         // Cleaning up the worktrees after the session is gone.
         Err(Error::NoSession(_)) if args.remove_worktrees => {
             let mut s = format!(
@@ -86,7 +86,12 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         r.stopped_at = Some(now.clone());
     })?;
     let mut s = format!(
-        "Stopped tmux session {}; {} agent{} left the registry, {} remain.\n",
+        "{} {}; {} agent{} left the registry, {} remain.\n",
+        if killed {
+            "Stopped tmux session"
+        } else {
+            "Its tmux server had already stopped; marked stopped: session"
+        },
         // It may come from the registry, which other tools write too.
         sanitize::one_line(&session),
         found.dropped.len(),
