@@ -338,6 +338,50 @@ fn a_message_sent_with_swarm_msg_appears_without_a_reload() {
 }
 
 #[test]
+fn a_message_s_thread_button_shows_its_whole_conversation_and_only_it() {
+    let project = populated_project();
+    // A reply to the first message, and one more message of no thread.
+    let mut reply: Value = serde_json::from_str(&super::log_line(
+        "5d0b1a2c-0000-4000-8000-000000000010",
+        "agent-1",
+        &["agent-0"],
+        "INFO",
+        "2026-11-21T13:30:00.000000+00:00",
+        "the reply in the thread",
+    ))
+    .expect("a log line");
+    reply["parent_msg_id"] = "9c2c68bd-7f2c-490f-a333-2015aba90f22".into();
+    super::append(&project, &reply.to_string());
+    let dash = Dashboard::start(&project);
+    let chrome = Chromium::start();
+    let page = chrome.tab();
+    page.open(&url(&dash));
+    page.wait_for_text("#messages", "the reply in the thread");
+    let clicked = page.json(
+        "(() => { const li = Array.from(document.querySelectorAll('#messages li'))\
+           .find((l) => l.textContent.includes('the reply in the thread')); \
+         const b = li && Array.from(li.querySelectorAll('button')).find((x) => x.textContent === 'thread'); \
+         if (b) b.click(); return JSON.stringify(Boolean(b)); })()",
+    );
+    assert_eq!(clicked, true, "a thread button on the reply");
+    page.wait_for_text("#messages-count", "2 in the thread");
+    let shown = page.text("#messages");
+    // Oldest first: the question, then its reply; nothing else.
+    let (first, second) = (
+        shown.find("schema v2 merged").expect("the first message"),
+        shown.find("the reply in the thread").expect("the reply"),
+    );
+    assert!(first < second, "{shown}");
+    assert!(!shown.contains("need src/a.py"), "{shown}");
+    // The search box says what is shown.
+    assert_eq!(
+        page.json("JSON.stringify(document.getElementById('search').value)"),
+        "thread:5d0b1a2c-0000-4000-8000-000000000010"
+    );
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+#[test]
 fn a_message_sent_from_the_page_reaches_the_agents_pane() {
     let server = TmuxServer::start();
     let project = Project::new();
