@@ -196,6 +196,10 @@ fn usage(op: &Operator) -> (Option<Spending>, Vec<(Level, String)>) {
         // The status panel already reports a registry that cannot be read.
         Err(_) => return (None, Vec::new()),
     };
+    // Nothing to look for: no reading of every process's details.
+    if registry.agents.is_empty() {
+        return (Some(Spending::new()), Vec::new());
+    }
     match tally.refresh(&registry, op.backend.shared_host()) {
         Ok((ledger, notes)) => {
             let ids: Vec<String> = registry.agents.iter().map(|a| a.id.to_string()).collect();
