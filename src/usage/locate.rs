@@ -128,17 +128,7 @@ impl AgentHome {
                 Vendor::Codex => self.codex_files(cwd, ledger),
                 Vendor::Gemini => self.gemini_files(cwd),
             };
-            out.extend(
-                files
-                    .into_iter()
-                    .filter(|(_, f)| self.written_since_start(f))
-                    .map(|(path, file)| Candidate {
-                        path,
-                        vendor,
-                        file,
-                        exact: false,
-                    }),
-            );
+            out.extend(self.written_since_start_of(vendor, files, false));
         }
         out
     }
@@ -169,19 +159,27 @@ impl AgentHome {
                 // Codex CLI picks its own thread id.
                 Vendor::Codex => Vec::new(),
             };
-            out.extend(
-                files
-                    .into_iter()
-                    .filter(|(_, f)| self.written_since_start(f))
-                    .map(|(path, file)| Candidate {
-                        path,
-                        vendor,
-                        file,
-                        exact: true,
-                    }),
-            );
+            out.extend(self.written_since_start_of(vendor, files, true));
         }
         (!out.is_empty()).then_some(out)
+    }
+
+    /// Those of `files` written since the agent started, as candidates.
+    fn written_since_start_of(
+        &self,
+        vendor: Vendor,
+        files: Vec<(PathBuf, RecordFile)>,
+        exact: bool,
+    ) -> impl Iterator<Item = Candidate> + '_ {
+        files
+            .into_iter()
+            .filter(|(_, f)| self.written_since_start(f))
+            .map(move |(path, file)| Candidate {
+                path,
+                vendor,
+                file,
+                exact,
+            })
     }
 
     fn written_since_start(&self, f: &RecordFile) -> bool {

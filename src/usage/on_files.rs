@@ -86,7 +86,10 @@ mod tests {
         std::fs::write(paths.usage(), one_line).expect("write");
         let ((), note) = file.update(|_| {}).expect("update");
         assert_eq!(note, None);
-        assert_eq!(std::fs::read_to_string(paths.usage()).expect("read"), one_line);
+        assert_eq!(
+            std::fs::read_to_string(paths.usage()).expect("read"),
+            one_line
+        );
         // A change is written.
         file.update(|l| {
             l.agents.entry("agent-2".into()).or_default();

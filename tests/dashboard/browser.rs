@@ -423,7 +423,7 @@ fn the_page_shows_screen_states_and_held_messages() {
 
 /// How the page fits a window: its widest part against the window, and
 /// the smallest answer or send button of the needs-you section.
-pub(super) fn fit(page: &BrowserTab) -> Value {
+fn fit(page: &BrowserTab) -> Value {
     page.json(
         r#"JSON.stringify((() => {
   const buttons = Array.from(document.querySelectorAll('#needs .need-options button, #needs .need-send button'));
@@ -553,13 +553,18 @@ fn on_a_phone_nothing_is_wider_than_the_window() {
     page.wait_for_text("#connection", "live");
     page.wait_for_text("#locks", "src/a.py");
     page.wait_for_text("#messages", "schema v2 merged");
-    let fit = fit(&page);
+    assert_fits_a_phone(&page);
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+/// Nothing on the page is wider than a phone's 390 px window.
+pub(super) fn assert_fits_a_phone(page: &BrowserTab) {
+    let fit = fit(page);
     assert_eq!(fit["inner"], 390, "{fit}");
     assert!(
         fit["scroll"].as_f64() <= fit["inner"].as_f64(),
         "the page is wider than the window: {fit}"
     );
-    assert_eq!(page.problems(), Vec::<String>::new());
 }
 
 /// For each cell of column `column` (0-based) of the table body

@@ -12,7 +12,7 @@ use crate::harness::{Project, TmuxServer};
 use crate::usage::{append, spending_agent};
 
 use super::Dashboard;
-use super::browser::{Chromium, fit, url};
+use super::browser::{Chromium, assert_fits_a_phone, url};
 
 /// `count` Claude Code responses of one input and one output token each,
 /// by a model without a price, without their times (counted when read).
@@ -160,12 +160,7 @@ fn the_page_shows_each_agents_usage_and_chart_also_on_a_phone() {
         );
         assert!(one["chart_width"].as_f64() > Some(100.0), "{one}");
         if phone {
-            let fit = fit(&page);
-            assert_eq!(fit["inner"], 390, "{fit}");
-            assert!(
-                fit["scroll"].as_f64() <= fit["inner"].as_f64(),
-                "the page is wider than the window: {fit}"
-            );
+            assert_fits_a_phone(&page);
         }
         assert_eq!(page.problems(), Vec::<String>::new());
     }

@@ -2,12 +2,12 @@
 //! its row in the live view, and a line per change in the plain stream,
 //! read from the agent's own records as `swarm usage` reads them.
 
-use std::io::{BufRead, BufReader};
 use std::process::Stdio;
-use std::sync::mpsc;
 
-use crate::harness::{Project, TmuxServer, swarm_bin, swarm_process, wait_for};
+use crate::harness::{Project, TmuxServer, swarm_bin, swarm_process};
 use crate::usage::{append, spending_agent, timeless_turns};
+
+use super::plain::Stream;
 
 #[test]
 fn the_live_view_shows_each_agents_tokens_and_budget_next_to_its_row() {
@@ -41,57 +41,26 @@ fn the_plain_stream_prints_a_line_when_an_agents_usage_changes() {
     let scratch = tempfile::tempdir().expect("tempdir");
     let (id, file) = spending_agent(&server, &project, &scratch.path().join("home"), "a");
     project.write(".claudeswarm.toml", "[budget]\nagent_tokens = 40\n");
-    let mut child = Running(
-        swarm_process(&project, Some(&server))
-            .args(["monitor", "--plain"])
+    let mut stream = Stream::spawn({
+        let mut cmd = swarm_process(&project, Some(&server));
+        cmd.args(["monitor", "--plain"])
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start the monitor"),
-    );
-    let stdout = child.0.stdout.take().expect("stdout");
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            let Ok(line) = line else { return };
-            if tx.send(line).is_err() {
-                return;
-            }
-        }
+            .stderr(Stdio::piped());
+        cmd
     });
-    let mut seen: Vec<String> = Vec::new();
-    let mut expect = |text: &str| {
-        wait_for(&format!("a line with {text:?}"), || {
-            seen.extend(rx.try_iter());
-            seen.iter()
-                .filter(|l| l.contains(text))
-                .count()
-                .checked_sub(1)
-        });
-    };
-    expect(&format!(
+    stream.expect(&format!(
         "{id} usage: 30 tokens (input+output), 75% of day budget"
     ));
     append(&file, &timeless_turns());
-    expect(&format!(
+    stream.expect(&format!(
         "{id} usage: 60 tokens (input+output), over budget"
     ));
-    drop(child);
+    let (_, seen, _) = stream.stop();
     // Told once per change, not at each look.
     let told = seen
         .iter()
         .filter(|l| l.contains("usage: 30 tokens"))
         .count();
     assert_eq!(told, 1, "{seen:?}");
-}
-
-/// Stops the monitor, also when the test fails half-way.
-struct Running(std::process::Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
