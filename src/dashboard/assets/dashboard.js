@@ -311,7 +311,11 @@
     }
     card.append(kinds);
     const mine = series && list(series.agents).find((s) => text(s.agent) === text(a.agent));
-    if (mine) card.append(usageChart(a.agent, mine.tokens, series.start_unix, series.step_secs));
+    if (mine) {
+      const axis = el('div', 'usage-axis');
+      axis.append(el('span', null, list(mine.tokens).length + ' h ago'), el('span', null, 'tokens per hour'), el('span', null, 'now'));
+      card.append(usageChart(a.agent, mine.tokens, series.start_unix, series.step_secs), axis);
+    }
     if (Number(a.skipped) > 0) {
       card.append(el('p', 'muted', a.skipped + ' record(s) in a shape swarm does not know, skipped'));
     }
