@@ -358,3 +358,67 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
         received().contains("fourth").then_some(())
     });
 }
+
+/// Two agents `swarm launch` started in one directory under one home:
+/// each has the records of the conversation swarm chose for it, never
+/// the other's, though both files were written after both started.
+#[test]
+fn launched_agents_in_one_directory_each_have_their_own_conversations_records() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let home = scratch.path().join("home");
+    fs::create_dir_all(&home).expect("home");
+    // The panes the launch opens start with this HOME.
+    server.tmux(&["set-environment", "-g", "HOME", &home.to_string_lossy()]);
+    let out = swarm(&project, &server)
+        .args([
+            "launch",
+            "2",
+            "--agent",
+            "demo",
+            "--session",
+            "crew",
+            "--no-attach",
+            "--json",
+        ])
+        .output()
+        .expect("launch");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for a in stdout_json(&out)["agents"].as_array().expect("agents") {
+        server.wait_for_screen(a["pane"].as_str().expect("pane"), "waiting for messages");
+    }
+    let sessions = swarm(&project, &server)
+        .args(["sessions", "--json"])
+        .output()
+        .expect("sessions");
+    let sessions = stdout_json(&sessions);
+    let conversation = |id: &str| -> String {
+        sessions["sessions"][0]["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .find(|a| a["id"] == id)
+            .and_then(|a| a["conversation"].as_str())
+            .unwrap_or_else(|| panic!("no conversation for {id}: {sessions}"))
+            .to_owned()
+    };
+    let (first, second) = (conversation("agent-0"), conversation("agent-1"));
+    let dir = claude_dir(&home, &project);
+    write(&dir.join(format!("{first}.jsonl")), &timeless_turns());
+    write(
+        &dir.join(format!("{second}.jsonl")),
+        &(timeless_turns() + &timeless_turns()),
+    );
+    let report = usage_json(&project, &server);
+    for (id, conv, input) in [("agent-0", &first, 20), ("agent-1", &second, 40)] {
+        let a = agent(&report, id);
+        assert_eq!(a["tokens"]["input"], input, "{id}: {a}");
+        assert_eq!(a["sessions"].as_array().map(Vec::len), Some(1), "{a}");
+        assert_eq!(a["sessions"][0]["session"], conv.as_str(), "{a}");
+    }
+}
