@@ -11,7 +11,7 @@ use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, wait_fo
 
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/usage");
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     fs::read_to_string(format!("{FIXTURES}/{name}")).expect("fixture")
 }
 
@@ -28,7 +28,12 @@ fn fake_agent(dir: &Path, name: &str) -> PathBuf {
 }
 
 /// A pane in the project running `program ARGS` with only `HOME` set.
-fn pane_with_home(server: &TmuxServer, project: &Project, home: &Path, program: &str) -> String {
+pub(crate) fn pane_with_home(
+    server: &TmuxServer,
+    project: &Project,
+    home: &Path,
+    program: &str,
+) -> String {
     fs::create_dir_all(home).expect("home");
     server.pane(
         &project.path(),
@@ -37,7 +42,7 @@ fn pane_with_home(server: &TmuxServer, project: &Project, home: &Path, program: 
 }
 
 /// Claude Code's directory for the project's records under `home`.
-fn claude_dir(home: &Path, project: &Project) -> PathBuf {
+pub(crate) fn claude_dir(home: &Path, project: &Project) -> PathBuf {
     let name: String = project
         .path()
         .to_string_lossy()
@@ -47,12 +52,12 @@ fn claude_dir(home: &Path, project: &Project) -> PathBuf {
     home.join(".claude/projects").join(name)
 }
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     fs::write(path, text).expect("write");
 }
 
-fn append(path: &Path, text: &str) {
+pub(crate) fn append(path: &Path, text: &str) {
     use std::io::Write;
     let mut f = fs::OpenOptions::new()
         .append(true)
@@ -84,13 +89,46 @@ fn agent<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
 }
 
 /// The agent id discovery gave `pane`.
-fn id_of(project: &Project, pane: &str) -> String {
+pub(crate) fn id_of(project: &Project, pane: &str) -> String {
     project
         .agents()
         .into_iter()
         .find(|(_, p, _)| p == pane)
         .map(|(id, _, _)| id)
         .unwrap_or_else(|| panic!("{pane} not registered"))
+}
+
+/// Claude Code's records of two turns (30 tokens: 20 input, 10 output)
+/// without their times, so that they count as spent when read, today,
+/// whatever day the test runs.
+pub(crate) fn timeless_turns() -> String {
+    fixture("claude-2.1.330.jsonl").replace("\"timestamp\":", "\"at\":")
+}
+
+/// A demo agent in the project, started with `home` as its HOME,
+/// registered, whose records (30 tokens) are in place: its id and its
+/// record file, for appending more.
+pub(crate) fn spending_agent(
+    server: &TmuxServer,
+    project: &Project,
+    home: &Path,
+    name: &str,
+) -> (String, PathBuf) {
+    let pane = pane_with_home(
+        server,
+        project,
+        home,
+        &format!(
+            "'{}' demo-agent --record '{}'",
+            swarm_bin(),
+            project.file(&format!("{name}.jsonl")).display()
+        ),
+    );
+    server.wait_for_screen(&pane, "waiting for messages");
+    swarm(project, server).arg("discover").assert().success();
+    let file = claude_dir(home, project).join(format!("{name}.jsonl"));
+    write(&file, &timeless_turns());
+    (id_of(project, &pane), file)
 }
 
 #[test]
@@ -227,7 +265,7 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
     let (spender, other) = (id_of(&project, &spender), id_of(&project, &other));
     // 30 tokens spent: 83% of 36. Without their times the records count
     // as spent when read, today, whatever day the test runs.
-    let spent = fixture("claude-2.1.330.jsonl").replace("\"timestamp\":", "\"at\":");
+    let spent = timeless_turns();
     let file = claude_dir(&home, &project).join("s.jsonl");
     write(&file, &spent);
     project.write(".claudeswarm.toml", "[budget]\nagent_tokens = 36\n");
@@ -319,4 +357,68 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
     wait_for("a message after the reset typed in", || {
         received().contains("fourth").then_some(())
     });
+}
+
+/// Two agents `swarm launch` started in one directory under one home:
+/// each has the records of the conversation swarm chose for it, never
+/// the other's, though both files were written after both started.
+#[test]
+fn launched_agents_in_one_directory_each_have_their_own_conversations_records() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let home = scratch.path().join("home");
+    fs::create_dir_all(&home).expect("home");
+    // The panes the launch opens start with this HOME.
+    server.tmux(&["set-environment", "-g", "HOME", &home.to_string_lossy()]);
+    let out = swarm(&project, &server)
+        .args([
+            "launch",
+            "2",
+            "--agent",
+            "demo",
+            "--session",
+            "crew",
+            "--no-attach",
+            "--json",
+        ])
+        .output()
+        .expect("launch");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for a in stdout_json(&out)["agents"].as_array().expect("agents") {
+        server.wait_for_screen(a["pane"].as_str().expect("pane"), "waiting for messages");
+    }
+    let sessions = swarm(&project, &server)
+        .args(["sessions", "--json"])
+        .output()
+        .expect("sessions");
+    let sessions = stdout_json(&sessions);
+    let conversation = |id: &str| -> String {
+        sessions["sessions"][0]["agents"]
+            .as_array()
+            .expect("agents")
+            .iter()
+            .find(|a| a["id"] == id)
+            .and_then(|a| a["conversation"].as_str())
+            .unwrap_or_else(|| panic!("no conversation for {id}: {sessions}"))
+            .to_owned()
+    };
+    let (first, second) = (conversation("agent-0"), conversation("agent-1"));
+    let dir = claude_dir(&home, &project);
+    write(&dir.join(format!("{first}.jsonl")), &timeless_turns());
+    write(
+        &dir.join(format!("{second}.jsonl")),
+        &(timeless_turns() + &timeless_turns()),
+    );
+    let report = usage_json(&project, &server);
+    for (id, conv, input) in [("agent-0", &first, 20), ("agent-1", &second, 40)] {
+        let a = agent(&report, id);
+        assert_eq!(a["tokens"]["input"], input, "{id}: {a}");
+        assert_eq!(a["sessions"].as_array().map(Vec::len), Some(1), "{a}");
+        assert_eq!(a["sessions"][0]["session"], conv.as_str(), "{a}");
+    }
 }

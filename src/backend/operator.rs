@@ -240,6 +240,7 @@ impl Operator {
             paths: &self.paths,
             matcher: &self.matcher,
             settings: &self.usage,
+            sessions: &*self.backend.sessions,
         }
     }
 

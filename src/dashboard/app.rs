@@ -481,9 +481,24 @@ async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
     .await
 }
 
-/// `GET /api/v1/usage`: what `swarm usage --json` prints (docs/USAGE.md).
-async fn usage(State(app): State<Arc<App>>) -> Response<Body> {
-    blocking(app, |app| {
+/// `GET /api/v1/usage`: what `swarm usage --json` prints (docs/USAGE.md);
+/// with `?series=hour`, also each agent's tokens per hour over the last
+/// day (docs/FORMATS.md).
+async fn usage(
+    State(app): State<Arc<App>>,
+    query: Result<Query<Vec<(String, String)>>, axum::extract::rejection::QueryRejection>,
+) -> Response<Body> {
+    let series = match param(&query.ok(), "series").as_deref() {
+        None => false,
+        Some("hour") => true,
+        Some(_) => {
+            return reply::detail(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "series: the only series is `hour`",
+            );
+        }
+    };
+    blocking(app, move |app| {
         let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         let registry = registry.unwrap_or_default();
         let tally = app.settings.operator.tally();
@@ -494,11 +509,18 @@ async fn usage(State(app): State<Arc<App>>) -> Response<Body> {
                 }
                 let agents: Vec<String> =
                     registry.agents.iter().map(|a| a.id.to_string()).collect();
-                let standing = tally.standing(&ledger, &agents, crate::usage::tally::now_secs());
-                ok(
-                    &serde_json::to_value(tally.report(&ledger, &standing, None, None))
-                        .unwrap_or_default(),
-                )
+                let now = crate::usage::tally::now_secs();
+                let standing = tally.standing(&ledger, &agents, now);
+                let report = tally.report(&ledger, &standing, None, None);
+                let mut body = serde_json::to_value(&report).unwrap_or_default();
+                if series {
+                    let shown: Vec<String> =
+                        report.agents.iter().map(|a| a.agent.clone()).collect();
+                    body["series"] =
+                        serde_json::to_value(crate::usage::series::hourly(&ledger, &shown, now))
+                            .unwrap_or_default();
+                }
+                ok(&body)
             }
             Err(e) => {
                 (app.settings.report)(&format!("could not read the agents' usage: {e}"));

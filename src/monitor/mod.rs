@@ -15,6 +15,7 @@ mod palette;
 mod plain;
 mod render;
 mod session;
+mod spend;
 mod state;
 mod text;
 mod tui;

@@ -13,6 +13,7 @@ use crate::acks;
 use crate::agents::registry::AgentStatus;
 use crate::support::sanitize;
 use crate::support::time;
+use crate::usage::budget::Level as BudgetLevel;
 
 use super::feed;
 use super::layout::{self, Areas};
@@ -303,6 +304,7 @@ fn agents(state: &MonitorState) -> Section {
             }
             None => spans.push(Span::styled("      -", DIM)),
         }
+        spans.extend(spend_words(state, a.id.as_str()));
         items.push(Line::from(spans));
     }
     let mut head = title("Agents", list.len(), Color::LightCyan);
@@ -320,6 +322,26 @@ fn agents(state: &MonitorState) -> Section {
         brief,
         sep: " ",
     }
+}
+
+/// The agent's tokens, cost and budget standing, once usage was read.
+fn spend_words(state: &MonitorState, agent: &str) -> Vec<Span<'static>> {
+    let Some(spend) = state.usage.get(agent) else {
+        return Vec::new();
+    };
+    let mut spans = vec![Span::styled(format!("  {}", spend.amount()), DIM)];
+    if let Some(b) = &spend.budget {
+        let color = match b.level {
+            BudgetLevel::Ok => Color::Gray,
+            BudgetLevel::Near => Color::LightYellow,
+            BudgetLevel::Over => Color::LightRed,
+        };
+        spans.push(Span::styled(
+            format!(" {}", b.words()),
+            Style::new().fg(color),
+        ));
+    }
+    spans
 }
 
 fn locks(state: &MonitorState) -> Section {

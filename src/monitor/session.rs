@@ -6,6 +6,7 @@
 //! what changed: new log lines by byte offset, and the status file whose
 //! event arrived.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
@@ -27,6 +28,11 @@ use crate::snapshot::{AppendWake, Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub(crate) const TICK: Duration = Duration::from_secs(1);
+
+/// Usage is read every this many ticks: the agents' record files grow
+/// with their turns, not by the second, and reading them is the slowest
+/// of the worker's looks.
+pub(crate) const USAGE_TICKS: u32 = 5;
 
 /// A reason to wake up.
 #[derive(Debug)]
@@ -87,6 +93,11 @@ pub(crate) struct Session {
     store_down: bool,
     screens_in_flight: bool,
     screens_tick: bool,
+    usage_in_flight: bool,
+    /// Ticks until usage is read again.
+    usage_countdown: u32,
+    /// What reading usage told already: told once, not every few seconds.
+    usage_told: HashSet<String>,
     next_tick: Instant,
     /// The overlaps between agents' worktree branches the last look
     /// found (the watcher looks; the monitor only reads).
@@ -159,6 +170,9 @@ impl Session {
             store_down: false,
             screens_in_flight: false,
             screens_tick: false,
+            usage_in_flight: true,
+            usage_countdown: USAGE_TICKS,
+            usage_told: HashSet::new(),
             next_tick: Instant::now() + TICK,
             overlaps: OverlapNotices::new(&paths),
         };
@@ -167,6 +181,7 @@ impl Session {
         session.read(dirty, &mut first);
         session.read_episodes(&mut first);
         session.check_acks();
+        session.worker.submit(Job::Usage);
         Ok((session, first))
     }
 
@@ -199,10 +214,14 @@ impl Session {
             match event {
                 Event::Files(d) => dirty.merge(d),
                 Event::Input(i) => update.inputs.push(i),
-                Event::Worker(r) => {
-                    match r {
+                Event::Worker(mut r) => {
+                    match &mut r {
                         Report::Acks(_) => self.acks_in_flight = false,
                         Report::Screens(_) => self.screens_in_flight = false,
+                        Report::Usage(_, lines) => {
+                            self.usage_in_flight = false;
+                            lines.retain(|(_, text)| self.usage_told.insert(text.clone()));
+                        }
                         Report::Sent(_) | Report::Answered(_) => {}
                     }
                     update.reports.push(r);
@@ -239,6 +258,14 @@ impl Session {
             if self.screens_tick {
                 self.screens_in_flight = true;
                 self.worker.submit(Job::Screens);
+            }
+        }
+        if update.tick && !self.usage_in_flight {
+            self.usage_countdown = self.usage_countdown.saturating_sub(1);
+            if self.usage_countdown == 0 {
+                self.usage_countdown = USAGE_TICKS;
+                self.usage_in_flight = true;
+                self.worker.submit(Job::Usage);
             }
         }
         tell_outage(&mut self.store_down, &mut update);
@@ -331,7 +358,7 @@ fn tell_outage(store_down: &mut bool, update: &mut Update) {
                 }
             }
             // What the user asked for is always answered.
-            Report::Sent(_) | Report::Answered(_) | Report::Screens(_) => {}
+            Report::Sent(_) | Report::Answered(_) | Report::Screens(_) | Report::Usage(..) => {}
         }
     }
     match first {

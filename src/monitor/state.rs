@@ -22,6 +22,7 @@ use super::feed;
 use super::feed_message::{AckMark, Activity, FeedMessage, logged_at};
 use super::filter::{BaseFilter, ViewFilter};
 use super::layout;
+use super::spend::{self, AgentSpend, Spending};
 
 /// Messages kept for the feed unless told otherwise.
 pub(crate) const DEFAULT_CAPACITY: usize = 100;
@@ -221,6 +222,9 @@ pub struct MonitorState {
     /// The agent the answer keys act on, when one was chosen with Tab
     /// (else the one that has waited longest in a dialog).
     pub selected: Option<String>,
+    /// Each agent's usage and budget standing, by agent id (read every
+    /// few seconds; empty until the first read).
+    pub(crate) usage: Spending,
 }
 
 impl MonitorState {
@@ -247,6 +251,7 @@ impl MonitorState {
             screens: HashMap::new(),
             episodes: Vec::new(),
             selected: None,
+            usage: HashMap::new(),
         }
     }
 
@@ -401,6 +406,30 @@ impl MonitorState {
     /// Replaces what the agents' panes show.
     pub fn set_screens(&mut self, screens: Vec<AgentScreen>) {
         self.screens = screens.into_iter().map(|s| (s.agent.clone(), s)).collect();
+    }
+
+    /// Replaces what each agent has used.
+    pub(crate) fn set_usage(&mut self, usage: Spending) {
+        self.usage = usage;
+    }
+
+    /// Replaces what each agent has used, as `set_usage`, and returns a
+    /// line for each agent whose figures changed (the plain stream's).
+    pub(crate) fn take_usage(&mut self, usage: Option<Spending>) -> Vec<String> {
+        let Some(usage) = usage else {
+            return Vec::new();
+        };
+        let mut changed: Vec<(&String, &AgentSpend)> = usage
+            .iter()
+            .filter(|(agent, spend)| self.usage.get(*agent) != Some(*spend))
+            .collect();
+        changed.sort_by(|a, b| a.0.cmp(b.0));
+        let lines = changed
+            .into_iter()
+            .map(|(agent, spend)| spend::plain_words(agent, spend))
+            .collect();
+        self.usage = usage;
+        lines
     }
 
     /// Replaces the open attention episodes.

@@ -136,6 +136,14 @@ pub(crate) fn run(session: &mut Session, state: &mut MonitorState) -> Result<()>
                     }
                 }
                 Report::Screens(screens) => state.set_screens(screens),
+                Report::Usage(spend, lines) => {
+                    if let Some(spend) = spend {
+                        state.set_usage(spend);
+                    }
+                    for (level, text) in lines {
+                        state.notify(level, &text);
+                    }
+                }
             }
         }
         for input in update.inputs {

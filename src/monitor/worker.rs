@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::messaging::answer::Answer;
 use crate::messaging::{Recipients, SendReport, SendRequest};
 use crate::support::sanitize;
+use crate::usage::tally::now_secs;
 
+use super::spend::{self, Spending};
 use super::state::{AgentScreen, Answering, Level, Outgoing, Reply, ScreenDialog};
 
 /// What the worker needs, owned (it runs on its own thread).
@@ -53,10 +55,13 @@ pub(crate) enum Job {
     Answer(Answering),
     /// Read what each agent's pane shows, and what is held for it.
     Screens,
+    /// Read what each agent's usage records gained, and how each stands
+    /// against the budget.
+    Usage,
 }
 
 /// What a job did, as lines for the user.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) enum Report {
     /// The outcome of `Job::Send`.
     Sent(Vec<(Level, String)>),
@@ -66,6 +71,9 @@ pub(crate) enum Report {
     Answered(Vec<(Level, String)>),
     /// The outcome of `Job::Screens`.
     Screens(Vec<AgentScreen>),
+    /// The outcome of `Job::Usage`: each agent's usage (`None` when it
+    /// could not be read), and what to tell about reading it.
+    Usage(Option<Spending>, Vec<(Level, String)>),
 }
 
 /// A running worker. Dropping it lets the job in progress finish (a
@@ -94,6 +102,10 @@ impl Worker {
                     Job::Send(out) => Report::Sent(send(&setup, out)),
                     Job::Answer(a) => Report::Answered(answer(&setup, a)),
                     Job::Screens => Report::Screens(screens(&setup.operator)),
+                    Job::Usage => {
+                        let (spend, lines) = usage(&setup.operator);
+                        Report::Usage(spend, lines)
+                    }
                 });
             }
         });
@@ -172,6 +184,32 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
             }
         })
         .collect()
+}
+
+/// Each local agent's usage as `swarm usage` reads it (only what its
+/// records gained since the last look), with notes about agents whose
+/// records could not be found.
+fn usage(op: &Operator) -> (Option<Spending>, Vec<(Level, String)>) {
+    let tally = op.tally();
+    let registry = match op.registry() {
+        Ok((r, _)) => r,
+        // The status panel already reports a registry that cannot be read.
+        Err(_) => return (None, Vec::new()),
+    };
+    // Nothing to look for: no reading of every process's details.
+    if registry.agents.is_empty() {
+        return (Some(Spending::new()), Vec::new());
+    }
+    match tally.refresh(&registry, op.backend.shared_host()) {
+        Ok((ledger, notes)) => {
+            let ids: Vec<String> = registry.agents.iter().map(|a| a.id.to_string()).collect();
+            let standing = tally.standing(&ledger, &ids, now_secs());
+            let report = tally.report(&ledger, &standing, None, None);
+            let notes = notes.into_iter().map(|n| (Level::Warn, n)).collect();
+            (Some(spend::from_report(&report)), notes)
+        }
+        Err(e) => (None, vec![failed("could not read the agents' usage", e)]),
+    }
 }
 
 /// Answers a dialog as `swarm answer` does, for the monitor's sender.

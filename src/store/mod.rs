@@ -20,7 +20,7 @@ pub(crate) use append_file::AppendFile;
 pub(crate) use document::{read_document, write_document};
 pub(crate) use error::StoreError;
 pub(crate) use foreign_document::ForeignDocument;
-pub(crate) use foreign_records::{RecordFile, read_records, record_files_in};
+pub(crate) use foreign_records::{RecordFile, read_records, record_file, record_files_in};
 pub(crate) use log_files::{FileStat, LogFiles, ReadMeter, read_at};
 pub use paths::Paths;
 pub(crate) use paths::a2a_names;

@@ -14,6 +14,7 @@ mod on_files;
 pub(crate) mod prices;
 mod reader;
 pub(crate) mod report;
+pub(crate) mod series;
 pub(crate) mod tally;
 pub(crate) mod tokens;
 pub(crate) mod vendor;

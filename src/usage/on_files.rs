@@ -49,7 +49,13 @@ impl LedgerFile {
             }
             Err(e) => return Err(e),
         };
+        let before = (note.is_none() && ledger.version == LEDGER_VERSION).then(|| ledger.clone());
         let out = change(&mut ledger);
+        // A look that found nothing new (a monitor's every few seconds)
+        // writes nothing.
+        if before.as_ref() == Some(&ledger) {
+            return Ok((out, note));
+        }
         ledger.version = LEDGER_VERSION;
         let bytes =
             json::to_vec(&ledger, Layout::Indent2).map_err(|source| StoreError::Encode {
@@ -59,5 +65,37 @@ impl LedgerFile {
         // Cheap to lose: the records it was read from are still there.
         self.file.write_unsynced(&lock, &bytes)?;
         Ok((out, note))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_look_that_changes_nothing_writes_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let file = LedgerFile::new(&paths);
+        file.update(|l| {
+            l.agents.entry("agent-1".into()).or_default().session_start = Some(5);
+        })
+        .expect("update");
+        // The same ledger, written by hand on one line.
+        let one_line = r#"{"version":1,"files":{},"retired":[],"agents":{"agent-1":{"reset_base":{},"reset_base_cost":0.0,"session_start":5}},"elsewhere":{}}"#;
+        std::fs::write(paths.usage(), one_line).expect("write");
+        let ((), note) = file.update(|_| {}).expect("update");
+        assert_eq!(note, None);
+        assert_eq!(
+            std::fs::read_to_string(paths.usage()).expect("read"),
+            one_line
+        );
+        // A change is written.
+        file.update(|l| {
+            l.agents.entry("agent-2".into()).or_default();
+        })
+        .expect("update");
+        let now = std::fs::read_to_string(paths.usage()).expect("read");
+        assert!(now.contains("agent-2"), "{now}");
     }
 }

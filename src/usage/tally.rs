@@ -9,6 +9,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::agents::sessions::record::{RecordedState, SessionRecord};
+use crate::agents::sessions::session_store::SessionStore;
 use crate::config::{BudgetConfig, Config};
 use crate::error::Result;
 use crate::store::Paths;
@@ -40,7 +42,7 @@ impl UsageSettings {
 }
 
 /// Usage of one project's agents on this host.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) struct Tally<'a> {
     /// The project's files.
     pub paths: &'a Paths,
@@ -48,6 +50,54 @@ pub(crate) struct Tally<'a> {
     pub matcher: &'a AgentMatcher,
     /// The budget and the prices.
     pub settings: &'a UsageSettings,
+    /// The sessions `swarm launch` recorded: the conversation id it chose
+    /// for each agent finds that agent's records exactly.
+    pub sessions: &'a dyn SessionStore,
+}
+
+impl std::fmt::Debug for Tally<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tally")
+            .field("paths", self.paths)
+            .field("settings", self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The conversation swarm chose for each agent of a running session on
+/// this host (`here`; every session without a shared store), by agent id;
+/// the latest session started or resumed wins.
+pub(crate) fn conversations(
+    sessions: &[SessionRecord],
+    here: Option<&str>,
+) -> BTreeMap<String, String> {
+    let mut running: Vec<&SessionRecord> = sessions
+        .iter()
+        .filter(|s| s.state == RecordedState::Running)
+        .filter(|s| match (&s.host, here) {
+            (Some(h), Some(here)) => h == here,
+            _ => true,
+        })
+        .collect();
+    running.sort_by_key(|s| {
+        s.resumed_at
+            .clone()
+            .unwrap_or_else(|| s.launched_at.clone())
+    });
+    let mut out = BTreeMap::new();
+    for s in running {
+        for a in &s.agents {
+            match &a.conversation {
+                Some(c) => {
+                    out.insert(a.id.clone(), c.clone());
+                }
+                None => {
+                    out.remove(&a.id);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// How each agent stands against its budget.
@@ -96,6 +146,15 @@ impl Tally<'_> {
     ) -> Result<(Ledger, Vec<String>)> {
         let survey = self.matcher.processes().survey()?;
         let mut notes = Vec::new();
+        // Without the records, the agents' files are found as for an
+        // agent swarm did not launch.
+        let chosen = match self.sessions.list() {
+            Ok(list) => conversations(&list, here),
+            Err(e) => {
+                notes.push(format!("could not read the recorded sessions: {e}"));
+                BTreeMap::new()
+            }
+        };
         let mut homes: Vec<AgentHome> = Vec::new();
         for a in registry.agents.iter().filter(|a| is_local(a, here)) {
             match locate::agent_home(self.matcher, &survey, a.id.as_str(), a.pid) {
@@ -105,7 +164,10 @@ impl Tally<'_> {
                         a.id, home.pid
                     ));
                 }
-                Some(home) => homes.push(home),
+                Some(mut home) => {
+                    home.conversation = chosen.get(a.id.as_str()).cloned();
+                    homes.push(home);
+                }
                 None => {}
             }
         }
@@ -127,14 +189,14 @@ impl Tally<'_> {
             }
             let mut problems = Vec::new();
             for (path, claimed) in claims {
-                let who: Vec<(usize, Option<SystemTime>)> = claimed
+                let who: Vec<(usize, bool, Option<SystemTime>)> = claimed
                     .iter()
-                    .map(|(i, _)| (*i, homes[*i].started))
+                    .map(|(i, c)| (*i, c.exact, homes[*i].started))
                     .collect();
                 let made = claimed
                     .first()
                     .and_then(|(_, c)| c.file.created.or(c.file.modified));
-                let owner = locate::owner(made, &who);
+                let owner = locate::claimant(made, &who);
                 let Some((_, c)) = claimed.iter().find(|(i, _)| *i == owner) else {
                     continue;
                 };
@@ -222,6 +284,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let paths = Paths::new(dir.path());
         let matcher = AgentMatcher::default();
+        let sessions = crate::agents::sessions::on_files::FileSessions::new(&paths);
         let settings = UsageSettings {
             budget: BudgetConfig {
                 agent_tokens: Some(10),
@@ -234,6 +297,7 @@ mod tests {
             paths: &paths,
             matcher: &matcher,
             settings: &settings,
+            sessions: &sessions,
         };
         assert!(tally.mark_told("agent-1").expect("mark"));
         assert!(!tally.mark_told("agent-1").expect("mark"));
@@ -242,5 +306,34 @@ mod tests {
         tally.reset("agent-1").expect("reset");
         assert!(tally.mark_told("agent-1").expect("mark"));
         assert!(!tally.mark_told("agent-1").expect("mark"));
+    }
+
+    #[test]
+    fn the_latest_running_session_on_this_host_names_an_agents_conversation() {
+        use crate::agents::sessions::record::sample;
+        let old = sample("old", "claude");
+        let mut newer = sample("new", "claude");
+        newer.resumed_at = Some("2026-11-26T12:00:00Z".into());
+        newer.agents[0].conversation = Some("c-new".into());
+        let mut stopped = sample("stopped", "claude");
+        stopped.state = RecordedState::Stopped;
+        stopped.launched_at = "2026-11-26T13:00:00Z".into();
+        stopped.agents[0].conversation = Some("c-stopped".into());
+        let mut elsewhere = sample("elsewhere", "gemini");
+        elsewhere.host = Some("other".into());
+        elsewhere.launched_at = "2026-11-26T14:00:00Z".into();
+        elsewhere.agents[0].conversation = Some("c-other".into());
+        let all = [newer.clone(), old.clone(), stopped, elsewhere];
+        let chosen = conversations(&all, Some("here"));
+        assert_eq!(chosen.get("agent-0").map(String::as_str), Some("c-new"));
+        assert_eq!(
+            conversations(&all, None).get("agent-0").map(String::as_str),
+            Some("c-other")
+        );
+        // A later session whose agent has none (Codex) names none.
+        let mut codex = sample("codex", "codex");
+        codex.launched_at = "2026-11-26T15:00:00Z".into();
+        codex.agents[0].conversation = None;
+        assert!(conversations(&[old, codex], None).is_empty());
     }
 }

@@ -48,19 +48,19 @@ window.addEventListener('error', (e) => {
 "#;
 
 /// A browser with a fresh profile, and what its page reported.
-struct Chromium {
+pub(super) struct Chromium {
     browser: Browser,
     _profile: tempfile::TempDir,
 }
 
 /// One tab and everything its pages wrote to the console.
-struct BrowserTab {
+pub(super) struct BrowserTab {
     tab: Arc<Tab>,
     console: Arc<Mutex<Vec<String>>>,
 }
 
 impl Chromium {
-    fn start() -> Chromium {
+    pub(super) fn start() -> Chromium {
         Chromium::sized(1280, 1100)
     }
 
@@ -99,7 +99,7 @@ impl Chromium {
         }
     }
 
-    fn tab(&self) -> BrowserTab {
+    pub(super) fn tab(&self) -> BrowserTab {
         let tab = self.browser.new_tab().expect("a tab");
         tab.set_default_timeout(crate::harness::PATIENCE);
         let console = Arc::new(Mutex::new(Vec::new()));
@@ -146,7 +146,7 @@ impl BrowserTab {
     /// Makes the tab a phone's screen: 390 x 844 CSS pixels at three
     /// device pixels each, with the page's viewport meta applied (a
     /// window of its own cannot be narrower than 500 px).
-    fn as_phone(&self) {
+    pub(super) fn as_phone(&self) {
         self.tab
             .call_method(Emulation::SetDeviceMetricsOverride {
                 width: 390,
@@ -167,7 +167,7 @@ impl BrowserTab {
             .expect("phone metrics");
     }
 
-    fn open(&self, url: &str) {
+    pub(super) fn open(&self, url: &str) {
         self.tab
             .navigate_to(url)
             .expect("navigate")
@@ -177,7 +177,7 @@ impl BrowserTab {
 
     /// Evaluates `js`, which must produce a string (awaited when it is a
     /// promise), and parses it as JSON.
-    fn json(&self, js: &str) -> Value {
+    pub(super) fn json(&self, js: &str) -> Value {
         let result: Runtime::RemoteObject = self
             .tab
             .evaluate(js, true)
@@ -198,7 +198,7 @@ impl BrowserTab {
     }
 
     /// Waits until the element `selector` contains `wanted`.
-    fn wait_for_text(&self, selector: &str, wanted: &str) -> String {
+    pub(super) fn wait_for_text(&self, selector: &str, wanted: &str) -> String {
         wait_for(&format!("{wanted:?} in {selector}"), || {
             let text = self.text(selector);
             text.contains(wanted).then_some(text)
@@ -207,7 +207,7 @@ impl BrowserTab {
 
     /// CSP violations and errors the page recorded, and every console
     /// message at warning level or above.
-    fn problems(&self) -> Vec<String> {
+    pub(super) fn problems(&self) -> Vec<String> {
         let mut all: Vec<String> = self
             .json("JSON.stringify(window.__swarmProblems || ['recorder missing'])")
             .as_array()
@@ -233,7 +233,7 @@ impl BrowserTab {
     }
 }
 
-fn url(dash: &Dashboard) -> String {
+pub(super) fn url(dash: &Dashboard) -> String {
     format!("http://{}/", dash.addr)
 }
 
@@ -597,13 +597,18 @@ fn on_a_phone_nothing_is_wider_than_the_window() {
     page.wait_for_text("#connection", "live");
     page.wait_for_text("#locks", "src/a.py");
     page.wait_for_text("#messages", "schema v2 merged");
-    let fit = fit(&page);
+    assert_fits_a_phone(&page);
+    assert_eq!(page.problems(), Vec::<String>::new());
+}
+
+/// Nothing on the page is wider than a phone's 390 px window.
+pub(super) fn assert_fits_a_phone(page: &BrowserTab) {
+    let fit = fit(page);
     assert_eq!(fit["inner"], 390, "{fit}");
     assert!(
         fit["scroll"].as_f64() <= fit["inner"].as_f64(),
         "the page is wider than the window: {fit}"
     );
-    assert_eq!(page.problems(), Vec::<String>::new());
 }
 
 /// For each cell of column `column` (0-based) of the table body

@@ -9,6 +9,7 @@ mod browser;
 mod command;
 mod security;
 mod stream;
+mod usage;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};

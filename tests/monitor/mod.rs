@@ -4,6 +4,7 @@
 mod plain;
 mod render;
 mod tui;
+mod usage;
 
 /// Runs snapshot assertions with the snapshots kept beside every other
 /// one, in `tests/snapshots`, named without the module path.

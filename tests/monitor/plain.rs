@@ -12,7 +12,7 @@ use serde_json::json;
 use crate::harness::{Project, redacted, swarm_bin, swarm_outside_tmux, wait_for};
 
 /// A `swarm monitor` whose stdout is a pipe, read line by line.
-struct Stream {
+pub(super) struct Stream {
     child: Child,
     lines: mpsc::Receiver<String>,
     seen: Vec<String>,
@@ -53,9 +53,12 @@ impl Stream {
 
     /// The monitor under another of its names.
     fn new(project: &Project, args: &[&str], name: &str) -> Stream {
-        let mut child = command_named(project, name, args)
-            .spawn()
-            .expect("start the monitor");
+        Stream::spawn(command_named(project, name, args))
+    }
+
+    /// Starts `cmd`, a monitor whose stdout is piped.
+    pub(super) fn spawn(mut cmd: Command) -> Stream {
+        let mut child = cmd.spawn().expect("start the monitor");
         let stdout = child.stdout.take().expect("stdout");
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
@@ -74,7 +77,7 @@ impl Stream {
     }
 
     /// Waits for a line containing `text` and returns it.
-    fn expect(&mut self, text: &str) -> String {
+    pub(super) fn expect(&mut self, text: &str) -> String {
         let lines = &self.lines;
         let seen = &mut self.seen;
         wait_for(&format!("a line with {text:?}"), || {
@@ -87,7 +90,7 @@ impl Stream {
 
     /// Stops it with SIGTERM; returns its status, everything it printed
     /// and its stderr.
-    fn stop(&mut self) -> (ExitStatus, Vec<String>, String) {
+    pub(super) fn stop(&mut self) -> (ExitStatus, Vec<String>, String) {
         let pid = self.child.id().to_string();
         let killed = Command::new("kill")
             .args(["-TERM", &pid])

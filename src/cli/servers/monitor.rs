@@ -197,6 +197,14 @@ fn plain(
             out.push('\n');
         }
         for report in update.reports.drain(..) {
+            if let Report::Usage(spend, notes) = report {
+                warn_all(ctx, notes.into_iter());
+                for line in state.take_usage(spend) {
+                    out.push_str(&monitor::status_line(state.now, &tz, &line));
+                    out.push('\n');
+                }
+                continue;
+            }
             // Pane states are for the live view; the stream has no panel.
             let (Report::Sent(lines) | Report::Acks(lines)) = report else {
                 continue;

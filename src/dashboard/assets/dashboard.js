@@ -9,6 +9,9 @@
   const RECONNECTS = 5;
   // Screens change without any file changing: looked at this often.
   const DELIVERY_EVERY_MS = 2000;
+  // Usage records grow with the agents' turns: read again this often.
+  const USAGE_EVERY_MS = 10000;
+  const SVG = 'http://www.w3.org/2000/svg';
   const TYPES = [
     'QUESTION', 'REVIEW-REQUEST', 'BLOCKED', 'COMPLETED', 'CHALLENGE', 'INFO', 'ACK',
     'TASK-DELEGATION', 'TASK-RESULT', 'CONFLICT', 'NEGOTIATION', 'CAPABILITY-QUERY',
@@ -207,6 +210,134 @@
           (waits.length ? '; still held: ' + waits.join(', ') : '');
       }).then(loadDelivery);
     });
+  }
+
+  // Usage (/api/v1/usage?series=hour): per agent, tokens by kind, model,
+  // cost, budget standing and its tokens per hour over the last day.
+  function count(n) {
+    const v = Number(n) || 0;
+    if (v < 1000) return String(v);
+    if (v < 1e6) return (v / 1e3).toFixed(1) + 'k';
+    if (v < 1e9) return (v / 1e6).toFixed(1) + 'M';
+    return (v / 1e9).toFixed(1) + 'G';
+  }
+
+  function money(c) {
+    return typeof c === 'number' && isFinite(c) ? '$' + c.toFixed(2) : null;
+  }
+
+  // The worst of the agent's own budget lines and the swarm's:
+  // [words, level] or null when no budget is set.
+  function budgetWords(own, swarm, period) {
+    const lines = list(own).map((l) => [l, false]).concat(list(swarm).map((l) => [l, true]));
+    const rank = { ok: 0, near: 1, over: 2 };
+    let worst = null;
+    for (const [l, whole] of lines) {
+      const score = [rank[text(l.level)] || 0, Number(l.share) || 0];
+      if (!worst || score[0] > worst.score[0] || (score[0] === worst.score[0] && score[1] > worst.score[1])) {
+        worst = { l: l, whole: whole, score: score };
+      }
+    }
+    if (!worst) return null;
+    const whose = worst.whole ? 'swarm ' : '';
+    const level = text(worst.l.level) || 'ok';
+    if (level === 'over') return ['over ' + whose + 'budget', level];
+    const pct = Math.floor((Number(worst.l.share) || 0) * 100);
+    return [pct + '% of ' + whose + (text(period) || 'day') + ' budget', level];
+  }
+
+  function usageChart(agent, tokens, startUnix, stepSecs) {
+    const values = list(tokens).map((v) => Number(v) || 0);
+    const width = 240;
+    const height = 48;
+    const max = Math.max(1, ...values);
+    const svg = document.createElementNS(SVG, 'svg');
+    svg.setAttribute('class', 'usage-chart');
+    svg.setAttribute('viewBox', '0 0 ' + width + ' ' + height);
+    svg.setAttribute('preserveAspectRatio', 'none');
+    svg.setAttribute('role', 'img');
+    svg.dataset.agent = text(agent);
+    const total = values.reduce((a, b) => a + b, 0);
+    svg.setAttribute('aria-label', text(agent) + ': ' + total + ' tokens in the last day, per hour');
+    const base = document.createElementNS(SVG, 'line');
+    base.setAttribute('x1', '0');
+    base.setAttribute('x2', String(width));
+    base.setAttribute('y1', String(height - 0.5));
+    base.setAttribute('y2', String(height - 0.5));
+    svg.append(base);
+    const step = values.length ? width / values.length : width;
+    values.forEach((v, i) => {
+      if (v <= 0) return;
+      const h = Math.max(1, (v / max) * (height - 2));
+      const bar = document.createElementNS(SVG, 'rect');
+      bar.setAttribute('x', (i * step + 1).toFixed(2));
+      bar.setAttribute('y', (height - h).toFixed(2));
+      bar.setAttribute('width', Math.max(1, step - 2).toFixed(2));
+      bar.setAttribute('height', h.toFixed(2));
+      bar.dataset.tokens = String(v);
+      const title = document.createElementNS(SVG, 'title');
+      const from = new Date((Number(startUnix) + i * Number(stepSecs)) * 1000);
+      title.textContent = v + ' tokens from ' + from.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' });
+      bar.append(title);
+      svg.append(bar);
+    });
+    return svg;
+  }
+
+  function usageCard(a, series, body) {
+    const card = el('div', 'usage-card');
+    card.dataset.agent = text(a.agent);
+    const head = el('div', 'head');
+    head.append(el('span', 'mono strong', a.agent));
+    head.append(el('span', 'model mono', a.model || 'no model yet'));
+    const cost = money(a.cost);
+    const unpriced = list(a.unpriced).map(text);
+    const costNode = el('span', 'usage-cost', cost || 'cost unknown');
+    if (unpriced.length) costNode.title = 'no price for ' + unpriced.join(', ') + ': tokens only';
+    head.append(costNode);
+    const budget = budgetWords(a.budget, body.swarm_budget, body.period);
+    if (budget) head.append(el('span', 'usage-budget budget-' + budget[1], budget[0]));
+    card.append(head);
+    const t = a.tokens || {};
+    const kinds = el('dl', 'usage-kinds');
+    for (const [label, key] of [['input', 'input'], ['output', 'output'], ['cache read', 'cache_read'],
+      ['cache write', 'cache_write'], ['reasoning', 'reasoning']]) {
+      const pair = el('div');
+      pair.dataset.kind = key;
+      const dd = el('dd', null, count(t[key]));
+      dd.title = text(Number(t[key]) || 0);
+      pair.append(el('dt', null, label), dd);
+      kinds.append(pair);
+    }
+    card.append(kinds);
+    const mine = series && list(series.agents).find((s) => text(s.agent) === text(a.agent));
+    if (mine) {
+      const axis = el('div', 'usage-axis');
+      axis.append(el('span', null, list(mine.tokens).length + ' h ago'), el('span', null, 'tokens per hour'), el('span', null, 'now'));
+      card.append(usageChart(a.agent, mine.tokens, series.start_unix, series.step_secs), axis);
+    }
+    if (Number(a.skipped) > 0) {
+      card.append(el('p', 'muted', a.skipped + ' record(s) in a shape swarm does not know, skipped'));
+    }
+    return card;
+  }
+
+  function renderUsage(body) {
+    const agents = list(body && body.agents);
+    const series = body && body.series;
+    byId('usage').replaceChildren(...agents.map((a) => usageCard(a, series, body)));
+    byId('usage-empty').hidden = agents.length > 0;
+    byId('usage-count').textContent = agents.length ? String(agents.length) : '';
+    const total = body && body.total;
+    const sum = total && total.tokens ? (Number(total.tokens.input) || 0) + (Number(total.tokens.output) || 0) : 0;
+    const cost = money(total && total.cost);
+    byId('usage-total').textContent = agents.length
+      ? count(sum) + ' tokens (input+output)' + (cost ? ', ' + cost : '')
+      : '';
+  }
+
+  function loadUsage() {
+    return load('/api/v1/usage?series=hour', renderUsage);
   }
 
   function renderLocks(body) {
@@ -812,10 +943,12 @@
       load('/api/v1/messages?limit=' + MAX_MESSAGES, (b) => takeMessages(b, true)),
       load('/api/v1/stats', renderStats),
       loadDelivery(),
+      loadUsage(),
     ]).then(connect);
     setInterval(tick, 10000);
     setInterval(loadDelivery, DELIVERY_EVERY_MS);
     setInterval(loadOverlaps, DELIVERY_EVERY_MS);
+    setInterval(loadUsage, USAGE_EVERY_MS);
   }
 
   if (document.readyState === 'loading') {
