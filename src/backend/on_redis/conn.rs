@@ -295,16 +295,37 @@ impl Redis {
             let follow_ask = matches!(ask, Ask::Follow(_));
             match self.after_refusal(e, &mut hops, deadline, follow_ask)? {
                 Then::Again => {}
-                Then::AskAt(node) => {
-                    let mut there = self.target.open(Some(&node))?;
-                    if let Ask::Follow(Some(script)) = &ask {
-                        script.load(&mut there).map_err(|e| self.target.error(e))?;
-                    }
-                    redis::cmd("ASKING")
-                        .query::<()>(&mut there)
-                        .map_err(|e| self.target.error(e))?;
-                    return call(&mut there).map_err(|e| self.target.error(e));
+                Then::AskAt(node) => return self.asked(&node, &ask, deadline, call),
+            }
+        }
+    }
+
+    /// Runs `call` on `node` after `ASKING`, on a connection of its own
+    /// (the slot still belongs to this one's node). The importing node
+    /// answers `TRYAGAIN` to a command on several keys of which some have
+    /// not arrived yet (a script's): that waits and asks again until the
+    /// keys are there or the slot has moved, up to `deadline`.
+    fn asked<T>(
+        &self,
+        node: &str,
+        ask: &Ask<'_>,
+        deadline: Instant,
+        mut call: impl FnMut(&mut redis::Connection) -> RedisResult<T>,
+    ) -> Result<T, StoreError> {
+        let mut there = self.target.open(Some(node))?;
+        if let Ask::Follow(Some(script)) = ask {
+            script.load(&mut there).map_err(|e| self.target.error(e))?;
+        }
+        loop {
+            redis::cmd("ASKING")
+                .query::<()>(&mut there)
+                .map_err(|e| self.target.error(e))?;
+            match call(&mut there) {
+                Ok(v) => return Ok(v),
+                Err(e) if e.kind() == ErrorKind::TryAgain && Instant::now() < deadline => {
+                    std::thread::sleep(MIGRATING_PAUSE);
                 }
+                Err(e) => return Err(self.target.error(e)),
             }
         }
     }

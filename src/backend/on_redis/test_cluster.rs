@@ -326,6 +326,90 @@ mod tests {
     }
 
     #[test]
+    fn while_the_slot_migrates_commands_follow_ask_and_transactions_wait_for_the_move() {
+        use crate::a2a::a2a_store::A2aStore;
+        use crate::domain::AgentId;
+        use crate::messaging::topics::topic_store::{Topic, TopicStore};
+
+        let cluster = TestCluster::start();
+        let name = cluster.name_away_from(SEED, "moving");
+        let slot = cluster.slot_of(&Keys::new(&name).locks());
+        let from = TestCluster::owner(slot);
+        let to = (0..NODES).find(|&n| n != from).expect("another node");
+        let id = |n: usize| cluster.admin::<String>(n, redis::cmd("CLUSTER").arg("MYID"));
+        let setslot = |n: usize, state: &str, node: usize| {
+            cluster.admin::<()>(
+                n,
+                redis::cmd("CLUSTER")
+                    .arg("SETSLOT")
+                    .arg(slot)
+                    .arg(state)
+                    .arg(id(node)),
+            );
+        };
+        setslot(to, "IMPORTING", from);
+        setslot(from, "MIGRATING", to);
+        let keys_on = |n: usize| -> i64 {
+            cluster.admin(n, redis::cmd("CLUSTER").arg("COUNTKEYSINSLOT").arg(slot))
+        };
+
+        // One command for a key the old node does not have is answered
+        // with ASK and runs on the importing node.
+        let target = cluster.target(SEED, &name);
+        let mut r = target.connect().expect("connect");
+        let key = Keys::new(&name).registry();
+        r.query::<()>(redis::cmd("SET").arg(&key).arg("moved"))
+            .expect("set while migrating");
+        assert_eq!((keys_on(from), keys_on(to)), (0, 1));
+        let got: Option<String> = r.query(redis::cmd("GET").arg(&key)).expect("get");
+        assert_eq!(got.as_deref(), Some("moved"));
+
+        // A change under a lock key and a script, and a WATCHed
+        // transaction, started while the slot migrates, each happen once,
+        // on the node the slot ends on.
+        let a2a = RedisA2a::new(target.clone());
+        let topics = RedisTopics::new(target);
+        let topic = Topic::parse("deploys").expect("topic");
+        let agent = AgentId::numbered(1);
+        std::thread::scope(|s| {
+            let notes = s.spawn(|| {
+                a2a.update_coordination(&mut |_| Ok(Some("notes".to_owned())))
+                    .expect("coordination while migrating");
+            });
+            let subscribed = s.spawn(|| topics.subscribe(&topic, &agent).expect("subscribe"));
+            // The change's lock went to the importing node by ASK; its
+            // script, on keys of which some are not there yet, waits.
+            let started = Instant::now();
+            while keys_on(to) < 2 {
+                assert!(
+                    started.elapsed() < Duration::from_secs(4),
+                    "no lock key by ASK"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            // The slot moves: the importing node first, then the others.
+            setslot(to, "NODE", to);
+            setslot(from, "NODE", to);
+            for n in (0..NODES).filter(|&n| n != to && n != from) {
+                setslot(n, "NODE", to);
+            }
+            notes.join().expect("coordination thread");
+            assert!(subscribed.join().expect("subscribe thread"));
+        });
+        assert_eq!(
+            a2a.read_coordination().expect("read").as_deref(),
+            Some("notes")
+        );
+        let all = topics.all().expect("topics");
+        assert_eq!(
+            crate::messaging::topics::topic_store::topics_of(&all, "agent-1"),
+            ["deploys"]
+        );
+        assert_eq!(keys_on(from), 0);
+        assert!(keys_on(to) >= 3, "{}", keys_on(to));
+    }
+
+    #[test]
     fn a_slot_no_node_serves_fails_as_unreachable_with_exit_code_8_and_no_password() {
         let cluster = TestCluster::start();
         let name = cluster.name_away_from(SEED, "down");
