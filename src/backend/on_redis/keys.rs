@@ -252,35 +252,40 @@ mod tests {
         assert_eq!(k.fence(), "{swarm:proj}:fence");
     }
 
-    #[test]
-    fn every_key_keeps_the_name_existing_data_is_stored_under() {
-        let k = Keys::new("p");
-        let agent = AgentId::numbered(2);
-        let names = [
+    /// The keys of `k` named by one function each (the agent's and the
+    /// host's where a key belongs to one), in the order of docs/SCALING.md.
+    fn named(k: &Keys, agent: &AgentId, host: &str) -> Vec<String> {
+        vec![
             k.locks(),
             k.fence(),
             k.audit(),
-            k.rate(&agent),
+            k.rate(agent),
             k.registry(),
             k.ids(),
             k.acks(),
             k.acks_due(),
             k.held(),
             k.held_seq(),
-            k.memory(&agent),
+            k.memory(agent),
             k.coordination(),
             k.log(),
             k.cursors(),
-            k.deliver("h1"),
+            k.deliver(host),
             Keys::lock_of(&k.coordination()),
             k.episodes(),
             k.feed(),
             k.sessions(),
             k.printed(),
             k.topics(),
-        ];
+        ]
+    }
+
+    #[test]
+    fn every_key_keeps_the_name_existing_data_is_stored_under() {
+        let k = Keys::new("p");
+        let agent = AgentId::numbered(2);
         assert_eq!(
-            names,
+            named(&k, &agent, "h1"),
             [
                 "{swarm:p}:locks",
                 "{swarm:p}:fence",
@@ -335,31 +340,9 @@ mod tests {
         };
         for name in ["proj", "p", "team-api", "x}y", "{odd}"] {
             let k = Keys::new(name);
-            let mut all = vec![
-                k.locks(),
-                k.fence(),
-                k.audit(),
-                k.rate(&agent),
-                k.registry(),
-                k.ids(),
-                k.acks(),
-                k.acks_due(),
-                k.held(),
-                k.held_seq(),
-                k.memory(&agent),
-                k.coordination(),
-                k.log(),
-                k.cursors(),
-                k.deliver("host-b"),
-                k.handed(&handoff),
-                k.episodes(),
-                k.feed(),
-                k.sessions(),
-                k.printed(),
-                k.topics(),
-                Keys::lock_of(&k.coordination()),
-                Keys::damaged(&k.acks()),
-            ];
+            let mut all = named(&k, &agent, "host-b");
+            all.push(k.handed(&handoff));
+            all.push(Keys::damaged(&k.acks()));
             all.extend(Collection::ALL.iter().map(|c| k.a2a(*c)));
             all.extend(Collection::ALL.iter().map(|c| Keys::lock_of(&k.a2a(*c))));
             let home = slot(&k.locks());
