@@ -8,8 +8,9 @@
 //! whole swarm lives in one hash slot on one master. A command sent to
 //! another node is refused with `MOVED <slot> <host:port>` before it ran;
 //! the connection then moves to that node (same scheme, user, password
-//! and TLS settings as the configured URL) and stays there for the rest of
-//! the process, and the call runs again. A plain server never answers
+//! and TLS settings as the configured URL) and the call runs again. The
+//! target remembers the node, so the process's later connections (each
+//! store opens its own) go there at once. A plain server never answers
 //! `MOVED`, so following costs nothing there: no extra round trip per
 //! connection. `ASK` (the slot being migrated) is followed for one command
 //! or script on the named node with `ASKING`; a pipeline or transaction
@@ -26,6 +27,7 @@
 //!   WATCH stays behind with the old connection.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use redis::{ConnectionAddr, ErrorKind, IntoConnectionInfo, RedisError, RedisResult};
@@ -56,6 +58,10 @@ pub(crate) struct RedisTarget {
     /// Certificate authorities trusted for `rediss://` besides the
     /// system's (`store.tls_ca_file`).
     tls_ca_file: Option<PathBuf>,
+    /// The cluster node (`host:port`) that last answered for the swarm
+    /// after a redirection, shared by the clones of this target (every
+    /// store of one process), so that one redirection per process does.
+    home: Arc<Mutex<Option<String>>>,
 }
 
 impl RedisTarget {
@@ -66,6 +72,7 @@ impl RedisTarget {
             name: name.to_owned(),
             timeout,
             tls_ca_file: None,
+            home: Arc::default(),
         }
     }
 
@@ -99,12 +106,27 @@ impl RedisTarget {
     /// Opens a connection, failing within the timeout when the server
     /// does not answer.
     pub(crate) fn connect(&self) -> Result<Redis, StoreError> {
+        let home = self.home().clone();
+        let conn = match home {
+            // A node that went away since: back to the configured one,
+            // which redirects again if needed.
+            Some(node) => self.open(Some(&node)).or_else(|_| {
+                *self.home() = None;
+                self.open(None)
+            })?,
+            None => self.open(None)?,
+        };
         Ok(Redis {
-            conn: self.open(None)?,
+            conn,
             keys: self.keys(),
             target: self.clone(),
             moves: 0,
         })
+    }
+
+    /// The remembered cluster node, if any.
+    fn home(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.home.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Opens a connection to the configured server, or to the cluster
@@ -250,6 +272,12 @@ pub(crate) struct Redis {
 }
 
 impl Redis {
+    /// How often this connection moved to another node.
+    #[cfg(test)]
+    pub(crate) fn moves(&self) -> usize {
+        self.moves
+    }
+
     /// Runs `cmd`, following cluster redirections, mapping failures to
     /// store errors.
     pub(crate) fn query<T: redis::FromRedisValue>(
@@ -349,6 +377,7 @@ impl Redis {
                 FOLLOWED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                 self.conn = self.target.open(Some(&node))?;
                 self.moves += 1;
+                *self.target.home() = Some(node);
                 Ok(Then::Again)
             }
             (ErrorKind::Ask, Some(node)) if follow_ask && *hops < MAX_HOPS => {

@@ -235,6 +235,21 @@ mod tests {
         };
         let followed = FOLLOWED.load(Ordering::SeqCst);
 
+        // A process is redirected once: the target remembers the node
+        // for its later connections; another process starts again.
+        let name = cluster.name_away_from(SEED, "home");
+        let home = cluster.target(SEED, &name);
+        let moves = |t: &RedisTarget| {
+            let mut r = t.connect().expect("connect");
+            let _: Option<String> = r
+                .query(redis::cmd("GET").arg(Keys::new(&name).registry()))
+                .expect("get");
+            r.moves()
+        };
+        assert_eq!(moves(&home), 1);
+        assert_eq!(moves(&home.clone()), 0);
+        assert_eq!(moves(&cluster.target(SEED, &name)), 1);
+
         use crate::locks::lock_contract;
         let locks = |stem: &str, host: &str| {
             RedisLocks::new(target(stem), Path::new("/nonexistent"), host, 300)
