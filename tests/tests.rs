@@ -34,6 +34,7 @@ mod notify;
 mod old_tmux;
 mod print_to_send;
 mod redis_backend;
+mod redis_cluster;
 mod resume;
 mod setup;
 mod store_tls;

@@ -60,7 +60,7 @@ impl ExitCode {
         ),
         (
             ExitCode::StoreUnavailable,
-            "the shared store (Redis) is unreachable or did not answer in time; nothing was changed",
+            "the shared store (Redis) is unreachable or did not answer in time, or no node of a Redis Cluster serves the swarm's slot; nothing was changed",
         ),
     ];
 

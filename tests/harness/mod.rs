@@ -5,6 +5,7 @@
 
 #![allow(dead_code)]
 
+pub mod redis_cluster;
 pub mod redis_server;
 
 use std::fs;

@@ -167,11 +167,9 @@ impl RedisA2a {
 
     /// Releases the lock of `slot` when it is still ours.
     fn release(&self, r: &mut Redis, slot: &Slot, token: &str) -> Result<(), StoreError> {
-        RELEASE
-            .key(&slot.lock)
-            .arg(token)
-            .invoke::<i64>(&mut r.conn)
-            .map_err(|e| self.target.error(e))?;
+        let mut release = RELEASE.prepare_invoke();
+        release.key(&slot.lock).arg(token);
+        r.script::<i64>(&release)?;
         Ok(())
     }
 
@@ -191,16 +189,16 @@ impl RedisA2a {
             Outcome::Set(bytes) => ("set", bytes),
             Outcome::Delete => ("del", Vec::new()),
         };
-        let stored: i64 = STORE
+        let mut store = STORE.prepare_invoke();
+        store
             .key(&slot.lock)
             .key(&slot.key)
             .key(&slot.aside)
             .arg(token)
             .arg(mode)
             .arg(bytes)
-            .arg(if keep_aside { "1" } else { "0" })
-            .invoke(&mut r.conn)
-            .map_err(|e| self.target.error(e))?;
+            .arg(if keep_aside { "1" } else { "0" });
+        let stored: i64 = r.script(&store)?;
         if stored == 1 {
             return Ok(());
         }

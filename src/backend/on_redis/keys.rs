@@ -206,9 +206,44 @@ impl Keys {
     }
 }
 
+/// The Redis Cluster hash slot of `key`: CRC16 (XMODEM) of its hash tag
+/// (what stands between the first `{` and the next `}`, when that is not
+/// empty), else of the whole key, modulo 16384.
+#[cfg(test)]
+pub(crate) fn slot(key: &str) -> u16 {
+    let tagged = key.find('{').and_then(|open| {
+        let rest = &key[open + 1..];
+        rest.find('}')
+            .filter(|&close| close > 0)
+            .map(|close| &rest[..close])
+    });
+    let mut crc: u16 = 0;
+    for byte in tagged.unwrap_or(key).bytes() {
+        crc ^= u16::from(byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc % 16384
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_slot_rule_matches_redis() {
+        // Figures from the Redis Cluster specification and CLUSTER KEYSLOT.
+        assert_eq!(slot("123456789"), 0x31C3);
+        assert_eq!(slot("somekey"), 11058);
+        assert_eq!(slot("{user1000}.following"), slot("user1000"));
+        assert_eq!(slot("foo{}{bar}"), slot("foo{}{bar}"));
+        assert_ne!(slot("foo{}{bar}"), slot("bar"));
+    }
 
     #[test]
     fn keys_share_one_hash_tag() {
@@ -217,35 +252,40 @@ mod tests {
         assert_eq!(k.fence(), "{swarm:proj}:fence");
     }
 
-    #[test]
-    fn every_key_keeps_the_name_existing_data_is_stored_under() {
-        let k = Keys::new("p");
-        let agent = AgentId::numbered(2);
-        let names = [
+    /// The keys of `k` named by one function each (the agent's and the
+    /// host's where a key belongs to one), in the order of docs/SCALING.md.
+    fn named(k: &Keys, agent: &AgentId, host: &str) -> Vec<String> {
+        vec![
             k.locks(),
             k.fence(),
             k.audit(),
-            k.rate(&agent),
+            k.rate(agent),
             k.registry(),
             k.ids(),
             k.acks(),
             k.acks_due(),
             k.held(),
             k.held_seq(),
-            k.memory(&agent),
+            k.memory(agent),
             k.coordination(),
             k.log(),
             k.cursors(),
-            k.deliver("h1"),
+            k.deliver(host),
             Keys::lock_of(&k.coordination()),
             k.episodes(),
             k.feed(),
             k.sessions(),
             k.printed(),
             k.topics(),
-        ];
+        ]
+    }
+
+    #[test]
+    fn every_key_keeps_the_name_existing_data_is_stored_under() {
+        let k = Keys::new("p");
+        let agent = AgentId::numbered(2);
         assert_eq!(
-            names,
+            named(&k, &agent, "h1"),
             [
                 "{swarm:p}:locks",
                 "{swarm:p}:fence",
@@ -284,5 +324,33 @@ mod tests {
         );
         let aside = Keys::damaged(&k.acks());
         assert!(aside.starts_with("{swarm:p}:acks:damaged:"), "{aside}");
+    }
+
+    #[test]
+    fn every_key_of_a_swarm_maps_to_one_cluster_slot() {
+        let agent = AgentId::numbered(7);
+        let handoff = Handoff {
+            msg_id: "m1".into(),
+            agent: "agent-7".into(),
+            text: "hello {other}".into(),
+            marker: "[agent-1".into(),
+            from: "host-a".into(),
+            note: None,
+            urgency: crate::domain::message::Urgency::Normal,
+        };
+        for name in ["proj", "p", "team-api", "x}y", "{odd}"] {
+            let k = Keys::new(name);
+            let mut all = named(&k, &agent, "host-b");
+            all.push(k.handed(&handoff));
+            all.push(Keys::damaged(&k.acks()));
+            all.extend(Collection::ALL.iter().map(|c| k.a2a(*c)));
+            all.extend(Collection::ALL.iter().map(|c| Keys::lock_of(&k.a2a(*c))));
+            let home = slot(&k.locks());
+            for key in &all {
+                assert_eq!(slot(key), home, "{key} of swarm {name}");
+            }
+        }
+        // Swarms are spread over the slots, not all on one.
+        assert_ne!(slot(&Keys::new("a").locks()), slot(&Keys::new("b").locks()));
     }
 }

@@ -17,6 +17,8 @@ mod registry;
 mod relay;
 mod sessions;
 #[cfg(test)]
+mod test_cluster;
+#[cfg(test)]
 mod test_server;
 mod tls;
 mod topics;
