@@ -182,6 +182,16 @@ pub(crate) fn look_with_panes(
     here: Option<&str>,
     printing: Option<Printing<'_>>,
 ) -> Looked {
+    // The client that captures the screens starts while tmux lists the
+    // panes: most of a small tmux call is its client starting, so the two
+    // overlap instead of following each other.
+    let local = |a: &&AgentRecord| match (here, a.host.as_deref()) {
+        (Some(here), Some(there)) => here == there,
+        _ => true,
+    };
+    if agents.iter().any(local) {
+        tmux.warm_up();
+    }
     let all = tmux.list_panes().map(|(p, _)| p).unwrap_or_default();
     if agents.is_empty() {
         return Looked {
@@ -247,6 +257,11 @@ pub(crate) fn look_with_panes(
         .iter()
         .map(|(_, p, detail, rows)| (p.clone(), *detail, *rows))
         .collect();
+    if ids.is_empty() {
+        // Nothing to read after all (only shells, gone panes): the client
+        // started ahead is not left connected.
+        tmux.cool_down();
+    }
     let mut history: Vec<Option<String>> = vec![None; agents.len()];
     for ((i, _, _, rows), capture) in to_read.into_iter().zip(tmux.capture(ids)) {
         match (rows, &mut out[i]) {
