@@ -287,10 +287,7 @@ pub(crate) fn merge(input: &MergeInput<'_>) -> MergeOutput {
     let now_iso = time::utc_iso(input.now);
     let empty = Vec::new();
     let all_previous = input.previous.map(|r| &r.agents).unwrap_or(&empty);
-    let elsewhere = |a: &AgentRecord| match (input.host, a.host.as_deref()) {
-        (Some(here), Some(there)) => here != there,
-        _ => false,
-    };
+    let elsewhere = |a: &AgentRecord| a.elsewhere(input.host).is_some();
     let (foreign, previous): (Vec<AgentRecord>, Vec<AgentRecord>) =
         all_previous.iter().cloned().partition(|a| elsewhere(a));
     let previous = &previous;

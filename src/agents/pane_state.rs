@@ -185,11 +185,7 @@ pub(crate) fn look_with_panes(
     // The client that captures the screens starts while tmux lists the
     // panes: most of a small tmux call is its client starting, so the two
     // overlap instead of following each other.
-    let local = |a: &&AgentRecord| match (here, a.host.as_deref()) {
-        (Some(here), Some(there)) => here == there,
-        _ => true,
-    };
-    if agents.iter().any(local) {
+    if agents.iter().any(|a| a.elsewhere(here).is_none()) {
         tmux.warm_up();
     }
     let all = tmux.list_panes().map(|(p, _)| p).unwrap_or_default();
@@ -207,9 +203,7 @@ pub(crate) fn look_with_panes(
     let mut out: Vec<Sight> = Vec::with_capacity(agents.len());
     let mut to_read: Vec<(usize, PaneId, ScreenDetail, Rows)> = Vec::new();
     for (i, a) in agents.iter().enumerate() {
-        if let (Some(here), Some(there)) = (here, a.host.as_deref())
-            && here != there
-        {
+        if let Some(there) = a.elsewhere(here) {
             out.push(Sight::Remote(there.to_owned()));
             continue;
         }

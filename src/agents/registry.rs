@@ -50,6 +50,16 @@ pub struct AgentRecord {
     pub host: Option<String>,
 }
 
+impl AgentRecord {
+    /// The other host its pane is on, when the store is shared (`here`:
+    /// this host's name) and the pane is not on this host; `None` when
+    /// it is here, or nothing says otherwise.
+    pub(crate) fn elsewhere(&self, here: Option<&str>) -> Option<&str> {
+        let there = self.host.as_deref()?;
+        (here? != there).then_some(there)
+    }
+}
+
 /// Whether an agent was seen by the last discovery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -298,5 +308,19 @@ mod tests {
         reg.recompute_sessions();
         assert_eq!(reg.session_name, "unknown");
         assert!(reg.session_names.is_empty());
+    }
+
+    #[test]
+    fn an_agent_is_elsewhere_only_when_both_hosts_are_known_and_differ() {
+        let (reg, _) = Registry::from_value(python_registry()).expect("parse");
+        let on = |host: Option<&str>| AgentRecord {
+            host: host.map(str::to_owned),
+            ..reg.agents[0].clone()
+        };
+        assert_eq!(on(Some("b")).elsewhere(Some("a")), Some("b"));
+        assert_eq!(on(Some("a")).elsewhere(Some("a")), None);
+        // The files (no host) and a record without one are always here.
+        assert_eq!(on(Some("b")).elsewhere(None), None);
+        assert_eq!(on(None).elsewhere(Some("a")), None);
     }
 }

@@ -29,7 +29,7 @@ impl Operator {
         let here = self.backend.shared_host();
         let (ledger, mut warnings) = tally.refresh(registry, here)?;
         let agents: Vec<String> = registry.agents.iter().map(|a| a.id.to_string()).collect();
-        let standing = tally.standing(&ledger, &agents, now_secs());
+        let standing = tally.standing(&ledger, registry, now_secs());
         let now = Timestamp::now();
         let mut feed = Vec::new();
         for agent in &agents {

@@ -507,10 +507,8 @@ async fn usage(
                 for n in &notes {
                     (app.settings.report)(n);
                 }
-                let agents: Vec<String> =
-                    registry.agents.iter().map(|a| a.id.to_string()).collect();
                 let now = crate::usage::tally::now_secs();
-                let standing = tally.standing(&ledger, &agents, now);
+                let standing = tally.standing(&ledger, &registry, now);
                 let report = tally.report(&ledger, &standing, None, None);
                 let mut body = serde_json::to_value(&report).unwrap_or_default();
                 if series {

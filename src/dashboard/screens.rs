@@ -126,11 +126,7 @@ pub(super) fn screen(
             format!("No agent {id} in the registry"),
         ));
     };
-    if let (Some(here), Some(there)) = (
-        settings.operator.backend.shared_host(),
-        record.host.as_deref(),
-    ) && here != there
-    {
+    if let Some(there) = record.elsewhere(settings.operator.backend.shared_host()) {
         return Err((
             StatusCode::CONFLICT,
             format!("{id}'s pane is on host {there}: its screen is read there"),

@@ -81,9 +81,7 @@ impl Messenger<'_> {
                 registry: self.paths.registry(),
                 known: registry.active().map(|a| a.id.to_string()).collect(),
             })?;
-        if let (Some(here), Some(there)) = (self.relay.map(|r| r.host()), record.host.as_deref())
-            && here != there
-        {
+        if let Some(there) = record.elsewhere(self.relay.map(|r| r.host())) {
             return Err(Error::Invalid(format!(
                 "{agent}'s pane is on host {there}: answer it there (swarm answer runs where the pane is)"
             )));

@@ -202,8 +202,7 @@ fn usage(op: &Operator) -> (Option<Spending>, Vec<(Level, String)>) {
     }
     match tally.refresh(&registry, op.backend.shared_host()) {
         Ok((ledger, notes)) => {
-            let ids: Vec<String> = registry.agents.iter().map(|a| a.id.to_string()).collect();
-            let standing = tally.standing(&ledger, &ids, now_secs());
+            let standing = tally.standing(&ledger, &registry, now_secs());
             let report = tally.report(&ledger, &standing, None, None);
             let notes = notes.into_iter().map(|n| (Level::Warn, n)).collect();
             (Some(spend::from_report(&report)), notes)

@@ -213,12 +213,12 @@ impl Tally<'_> {
         Ok((ledger, notes))
     }
 
-    /// How each agent in `ledger` (and `also`) stands against the budget
-    /// at `now`.
-    pub(crate) fn standing(&self, ledger: &Ledger, also: &[String], now: i64) -> Standing {
+    /// How each agent in `ledger` (and every agent of `registry`, records
+    /// or not) stands against the budget at `now`.
+    pub(crate) fn standing(&self, ledger: &Ledger, registry: &Registry, now: i64) -> Standing {
         let config = &self.settings.budget;
         let mut agents: Vec<String> = ledger.agents_with_records();
-        agents.extend(also.iter().cloned());
+        agents.extend(registry.agents.iter().map(|a| a.id.to_string()));
         agents.sort();
         agents.dedup();
         let mut out = Standing::default();
@@ -267,11 +267,7 @@ impl Tally<'_> {
 
 /// Whether `a`'s pane is on this host.
 fn is_local(a: &AgentRecord, here: Option<&str>) -> bool {
-    a.status != AgentStatus::Dead
-        && match (&a.host, here) {
-            (Some(h), Some(here)) => h == here,
-            _ => true,
-        }
+    a.status != AgentStatus::Dead && a.elsewhere(here).is_none()
 }
 
 #[cfg(test)]

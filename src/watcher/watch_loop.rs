@@ -487,7 +487,7 @@ impl<'a> Watcher<'a> {
         let here = op.backend.shared_host();
         let local: Vec<_> = registry
             .active()
-            .filter(|a| here.is_none_or(|h| a.host.as_deref().is_none_or(|t| t == h)))
+            .filter(|a| a.elsewhere(here).is_none())
             .collect();
         let held = match op.backend.held.list() {
             Ok(h) => h,

@@ -46,9 +46,7 @@ pub(crate) fn run(ctx: &Context, args: &PeekArgs) -> Result<ExitCode> {
             known: registry.active().map(|a| a.id.to_string()).collect(),
         })?;
     let backend = ctx.backend()?;
-    if let (Some(here), Some(there)) = (backend.shared_host(), record.host.as_deref())
-        && here != there
-    {
+    if let Some(there) = record.elsewhere(backend.shared_host()) {
         return Err(Error::Refused {
             message: format!("{agent}'s pane is on host {there}"),
             hint: format!("run `swarm peek {agent}` on {there}"),

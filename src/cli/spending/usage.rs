@@ -79,8 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode> {
     for n in &notes {
         ctx.out.warn(n);
     }
-    let registered: Vec<String> = registry.agents.iter().map(|a| a.id.to_string()).collect();
-    let standing = tally.standing(&ledger, &registered, now_secs());
+    let standing = tally.standing(&ledger, &registry, now_secs());
     let report = tally.report(
         &ledger,
         &standing,
