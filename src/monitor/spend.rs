@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::usage::budget::{BudgetLine, Level as BudgetLevel};
+use crate::usage::budget::Level as BudgetLevel;
 use crate::usage::report::UsageReport;
 
 /// How one agent stands against the worst of its budget lines (its own
@@ -46,7 +46,7 @@ pub(crate) fn from_report(report: &UsageReport) -> Spending {
         .map(|a| {
             let own = a.budget.iter().map(|l| (l, false));
             let swarm = report.swarm_budget.iter().map(|l| (l, true));
-            let worst = own.chain(swarm).max_by(|(a, _), (b, _)| worse(a, b));
+            let worst = own.chain(swarm).max_by(|(a, _), (b, _)| a.severity(b));
             let spend = AgentSpend {
                 tokens: a.tokens.counted(),
                 cost: a.cost,
@@ -60,12 +60,6 @@ pub(crate) fn from_report(report: &UsageReport) -> Spending {
             (a.agent.clone(), spend)
         })
         .collect()
-}
-
-fn worse(a: &BudgetLine, b: &BudgetLine) -> std::cmp::Ordering {
-    (a.level, a.share)
-        .partial_cmp(&(b.level, b.share))
-        .unwrap_or(std::cmp::Ordering::Equal)
 }
 
 /// `950`, `12.3k`, `4.5M`.
@@ -121,6 +115,7 @@ pub(crate) fn plain_words(agent: &str, spend: &AgentSpend) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::usage::budget::BudgetLine;
     use crate::usage::report::{AgentUsage, Total};
     use crate::usage::tokens::Tokens;
 

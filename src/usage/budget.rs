@@ -67,6 +67,14 @@ impl BudgetLine {
         }
     }
 
+    /// Which of two lines is worse: the higher level, then the larger
+    /// share used.
+    pub(crate) fn severity(&self, other: &BudgetLine) -> std::cmp::Ordering {
+        (self.level, self.share)
+            .partial_cmp(&(other.level, other.share))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    }
+
     /// "agent_tokens 85,000 of 100,000 (85%)", for people.
     pub(crate) fn describe(&self) -> String {
         let amount = |v: f64| {

@@ -118,11 +118,7 @@ impl Standing {
             .into_iter()
             .flatten()
             .chain(self.swarm.iter())
-            .max_by(|a, b| {
-                (a.level, a.share)
-                    .partial_cmp(&(b.level, b.share))
-                    .unwrap_or(std::cmp::Ordering::Equal)
-            })
+            .max_by(|a, b| a.severity(b))
     }
 }
 
