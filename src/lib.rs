@@ -3,72 +3,43 @@
 //! finds them, carries messages between them, hands out file locks and
 //! makes sure important messages are acknowledged.
 //!
-//! Layers, top to bottom (data never flows back up; docs/ARCHITECTURE.md
-//! has the map): `cli` (arguments to a checked plan, printing); the front
-//! doors and loops (`monitor`, `dashboard`, `mcp`, `watcher`, `setup`);
-//! `backend` (one implementation of every store trait, and the operator
-//! every front door acts with); the operations (`messaging`, `notify`,
-//! `log`, `attention`, `agents`, `acks`, `locks`, `a2a`, `config`, ...);
-//! the seams `store` (the only code touching state files) and `tmux` (the
-//! only code that spawns tmux); `domain` and `support` at the bottom.
-//! Nothing below `cli` prints.
+//! This crate is the command-line program: `cli` turns what the user typed
+//! into a checked plan, runs it through the crates below and prints the
+//! result. Nothing below `cli` prints. The floors, top to bottom
+//! (docs/ARCHITECTURE.md has the map): this crate; the front doors
+//! `swarm_monitor`, `swarm_dashboard`, `swarm_mcp` and the Redis backend
+//! `swarm_redis`, each behind its own feature and none naming another;
+//! `swarm_core` at the bottom.
 
-// Items are `pub(crate)` unless the list at the end exports them.
+// Items are `pub(crate)` unless the crate's API needs them.
 #![warn(unreachable_pub)]
-
-mod a2a;
-mod acks;
-mod agents;
-mod attention;
-mod backend;
-mod config;
-mod dashboard;
-mod domain;
-mod error;
-mod git;
-mod guard;
-mod locks;
-mod log;
-mod mcp;
-mod messaging;
-mod monitor;
-mod notify;
-mod setup;
-mod snapshot;
-mod store;
-mod support;
-mod tmux;
-mod usage;
-mod watcher;
-mod worktrees;
 
 mod cli;
 
 pub use cli::run;
-pub use error::{Error, Result};
-pub use support::exit_code::ExitCode;
+pub use swarm_core::{Error, ExitCode, Result};
 
-// Everything else is private to the crate, so that the compiler reports
-// dead code. What follows is what the integration tests and the fuzz
-// targets use to build state files by hand and to check parsers directly.
-pub use acks::{PendingEntry, marker as ack_marker};
-pub use agents::demo_agent::InputParser;
-pub use agents::launch::find_on_path;
-pub use agents::registry::{AgentRecord, AgentStatus, Registry};
-pub use attention::episodes::episode_store::OpenEpisode;
-pub use attention::event::EventKind;
-pub use config::load_file as load_config_file;
-pub use domain::message::BUILTIN_TYPES;
-pub use domain::validate::agent_id as validate_agent_id;
-pub use domain::{AgentId, MessageId, Timestamp, ValidationError};
-pub use locks::{
+// What the integration tests and the fuzz targets use to build state files
+// by hand and to check parsers directly.
+pub use swarm_core::acks::{PendingEntry, marker as ack_marker};
+pub use swarm_core::agents::demo_agent::InputParser;
+pub use swarm_core::agents::launch::find_on_path;
+pub use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};
+pub use swarm_core::attention::episodes::episode_store::OpenEpisode;
+pub use swarm_core::attention::event::EventKind;
+pub use swarm_core::config::load_file as load_config_file;
+pub use swarm_core::domain::message::BUILTIN_TYPES;
+pub use swarm_core::domain::validate::agent_id as validate_agent_id;
+pub use swarm_core::domain::{AgentId, MessageId, Timestamp, ValidationError};
+pub use swarm_core::locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
-pub use log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
-pub use monitor::{AgentScreen, MonitorState, ScreenDialog, render};
-pub use snapshot::LockView;
-pub use store::{Paths, StateDir};
-pub use support::json::{Layout, to_vec};
-pub use support::{sanitize, time};
-pub use tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
-pub use worktrees::Overlap;
+pub use swarm_core::log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
+pub use swarm_core::snapshot::LockView;
+pub use swarm_core::store::{Paths, StateDir};
+pub use swarm_core::support::json::{Layout, to_vec};
+pub use swarm_core::support::{sanitize, time};
+pub use swarm_core::tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
+pub use swarm_core::worktrees::Overlap;
+#[cfg(feature = "monitor")]
+pub use swarm_monitor::{AgentScreen, MonitorState, ScreenDialog, render};

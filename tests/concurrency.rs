@@ -90,6 +90,7 @@ fn sixteen_workers_mixing_every_operation_lose_and_duplicate_nothing() {
     sixteen_workers(None);
 }
 
+#[cfg(feature = "redis")]
 #[test]
 fn sixteen_workers_on_redis_lose_and_duplicate_nothing() {
     let redis = RedisServer::start();

@@ -119,6 +119,7 @@ fn killed_writers_leave_every_state_file_whole() {
     killed_writers(None);
 }
 
+#[cfg(feature = "redis")]
 #[test]
 fn killed_writers_leave_every_value_on_redis_whole() {
     let redis = RedisServer::start();

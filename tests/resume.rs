@@ -4,6 +4,7 @@
 
 use std::process::Output;
 
+#[cfg(feature = "redis")]
 use crate::harness::redis_server::RedisServer;
 use crate::harness::{Project, TmuxServer, records, stdout_json, swarm, wait_for};
 
@@ -476,6 +477,7 @@ fn forget_drops_a_stopped_record_and_refuses_a_running_one() {
     );
 }
 
+#[cfg(feature = "redis")]
 #[test]
 fn the_session_record_lives_in_the_redis_store_when_configured() {
     let redis = RedisServer::start();

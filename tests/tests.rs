@@ -13,9 +13,11 @@ mod config;
 mod conversations;
 mod coord;
 mod crash;
+#[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;
 mod discovery;
+mod features;
 mod first_hour;
 mod first_use;
 mod guard;
@@ -26,17 +28,22 @@ mod install;
 mod launch;
 mod leases;
 mod locks;
+#[cfg(feature = "mcp")]
 mod mcp;
 mod message_log;
 mod messaging;
+#[cfg(feature = "monitor")]
 mod monitor;
 mod notify;
 mod old_tmux;
 mod print_to_send;
+#[cfg(feature = "redis")]
 mod redis_backend;
+#[cfg(feature = "redis")]
 mod redis_cluster;
 mod resume;
 mod setup;
+#[cfg(feature = "redis")]
 mod store_tls;
 mod tmux_seam;
 mod usage;

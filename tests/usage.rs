@@ -108,6 +108,7 @@ pub(crate) fn timeless_turns() -> String {
 /// A demo agent in the project, started with `home` as its HOME,
 /// registered, whose records (30 tokens) are in place: its id and its
 /// record file, for appending more.
+#[cfg(any(feature = "monitor", feature = "dashboard"))]
 pub(crate) fn spending_agent(
     server: &TmuxServer,
     project: &Project,

@@ -6,9 +6,11 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[cfg(feature = "dashboard")]
 use crate::dashboard::Dashboard;
+#[cfg(feature = "redis")]
 use crate::harness::redis_server::RedisServer;
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_process, wait_for};
+use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
 
 /// A git repository with one commit (`src/a.py`, `src/b.py`, and the
 /// `.gitignore` lines `swarm init` writes), and a private tmux server.
@@ -324,8 +326,10 @@ fn two_agents_committing_one_file_show_an_overlap_told_once() {
 }
 
 /// A running `swarm watch`, killed when dropped.
+#[cfg(feature = "dashboard")]
 struct Watch(std::process::Child);
 
+#[cfg(feature = "dashboard")]
 impl Drop for Watch {
     fn drop(&mut self) {
         let _ = self.0.kill();
@@ -333,11 +337,12 @@ impl Drop for Watch {
     }
 }
 
+#[cfg(feature = "dashboard")]
 #[test]
 fn the_watcher_tells_an_overlap_as_it_appears_and_the_dashboard_shows_it() {
     let repo = Repo::new();
     repo.launch(3);
-    let mut cmd = swarm_process(&repo.project, Some(&repo.server));
+    let mut cmd = crate::harness::swarm_process(&repo.project, Some(&repo.server));
     cmd.env("HOME", repo.home.path())
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .args(["watch", "--interval", "1"])
@@ -377,6 +382,7 @@ fn the_watcher_tells_an_overlap_as_it_appears_and_the_dashboard_shows_it() {
     assert_eq!(conflict_notices(&repo, "agent-0"), 1);
 }
 
+#[cfg(feature = "dashboard")]
 #[test]
 fn overlaps_are_not_told_when_the_config_says_so_but_still_shown() {
     let repo = Repo::new();
@@ -987,6 +993,7 @@ fn the_readme_worktree_session_works_as_written() {
     assert!(repo.project.agents().is_empty());
 }
 
+#[cfg(feature = "redis")]
 #[test]
 fn on_a_redis_store_each_host_has_worktrees_of_its_own_in_one_swarm() {
     let redis = RedisServer::start();

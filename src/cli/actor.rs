@@ -5,12 +5,12 @@
 //! agent must be in the registry; only a message's sender may instead be
 //! the operator (`messaging.operator`), a person outside the agents' panes.
 
-use crate::agents::identity;
-use crate::agents::registry::AgentStatus;
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::tmux::PaneId;
+use swarm_core::agents::identity;
+use swarm_core::agents::registry::AgentStatus;
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
+use swarm_core::tmux::PaneId;
 
 use crate::cli::context::Context;
 
@@ -151,7 +151,7 @@ fn resolve_as(
 /// for nobody.
 pub(super) fn known_agent(
     ctx: &Context,
-    registry: Option<&crate::agents::registry::Registry>,
+    registry: Option<&swarm_core::agents::registry::Registry>,
     id: &str,
 ) -> Result<()> {
     if registry

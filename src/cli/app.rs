@@ -4,8 +4,8 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, Parser};
 
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,

@@ -210,7 +210,7 @@ pub(super) enum Command {
     DemoAgent(demo_agent::DemoAgentArgs),
     /// Deliver one notification read as JSON on stdin (started detached
     /// by short commands)
-    #[command(hide = true, name = crate::notify::NOTIFY_EVENT_COMMAND)]
+    #[command(hide = true, name = swarm_core::notify::NOTIFY_EVENT_COMMAND)]
     NotifyEvent(notify_event::NotifyEventArgs),
 }
 

@@ -3,8 +3,8 @@
 use clap::{Args, Command};
 use clap_complete::Shell;
 
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::output::Output;
 

@@ -9,19 +9,19 @@ use std::env;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::acks::AckSettings;
-use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::discovery::DiscoverOptions;
-use crate::agents::profile::Profiles;
-use crate::agents::registry::Registry;
-use crate::agents::registry_store::RegistryState;
-use crate::backend::{Backend, Operator};
-use crate::config::{self, Config, LoadedConfig};
-use crate::error::{Error, Result};
-use crate::locks::{LockKey, LockStore};
-use crate::messaging::Messenger;
-use crate::store::{Paths, ProjectRoot};
-use crate::tmux::{Server, Tmux};
+use swarm_core::acks::AckSettings;
+use swarm_core::agents::agent_matcher::AgentMatcher;
+use swarm_core::agents::discovery::DiscoverOptions;
+use swarm_core::agents::profile::Profiles;
+use swarm_core::agents::registry::Registry;
+use swarm_core::agents::registry_store::RegistryState;
+use swarm_core::backend::{Backend, Operator};
+use swarm_core::config::{self, Config, LoadedConfig};
+use swarm_core::error::{Error, Result};
+use swarm_core::locks::{LockKey, LockStore};
+use swarm_core::messaging::Messenger;
+use swarm_core::store::{Paths, ProjectRoot};
+use swarm_core::tmux::{Server, Tmux};
 
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::output::Output;
@@ -135,7 +135,11 @@ impl Context {
         if let Some(b) = self.backend.get() {
             return Ok(b);
         }
-        let backend = Arc::new(Backend::open(&self.paths, self.config()?)?);
+        let backend = Arc::new(Backend::open(
+            &self.paths,
+            self.config()?,
+            super::features::shared_stores(),
+        )?);
         Ok(self.backend.get_or_init(|| backend))
     }
 

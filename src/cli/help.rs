@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Command};
 
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::output::Output;
 

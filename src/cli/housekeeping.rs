@@ -4,9 +4,8 @@
 //! `swarm monitor`. Each is a round of the operator's housekeeping
 //! (`backend::Chores`); this says what it found.
 
-use crate::backend::{Chores, Housekeeping};
-use crate::error::Result;
-use crate::messaging::ReleaseReport;
+use swarm_core::backend::{Chores, Housekeeping};
+use swarm_core::error::Result;
 
 use crate::cli::context::Context;
 
@@ -26,7 +25,8 @@ fn round(ctx: &Context, chores: Chores) -> Result<Option<Housekeeping>> {
 
 /// Types held messages into panes that are safe again, if any are held
 /// (one failed `open` when none are).
-pub(super) fn release_held(ctx: &Context) -> Result<Option<ReleaseReport>> {
+#[cfg(feature = "dashboard")]
+pub(super) fn release_held(ctx: &Context) -> Result<Option<swarm_core::messaging::ReleaseReport>> {
     let chores = Chores {
         held: true,
         ..Chores::default()

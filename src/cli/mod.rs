@@ -13,6 +13,7 @@ mod attention;
 mod build_info;
 mod completions;
 mod context;
+mod features;
 mod global_args;
 mod help;
 mod housekeeping;

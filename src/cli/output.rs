@@ -8,9 +8,9 @@ use clap::ValueEnum;
 use owo_colors::OwoColorize;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::messaging::SendReport;
-use crate::support::json::{self, Layout};
+use swarm_core::error::{Error, Result};
+use swarm_core::messaging::SendReport;
+use swarm_core::support::json::{self, Layout};
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -53,6 +53,7 @@ impl Output {
     }
 
     /// True when stdout gets colour.
+    #[cfg(feature = "monitor")]
     pub(super) fn colors_stdout(&self) -> bool {
         self.color_out
     }

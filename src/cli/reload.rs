@@ -7,8 +7,8 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::build_info::VERSION;
 use crate::cli::output::Output;

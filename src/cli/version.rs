@@ -1,8 +1,8 @@
 //! `swarm version` and `swarm --version`: the version and, when built from
 //! a git checkout, the commit.
 
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::build_info::VERSION;
 use crate::cli::output::Output;

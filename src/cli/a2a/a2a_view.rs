@@ -5,10 +5,10 @@
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use crate::a2a::{Availability, TaskPriority, TaskStatus};
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::support::sanitize;
+use swarm_core::a2a::{Availability, TaskPriority, TaskStatus};
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::sanitize;
 
 use crate::cli::actor;
 use crate::cli::context::Context;

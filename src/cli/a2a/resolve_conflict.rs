@@ -9,10 +9,10 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::a2a::{Conflict, ConflictLog, HeldBy, TaskFilter, TaskStore, current_task, select};
-use crate::error::Result;
-use crate::locks::{HeldLock, LockEntry, now};
-use crate::support::exit_code::ExitCode;
+use swarm_core::a2a::{Conflict, ConflictLog, HeldBy, TaskFilter, TaskStore, current_task, select};
+use swarm_core::error::Result;
+use swarm_core::locks::{HeldLock, LockEntry, now};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::a2a::a2a_view::{acting_agent, shown, warn_notes};
 use crate::cli::context::Context;

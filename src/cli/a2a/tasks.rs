@@ -9,8 +9,8 @@ mod update;
 
 use clap::{Args, Subcommand};
 
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 

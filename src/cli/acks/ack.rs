@@ -4,10 +4,10 @@
 
 use clap::Args;
 
-use crate::acks::AckResult;
-use crate::error::{Error, Result};
-use crate::messaging::{self, Acknowledgement};
-use crate::support::exit_code::ExitCode;
+use swarm_core::acks::AckResult;
+use swarm_core::error::{Error, Result};
+use swarm_core::messaging::{self, Acknowledgement};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
 use crate::cli::context::Context;

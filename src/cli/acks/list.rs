@@ -4,13 +4,13 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::acks;
-use crate::domain::Timestamp;
-use crate::error::Result;
-use crate::messaging::held::held_store::HeldMessage;
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
-use crate::support::time;
+use swarm_core::acks;
+use swarm_core::domain::Timestamp;
+use swarm_core::error::Result;
+use swarm_core::messaging::held::held_store::HeldMessage;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
+use swarm_core::support::time;
 
 use crate::cli::context::Context;
 

@@ -6,10 +6,10 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::agents::demo_agent;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::tmux::{PaneId, Server, Tmux};
+use swarm_core::agents::demo_agent;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::tmux::{PaneId, Server, Tmux};
 
 /// Arguments of `swarm demo-agent`.
 #[derive(Debug, Args)]
@@ -81,7 +81,7 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         .or_else(|| args.name_from_label.then(agent_label).flatten())
         .or_else(|| std::env::var("TMUX_PANE").ok())
         .unwrap_or_else(|| "demo".into());
-    let name = crate::support::sanitize::one_line(&name);
+    let name = swarm_core::support::sanitize::one_line(&name);
     let conversation = match (&args.conversations, &args.session_id, &args.resume) {
         (Some(dir), Some(id), _) => Some(demo_agent::Conversation {
             dir,

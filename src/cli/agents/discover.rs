@@ -5,11 +5,11 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::agents::discovery::{self, Discovery};
-use crate::agents::registry::{AgentStatus, Registry};
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sys;
+use swarm_core::agents::discovery::{self, Discovery};
+use swarm_core::agents::registry::{AgentStatus, Registry};
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sys;
 
 use crate::cli::context::Context;
 use crate::cli::output::Output;

@@ -4,14 +4,14 @@
 
 use clap::Args;
 
-use crate::agents::launch;
-use crate::agents::registry::AgentStatus;
-use crate::agents::sessions::record::RecordedState;
-use crate::error::{Error, Result};
-use crate::locks::{LockEntry, LockKey, Released};
-use crate::support::exit_code::ExitCode;
-use crate::support::{sanitize, time};
-use crate::worktrees::{self, Keep, Repository, Verdict};
+use swarm_core::agents::launch;
+use swarm_core::agents::registry::AgentStatus;
+use swarm_core::agents::sessions::record::RecordedState;
+use swarm_core::error::{Error, Result};
+use swarm_core::locks::{LockEntry, LockKey, Released};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::{sanitize, time};
+use swarm_core::worktrees::{self, Keep, Repository, Verdict};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

@@ -7,18 +7,18 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use crate::agents::agent_matcher::DEMO_AGENT;
-use crate::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
-use crate::agents::pane_state;
-use crate::agents::registry::Registry;
-use crate::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
-use crate::agents::sessions::restart;
-use crate::error::{Error, Result};
-use crate::store::RootSource;
-use crate::support::exit_code::ExitCode;
-use crate::support::time;
-use crate::tmux::{PaneId, Server};
-use crate::worktrees::Prepared;
+use swarm_core::agents::agent_matcher::DEMO_AGENT;
+use swarm_core::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
+use swarm_core::agents::pane_state;
+use swarm_core::agents::registry::Registry;
+use swarm_core::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
+use swarm_core::agents::sessions::restart;
+use swarm_core::error::{Error, Result};
+use swarm_core::store::RootSource;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::time;
+use swarm_core::tmux::{PaneId, Server};
+use swarm_core::worktrees::Prepared;
 
 use crate::cli::context::Context;
 

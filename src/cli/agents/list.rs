@@ -3,12 +3,12 @@
 
 use clap::Args;
 
-use crate::agents::pane_state;
-use crate::agents::registry::{AgentRecord, AgentStatus};
-use crate::error::Result;
-use crate::messaging::topics::topic_store::topics_of;
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::agents::pane_state;
+use swarm_core::agents::registry::{AgentRecord, AgentStatus};
+use swarm_core::error::Result;
+use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 

@@ -10,25 +10,25 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use crate::a2a::TaskStore;
-use crate::agents::registry::Registry;
-use crate::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
-use crate::agents::sessions::restart::Restart;
-use crate::agents::sessions::resume::{self, ResumeContext, Resumed, live_panes, liveness};
-use crate::domain::message::MessageType;
-use crate::error::{Error, Result};
-use crate::locks::LockEntry;
-use crate::log::inbox::Selection;
-use crate::log::record::Status;
-use crate::messaging::{Recipients, SendRequest};
-use crate::support::exit_code::ExitCode;
-use crate::support::{sanitize, time};
-use crate::tmux::PaneId;
+use swarm_core::a2a::TaskStore;
+use swarm_core::agents::registry::Registry;
+use swarm_core::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
+use swarm_core::agents::sessions::restart::Restart;
+use swarm_core::agents::sessions::resume::{self, ResumeContext, Resumed, live_panes, liveness};
+use swarm_core::domain::message::MessageType;
+use swarm_core::error::{Error, Result};
+use swarm_core::locks::LockEntry;
+use swarm_core::log::inbox::Selection;
+use swarm_core::log::record::Status;
+use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::{sanitize, time};
+use swarm_core::tmux::PaneId;
 
 use super::launch::{attach_command, monitor_command, stop_command, wait_until_ready};
 use super::sessions::recorded_here;
-use crate::agents::launch;
 use crate::cli::context::Context;
+use swarm_core::agents::launch;
 
 /// Arguments of `swarm resume`.
 #[derive(Debug, Args)]
@@ -329,7 +329,7 @@ fn ready(
 fn choose<'a>(
     records: &'a [SessionRecord],
     name: Option<&str>,
-    live: &std::collections::BTreeMap<String, crate::tmux::Pane>,
+    live: &std::collections::BTreeMap<String, swarm_core::tmux::Pane>,
 ) -> Result<&'a SessionRecord> {
     if let Some(name) = name {
         return records
@@ -418,7 +418,7 @@ fn tell_what_it_had(
         .map(|t| {
             format!(
                 "{} \"{}\" ({})",
-                crate::acks::short(&t.task_id),
+                swarm_core::domain::short(&t.task_id),
                 sanitize::one_line(&t.objective),
                 t.status.as_str()
             )
@@ -464,7 +464,7 @@ fn tell_what_it_had(
         operator,
         Recipients::One(agent.to_owned()),
         MessageType::builtin("INFO"),
-        crate::domain::message::clean_content(&body)?,
+        swarm_core::domain::message::clean_content(&body)?,
     );
     req.system = true;
     let report = ctx.operator()?.send(registry, req)?;

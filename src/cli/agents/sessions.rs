@@ -4,11 +4,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
-use crate::agents::sessions::resume::{live_panes, liveness};
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
+use swarm_core::agents::sessions::resume::{live_panes, liveness};
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 

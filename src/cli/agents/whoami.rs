@@ -3,11 +3,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::agents::identity::{self, Source};
-use crate::agents::registry::AgentRecord;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::agents::identity::{self, Source};
+use swarm_core::agents::registry::AgentRecord;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 

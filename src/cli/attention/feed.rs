@@ -7,12 +7,12 @@ use std::time::Duration;
 use chrono::Local;
 use clap::Args;
 
-use crate::attention::event::{ALL_KINDS, EventKind, FeedEntry};
-use crate::attention::feed::feed_store::FeedRead;
-use crate::domain::{Timestamp, validate};
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::{sanitize, sys, time};
+use swarm_core::attention::event::{ALL_KINDS, EventKind, FeedEntry};
+use swarm_core::attention::feed::feed_store::FeedRead;
+use swarm_core::domain::{Timestamp, validate};
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::{sanitize, sys, time};
 
 use crate::cli::context::Context;
 

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::locks::{CleanReport, LockEntry, now};
-use crate::support::exit_code::ExitCode;
-use crate::support::time;
+use swarm_core::error::Result;
+use swarm_core::locks::{CleanReport, LockEntry, now};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::time;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -111,7 +111,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
 fn print_clean(
     ctx: &Context,
     args: &LocksArgs,
-    table: &dyn crate::locks::LockStore,
+    table: &dyn swarm_core::locks::LockStore,
     report: &CleanReport,
 ) -> Result<ExitCode> {
     let now = now();

@@ -9,13 +9,13 @@ use std::time::{Duration, Instant};
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::locks::{
+use swarm_core::error::{Error, Result};
+use swarm_core::locks::{
     Acquired, AcquiredLock, LockError, LockKey, LockRequest, LockStore, MAX_REASON_CHARS, now,
     parse_ttl,
 };
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -228,7 +228,7 @@ fn report(
             s.push_str(&format!(
                 "  Took over the stale lock of {} (held for {})\n",
                 old.record.agent_id,
-                crate::support::time::human_duration(old.record.age(now))
+                swarm_core::support::time::human_duration(old.record.age(now))
             ));
         }
     }

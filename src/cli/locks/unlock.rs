@@ -3,10 +3,10 @@
 
 use clap::Args;
 
-use crate::error::Result;
-use crate::locks::Released;
-use crate::support::exit_code::ExitCode;
-use crate::support::time;
+use swarm_core::error::Result;
+use swarm_core::locks::Released;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::time;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -37,7 +37,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
     let table = ctx.locks()?;
     let released = table.release(&keys, &actor.id, args.force)?;
-    let now = crate::locks::now();
+    let now = swarm_core::locks::now();
     let mut s = String::new();
     for (key, how) in released {
         let typed = as_typed(&args.paths, &keys, key.as_str());

@@ -5,9 +5,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::locks::{HeldLock, LockEntry, now};
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::Result;
+use swarm_core::locks::{HeldLock, LockEntry, now};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::locks::lock_view::{LockJson, lapsed_mark, shown, text_block};

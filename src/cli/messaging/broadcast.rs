@@ -2,12 +2,12 @@
 
 use clap::Args;
 
-use crate::domain::message::MessageType;
-use crate::error::{Error, Result};
-use crate::log::record::Status;
-use crate::messaging::topics::topic_store::Topic;
-use crate::messaging::{Recipients, SendRequest};
-use crate::support::exit_code::ExitCode;
+use swarm_core::domain::message::MessageType;
+use swarm_core::error::{Error, Result};
+use swarm_core::log::record::Status;
+use swarm_core::messaging::topics::topic_store::Topic;
+use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;

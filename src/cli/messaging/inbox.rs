@@ -5,16 +5,16 @@
 
 use clap::Args;
 
-use crate::attention::event::EventKind;
 use serde::Serialize;
+use swarm_core::attention::event::EventKind;
 
-use crate::domain::{AgentId, validate};
-use crate::error::{Error, Result};
-use crate::log::inbox::{InboxView, Selection};
-use crate::log::record::{MessageView, Status};
-use crate::messaging::conversation::{self, SearchRequest};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize::{one_line, strip_controls};
+use swarm_core::domain::{AgentId, validate};
+use swarm_core::error::{Error, Result};
+use swarm_core::log::inbox::{InboxView, Selection};
+use swarm_core::log::record::{MessageView, Status};
+use swarm_core::messaging::conversation::{self, SearchRequest};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize::{one_line, strip_controls};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -399,7 +399,7 @@ fn seen_by_the_person(ctx: &Context) {
     let Ok(open) = backend.episodes.open() else {
         return;
     };
-    let now = crate::domain::Timestamp::now();
+    let now = swarm_core::domain::Timestamp::now();
     for e in open.iter().filter(|e| e.kind == EventKind::Message) {
         if let Err(err) = backend
             .episodes

@@ -2,13 +2,13 @@
 
 use clap::Args;
 
-use crate::domain::message::{MessageType, Urgency};
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::log::record::{Outcome, Status};
-use crate::messaging::conversation;
-use crate::messaging::{Recipients, SendRequest};
-use crate::support::exit_code::ExitCode;
+use swarm_core::domain::message::{MessageType, Urgency};
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::log::record::{Outcome, Status};
+use swarm_core::messaging::conversation;
+use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;

@@ -4,12 +4,12 @@
 
 use clap::Args;
 
-use crate::agents::discovery;
-use crate::domain::message::MessageType;
-use crate::error::{Error, Result};
-use crate::messaging::onboarding;
-use crate::messaging::{Recipients, SendRequest};
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::discovery;
+use swarm_core::domain::message::MessageType;
+use swarm_core::error::{Error, Result};
+use swarm_core::messaging::onboarding;
+use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 
@@ -55,7 +55,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         ctx.out.print(&format!("{text}\n"))?;
         return Ok(ExitCode::Success);
     }
-    let content = crate::domain::message::clean_content(&text)?;
+    let content = swarm_core::domain::message::clean_content(&text)?;
     let report = ctx.messenger()?.send(
         &found.registry,
         SendRequest::new(

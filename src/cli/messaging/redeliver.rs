@@ -3,9 +3,9 @@
 
 use clap::Args;
 
-use crate::error::{Error, Result};
-use crate::log::record::Status;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::{Error, Result};
+use swarm_core::log::record::Status;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 
@@ -66,13 +66,13 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             if o.is_delivered() {
                 s.push_str(&format!(
                     "{} -> {agent}: delivered\n",
-                    crate::acks::short(id)
+                    swarm_core::domain::short(id)
                 ));
             } else {
                 still_queued = true;
                 s.push_str(&format!(
                     "{} -> {agent}: still queued ({})\n",
-                    crate::acks::short(id),
+                    swarm_core::domain::short(id),
                     o.reason.as_deref().unwrap_or("not delivered")
                 ));
             }

@@ -5,12 +5,12 @@
 
 use clap::Args;
 
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::messaging::conversation::{self, SearchRequest};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize::one_line;
-use crate::support::time;
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::messaging::conversation::{self, SearchRequest};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize::one_line;
+use swarm_core::support::time;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::thread::{MessagesJson, describe};

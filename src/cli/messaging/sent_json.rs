@@ -3,8 +3,8 @@
 
 use serde::Serialize;
 
-use crate::domain::AgentId;
-use crate::messaging::SendReport;
+use swarm_core::domain::AgentId;
+use swarm_core::messaging::SendReport;
 
 /// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
 #[derive(Serialize)]

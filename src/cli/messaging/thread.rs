@@ -5,11 +5,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::log::index::IndexedMessage;
-use crate::messaging::conversation;
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize::{one_line, strip_controls};
+use swarm_core::error::Result;
+use swarm_core::log::index::IndexedMessage;
+use swarm_core::messaging::conversation;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize::{one_line, strip_controls};
 
 use crate::cli::context::Context;
 
@@ -90,7 +90,7 @@ pub(crate) fn describe(m: &IndexedMessage) -> String {
 
 /// The first 8 characters of an id (the whole of a shorter one).
 pub(crate) fn short(id: &str) -> &str {
-    crate::domain::short(id)
+    swarm_core::domain::short(id)
 }
 
 /// How many of `m`'s ancestors are in `all`.

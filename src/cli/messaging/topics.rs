@@ -5,9 +5,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-use crate::messaging::topics::topic_store::Topic;
-use crate::support::exit_code::ExitCode;
+use swarm_core::error::{Error, Result};
+use swarm_core::messaging::topics::topic_store::Topic;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -54,7 +54,7 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let verb = if on { "subscribe" } else { "unsubscribe" };
     actor::record_as_other(ctx, &actor, &format!("{verb} {}", topic.as_str()))?;
-    let agent = crate::domain::AgentId::parse(&actor.id)?;
+    let agent = swarm_core::domain::AgentId::parse(&actor.id)?;
     let store = &ctx.backend()?.topics;
     let changed = if on {
         store.subscribe(&topic, &agent)?
@@ -74,7 +74,7 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
 
 #[derive(Serialize)]
 struct TopicsJson<'a> {
-    topics: &'a crate::messaging::topics::topic_store::Subscriptions,
+    topics: &'a swarm_core::messaging::topics::topic_store::Subscriptions,
 }
 
 /// Lists the topics and their subscribers.

@@ -1,5 +1,5 @@
 //! `swarm watch`: the project's watcher in the foreground (see
-//! `src/watcher/`): every round (about a second) it types in held
+//! `crates/core/src/watcher/`): every round (about a second) it types in held
 //! messages whose pane is safe again, sends ACK retries and escalations as
 //! they fall due, raises attention events (a dialog, a finished turn, an
 //! exit, a stuck screen) into the activity feed and the configured
@@ -15,13 +15,13 @@ use std::time::Duration;
 use chrono::Local;
 use clap::Args;
 
-use crate::backend;
-use crate::error::{Error, Result};
-use crate::notify::NotifySettings;
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
-use crate::support::sys;
-use crate::watcher::{Ended, Said, WatchSettings, Watcher};
+use swarm_core::backend;
+use swarm_core::error::{Error, Result};
+use swarm_core::notify::NotifySettings;
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
+use swarm_core::support::sys;
+use swarm_core::watcher::{Ended, Said, WatchSettings, Watcher};
 
 use crate::cli::context::Context;
 

@@ -2,16 +2,12 @@
 //! `swarm mcp install|uninstall`, which write it into (or remove it from)
 //! the agents' project configuration.
 
-use std::sync::Arc;
-
 use clap::{Args, Subcommand};
 
-use crate::agents::launch::find_on_path;
-use crate::backend::{Backend, Operator};
-use crate::error::{Error, Result};
-use crate::mcp::{self, Project};
-use crate::setup::mcp_config::{self, Client};
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::launch::find_on_path;
+use swarm_core::error::{Error, Result};
+use swarm_core::setup::mcp_config::{self, Client};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 
@@ -65,20 +61,35 @@ pub(crate) fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode> {
     }
 }
 
+#[cfg(feature = "mcp")]
 fn serve(ctx: &Context) -> Result<ExitCode> {
+    use std::sync::Arc;
+    use swarm_core::backend::{Backend, Operator};
+
     let config = ctx.config()?;
-    let project = Project {
+    let project = swarm_mcp::Project {
         operator: Operator::new(
             ctx.tmux.server().clone(),
             ctx.paths.clone(),
-            Arc::new(Backend::open(&ctx.paths, config)?),
+            Arc::new(Backend::open(
+                &ctx.paths,
+                config,
+                crate::cli::features::shared_stores(),
+            )?),
             config,
         )?,
         cwd: ctx.cwd.clone(),
         config: config.clone(),
     };
-    mcp::serve(project)?;
+    swarm_mcp::serve(project)?;
     Ok(ExitCode::Success)
+}
+
+/// `swarm mcp` in a build without the `mcp` feature (`install` and
+/// `uninstall` still work: they only write the agents' config).
+#[cfg(not(feature = "mcp"))]
+fn serve(_: &Context) -> Result<ExitCode> {
+    Err(crate::cli::features::missing("mcp", "mcp"))
 }
 
 /// The clients named, else (`found_only`) those whose program is on

@@ -11,11 +11,11 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::attention::event::FeedEntry;
-use crate::attention::{FeedRetention, FeedStore, FileFeed};
-use crate::error::{Error, Result};
-use crate::notify::{Notifier, NotifySettings};
-use crate::support::exit_code::ExitCode;
+use swarm_core::attention::event::FeedEntry;
+use swarm_core::attention::{FeedRetention, FeedStore, FileFeed};
+use swarm_core::error::{Error, Result};
+use swarm_core::notify::{Notifier, NotifySettings};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 

@@ -5,12 +5,12 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::config::{self, Config};
-use crate::error::Result;
-use crate::setup::doctor::{self, Outcome, Status, Subject};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::backend::Backend;
+use swarm_core::config::{self, Config};
+use swarm_core::error::Result;
+use swarm_core::setup::doctor::{self, Outcome, Status, Subject};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 

@@ -14,12 +14,12 @@ use std::path::Path;
 
 use clap::{Args, Subcommand};
 
-use crate::agents::launch;
-use crate::error::{Error, Result};
-use crate::git::Git;
-use crate::guard::{EditRequest, GuardError, Installed, PreCommitHook, Uninstalled};
-use crate::locks::{Conflict, LockError, LockKey};
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::launch;
+use swarm_core::error::{Error, Result};
+use swarm_core::git::Git;
+use swarm_core::guard::{EditRequest, GuardError, Installed, PreCommitHook, Uninstalled};
+use swarm_core::locks::{Conflict, LockError, LockKey};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
 use crate::cli::context::Context;

@@ -3,10 +3,10 @@
 
 use clap::{Args, Subcommand};
 
-use crate::agents::launch;
-use crate::error::Result;
-use crate::setup::claude_hooks::{self, Change};
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::launch;
+use swarm_core::error::Result;
+use swarm_core::setup::claude_hooks::{self, Change};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 

@@ -6,12 +6,12 @@ use std::io::{self, BufRead, IsTerminal};
 
 use clap::Args;
 
-use crate::agents::launch;
-use crate::config;
-use crate::error::{Error, Result};
-use crate::setup::project::{self, SetUp, TmuxState};
-use crate::store::RootSource;
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::launch;
+use swarm_core::config;
+use swarm_core::error::{Error, Result};
+use swarm_core::setup::project::{self, SetUp, TmuxState};
+use swarm_core::store::RootSource;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 

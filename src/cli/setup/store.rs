@@ -5,12 +5,12 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use crate::backend::Backend;
-use crate::backend::migrate::{self, Moved};
-use crate::config::StoreBackend;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::backend::Backend;
+use swarm_core::backend::migrate::{self, Moved};
+use swarm_core::config::StoreBackend;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 
@@ -78,8 +78,18 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         Target::Redis => (StoreBackend::Files, StoreBackend::Redis),
         Target::Files => (StoreBackend::Redis, StoreBackend::Files),
     };
-    let from = Backend::open_as(&ctx.paths, config, from_kind)?;
-    let to = Backend::open_as(&ctx.paths, config, to_kind)?;
+    let from = Backend::open_as(
+        &ctx.paths,
+        config,
+        from_kind,
+        crate::cli::features::shared_stores(),
+    )?;
+    let to = Backend::open_as(
+        &ctx.paths,
+        config,
+        to_kind,
+        crate::cli::features::shared_stores(),
+    )?;
     let occupied = migrate::occupied(&to)?;
     if !occupied.is_empty() && !args.force {
         return Err(Error::Invalid(format!(

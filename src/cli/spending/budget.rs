@@ -6,10 +6,10 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use crate::domain::AgentId;
-use crate::error::{Error, Result};
-use crate::store::audit::{AuditEvent, AuditKind, AuditLog};
-use crate::support::exit_code::ExitCode;
+use swarm_core::domain::AgentId;
+use swarm_core::error::{Error, Result};
+use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
 use crate::cli::context::Context;

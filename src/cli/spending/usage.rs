@@ -4,13 +4,13 @@
 
 use clap::Args;
 
-use crate::domain::AgentId;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::{sanitize, time};
-use crate::usage::report::{AgentUsage, UsageReport};
-use crate::usage::tally::now_secs;
-use crate::usage::tokens::Tokens;
+use swarm_core::domain::AgentId;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::{sanitize, time};
+use swarm_core::usage::report::{AgentUsage, UsageReport};
+use swarm_core::usage::tally::now_secs;
+use swarm_core::usage::tokens::Tokens;
 
 use crate::cli::context::Context;
 
@@ -173,8 +173,8 @@ fn details(a: &AgentUsage) -> String {
     out
 }
 
-fn level_word(level: crate::usage::budget::Level) -> &'static str {
-    use crate::usage::budget::Level;
+fn level_word(level: swarm_core::usage::budget::Level) -> &'static str {
+    use swarm_core::usage::budget::Level;
     match level {
         Level::Ok => "ok",
         Level::Near => "near",

@@ -7,11 +7,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::error::Result;
-use crate::messaging::{self, ToldOverlap};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
-use crate::worktrees::{AgentChanges, Changes, Overlap};
+use swarm_core::error::Result;
+use swarm_core::messaging::{self, ToldOverlap};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
+use swarm_core::worktrees::{AgentChanges, Changes, Overlap};
 
 use crate::cli::context::Context;
 

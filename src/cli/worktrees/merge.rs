@@ -6,11 +6,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
-use crate::worktrees::{self, MergeKind, Merged, Repository, WorktreeError};
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
+use swarm_core::worktrees::{self, MergeKind, Merged, Repository, WorktreeError};
 
 use crate::cli::context::Context;
 

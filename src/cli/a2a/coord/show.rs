@@ -2,10 +2,10 @@
 
 use clap::Args;
 
-use crate::a2a::coordination;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
-use crate::support::sanitize;
+use swarm_core::a2a::coordination;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
+use swarm_core::support::sanitize;
 
 use crate::cli::context::Context;
 

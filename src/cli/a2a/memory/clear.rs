@@ -3,9 +3,9 @@
 
 use clap::Args;
 
-use crate::a2a::{Cleared, MemoryStore};
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::a2a::{Cleared, MemoryStore};
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::a2a::a2a_view::acting_agent;
 use crate::cli::context::Context;

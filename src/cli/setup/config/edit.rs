@@ -7,11 +7,11 @@ use std::process::Command;
 
 use clap::Args;
 
-use crate::agents::launch::find_on_path;
-use crate::config;
-use crate::domain::validate;
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
+use swarm_core::agents::launch::find_on_path;
+use swarm_core::config;
+use swarm_core::domain::validate;
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::config::{self, Format};
-use crate::error::Result;
-use crate::support::exit_code::ExitCode;
+use swarm_core::config::{self, Format};
+use swarm_core::error::Result;
+use swarm_core::support::exit_code::ExitCode;
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::config::{self, Origin};
-use crate::error::{Error, Result};
-use crate::support::exit_code::ExitCode;
+use swarm_core::config::{self, Origin};
+use swarm_core::error::{Error, Result};
+use swarm_core::support::exit_code::ExitCode;
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

@@ -1,0 +1,20 @@
+//! Agents: the registry and id allocation, discovery of agent panes,
+//! recognising an agent's process, who is running a command, launching a
+//! swarm and recording its sessions, the built-in demo agent, and reading
+//! agents' screens: their state (`screen.rs`) and what they printed
+//! themselves (`transcript.rs`).
+
+pub mod agent_matcher;
+pub mod demo_agent;
+pub mod discovery;
+pub mod identity;
+pub mod launch;
+pub(crate) mod on_files;
+pub mod pane_state;
+pub(crate) mod process;
+pub mod profile;
+pub mod registry;
+pub mod registry_store;
+pub(crate) mod screen;
+pub mod sessions;
+pub(crate) mod transcript;

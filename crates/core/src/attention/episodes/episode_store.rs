@@ -1,0 +1,231 @@
+//! `EpisodeStore`: the shared record of which attention conditions are
+//! open for which agent, so that an event is raised exactly once per
+//! episode however many watchers (on however many hosts) look at the same
+//! pane. Each watcher reports what it saw and when it looked; the store
+//! accepts a change only when it differs from the record and was seen
+//! after the record last changed, so a watcher that looked earlier can
+//! neither raise an episode twice nor reopen one that another closed.
+
+use serde::{Deserialize, Serialize};
+
+use crate::attention::event::EventKind;
+use crate::domain::Timestamp;
+use crate::store::StoreError;
+
+/// One agent's condition, as every store keeps it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EpisodeRecord {
+    /// Whether the condition is open now.
+    pub open: bool,
+    /// When the look that last changed it was taken.
+    #[serde(with = "crate::domain::utc_iso")]
+    pub changed: Timestamp,
+    /// Episodes opened so far (the current one's number while open).
+    pub episode: u64,
+    /// When the current (or last) episode opened.
+    #[serde(default, with = "crate::domain::utc_iso::option")]
+    pub opened: Option<Timestamp>,
+    /// What the person was told when it opened.
+    #[serde(default)]
+    pub detail: String,
+    /// What tells this episode's condition from another of the same kind
+    /// (a dialog's identity; empty for the others): an open record asked
+    /// to open with another key is a new episode at once, and a close
+    /// that names a key closes only the episode of that key.
+    #[serde(default)]
+    pub key: String,
+}
+
+/// What a reported change did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transition {
+    /// The caller opened episode number `episode`: it raises the event.
+    /// `previous` is when the episode before it opened (for throttling).
+    Opened {
+        /// The episode's number.
+        episode: u64,
+        /// When the one before opened.
+        previous: Option<Timestamp>,
+    },
+    /// The caller closed the open episode.
+    Closed,
+    /// Nothing changed (another watcher got there first, or saw later).
+    Unchanged,
+}
+
+impl EpisodeRecord {
+    /// Applies a change seen at `seen`; the rule every store keeps under
+    /// its own exclusion.
+    pub fn apply(
+        record: Option<&EpisodeRecord>,
+        open: bool,
+        seen: Timestamp,
+        detail: &str,
+        key: &str,
+    ) -> (Transition, Option<EpisodeRecord>) {
+        let (was_open, changed, episode, opened) = match record {
+            Some(r) => (r.open, Some(r.changed), r.episode, r.opened),
+            None => (false, None, 0, None),
+        };
+        if changed.is_some_and(|c| seen <= c) {
+            return (Transition::Unchanged, None);
+        }
+        let same_key = record.is_some_and(|r| r.key == key);
+        let unchanged = match (was_open, open) {
+            // Open, and open again: the same episode unless it is another
+            // condition of the kind (another dialog).
+            (true, true) => same_key || key.is_empty(),
+            // A close that names a key closes only that episode.
+            (true, false) => !key.is_empty() && !same_key,
+            (false, false) => true,
+            (false, true) => false,
+        };
+        if unchanged {
+            return (Transition::Unchanged, None);
+        }
+        let episode = if open { episode + 1 } else { episode };
+        let next = EpisodeRecord {
+            open,
+            changed: seen,
+            episode,
+            opened: if open { Some(seen) } else { opened },
+            detail: if open {
+                detail.to_owned()
+            } else {
+                record.map(|r| r.detail.clone()).unwrap_or_default()
+            },
+            key: if open {
+                key.to_owned()
+            } else {
+                record.map(|r| r.key.clone()).unwrap_or_default()
+            },
+        };
+        let t = if open {
+            Transition::Opened {
+                episode,
+                previous: opened,
+            }
+        } else {
+            Transition::Closed
+        };
+        (t, Some(next))
+    }
+}
+
+/// An open condition, for the status line, the monitor and the dashboard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenEpisode {
+    /// The agent.
+    pub agent: String,
+    /// The condition.
+    pub kind: EventKind,
+    /// Its episode number.
+    pub episode: u64,
+    /// Since when.
+    pub since: Timestamp,
+    /// What the person was told.
+    pub detail: String,
+}
+
+/// Where the open episodes are kept.
+pub trait EpisodeStore: Send + Sync {
+    /// Reports that `agent`'s condition `kind` was seen open (or closed)
+    /// by a look taken at `seen`. Of any number of callers reporting the
+    /// same change, at most one gets `Opened` (or `Closed`); a report
+    /// seen no later than the record's last change changes nothing.
+    fn transition(
+        &self,
+        agent: &str,
+        kind: EventKind,
+        open: bool,
+        seen: Timestamp,
+        detail: &str,
+        key: &str,
+    ) -> Result<Transition, StoreError>;
+
+    /// Every open condition, oldest first.
+    fn open(&self) -> Result<Vec<OpenEpisode>, StoreError>;
+
+    /// Drops the records of agents that left the swarm.
+    fn forget(&self, agents: &[String]) -> Result<(), StoreError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: f64) -> Timestamp {
+        Timestamp::from_unix_seconds(1_800_000_000.0 + s).expect("test value")
+    }
+
+    #[test]
+    fn open_then_close_then_a_new_episode() {
+        let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "");
+        assert_eq!(
+            t,
+            Transition::Opened {
+                episode: 1,
+                previous: None
+            }
+        );
+        let r = r.expect("test value");
+        assert_eq!(
+            EpisodeRecord::apply(Some(&r), true, at(2.0), "q?", "").0,
+            Transition::Unchanged
+        );
+        let (t, r) = EpisodeRecord::apply(Some(&r), false, at(3.0), "", "");
+        assert_eq!(t, Transition::Closed);
+        let r = r.expect("test value");
+        assert_eq!(r.detail, "q?");
+        assert_eq!(
+            EpisodeRecord::apply(Some(&r), true, at(4.0), "again?", "").0,
+            Transition::Opened {
+                episode: 2,
+                previous: Some(at(1.0))
+            }
+        );
+    }
+
+    #[test]
+    fn a_late_report_cannot_reopen_what_was_closed() {
+        let (_, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "");
+        let (_, r) = EpisodeRecord::apply(r.as_ref(), false, at(5.0), "", "");
+        // A watcher that looked at 4.0 still saw the dialog.
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), true, at(4.0), "q?", "").0,
+            Transition::Unchanged
+        );
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), true, at(5.0), "q?", "").0,
+            Transition::Unchanged
+        );
+    }
+
+    #[test]
+    fn another_dialog_is_a_new_episode_and_an_old_close_does_not_end_it() {
+        let (_, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "first");
+        let (t, r) = EpisodeRecord::apply(r.as_ref(), true, at(2.0), "q?", "second");
+        assert!(matches!(t, Transition::Opened { episode: 2, .. }), "{t:?}");
+        // A watcher that saw the first one close reports it late.
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), false, at(3.0), "", "first").0,
+            Transition::Unchanged
+        );
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), true, at(3.0), "q?", "second").0,
+            Transition::Unchanged
+        );
+        assert_eq!(
+            EpisodeRecord::apply(r.as_ref(), false, at(4.0), "", "").0,
+            Transition::Closed
+        );
+    }
+
+    #[test]
+    fn closing_what_was_never_open_changes_nothing() {
+        assert_eq!(
+            EpisodeRecord::apply(None, false, at(1.0), "", "").0,
+            Transition::Unchanged
+        );
+    }
+}

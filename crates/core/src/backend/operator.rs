@@ -1,0 +1,272 @@
+//! `Operator`: what every front door (a command, the monitor, the
+//! dashboard, the MCP server) acts on the swarm with: a client of the tmux
+//! server, the project's files and shared state, the agent recogniser and
+//! the settings the config gives. It is the one place a `Messenger` is
+//! built, and it runs the housekeeping (`housekeeping.rs`). What a send
+//! means besides typing (the activity feed, the person told of a message
+//! to them, the watcher started for a held message) happens in its
+//! `send`, so that every front door gets it.
+
+use std::sync::Arc;
+
+use crate::acks::AckSettings;
+use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::registry::Registry;
+use crate::attention::event::{EventKind, FeedEntry};
+use crate::config::Config;
+use crate::domain::AgentId;
+use crate::error::Result;
+use crate::log::record::Status;
+use crate::messaging::answer::{Answer, Answered};
+use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
+use crate::notify::{self, NotifySettings};
+use crate::store::Paths;
+use crate::support::sanitize;
+use crate::tmux::{Server, Tmux};
+use crate::usage::{Tally, UsageSettings};
+
+use super::Backend;
+use super::watcher_process::{self, Started};
+
+/// The longest detail of a feed line about a message.
+const DETAIL_CHARS: usize = 200;
+
+/// The pieces a front door acts with, owned, so that a long-running one
+/// can keep them (or hand them to a thread of its own).
+#[derive(Debug)]
+pub struct Operator {
+    /// A client of the tmux server the agents run on.
+    pub tmux: Tmux,
+    /// The project's files.
+    pub paths: Paths,
+    /// The project's shared state.
+    pub backend: Arc<Backend>,
+    /// Recognises agents in panes.
+    pub matcher: AgentMatcher,
+    /// Delivery and rate-limit settings.
+    pub messaging: MessagingSettings,
+    /// The ACK retry schedule (its timeout for messages sent with an ACK).
+    pub acks: AckSettings,
+    /// Message types declared in the config, besides the built-in ones.
+    pub custom_types: Vec<String>,
+    /// How the person is told.
+    pub notify: NotifySettings,
+    /// Whether the watcher is started in the background when needed.
+    pub autostart: bool,
+    /// Budgets and prices.
+    pub usage: UsageSettings,
+}
+
+impl Operator {
+    /// The operator of the project laid out by `paths`, whose shared state
+    /// is `backend` and whose agents run on `server`, set up as `config`
+    /// says. Fails only when the agent recogniser cannot be set up (an
+    /// unknown `SWARM_PROCESS_BACKEND`).
+    pub fn new(
+        server: Server,
+        paths: Paths,
+        backend: Arc<Backend>,
+        config: &Config,
+    ) -> Result<Operator> {
+        Ok(Operator {
+            tmux: Tmux::new(server),
+            paths,
+            backend,
+            matcher: AgentMatcher::for_config(config)?,
+            messaging: MessagingSettings::from_config(config),
+            acks: AckSettings::from_config(config),
+            custom_types: config.messaging.custom_types.clone(),
+            notify: NotifySettings::from_config(config),
+            autostart: config.watcher.autostart,
+            usage: UsageSettings::from_config(config),
+        })
+    }
+
+    /// Sends a message (see `Messenger::send`) and does what a send means
+    /// besides: the feed records it (and each copy held back), a message
+    /// to the person raises a `message` event and tells them as `[notify]`
+    /// says, and a held copy makes sure the watcher runs, which types it
+    /// in once the pane is safe. Problems with these come back as the
+    /// report's warnings; the message itself was sent either way.
+    pub fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+        // A broadcast to a topic goes to its subscribers only.
+        if let (Some(topic), Recipients::All { include_self }) = (&req.topic, &req.to) {
+            let agents = self
+                .backend
+                .topics
+                .all()?
+                .remove(topic)
+                .map(|a| a.into_iter().collect())
+                .unwrap_or_default();
+            req.to = Recipients::Subscribers {
+                topic: topic.clone(),
+                agents,
+                include_self: *include_self,
+            };
+        }
+        let (over, budget_warnings) = self.over_budget(registry, &req);
+        req.over_budget = over;
+        let mut report = self.messenger().send(registry, req)?;
+        report.warnings.extend(budget_warnings);
+        let m = &report.message;
+        let detail: String = sanitize::one_line(&m.content)
+            .chars()
+            .take(DETAIL_CHARS)
+            .collect();
+        let mut feed = Vec::new();
+        if report.rate_limited.is_none() {
+            let to = m
+                .recipients
+                .iter()
+                .map(|r| r.as_str())
+                .collect::<Vec<_>>()
+                .join(", ");
+            feed.push(
+                FeedEntry::new(
+                    EventKind::MessageSent,
+                    Some(m.sender.as_str()),
+                    format!("{} to {to}: {detail}", m.msg_type.as_str()),
+                )
+                .with_message(m.msg_id.as_str()),
+            );
+        }
+        let mut held = false;
+        for (to, outcome) in &report.outcomes {
+            if outcome.status == Status::Held {
+                held = true;
+                feed.push(
+                    FeedEntry::new(
+                        EventKind::MessageHeld,
+                        Some(to),
+                        outcome.reason.clone().unwrap_or_default(),
+                    )
+                    .with_message(m.msg_id.as_str())
+                    .by(m.sender.as_str()),
+                );
+            }
+        }
+        let to_person = report.rate_limited.is_none()
+            && m.recipients
+                .iter()
+                .any(|r| r.as_str() == self.messaging.operator);
+        if to_person {
+            let entry = FeedEntry::new(EventKind::Message, Some(m.sender.as_str()), detail.clone())
+                .with_message(m.msg_id.as_str())
+                .by(m.sender.as_str());
+            // The status line shows it until the person reads their inbox.
+            if let Err(e) = self.backend.episodes.transition(
+                m.sender.as_str(),
+                EventKind::Message,
+                true,
+                entry.time,
+                &detail,
+                "",
+            ) {
+                report.warnings.push(format!(
+                    "could not record the message for the status line: {e}"
+                ));
+            }
+            if self.notify.notifies(EventKind::Message)
+                && (self.notify.desktop
+                    || self.notify.webhook.is_some()
+                    || self.notify.command.is_some())
+                && let Err(e) = notify::spawn_detached(&entry, self.paths.root(), None)
+            {
+                report
+                    .warnings
+                    .push(format!("could not start the notification: {e}"));
+            }
+            feed.push(entry);
+        }
+        if let Err(e) = self.backend.feed.append(&feed) {
+            report
+                .warnings
+                .push(format!("could not write the activity feed: {e}"));
+        }
+        if held && let Err(e) = self.keep_watch() {
+            report.warnings.push(format!(
+                "could not start the watcher that types held messages in: {e} (run `swarm watch`)"
+            ));
+        }
+        Ok(report)
+    }
+
+    /// Answers the dialog open in `agent`'s pane for the person (see
+    /// `Messenger::answer`: `seen` names the dialog they saw, `by` is
+    /// who answers) and records the answer in the activity feed. The
+    /// warnings say what could not be recorded; the answer went in
+    /// either way.
+    pub fn answer(
+        &self,
+        registry: &Registry,
+        agent: &AgentId,
+        answer: Answer,
+        seen: Option<&str>,
+        by: &str,
+    ) -> Result<(Answered, Vec<String>)> {
+        let done = self.messenger().answer(registry, agent, answer, seen, by)?;
+        let entry = FeedEntry::new(
+            EventKind::Answered,
+            Some(&done.agent),
+            format!(
+                "{} -> {}",
+                sanitize::one_line(&done.question),
+                done.picked()
+            ),
+        )
+        .by(by);
+        let warnings = match self.backend.feed.append(&[entry]) {
+            Ok(()) => Vec::new(),
+            Err(e) => vec![format!(
+                "could not record the answer in the activity feed: {e}"
+            )],
+        };
+        Ok((done, warnings))
+    }
+
+    /// Makes sure the project's watcher runs on this host, starting it in
+    /// the background when none does (unless `watcher.autostart` is off).
+    pub fn keep_watch(&self) -> Result<Option<Started>> {
+        if !self.autostart {
+            return Ok(None);
+        }
+        watcher_process::ensure_running(&self.paths, self.tmux.server()).map(Some)
+    }
+
+    /// The usage of this project's agents on this host, with its budget
+    /// and prices.
+    pub fn tally(&self) -> Tally<'_> {
+        Tally {
+            paths: &self.paths,
+            matcher: &self.matcher,
+            settings: &self.usage,
+            sessions: &*self.backend.sessions,
+        }
+    }
+
+    /// A messenger over this project: what sends, redelivers, releases
+    /// held messages and hands deliveries between hosts.
+    pub fn messenger(&self) -> Messenger<'_> {
+        let backend = &*self.backend;
+        Messenger {
+            tmux: &self.tmux,
+            paths: &self.paths,
+            matcher: &self.matcher,
+            settings: self.messaging.clone(),
+            acks: &*backend.acks,
+            held: &*backend.held,
+            rates: &*backend.rates,
+            log: &*backend.log,
+            relay: backend.relay.as_deref(),
+            sessions: &*backend.sessions,
+        }
+    }
+
+    /// The registry to act on, empty when there is none or it is damaged,
+    /// with what a person should be told about it (entries ignored, the
+    /// damage). Fails when the store cannot be read.
+    pub fn registry(&self) -> Result<(Registry, Vec<String>)> {
+        let store = self.backend.registry.as_ref();
+        Ok(store.read()?.or_empty(&store.location()))
+    }
+}

@@ -1,0 +1,16 @@
+//! The one place that runs `git` (`client.rs`), and the one place that
+//! reads git's own files (`layout.rs`: where a repository's worktrees are,
+//! without spawning git). Worktrees, their changes and merges all go
+//! through here, with the user's git config, hooks and credentials.
+
+mod client;
+mod error;
+pub(crate) mod layout;
+mod status;
+mod version;
+mod worktree_list;
+
+pub use client::{Git, MergeTree, TreeChange};
+pub(crate) use error::GitError;
+pub(crate) use version::MERGE_TREE as MERGE_TREE_VERSION;
+pub(crate) use worktree_list::WorktreeEntry;

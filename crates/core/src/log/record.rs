@@ -1,0 +1,401 @@
+//! The message log's vocabulary, shared by every store of it and every
+//! reader: a parsed line (`Record`: a message or a delivery outcome), the
+//! outcome of one delivery (`Outcome`, `Status`), a message with its latest
+//! outcomes (`MessageView`), what a read or a follow returns (`LogContents`,
+//! `TailBatch`), and a place in the log (`LogPos`, `Located`).
+//! docs/FORMATS.md describes the lines.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::domain::message::Message;
+use crate::support::as_read::AsRead;
+use crate::support::json::{self, Layout};
+
+use super::log_line::LoggedMessage;
+
+/// Whether a recipient got the message into its pane.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// Pasted and submitted in the recipient's pane.
+    Delivered,
+    /// Not typed into the pane; waits in the inbox (`reason` says why).
+    Queued,
+    /// Held back because the agent's screen was not safe to type into
+    /// (`reason` says why); swarm types it as soon as it is.
+    Held,
+}
+
+/// The note on a delivery whose Enter was pressed a second time.
+pub(crate) const SECOND_ENTER: &str =
+    "Enter pressed a second time: the text was still in the input box after the first";
+
+/// The outcome of one delivery attempt to one recipient.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Delivered or queued.
+    pub status: Status,
+    /// Why it was queued or held; for a delivery, what it took beyond a
+    /// paste and one Enter (`SECOND_ENTER`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// For a delivery into an agent whose screen swarm reads: whether the
+    /// text was seen leaving the input box.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<bool>,
+    /// Held only until the agent's busy turn ends (a normal message):
+    /// accepted, it goes in by itself then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_end: Option<bool>,
+}
+
+impl Outcome {
+    /// Delivered.
+    pub fn delivered() -> Outcome {
+        Outcome {
+            status: Status::Delivered,
+            reason: None,
+            confirmed: None,
+            turn_end: None,
+        }
+    }
+
+    /// Delivered, and whether the text was seen leaving the input box.
+    pub fn delivered_confirmed(confirmed: bool) -> Outcome {
+        Outcome {
+            confirmed: Some(confirmed),
+            ..Outcome::delivered()
+        }
+    }
+
+    /// This delivery's Enter was pressed a second time: the text was still
+    /// in the input box after the first (the agent had dropped it).
+    pub fn after_second_enter(self) -> Outcome {
+        Outcome {
+            reason: Some(SECOND_ENTER.to_owned()),
+            ..self
+        }
+    }
+
+    /// Queued, with the reason.
+    pub fn queued(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Queued,
+            reason: Some(reason.into()),
+            confirmed: None,
+            turn_end: None,
+        }
+    }
+
+    /// Kept in the person's inbox (they have no pane): delivered there.
+    pub fn to_person() -> Outcome {
+        Outcome {
+            status: Status::Delivered,
+            reason: Some(
+                "kept in the operator's inbox (a person has no pane; they were told)".into(),
+            ),
+            confirmed: None,
+            turn_end: None,
+        }
+    }
+
+    /// Held until the pane is safe, with the reason.
+    pub fn held(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            status: Status::Held,
+            reason: Some(reason.into()),
+            confirmed: None,
+            turn_end: None,
+        }
+    }
+
+    /// Held until the agent's turn ends, with the reason: a normal
+    /// message to a busy agent, accepted.
+    pub fn held_for_turn(reason: impl Into<String>) -> Outcome {
+        Outcome {
+            turn_end: Some(true),
+            ..Outcome::held(reason)
+        }
+    }
+
+    /// True when it waits only for the end of the agent's turn.
+    pub fn waits_for_turn(&self) -> bool {
+        self.status == Status::Held && self.turn_end == Some(true)
+    }
+
+    /// How a person reads it: `delivered and confirmed`, `delivered
+    /// (unconfirmed)`, `delivered`, `held: why`, `queued: why`.
+    pub fn describe(&self) -> String {
+        let why = self.reason.as_deref().unwrap_or("no reason recorded");
+        let how = self
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        match (self.status, self.confirmed) {
+            (Status::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
+            (Status::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
+            (Status::Delivered, None) => format!("delivered{how}"),
+            (Status::Held, _) => format!("held: {why}"),
+            (Status::Queued, _) => format!("queued: {why}"),
+        }
+    }
+
+    /// True when delivered.
+    pub fn is_delivered(&self) -> bool {
+        self.status == Status::Delivered
+    }
+}
+
+/// swarm's outcome line. It carries an empty `recipients` list so that
+/// readers of the Python tool, which pick lines by recipient, skip it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DeliveryRecord {
+    /// Always `"delivery"`.
+    pub event: String,
+    /// The message this is about.
+    pub msg_id: String,
+    /// When the attempt finished (UTC).
+    pub timestamp: String,
+    /// Always empty (see the type's doc).
+    pub recipients: Vec<String>,
+    /// Outcome per recipient attempted.
+    pub outcomes: Map<String, Value>,
+    /// Who sent it when an agent spoke for another (`--as-other`), or
+    /// what kind of attempt this was (`redelivery`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// The topic a broadcast went to (`swarm broadcast --topic`): kept
+    /// here, in swarm's own record, since the message line has the Python
+    /// tool's keys only (docs/FORMATS.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// The line it was read from, written back as it was while the
+    /// record still says the same.
+    #[serde(skip)]
+    line: AsRead<Box<str>>,
+}
+
+impl DeliveryRecord {
+    /// A record of `outcomes` for `msg_id`, stamped now.
+    pub fn new(
+        msg_id: &str,
+        outcomes: &[(String, Outcome)],
+        note: Option<String>,
+    ) -> DeliveryRecord {
+        let mut map = Map::new();
+        for (recipient, outcome) in outcomes {
+            map.insert(
+                recipient.clone(),
+                serde_json::to_value(outcome).unwrap_or(Value::Null),
+            );
+        }
+        DeliveryRecord {
+            event: "delivery".into(),
+            msg_id: msg_id.to_owned(),
+            timestamp: crate::support::time::utc_iso(crate::support::time::now()),
+            recipients: Vec::new(),
+            outcomes: map,
+            note,
+            topic: None,
+            line: AsRead::none(),
+        }
+    }
+
+    /// The same record naming the topic the message went to.
+    pub fn with_topic(mut self, topic: Option<String>) -> DeliveryRecord {
+        self.topic = topic;
+        self
+    }
+
+    /// Reads the delivery line `line`, already parsed as `value`.
+    fn read(value: Value, line: &str) -> Option<DeliveryRecord> {
+        let mut record: DeliveryRecord = serde_json::from_value(value).ok()?;
+        record.line = AsRead::kept(line.into());
+        Some(record)
+    }
+
+    /// The line's bytes, without the newline: as read, unless the record
+    /// was changed since; else written from the fields.
+    fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
+        if let Some(line) = self.line.get()
+            && parse_line(line).is_some_and(|r| r == Record::Delivery(self.clone()))
+        {
+            return Ok(line.as_bytes().to_vec());
+        }
+        json::to_vec(self, Layout::Line)
+    }
+}
+
+/// One parsed log line: a message (with the verdicts its line carries) or
+/// a delivery outcome. A record read from a log is written back as the
+/// line it was read from (docs/FORMATS.md).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Record {
+    /// A message (written by swarm or the Python tool).
+    Message(LoggedMessage),
+    /// A delivery outcome (swarm only).
+    Delivery(DeliveryRecord),
+}
+
+impl Record {
+    /// The line of this record, without its newline.
+    pub fn to_line(&self) -> Result<Vec<u8>, serde_json::Error> {
+        match self {
+            Record::Message(m) => m.to_line(),
+            Record::Delivery(d) => d.to_line(),
+        }
+    }
+
+    /// The record of `message` logged with real-time verdicts for its
+    /// first recipients.
+    #[cfg(any(test, feature = "testing"))]
+    pub fn logged(message: &Message, delivered: &[bool]) -> Record {
+        Record::Message(LoggedMessage::new(message.clone()).with_verdicts(delivered))
+    }
+}
+
+/// A message with its latest known outcome per recipient.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MessageView {
+    /// The message.
+    pub message: Message,
+    /// Its line's `timestamp` as written (`LoggedMessage::timestamp`):
+    /// what views print and read positions record.
+    pub timestamp: String,
+    /// Latest outcome per recipient (from delivery records, else from the
+    /// message line's `delivery_status`).
+    pub outcomes: Vec<(String, Outcome)>,
+    /// The topic it was broadcast to, when a delivery record names one.
+    pub topic: Option<String>,
+}
+
+impl MessageView {
+    /// The latest outcome for one recipient.
+    pub fn outcome_for(&self, recipient: &str) -> Option<&Outcome> {
+        self.outcomes
+            .iter()
+            .find(|(r, _)| r == recipient)
+            .map(|(_, o)| o)
+    }
+}
+
+/// Everything in the log (the rotated part first).
+#[derive(Clone, Debug, Default)]
+pub struct LogContents {
+    /// Parsed lines in log order.
+    pub records: Vec<Record>,
+    /// Lines that were neither a message nor a delivery record.
+    pub skipped: usize,
+}
+
+impl LogContents {
+    /// Messages in log order, each with its outcomes merged in.
+    pub fn messages(&self) -> Vec<MessageView> {
+        let mut views: Vec<MessageView> = Vec::new();
+        let mut index: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for record in &self.records {
+            match record {
+                Record::Message(logged) => {
+                    let message = logged.message();
+                    let status = logged.delivery_status();
+                    let outcomes = message
+                        .recipients
+                        .iter()
+                        .map(|r| {
+                            let delivered =
+                                status.get(r.as_str()).and_then(Value::as_bool) == Some(true);
+                            let o = if delivered {
+                                Outcome::delivered()
+                            } else {
+                                Outcome::queued("not delivered in real time")
+                            };
+                            (r.to_string(), o)
+                        })
+                        .collect();
+                    index.insert(message.msg_id.as_str(), views.len());
+                    views.push(MessageView {
+                        message: message.clone(),
+                        timestamp: logged.timestamp().to_owned(),
+                        outcomes,
+                        topic: None,
+                    });
+                }
+                Record::Delivery(d) => {
+                    let Some(&i) = index.get(d.msg_id.as_str()) else {
+                        continue;
+                    };
+                    if views[i].topic.is_none() {
+                        views[i].topic.clone_from(&d.topic);
+                    }
+                    for (recipient, value) in &d.outcomes {
+                        let Ok(outcome) = serde_json::from_value::<Outcome>(value.clone()) else {
+                            continue;
+                        };
+                        let view = &mut views[i];
+                        match view.outcomes.iter_mut().find(|(r, _)| r == recipient) {
+                            Some(slot) => slot.1 = outcome,
+                            None => view.outcomes.push((recipient.clone(), outcome)),
+                        }
+                    }
+                }
+            }
+        }
+        views
+    }
+}
+
+/// Parses one line; `None` for blank or foreign lines (docs/FORMATS.md
+/// says which lines are messages).
+pub fn parse_line(line: &str) -> Option<Record> {
+    let line = line.trim();
+    if line.is_empty() {
+        return None;
+    }
+    let value: Value = serde_json::from_str(line).ok()?;
+    if value.get("event").and_then(Value::as_str) == Some("delivery") {
+        return DeliveryRecord::read(value, line).map(Record::Delivery);
+    }
+    LoggedMessage::read(value, line).map(Record::Message)
+}
+
+/// New lines read from the log, parsed.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TailBatch {
+    /// Parsed records in log order.
+    pub records: Vec<Record>,
+    /// Non-blank lines that were neither a message nor a delivery record.
+    pub skipped: usize,
+    /// The log was rotated or truncated since the last read.
+    pub rotated: bool,
+}
+
+/// A place in the log: just after a line, usually.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LogPos {
+    /// The segment's number (the live log's is the index's `next`).
+    pub segment: u64,
+    /// The segment's inode.
+    pub ino: u64,
+    /// Bytes into the segment.
+    pub offset: u64,
+}
+
+impl LogPos {
+    /// Whether `self` is past `other` (segments by number, then offset).
+    pub fn after(&self, other: &LogPos) -> bool {
+        (self.segment, self.offset) > (other.segment, other.offset)
+    }
+}
+
+/// A record with where it is in the log.
+#[derive(Clone, Debug)]
+pub struct Located {
+    /// The record.
+    pub record: Record,
+    /// Index of its segment in the `SegmentSet`.
+    pub seg: usize,
+    /// Its segment's position and the offset just past its line.
+    pub end: LogPos,
+}

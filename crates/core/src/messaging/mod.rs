@@ -1,0 +1,31 @@
+//! Messages: sending (validate, rate-limit, log first, deliver into each
+//! recipient's pane), onboarding, telling agents of overlaps between their
+//! branches, the ACK retry engine that sends what the pending list says is
+//! due, and the claims of lines agents printed to send (`printed/`). The
+//! message log they write is `crate::log`.
+
+pub(crate) mod ack_retry;
+mod acknowledge;
+pub mod answer;
+pub mod conversation;
+pub(crate) mod delivery;
+pub mod held;
+mod interrupt;
+mod messenger;
+pub mod onboarding;
+mod overlap_notice;
+mod pane_text;
+pub mod printed;
+pub mod rates;
+pub mod relay;
+mod send;
+pub mod topics;
+mod wait;
+
+pub(crate) use ack_retry::{ProcessReport, process_due};
+pub use acknowledge::{Acknowledgement, acknowledge};
+pub use held::release::ReleaseReport;
+pub use messenger::{MessagingSettings, Messenger};
+pub use overlap_notice::{ToldOverlap, notice_overlaps};
+pub(crate) use relay::hand_over::Relayed;
+pub use send::{Recipients, SendReport, SendRequest};

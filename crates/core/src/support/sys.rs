@@ -1,0 +1,176 @@
+//! What the operating system does for long-running commands and the demo
+//! agent: stop signals turned into messages (signal-hook), a terminal in
+//! raw mode (crossterm), noticing a closed stdout pipe, the demo agent's
+//! read of stdin with a time limit, and stopping a process group whose
+//! time is up (`poll`, `read` and `kill` on plain numbers, which no crate
+//! in the tree offers: the only `unsafe` in swarm).
+
+use std::io;
+use std::sync::mpsc;
+
+use crossterm::terminal;
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::iterator::Signals;
+
+/// True when `open` with `O_NOFOLLOW` failed because the last part of the
+/// path is a symbolic link. Linux, macOS and OpenBSD say `ELOOP`; FreeBSD
+/// and DragonFly say `EMLINK`, NetBSD `EFTYPE`.
+pub(crate) fn refused_symlink(e: &io::Error) -> bool {
+    let Some(code) = e.raw_os_error() else {
+        return false;
+    };
+    if code == libc::ELOOP {
+        return true;
+    }
+    #[cfg(any(target_os = "freebsd", target_os = "dragonfly"))]
+    if code == libc::EMLINK {
+        return true;
+    }
+    #[cfg(target_os = "netbsd")]
+    if code == libc::EFTYPE {
+        return true;
+    }
+    false
+}
+
+/// True when stdout is a pipe whose reader has gone away (`swarm monitor |
+/// head -1` after head exits): a program that only writes when something
+/// happens would otherwise not find out until its next line.
+#[allow(unsafe_code)]
+pub fn stdout_reader_gone() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: polls one descriptor we own, without waiting.
+    let n = unsafe { libc::poll(&mut fd, 1, 0) };
+    n == 1 && fd.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+/// How many clock ticks the kernel counts per second (`_SC_CLK_TCK`: the
+/// unit of a process's start time in `/proc`); `None` when unknown.
+#[allow(unsafe_code)]
+pub(crate) fn clock_ticks_per_second() -> Option<u64> {
+    // SAFETY: sysconf only reads a configuration value.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    u64::try_from(ticks).ok().filter(|&t| t > 0)
+}
+
+/// The controlling terminal in raw mode (no echo, no line editing, no
+/// signals from keys: every byte reaches the program); the previous mode
+/// is restored on drop.
+pub(crate) struct RawTerminal(());
+
+impl RawTerminal {
+    /// Switches this process's terminal to raw mode.
+    pub(crate) fn enable() -> io::Result<RawTerminal> {
+        terminal::enable_raw_mode()?;
+        Ok(RawTerminal(()))
+    }
+}
+
+impl Drop for RawTerminal {
+    fn drop(&mut self) {
+        let _ = terminal::disable_raw_mode();
+    }
+}
+
+/// Turns SIGINT, SIGTERM and SIGHUP into messages on a channel, so a
+/// long-running loop can wait for "work or stop" without polling. Child
+/// processes get the default handlers back (exec resets them).
+pub fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
+    let (tx, rx) = mpsc::channel();
+    let mut signals = Signals::new([SIGINT, SIGTERM, SIGHUP])?;
+    std::thread::Builder::new()
+        .name("stop-signals".into())
+        .spawn(move || {
+            for signal in signals.forever() {
+                if tx.send(signal).is_err() {
+                    return;
+                }
+            }
+        })?;
+    Ok(rx)
+}
+
+/// Reads from stdin (descriptor 0, unbuffered), waiting at most `timeout`
+/// for input (`None`: as long as it takes). `Ok(None)` when nothing came
+/// in time; `Ok(Some(0))` at end of input.
+#[allow(unsafe_code)]
+pub(crate) fn read_stdin(
+    buf: &mut [u8],
+    timeout: Option<std::time::Duration>,
+) -> io::Result<Option<usize>> {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = timeout.map_or(-1, |t| {
+        libc::c_int::try_from(t.as_millis().max(1)).unwrap_or(libc::c_int::MAX)
+    });
+    // SAFETY: polls one descriptor we own.
+    let n = unsafe { libc::poll(&mut fd, 1, ms) };
+    if n < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if n == 0 {
+        return Ok(None);
+    }
+    // SAFETY: reads into a buffer we own, at most its length.
+    let got = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
+    if got < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(Some(got as usize))
+}
+
+/// Sends SIGKILL to every process of the process group `pgid` (a command
+/// started in a group of its own, whose time is up): killing only the
+/// shell would leave what it started running. Refuses the groups 0 and 1,
+/// which would name this process's own group or init's.
+#[allow(unsafe_code)]
+pub(crate) fn kill_process_group(pgid: u32) -> io::Result<()> {
+    let pgid = libc::pid_t::try_from(pgid)
+        .ok()
+        .filter(|p| *p > 1)
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: kill(2) takes plain numbers; a negative pid names a group.
+    let rc = unsafe { libc::kill(-pgid, libc::SIGKILL) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_signal_arrives_on_the_channel() {
+        let rx = stop_signals().expect("install");
+        signal_hook::low_level::raise(SIGHUP).expect("raise");
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("signal delivered");
+        assert_eq!(got, SIGHUP);
+    }
+
+    #[test]
+    fn a_process_group_is_stopped_whole() {
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 60 & sleep 60; wait"])
+            .process_group(0)
+            .spawn()
+            .expect("spawn");
+        kill_process_group(child.id()).expect("kill");
+        let status = child.wait().expect("wait");
+        assert!(!status.success());
+        assert!(kill_process_group(0).is_err());
+        assert!(kill_process_group(1).is_err());
+    }
+}

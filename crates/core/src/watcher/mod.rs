@@ -1,0 +1,11 @@
+//! The project's watcher: the one loop that does what must happen while
+//! nobody types a command (held messages, ACK retries, attention events
+//! and notifications, hand-overs between hosts, lines agents printed to
+//! send), one per project and
+//! host, in the foreground (`swarm watch`) or started in the background
+//! by the commands that need it.
+
+mod print_to_send;
+mod watch_loop;
+
+pub use watch_loop::{Ended, Said, WatchSettings, Watcher};

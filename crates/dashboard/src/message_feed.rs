@@ -1,0 +1,249 @@
+//! `MessageFeed`: the latest messages of the log, kept in memory and
+//! brought up to date by following the log by byte offset (`LogTail`), so
+//! that a request costs only the lines written since the last one, however
+//! large the log has grown. Each message carries its latest delivery
+//! outcome per recipient, merged in from swarm's delivery records.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use swarm_core::backend::Backend;
+use swarm_core::log::log_line::LoggedMessage;
+use swarm_core::log::log_store::LogFollower;
+use swarm_core::log::record::{Record, TailBatch};
+use swarm_core::store::StoreError;
+
+/// How many of the latest messages are kept: the largest `limit` the API
+/// serves, and the sample its statistics are taken over.
+pub(super) const KEPT_MESSAGES: usize = 1000;
+
+/// The latest messages of one project's log.
+#[derive(Debug)]
+pub(super) struct MessageFeed {
+    backend: Arc<Backend>,
+    tail: Option<Box<dyn LogFollower>>,
+    /// Oldest first, each with its sequence number.
+    kept: VecDeque<(u64, LoggedMessage)>,
+    /// Message id to the sequence number of the latest message with it.
+    by_id: HashMap<String, u64>,
+    next_seq: u64,
+}
+
+impl MessageFeed {
+    /// A feed of the log of `backend`; nothing is read until `refresh`.
+    pub(super) fn new(backend: Arc<Backend>) -> MessageFeed {
+        MessageFeed {
+            backend,
+            tail: None,
+            kept: VecDeque::new(),
+            by_id: HashMap::new(),
+            next_seq: 0,
+        }
+    }
+
+    /// Reads what was written since the last call. The first call reads
+    /// the whole log (its rotated part first). After a rotation or a
+    /// truncation the log is read again from the start, so the feed always
+    /// holds what a fresh read of the files would give. Returns true when
+    /// the messages changed.
+    pub(super) fn refresh(&mut self) -> Result<bool, StoreError> {
+        let batch = match self.tail.as_mut() {
+            Some(tail) => tail.read_new()?,
+            None => return self.reopen().map(|()| true),
+        };
+        if batch.rotated {
+            self.reopen()?;
+            return Ok(true);
+        }
+        Ok(self.absorb(batch))
+    }
+
+    /// The latest `n` messages, oldest first.
+    pub(super) fn latest(&self, n: usize) -> impl Iterator<Item = &LoggedMessage> {
+        self.kept
+            .iter()
+            .skip(self.kept.len().saturating_sub(n))
+            .map(|(_, e)| e)
+    }
+
+    /// How many messages are kept (at most `KEPT_MESSAGES`).
+    pub(super) fn len(&self) -> usize {
+        self.kept.len()
+    }
+
+    /// How many kept messages there are of each type.
+    pub(super) fn type_counts(&self) -> BTreeMap<String, usize> {
+        let mut counts = BTreeMap::new();
+        for (_, e) in &self.kept {
+            *counts
+                .entry(e.message().msg_type.as_str().to_owned())
+                .or_insert(0) += 1;
+        }
+        counts
+    }
+
+    fn reopen(&mut self) -> Result<(), StoreError> {
+        let (tail, batch) = self.backend.log.follow()?;
+        self.tail = Some(tail);
+        self.kept.clear();
+        self.by_id.clear();
+        self.absorb(batch);
+        Ok(())
+    }
+
+    fn absorb(&mut self, batch: TailBatch) -> bool {
+        let mut changed = false;
+        for record in batch.records {
+            match record {
+                Record::Message(logged) => {
+                    let seq = self.next_seq;
+                    self.next_seq += 1;
+                    self.by_id.insert(logged.message().msg_id.to_string(), seq);
+                    self.kept.push_back((seq, logged));
+                    if self.kept.len() > KEPT_MESSAGES
+                        && let Some((old, e)) = self.kept.pop_front()
+                        && self.by_id.get(e.message().msg_id.as_str()) == Some(&old)
+                    {
+                        self.by_id.remove(e.message().msg_id.as_str());
+                    }
+                    changed = true;
+                }
+                Record::Delivery(d) => {
+                    let Some(entry) = self.entry_mut(&d.msg_id) else {
+                        continue;
+                    };
+                    for (recipient, outcome) in &d.outcomes {
+                        let delivered =
+                            outcome.get("status").and_then(Value::as_str) == Some("delivered");
+                        entry.set_delivered(recipient, delivered);
+                    }
+                    changed = true;
+                }
+            }
+        }
+        changed
+    }
+
+    fn entry_mut(&mut self, msg_id: &str) -> Option<&mut LoggedMessage> {
+        let seq = *self.by_id.get(msg_id)?;
+        let front = self.kept.front()?.0;
+        let index = usize::try_from(seq.checked_sub(front)?).ok()?;
+        self.kept.get_mut(index).map(|(_, e)| e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use swarm_core::domain::message::{Message, MessageType};
+    use swarm_core::log::on_files::FileLog;
+    use swarm_core::log::record::{DeliveryRecord, Outcome};
+    use swarm_core::store::Paths;
+
+    fn message(n: usize) -> Message {
+        let id = |s: &str| s.parse().expect("an agent id");
+        Message::new(
+            id("agent-0"),
+            vec![id("agent-1"), id("agent-2")],
+            MessageType::builtin("INFO"),
+            format!("message {n}"),
+        )
+    }
+
+    fn feed_of(paths: &Paths) -> MessageFeed {
+        MessageFeed::new(Arc::new(Backend::files(
+            paths,
+            &swarm_core::config::Config::default(),
+        )))
+    }
+
+    fn contents(feed: &MessageFeed, n: usize) -> Vec<String> {
+        feed.latest(n)
+            .map(|e| e.message().content.clone())
+            .collect()
+    }
+
+    #[test]
+    fn keeps_the_latest_messages_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let mut feed = feed_of(&paths);
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), 0);
+        assert!(!feed.refresh().expect("refresh"), "nothing new");
+        let log = FileLog::new(&paths);
+        let batch: Vec<_> = (0..KEPT_MESSAGES + 5)
+            .map(|n| Record::logged(&message(n), &[true, true]))
+            .collect();
+        log.append(&batch).expect("append");
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), KEPT_MESSAGES);
+        assert_eq!(contents(&feed, 2), ["message 1003", "message 1004"]);
+        assert_eq!(feed.latest(usize::MAX).count(), KEPT_MESSAGES);
+        assert_eq!(feed.type_counts().get("INFO"), Some(&KEPT_MESSAGES));
+    }
+
+    #[test]
+    fn delivery_records_update_their_message() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let log = FileLog::new(&paths);
+        let m = message(1);
+        log.append(&[Record::logged(&m, &[false, false])])
+            .expect("append");
+        let mut feed = feed_of(&paths);
+        feed.refresh().expect("refresh");
+        let entry = feed.latest(1).next().expect("entry").to_json();
+        assert_eq!(
+            (&entry["success_count"], &entry["failure_count"]),
+            (&0.into(), &2.into())
+        );
+        log.append(&[Record::Delivery(DeliveryRecord::new(
+            m.msg_id.as_str(),
+            &[
+                ("agent-1".into(), Outcome::delivered()),
+                ("agent-2".into(), Outcome::queued("shell in foreground")),
+            ],
+            None,
+        ))])
+        .expect("append");
+        assert!(feed.refresh().expect("refresh"));
+        let entry = feed.latest(1).next().expect("entry").to_json();
+        assert_eq!(entry["delivery_status"]["agent-1"], Value::Bool(true));
+        assert_eq!(entry["delivery_status"]["agent-2"], Value::Bool(false));
+        assert_eq!(
+            (&entry["success_count"], &entry["failure_count"]),
+            (&1.into(), &1.into())
+        );
+    }
+
+    #[test]
+    fn a_rotated_or_truncated_log_is_read_again() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        let line = Record::logged(&message(0), &[true, true])
+            .to_line()
+            .expect("json");
+        let log = FileLog::new(&paths).with_rotation(line.len() as u64 * 3);
+        let mut feed = feed_of(&paths);
+        for n in 0..10 {
+            log.append(&[Record::logged(&message(n), &[true, true])])
+                .expect("append");
+            feed.refresh().expect("refresh");
+        }
+        // What a fresh read of the files gives, nothing lost or doubled.
+        let mut fresh = feed_of(&paths);
+        fresh.refresh().expect("refresh");
+        assert_eq!(contents(&feed, 100), contents(&fresh, 100));
+        assert_eq!(contents(&feed, 1), ["message 9"]);
+        std::fs::write(paths.message_log(), "").expect("truncate");
+        let files = swarm_core::store::LogFiles::new(paths.message_log());
+        for n in files.numbers().expect("list") {
+            std::fs::remove_file(files.numbered(n)).expect("rm");
+        }
+        assert!(feed.refresh().expect("refresh"));
+        assert_eq!(feed.len(), 0);
+    }
+}

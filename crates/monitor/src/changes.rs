@@ -1,0 +1,30 @@
+//! `Changes`: what the monitor read from the files that changed since it
+//! last looked (new log records, each status file that changed, who needs
+//! the person), as `MonitorState::absorb` takes it in.
+
+use swarm_core::acks::PendingEntry;
+use swarm_core::agents::registry::Registry;
+use swarm_core::attention::episodes::episode_store::OpenEpisode;
+use swarm_core::log::record::Record;
+use swarm_core::snapshot::LockView;
+use swarm_core::worktrees::Overlap;
+
+/// The log records and status files read since the last wake-up.
+#[derive(Debug, Default)]
+pub struct Changes {
+    /// New log records.
+    pub records: Vec<Record>,
+    /// New log lines that could not be read.
+    pub skipped: usize,
+    /// The registry, when it changed (and a note when it is damaged).
+    pub registry: Option<(Option<Registry>, Option<String>)>,
+    /// The locks, when they changed.
+    pub locks: Option<(Vec<LockView>, Option<String>)>,
+    /// The pending acknowledgements, when they changed.
+    pub acks: Option<(Vec<PendingEntry>, Option<String>)>,
+    /// The open attention episodes, when they were read.
+    pub episodes: Option<Vec<OpenEpisode>>,
+    /// The files two or more agents changed on their worktree branches,
+    /// when they were read.
+    pub overlaps: Option<Vec<Overlap>>,
+}

@@ -1,0 +1,129 @@
+//! `FeedMessage`: one logged message as the feed shows it (its body made
+//! safe to draw, its delivery per recipient, its acknowledgement), and
+//! each sender's latest `Activity`.
+
+use chrono::{DateTime, Utc};
+
+use swarm_core::acks;
+use swarm_core::domain::message::Message;
+use swarm_core::domain::{AgentId, Timestamp};
+use swarm_core::log::log_line::LoggedMessage;
+use swarm_core::log::record::Status as Delivery;
+use swarm_core::support::sanitize;
+
+/// What became of a request for an acknowledgement, as far as the log
+/// tells.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AckMark {
+    /// The message did not ask for one.
+    NotAsked,
+    /// It asked; whether it still waits is in the pending list.
+    Asked,
+    /// The recipient acknowledged it.
+    Acknowledged,
+    /// Nobody acknowledged it and it was escalated to every agent.
+    Escalated,
+}
+
+/// One message in the feed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeedMessage {
+    /// The message.
+    pub message: Message,
+    /// When it was logged, if its line's time could be read.
+    pub when: Option<DateTime<Utc>>,
+    /// Delivery per recipient, `None` until an outcome is known.
+    pub outcomes: Vec<(String, Option<Delivery>)>,
+    /// The content made safe to draw (controls removed) and without the
+    /// acknowledgement marker, which the feed shows as a tag.
+    pub body: String,
+    /// Lowercased sender, recipients, type and body, for `/`.
+    pub haystack: String,
+    /// Acknowledgement state.
+    pub ack: AckMark,
+}
+
+/// When a message was logged, as the feed shows it: not known for a line
+/// whose time did not parse, which carries the Unix epoch instead
+/// (docs/FORMATS.md).
+pub(super) fn logged_at(message: &Message) -> Option<DateTime<Utc>> {
+    (message.created != Timestamp::UNIX_EPOCH).then(|| message.created.utc())
+}
+
+impl FeedMessage {
+    /// Prepares a logged message for the feed.
+    pub fn new(logged: LoggedMessage) -> FeedMessage {
+        let m = logged.message();
+        let when = logged_at(m);
+        let marker = acks::marker(m.msg_id.as_str());
+        let asked = m.requires_ack || m.content.starts_with(&marker);
+        let content = m
+            .content
+            .strip_prefix(&marker)
+            .map(str::trim_start)
+            .unwrap_or(&m.content);
+        let body = sanitize::strip_controls(content).replace('\t', "    ");
+        // swarm logs a message before delivering it (no verdict yet) and
+        // its outcome afterwards as a delivery record; only
+        // the Python tool's lines (naive local times, no offset) carry the
+        // real outcome in `delivery_status`.
+        let outcome_in_line = DateTime::parse_from_rfc3339(logged.timestamp()).is_err();
+        let outcomes = m
+            .recipients
+            .iter()
+            .map(|r| {
+                let known = logged
+                    .delivery_status()
+                    .get(r.as_str())
+                    .and_then(|v| v.as_bool())
+                    .filter(|_| outcome_in_line);
+                let status = known.map(|d| {
+                    if d {
+                        Delivery::Delivered
+                    } else {
+                        Delivery::Queued
+                    }
+                });
+                (r.to_string(), status)
+            })
+            .collect();
+        let recipients: Vec<&str> = m.recipients.iter().map(AgentId::as_str).collect();
+        let haystack = format!(
+            "{} {} {} {}",
+            m.sender,
+            recipients.join(" "),
+            m.msg_type.as_str(),
+            body
+        )
+        .to_lowercase();
+        FeedMessage {
+            when,
+            outcomes,
+            body,
+            haystack,
+            ack: if asked {
+                AckMark::Asked
+            } else {
+                AckMark::NotAsked
+            },
+            message: logged.into_message(),
+        }
+    }
+
+    /// Recipients whose copy waits in their inbox.
+    pub fn queued(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|(_, o)| *o == Some(Delivery::Queued))
+            .count()
+    }
+}
+
+/// The latest message an agent sent.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Activity {
+    /// When.
+    pub at: Option<DateTime<Utc>>,
+    /// Its type.
+    pub msg_type: String,
+}
