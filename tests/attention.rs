@@ -1,5 +1,6 @@
 //! Attention through real tmux and the demo agent: the project's watcher
-//! raises each event once per episode however many watchers run, records
+//! raises each event once per episode (one watcher runs per project and
+//! host: tests/watcher.rs), records
 //! it in the activity feed and posts it to a webhook; `swarm answer`
 //! picks the option asked for (and types nothing without a dialog),
 //! `swarm peek` shows the screen; a message to the person lands in their
@@ -89,13 +90,12 @@ fn answers(project: &Project, i: usize) -> Vec<String> {
 }
 
 #[test]
-fn every_event_is_raised_once_per_episode_with_two_watchers() {
+fn every_event_is_raised_once_per_episode() {
     let server = TmuxServer::start();
     let project = Project::new();
     project.write(".claudeswarm.toml", "[notify]\nstuck_after = 5\n");
     let panes = agents(&server, &project, 3);
     let _a = watch(&project, &server, &[]);
-    let _b = watch(&project, &server, &[]);
 
     // A dialog: needs_input, carrying the question and the options.
     type_line(&server, &panes[0], "please DEMOASK");
@@ -132,8 +132,8 @@ fn every_event_is_raised_once_per_episode_with_two_watchers() {
     server.tmux(&["send-keys", "-t", &panes[1], "C-c"]);
     wait_for_event(&project, "exited", 1);
 
-    // One more episode after all of that: by the time it is raised, both
-    // watchers have looked at every earlier state for many rounds.
+    // One more episode after all of that: by the time it is raised, the
+    // watcher has looked at every earlier state for many rounds.
     server.tmux(&["send-keys", "-t", &panes[0], "2"]);
     server.wait_for_screen(&panes[0], "(answered no)");
     type_line(&server, &panes[0], "last DEMOASK");

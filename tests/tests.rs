@@ -47,4 +47,5 @@ mod setup;
 mod store_tls;
 mod tmux_seam;
 mod usage;
+mod watcher;
 mod worktrees;

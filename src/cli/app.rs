@@ -16,7 +16,7 @@ use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
-use super::setup::{config, doctor, guard, hooks, init, store};
+use super::setup::{config, doctor, guard, hooks, init, store, watcher};
 use super::spending::{budget, usage};
 use super::worktrees::{changes, merge};
 use super::{completions, help, housekeeping, reload, version};
@@ -115,6 +115,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Onboard(args) => onboard::run(ctx, &args),
         Command::Redeliver(args) => redeliver::run(ctx, &args),
         Command::Watch(args) => watch::run(ctx, &args),
+        Command::Watcher(args) => watcher::run(ctx, &args),
         Command::Feed(args) => feed::run(ctx, &args),
         Command::Answer(args) => answer::run(ctx, &args),
         Command::Peek(args) => peek::run(ctx, &args),

@@ -13,7 +13,7 @@ use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
-use super::setup::{config, doctor, guard, hooks, init, store};
+use super::setup::{config, doctor, guard, hooks, init, store, watcher};
 use super::spending::{budget, usage};
 use super::worktrees::{changes, merge};
 use super::{build_info, completions, help, reload};
@@ -105,8 +105,10 @@ pub(super) enum Command {
     Onboard(Lazy<onboard::OnboardArgs>),
     /// Try again to deliver queued messages into their panes
     Redeliver(Lazy<redeliver::RedeliverArgs>),
-    /// Run the project's watcher: held messages, ACK retries, attention
+    /// Run the project's watcher in the foreground (`swarm watcher run`)
     Watch(Lazy<watch::WatchArgs>),
+    /// The project's watcher on this host: status, start, stop, restart, run
+    Watcher(Lazy<watcher::WatcherArgs>),
     /// The activity feed: who needs you, and what happened
     Feed(Lazy<feed::FeedArgs>),
     /// Answer the dialog open in an agent's pane (yes, no, a number)
@@ -314,6 +316,10 @@ impl Command {
             Command::Onboard(_) => in_project(Strict, After),
             Command::Redeliver(_) => in_project(Strict, After),
             Command::Watch(_) => in_project(Strict, OwnLoop),
+            Command::Watcher(args) if args.run_args().is_some() => in_project(Strict, OwnLoop),
+            // Showing, starting and stopping it must work with a config
+            // that has a problem: that is when a person looks at it.
+            Command::Watcher(_) => in_project(Warn, Never),
             Command::Feed(_) => in_project(Warn, Never),
             // Answering types into a pane: it changes the swarm's state.
             Command::Answer(_) => in_project(Strict, After),

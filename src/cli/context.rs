@@ -131,7 +131,7 @@ impl Context {
     }
 
     /// The same, shared with the operator.
-    fn shared_backend(&self) -> Result<&Arc<Backend>> {
+    pub(super) fn shared_backend(&self) -> Result<&Arc<Backend>> {
         if let Some(b) = self.backend.get() {
             return Ok(b);
         }

@@ -1,4 +1,4 @@
-//! Setting a project up and checking it: init, hooks, the git guard, the config, doctor.
+//! Setting a project up and checking it: init, hooks, the git guard, the config, doctor, the watcher.
 
 pub(crate) mod config;
 pub(crate) mod doctor;
@@ -6,3 +6,4 @@ pub(crate) mod guard;
 pub(crate) mod hooks;
 pub(crate) mod init;
 pub(crate) mod store;
+pub(crate) mod watcher;

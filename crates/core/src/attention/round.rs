@@ -1,11 +1,10 @@
 //! One watcher's attention work across rounds: its looks go through the
 //! tracker, each opened or closed condition is reported to the shared
 //! `EpisodeStore`, and the conditions this watcher was first to open
-//! become feed entries, to notify unless the same agent raised the same
-//! kind too recently (a flapping pane must not flood a phone).
+//! become feed entries, for the watcher to notify (it applies the
+//! throttle: a flapping pane must not flood a phone).
 
 use std::collections::BTreeSet;
-use std::time::Duration;
 
 use crate::attention::episodes::episode_store::{EpisodeStore, Transition};
 use crate::attention::event::FeedEntry;
@@ -17,8 +16,6 @@ use crate::store::StoreError;
 pub(crate) struct Raised {
     /// Its feed line.
     pub entry: FeedEntry,
-    /// Whether to notify it (false: throttled).
-    pub notify: bool,
 }
 
 /// What one round did.
@@ -37,18 +34,15 @@ pub(crate) struct RoundReport {
 #[derive(Debug)]
 pub(crate) struct Attention {
     tracker: Tracker,
-    throttle: Duration,
     host: Option<String>,
 }
 
 impl Attention {
     /// A watcher's attention: `timing` judges turns and stuck screens,
-    /// `throttle` is the least time between two notifications of one
-    /// agent and kind, `host` names this host on a shared store.
-    pub(crate) fn new(timing: Timing, throttle: Duration, host: Option<String>) -> Attention {
+    /// `host` names this host on a shared store.
+    pub(crate) fn new(timing: Timing, host: Option<String>) -> Attention {
         Attention {
             tracker: Tracker::new(timing),
-            throttle,
             host,
         }
     }
@@ -78,7 +72,7 @@ impl Attention {
                 match t {
                     Transition::Unchanged => {}
                     Transition::Closed => report.changed = true,
-                    Transition::Opened { episode, previous } => {
+                    Transition::Opened { episode, .. } => {
                         report.changed = true;
                         let mut entry =
                             FeedEntry::new(change.kind, Some(&change.agent), change.detail.clone());
@@ -89,12 +83,7 @@ impl Attention {
                             entry.options = d.options.clone();
                             entry.context = d.context.clone();
                         }
-                        let notify = previous.is_none_or(|p| {
-                            (change.at.utc() - p.utc())
-                                .to_std()
-                                .is_ok_and(|gap| gap >= self.throttle)
-                        });
-                        report.raised.push(Raised { entry, notify });
+                        report.raised.push(Raised { entry });
                     }
                 }
             }
@@ -128,8 +117,8 @@ mod tests {
     fn two_watchers_raise_one_event_per_episode() {
         let tmp = tempfile::tempdir().expect("test value");
         let store = FileEpisodes::new(&Paths::new(tmp.path()));
-        let mut a = Attention::new(Timing::default(), Duration::from_secs(60), None);
-        let mut b = Attention::new(Timing::default(), Duration::from_secs(60), None);
+        let mut a = Attention::new(Timing::default(), None);
+        let mut b = Attention::new(Timing::default(), None);
         let mut raised = Vec::new();
         for (i, s) in [
             ScreenState::Idle,
@@ -151,16 +140,15 @@ mod tests {
             raised.extend(first.round(vec![look(t, s)], &store).raised);
             raised.extend(second.round(vec![look(t + 0.1, s)], &store).raised);
         }
-        let kinds: Vec<(EventKind, Option<u64>, bool)> = raised
+        let kinds: Vec<(EventKind, Option<u64>)> = raised
             .iter()
-            .map(|r| (r.entry.event, r.entry.episode, r.notify))
+            .map(|r| (r.entry.event, r.entry.episode))
             .collect();
         assert_eq!(
             kinds,
             [
-                (EventKind::NeedsInput, Some(1), true),
-                // The second dialog came 30 s after the first: throttled.
-                (EventKind::NeedsInput, Some(2), false),
+                (EventKind::NeedsInput, Some(1)),
+                (EventKind::NeedsInput, Some(2)),
             ]
         );
     }

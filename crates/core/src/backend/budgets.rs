@@ -14,7 +14,6 @@ use crate::domain::Timestamp;
 use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
 use crate::messaging::{Recipients, SendRequest};
-use crate::notify;
 use crate::usage::Standing;
 use crate::usage::budget::Level;
 use crate::usage::tally::now_secs;
@@ -42,16 +41,12 @@ impl Operator {
                 .transition(agent, EventKind::Budget, near, now, &detail, "")
             {
                 Ok(crate::attention::episodes::episode_store::Transition::Opened { .. }) => {
-                    let entry = FeedEntry::new(EventKind::Budget, Some(agent), detail.clone());
-                    if self.notify.notifies(EventKind::Budget)
-                        && (self.notify.desktop
-                            || self.notify.webhook.is_some()
-                            || self.notify.command.is_some())
-                        && let Err(e) = notify::spawn_detached(&entry, self.paths.root(), None)
-                    {
-                        warnings.push(format!("could not start the notification: {e}"));
-                    }
-                    feed.push(entry);
+                    // The watcher notifies it from the feed.
+                    feed.push(FeedEntry::new(
+                        EventKind::Budget,
+                        Some(agent),
+                        detail.clone(),
+                    ));
                 }
                 Ok(_) => {}
                 Err(e) => warnings.push(format!("could not record {agent}'s budget event: {e}")),

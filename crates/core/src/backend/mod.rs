@@ -44,7 +44,8 @@ mod watcher_process;
 
 pub use housekeeping::{Chores, Housekeeping};
 pub use operator::Operator;
-pub use watcher_process::{announce, claim_background};
+pub(crate) use watcher_process::is_running as watcher_runs;
+pub use watcher_process::{Started, announce, claim_background, ensure_running as start_watcher};
 
 pub use settings::{RedisLocation, StoreLocation};
 use settings::{SettingsError, StoreSettings};
@@ -183,7 +184,7 @@ impl Backend {
     }
 
     /// This machine's name in the swarm.
-    pub(crate) fn host(&self) -> &str {
+    pub fn host(&self) -> &str {
         &self.settings.host
     }
 

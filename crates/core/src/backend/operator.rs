@@ -19,7 +19,7 @@ use crate::error::Result;
 use crate::log::record::Status;
 use crate::messaging::answer::{Answer, Answered};
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
-use crate::notify::{self, NotifySettings};
+use crate::notify::NotifySettings;
 use crate::store::Paths;
 use crate::support::sanitize;
 use crate::tmux::{Server, Tmux};
@@ -166,27 +166,30 @@ impl Operator {
                     "could not record the message for the status line: {e}"
                 ));
             }
-            if self.notify.notifies(EventKind::Message)
-                && (self.notify.desktop
-                    || self.notify.webhook.is_some()
-                    || self.notify.command.is_some())
-                && let Err(e) = notify::spawn_detached(&entry, self.paths.root(), None)
-            {
-                report
-                    .warnings
-                    .push(format!("could not start the notification: {e}"));
-            }
             feed.push(entry);
         }
+        // The entry in the feed is the notification's source: the watcher
+        // sends it (the one notifier, with its one configuration).
         if let Err(e) = self.backend.feed.append(&feed) {
             report
                 .warnings
                 .push(format!("could not write the activity feed: {e}"));
         }
-        if held && let Err(e) = self.keep_watch() {
-            report.warnings.push(format!(
-                "could not start the watcher that types held messages in: {e} (run `swarm watch`)"
-            ));
+        let notified = to_person && self.notifies_outside_tmux(EventKind::Message);
+        if held || notified {
+            match self.keep_watch() {
+                Ok(Some(_)) => {}
+                Ok(None) if notified && !self.watcher_runs() => report.warnings.push(
+                    "no watcher runs and watcher.autostart is off: nothing is notified until one \
+                     runs (`swarm watcher start`)"
+                        .into(),
+                ),
+                Ok(None) => {}
+                Err(e) => report.warnings.push(format!(
+                    "could not start the watcher that types held messages in and notifies: {e} \
+                     (run `swarm watcher start`)"
+                )),
+            }
         }
         Ok(report)
     }
@@ -222,6 +225,21 @@ impl Operator {
             )],
         };
         Ok((done, warnings))
+    }
+
+    /// Whether `kind` is notified through a channel other than the tmux
+    /// status line (which every watcher draws anyway).
+    pub(crate) fn notifies_outside_tmux(&self, kind: EventKind) -> bool {
+        self.notify.notifies(kind)
+            && (self.notify.desktop
+                || self.notify.webhook.is_some()
+                || self.notify.command.is_some())
+    }
+
+    /// Whether the project's watcher runs on this host (false when that
+    /// cannot be told).
+    pub fn watcher_runs(&self) -> bool {
+        watcher_process::is_running(&self.paths).unwrap_or(false)
     }
 
     /// Makes sure the project's watcher runs on this host, starting it in

@@ -43,7 +43,7 @@ pub fn claim_background(paths: &Paths) -> Result<Option<Present>> {
 /// Starts the project's watcher in the background unless one runs. The
 /// watcher talks to the same tmux server (`server`) and project root; it
 /// writes what it does to `.swarm/watcher.log`.
-pub(crate) fn ensure_running(paths: &Paths, server: &Server) -> Result<Started> {
+pub fn ensure_running(paths: &Paths, server: &Server) -> Result<Started> {
     if is_running(paths)? {
         return Ok(Started::Already);
     }

@@ -15,6 +15,7 @@ mod price;
 pub(crate) mod profile;
 pub(crate) mod schema;
 mod shown;
+mod stamp;
 mod template;
 mod tree;
 
@@ -30,6 +31,7 @@ pub use model::{
 pub(crate) use price::Price;
 pub(crate) use profile::{Echo, InputBox, Marker, ProfileSpec};
 pub use shown::{shown, shown_command};
+pub use stamp::ConfigStamp;
 pub use template::write as write_template;
 
 #[cfg(test)]

@@ -97,6 +97,12 @@ impl Paths {
         self.swarm_dir().join("watcher-background.lock")
     }
 
+    /// `.swarm/watcher.json`: what the running watcher says of itself
+    /// (docs/FORMATS.md).
+    pub fn watcher_record(&self) -> PathBuf {
+        self.swarm_dir().join("watcher.json")
+    }
+
     /// `.swarm/watcher.log`: what the background watcher says.
     pub fn watcher_log(&self) -> PathBuf {
         self.swarm_dir().join("watcher.log")

@@ -145,6 +145,24 @@ pub(crate) fn kill_process_group(pgid: u32) -> io::Result<()> {
     }
 }
 
+/// Sends SIGTERM to the process `pid` (the project's watcher, asked to
+/// end its round and leave). Refuses 0 and 1, which would name this
+/// process's own group or init.
+#[allow(unsafe_code)]
+pub(crate) fn terminate(pid: u32) -> io::Result<()> {
+    let pid = libc::pid_t::try_from(pid)
+        .ok()
+        .filter(|p| *p > 1)
+        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
+    // SAFETY: kill(2) takes plain numbers; a positive pid names one process.
+    let rc = unsafe { libc::kill(pid, SIGTERM) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

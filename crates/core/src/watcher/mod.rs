@@ -6,6 +6,7 @@
 //! by the commands that need it.
 
 mod print_to_send;
+pub mod service;
 mod watch_loop;
 
-pub use watch_loop::{Ended, Said, WatchSettings, Watcher};
+pub use watch_loop::{Carried, Ended, Said, WatchSettings, Watcher};

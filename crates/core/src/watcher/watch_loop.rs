@@ -22,12 +22,15 @@ use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
+use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::looks;
 use crate::attention::notice::HeldFor;
 use crate::attention::round::Attention;
 use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
 use crate::backend::{Chores, Operator};
+use crate::config::ConfigStamp;
+use crate::domain::Timestamp;
 use crate::error::Error;
 use crate::messaging;
 use crate::notify::{Notifier, NotifySettings};
@@ -63,6 +66,10 @@ pub struct WatchSettings {
     /// branches (`messaging.operator`); `None` when `launch.tell_overlaps`
     /// is off (the overlaps are still recorded for the views).
     pub overlaps_from: Option<String>,
+    /// The config files as they were read: the loop ends with
+    /// `Ended::SettingsChanged` when one changes, so that the caller reads
+    /// them again.
+    pub config: Option<ConfigStamp>,
 }
 
 /// What the watcher says, for the terminal or its log.
@@ -81,6 +88,31 @@ pub enum Ended {
     Stopped,
     /// Background: the swarm's panes on this host are gone.
     NoAgents,
+    /// A config file changed: the caller reads the settings again and
+    /// goes on with a new loop (`Watcher::resume_from` keeps the place).
+    SettingsChanged,
+}
+
+/// How far back a watcher that starts notifies what commands wrote to the
+/// feed: a command that started it has just written what it must notify.
+const CATCH_UP: Duration = Duration::from_secs(60);
+
+/// What a watcher carries over to the next one of the same process (after
+/// its settings changed): where it read the feed to, and the notices it
+/// deferred.
+#[derive(Clone, Debug, Default)]
+pub struct Carried {
+    feed: Option<FeedCursor>,
+    deferred: Vec<Deferred>,
+    last_notice: BTreeMap<(String, EventKind), Timestamp>,
+}
+
+/// A notification the throttle held back: sent when the window ends if
+/// its episode is still open.
+#[derive(Clone, Debug)]
+struct Deferred {
+    entry: FeedEntry,
+    not_before: Timestamp,
 }
 
 /// A shared store that stopped answering: said once, tried again with
@@ -142,6 +174,14 @@ pub struct Watcher<'a> {
     /// Agents whose printed lines had no prompt in sight: their history is
     /// read in the next round (print-to-send).
     need_history: BTreeSet<String>,
+    /// How far the feed was read for what commands wrote to notify
+    /// (`None` until the first read).
+    feed_cursor: Option<FeedCursor>,
+    /// Notifications the throttle held back.
+    deferred: Vec<Deferred>,
+    /// When each agent's kind of event was last notified: the throttle
+    /// counts from there.
+    last_notice: BTreeMap<(String, EventKind), Timestamp>,
 }
 
 impl<'a> Watcher<'a> {
@@ -154,7 +194,7 @@ impl<'a> Watcher<'a> {
         };
         let host = op.backend.shared_host().map(str::to_owned);
         let (notifier, warnings) = Notifier::new(&settings.notify, settings.link.clone());
-        let attention = Attention::new(timing, settings.notify.throttle, host);
+        let attention = Attention::new(timing, host);
         (
             Watcher {
                 op,
@@ -167,9 +207,28 @@ impl<'a> Watcher<'a> {
                 empty_since: None,
                 outage: Outage::default(),
                 need_history: BTreeSet::new(),
+                feed_cursor: None,
+                deferred: Vec::new(),
+                last_notice: BTreeMap::new(),
             },
             warnings,
         )
+    }
+
+    /// Goes on from where an earlier watcher of this process stopped.
+    pub fn resume_from(&mut self, carried: Carried) {
+        self.feed_cursor = carried.feed;
+        self.deferred = carried.deferred;
+        self.last_notice = carried.last_notice;
+    }
+
+    /// What the next watcher of this process goes on from.
+    pub fn carried(&self) -> Carried {
+        Carried {
+            feed: self.feed_cursor.clone(),
+            deferred: self.deferred.clone(),
+            last_notice: self.last_notice.clone(),
+        }
     }
 
     /// Runs rounds until a stop signal (or, in the background, until the
@@ -188,6 +247,14 @@ impl<'a> Watcher<'a> {
             }
             if gone {
                 return Ended::NoAgents;
+            }
+            if self
+                .settings
+                .config
+                .as_ref()
+                .is_some_and(ConfigStamp::changed)
+            {
+                return Ended::SettingsChanged;
             }
             let backoff = self.outage.end_round(say);
             let mut nap = backoff.unwrap_or_else(|| ROUND.saturating_sub(started.elapsed()));
@@ -229,6 +296,8 @@ impl<'a> Watcher<'a> {
         };
         self.housekeeping(chores, &mut feed, say);
         let gone = self.look(&mut feed, say);
+        self.send_deferred(say);
+        self.notify_from_feed(say);
         for f in self.notifier.failures() {
             feed.push(f);
         }
@@ -516,8 +585,8 @@ impl<'a> Watcher<'a> {
         }
         for raised in report.raised {
             say(Said::Did(raised.entry.text()));
-            if raised.notify && self.settings.notify.notifies(raised.entry.event) {
-                self.notifier.notify(&raised.entry);
+            if self.settings.notify.notifies(raised.entry.event) {
+                self.notify_or_defer(&raised.entry);
             }
             feed.push(raised.entry);
         }
@@ -534,6 +603,132 @@ impl<'a> Watcher<'a> {
             self.show_notices(&panes, &held_for(&held), say);
         }
         self.should_end(alive, &registry)
+    }
+
+    /// Notifies `entry` unless the same agent's same kind was notified
+    /// within the throttle window; then it waits for the window's end.
+    fn notify_or_defer(&mut self, entry: &FeedEntry) {
+        let key = (entry.agent.clone().unwrap_or_default(), entry.event);
+        let throttle = self.settings.notify.throttle.as_secs_f64();
+        let window_end = self
+            .last_notice
+            .get(&key)
+            .and_then(|last| Timestamp::from_unix_seconds(last.unix_seconds() + throttle))
+            .filter(|end| *end > entry.time);
+        match window_end {
+            Some(not_before) => self.deferred.push(Deferred {
+                entry: entry.clone(),
+                not_before,
+            }),
+            None => {
+                self.notifier.notify(entry);
+                self.last_notice.insert(key, entry.time);
+            }
+        }
+    }
+
+    /// Sends the notifications the throttle held back whose window has
+    /// ended, if their episode is still open: one notice for each, or one
+    /// summary for several of one agent and kind.
+    fn send_deferred(&mut self, say: &mut dyn FnMut(Said)) {
+        let now = Timestamp::now();
+        if !self.deferred.iter().any(|d| d.not_before <= now) {
+            return;
+        }
+        let open = match self.op.backend.episodes.open() {
+            Ok(o) => o,
+            Err(e) => {
+                self.outage
+                    .failed(say, "could not read open episodes", &e.into());
+                return;
+            }
+        };
+        let (due, waiting): (Vec<Deferred>, Vec<Deferred>) = std::mem::take(&mut self.deferred)
+            .into_iter()
+            .partition(|d| d.not_before <= now);
+        self.deferred = waiting;
+        let still_open = |d: &Deferred| {
+            open.iter().any(|o| {
+                Some(o.agent.as_str()) == d.entry.agent.as_deref()
+                    && o.kind == d.entry.event
+                    && Some(o.episode) == d.entry.episode
+            })
+        };
+        let mut by_condition: BTreeMap<(Option<String>, String), Vec<FeedEntry>> = BTreeMap::new();
+        for d in due.into_iter().filter(still_open) {
+            by_condition
+                .entry((d.entry.agent.clone(), d.entry.event.as_str().to_owned()))
+                .or_default()
+                .push(d.entry);
+        }
+        for (_, mut entries) in by_condition {
+            let Some(mut last) = entries.pop() else {
+                continue;
+            };
+            if !entries.is_empty() {
+                last.detail = format!(
+                    "{} (and {} earlier within the throttle window)",
+                    last.detail,
+                    entries.len()
+                );
+            }
+            say(Said::Did(format!(
+                "notified after the throttle window: {}",
+                last.text()
+            )));
+            self.notifier.notify(&last);
+            self.last_notice
+                .insert((last.agent.clone().unwrap_or_default(), last.event), now);
+        }
+    }
+
+    /// Notifies what commands wrote to the feed for the person (a message
+    /// to them, a budget crossed): the watcher is the one notifier. Of
+    /// several watchers (one per host), the one that claims an entry first
+    /// sends it. A watcher that starts takes what was written in the last
+    /// minute too: the command that started it has just written it.
+    fn notify_from_feed(&mut self, say: &mut dyn FnMut(Said)) {
+        let feed = &*self.op.backend.feed;
+        let (read, since) = match &self.feed_cursor {
+            Some(cursor) => (feed.read_after(cursor, Duration::ZERO), None),
+            None => (
+                feed.read_all(),
+                Timestamp::from_unix_seconds(
+                    Timestamp::now().unix_seconds() - CATCH_UP.as_secs_f64(),
+                ),
+            ),
+        };
+        let read = match read {
+            Ok(r) => r,
+            Err(e) => {
+                self.outage
+                    .failed(say, "could not read the activity feed", &e.into());
+                return;
+            }
+        };
+        self.feed_cursor = Some(read.cursor);
+        for entry in read.entries {
+            if !matches!(entry.event, EventKind::Message | EventKind::Budget)
+                || !self.settings.notify.notifies(entry.event)
+                || since.is_some_and(|s| entry.time < s)
+            {
+                continue;
+            }
+            let who = entry.agent.clone().unwrap_or_default();
+            let key = format!(
+                "notify:{}:{}:{}",
+                entry.event.as_str(),
+                entry.msg_id.as_deref().unwrap_or_default(),
+                entry.time.utc_iso()
+            );
+            match self.op.backend.printed.claim(&who, &key) {
+                Ok(true) => self.notifier.notify(&entry),
+                Ok(false) => {}
+                Err(e) => self
+                    .outage
+                    .failed(say, "could not claim a notification", &e.into()),
+            }
+        }
     }
 
     /// Shows each session's notice where it changed.

@@ -1,0 +1,264 @@
+//! The project's watcher as a service, through real tmux and the demo
+//! agent: it can be seen (`swarm watcher status`), started, stopped and
+//! restarted; one runs per project and host; it picks up a changed config
+//! file by itself and a shell's environment on `restart`; it is the one
+//! notifier (a message to the person is notified by it, with its
+//! settings); a notice the throttle held back is sent when the window
+//! ends.
+
+use std::time::{Duration, Instant};
+
+use crate::attention::{agents, type_line};
+use crate::harness::{PATIENCE, Project, TmuxServer, stdout_json, swarm, wait_for};
+use crate::notify::http_server;
+
+/// Stops the project's watcher when dropped, so that no background
+/// watcher outlives its test.
+struct Stopper<'a>(&'a Project, &'a TmuxServer);
+
+impl Drop for Stopper<'_> {
+    fn drop(&mut self) {
+        let _ = swarm(self.0, self.1).args(["watcher", "stop"]).output();
+    }
+}
+
+fn status(project: &Project, server: &TmuxServer) -> serde_json::Value {
+    let out = swarm(project, server)
+        .args(["watcher", "status", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    stdout_json(&out)
+}
+
+fn ok(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_watcher_is_seen_started_refused_twice_and_stopped() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+
+    let s = status(&project, &server);
+    assert_eq!(s["running"], false, "{s}");
+    assert!(s["pid"].is_null(), "{s}");
+
+    let said = ok(swarm(&project, &server).args(["watcher", "start"]));
+    assert!(said.contains("Started the watcher"), "{said}");
+    let s = status(&project, &server);
+    assert_eq!(s["running"], true, "{s}");
+    let pid = s["pid"].as_u64().expect("pid");
+    assert!(s["host"].is_string() && s["since"].is_string(), "{s}");
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(s["since"].as_str().expect("since")).is_ok(),
+        "{s}"
+    );
+    assert_eq!(s["fingerprint"].as_str().map(str::len), Some(16), "{s}");
+    assert_eq!(s["channels"], serde_json::json!(["tmux"]), "{s}");
+    assert!(s["last_error"].is_null(), "{s}");
+
+    // A second one on this host, in the foreground: refused, naming the
+    // one that runs and how to take over.
+    let out = swarm(&project, &server)
+        .args(["watcher", "run"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("process {pid}")), "{err}");
+    assert!(err.contains("swarm watcher stop"), "{err}");
+    // `swarm watch` is the same command.
+    let out = swarm(&project, &server).arg("watch").output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+
+    // Started again while it runs: it says so and starts nothing.
+    let said = ok(swarm(&project, &server).args(["watcher", "start"]));
+    assert!(said.contains("already runs"), "{said}");
+    assert_eq!(status(&project, &server)["pid"].as_u64(), Some(pid));
+
+    let said = ok(swarm(&project, &server).args(["watcher", "stop"]));
+    assert!(
+        said.contains(&format!("Stopped the watcher (process {pid})")),
+        "{said}"
+    );
+    assert_eq!(status(&project, &server)["running"], false);
+    let said = ok(swarm(&project, &server).args(["watcher", "stop"]));
+    assert!(said.contains("No watcher runs"), "{said}");
+}
+
+#[test]
+fn a_webhook_exported_after_the_start_reaches_the_receiver_after_a_restart() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    ok(swarm(&project, &server).args(["watcher", "start"]));
+    assert_eq!(
+        status(&project, &server)["channels"],
+        serde_json::json!(["tmux"])
+    );
+
+    let (port, received) = http_server(&[200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let said = ok(swarm(&project, &server)
+        .args(["watcher", "restart"])
+        .env("SWARM_NOTIFY_WEBHOOK", &url));
+    assert!(said.contains("Stopped the watcher"), "{said}");
+    assert!(said.contains("Started the watcher"), "{said}");
+    let s = status(&project, &server);
+    assert_eq!(s["channels"], serde_json::json!(["tmux", "webhook"]), "{s}");
+    assert!(!s.to_string().contains(&port.to_string()), "{s}");
+
+    type_line(&server, &panes[0], "please DEMOASK");
+    let got = received
+        .recv_timeout(PATIENCE)
+        .expect("the webhook was called");
+    assert_eq!(got.json()["event"], "needs_input");
+}
+
+#[test]
+fn a_changed_project_file_takes_effect_without_a_restart() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    project.write(".claudeswarm.toml", "[notify]\nevents = [\"finished\"]\n");
+    let (port, received) = http_server(&[200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ok(swarm(&project, &server)
+        .args(["watcher", "start"])
+        .env("SWARM_NOTIFY_WEBHOOK", &url));
+    let before = status(&project, &server)["fingerprint"].clone();
+
+    // A dialog while only `finished` is notified: nothing is posted.
+    type_line(&server, &panes[0], "please DEMOASK");
+    server.wait_for_screen(&panes[0], "Esc to cancel");
+    wait_for("the dialog in the feed", || {
+        std::fs::read_to_string(project.file(".swarm/feed.jsonl"))
+            .unwrap_or_default()
+            .contains("needs_input")
+            .then_some(())
+    });
+    assert!(
+        received.try_recv().is_err(),
+        "needs_input was not to be notified"
+    );
+    server.tmux(&["send-keys", "-t", &panes[0], "1"]);
+    server.wait_for_screen(&panes[0], "(answered yes)");
+
+    // The file changes: the running watcher reads it again by itself.
+    project.write(
+        ".claudeswarm.toml",
+        "[notify]\nevents = [\"finished\", \"needs_input\"]\n",
+    );
+    wait_for("the watcher to read its settings again", || {
+        (status(&project, &server)["fingerprint"] != before).then_some(())
+    });
+    type_line(&server, &panes[0], "again DEMOASK");
+    let got = received
+        .recv_timeout(PATIENCE)
+        .expect("the webhook was called");
+    assert_eq!(got.json()["event"], "needs_input");
+    assert!(
+        project
+            .read(".swarm/watcher.log")
+            .contains("read the settings again"),
+        "{}",
+        project.read(".swarm/watcher.log")
+    );
+}
+
+#[test]
+fn a_message_to_the_person_is_notified_by_the_watcher_with_its_settings() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    let (port, received) = http_server(&[200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ok(swarm(&project, &server)
+        .args(["watcher", "start"])
+        .env("SWARM_NOTIFY_WEBHOOK", &url));
+    // The sending command has no webhook of its own: the watcher's is the
+    // one that notifies.
+    ok(swarm(&project, &server).args([
+        "msg",
+        "operator",
+        "QUESTION",
+        "may I refactor src/auth.py?",
+        "--from",
+        "agent-0",
+    ]));
+    let got = received
+        .recv_timeout(PATIENCE)
+        .expect("the webhook was called");
+    let body = got.json();
+    assert_eq!(body["event"], "message", "{body}");
+    assert_eq!(body["agent"], "agent-0", "{body}");
+}
+
+#[test]
+fn a_message_to_the_person_without_a_watcher_says_nothing_is_notified() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let out = swarm(&project, &server)
+        .args(["msg", "operator", "INFO", "done", "--from", "agent-0"])
+        .env("SWARM_NOTIFY_WEBHOOK", "http://127.0.0.1:9/hook")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("nothing is notified until one runs") && err.contains("swarm watcher start"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_notice_held_back_by_the_throttle_is_sent_when_the_window_ends() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    project.write(
+        ".claudeswarm.toml",
+        "[notify]\nthrottle_seconds = 10\nevents = [\"needs_input\"]\n",
+    );
+    let (port, received) = http_server(&[200, 200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ok(swarm(&project, &server)
+        .args(["watcher", "start"])
+        .env("SWARM_NOTIFY_WEBHOOK", &url));
+
+    type_line(&server, &panes[0], "please DEMOASK");
+    let first = received.recv_timeout(PATIENCE).expect("the first notice");
+    let first_at = Instant::now();
+    assert_eq!(first.json()["episode"], 1);
+    // Answered and asked again within the window: the second episode is
+    // raised at once, its notice held back until the window ends.
+    server.tmux(&["send-keys", "-t", &panes[0], "1"]);
+    server.wait_for_screen(&panes[0], "(answered yes)");
+    type_line(&server, &panes[0], "again DEMOASK");
+    let second = received
+        .recv_timeout(PATIENCE)
+        .expect("the held-back notice");
+    assert_eq!(second.json()["event"], "needs_input");
+    assert_eq!(second.json()["episode"], 2);
+    // Not before the window (10 s from the first episode's opening, which
+    // came before its notice) less a second of rounding.
+    assert!(
+        first_at.elapsed() >= Duration::from_secs(8),
+        "sent {:?} after the first",
+        first_at.elapsed()
+    );
+}
