@@ -93,6 +93,7 @@ fn only_the_store_spells_state_file_names() {
         "\"sessions.json\"",
         "\"printed.json\"",
         "\"watcher.lock\"",
+        "\"watcher.json\"",
         ".swarm/audit.log",
     ];
     let store = root().join("crates/core/src/store");

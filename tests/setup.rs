@@ -132,8 +132,11 @@ fn doctor_on_a_healthy_project() {
         .assert()
         .success();
     swarm(&project, &server).arg("discover").assert().success();
+    // The default: a command starts the watcher when it needs it (the
+    // tests turn that off elsewhere).
     let out = swarm(&project, &server)
         .arg("doctor")
+        .env("SWARM_WATCHER_AUTOSTART", "true")
         .output()
         .expect("run");
     assert!(out.status.success(), "{}{}", stdout(&out), stderr(&out));
@@ -141,6 +144,7 @@ fn doctor_on_a_healthy_project() {
     assert!(text.contains("0 warnings, 0 failures"), "{text}");
     let out = swarm(&project, &server)
         .args(["doctor", "--json"])
+        .env("SWARM_WATCHER_AUTOSTART", "true")
         .output()
         .expect("run");
     let json = stdout_json(&out);

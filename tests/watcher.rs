@@ -262,3 +262,66 @@ fn a_notice_held_back_by_the_throttle_is_sent_when_the_window_ends() {
         first_at.elapsed()
     );
 }
+
+#[test]
+fn config_show_and_doctor_say_what_the_running_watcher_lacks() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    ok(swarm(&project, &server).args(["watcher", "start"]));
+    let url = "https://ntfy.sh/a-topic-nobody-guesses";
+
+    // The same environment as the watcher's: nothing marked.
+    let shown = ok(swarm(&project, &server).args(["config", "show"]));
+    assert!(!shown.contains("not in the running watcher"), "{shown}");
+
+    // This shell has a webhook the watcher was not started with.
+    let shown = ok(swarm(&project, &server)
+        .args(["config", "show"])
+        .env("SWARM_NOTIFY_WEBHOOK", url));
+    let line = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("webhook ="))
+        .expect("the webhook line");
+    assert!(line.contains("not in the running watcher"), "{shown}");
+    assert!(shown.contains("swarm watcher restart"), "{shown}");
+    let json = stdout_json(
+        &swarm(&project, &server)
+            .args(["config", "show", "--json"])
+            .env("SWARM_NOTIFY_WEBHOOK", url)
+            .output()
+            .expect("run"),
+    );
+    assert_eq!(
+        json["_watcher_lacks"],
+        serde_json::json!(["notify.webhook"])
+    );
+    assert!(
+        !json.to_string().contains("a-topic-nobody-guesses"),
+        "{json}"
+    );
+
+    let doctor = stdout_json(
+        &swarm(&project, &server)
+            .args(["doctor", "--json"])
+            .env("SWARM_NOTIFY_WEBHOOK", url)
+            .output()
+            .expect("run"),
+    );
+    let check = doctor["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "watcher")
+        .expect("the watcher check")
+        .clone();
+    assert_eq!(check["status"], "warn", "{check}");
+    assert!(
+        check["fix"]
+            .as_str()
+            .expect("fix")
+            .contains("swarm watcher restart"),
+        "{check}"
+    );
+}

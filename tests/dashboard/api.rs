@@ -83,8 +83,9 @@ fn without_state_files_the_answers_are_empty() {
     );
     assert_eq!(
         dash.get("/api/v1/stats").json(),
-        json!({"agent_count": 0, "lock_count": 0, "message_count": 0, "message_types": {},
-               "latest_activity": null, "session_name": null, "updated_at": null})
+        json!({"watcher": {"running": false}, "agent_count": 0, "lock_count": 0,
+               "message_count": 0, "message_types": {}, "latest_activity": null,
+               "session_name": null, "updated_at": null})
     );
     assert_eq!(
         dash.get("/health").json()["files"],

@@ -203,8 +203,14 @@ pub(super) fn agent_view(
 
 /// `GET /api/v1/stats`: counts over the registry, the live locks and the
 /// latest `MAX_LIMIT` messages.
-pub(super) fn stats(registry: Option<&Registry>, lock_count: usize, feed: &MessageFeed) -> Value {
+pub(super) fn stats(
+    registry: Option<&Registry>,
+    lock_count: usize,
+    feed: &MessageFeed,
+    watcher_runs: Option<bool>,
+) -> Value {
     json!({
+        "watcher": {"running": watcher_runs},
         "agent_count": registry.map_or(0, |r| r.agents.len()),
         "lock_count": lock_count,
         "message_count": feed.len(),

@@ -20,6 +20,7 @@ use tower_http::validate_request::ValidateRequestHeaderLayer;
 
 use swarm_core::snapshot;
 use swarm_core::support::time;
+use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
 
 use super::action_guard::{self, SessionToken};
@@ -474,7 +475,10 @@ async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
             Err(r) => return r.into(),
         };
         match app.fresh_feed() {
-            Ok(feed) => ok(&api::stats(registry.as_ref(), locks.count, &feed)),
+            Ok(feed) => {
+                let watcher = service::status(&app.settings.paths).ok().map(|s| s.running);
+                ok(&api::stats(registry.as_ref(), locks.count, &feed, watcher))
+            }
             Err(r) => r.into(),
         }
     })

@@ -19,6 +19,7 @@ use swarm_core::agents::registry::Registry;
 use swarm_core::snapshot::{self, AppendWake, Dirty, FileWatch};
 use swarm_core::store::inspect::{self, Stamp};
 use swarm_core::support::time;
+use swarm_core::watcher::service;
 
 use super::activity::{self, FeedQuery, STREAM_ENTRIES};
 use super::api;
@@ -229,6 +230,8 @@ struct Seen {
     next_stale: Option<f64>,
     registry: Option<Registry>,
     lock_count: usize,
+    /// Whether the project's watcher ran at the last look.
+    watcher: Option<bool>,
     /// When who needs the person was last looked at.
     attention_at: Option<std::time::Instant>,
     notes: Vec<String>,
@@ -398,10 +401,13 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         if fresh || messages_changed || dirty.log {
             out.push((Topic::Messages, api::messages(&feed, api::STREAM_LIMIT)));
         }
-        if fresh || registry_changed || locks_changed || messages_changed {
+        let watcher = service::status(&app.settings.paths).ok().map(|s| s.running);
+        let watcher_changed = watcher != seen.watcher;
+        seen.watcher = watcher;
+        if fresh || registry_changed || locks_changed || messages_changed || watcher_changed {
             out.push((
                 Topic::Stats,
-                api::stats(seen.registry.as_ref(), seen.lock_count, &feed),
+                api::stats(seen.registry.as_ref(), seen.lock_count, &feed, watcher),
             ));
         }
     }

@@ -27,4 +27,6 @@ pub struct Changes {
     /// The files two or more agents changed on their worktree branches,
     /// when they were read.
     pub overlaps: Option<Vec<Overlap>>,
+    /// Whether the project's watcher runs on this host, when looked at.
+    pub watcher: Option<bool>,
 }

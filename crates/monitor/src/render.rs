@@ -66,6 +66,11 @@ fn header(state: &MonitorState, frame: &mut Frame<'_>, area: Rect) {
         Span::raw(sanitize::one_line(&state.project)),
         Span::raw("  session "),
         Span::styled(sanitize::one_line(&sessions), BOLD),
+        Span::raw(match state.watcher {
+            Some(true) => "  watcher running",
+            Some(false) => "  watcher not running",
+            None => "",
+        }),
     ];
     // The clock stays on the right; the rest is cut to fit before it.
     let right = format!(" {clock} ");

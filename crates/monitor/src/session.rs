@@ -18,6 +18,7 @@ use swarm_core::error::{Error, Result};
 use swarm_core::log::log_store::LogFollower;
 use swarm_core::store::Paths;
 use swarm_core::support::sys;
+use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
 
 use super::changes::Changes;
@@ -102,6 +103,8 @@ pub struct Session {
     /// The overlaps between agents' worktree branches the last look
     /// found (the watcher looks; the monitor only reads).
     overlaps: OverlapNotices,
+    /// The project's layout, to ask whether its watcher runs.
+    paths: Paths,
 }
 
 impl Session {
@@ -175,6 +178,7 @@ impl Session {
             usage_told: HashSet::new(),
             next_tick: Instant::now() + TICK,
             overlaps: OverlapNotices::new(&paths),
+            paths: paths.clone(),
         };
         let mut dirty = Dirty::all();
         dirty.log = false;
@@ -329,6 +333,8 @@ impl Session {
         // A damaged file is moved aside by the next look; it is not worth
         // a note every second meanwhile.
         update.changes.overlaps = Some(self.overlaps.current().0);
+        // One lock attempt: whether the project's watcher runs here.
+        update.changes.watcher = service::status(&self.paths).ok().map(|s| s.running);
     }
 
     /// Hands due ACK work to the worker, once at a time.

@@ -219,6 +219,9 @@ pub struct MonitorState {
     /// Who needs the person: the open attention episodes, oldest first
     /// (read each second).
     pub episodes: Vec<OpenEpisode>,
+    /// Whether the project's watcher runs on this host (`None`: not
+    /// looked at yet).
+    pub watcher: Option<bool>,
     /// The agent the answer keys act on, when one was chosen with Tab
     /// (else the one that has waited longest in a dialog).
     pub selected: Option<String>,
@@ -241,6 +244,7 @@ impl MonitorState {
             messages: VecDeque::new(),
             activity: HashMap::new(),
             status: Status::default(),
+            watcher: None,
             stale_after: std::time::Duration::from_secs(300),
             scroll: 0,
             mode: Mode::Normal,
@@ -484,6 +488,9 @@ impl MonitorState {
         }
         if let Some(overlaps) = update.overlaps.take() {
             self.status.overlaps = overlaps;
+        }
+        if let Some(watcher) = update.watcher.take() {
+            self.watcher = Some(watcher);
         }
         problems
     }

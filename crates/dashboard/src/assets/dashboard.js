@@ -398,6 +398,11 @@
     byId('stat-agents').textContent = text(body.agent_count);
     byId('stat-locks').textContent = text(body.lock_count);
     byId('stat-messages').textContent = text(body.message_count);
+    const watcher = byId('watcher');
+    const running = body.watcher && body.watcher.running;
+    watcher.textContent = running === true ? 'watcher running'
+      : running === false ? 'watcher not running' : 'watcher unknown';
+    watcher.className = 'pill ' + (running === true ? 'pill-live' : 'pill-wait');
     const latest = byId('stat-latest');
     latest.textContent = relative(body.latest_activity);
     latest.dataset.time = text(body.latest_activity);

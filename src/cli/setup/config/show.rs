@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 use swarm_core::config::{self, LoadedConfig, Origin};
 use swarm_core::error::Result;
 use swarm_core::support::exit_code::ExitCode;
+use swarm_core::watcher::service::{self, Fingerprint};
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;
@@ -40,12 +41,48 @@ pub(super) fn run(ctx: &Context, args: &ShowArgs) -> Result<ExitCode> {
         }
         None => ctx.loaded_config()?,
     };
-    if args.json {
-        ctx.out.json(&as_json(loaded))?;
+    // The settings the running watcher does not have (the project's own
+    // config only: a file named with --file is not what it runs with).
+    let stale = if args.file.is_none() {
+        watcher_lacks(ctx, loaded)
     } else {
-        ctx.out.print(&render(ctx, loaded))?;
+        Vec::new()
+    };
+    if args.json {
+        let mut doc = as_json(loaded);
+        if let Value::Object(map) = &mut doc {
+            map.insert("_watcher_lacks".into(), json!(stale));
+        }
+        ctx.out.json(&doc)?;
+    } else {
+        let mut text = render(ctx, loaded, &stale);
+        if !stale.is_empty() {
+            text.push_str(
+                "\n* the running watcher has another value: it reads a changed file again by \
+                 itself within seconds; for a value from this shell's environment, run `swarm \
+                 watcher restart` here\n",
+            );
+        }
+        ctx.out.print(&text)?;
     }
     Ok(ExitCode::Success)
+}
+
+/// The keys whose value the running watcher does not have (none when no
+/// watcher runs, or it keeps no record of its settings).
+fn watcher_lacks(ctx: &Context, loaded: &LoadedConfig) -> Vec<String> {
+    let Ok(status) = service::status(&ctx.paths) else {
+        return Vec::new();
+    };
+    let Some(record) = status.record.filter(|_| status.running) else {
+        return Vec::new();
+    };
+    Fingerprint::of(&loaded.config)
+        .keys
+        .into_iter()
+        .filter(|(key, hash)| record.settings.get(key).is_some_and(|h| h != hash))
+        .map(|(key, _)| key)
+        .collect()
 }
 
 fn as_json(loaded: &LoadedConfig) -> Value {
@@ -71,7 +108,7 @@ fn as_json(loaded: &LoadedConfig) -> Value {
     doc
 }
 
-fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
+fn render(ctx: &Context, loaded: &LoadedConfig, stale: &[String]) -> String {
     let values = config::shown(&loaded.config);
     let mut s = match (&loaded.file, config::find(ctx.paths.root())) {
         (Some(f), _) => format!("Config file: {}\n", f.display()),
@@ -103,12 +140,15 @@ fn render(ctx: &Context, loaded: &LoadedConfig) -> String {
                 None | Some(Value::Null) => "(not set)".to_owned(),
                 Some(v) => literal(v),
             };
-            let origin = match origin {
+            let mut origin = match origin {
                 Origin::Default => "default".to_owned(),
                 Origin::File(_) => "file".to_owned(),
                 Origin::UserFile(_) => "user file".to_owned(),
                 Origin::Env(var) => format!("env {var}"),
             };
+            if stale.contains(&key.path()) {
+                origin.push_str("  * not in the running watcher");
+            }
             let section = (!key.section.is_empty()).then_some(key.section);
             (section, format!("{} = {value}", key.name), origin)
         })

@@ -12,6 +12,7 @@ use super::state_files::{
     a2a_files, agent_ids_file, lock_dir, lock_holders, pending_acks, registry_file,
 };
 use super::tmux::{tmux_installed, tmux_server};
+use super::watcher::watcher;
 
 /// Every check, in the order they are reported.
 pub(crate) const CHECKS: &[Check] = &[
@@ -21,6 +22,7 @@ pub(crate) const CHECKS: &[Check] = &[
     project_root,
     config_file,
     shared_store,
+    watcher,
     registry_file,
     agent_ids_file,
     message_log,

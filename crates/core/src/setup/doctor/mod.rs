@@ -13,6 +13,7 @@ mod project;
 mod report;
 mod state_files;
 mod tmux;
+mod watcher;
 
 pub use checklist::run;
 pub use report::{Outcome, Status, Subject, tally};
