@@ -331,17 +331,21 @@ fn a_message_to_nobody_is_refused() {
 fn the_rate_limit_holds_across_processes_and_keeps_the_message() {
     let server = TmuxServer::start();
     let project = Project::new();
-    config(&project, "[rate_limiting]\nmessages_per_minute = 2\n");
+    config(
+        &project,
+        "[rate_limiting]\nmessages_per_minute = 2\noperator_per_minute = 3\n",
+    );
     agents(&server, &project, 1);
+    project.register(&["v"]);
     for i in 0..2 {
         swarm(&project, &server)
-            .args(["msg", "agent-0", "INFO", "--from", "operator"])
+            .args(["msg", "agent-0", "INFO", "--from", "v"])
             .arg(format!("m{i}"))
             .assert()
             .success();
     }
     let out = swarm(&project, &server)
-        .args(["msg", "agent-0", "INFO", "--from", "operator", "m2"])
+        .args(["msg", "agent-0", "INFO", "--from", "v", "m2"])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(6));
@@ -375,6 +379,27 @@ fn the_rate_limit_holds_across_processes_and_keeps_the_message() {
             .contains("rate limited")
     );
     assert_eq!(wait_for_records(&project.file("rec-0.jsonl"), 3).len(), 3);
+
+    // The person has a limit of their own (operator_per_minute), not an
+    // agent's: three go through, the fourth waits.
+    for i in 0..3 {
+        swarm(&project, &server)
+            .args(["msg", "agent-0", "INFO", "--from", "operator"])
+            .arg(format!("o{i}"))
+            .assert()
+            .success();
+    }
+    let out = swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "--from", "operator", "o3"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(6));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("operator may send 3 messages per 60s")
+            && stderr.contains("operator_per_minute"),
+        "{stderr}"
+    );
 }
 
 #[test]

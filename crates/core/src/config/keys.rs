@@ -207,6 +207,13 @@ pub const KEYS: &[Key] = &[
         example: None,
     },
     Key {
+        section: "rate_limiting",
+        name: "operator_per_minute",
+        kind: Kind::Int { min: 1, max: 1000 },
+        doc: "Messages the person (messaging.operator: the terminal, the monitor, the dashboard) may send per minute (1-1000).",
+        example: None,
+    },
+    Key {
         section: "locking",
         name: "stale_timeout",
         kind: Kind::Int {

@@ -67,6 +67,8 @@ pub struct RateLimiting {
     pub messages_per_minute: u32,
     /// Window length in seconds (1..=3600).
     pub window_seconds: u32,
+    /// Messages the person (the operator) may send per minute (1..=1000).
+    pub operator_per_minute: u32,
 }
 
 /// `[locking]`.
@@ -421,6 +423,7 @@ impl Default for RateLimiting {
         RateLimiting {
             messages_per_minute: 10,
             window_seconds: 60,
+            operator_per_minute: 60,
         }
     }
 }

@@ -355,7 +355,8 @@ impl Error {
             )),
             Error::RateLimited { wait_secs, .. } => Some(format!(
                 "wait {wait_secs}s, then deliver it with `swarm redeliver --all-queued`; \
-                 the limit is rate_limiting.messages_per_minute in .claudeswarm.toml"
+                 the limits are rate_limiting.messages_per_minute (an agent's) and \
+                 rate_limiting.operator_per_minute (yours) in .claudeswarm.toml"
             )),
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())

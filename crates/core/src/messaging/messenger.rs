@@ -31,6 +31,10 @@ pub struct MessagingSettings {
     pub max_inline_bytes: usize,
     /// Per-sender limit.
     pub rate: RateLimit,
+    /// The person's own limit (`rate_limiting.operator_per_minute` over a
+    /// minute): the terminal, the monitor and the dashboard send as the
+    /// operator, who is not held to an agent's pace.
+    pub operator_rate: RateLimit,
     /// The person's id (`messaging.operator`): a message to them is kept
     /// in their inbox, never typed anywhere.
     pub operator: String,
@@ -51,6 +55,10 @@ impl Default for MessagingSettings {
                 max: 10,
                 window: Duration::from_secs(60),
             },
+            operator_rate: RateLimit {
+                max: 60,
+                window: Duration::from_secs(60),
+            },
             operator: "operator".into(),
             print_to_send: true,
             urgent_types: Vec::new(),
@@ -65,6 +73,10 @@ impl MessagingSettings {
             rate: RateLimit {
                 max: c.rate_limiting.messages_per_minute,
                 window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
+            },
+            operator_rate: RateLimit {
+                max: c.rate_limiting.operator_per_minute,
+                window: Duration::from_secs(60),
             },
             delivery: DeliverySettings {
                 pause: c

@@ -209,12 +209,19 @@ impl<'a> Messenger<'a> {
             ));
         }
         let mut warnings = Vec::new();
+        // The person has a limit of their own: an agent's would stop them
+        // answering a busy swarm from the monitor or the dashboard.
+        let limit = if req.sender == self.settings.operator {
+            self.settings.operator_rate
+        } else {
+            self.settings.rate
+        };
         let verdict = if req.system {
             Verdict::Allowed
         } else {
             let (verdict, note) = self.rates.check_and_record(
                 &AgentId::parse(&req.sender)?,
-                self.settings.rate,
+                limit,
                 Timestamp::now(),
             )?;
             warnings.extend(note);
@@ -267,8 +274,8 @@ impl<'a> Messenger<'a> {
             let reason = format!(
                 "rate limited: {} sent {} messages in the last {}s",
                 message.sender,
-                self.settings.rate.max,
-                self.settings.rate.window.as_secs()
+                limit.max,
+                limit.window.as_secs()
             );
             let outcomes: Vec<(String, Outcome)> = message
                 .recipients
@@ -285,7 +292,7 @@ impl<'a> Messenger<'a> {
                 message,
                 outcomes,
                 rate_limited: Some(wait),
-                rate: self.settings.rate,
+                rate: limit,
                 body_file: None,
                 warnings,
             });
@@ -323,7 +330,7 @@ impl<'a> Messenger<'a> {
             message,
             outcomes,
             rate_limited: None,
-            rate: self.settings.rate,
+            rate: limit,
             body_file,
             warnings,
         })
