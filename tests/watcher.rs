@@ -325,3 +325,96 @@ fn config_show_and_doctor_say_what_the_running_watcher_lacks() {
         "{check}"
     );
 }
+
+/// The feed's lines as `swarm feed --json` gives them: (event, agent,
+/// detail).
+fn feed_events(project: &Project, server: &TmuxServer) -> Vec<(String, String, String)> {
+    let out = swarm(project, server)
+        .args(["feed", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let value: serde_json::Value = serde_json::from_str(&text)
+        .or_else(|_| {
+            // One JSON object per line.
+            let lines: Vec<serde_json::Value> = text
+                .lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(serde_json::from_str)
+                .collect::<Result<_, _>>()?;
+            Ok::<_, serde_json::Error>(serde_json::Value::Array(lines))
+        })
+        .expect("feed JSON");
+    let entries = value
+        .get("entries")
+        .or_else(|| value.get("events"))
+        .cloned()
+        .unwrap_or(value);
+    entries
+        .as_array()
+        .expect("entries")
+        .iter()
+        .map(|e| {
+            let s = |k: &str| e[k].as_str().unwrap_or_default().to_owned();
+            (s("event"), s("agent"), s("detail"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_feed_holds_joining_locks_and_leaving_whoever_did_them() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    ok(swarm(&project, &server).args([
+        "launch",
+        "2",
+        "--agent",
+        "demo",
+        "--session",
+        "team",
+        "--no-attach",
+    ]));
+    ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-0"]));
+    ok(swarm(&project, &server).args(["lock", "src/b.py", "--agent", "agent-1"]));
+    ok(swarm(&project, &server).args(["unlock", "src/a.py", "--agent", "agent-0"]));
+    ok(swarm(&project, &server).args(["unlock", "src/b.py", "--agent", "agent-0", "--force"]));
+    ok(swarm(&project, &server).args(["lock", "src/c.py", "--agent", "agent-1"]));
+    ok(swarm(&project, &server).args(["down", "--session", "team"]));
+
+    let events = feed_events(&project, &server);
+    let has = |event: &str, agent: &str, detail: &str| {
+        events
+            .iter()
+            .any(|(e, a, d)| e == event && a == agent && (detail.is_empty() || d == detail))
+    };
+    for agent in ["agent-0", "agent-1"] {
+        assert!(has("joined", agent, ""), "{agent} joined: {events:?}");
+        assert!(has("left", agent, ""), "{agent} left: {events:?}");
+    }
+    assert!(has("lock_taken", "agent-0", "src/a.py"), "{events:?}");
+    assert!(has("lock_taken", "agent-1", "src/b.py"), "{events:?}");
+    assert!(has("lock_released", "agent-0", "src/a.py"), "{events:?}");
+    assert!(has("lock_forced", "agent-1", "src/b.py"), "{events:?}");
+    // `down` releases what the agents still held.
+    assert!(
+        has("lock_released", "agent-1", "src/c.py") || has("lock_forced", "agent-1", "src/c.py"),
+        "{events:?}"
+    );
+    // In the order they happened: each agent joined before its first lock,
+    // and left after its last.
+    let at = |event: &str, agent: &str| {
+        events
+            .iter()
+            .position(|(e, a, _)| e == event && a == agent)
+            .expect("present")
+    };
+    assert!(
+        at("joined", "agent-0") < at("lock_taken", "agent-0"),
+        "{events:?}"
+    );
+    assert!(
+        at("lock_taken", "agent-1") < at("left", "agent-1"),
+        "{events:?}"
+    );
+}

@@ -80,7 +80,7 @@ impl SharedStores for RedisStores {
         backend.episodes = Box::new(RedisEpisodes::new(target.clone()));
         backend.sessions = Box::new(RedisSessions::new(target.clone()));
         backend.printed = Box::new(RedisPrinted::new(target.clone()));
-        backend.feed = Box::new(RedisFeed::new(
+        backend.feed = std::sync::Arc::new(RedisFeed::new(
             target.clone(),
             FeedRetention::from_config(config),
         ));

@@ -53,6 +53,9 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
             &opts,
         )?;
         report_warnings(&ctx.out, &found);
+        for w in ctx.operator()?.record_roster(&found) {
+            ctx.out.warn(&w);
+        }
         if args.json {
             ctx.out.json(&found.registry)?;
         } else {
@@ -77,6 +80,9 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
             &opts,
         )?;
         report_warnings(&ctx.out, &found);
+        for w in ctx.operator()?.record_roster(&found) {
+            ctx.out.warn(&w);
+        }
         if args.json {
             ctx.out.json(&found.registry)?;
         } else {

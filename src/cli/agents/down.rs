@@ -79,6 +79,11 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
+    if let Ok(op) = ctx.operator() {
+        for w in op.record_roster(&found) {
+            ctx.out.warn(&w);
+        }
+    }
     // Kept, not forgotten: `swarm resume` can bring it back.
     let now = time::utc_iso(time::now());
     let recorded = ctx.backend()?.sessions.update(&session, &mut |r| {

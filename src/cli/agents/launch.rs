@@ -167,6 +167,11 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     for w in &launched.discovery.warnings {
         ctx.out.warn(w);
     }
+    if let Ok(op) = ctx.operator() {
+        for w in op.record_roster(&launched.discovery) {
+            ctx.out.warn(&w);
+        }
+    }
     for p in &launched.worktrees {
         if let Some(setup) = p.setup.as_ref().filter(|s| !s.ok) {
             let mut text = format!(

@@ -151,6 +151,11 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
     for w in &resumed.discovery.warnings {
         ctx.out.warn(w);
     }
+    if let Ok(op) = ctx.operator() {
+        for w in op.record_roster(&resumed.discovery) {
+            ctx.out.warn(&w);
+        }
+    }
     if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
         ctx.out.warn(&format!(
             "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
@@ -173,6 +178,11 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
             let again = resume::start_afresh(&cx, record, &failed)?;
             for w in &again.discovery.warnings {
                 ctx.out.warn(w);
+            }
+            if let Ok(op) = ctx.operator() {
+                for w in op.record_roster(&again.discovery) {
+                    ctx.out.warn(&w);
+                }
             }
             starting.extend(ready(ctx, args, attaching, &again)?);
             for a in again.agents {

@@ -37,6 +37,11 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
+    if let Ok(op) = ctx.operator() {
+        for w in op.record_roster(&found) {
+            ctx.out.warn(&w);
+        }
+    }
     let agents: Vec<String> = found.registry.active().map(|a| a.id.to_string()).collect();
     if agents.is_empty() {
         return Err(Error::NoRecipients(

@@ -34,11 +34,14 @@ use crate::messaging::relay::relay_store::Relay;
 use crate::messaging::topics::on_files::FileTopics;
 use crate::messaging::topics::topic_store::TopicStore;
 use crate::store::Paths;
+use recorded_locks::RecordedLocks;
+use std::sync::Arc;
 
 mod budgets;
 mod housekeeping;
 pub mod migrate;
 mod operator;
+mod recorded_locks;
 mod settings;
 mod watcher_process;
 
@@ -113,7 +116,7 @@ pub struct Backend {
     /// Which lines agents printed to send were sent.
     pub printed: Box<dyn PrintedStore>,
     /// The activity feed.
-    pub feed: Box<dyn FeedStore>,
+    pub feed: Arc<dyn FeedStore>,
     /// The sessions `launch` started, for `resume`.
     pub sessions: Box<dyn SessionStore>,
     /// Which agents follow which topics.
@@ -140,7 +143,7 @@ impl Backend {
             shared.attach_redis(&mut backend, location, &settings.host, paths, config)?;
         }
         backend.settings = settings;
-        Ok(backend)
+        Ok(backend.recording_lock_changes())
     }
 
     /// The store `which` for the project laid out by `paths`, whatever
@@ -169,11 +172,19 @@ impl Backend {
             relay: None,
             episodes: Box::new(FileEpisodes::new(paths)),
             printed: Box::new(FilePrinted::new(paths)),
-            feed: Box::new(FileFeed::new(paths, FeedRetention::from_config(config))),
+            feed: Arc::new(FileFeed::new(paths, FeedRetention::from_config(config))),
             sessions: Box::new(FileSessions::new(paths)),
             topics: Box::new(FileTopics::new(paths)),
             settings: StoreSettings::files(),
         }
+    }
+
+    /// The same backend with its lock changes written to the activity
+    /// feed (`RecordedLocks`), over whichever store it is.
+    fn recording_lock_changes(mut self) -> Backend {
+        let feed = Arc::clone(&self.feed);
+        self.locks = Box::new(RecordedLocks::new(self.locks, feed));
+        self
     }
 
     /// This host's name when the store is shared by several hosts (the

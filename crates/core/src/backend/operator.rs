@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
+use crate::agents::discovery::Discovery;
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
@@ -225,6 +226,40 @@ impl Operator {
             )],
         };
         Ok((done, warnings))
+    }
+
+    /// Records in the activity feed who a registry refresh found joining
+    /// and leaving (whoever ran it: the watcher, `discover`, `launch`,
+    /// `resume`, `down`), and forgets the episodes and print-to-send
+    /// claims of those who left. Returns what could not be recorded.
+    pub fn record_roster(&self, found: &Discovery) -> Vec<String> {
+        let mut warnings = Vec::new();
+        let entries: Vec<FeedEntry> = found
+            .added
+            .iter()
+            .map(|id| FeedEntry::new(EventKind::Joined, Some(id), ""))
+            .chain(
+                found
+                    .dropped
+                    .iter()
+                    .map(|id| FeedEntry::new(EventKind::Left, Some(id), "")),
+            )
+            .collect();
+        if !entries.is_empty()
+            && let Err(e) = self.backend.feed.append(&entries)
+        {
+            warnings.push(format!("could not write the activity feed: {e}"));
+        }
+        if !found.dropped.is_empty()
+            && let Err(e) = self
+                .backend
+                .episodes
+                .forget(&found.dropped)
+                .and_then(|()| self.backend.printed.forget(&found.dropped))
+        {
+            warnings.push(format!("could not forget agents that left: {e}"));
+        }
+        warnings
     }
 
     /// Whether `kind` is notified through a channel other than the tmux

@@ -342,21 +342,8 @@ impl<'a> Watcher<'a> {
                 for w in &found.warnings {
                     say(Said::Warning(w.clone()));
                 }
-                for id in &found.added {
-                    feed.push(FeedEntry::new(EventKind::Joined, Some(id), ""));
-                }
-                for id in &found.dropped {
-                    feed.push(FeedEntry::new(EventKind::Left, Some(id), ""));
-                }
-                if !found.dropped.is_empty()
-                    && let Err(e) = op
-                        .backend
-                        .episodes
-                        .forget(&found.dropped)
-                        .and_then(|()| op.backend.printed.forget(&found.dropped))
-                {
-                    self.outage
-                        .failed(say, "could not forget agents that left", &e.into());
+                for w in op.record_roster(&found) {
+                    say(Said::Warning(w));
                 }
                 self.overlaps(&found.registry, say);
                 if !found.added.is_empty()
