@@ -418,3 +418,70 @@ fn the_feed_holds_joining_locks_and_leaving_whoever_did_them() {
         "{events:?}"
     );
 }
+
+#[test]
+fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.write(
+        ".claudeswarm.toml",
+        "[notify]\nevents = [\"exited\"]\nthrottle_seconds = 1\n",
+    );
+    // Its pane closes with it.
+    let closing = server.demo_agent(&project.path(), &project.file("rec0.jsonl"));
+    // Its pane stays, dead (remain-on-exit).
+    let dead = server.demo_agent(&project.path(), &project.file("rec1.jsonl"));
+    server.tmux(&["set-option", "-p", "-t", &dead, "remain-on-exit", "on"]);
+    // Started from a shell, which is left when it ends.
+    let shell = server.shell(&project.path());
+    type_line(
+        &server,
+        &shell,
+        &format!(
+            "'{}' demo-agent --record '{}'",
+            crate::harness::swarm_bin(),
+            project.file("rec2.jsonl").display()
+        ),
+    );
+    server.wait_for_screen(&shell, "waiting for messages");
+    ok(swarm(&project, &server).arg("discover"));
+    let ids: std::collections::BTreeSet<String> =
+        project.agents().into_iter().map(|(id, _, _)| id).collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+
+    let _stop = Stopper(&project, &server);
+    let (port, received) = http_server(&[200, 200, 200, 200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    ok(swarm(&project, &server)
+        .args(["watcher", "start"])
+        .env("SWARM_NOTIFY_WEBHOOK", &url));
+    for pane in [&closing, &dead, &shell] {
+        server.tmux(&["send-keys", "-t", pane, "C-c"]);
+    }
+    let mut notified = std::collections::BTreeSet::new();
+    for _ in 0..3 {
+        let got = received.recv_timeout(PATIENCE).expect("an exited notice");
+        let body = got.json();
+        assert_eq!(body["event"], "exited", "{body}");
+        assert!(
+            notified.insert(body["agent"].as_str().unwrap_or_default().to_owned()),
+            "a second notice for one agent: {body}"
+        );
+    }
+    assert_eq!(notified, ids);
+    // In the feed (written at the end of the round that notified), once
+    // each.
+    let events = wait_for("an exited line for each agent", || {
+        let events = feed_events(&project, &server);
+        ids.iter()
+            .all(|id| events.iter().any(|(e, a, _)| e == "exited" && a == id))
+            .then_some(events)
+    });
+    for id in &ids {
+        let n = events
+            .iter()
+            .filter(|(e, a, _)| e == "exited" && a == id)
+            .count();
+        assert_eq!(n, 1, "{id}: {events:?}");
+    }
+}

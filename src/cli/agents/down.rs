@@ -80,7 +80,7 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
         ctx.out.warn(w);
     }
     if let Ok(op) = ctx.operator() {
-        for w in op.record_roster(&found) {
+        for w in op.record_roster(&found, true) {
             ctx.out.warn(&w);
         }
     }

@@ -168,7 +168,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
         ctx.out.warn(w);
     }
     if let Ok(op) = ctx.operator() {
-        for w in op.record_roster(&launched.discovery) {
+        for w in op.record_roster(&launched.discovery, false) {
             ctx.out.warn(&w);
         }
     }

@@ -152,7 +152,7 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
         ctx.out.warn(w);
     }
     if let Ok(op) = ctx.operator() {
-        for w in op.record_roster(&resumed.discovery) {
+        for w in op.record_roster(&resumed.discovery, false) {
             ctx.out.warn(&w);
         }
     }
@@ -180,7 +180,7 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
                 ctx.out.warn(w);
             }
             if let Ok(op) = ctx.operator() {
-                for w in op.record_roster(&again.discovery) {
+                for w in op.record_roster(&again.discovery, false) {
                     ctx.out.warn(&w);
                 }
             }

@@ -38,7 +38,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         ctx.out.warn(w);
     }
     if let Ok(op) = ctx.operator() {
-        for w in op.record_roster(&found) {
+        for w in op.record_roster(&found, false) {
             ctx.out.warn(&w);
         }
     }

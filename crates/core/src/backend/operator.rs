@@ -13,9 +13,11 @@ use crate::acks::AckSettings;
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::discovery::Discovery;
 use crate::agents::registry::Registry;
+use crate::attention::episodes::episode_store::Transition;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
 use crate::domain::AgentId;
+use crate::domain::Timestamp;
 use crate::error::Result;
 use crate::log::record::Status;
 use crate::messaging::answer::{Answer, Answered};
@@ -231,20 +233,43 @@ impl Operator {
     /// Records in the activity feed who a registry refresh found joining
     /// and leaving (whoever ran it: the watcher, `discover`, `launch`,
     /// `resume`, `down`), and forgets the episodes and print-to-send
-    /// claims of those who left. Returns what could not be recorded.
-    pub fn record_roster(&self, found: &Discovery) -> Vec<String> {
+    /// claims of those who left. An agent dropped because it is gone has
+    /// exited (`exited`, raised once, before `left`); one stopped on
+    /// purpose (`down`: `stopped` is true) only leaves. Returns what could
+    /// not be recorded.
+    pub fn record_roster(&self, found: &Discovery, stopped: bool) -> Vec<String> {
         let mut warnings = Vec::new();
-        let entries: Vec<FeedEntry> = found
+        let mut entries: Vec<FeedEntry> = found
             .added
             .iter()
             .map(|id| FeedEntry::new(EventKind::Joined, Some(id), ""))
-            .chain(
-                found
-                    .dropped
-                    .iter()
-                    .map(|id| FeedEntry::new(EventKind::Left, Some(id), "")),
-            )
             .collect();
+        // An agent that is dropped has exited, whoever notices first: of
+        // every watcher and command that sees it, the one whose report
+        // opens the episode raises it, before `left`.
+        let now = Timestamp::now();
+        for id in &found.dropped {
+            if stopped {
+                entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
+                continue;
+            }
+            let detail = "its pane or its process is gone";
+            match self
+                .backend
+                .episodes
+                .transition(id, EventKind::Exited, true, now, detail, "")
+            {
+                Ok(Transition::Opened { episode, .. }) => {
+                    let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
+                    entry.episode = Some(episode);
+                    entry.host = self.backend.shared_host().map(str::to_owned);
+                    entries.push(entry);
+                }
+                Ok(_) => {}
+                Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
+            }
+            entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
+        }
         if !entries.is_empty()
             && let Err(e) = self.backend.feed.append(&entries)
         {

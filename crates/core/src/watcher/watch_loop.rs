@@ -342,7 +342,7 @@ impl<'a> Watcher<'a> {
                 for w in &found.warnings {
                     say(Said::Warning(w.clone()));
                 }
-                for w in op.record_roster(&found) {
+                for w in op.record_roster(&found, false) {
                     say(Said::Warning(w));
                 }
                 self.overlaps(&found.registry, say);
@@ -572,7 +572,10 @@ impl<'a> Watcher<'a> {
         }
         for raised in report.raised {
             say(Said::Did(raised.entry.text()));
-            if self.settings.notify.notifies(raised.entry.event) {
+            if self.settings.notify.notifies(raised.entry.event)
+                && (raised.entry.event != EventKind::Exited
+                    || self.claim_notice(&raised.entry, say))
+            {
                 self.notify_or_defer(&raised.entry);
             }
             feed.push(raised.entry);
@@ -695,25 +698,37 @@ impl<'a> Watcher<'a> {
         };
         self.feed_cursor = Some(read.cursor);
         for entry in read.entries {
-            if !matches!(entry.event, EventKind::Message | EventKind::Budget)
-                || !self.settings.notify.notifies(entry.event)
+            if !matches!(
+                entry.event,
+                EventKind::Message | EventKind::Budget | EventKind::Exited
+            ) || !self.settings.notify.notifies(entry.event)
                 || since.is_some_and(|s| entry.time < s)
             {
                 continue;
             }
-            let who = entry.agent.clone().unwrap_or_default();
-            let key = format!(
-                "notify:{}:{}:{}",
-                entry.event.as_str(),
-                entry.msg_id.as_deref().unwrap_or_default(),
-                entry.time.utc_iso()
-            );
-            match self.op.backend.printed.claim(&who, &key) {
-                Ok(true) => self.notifier.notify(&entry),
-                Ok(false) => {}
-                Err(e) => self
-                    .outage
-                    .failed(say, "could not claim a notification", &e.into()),
+            if self.claim_notice(&entry, say) {
+                self.notifier.notify(&entry);
+            }
+        }
+    }
+
+    /// Claims the notice of `entry`: true for the one watcher (and the one
+    /// path: raised here, or read from the feed) that sends it.
+    fn claim_notice(&mut self, entry: &FeedEntry, say: &mut dyn FnMut(Said)) -> bool {
+        let who = entry.agent.clone().unwrap_or_default();
+        let key = format!(
+            "notify:{}:{}:{}:{}",
+            entry.event.as_str(),
+            entry.msg_id.as_deref().unwrap_or_default(),
+            entry.episode.unwrap_or_default(),
+            entry.time.utc_iso()
+        );
+        match self.op.backend.printed.claim(&who, &key) {
+            Ok(claimed) => claimed,
+            Err(e) => {
+                self.outage
+                    .failed(say, "could not claim a notification", &e.into());
+                false
             }
         }
     }
