@@ -631,9 +631,9 @@ fn every_error_has_one_format_and_a_hint() {
         (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
         (&["lokc", "a.py"], 2, "`lock`"),
         (&["inbx"], 2, "inbox"),
-        (&["msg", "--bogus"], 2, "`swarm msg --help`"),
+        (&["msg", "--bogus"], 2, "`swarm help msg`"),
         (&["msg"], 2, "usage: swarm msg"),
-        (&["lock", "--wait", "x", "a.py"], 2, "--help"),
+        (&["lock", "--wait", "x", "a.py"], 2, "`swarm help lock`"),
         (&["whoami"], 1, "`swarm agents`"),
     ] {
         let (status, stderr) = run(args);

@@ -21,6 +21,7 @@ mod features;
 mod first_hour;
 mod first_use;
 mod guard;
+mod front_door;
 mod hostile_input;
 mod hostile_state;
 mod house;
