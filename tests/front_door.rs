@@ -6,7 +6,24 @@
 //! tmux server, `ack` from the terminal, times for people and search
 //! relevance.
 
-use crate::harness::Project;
+use crate::harness::{Project, TmuxServer, swarm};
+
+/// Runs `cmd`; returns its exit code, stdout and stderr.
+fn run(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
+    let out = cmd.output().expect("run swarm");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs `cmd`, failing the test unless it succeeds; returns stdout.
+fn ok(cmd: &mut assert_cmd::Command) -> String {
+    let (code, stdout, stderr) = run(cmd);
+    assert_eq!(code, Some(0), "{cmd:?}: {stdout}{stderr}");
+    stdout
+}
 
 #[test]
 fn a_mistyped_flag_points_to_a_help_command_that_works() {
@@ -36,4 +53,33 @@ fn a_mistyped_flag_points_to_a_help_command_that_works() {
             .assert()
             .success();
     }
+}
+
+#[test]
+fn a_plain_inbox_marks_nothing_read() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    for body in ["first", "second"] {
+        // No pane: each waits in the inbox (exit 7).
+        swarm(&project, &server)
+            .args(["msg", "agent-1", "INFO", body])
+            .output()
+            .expect("run");
+    }
+    for limit in [None, Some("1"), Some("10")] {
+        let mut cmd = swarm(&project, &server);
+        cmd.args(["inbox", "--agent", "agent-1"]);
+        if let Some(n) = limit {
+            cmd.args(["--limit", n]);
+        }
+        let shown = ok(&mut cmd);
+        assert!(shown.contains("second"), "{shown}");
+    }
+    let new = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-1", "--new", "--json"]));
+    let new: serde_json::Value = serde_json::from_str(&new).expect("json");
+    assert_eq!(new["messages"].as_array().map(Vec::len), Some(2), "{new}");
+    // `--new` marked them.
+    let again = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-1", "--new"]));
+    assert!(again.contains("No new messages"), "{again}");
 }

@@ -1,7 +1,8 @@
 //! `swarm inbox` (alias `check-messages`): the messages addressed to an
 //! agent. `--new` shows the oldest unread ones and marks exactly those as
-//! read; `--hook` is the compact form for Claude Code's prompt hook;
-//! `--all-history` (with `--search`) looks through every kept segment.
+//! read; nothing else marks a message read, whatever `--limit`. `--hook`
+//! is the compact form for Claude Code's prompt hook; `--all-history`
+//! (with `--search`) looks through every kept segment.
 
 use clap::Args;
 
@@ -127,7 +128,6 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
     } else {
         ctx.out.print(&render(&agent, &view, args, has_pane))?;
     }
-    mark_read(ctx, &agent, &view)?;
     Ok(ExitCode::Success)
 }
 
@@ -183,7 +183,10 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
     } else {
         (Selection::Recent, Some(args.limit.unwrap_or(10) as usize))
     };
-    let view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
+    let mut view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
+    // Only `--new` marks messages read: a look at the recent ones, however
+    // many `--limit` shows, leaves them unread for `--new` and the hook.
+    view.new_cursor = None;
     Ok((view, note.into_iter().collect()))
 }
 
@@ -230,15 +233,6 @@ fn searched(
     Ok((view, notes))
 }
 
-fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
-    if let Some(cursor) = &view.new_cursor {
-        ctx.backend()?
-            .log
-            .advance(agent, cursor, view.from_cursor.as_ref())?;
-    }
-    Ok(())
-}
-
 fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
     let agent = agent(ctx, args)?;
     let (view, _) = read(
@@ -278,7 +272,6 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
         ));
     }
     s.push_str("Reply with: swarm msg <agent-id> <TYPE> --reply-to <id> \"...\"\n");
-    mark_read(ctx, &agent, &view)?;
     Ok(s)
 }
 
