@@ -6,7 +6,8 @@
 //! tmux server, `ack` from the terminal, times for people and search
 //! relevance.
 
-use crate::harness::{Project, TmuxServer, swarm};
+use crate::attention::{agents, type_line};
+use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
 
 /// Runs `cmd`; returns its exit code, stdout and stderr.
 fn run(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
@@ -82,4 +83,40 @@ fn a_plain_inbox_marks_nothing_read() {
     // `--new` marked them.
     let again = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-1", "--new"]));
     assert!(again.contains("No new messages"), "{again}");
+}
+
+#[test]
+fn answer_without_a_dialog_or_with_no_such_option_says_what_there_is() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let answers = || -> Vec<String> {
+        records(&project.file("rec0.jsonl"))
+            .into_iter()
+            .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
+            .collect()
+    };
+
+    let (code, _, stderr) = run(swarm(&project, &server).args(["answer", "agent-0", "yes"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("shows no dialog"), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("swarm peek agent-0"),
+        "{stderr}"
+    );
+
+    type_line(&server, &panes[0], "please DEMOASK");
+    server.wait_for_screen(&panes[0], "2. No");
+    let (code, _, stderr) = run(swarm(&project, &server).args(["answer", "agent-0", "maybe"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("maybe") && stderr.contains("1. Yes") && stderr.contains("2. No"),
+        "{stderr}"
+    );
+    assert!(answers().is_empty());
+    assert!(server.capture(&panes[0]).contains("Esc to cancel"));
+    // The dialog is still there to be answered.
+    ok(swarm(&project, &server).args(["answer", "agent-0", "2"]));
+    wait_for("the answer", || (!answers().is_empty()).then_some(()));
+    assert_eq!(answers(), ["no"]);
 }

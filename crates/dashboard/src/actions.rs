@@ -241,6 +241,7 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
         // What the pane shows does not allow it: no dialog, another one,
         // no such option, a pane on another host.
         Err(Error::Invalid(why)) => refused(StatusCode::CONFLICT, why),
+        Err(Error::Refused { message, .. }) => refused(StatusCode::CONFLICT, message),
         Err(e) => failure(&e),
     }
 }
