@@ -120,3 +120,22 @@ fn answer_without_a_dialog_or_with_no_such_option_says_what_there_is() {
     wait_for("the answer", || (!answers().is_empty()).then_some(()));
     assert_eq!(answers(), ["no"]);
 }
+
+#[test]
+fn a_topic_nobody_follows_points_to_subscribe() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    let (code, _, stderr) = run(swarm(&project, &server).args([
+        "broadcast",
+        "--topic",
+        "deploys",
+        "INFO",
+        "v2 is out",
+    ]));
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("swarm subscribe deploys"),
+        "{stderr}"
+    );
+}

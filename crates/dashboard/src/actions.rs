@@ -91,7 +91,7 @@ fn refused(status: StatusCode, why: impl std::fmt::Display) -> Outcome {
 /// The status an operation's failure is answered with.
 fn failure(e: &Error) -> Outcome {
     let status = match e {
-        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) => {
+        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) | Error::NoSubscribers(_) => {
             StatusCode::UNPROCESSABLE_ENTITY
         }
         Error::UnknownAgent { .. } | Error::UnknownMessage(_) => StatusCode::NOT_FOUND,

@@ -82,6 +82,9 @@ pub enum Error {
     /// A broadcast found nobody to send to.
     #[error("{0}")]
     NoRecipients(String),
+    /// A broadcast to a topic found no other active agent following it.
+    #[error("no other active agent follows topic {0}")]
+    NoSubscribers(String),
     /// The command must run inside an agent's pane, or be told who it is.
     #[error("{0}")]
     NoIdentity(String),
@@ -267,6 +270,7 @@ impl Error {
             | Error::NoSession(_)
             | Error::NoRecordedSession(_)
             | Error::NoRecipients(_)
+            | Error::NoSubscribers(_)
             | Error::UnknownMessage(_) => ExitCode::NotFound,
             Error::RateLimited { .. } => ExitCode::RateLimited,
             Error::Store(e) => e.exit_code(),
@@ -360,6 +364,10 @@ impl Error {
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())
             }
+            Error::NoSubscribers(topic) => Some(format!(
+                "an agent follows it with `swarm subscribe {topic} --agent ID`; `swarm topics` \
+                 lists who follows what"
+            )),
             Error::Validation(ValidationError::ContentTooLong(_)) => Some(long_message_hint()),
             Error::Validation(ValidationError::MessageType { input, valid }) => {
                 Some(message_type_hint(input, valid))
