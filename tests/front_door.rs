@@ -139,3 +139,15 @@ fn a_topic_nobody_follows_points_to_subscribe() {
         "{stderr}"
     );
 }
+
+#[test]
+fn down_with_an_unknown_session_points_to_sessions() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let (code, _, stderr) = run(swarm(&project, &server).args(["down", "--session", "nosuch"]));
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("`swarm sessions`"),
+        "{stderr}"
+    );
+}

@@ -342,7 +342,11 @@ impl Error {
             Error::SessionExists(name) => Some(format!(
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
-            Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::NoSession(_) => Some(
+                "`swarm sessions` lists the sessions swarm started (`tmux list-sessions` every \
+                 session of the server)"
+                    .into(),
+            ),
             Error::NoRecordedSession(Some(_)) => {
                 Some("`swarm sessions` lists the recorded sessions".into())
             }
