@@ -151,3 +151,22 @@ fn down_with_an_unknown_session_points_to_sessions() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_agent_id_with_an_underscore_suggests_the_dash() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    for args in [
+        &["inbox", "--agent", "agent_1"][..],
+        &["msg", "agent_1", "INFO", "hi"],
+        &["lock", "src/a.py", "--agent", "Agent_1"],
+    ] {
+        let (code, _, stderr) = run(swarm(&project, &server).args(args));
+        assert_eq!(code, Some(4), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("did you mean `agent-1`?"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

@@ -212,6 +212,17 @@ fn long_message_hint() -> String {
     )
 }
 
+/// The known agent id that `id` is a slip of: the same but for case and
+/// `_` typed for `-` (`agent_1`, `Agent-1` for `agent-1`).
+fn near_agent_id<'k>(id: &str, known: &'k [String]) -> Option<&'k str> {
+    let plain = |s: &str| s.to_lowercase().replace('_', "-");
+    let wanted = plain(id);
+    known
+        .iter()
+        .find(|k| k.as_str() != id && plain(k) == wanted)
+        .map(String::as_str)
+}
+
 /// What to do about an unknown message type: the valid type it is a typo
 /// of, else where the valid types are and how to add one.
 fn message_type_hint(input: &str, valid: &str) -> String {
@@ -331,10 +342,15 @@ impl Error {
             Error::UnknownAgent { known, .. } if known.is_empty() => {
                 Some("no agents are registered: run `swarm discover` (or `swarm launch N`)".into())
             }
-            Error::UnknownAgent { known, .. } => Some(format!(
-                "active agents: {}; run `swarm discover` if the list is out of date",
-                known.join(", ")
-            )),
+            Error::UnknownAgent { id, known, .. } => {
+                let near = near_agent_id(id, known)
+                    .map(|k| format!("did you mean `{k}`? "))
+                    .unwrap_or_default();
+                Some(format!(
+                    "{near}active agents: {}; run `swarm discover` if the list is out of date",
+                    known.join(", ")
+                ))
+            }
             Error::NoIdentity(_) => Some(
                 "run it inside an agent's tmux pane, or name the agent with --agent/--from".into(),
             ),
