@@ -170,3 +170,13 @@ fn an_agent_id_with_an_underscore_suggests_the_dash() {
         );
     }
 }
+
+#[test]
+fn launching_too_many_agents_says_the_limit() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let (code, _, stderr) = run(swarm(&project, &server).args(["launch", "20", "--agent", "demo"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("at most 16 agents"), "{stderr}");
+    assert!(stderr.contains("`swarm help launch`"), "{stderr}");
+}
