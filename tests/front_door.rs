@@ -26,6 +26,37 @@ fn ok(cmd: &mut assert_cmd::Command) -> String {
     stdout
 }
 
+/// `swarm launch N --agent demo` in session `team`; the agent ids and
+/// panes, once each agent shows its banner.
+fn launch(project: &Project, server: &TmuxServer, n: usize) -> Vec<(String, String)> {
+    let out = ok(swarm(project, server).args([
+        "launch",
+        &n.to_string(),
+        "--agent",
+        "demo",
+        "--session",
+        "team",
+        "--no-attach",
+        "--json",
+    ]));
+    let json: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let agents: Vec<(String, String)> = json["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().expect("id").to_owned(),
+                a["pane"].as_str().expect("pane").to_owned(),
+            )
+        })
+        .collect();
+    for (id, pane) in &agents {
+        server.wait_for_screen(pane, &format!("{id}: swarm demo agent"));
+    }
+    agents
+}
+
 #[test]
 fn a_mistyped_flag_points_to_a_help_command_that_works() {
     let project = Project::new();
@@ -179,4 +210,30 @@ fn launching_too_many_agents_says_the_limit() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("at most 16 agents"), "{stderr}");
     assert!(stderr.contains("`swarm help launch`"), "{stderr}");
+}
+
+#[test]
+fn agents_on_a_server_without_them_names_the_socket_asked() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    let socket = server
+        .tmux(&["display-message", "-p", "#{socket_path}"])
+        .trim()
+        .to_owned();
+    let (code, stdout, stderr) = run(swarm(&project, &server).arg("agents"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("agent-0") && stdout.contains("gone"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&socket) && stderr.contains("none of the 2 agents"),
+        "{stderr}"
+    );
+    // Agents that are there: no such word.
+    let project = Project::new();
+    launch(&project, &server, 1);
+    let (_, _, stderr) = run(swarm(&project, &server).arg("agents"));
+    assert!(!stderr.contains(&socket), "{stderr}");
 }
