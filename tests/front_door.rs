@@ -237,3 +237,23 @@ fn agents_on_a_server_without_them_names_the_socket_asked() {
     let (_, _, stderr) = run(swarm(&project, &server).arg("agents"));
     assert!(!stderr.contains(&socket), "{stderr}");
 }
+
+#[test]
+fn ack_from_the_terminal_acts_as_the_only_recipient() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, 2);
+    let out =
+        ok(swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ok?", "--ack", "--json"]));
+    let id = serde_json::from_str::<serde_json::Value>(&out).expect("json")["msg_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let stdout = ok(swarm(&project, &server).args(["ack", &id[..8]]));
+    assert!(stdout.contains("ACK sent"), "{stdout}");
+    let acks = ok(swarm(&project, &server).args(["acks", "--json"]));
+    assert!(!acks.contains(&id), "{acks}");
+    // The sender got the ACK.
+    let inbox = ok(swarm(&project, &server).args(["inbox", "--agent", "operator", "--json"]));
+    assert!(inbox.contains("\"ACK\"") && inbox.contains(&id), "{inbox}");
+}
