@@ -7,7 +7,7 @@
 //! relevance.
 
 use crate::attention::{agents, type_line};
-use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
+use crate::harness::{Project, TmuxServer, records, stdout_json, swarm, wait_for};
 
 /// Runs `cmd`; returns its exit code, stdout and stderr.
 fn run(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
@@ -55,6 +55,34 @@ fn launch(project: &Project, server: &TmuxServer, n: usize) -> Vec<(String, Stri
         server.wait_for_screen(pane, &format!("{id}: swarm demo agent"));
     }
     agents
+}
+
+/// True when `text` holds an ISO 8601 time (`2026-11-28T12:42:48`).
+fn has_iso_time(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(18)).any(|i| {
+        let d = |k: usize| b[i + k].is_ascii_digit();
+        (0..4).all(d)
+            && b[i + 4] == b'-'
+            && d(5)
+            && d(6)
+            && b[i + 7] == b'-'
+            && d(8)
+            && d(9)
+            && b[i + 10] == b'T'
+            && d(11)
+            && d(12)
+            && b[i + 13] == b':'
+    })
+}
+
+/// True when `text` holds a clock time `HH:MM:SS`.
+fn has_clock_time(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(7)).any(|i| {
+        let d = |k: usize| b[i + k].is_ascii_digit();
+        d(0) && d(1) && b[i + 2] == b':' && d(3) && d(4) && b[i + 5] == b':' && d(6) && d(7)
+    })
 }
 
 #[test]
@@ -256,4 +284,43 @@ fn ack_from_the_terminal_acts_as_the_only_recipient() {
     // The sender got the ACK.
     let inbox = ok(swarm(&project, &server).args(["inbox", "--agent", "operator", "--json"]));
     assert!(inbox.contains("\"ACK\"") && inbox.contains(&id), "{inbox}");
+}
+
+#[test]
+fn times_for_people_are_local_and_short() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch(&project, &server, 1);
+    ok(swarm(&project, &server).args(["msg", "agent-0", "INFO", "hello there"]));
+    ok(swarm(&project, &server).args(["msg", "operator", "INFO", "a note", "--from", "agent-0"]));
+    for args in [
+        &["inbox", "--agent", "agent-0"][..],
+        &["inbox", "--agent", "operator"],
+        &["search", "hello"],
+        &["sessions"],
+    ] {
+        let stdout = ok(swarm(&project, &server).args(args));
+        assert!(!has_iso_time(&stdout), "{args:?}: {stdout}");
+        assert!(
+            has_clock_time(&stdout) || stdout.contains(" ago"),
+            "{args:?}: {stdout}"
+        );
+    }
+    let id = stdout_json(
+        &swarm(&project, &server)
+            .args(["inbox", "--agent", "agent-0", "--json"])
+            .output()
+            .expect("run"),
+    )["messages"][0]["msg_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let thread = ok(swarm(&project, &server).args(["thread", &id[..8]]));
+    assert!(
+        !has_iso_time(&thread) && has_clock_time(&thread),
+        "{thread}"
+    );
+    // JSON keeps the full time.
+    let json = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-0", "--json"]));
+    assert!(has_iso_time(&json), "{json}");
 }

@@ -16,6 +16,7 @@ use swarm_core::log::record::{MessageView, Status};
 use swarm_core::messaging::conversation::{self, SearchRequest};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
+use swarm_core::support::time;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -334,6 +335,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
             format!("No messages for {agent}\n")
         };
     }
+    let now = time::now();
     let mut s = format!(
         "=== Messages for {agent} ({} {}) ===\n\n",
         view.shown.len(),
@@ -350,7 +352,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         s.push_str(&format!(
             "[{}] From: {} ({})\n",
             // A line edited by hand may carry anything in these two.
-            one_line(&v.timestamp),
+            one_line(&time::iso_for_people(&v.timestamp, now)),
             m.sender,
             one_line(m.msg_type.as_str())
         ));
