@@ -324,3 +324,38 @@ fn times_for_people_are_local_and_short() {
     let json = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-0", "--json"]));
     assert!(has_iso_time(&json), "{json}");
 }
+
+#[test]
+fn search_shows_relevance_not_a_negative_score() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    for body in ["schema v2 merged", "the schema", "lunch?"] {
+        swarm(&project, &server)
+            .args(["msg", "agent-1", "INFO", body])
+            .output()
+            .expect("run");
+    }
+    let out = swarm(&project, &server)
+        .args(["search", "schema", "--json"])
+        .output()
+        .expect("run");
+    let json = stdout_json(&out);
+    let found = json["messages"].as_array().expect("messages");
+    assert_eq!(found.len(), 2, "{json}");
+    for m in found {
+        assert!(m.get("score").is_none(), "{m}");
+        let r = m["relevance"].as_u64().expect("relevance");
+        assert!((1..=100).contains(&r), "{m}");
+    }
+    assert_eq!(found[0]["relevance"], 100, "best first: {json}");
+    let plain = swarm(&project, &server)
+        .args(["search", "schema"])
+        .output()
+        .expect("run");
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(
+        plain.contains("relevance 100%") && !plain.contains("-0."),
+        "{plain}"
+    );
+}
