@@ -16,6 +16,7 @@ mod crash;
 #[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;
+mod demo_agent;
 mod discovery;
 mod features;
 mod first_hour;

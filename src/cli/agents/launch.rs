@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use swarm_core::agents::agent_matcher::DEMO_AGENT;
+use swarm_core::agents::demo_agent;
 use swarm_core::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
 use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::Registry;
@@ -54,6 +55,13 @@ fn agent_count(raw: &str) -> std::result::Result<u8, String> {
 
 /// Arguments of `swarm launch`.
 #[derive(Debug, Args)]
+#[command(after_help = format!("\
+Examples:
+  swarm launch 2 --agent demo --session demo --no-attach   try swarm with nothing installed
+  swarm launch 4 --agent claude --worktrees                each agent in a worktree of its own
+
+The demo agent (--agent demo) shows each message it receives and acts on a few
+words in it. {}", demo_agent::TRIGGER_WORDS))]
 pub(crate) struct LaunchArgs {
     /// How many agent panes to open (1-16)
     #[arg(value_parser = agent_count)]
