@@ -72,6 +72,9 @@ fn help_command(usage: &str) -> String {
 /// name none.
 fn help_of_typed(args: &[OsString]) -> String {
     let mut current = Cli::command();
+    // Building defines the subcommands' own subcommands (`config init`),
+    // which `Lazy` defers.
+    current.build();
     let mut path: Vec<String> = Vec::new();
     for word in args.iter().skip(1).filter_map(|a| a.to_str()) {
         let Some(sub) = current.find_subcommand(word).cloned() else {
