@@ -5,7 +5,6 @@ use clap::Args;
 use swarm_core::a2a::TaskStore;
 use swarm_core::error::Result;
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::time;
 
 use crate::cli::a2a::a2a_view::{joined, shown, warn_notes};
 use crate::cli::context::Context;
@@ -53,15 +52,8 @@ pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
     if !t.blocked_by.is_empty() {
         s.push_str(&format!("  Blocked by: {}\n", joined(&t.blocked_by)));
     }
-    let now = time::now();
-    s.push_str(&format!(
-        "  Created: {}\n",
-        shown(&time::iso_for_people(&t.created_at, now))
-    ));
-    s.push_str(&format!(
-        "  Updated: {}\n",
-        shown(&time::iso_for_people(&t.updated_at, now))
-    ));
+    s.push_str(&format!("  Created: {}\n", shown(&t.created_at)));
+    s.push_str(&format!("  Updated: {}\n", shown(&t.updated_at)));
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
 }
