@@ -49,9 +49,13 @@ Every command of the Python Claude Swarm CLI also works under its old name
     name = "swarm",
     version = build_info::VERSION,
     about,
-    long_about = "Run several AI coding agents side by side in tmux on one project: \
-                  swarm finds the agent panes, gives each a stable id, and lets them \
-                  message each other and lock files.",
+    // Opens with `about` (the package description, what `-h` shows), so
+    // that `-h` and `--help` begin alike.
+    long_about = concat!(
+        env!("CARGO_PKG_DESCRIPTION"),
+        ". swarm finds the agent panes, gives each a stable id, and lets them \
+         message each other and lock files."
+    ),
     after_help = AFTER_HELP,
     arg_required_else_help = true,
     disable_help_subcommand = true,

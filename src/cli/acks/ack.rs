@@ -16,6 +16,10 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm ack`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm ack 9c2c68bd                  in the recipient's pane, or at the terminal for its one recipient
+  swarm ack 9c2c68bd --note \"on it\"   with a short answer")]
 pub(crate) struct AckArgs {
     /// The message id, or a unique prefix of it (8 characters are enough)
     #[arg(value_name = "ID")]

@@ -15,6 +15,10 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm agents`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm agents                   the active agents and what each pane shows now
+  swarm agents --all --json      every registered agent, as JSON")]
 pub(crate) struct AgentsArgs {
     /// Print the agents as a JSON array (the registry's agent objects, plus
     /// `state`, `profile` and `deliverable`)

@@ -23,6 +23,10 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm inbox`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm inbox                    your recent messages (outside tmux, the operator's)
+  swarm inbox --new              the unread ones, oldest first, marked read once shown")]
 pub(crate) struct InboxArgs {
     /// Whose inbox [default: this pane's agent; outside tmux, the operator
     /// `messaging.operator`, "operator", as for `swarm msg`]
