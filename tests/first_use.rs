@@ -813,19 +813,8 @@ fn every_help_puts_the_global_options_under_their_own_heading() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let top = help(&[]);
-    let commands: Vec<String> = top
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| !l.starts_with("Options:"))
-        .chain(
-            top.lines()
-                .skip_while(|l| !l.starts_with("Task coordination"))
-                .skip(1)
-                .take_while(|l| !l.is_empty()),
-        )
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+    let commands: Vec<String> = crate::harness::listed_commands(&top)
+        .into_iter()
         .filter(|c| c != "help")
         .collect();
     assert!(commands.len() > 30, "{commands:?}");

@@ -222,7 +222,7 @@ fn aliases() -> String {
         "The Python tool's command names run the swarm command on the right, with their\n\
          original arguments and flags. Names that differ from swarm's are hidden from\n\
          `swarm --help`; the agent-to-agent commands keep their names and are listed\n\
-         there under \"Task coordination\".\n\n",
+         there under \"Tasks\".\n\n",
     );
     for (python, ours) in ALIASES {
         s.push_str(&format!("  {python:<width$}  {ours}\n"));
