@@ -253,8 +253,8 @@ pub(crate) const PRINT_WORD: &str = "DEMOPRINT";
 pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// The words that make the demo agent do something, in one short line: it
 /// shows it under its banner, and `swarm help launch` prints it.
-pub const TRIGGER_WORDS: &str = "Words: DEMOASK asks yes/no, DEMOSLEEP5 works 5 s, \
-     DEMOPRINT a || b prints lines, DEMOREDRAW redraws; a message ending in ? gets a reply";
+pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy 5 s), \
+     DEMOPRINT a || b, DEMOREDRAW; a question (ends in ?) gets a reply";
 
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
@@ -407,10 +407,10 @@ pub fn run(
     };
     let banner =
         format!("{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n{TRIGGER_WORDS}");
-    write!(
-        out,
-        "\x1b[?2004h\x1b[2J\x1b[H{resumed}{banner}\r\n\r\n{first}"
-    )?;
+    // The line of words stands where a blank line stood: three rows in
+    // all, as few as a pane `swarm launch` is still splitting may have, so
+    // that the banner never scrolls off.
+    write!(out, "\x1b[?2004h\x1b[2J\x1b[H{resumed}{banner}\r\n{first}")?;
     out.flush()?;
     let mut agent = Demo {
         banner,
@@ -605,11 +605,7 @@ impl<W: Write> Demo<'_, W> {
         if text.contains(REDRAW_WORD) {
             // Home, clear the screen (tmux keeps the old one in its
             // history), everything again.
-            write!(
-                self.out,
-                "\x1b[H\x1b[2J{}\r\n\r\n{}",
-                self.banner, self.drawn
-            )?;
+            write!(self.out, "\x1b[H\x1b[2J{}\r\n{}", self.banner, self.drawn)?;
         }
         if text.contains(ASK_WORD) {
             let q = if text.contains(ASK_NO_FIRST_WORD) {
