@@ -453,7 +453,7 @@ mod tests {
         }
         let every: Vec<&str> = cli
             .get_subcommands()
-            .filter(|c| !c.is_hide_set() || ALIASES_LISTED.contains(&c.get_name()))
+            .filter(|c| !c.is_hide_set() || HIDDEN_BUT_LISTED.contains(&c.get_name()))
             .map(|c| c.get_name())
             .collect();
         for name in &every {
@@ -472,9 +472,9 @@ mod tests {
         assert!(text.starts_with("Run several AI coding agents"), "{text}");
     }
 
-    /// Hidden commands that are listed all the same: the agent-to-agent
-    /// ones, hidden from clap's own lists under their Python names' rule.
-    const ALIASES_LISTED: [&str; 8] = [
+    /// The commands hidden from clap (the agent-to-agent ones, whose
+    /// help and man pages stay) that the families list all the same.
+    const HIDDEN_BUT_LISTED: [&str; 8] = [
         "cards",
         "tasks",
         "delegate",
