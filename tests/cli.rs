@@ -298,3 +298,46 @@ fn a_hostile_message_id_in_the_log_is_shown_not_crashed_on() {
         assert!(!String::from_utf8_lossy(&out.stderr).contains("panicked"));
     }
 }
+
+#[test]
+fn help_of_a_command_shows_its_own_options_and_points_to_the_common_ones() {
+    let project = Project::new();
+    let run = |args: &[&str]| {
+        let out = swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    for command in [&["msg"][..], &["config", "init"], &["launch"]] {
+        let text = run(&[&["help"][..], command].concat());
+        assert!(!text.contains("--tmux-socket <NAME|PATH>"), "{text}");
+        assert!(
+            text.trim_end().ends_with("`swarm help options`"),
+            "{command:?}: {text}"
+        );
+    }
+    for command in ["msg", "inbox", "agents", "lock", "broadcast", "ack"] {
+        assert!(
+            run(&["help", command]).contains("\nExamples:\n"),
+            "{command}"
+        );
+    }
+    let options = run(&["help", "options"]);
+    for option in [
+        "--root <DIR>",
+        "--tmux-socket <NAME|PATH>",
+        "--color <WHEN>",
+    ] {
+        assert!(options.contains(option), "{options}");
+    }
+    // `-h` and `--help` open with the same sentence.
+    let opening = |text: &str| {
+        let first = text.split("\n\n").next().unwrap_or_default();
+        first.split_whitespace().collect::<Vec<_>>().join(" ")
+    };
+    let short = opening(&run(&["-h"]));
+    assert!(short.len() > 40, "{short}");
+    assert!(opening(&run(&["--help"])).starts_with(&short), "{short}");
+}

@@ -631,9 +631,9 @@ fn every_error_has_one_format_and_a_hint() {
         (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
         (&["lokc", "a.py"], 2, "`lock`"),
         (&["inbx"], 2, "inbox"),
-        (&["msg", "--bogus"], 2, "`swarm msg --help`"),
+        (&["msg", "--bogus"], 2, "`swarm help msg`"),
         (&["msg"], 2, "usage: swarm msg"),
-        (&["lock", "--wait", "x", "a.py"], 2, "--help"),
+        (&["lock", "--wait", "x", "a.py"], 2, "`swarm help lock`"),
         (&["whoami"], 1, "`swarm agents`"),
     ] {
         let (status, stderr) = run(args);
@@ -813,19 +813,8 @@ fn every_help_puts_the_global_options_under_their_own_heading() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let top = help(&[]);
-    let commands: Vec<String> = top
-        .lines()
-        .skip_while(|l| !l.starts_with("Commands:"))
-        .skip(1)
-        .take_while(|l| !l.starts_with("Options:"))
-        .chain(
-            top.lines()
-                .skip_while(|l| !l.starts_with("Task coordination"))
-                .skip(1)
-                .take_while(|l| !l.is_empty()),
-        )
-        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
-        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+    let commands: Vec<String> = crate::harness::listed_commands(&top)
+        .into_iter()
         .filter(|c| c != "help")
         .collect();
     assert!(commands.len() > 30, "{commands:?}");

@@ -50,9 +50,21 @@ fn version_names_the_commit_it_was_built_from() {
 fn commands_in_help(prefix: &str, args: &[&str]) -> BTreeSet<String> {
     let help = stdout(&[args, &["--help"]].concat());
     let mut names = BTreeSet::new();
+    if args.is_empty() {
+        // swarm's own help lists its commands by family.
+        for name in crate::harness::listed_commands(&help) {
+            if name == "help" {
+                continue;
+            }
+            let page = format!("{prefix}-{name}");
+            names.extend(commands_in_help(&page, &[name.as_str()]));
+            names.insert(page);
+        }
+        return names;
+    }
     let mut in_list = false;
     for line in help.lines() {
-        if line.starts_with("Commands:") || line.starts_with("Task coordination") {
+        if line.starts_with("Commands:") {
             in_list = true;
             continue;
         }

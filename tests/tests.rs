@@ -16,10 +16,12 @@ mod crash;
 #[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;
+mod demo_agent;
 mod discovery;
 mod features;
 mod first_hour;
 mod first_use;
+mod front_door;
 mod guard;
 mod hostile_input;
 mod hostile_state;

@@ -28,7 +28,7 @@ use crate::cli::output::{Output, is_broken_pipe};
 /// returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     let args = super::text_args::as_text(args.into_iter().collect(), Cli::command);
-    let cli = match Cli::try_parse_from(args) {
+    let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
             use clap::error::ErrorKind;
@@ -40,7 +40,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
             ) {
                 let _ = e.print();
             } else {
-                let (message, hint) = super::parse_error::describe(&e);
+                let (message, hint) = super::parse_error::describe(&e, &args);
                 Output::new(Default::default()).usage_error(&message, &hint);
             }
             // clap: 0 for --help/--version, 2 for usage errors.

@@ -20,28 +20,56 @@ use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::lazy::Lazy;
 
-// clap can give subcommands only one heading, so the Python tool's
-// agent-to-agent commands (a separate, optional toolbox that never sends
-// messages or touches locks) are hidden from the list above and listed
-// here under their own heading. A test keeps these lines equal to the
-// commands' own descriptions.
-const AFTER_HELP: &str = "\
-Task coordination (the Python tool's agent-to-agent commands):
-  cards             Agent cards: each agent's skills, tools and availability
-  tasks             Tasks with a status workflow and a history
-  delegate          Give a task to the active agent whose card fits it best
-  find-agent        Find agents by skill, or the best agent for an objective
-  context           Shared contexts and the decisions taken in them
-  memory            Show or clear an agent's memory
-  learning          Show an agent's learning stats
-  resolve-conflict  Advise who should have a locked path (changes no lock)
+// `swarm --help`: the commands by family, the first session's first, each
+// family's main commands with their description and the rest by name, in
+// under 50 lines. clap gives subcommands only one heading, so the list is
+// written here; a test keeps each description equal to the command's own
+// and every command listed once.
+const ROOT_HELP: &str = "\
+{about-with-newline}
+{usage-heading} {usage}
 
-Exit codes: 0 ok, 1 error, 2 usage, 3 lock held by another agent, 4 agent, pane,
-task or other record not found, 5 tmux unavailable, 6 rate limited, 7 message
-not delivered, 8 shared store unavailable.
+Start and stop:
+  init       Set up this project: config file, hooks, .gitignore (each asked first), next steps
+  launch     Open a tmux session with N agent panes
+  agents     List the registered agents and what each pane shows now (idle, busy, ...)
+  down       Stop a session opened by `swarm launch` and release its agents' locks
+  resume, sessions, discover, whoami
 
-Every command of the Python Claude Swarm CLI also works under its old name
-(discover-agents, list-agents, acquire-file-lock, ...).";
+Talk:
+  msg        Send a message to one agent
+  inbox      Show the messages sent to an agent, or to you outside tmux
+  broadcast  Send a message to every other active agent
+  ack, acks, thread, search, subscribe, unsubscribe, topics, onboard, redeliver
+
+Locks:
+  lock       Lock files, directories or glob patterns for this agent (all or none)
+  unlock, who, locks, guard
+
+See and answer, with limits:
+  monitor    Live view of agents, locks, pending ACKs and messages
+  answer     Answer the dialog open in an agent's pane (yes, no, a number)
+  peek, feed, dashboard, usage, budget
+
+Worktrees, with review and the merge queue:
+  changes    Show what each agent's worktree branch holds, and files two agents both changed
+  merge
+
+Tasks (the Python tool's agent-to-agent commands):
+  tasks      Tasks with a status workflow and a history
+  cards, delegate, find-agent, context, memory, learning, resolve-conflict, coord
+
+Set up and check, with the watcher:
+  doctor     Check tmux, the project root, the config and the state files
+  watcher    The project's watcher on this host: status, start, stop, restart, run
+  config, hooks, mcp, store, watch, completions, reload, version, help
+
+`swarm help COMMAND` shows a command's options and examples; `swarm help options` the
+options every command takes (--root, --tmux-socket, --color; -h, --help, -V, --version).
+Exit codes (`swarm help exit-codes`): 0 ok, 1 error, 2 usage, 3 lock held by another
+agent, 4 not found, 5 tmux unavailable, 6 rate limited, 7 message not delivered,
+8 shared store unavailable. The Python tool's command names work too (`swarm help aliases`).
+";
 
 /// Run several AI coding agents side by side in tmux on one project.
 #[derive(Debug, Parser)]
@@ -49,10 +77,14 @@ Every command of the Python Claude Swarm CLI also works under its old name
     name = "swarm",
     version = build_info::VERSION,
     about,
-    long_about = "Run several AI coding agents side by side in tmux on one project: \
-                  swarm finds the agent panes, gives each a stable id, and lets them \
-                  message each other and lock files.",
-    after_help = AFTER_HELP,
+    // Opens with `about` (the package description, what `-h` shows), so
+    // that `-h` and `--help` begin alike.
+    long_about = concat!(
+        env!("CARGO_PKG_DESCRIPTION"),
+        ". swarm finds the agent panes, gives each a stable id, and lets them \
+         message each other and lock files."
+    ),
+    help_template = ROOT_HELP,
     arg_required_else_help = true,
     disable_help_subcommand = true,
     max_term_width = 100
@@ -394,8 +426,62 @@ mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    /// The names of the commands listed under "Task coordination".
-    const A2A: [&str; 8] = [
+    /// The command names of the families in `ROOT_HELP`, in order, and
+    /// whether each is shown with its description.
+    fn listed() -> Vec<(String, bool)> {
+        ROOT_HELP
+            .lines()
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .flat_map(|l| {
+                let l = l.trim();
+                match l.split_once("  ") {
+                    Some((name, _)) => vec![(name.to_owned(), true)],
+                    None => l.split(", ").map(|n| (n.to_owned(), false)).collect(),
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_families_list_every_command_once_with_its_own_description() {
+        let cli = Cli::command();
+        let listed = listed();
+        let mut names: Vec<&str> = listed.iter().map(|(n, _)| n.as_str()).collect();
+        for (name, described) in &listed {
+            let cmd = cli
+                .find_subcommand(name)
+                .unwrap_or_else(|| panic!("{name}"));
+            assert_eq!(cmd.get_name(), name, "{name} is an alias");
+            if *described {
+                let about = cmd.get_about().expect("about").to_string();
+                let line = format!("  {name:<9}  {about}\n");
+                assert!(ROOT_HELP.contains(&line), "{line:?}");
+            }
+        }
+        let every: Vec<&str> = cli
+            .get_subcommands()
+            .filter(|c| !c.is_hide_set() || HIDDEN_BUT_LISTED.contains(&c.get_name()))
+            .map(|c| c.get_name())
+            .collect();
+        for name in &every {
+            assert!(names.contains(name), "{name} is not listed");
+        }
+        names.sort_unstable();
+        let count = names.len();
+        names.dedup();
+        assert_eq!(names.len(), count, "a command is listed twice");
+    }
+
+    #[test]
+    fn swarm_help_fits_in_50_lines() {
+        let text = Cli::command().render_long_help().to_string();
+        assert!(text.lines().count() <= 50, "{text}");
+        assert!(text.starts_with("Run several AI coding agents"), "{text}");
+    }
+
+    /// The commands hidden from clap (the agent-to-agent ones, whose
+    /// help and man pages stay) that the families list all the same.
+    const HIDDEN_BUT_LISTED: [&str; 8] = [
         "cards",
         "tasks",
         "delegate",
@@ -405,18 +491,4 @@ mod tests {
         "learning",
         "resolve-conflict",
     ];
-
-    #[test]
-    fn the_task_coordination_section_matches_the_commands() {
-        let cli = Cli::command();
-        for name in A2A {
-            let cmd = cli.find_subcommand(name).expect(name);
-            assert!(cmd.is_hide_set(), "{name} is listed in the section instead");
-            let about = cmd.get_about().expect("about").to_string();
-            let line = format!("  {name:<16}  {about}\n");
-            assert!(AFTER_HELP.contains(&line), "{line:?}");
-        }
-        let section = AFTER_HELP.split("\n\n").next().expect("section");
-        assert_eq!(section.lines().count(), A2A.len() + 1);
-    }
 }

@@ -1,6 +1,7 @@
-//! `swarm help [COMMAND... | aliases | exit-codes]`: the help of swarm or
-//! of a command, the Python tool's command names and what they map to, or
-//! the exit-code table.
+//! `swarm help [COMMAND... | options | aliases | exit-codes]`: the help of
+//! swarm or of a command (its own options, the options every command takes
+//! left to `swarm help options`), the Python tool's command names and what
+//! they map to, or the exit-code table.
 
 use std::path::{Path, PathBuf};
 
@@ -19,7 +20,8 @@ use crate::cli::output::Output;
                         then `man swarm-msg`."
 )]
 pub(super) struct HelpArgs {
-    /// A command (`lock`, `config init`), `aliases` or `exit-codes`
+    /// A command (`lock`, `config init`), `options` (those every command
+    /// takes), `aliases` or `exit-codes`
     #[arg(value_name = "TOPIC", conflicts_with = "man")]
     topic: Vec<String>,
 
@@ -110,6 +112,7 @@ pub(super) fn run(out: &Output, args: &HelpArgs, swarm: fn() -> Command) -> Resu
     let text = match words.as_slice() {
         ["aliases"] => aliases(),
         ["exit-codes"] => exit_codes(),
+        ["options"] => global_options(swarm()),
         path => {
             let mut cmd = swarm();
             // Building fills in each subcommand's full name for its usage
@@ -124,11 +127,51 @@ pub(super) fn run(out: &Output, args: &HelpArgs, swarm: fn() -> Command) -> Resu
                     ))
                 })?;
             }
-            current.render_long_help().to_string()
+            if path.is_empty() {
+                current.render_long_help().to_string()
+            } else {
+                let own = without_global_options(current.clone()).render_long_help();
+                format!("{own}\n{GLOBAL_POINTER}\n")
+            }
         }
     };
     out.print(&text)?;
     Ok(ExitCode::Success)
+}
+
+/// The line under a command's own help that stands for the options every
+/// command takes.
+const GLOBAL_POINTER: &str =
+    "Options every command takes (--root, --tmux-socket, --color): `swarm help options`";
+
+/// `cmd` (built) with the options every command takes hidden: `swarm help
+/// X` shows X's own, and points to `swarm help options` for the rest.
+fn without_global_options(cmd: Command) -> Command {
+    let global: Vec<String> = cmd
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .map(|a| a.get_id().to_string())
+        .collect();
+    global
+        .iter()
+        .fold(cmd, |cmd, id| cmd.mut_arg(id, |a| a.hide(true)))
+}
+
+/// The options every command takes, under their heading.
+fn global_options(mut swarm: Command) -> String {
+    swarm.build();
+    let global: Vec<clap::Arg> = swarm
+        .get_arguments()
+        .filter(|a| a.is_global_set())
+        .cloned()
+        .collect();
+    let mut page = Command::new("swarm")
+        .about("Options every command takes, before or after the command name.")
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .help_template("{about-with-newline}\n{all-args}")
+        .args(global);
+    page.render_long_help().to_string()
 }
 
 /// Writes `swarm.1` and `swarm-<command>[-<sub>].1` for every command of
@@ -179,7 +222,7 @@ fn aliases() -> String {
         "The Python tool's command names run the swarm command on the right, with their\n\
          original arguments and flags. Names that differ from swarm's are hidden from\n\
          `swarm --help`; the agent-to-agent commands keep their names and are listed\n\
-         there under \"Task coordination\".\n\n",
+         there under \"Tasks\".\n\n",
     );
     for (python, ours) in ALIASES {
         s.push_str(&format!("  {python:<width$}  {ours}\n"));

@@ -2,13 +2,16 @@
 //! `swarm: error: ...` and a `hint:` saying what to do (a similar command
 //! for a misspelt one, the usage line, where the help is).
 
+use std::ffi::OsString;
+
 use clap::CommandFactory;
 use clap::error::{ContextKind, ContextValue, ErrorKind};
 
 use crate::cli::args::Cli;
 
-/// The message and hint of a parse error (not for `--help`/`--version`).
-pub(super) fn describe(e: &clap::Error) -> (String, String) {
+/// The message and hint of a parse error (not for `--help`/`--version`);
+/// `args` is the command line that failed (the program name first).
+pub(super) fn describe(e: &clap::Error, args: &[OsString]) -> (String, String) {
     let text = e.render().to_string();
     let mut lines = text.lines();
     let mut message = lines
@@ -17,18 +20,16 @@ pub(super) fn describe(e: &clap::Error) -> (String, String) {
         .trim_start_matches("error: ")
         .to_owned();
     let mut hints: Vec<String> = Vec::new();
-    let mut help = "`swarm --help`".to_owned();
+    // clap gives a usage line, which names the command, with most errors;
+    // for the others, the command is read from the words typed.
+    let mut help = help_of_typed(args);
     for line in lines {
         let line = line.trim();
         if let Some(tip) = line.strip_prefix("tip: ") {
             // clap quotes names with '', swarm's hints with backticks.
             hints.push(tip.replace('\'', "`"));
         } else if let Some(usage) = line.strip_prefix("Usage: ") {
-            let command: Vec<&str> = usage
-                .split_whitespace()
-                .take_while(|w| !w.starts_with(['[', '<']))
-                .collect();
-            help = format!("`{} --help`", command.join(" "));
+            help = help_command(usage);
             hints.push(format!("usage: {usage}"));
         } else if let Some(values) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             // `[possible values: a, b, c]`
@@ -48,6 +49,45 @@ pub(super) fn describe(e: &clap::Error) -> (String, String) {
     }
     hints.push(format!("{help} explains every option"));
     (message, hints.join("; "))
+}
+
+/// The help command for the command of a usage line: `swarm help msg`
+/// for `swarm msg --ack-timeout <SECONDS> <TO> ...` (the words up to the
+/// first option or argument), `swarm --help` for swarm's own.
+fn help_command(usage: &str) -> String {
+    let path: Vec<&str> = usage
+        .split_whitespace()
+        .skip(1)
+        .take_while(|w| !w.starts_with(['-', '[', '<']))
+        .collect();
+    if path.is_empty() {
+        "`swarm --help`".to_owned()
+    } else {
+        format!("`swarm help {}`", path.join(" "))
+    }
+}
+
+/// The help command for the command named by the words of `args`
+/// (`swarm launch 20` -> `swarm help launch`), `swarm --help` when they
+/// name none.
+fn help_of_typed(args: &[OsString]) -> String {
+    let mut current = Cli::command();
+    // Building defines the subcommands' own subcommands (`config init`),
+    // which `Lazy` defers.
+    current.build();
+    let mut path: Vec<String> = Vec::new();
+    for word in args.iter().skip(1).filter_map(|a| a.to_str()) {
+        let Some(sub) = current.find_subcommand(word).cloned() else {
+            continue;
+        };
+        path.push(sub.get_name().to_owned());
+        current = sub;
+    }
+    if path.is_empty() {
+        "`swarm --help`".to_owned()
+    } else {
+        format!("`swarm help {}`", path.join(" "))
+    }
 }
 
 /// The command name (or alias) closest to `typed`: one letter wrong,
@@ -95,6 +135,33 @@ fn distance(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_command_names_the_command_not_its_options() {
+        assert_eq!(
+            help_command("swarm msg --ack-timeout <SECONDS> <TO> <TYPE>"),
+            "`swarm help msg`"
+        );
+        assert_eq!(
+            help_command("swarm config init [OPTIONS]"),
+            "`swarm help config init`"
+        );
+        assert_eq!(help_command("swarm [OPTIONS] <COMMAND>"), "`swarm --help`");
+    }
+
+    #[test]
+    fn the_typed_words_name_the_command() {
+        let args = |words: &[&str]| -> Vec<OsString> { words.iter().map(OsString::from).collect() };
+        assert_eq!(
+            help_of_typed(&args(&["swarm", "launch", "20"])),
+            "`swarm help launch`"
+        );
+        assert_eq!(
+            help_of_typed(&args(&["swarm", "config", "init", "-o"])),
+            "`swarm help config init`"
+        );
+        assert_eq!(help_of_typed(&args(&["swarm", "nosuch"])), "`swarm --help`");
+    }
 
     #[test]
     fn swaps_and_slips_find_their_command() {

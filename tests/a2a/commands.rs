@@ -413,9 +413,15 @@ fn help_lists_them_under_their_own_heading_and_as_python_names() {
     let project = Project::new();
     let help = ok(&project, &["--help"]);
     let section = help
-        .split("Task coordination")
+        .split("\nTasks (the Python tool's agent-to-agent commands):\n")
         .nth(1)
-        .expect("a Task coordination section");
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("a Tasks section");
+    // One `\n  NAME ` per command listed there.
+    let section: String = crate::harness::listed_commands(section)
+        .iter()
+        .map(|name| format!("\n  {name} "))
+        .collect();
     for name in [
         "cards",
         "tasks",

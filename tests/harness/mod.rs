@@ -436,3 +436,18 @@ pub fn redacted(f: impl FnOnce()) {
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(f);
 }
+
+/// The command names `swarm --help` lists under its families: the first
+/// word of a described line (`  msg        Send a message ...`), every name
+/// of a line of names (`  ack, acks, thread`).
+pub fn listed_commands(help: &str) -> Vec<String> {
+    help.lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .map(str::trim)
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_lowercase()))
+        .flat_map(|l| match l.split_once("  ") {
+            Some((name, _)) => vec![name.to_owned()],
+            None => l.split(", ").map(str::to_owned).collect(),
+        })
+        .collect()
+}

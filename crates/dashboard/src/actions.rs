@@ -91,7 +91,7 @@ fn refused(status: StatusCode, why: impl std::fmt::Display) -> Outcome {
 /// The status an operation's failure is answered with.
 fn failure(e: &Error) -> Outcome {
     let status = match e {
-        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) => {
+        Error::Invalid(_) | Error::Usage(_) | Error::NoRecipients(_) | Error::NoSubscribers(_) => {
             StatusCode::UNPROCESSABLE_ENTITY
         }
         Error::UnknownAgent { .. } | Error::UnknownMessage(_) => StatusCode::NOT_FOUND,
@@ -241,6 +241,7 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
         // What the pane shows does not allow it: no dialog, another one,
         // no such option, a pane on another host.
         Err(Error::Invalid(why)) => refused(StatusCode::CONFLICT, why),
+        Err(Error::Refused { message, .. }) => refused(StatusCode::CONFLICT, message),
         Err(e) => failure(&e),
     }
 }

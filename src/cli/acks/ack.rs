@@ -1,10 +1,12 @@
 //! `swarm ack ID` (alias `acknowledge-message`): answer a message that
 //! asked for an acknowledgement. The sender gets an `ACK` message naming
-//! the acknowledged id.
+//! the acknowledged id. From the terminal (no agent's pane), a message
+//! with one recipient is acknowledged for that recipient.
 
 use clap::Args;
 
 use swarm_core::acks::AckResult;
+use swarm_core::agents::identity;
 use swarm_core::error::{Error, Result};
 use swarm_core::messaging::{self, Acknowledgement};
 use swarm_core::support::exit_code::ExitCode;
@@ -14,11 +16,16 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm ack`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm ack 9c2c68bd                  in the recipient's pane, or at the terminal for its one recipient
+  swarm ack 9c2c68bd --note \"on it\"   with a short answer")]
 pub(crate) struct AckArgs {
     /// The message id, or a unique prefix of it (8 characters are enough)
     #[arg(value_name = "ID")]
     id: String,
-    /// Who acknowledges [default: this pane's agent]; must be the recipient
+    /// Who acknowledges [default: this pane's agent; outside tmux, the
+    /// message's recipient when it has only one]; must be the recipient
     #[arg(long, alias = "agent-id", value_name = "ID")]
     agent: Option<String>,
     /// Allow --agent to name another agent than this pane's own (recorded)
@@ -38,7 +45,18 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
             args.id
         )));
     }
-    let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    // At the terminal, with no pane to say who acknowledges, the
+    // message's only recipient does (the person answers for it).
+    let sole = match &args.agent {
+        None if identity::current_pane()?.is_none() => sole_recipient(ctx, &prefix)?,
+        _ => None,
+    };
+    let actor = actor::resolve(
+        ctx,
+        args.agent.as_deref().or(sole.as_deref()),
+        args.as_other,
+        "--agent",
+    )?;
     let registry = ctx.registry_or_empty()?;
     let messenger = ctx.messenger()?;
     let (done, warnings) = messaging::acknowledge(
@@ -85,6 +103,22 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         ))),
         Acknowledgement::Refused(AckResult::NotPending) => not_pending(ctx, &prefix, &actor.id),
     }
+}
+
+/// The one recipient of the one message whose id begins with `prefix`;
+/// `None` when no message or several match, or it had several recipients.
+fn sole_recipient(ctx: &Context, prefix: &str) -> Result<Option<String>> {
+    let views = ctx.backend()?.log.read_all()?.messages();
+    let mut matching = views
+        .iter()
+        .filter(|v| v.message.msg_id.starts_with(prefix) && v.message.requires_ack);
+    Ok(match (matching.next(), matching.next()) {
+        (Some(v), None) => match v.message.recipients.as_slice() {
+            [one] => Some(one.to_string()),
+            _ => None,
+        },
+        _ => None,
+    })
 }
 
 /// Nothing pending matches: say whether it was already answered (harmless,

@@ -1,4 +1,5 @@
-//! `swarm demo-agent` (hidden): the stand-in agent.
+//! `swarm demo-agent` (hidden): the stand-in agent. Started by `swarm
+//! launch`, it knows its agent id and replies to questions with `swarm msg`.
 
 use std::path::PathBuf;
 
@@ -75,13 +76,21 @@ fn agent_label() -> Option<String> {
 /// Runs the demo agent on this terminal until it is told to quit.
 pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
     std::thread::sleep(Duration::from_millis(args.slow_start));
+    let label = args.name_from_label.then(agent_label).flatten();
     let name = args
         .name
         .clone()
-        .or_else(|| args.name_from_label.then(agent_label).flatten())
+        .or_else(|| label.clone())
         .or_else(|| std::env::var("TMUX_PANE").ok())
         .unwrap_or_else(|| "demo".into());
     let name = swarm_core::support::sanitize::one_line(&name);
+    // An agent that knows its id (`swarm launch` labelled its pane) answers
+    // questions with this very program.
+    let program = std::env::current_exe().ok();
+    let replier = match (&label, &program) {
+        (Some(agent), Some(program)) => Some(demo_agent::Replier { program, agent }),
+        _ => None,
+    };
     let conversation = match (&args.conversations, &args.session_id, &args.resume) {
         (Some(dir), Some(id), _) => Some(demo_agent::Conversation {
             dir,
@@ -101,6 +110,7 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         args.drop_enters,
         conversation.as_ref(),
         args.ask_trust,
+        replier.as_ref(),
     )
     .map_err(|source| Error::Io {
         what: "run the demo agent (it needs a terminal)".into(),

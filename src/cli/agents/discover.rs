@@ -9,7 +9,7 @@ use swarm_core::agents::discovery::{self, Discovery};
 use swarm_core::agents::registry::{AgentStatus, Registry};
 use swarm_core::error::{Error, Result};
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sys;
+use swarm_core::support::{sanitize, sys, time};
 
 use crate::cli::context::Context;
 use crate::cli::output::Output;
@@ -128,7 +128,7 @@ fn saved_to(ctx: &Context) -> Result<String> {
 fn render(out: &Output, registry: &Registry, single: bool, saved_to: &str) -> String {
     let mut s = format!(
         "=== Agent Discovery [{}] ===\nSession: {}\nTotal agents: {}\n\n",
-        registry.updated_at,
+        sanitize::one_line(&time::iso_for_people(&registry.updated_at, time::now())),
         registry.session_name,
         registry.agents.len()
     );

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use swarm_core::agents::agent_matcher::DEMO_AGENT;
+use swarm_core::agents::demo_agent;
 use swarm_core::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
 use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::Registry;
@@ -37,11 +38,33 @@ pub(crate) enum AgentKind {
     Demo,
 }
 
+/// The number of agents of `swarm launch`: 1 to `MAX_AGENTS`, the
+/// refusal saying the limit in words (clap's own says `1..=16`).
+fn agent_count(raw: &str) -> std::result::Result<u8, String> {
+    let limit = format!(
+        "at most {MAX_AGENTS} agents per session (more panes get too small to use); \
+         launch another session with --session NAME for more"
+    );
+    match raw.trim().parse::<u64>() {
+        Ok(0) => Err("give at least 1 agent".into()),
+        Ok(n) if n <= u64::from(MAX_AGENTS) => u8::try_from(n).map_err(|_| limit),
+        Ok(_) => Err(limit),
+        Err(_) => Err(format!("a number of agents, 1 to {MAX_AGENTS}")),
+    }
+}
+
 /// Arguments of `swarm launch`.
 #[derive(Debug, Args)]
+#[command(after_help = format!("\
+Examples:
+  swarm launch 2 --agent demo --session demo --no-attach   try swarm with nothing installed
+  swarm launch 4 --agent claude --worktrees                each agent in a worktree of its own
+
+The demo agent (--agent demo) shows each message it receives and acts on a few
+words in it. {}", demo_agent::TRIGGER_WORDS))]
 pub(crate) struct LaunchArgs {
     /// How many agent panes to open (1-16)
-    #[arg(value_parser = clap::value_parser!(u8).range(1..=i64::from(MAX_AGENTS)))]
+    #[arg(value_parser = agent_count)]
     count: u8,
     /// Agent CLI to run in every pane [default: claude]
     #[arg(long, value_enum, conflicts_with = "cmd")]

@@ -1,5 +1,6 @@
 //! `swarm agents` (alias `list-agents`): the registry, with what each
-//! agent's pane shows right now (two tmux calls for all agents).
+//! agent's pane shows right now (two tmux calls for all agents), and which
+//! tmux server was asked when none of their panes is on it.
 
 use clap::Args;
 
@@ -14,6 +15,10 @@ use crate::cli::context::Context;
 
 /// Arguments of `swarm agents`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm agents                   the active agents and what each pane shows now
+  swarm agents --all --json      every registered agent, as JSON")]
 pub(crate) struct AgentsArgs {
     /// Print the agents as a JSON array (the registry's agent objects, plus
     /// `state`, `profile` and `deliverable`)
@@ -100,5 +105,25 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         ));
     }
     ctx.out.print(&s)?;
+    if states.iter().all(|st| st.state == "gone") {
+        ctx.out.warn(&format!(
+            "none of the {} agents has a pane on the tmux server swarm asked ({}): they run \
+             on another tmux server, or stopped. Name their server with --tmux-socket (or \
+             SWARM_TMUX_SOCKET); `swarm discover` drops the agents that stopped",
+            agents.len(),
+            socket_asked(ctx)
+        ));
+    }
     Ok(ExitCode::Success)
+}
+
+/// The socket of the tmux server this command talks to: its path as the
+/// server reports it, else how it was chosen (when no server listens).
+fn socket_asked(ctx: &Context) -> String {
+    match ctx.tmux.server_info() {
+        Ok(info) if !info.socket_path.is_empty() => {
+            format!("socket {}", sanitize::one_line(&info.socket_path))
+        }
+        _ => format!("{}, where no server runs", ctx.tmux.server()),
+    }
 }

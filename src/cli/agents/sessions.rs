@@ -8,7 +8,7 @@ use swarm_core::agents::sessions::record::{Liveness, RecordedState, SessionRecor
 use swarm_core::agents::sessions::resume::{live_panes, liveness};
 use swarm_core::error::{Error, Result};
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sanitize;
+use swarm_core::support::{sanitize, time};
 
 use crate::cli::context::Context;
 
@@ -127,6 +127,7 @@ pub(crate) fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode> {
             .print("No recorded sessions: `swarm launch` records each session it starts.\n")?;
         return Ok(ExitCode::Success);
     }
+    let now = time::now();
     let mut s = String::new();
     for r in &records {
         let (state, _) = liveness(r, &live);
@@ -138,10 +139,13 @@ pub(crate) fn run(ctx: &Context, args: &SessionsArgs) -> Result<ExitCode> {
             r.agents.len(),
             if r.agents.len() == 1 { "" } else { "s" },
             sanitize::one_line(&r.layout),
-            sanitize::one_line(&r.launched_at),
+            sanitize::one_line(&time::iso_for_people(&r.launched_at, now)),
             match (&r.state, &r.stopped_at) {
                 (RecordedState::Stopped, Some(at)) => {
-                    format!(", stopped by `swarm down` {}", sanitize::one_line(at))
+                    format!(
+                        ", stopped by `swarm down` {}",
+                        sanitize::one_line(&time::iso_for_people(at, now))
+                    )
                 }
                 _ => String::new(),
             }

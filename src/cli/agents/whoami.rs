@@ -7,7 +7,7 @@ use swarm_core::agents::identity::{self, Source};
 use swarm_core::agents::registry::AgentRecord;
 use swarm_core::error::{Error, Result};
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sanitize;
+use swarm_core::support::{sanitize, time};
 
 use crate::cli::context::Context;
 
@@ -77,10 +77,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
                     "  Session: {}\n",
                     sanitize::one_line(&r.session_name)
                 ));
-                s.push_str(&format!(
-                    "  Last Seen: {}\n",
-                    sanitize::one_line(&r.last_seen)
-                ));
+                s.push_str(&format!("  Last Seen: {}\n", last_seen(&r.last_seen)));
             } else {
                 s.push_str(&format!("  Pane: {}\n", me.pane));
                 s.push_str("  Status: labelled, not in the registry (run `swarm discover`)\n");
@@ -114,4 +111,14 @@ pub(crate) fn run(ctx: &Context, args: &WhoamiArgs) -> Result<ExitCode> {
     }
     ctx.out.print(&s)?;
     Ok(ExitCode::Success)
+}
+
+/// `12:42:48 (3 min ago)`: when the registry last saw the agent, for
+/// people (the stored text as it is when it is no time).
+fn last_seen(stored: &str) -> String {
+    let now = time::now();
+    match time::parse_iso(stored) {
+        Some(t) => format!("{} ({})", time::for_people(t, now), time::ago(t, now)),
+        None => sanitize::one_line(stored),
+    }
 }

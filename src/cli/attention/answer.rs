@@ -1,6 +1,7 @@
 //! `swarm answer AGENT OPTION`: picks an option of the dialog open in an
-//! agent's pane (a number, or `yes` / `no` as the dialog's labels say),
-//! or cancels it with `--escape`; types nothing when no dialog is open.
+//! agent's pane (a number, `yes` / `no` as the dialog's labels say, or the
+//! first word of a label), or cancels it with `--escape`; types nothing
+//! when no dialog is open or no option matches, and says what there is.
 
 use clap::Args;
 use serde::Serialize;
@@ -21,6 +22,7 @@ Examples:
   swarm answer agent-1 yes        pick the option that says yes (Yes, Allow once, ...)
   swarm answer agent-1 no         pick the option that says no
   swarm answer agent-1 2          pick option 2
+  swarm answer agent-1 allow      pick the option whose label begins with `Allow`
   swarm answer agent-1 --escape   cancel the dialog
 
 `yes` and `no` are read from the option labels on screen, never from which
@@ -30,7 +32,7 @@ pub(crate) struct AnswerArgs {
     /// The agent whose dialog to answer
     #[arg(value_name = "AGENT")]
     agent: String,
-    /// The option: its number, `yes` or `no`
+    /// The option: its number, `yes`, `no`, or the first word of its label
     #[arg(value_name = "OPTION", required_unless_present = "escape")]
     option: Option<String>,
     /// Cancel the dialog (Escape) instead of picking an option
@@ -59,10 +61,9 @@ pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
         Answer::Escape
     } else {
         let raw = args.option.as_deref().unwrap_or_default();
-        Answer::Pick(Choice::parse(raw).ok_or_else(|| Error::Refused {
-            message: format!("{raw:?} is not an option"),
-            hint: "give the option's number, `yes` or `no`, or cancel with --escape".into(),
-        })?)
+        // Any other word is looked for among the labels on screen; the
+        // refusal lists the options when none has it.
+        Choice::parse(raw).map_or_else(|| Answer::Label(raw.to_owned()), Answer::Pick)
     };
     let by = actor::detect(ctx)?.unwrap_or_else(|| {
         ctx.config()

@@ -23,6 +23,10 @@ use crate::cli::locks::lock_view::{LockJson, as_typed, joined, lease_end, shown}
 
 /// Arguments of `swarm lock`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm lock src/db/ -r \"schema change\"      everything below src/db/, for this pane's agent
+  swarm lock 'src/*.py' --agent agent-0      a glob, for agent-0 (from outside its pane)")]
 pub(crate) struct LockArgs {
     /// Files, directories (`src/auth/`: everything below it) or glob
     /// patterns (`'src/*.py'`; `*` also matches `/`) to lock

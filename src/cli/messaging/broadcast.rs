@@ -16,6 +16,10 @@ use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm broadcast INFO \"schema v2 merged\"              every other active agent
+  swarm broadcast --topic deploys INFO \"v2 is out\"     the agents that follow deploys")]
 pub(crate) struct BroadcastArgs {
     /// Message type: QUESTION, BLOCKED, INFO, COMPLETED, REVIEW-REQUEST, ...
     #[arg(value_name = "TYPE")]

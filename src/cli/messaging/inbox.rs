@@ -1,7 +1,8 @@
 //! `swarm inbox` (alias `check-messages`): the messages addressed to an
 //! agent. `--new` shows the oldest unread ones and marks exactly those as
-//! read; `--hook` is the compact form for Claude Code's prompt hook;
-//! `--all-history` (with `--search`) looks through every kept segment.
+//! read; nothing else marks a message read, whatever `--limit`. `--hook`
+//! is the compact form for Claude Code's prompt hook; `--all-history`
+//! (with `--search`) looks through every kept segment.
 
 use clap::Args;
 
@@ -15,12 +16,17 @@ use swarm_core::log::record::{MessageView, Status};
 use swarm_core::messaging::conversation::{self, SearchRequest};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
+use swarm_core::support::time;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
 
 /// Arguments of `swarm inbox`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm inbox                    your recent messages (outside tmux, the operator's)
+  swarm inbox --new              the unread ones, oldest first, marked read once shown")]
 pub(crate) struct InboxArgs {
     /// Whose inbox [default: this pane's agent; outside tmux, the operator
     /// `messaging.operator`, "operator", as for `swarm msg`]
@@ -127,7 +133,6 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
     } else {
         ctx.out.print(&render(&agent, &view, args, has_pane))?;
     }
-    mark_read(ctx, &agent, &view)?;
     Ok(ExitCode::Success)
 }
 
@@ -183,7 +188,10 @@ fn read(ctx: &Context, agent: &str, args: &InboxArgs) -> Result<(InboxView, Vec<
     } else {
         (Selection::Recent, Some(args.limit.unwrap_or(10) as usize))
     };
-    let view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
+    let mut view = log.inbox(agent, cursor.as_ref(), &selection, limit)?;
+    // Only `--new` marks messages read: a look at the recent ones, however
+    // many `--limit` shows, leaves them unread for `--new` and the hook.
+    view.new_cursor = None;
     Ok((view, note.into_iter().collect()))
 }
 
@@ -230,15 +238,6 @@ fn searched(
     Ok((view, notes))
 }
 
-fn mark_read(ctx: &Context, agent: &str, view: &InboxView) -> Result<()> {
-    if let Some(cursor) = &view.new_cursor {
-        ctx.backend()?
-            .log
-            .advance(agent, cursor, view.from_cursor.as_ref())?;
-    }
-    Ok(())
-}
-
 fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
     let agent = agent(ctx, args)?;
     let (view, _) = read(
@@ -278,7 +277,6 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
         ));
     }
     s.push_str("Reply with: swarm msg <agent-id> <TYPE> --reply-to <id> \"...\"\n");
-    mark_read(ctx, &agent, &view)?;
     Ok(s)
 }
 
@@ -341,6 +339,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
             format!("No messages for {agent}\n")
         };
     }
+    let now = time::now();
     let mut s = format!(
         "=== Messages for {agent} ({} {}) ===\n\n",
         view.shown.len(),
@@ -357,7 +356,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         s.push_str(&format!(
             "[{}] From: {} ({})\n",
             // A line edited by hand may carry anything in these two.
-            one_line(&v.timestamp),
+            one_line(&time::iso_for_people(&v.timestamp, now)),
             m.sender,
             one_line(m.msg_type.as_str())
         ));

@@ -16,6 +16,10 @@ use crate::cli::messaging::sent_json::SentJson;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  swarm msg agent-1 QUESTION \"which schema?\"           ask; the reply lands in `swarm inbox`
+  swarm msg agent-1 INFO done --reply-to 9c2c68bd       answer a message, in its thread")]
 pub(crate) struct MsgArgs {
     /// Recipient agent id
     #[arg(value_name = "AGENT")]

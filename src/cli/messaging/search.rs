@@ -91,6 +91,9 @@ pub(crate) fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
     );
     for m in &found {
         s.push_str(&describe(m));
+        if let Some(r) = m.relevance {
+            s.push_str(&format!(", relevance {r}%"));
+        }
         s.push('\n');
         let text: String = one_line(&m.content).chars().take(200).collect();
         s.push_str(&format!("  {text}\n\n"));

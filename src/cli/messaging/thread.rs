@@ -10,6 +10,7 @@ use swarm_core::log::index::IndexedMessage;
 use swarm_core::messaging::conversation;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
+use swarm_core::support::time;
 
 use crate::cli::context::Context;
 
@@ -73,7 +74,7 @@ pub(crate) fn run(ctx: &Context, args: &ThreadArgs) -> Result<ExitCode> {
 pub(crate) fn describe(m: &IndexedMessage) -> String {
     let mut s = format!(
         "[{}] {} -> {} ({}) #{}",
-        one_line(&m.timestamp),
+        one_line(&time::iso_for_people(&m.timestamp, time::now())),
         m.sender,
         m.recipients.join(", "),
         one_line(&m.msg_type),

@@ -8,11 +8,14 @@
 //! input meanwhile is queued), and a yes/no question (a prompt holding
 //! `DEMOASK`) that Enter answers. It prints given lines as its reply (a
 //! prompt holding `DEMOPRINT`) and redraws its whole screen (`DEMOREDRAW`),
-//! for print-to-send.
+//! for print-to-send. Its screen lists these words under its banner. Told
+//! its agent id (`Replier`), it answers a message swarm typed in that asks
+//! a question by sending the sender a reply with `swarm msg`.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -248,6 +251,11 @@ pub(crate) const PRINT_WORD: &str = "DEMOPRINT";
 /// A prompt holding this word makes the agent clear its screen and draw
 /// its transcript again, as a full-screen agent redraws.
 pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
+/// The words that make the demo agent do something, in one short line: it
+/// shows it under its banner, and `swarm help launch` prints it.
+pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy 5 s), \
+     DEMOPRINT a || b, DEMOREDRAW; a question (ends in ?) gets a reply";
+
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
 /// The question asked at start with `ask_trust`, as the real agents ask
@@ -336,18 +344,31 @@ impl Conversation<'_> {
     }
 }
 
+/// How the demo agent answers questions: the `swarm` program to run and
+/// the agent id it sends as.
+#[derive(Clone, Debug)]
+pub struct Replier<'a> {
+    /// The `swarm` executable (`std::env::current_exe()` of `swarm
+    /// demo-agent`).
+    pub program: &'a Path,
+    /// The demo agent's own agent id (`--from`).
+    pub agent: &'a str,
+}
+
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
 /// readers never see half a line); with `conversation`, also to the
 /// conversation's file. With `ask_trust` it first asks whether to trust
-/// the directory (see `TRUST_QUESTION`), answered like any question.
+/// the directory (see `TRUST_QUESTION`), answered like any question. With
+/// `replier` it answers each question swarm types in (see `question_in`).
 pub fn run(
     record: Option<&Path>,
     name: &str,
     drop_enters: u32,
     conversation: Option<&Conversation<'_>>,
     ask_trust: bool,
+    replier: Option<&Replier<'_>>,
 ) -> io::Result<()> {
     let recorder = match record {
         Some(path) => Some(OpenOptions::new().create(true).append(true).open(path)?),
@@ -384,13 +405,16 @@ pub fn run(
         ),
         _ => String::new(),
     };
-    write!(
-        out,
-        "\x1b[?2004h\x1b[2J\x1b[H{resumed}{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n\r\n{first}"
-    )?;
+    let banner =
+        format!("{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)\r\n{TRIGGER_WORDS}");
+    // The line of words stands where a blank line stood: three rows in
+    // all, as few as a pane `swarm launch` is still splitting may have, so
+    // that the banner never scrolls off.
+    write!(out, "\x1b[?2004h\x1b[2J\x1b[H{resumed}{banner}\r\n{first}")?;
     out.flush()?;
     let mut agent = Demo {
-        banner: format!("{name}: swarm demo agent, {READY_BANNER} (Ctrl-C to quit)"),
+        banner,
+        replier: replier.map(|r| (r.program.to_path_buf(), r.agent.to_owned())),
         drawn: String::new(),
         out: &mut out,
         recorder,
@@ -451,8 +475,10 @@ impl Question {
 }
 
 struct Demo<'a, W: Write> {
-    /// The first row of the screen.
+    /// The first rows of the screen: the banner and the trigger words.
     banner: String,
+    /// The `swarm` program and the agent id to answer questions with.
+    replier: Option<(PathBuf, String)>,
     /// The submissions and printed lines shown so far, as drawn (for a
     /// redraw).
     drawn: String,
@@ -571,16 +597,15 @@ impl<W: Write> Demo<'_, W> {
                 shown.push_str(&format!("{line}\r\n"));
             }
         }
+        if let Some(line) = self.reply(text) {
+            shown.push_str(&format!("{line}\r\n"));
+        }
         self.drawn.push_str(&shown);
         write!(self.out, "\r\x1b[K{shown}")?;
         if text.contains(REDRAW_WORD) {
             // Home, clear the screen (tmux keeps the old one in its
             // history), everything again.
-            write!(
-                self.out,
-                "\x1b[H\x1b[2J{}\r\n\r\n{}",
-                self.banner, self.drawn
-            )?;
+            write!(self.out, "\x1b[H\x1b[2J{}\r\n{}", self.banner, self.drawn)?;
         }
         if text.contains(ASK_WORD) {
             let q = if text.contains(ASK_NO_FIRST_WORD) {
@@ -607,6 +632,47 @@ impl<W: Write> Demo<'_, W> {
             return write!(self.out, "\r\n{WORKING}\r\n> ");
         }
         write!(self.out, "\r\n> ")
+    }
+
+    /// Answers `text` when it is a question swarm typed in (and the agent
+    /// knows its id): `swarm msg SENDER INFO ... --reply-to ID --from SELF`
+    /// run in the background, its output kept off the screen. Returns the
+    /// line to show.
+    fn reply(&self, text: &str) -> Option<String> {
+        let (program, me) = self.replier.as_ref()?;
+        let q = question_in(text)?;
+        if q.sender == me {
+            return None;
+        }
+        let asked: String = q.question.chars().take(60).collect();
+        let answer = format!(
+            "{me} (the demo agent) got your question \"{asked}\"; it only shows what it \
+             receives, but this reply took the way back."
+        );
+        let started = Command::new(program)
+            .args([
+                "msg",
+                q.sender,
+                "INFO",
+                "--reply-to",
+                q.id,
+                "--from",
+                me,
+                "--",
+            ])
+            .arg(&answer)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn();
+        Some(match started {
+            Ok(mut child) => {
+                // Reaped in the background: the send may wait for a pane.
+                std::thread::spawn(move || child.wait());
+                format!("(replying to {} with swarm msg)", q.sender)
+            }
+            Err(e) => format!("(could not reply to {}: {e})", q.sender),
+        })
     }
 
     /// The work is done: take the queued submissions, each as its own turn.
@@ -686,6 +752,42 @@ impl<W: Write> Demo<'_, W> {
     }
 }
 
+/// A question in a message swarm typed in.
+#[derive(Debug, PartialEq, Eq)]
+struct Asked<'a> {
+    /// Who sent it (an agent id, or the operator).
+    sender: &'a str,
+    /// The short form of its id.
+    id: &'a str,
+    /// Its first line, which ends in `?`.
+    question: String,
+}
+
+/// The question in `text` when it is a message as swarm types it
+/// (`[agent-0][2026-11-21 14:30:15][QUESTION][#9c2c68bd]: ready?`, see
+/// docs/FORMATS.md) whose first line ends in `?`.
+fn question_in(text: &str) -> Option<Asked<'_>> {
+    let rest = text.strip_prefix('[')?;
+    let (sender, rest) = rest.split_once(']')?;
+    let (head, body) = rest.split_once("]: ")?;
+    let (_, id) = head.rsplit_once("[#")?;
+    let plain_id = |s: &str, extra: u8| {
+        !s.is_empty()
+            && s.len() <= 64
+            && s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == extra)
+    };
+    if !plain_id(sender, b'_') || !plain_id(id, b'-') || sender.starts_with('-') {
+        return None;
+    }
+    let first = sanitize::one_line(body.lines().next().unwrap_or_default().trim());
+    first.ends_with('?').then_some(Asked {
+        sender,
+        id,
+        question: first,
+    })
+}
+
 /// `DEMOSLEEP<n>` in a submission: the seconds to stay busy (at most 600).
 fn busy_seconds(text: &str) -> Option<u64> {
     let rest = &text[text.find(BUSY_WORD)? + BUSY_WORD.len()..];
@@ -713,6 +815,22 @@ mod tests {
             .into_iter()
             .filter(|e| matches!(e, Event::Submit { .. }))
             .collect()
+    }
+
+    #[test]
+    fn a_question_typed_in_by_swarm_is_found() {
+        let q = question_in(
+            "[operator][2026-11-28 12:42:48][QUESTION][#9c2c68bd]: ready?\n(ack: swarm ack 9c2c68bd)",
+        )
+        .expect("a question");
+        assert_eq!(
+            (q.sender, q.id, q.question.as_str()),
+            ("operator", "9c2c68bd", "ready?")
+        );
+        assert!(question_in("[agent-0][2026-11-28 12:42:48][INFO][#9c2c68bd]: done").is_none());
+        assert!(question_in("ready?").is_none());
+        assert!(question_in("[--from][t][INFO][#9c2c68bd]: x?").is_none());
+        assert!(question_in("[a b][t][INFO][#9c2c68bd]: x?").is_none());
     }
 
     #[test]

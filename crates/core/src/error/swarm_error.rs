@@ -82,6 +82,9 @@ pub enum Error {
     /// A broadcast found nobody to send to.
     #[error("{0}")]
     NoRecipients(String),
+    /// A broadcast to a topic found no other active agent following it.
+    #[error("no other active agent follows topic {0}")]
+    NoSubscribers(String),
     /// The command must run inside an agent's pane, or be told who it is.
     #[error("{0}")]
     NoIdentity(String),
@@ -209,6 +212,17 @@ fn long_message_hint() -> String {
     )
 }
 
+/// The known agent id that `id` is a slip of: the same but for case and
+/// `_` typed for `-` (`agent_1`, `Agent-1` for `agent-1`).
+fn near_agent_id<'k>(id: &str, known: &'k [String]) -> Option<&'k str> {
+    let plain = |s: &str| s.to_lowercase().replace('_', "-");
+    let wanted = plain(id);
+    known
+        .iter()
+        .find(|k| k.as_str() != id && plain(k) == wanted)
+        .map(String::as_str)
+}
+
 /// What to do about an unknown message type: the valid type it is a typo
 /// of, else where the valid types are and how to add one.
 fn message_type_hint(input: &str, valid: &str) -> String {
@@ -267,6 +281,7 @@ impl Error {
             | Error::NoSession(_)
             | Error::NoRecordedSession(_)
             | Error::NoRecipients(_)
+            | Error::NoSubscribers(_)
             | Error::UnknownMessage(_) => ExitCode::NotFound,
             Error::RateLimited { .. } => ExitCode::RateLimited,
             Error::Store(e) => e.exit_code(),
@@ -327,10 +342,15 @@ impl Error {
             Error::UnknownAgent { known, .. } if known.is_empty() => {
                 Some("no agents are registered: run `swarm discover` (or `swarm launch N`)".into())
             }
-            Error::UnknownAgent { known, .. } => Some(format!(
-                "active agents: {}; run `swarm discover` if the list is out of date",
-                known.join(", ")
-            )),
+            Error::UnknownAgent { id, known, .. } => {
+                let near = near_agent_id(id, known)
+                    .map(|k| format!("did you mean `{k}`? "))
+                    .unwrap_or_default();
+                Some(format!(
+                    "{near}active agents: {}; run `swarm discover` if the list is out of date",
+                    known.join(", ")
+                ))
+            }
             Error::NoIdentity(_) => Some(
                 "run it inside an agent's tmux pane, or name the agent with --agent/--from".into(),
             ),
@@ -338,7 +358,11 @@ impl Error {
             Error::SessionExists(name) => Some(format!(
                 "attach with `tmux attach -t {name}`, pick another name with --session, or replace it with --force"
             )),
-            Error::NoSession(_) => Some("list sessions with `tmux list-sessions`".into()),
+            Error::NoSession(_) => Some(
+                "`swarm sessions` lists the sessions swarm started (`tmux list-sessions` every \
+                 session of the server)"
+                    .into(),
+            ),
             Error::NoRecordedSession(Some(_)) => {
                 Some("`swarm sessions` lists the recorded sessions".into())
             }
@@ -361,6 +385,10 @@ impl Error {
             Error::NoRecipients(_) => {
                 Some("run `swarm discover` if agents are running but not registered".into())
             }
+            Error::NoSubscribers(topic) => Some(format!(
+                "an agent follows it with `swarm subscribe {topic} --agent ID`; `swarm topics` \
+                 lists who follows what"
+            )),
             Error::Validation(ValidationError::ContentTooLong(_)) => Some(long_message_hint()),
             Error::Validation(ValidationError::MessageType { input, valid }) => {
                 Some(message_type_hint(input, valid))

@@ -27,10 +27,14 @@ const SETTLE: Duration = Duration::from_millis(1500);
 const LOOK_EVERY: Duration = Duration::from_millis(50);
 
 /// What the person chose.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Answer {
     /// An option (by number, or the one that says yes or no).
     Pick(Choice),
+    /// The option whose label is this word or starts with it (any case):
+    /// `allow` for `Allow once`; refused, listing the options, when no
+    /// option or several do.
+    Label(String),
     /// Cancel the dialog (Escape).
     Escape,
 }
@@ -108,10 +112,16 @@ impl Messenger<'_> {
             )));
         };
         if reading.state != ScreenState::Dialog {
-            return Err(Error::Invalid(format!(
-                "{agent} shows no dialog (its screen reads as {}); nothing was typed",
-                reading.state
-            )));
+            return Err(Error::Refused {
+                message: format!(
+                    "{agent} shows no dialog (its screen reads as {}); nothing was typed",
+                    reading.state
+                ),
+                hint: format!(
+                    "answer once it asks: `swarm peek {agent}` shows its screen, and \
+                     `swarm feed` lists the dialogs waiting for you"
+                ),
+            });
         }
         let read = dialog::read(&capture);
         if let Some(seen) = seen
@@ -127,15 +137,18 @@ impl Messenger<'_> {
         }
         let (option, keys) = match answer {
             Answer::Escape => (None, vec!["Escape".to_owned()]),
-            Answer::Pick(choice) => {
+            Answer::Pick(_) | Answer::Label(_) => {
                 let Some(d) = &read else {
                     return Err(Error::Invalid(format!(
                         "{agent} shows a dialog whose options swarm cannot read; nothing was typed (answer it in its pane, or cancel it with --escape)"
                     )));
                 };
-                let option = d.pick(choice).map_err(|why| {
-                    Error::Invalid(format!("cannot answer {agent}: {why}; nothing was typed"))
-                })?;
+                let option = match &answer {
+                    Answer::Pick(choice) => d.pick(*choice).map_err(|why| {
+                        Error::Invalid(format!("cannot answer {agent}: {why}; nothing was typed"))
+                    })?,
+                    _ => by_label(d, &answer, agent)?,
+                };
                 let keys = match d.keys_for(option) {
                     Keys::Digit(n) => vec![n.to_string()],
                     Keys::Move { key, times } => {
@@ -173,6 +186,56 @@ impl Messenger<'_> {
     }
 }
 
+/// The one option of `d` whose label is the word of `answer` or starts
+/// with it as a whole word (any case); refused, naming every option, when
+/// none or several are.
+fn by_label<'d>(
+    d: &'d dialog::Dialog,
+    answer: &Answer,
+    agent: &AgentId,
+) -> Result<&'d DialogOption> {
+    let Answer::Label(word) = answer else {
+        return Err(Error::Invalid(format!(
+            "cannot answer {agent}: no option given"
+        )));
+    };
+    let wanted = word.trim().to_lowercase();
+    let found: Vec<&DialogOption> = d
+        .options
+        .iter()
+        .filter(|o| !wanted.is_empty() && label_says(&o.label, &wanted))
+        .collect();
+    match found.as_slice() {
+        [one] => Ok(one),
+        _ => Err(Error::Refused {
+            message: format!(
+                "{:?} is {} of {agent}'s dialog ({:?} offers {}); nothing was typed",
+                sanitize::one_line(word),
+                if found.is_empty() {
+                    "not an option"
+                } else {
+                    "more than one option"
+                },
+                sanitize::one_line(&d.question),
+                sanitize::one_line(&d.describe_options())
+            ),
+            hint: format!(
+                "give the option's number (`swarm answer {agent} 1`), `yes` or `no`, or cancel \
+                 with --escape"
+            ),
+        }),
+    }
+}
+
+/// True when `label` (`Allow once`) is `word` (`allow once`, lowercase)
+/// or starts with it followed by a space or punctuation.
+fn label_says(label: &str, word: &str) -> bool {
+    let label = label.trim().to_lowercase();
+    label
+        .strip_prefix(word)
+        .is_some_and(|rest| rest.chars().next().is_none_or(|c| !c.is_alphanumeric()))
+}
+
 /// Watches the screen until it differs from `before` and no longer reads
 /// as the same dialog; false when it did not within `SETTLE`.
 fn wait_for_change(session: &delivery::PaneSession<'_>, before: &str) -> bool {
@@ -189,5 +252,19 @@ fn wait_for_change(session: &delivery::PaneSession<'_>, before: &str) -> bool {
             return false;
         }
         std::thread::sleep(LOOK_EVERY);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::label_says;
+
+    #[test]
+    fn a_word_names_the_option_it_begins() {
+        assert!(label_says("Allow once", "allow"));
+        assert!(label_says("Allow once", "allow once"));
+        assert!(label_says("Yes, proceed (y)", "yes"));
+        assert!(!label_says("Allowance", "allow"));
+        assert!(!label_says("No", "maybe"));
     }
 }

@@ -462,9 +462,7 @@ impl<'a> Messenger<'a> {
                     .cloned()
                     .collect();
                 if all.is_empty() {
-                    return Err(Error::NoRecipients(format!(
-                        "no other active agent follows topic {topic} (`swarm topics` lists who does)"
-                    )));
+                    return Err(Error::NoSubscribers(topic.to_string()));
                 }
                 if all.len() > MAX_BROADCAST_RECIPIENTS {
                     return Err(Error::Invalid(format!(

@@ -72,6 +72,41 @@ pub fn human_duration(secs: f64) -> String {
     }
 }
 
+/// A time for people, in local time: `12:42:48` on the day of `now`,
+/// `Nov 27 12:42` on another day of its year, `2025-11-27 12:42` before.
+pub fn for_people(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let (t, now) = (t.with_timezone(&Local), now.with_timezone(&Local));
+    if t.date_naive() == now.date_naive() {
+        t.format("%H:%M:%S").to_string()
+    } else if t.format("%Y").to_string() == now.format("%Y").to_string() {
+        t.format("%b %-d %H:%M").to_string()
+    } else {
+        t.format("%Y-%m-%d %H:%M").to_string()
+    }
+}
+
+/// A stored time (either family, see `parse_iso`) for people, as
+/// `for_people` shows it; text that is no time comes back as it is.
+pub fn iso_for_people(iso: &str, now: DateTime<Utc>) -> String {
+    parse_iso(iso).map_or_else(|| iso.to_owned(), |t| for_people(t, now))
+}
+
+/// How long before `now` `then` was, for people: `just now`, `42 s ago`,
+/// `3 min ago`, `2 h ago`, `5 days ago`.
+pub fn ago(then: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    let secs = age_seconds(then, now) as u64;
+    match secs {
+        0..5 => "just now".to_owned(),
+        5..60 => format!("{secs} s ago"),
+        60..3600 => format!("{} min ago", secs / 60),
+        3600..86_400 => format!("{} h ago", secs / 3600),
+        _ => {
+            let days = secs / 86_400;
+            format!("{days} day{} ago", if days == 1 { "" } else { "s" })
+        }
+    }
+}
+
 /// Parses an age such as `30s`, `10m`, `2h`, `1d` or `1h30m`; a bare
 /// number is seconds.
 pub fn parse_duration(input: &str) -> Result<Duration, String> {
@@ -137,6 +172,26 @@ mod tests {
         }
         assert!(parse_duration("99999999999999999999d").is_err());
         assert!(parse_duration("1000000d").is_err());
+    }
+
+    #[test]
+    fn times_for_people_are_short() {
+        let now = Local
+            .with_ymd_and_hms(2026, 11, 28, 12, 45, 48)
+            .single()
+            .expect("valid")
+            .with_timezone(&Utc);
+        let t = now - chrono::Duration::seconds(180);
+        assert_eq!(for_people(t, now), "12:42:48");
+        assert_eq!(ago(t, now), "3 min ago");
+        assert_eq!(ago(now, now), "just now");
+        assert_eq!(ago(now - chrono::Duration::hours(50), now), "2 days ago");
+        assert_eq!(
+            for_people(now - chrono::Duration::days(1), now),
+            "Nov 27 12:45"
+        );
+        assert_eq!(iso_for_people("not a time", now), "not a time");
+        assert_eq!(iso_for_people(&utc_iso(t), now), "12:42:48");
     }
 
     #[test]

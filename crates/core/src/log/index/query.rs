@@ -120,9 +120,28 @@ pub struct IndexedMessage {
     pub requires_ack: bool,
     /// The body, as logged (sanitise before showing).
     pub content: String,
-    /// How well it matched (lower is better; `None` without words).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// How well it matched: SQLite's BM25 rank, lower is better (`None`
+    /// without words). People see `relevance` instead.
+    #[serde(skip)]
     pub score: Option<f64>,
+    /// How well it matched, as people read it: 100 for the best match of
+    /// a search, the others in proportion, never below 1 (`None` without
+    /// words).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub relevance: Option<u8>,
+}
+
+/// Fills in the `relevance` of each found message from its rank: its
+/// share of the best rank, in percent (BM25 ranks are negative, the best
+/// lowest; SQLite never gives 0 for a match).
+fn rate(found: &mut [IndexedMessage]) {
+    let best = found.iter().filter_map(|m| m.score).fold(0.0_f64, f64::min);
+    for m in found {
+        m.relevance = m.score.map(|s| {
+            let share = if best < 0.0 { s / best } else { 1.0 };
+            (share * 100.0).round().clamp(1.0, 100.0) as u8
+        });
+    }
 }
 
 /// What a beginning of an id names.
@@ -154,6 +173,7 @@ fn row(r: &Row<'_>, score: bool) -> rusqlite::Result<IndexedMessage> {
         requires_ack: r.get(8)?,
         content: r.get(9)?,
         score: if score { r.get(10)? } else { None },
+        relevance: None,
     })
 }
 
@@ -236,7 +256,10 @@ impl MessageIndex {
         let rows = st
             .query_map(params_from_iter(args), |r| row(r, texted))
             .map_err(|e| self.error(&e))?;
-        rows.collect::<Result<_, _>>().map_err(|e| self.error(&e))
+        let mut found: Vec<IndexedMessage> =
+            rows.collect::<Result<_, _>>().map_err(|e| self.error(&e))?;
+        rate(&mut found);
+        Ok(found)
     }
 
     /// The row of the `window`-th newest match of `q`, or `None` when
