@@ -306,7 +306,7 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
     assert!(
         events[0]["detail"]
             .as_str()
-            .is_some_and(|d| d.contains("30 of 36")),
+            .is_some_and(|d| d.starts_with("near its budget") && d.contains("30 of 36")),
         "{events:?}"
     );
     assert!(send("second").status.success());
@@ -359,6 +359,15 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
         agent(&report, &spender)["budget"][0]["used"],
         0.0,
         "{report}"
+    );
+    // The reset closes the budget's episode at once: nobody needs to be
+    // told of it any more.
+    let episodes = project.read(".swarm/episodes.json");
+    let doc: serde_json::Value = serde_json::from_str(&episodes).expect("episodes");
+    assert_eq!(
+        doc["agents"][spender.as_str()]["budget"]["open"],
+        false,
+        "{episodes}"
     );
     let fourth = send("fourth");
     assert!(fourth.status.success(), "{fourth:?}");

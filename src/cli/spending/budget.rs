@@ -66,6 +66,20 @@ pub(crate) fn run(ctx: &Context, args: &BudgetArgs) -> Result<ExitCode> {
     if let Some(note) = tally.reset(agent.as_str())? {
         ctx.out.warn(&note);
     }
+    // The budget episode follows the budget at once: closed now that the
+    // period starts afresh, not at the watcher's next look.
+    if operator.usage.budget.any() {
+        match operator.budget_round(&registry) {
+            Ok((_, warnings)) => {
+                for w in warnings {
+                    ctx.out.warn(&w);
+                }
+            }
+            Err(e) => ctx
+                .out
+                .warn(&format!("could not close the budget's episode: {e}")),
+        }
+    }
     if *json {
         ctx.out.json(&ResetJson {
             agent: agent.as_str(),

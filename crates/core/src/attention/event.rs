@@ -236,6 +236,21 @@ impl FeedEntry {
     /// One readable line: `agent-1 needs you: Do you want to proceed?`.
     pub fn text(&self) -> String {
         let who = self.agent.as_deref().unwrap_or("swarm");
+        // A budget's detail says itself whether it is near or over.
+        if self.event == EventKind::Budget && self.detail.ends_with(')') {
+            if let Some(rest) = self
+                .detail
+                .strip_prefix("over its budget: ")
+                .map(|r| ("over", r))
+                .or_else(|| {
+                    self.detail
+                        .strip_prefix("near its budget: ")
+                        .map(|r| ("near", r))
+                })
+            {
+                return format!("{who} is {} its budget: {}", rest.0, rest.1);
+            }
+        }
         if self.detail.is_empty() {
             format!("{who} {}", self.event.headline())
         } else {

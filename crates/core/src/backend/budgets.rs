@@ -23,7 +23,7 @@ use super::Operator;
 impl Operator {
     /// One budget round over every agent of `registry`: the standing, and
     /// what could not be done (as warnings; a send never fails over it).
-    pub(crate) fn budget_round(&self, registry: &Registry) -> Result<(Standing, Vec<String>)> {
+    pub fn budget_round(&self, registry: &Registry) -> Result<(Standing, Vec<String>)> {
         let tally = self.tally();
         let here = self.backend.shared_host();
         let (ledger, mut warnings) = tally.refresh(registry, here)?;
@@ -34,7 +34,17 @@ impl Operator {
         for agent in &agents {
             let worst = standing.worst(agent);
             let near = worst.is_some_and(|l| l.level >= Level::Near);
-            let detail = worst.map(|l| l.describe()).unwrap_or_default();
+            // "over" past 100 %, "near" below: the words follow the budget.
+            let detail = worst
+                .map(|l| {
+                    let word = if l.level == Level::Over {
+                        "over"
+                    } else {
+                        "near"
+                    };
+                    format!("{word} its budget: {}", l.describe())
+                })
+                .unwrap_or_default();
             match self
                 .backend
                 .episodes

@@ -208,7 +208,7 @@ pub struct BudgetConfig {
 
 impl BudgetConfig {
     /// Whether any limit is set.
-    pub(crate) fn any(&self) -> bool {
+    pub fn any(&self) -> bool {
         self.agent_tokens.is_some()
             || self.agent_cost.is_some()
             || self.swarm_tokens.is_some()
