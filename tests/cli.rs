@@ -89,6 +89,48 @@ fn version_prints_the_crate_version() {
     );
 }
 
+/// `swarm --version`, `swarm -V` and `swarm version` alone are answered
+/// before clap parses anything; with a global option before them they go
+/// through clap. Every way prints the same line, and `swarm version
+/// extra` is still clap's usage error.
+#[test]
+fn every_way_of_asking_for_the_version_prints_the_same_line() {
+    let project = Project::new();
+    let stdout = |args: &[&str]| {
+        let out = swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        assert!(out.stderr.is_empty(), "{args:?}: {out:?}");
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    let line = stdout(&["version"]);
+    assert!(
+        line.starts_with(&format!("swarm {}", env!("CARGO_PKG_VERSION"))) && line.ends_with('\n'),
+        "{line:?}"
+    );
+    assert_eq!(line.lines().count(), 1, "{line:?}");
+    for args in [
+        &["--version"][..],
+        &["-V"],
+        &["--color=never", "version"],
+        &["--color=never", "--version"],
+        &["--color=never", "-V"],
+    ] {
+        assert_eq!(stdout(args), line, "{args:?}");
+    }
+
+    let out = swarm_outside_tmux(&project)
+        .args(["version", "extra"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(out.stdout.is_empty(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("extra"), "{stderr}");
+}
+
 #[test]
 fn no_tmux_server_exits_5_with_a_hint() {
     let project = Project::new();

@@ -27,7 +27,16 @@ use crate::cli::output::{Output, is_broken_pipe};
 /// Runs swarm with these arguments (the first is the program name) and
 /// returns the process exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
-    let args = super::text_args::as_text(args.into_iter().collect(), Cli::command);
+    let args: Vec<OsString> = args.into_iter().collect();
+    // Asking for the version alone is answered before clap builds its
+    // command of every subcommand: that build and the parse are a quarter
+    // of such a process's CPU time (docs/PERFORMANCE.md, "Binary size and
+    // start-up").
+    if version::asked_alone(&args) {
+        let out = Output::new(Default::default());
+        return exit_code(version::run(&out), &out);
+    }
+    let args = super::text_args::as_text(args, Cli::command);
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -48,7 +57,13 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
         }
     };
     let out = Output::new(cli.global.color);
-    match dispatch(cli, &out) {
+    exit_code(dispatch(cli, &out), &out)
+}
+
+/// The exit code of a command that ended with `result`, its error printed;
+/// a closed stdout is success.
+fn exit_code(result: Result<ExitCode>, out: &Output) -> u8 {
+    match result {
         Ok(code) => code.code(),
         Err(e) if is_broken_pipe(&e) => ExitCode::Success.code(),
         Err(e) => {

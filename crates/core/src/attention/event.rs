@@ -237,8 +237,8 @@ impl FeedEntry {
     pub fn text(&self) -> String {
         let who = self.agent.as_deref().unwrap_or("swarm");
         // A budget's detail says itself whether it is near or over.
-        if self.event == EventKind::Budget && self.detail.ends_with(')') {
-            if let Some(rest) = self
+        if self.event == EventKind::Budget
+            && let Some((word, rest)) = self
                 .detail
                 .strip_prefix("over its budget: ")
                 .map(|r| ("over", r))
@@ -247,9 +247,8 @@ impl FeedEntry {
                         .strip_prefix("near its budget: ")
                         .map(|r| ("near", r))
                 })
-            {
-                return format!("{who} is {} its budget: {}", rest.0, rest.1);
-            }
+        {
+            return format!("{who} is {word} its budget: {rest}");
         }
         if self.detail.is_empty() {
             format!("{who} {}", self.event.headline())

@@ -14,6 +14,8 @@ use std::sync::mpsc::Sender;
 use notify_rust::Notification;
 
 use crate::attention::event::FeedEntry;
+#[cfg(all(unix, not(target_os = "macos")))]
+use crate::support::sys;
 
 use super::delivery::{Channel, Delivery, in_background};
 use super::message;
@@ -29,8 +31,10 @@ impl Desktop {
         {
             let address = std::env::var_os("DBUS_SESSION_BUS_ADDRESS");
             if address.as_deref().is_none_or(OsStr::is_empty) {
-                let sockets =
-                    bus_sockets(std::env::var_os("XDG_RUNTIME_DIR").as_deref(), own_uid());
+                let sockets = bus_sockets(
+                    std::env::var_os("XDG_RUNTIME_DIR").as_deref(),
+                    sys::own_uid(),
+                );
                 if !sockets.iter().any(|s| s.exists()) {
                     let shown: Vec<String> =
                         sockets.iter().map(|s| s.display().to_string()).collect();
@@ -84,26 +88,17 @@ impl Desktop {
 /// Where a session bus's socket may be, when no address is given:
 /// `$XDG_RUNTIME_DIR/bus`, then `/run/user/<uid>/bus`.
 #[cfg(all(unix, not(target_os = "macos")))]
-fn bus_sockets(runtime_dir: Option<&OsStr>, uid: Option<u32>) -> Vec<PathBuf> {
+fn bus_sockets(runtime_dir: Option<&OsStr>, uid: u32) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = runtime_dir
         .filter(|d| !d.is_empty())
         .map(|d| PathBuf::from(d).join("bus"))
         .into_iter()
         .collect();
-    if let Some(uid) = uid {
-        let path = PathBuf::from(format!("/run/user/{uid}/bus"));
-        if !out.contains(&path) {
-            out.push(path);
-        }
+    let path = PathBuf::from(format!("/run/user/{uid}/bus"));
+    if !out.contains(&path) {
+        out.push(path);
     }
     out
-}
-
-/// This process's user id, from the owner of `/proc/self` (Linux).
-#[cfg(all(unix, not(target_os = "macos")))]
-fn own_uid() -> Option<u32> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata("/proc/self").ok().map(|m| m.uid())
 }
 
 /// `&`, `<` and `>` as entities, for a body read as markup.
@@ -121,20 +116,21 @@ mod tests {
     #[test]
     fn the_bus_is_looked_for_where_the_session_keeps_it() {
         assert_eq!(
-            bus_sockets(Some(OsStr::new("/run/user/1000")), Some(1000)),
+            bus_sockets(Some(OsStr::new("/run/user/1000")), 1000),
             [PathBuf::from("/run/user/1000/bus")]
         );
         assert_eq!(
-            bus_sockets(Some(OsStr::new("/tmp/rt")), Some(7)),
+            bus_sockets(Some(OsStr::new("/tmp/rt")), 7),
             [
                 PathBuf::from("/tmp/rt/bus"),
                 PathBuf::from("/run/user/7/bus")
             ]
         );
         assert_eq!(
-            bus_sockets(Some(OsStr::new("")), None),
-            Vec::<PathBuf>::new()
+            bus_sockets(Some(OsStr::new("")), 0),
+            [PathBuf::from("/run/user/0/bus")]
         );
+        assert_eq!(bus_sockets(None, 501), [PathBuf::from("/run/user/501/bus")]);
     }
 
     #[test]

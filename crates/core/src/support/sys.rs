@@ -1,9 +1,10 @@
 //! What the operating system does for long-running commands and the demo
 //! agent: stop signals turned into messages (signal-hook), a terminal in
 //! raw mode (crossterm), noticing a closed stdout pipe, the demo agent's
-//! read of stdin with a time limit, and stopping a process group whose
-//! time is up (`poll`, `read` and `kill` on plain numbers, which no crate
-//! in the tree offers: the only `unsafe` in swarm).
+//! read of stdin with a time limit, stopping a process group whose time is
+//! up, and this process's user id (`poll`, `read`, `kill` and `geteuid` on
+//! plain numbers, which no crate swarm names offers: the only `unsafe` in
+//! swarm).
 
 use std::io;
 use std::sync::mpsc;
@@ -55,6 +56,16 @@ pub(crate) fn clock_ticks_per_second() -> Option<u64> {
     // SAFETY: sysconf only reads a configuration value.
     let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     u64::try_from(ticks).ok().filter(|&t| t > 0)
+}
+
+/// This process's effective user id: the one a D-Bus daemon checks on
+/// its socket, and whose `/run/user/<uid>` holds the session's bus. Asked
+/// of the kernel, so it works where no `/proc` is mounted (the BSDs).
+#[allow(unsafe_code)]
+pub(crate) fn own_uid() -> u32 {
+    // SAFETY: geteuid(2) takes no arguments, touches no memory of ours and
+    // cannot fail.
+    unsafe { libc::geteuid() }
 }
 
 /// The controlling terminal in raw mode (no echo, no line editing, no
@@ -175,6 +186,28 @@ mod tests {
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("signal delivered");
         assert_eq!(got, SIGHUP);
+    }
+
+    #[test]
+    fn the_own_uid_is_the_one_id_reports() {
+        let out = std::process::Command::new("id")
+            .arg("-u")
+            .output()
+            .expect("run id -u");
+        assert!(out.status.success());
+        let reported: u32 = String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .expect("a number");
+        assert_eq!(own_uid(), reported);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_own_uid_owns_proc_self() {
+        use std::os::unix::fs::MetadataExt;
+        let owner = std::fs::metadata("/proc/self").expect("/proc").uid();
+        assert_eq!(own_uid(), owner);
     }
 
     #[test]
