@@ -163,16 +163,16 @@ fn a_person_outside_tmux_sends_as_the_operator() {
 }
 
 /// A CARGO_TARGET_DIR for `scripts/demo`, which builds swarm with cargo
-/// into it: the binary under test as the "release" build, and in `bin/` a
-/// stand-in cargo.
+/// into it: the binary under test as the `demo` profile's build, and in
+/// `bin/` a stand-in cargo.
 fn demo_target() -> tempfile::TempDir {
     let target = tempfile::tempdir().expect("tempdir");
     let bin = target.path().join("bin");
-    std::fs::create_dir_all(target.path().join("release")).expect("mkdir");
+    std::fs::create_dir_all(target.path().join("demo")).expect("mkdir");
     std::fs::create_dir_all(&bin).expect("mkdir");
     std::os::unix::fs::symlink(
         crate::harness::swarm_bin(),
-        target.path().join("release/swarm"),
+        target.path().join("demo/swarm"),
     )
     .expect("symlink");
     std::fs::write(

@@ -344,6 +344,18 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
         received().contains("from the person").then_some(())
     });
     assert!(!received().contains("third"));
+    // Redelivering it is refused while the agent is over its budget.
+    let again = swarm(&project, &server)
+        .args(["redeliver", "--all-queued"])
+        .output()
+        .expect("redeliver");
+    assert_eq!(again.status.code(), Some(7), "{again:?}");
+    let said = String::from_utf8_lossy(&again.stdout).into_owned();
+    assert!(
+        said.contains("wait") && said.contains("budget") && said.contains("--force"),
+        "{said}"
+    );
+    assert!(!received().contains("third"));
 
     swarm(&project, &server)
         .args(["budget", "reset", &spender])

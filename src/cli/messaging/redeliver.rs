@@ -19,6 +19,10 @@ pub(crate) struct RedeliverArgs {
     /// Every message still queued for a registered agent
     #[arg(long)]
     all_queued: bool,
+    /// Type it in even to an agent that is over its budget (a message held
+    /// for the budget is otherwise refused while the agent is over)
+    #[arg(long)]
+    force: bool,
 }
 
 /// Retries queued deliveries.
@@ -52,6 +56,39 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             .collect(),
     };
     let registry = ctx.registry_or_empty()?;
+    // A message held because its recipient is over its budget waits for
+    // the budget: typing it in now would spend what the budget keeps.
+    if !args.force {
+        let over = over_budget(ctx, &registry)?;
+        let refused: Vec<(String, String)> = chosen
+            .iter()
+            .flat_map(|v| {
+                v.outcomes
+                    .iter()
+                    .filter(|(agent, o)| {
+                        o.status == Status::Queued
+                            && o.reason.as_deref().is_some_and(|r| r.contains("budget"))
+                            && over.iter().any(|a| a == agent)
+                    })
+                    .map(|(agent, _)| (v.message.msg_id.to_string(), agent.clone()))
+            })
+            .collect();
+        if !refused.is_empty() {
+            let (id, agent) = &refused[0];
+            ctx.out.warn(&format!(
+                "{} to {agent} was held because {agent} is over its budget, and it still is",
+                swarm_core::domain::short(id)
+            ));
+            ctx.out.print(&format!(
+                "Nothing redelivered: {} message{} wait{} for a budget (`swarm budget reset {agent}` starts a new period; --force types {} in all the same)\n",
+                refused.len(),
+                if refused.len() == 1 { "" } else { "s" },
+                if refused.len() == 1 { "s" } else { "" },
+                if refused.len() == 1 { "it" } else { "them" },
+            ))?;
+            return Ok(ExitCode::NotDelivered);
+        }
+    }
     let done = ctx.messenger()?.redeliver(&registry, &chosen)?;
     if done.is_empty() {
         ctx.out
@@ -84,4 +121,25 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
     } else {
         ExitCode::Success
     })
+}
+
+/// The agents over their budget now (none without a `[budget]`).
+fn over_budget(
+    ctx: &Context,
+    registry: &swarm_core::agents::registry::Registry,
+) -> Result<Vec<String>> {
+    let op = ctx.operator()?;
+    if !op.usage.budget.any() {
+        return Ok(Vec::new());
+    }
+    let (standing, warnings) = op.budget_round(registry)?;
+    for w in warnings {
+        ctx.out.warn(&w);
+    }
+    Ok(registry
+        .agents
+        .iter()
+        .map(|a| a.id.to_string())
+        .filter(|id| standing.is_over(id))
+        .collect())
 }
