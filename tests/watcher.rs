@@ -485,3 +485,34 @@ fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
         assert_eq!(n, 1, "{id}: {events:?}");
     }
 }
+
+#[test]
+fn a_message_comes_before_the_dialog_it_opens_in_the_feed() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    ok(swarm(&project, &server).args(["watcher", "start"]));
+    ok(swarm(&project, &server).args([
+        "msg",
+        "agent-0",
+        "INFO",
+        "please DEMOASK",
+        "--from",
+        "operator",
+    ]));
+    let events = wait_for("the dialog in the feed", || {
+        let events = feed_events(&project, &server);
+        events
+            .iter()
+            .any(|(e, _, _)| e == "needs_input")
+            .then_some(events)
+    });
+    let at = |event: &str| {
+        events
+            .iter()
+            .position(|(e, _, _)| e == event)
+            .unwrap_or_else(|| panic!("no {event}: {events:?}"))
+    };
+    assert!(at("message_sent") < at("needs_input"), "{events:?}");
+}

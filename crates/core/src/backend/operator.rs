@@ -116,23 +116,8 @@ impl Operator {
             .chars()
             .take(DETAIL_CHARS)
             .collect();
+        // `message_sent` was written by the messenger before the typing.
         let mut feed = Vec::new();
-        if report.rate_limited.is_none() {
-            let to = m
-                .recipients
-                .iter()
-                .map(|r| r.as_str())
-                .collect::<Vec<_>>()
-                .join(", ");
-            feed.push(
-                FeedEntry::new(
-                    EventKind::MessageSent,
-                    Some(m.sender.as_str()),
-                    format!("{} to {to}: {detail}", m.msg_type.as_str()),
-                )
-                .with_message(m.msg_id.as_str()),
-            );
-        }
         let mut held = false;
         for (to, outcome) in &report.outcomes {
             if outcome.status == Status::Held {
@@ -337,6 +322,7 @@ impl Operator {
             log: &*backend.log,
             relay: backend.relay.as_deref(),
             sessions: &*backend.sessions,
+            feed: &*backend.feed,
         }
     }
 

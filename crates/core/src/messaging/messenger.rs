@@ -12,6 +12,7 @@ use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::profile::Profiles;
 use crate::agents::registry::AgentRecord;
 use crate::agents::sessions::session_store::SessionStore;
+use crate::attention::feed::feed_store::FeedStore;
 use crate::log::log_store::LogStore;
 use crate::store::Paths;
 use crate::tmux::Tmux;
@@ -124,6 +125,10 @@ pub struct Messenger<'a> {
     /// The recorded sessions: a message to an agent of one that is down
     /// waits for `swarm resume`.
     pub sessions: &'a dyn SessionStore,
+    /// Where a message is recorded as sent (`message_sent`) once it is
+    /// accepted and before it is typed anywhere, so that what it causes
+    /// in a pane (a dialog the watcher raises) comes after it in the feed.
+    pub feed: &'a dyn FeedStore,
 }
 
 /// Where a delivery to `a` goes: its pane as the registry has it.

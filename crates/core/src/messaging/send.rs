@@ -8,12 +8,14 @@ use std::time::Duration;
 
 use crate::acks;
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
+use crate::attention::event::{EventKind, FeedEntry};
 use crate::domain::message::{Message, MessageType, Urgency};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
 use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
 use crate::support::exit_code::ExitCode;
+use crate::support::sanitize;
 use crate::tmux::{PaneId, ScreenDetail};
 
 use super::delivery::{self, PaneSession, TypingAhead, Wait};
@@ -298,6 +300,11 @@ impl<'a> Messenger<'a> {
             });
         }
 
+        // Recorded as sent before anything is typed: a reader of the feed
+        // sees it before what it causes.
+        if let Err(e) = self.feed.append(&[sent_entry(&message)]) {
+            warnings.push(format!("could not write the activity feed: {e}"));
+        }
         let (text, body_file) = self.pane_text(&message, None)?;
         let marker = pane_header(&message);
         let mut outcomes = Vec::new();
@@ -768,4 +775,28 @@ fn after_interrupt(session: &PaneSession<'_>) -> Option<Wait> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// The longest detail of a `message_sent` line.
+const SENT_DETAIL_CHARS: usize = 200;
+
+/// The `message_sent` line of `message`: its type, recipients and the
+/// start of its body.
+fn sent_entry(message: &Message) -> FeedEntry {
+    let detail: String = sanitize::one_line(&message.content)
+        .chars()
+        .take(SENT_DETAIL_CHARS)
+        .collect();
+    let to = message
+        .recipients
+        .iter()
+        .map(|r| r.as_str())
+        .collect::<Vec<_>>()
+        .join(", ");
+    FeedEntry::new(
+        EventKind::MessageSent,
+        Some(message.sender.as_str()),
+        format!("{} to {to}: {detail}", message.msg_type.as_str()),
+    )
+    .with_message(message.msg_id.as_str())
 }
