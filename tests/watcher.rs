@@ -455,6 +455,15 @@ fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
     ok(swarm(&project, &server)
         .args(["watcher", "start"])
         .env("SWARM_NOTIFY_WEBHOOK", &url));
+    // A turn that ends (`finished`, not notified here) shows the watcher
+    // has read every screen at least once.
+    type_line(&server, &closing, "work DEMOSLEEP1");
+    wait_for("a finished turn in the feed", || {
+        feed_events(&project, &server)
+            .iter()
+            .any(|(e, _, _)| e == "finished")
+            .then_some(())
+    });
     for pane in [&closing, &dead, &shell] {
         server.tmux(&["send-keys", "-t", pane, "C-c"]);
     }
@@ -463,6 +472,13 @@ fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
         let got = received.recv_timeout(PATIENCE).expect("an exited notice");
         let body = got.json();
         assert_eq!(body["event"], "exited", "{body}");
+        // With the last lines its screen showed.
+        assert!(
+            body["context"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|l| l.as_str().is_some_and(|l| !l.is_empty()))),
+            "{body}"
+        );
         assert!(
             notified.insert(body["agent"].as_str().unwrap_or_default().to_owned()),
             "a second notice for one agent: {body}"

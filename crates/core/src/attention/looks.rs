@@ -4,7 +4,7 @@
 //! captures handed on to print-to-send. Every screen is captured in one
 //! tmux call (`pane_state::look`).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::agents::agent_matcher::AgentMatcher;
 use crate::agents::pane_state::{self, Printing, Sight};
@@ -39,6 +39,25 @@ pub(crate) struct Taken {
     /// The screens of the agents that print to send (when `printing` was
     /// given).
     pub printouts: Vec<Printout>,
+    /// The last lines of each agent's screen that could be read, for the
+    /// `exited` event that may follow (sanitised, at most `LAST_LINES`).
+    pub last_lines: BTreeMap<String, Vec<String>>,
+}
+
+/// How many of a screen's last non-blank lines an `exited` event carries.
+pub(crate) const LAST_LINES: usize = 5;
+
+/// The last non-blank lines of `screen`, sanitised, oldest first.
+pub(crate) fn last_lines(screen: &str) -> Vec<String> {
+    let mut lines: Vec<String> = screen
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(LAST_LINES)
+        .map(crate::support::sanitize::one_line)
+        .collect();
+    lines.reverse();
+    lines
 }
 
 /// Looks at `agents` (this host's), in order, with every pane of the
@@ -56,6 +75,7 @@ pub(crate) fn take(
     let looked = pane_state::look_with_panes(tmux, matcher, profiles, agents, None, printing);
     let at = Timestamp::now();
     let mut printouts = Vec::new();
+    let mut last: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let looks = looked
         .sights
         .into_iter()
@@ -82,11 +102,15 @@ pub(crate) fn take(
                 Sight::Other => (Presence::Other, None, None),
                 Sight::NotRead(profile, capture) => {
                     printed(&profile, &capture);
+                    if let Some(c) = &capture {
+                        last.insert(a.id.as_str().to_owned(), last_lines(c));
+                    }
                     (Presence::Agent(None), None, None)
                 }
                 Sight::Screen(profile, capture) => {
                     printed(&profile, &capture);
                     let capture = capture.unwrap_or_default();
+                    last.insert(a.id.as_str().to_owned(), last_lines(&capture));
                     let state = profile
                         .read(&capture)
                         .map(|r| r.state)
@@ -115,5 +139,25 @@ pub(crate) fn take(
         looks,
         panes: looked.panes,
         printouts,
+        last_lines: last,
+    }
+}
+
+#[cfg(test)]
+mod last_lines_tests {
+    use super::*;
+
+    #[test]
+    fn the_last_non_blank_lines_are_kept_clean_and_in_order() {
+        let screen = "one\ntwo\n\nthree \x1b[31mred\nfour\nfive\nsix\n\n\n";
+        let lines = last_lines(screen);
+        assert_eq!(lines.len(), LAST_LINES);
+        assert_eq!(lines[0], "two");
+        assert!(
+            lines[1].starts_with("three") && !lines[1].contains('\x1b'),
+            "{lines:?}"
+        );
+        assert_eq!(lines[4], "six");
+        assert!(last_lines("\n \n").is_empty());
     }
 }

@@ -7,6 +7,7 @@
 //! to them, the watcher started for a held message) happens in its
 //! `send`, so that every front door gets it.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::acks::AckSettings;
@@ -223,6 +224,17 @@ impl Operator {
     /// purpose (`down`: `stopped` is true) only leaves. Returns what could
     /// not be recorded.
     pub fn record_roster(&self, found: &Discovery, stopped: bool) -> Vec<String> {
+        self.record_roster_with(found, stopped, &BTreeMap::new())
+    }
+
+    /// `record_roster`, with the last lines each agent's screen showed
+    /// (the watcher keeps them): an `exited` event carries its agent's.
+    pub(crate) fn record_roster_with(
+        &self,
+        found: &Discovery,
+        stopped: bool,
+        last_lines: &BTreeMap<String, Vec<String>>,
+    ) -> Vec<String> {
         let mut warnings = Vec::new();
         let mut entries: Vec<FeedEntry> = found
             .added
@@ -247,6 +259,7 @@ impl Operator {
                 Ok(Transition::Opened { episode, .. }) => {
                     let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
                     entry.episode = Some(episode);
+                    entry.context = last_lines.get(id).cloned().unwrap_or_default();
                     entry.host = self.backend.shared_host().map(str::to_owned);
                     entries.push(entry);
                 }

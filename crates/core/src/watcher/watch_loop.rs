@@ -182,6 +182,9 @@ pub struct Watcher<'a> {
     /// When each agent's kind of event was last notified: the throttle
     /// counts from there.
     last_notice: BTreeMap<(String, EventKind), Timestamp>,
+    /// The last lines each agent's screen showed when last read: what an
+    /// `exited` event carries.
+    last_lines: BTreeMap<String, Vec<String>>,
 }
 
 impl<'a> Watcher<'a> {
@@ -210,6 +213,7 @@ impl<'a> Watcher<'a> {
                 feed_cursor: None,
                 deferred: Vec::new(),
                 last_notice: BTreeMap::new(),
+                last_lines: BTreeMap::new(),
             },
             warnings,
         )
@@ -342,8 +346,11 @@ impl<'a> Watcher<'a> {
                 for w in &found.warnings {
                     say(Said::Warning(w.clone()));
                 }
-                for w in op.record_roster(&found, false) {
+                for w in op.record_roster_with(&found, false, &self.last_lines) {
                     say(Said::Warning(w));
+                }
+                for id in &found.dropped {
+                    self.last_lines.remove(id);
                 }
                 self.overlaps(&found.registry, say);
                 if !found.added.is_empty()
@@ -563,14 +570,22 @@ impl<'a> Watcher<'a> {
             looks,
             panes,
             printouts,
+            last_lines,
         } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
+        self.last_lines.extend(last_lines);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
             self.outage
                 .failed(say, "could not record attention", &e.into());
         }
-        for raised in report.raised {
+        for mut raised in report.raised {
+            if raised.entry.event == EventKind::Exited
+                && let Some(agent) = &raised.entry.agent
+                && let Some(lines) = self.last_lines.get(agent)
+            {
+                raised.entry.context = lines.clone();
+            }
             say(Said::Did(raised.entry.text()));
             if self.settings.notify.notifies(raised.entry.event)
                 && (raised.entry.event != EventKind::Exited
