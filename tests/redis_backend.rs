@@ -1156,3 +1156,89 @@ fn the_monitor_on_one_host_shows_the_locks_and_messages_of_another() {
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     monitor.expect("released");
 }
+
+/// A `swarm watch` of host `host` with `url` as its webhook, writing to
+/// `log`, stopped when dropped.
+fn watcher_with_webhook(
+    project: &Project,
+    server: &RedisServer,
+    tmux: &TmuxServer,
+    host: &str,
+    url: &str,
+    log: &std::path::Path,
+) -> Watcher {
+    let file = std::fs::File::create(log).expect("log file");
+    let copy = file.try_clone().expect("log file");
+    let child = swarm_process(project, Some(tmux))
+        .envs(server.store_env("shared"))
+        .env("SWARM_STORE_HOST", host)
+        .env("SWARM_NOTIFY_WEBHOOK", url)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(file))
+        .stderr(Stdio::from(copy))
+        .args(["watch", "--interval", "3600"])
+        .spawn()
+        .expect("start swarm watch");
+    Watcher(child)
+}
+
+#[test]
+fn watchers_on_two_hosts_notify_a_message_to_the_person_once() {
+    let server = RedisServer::start();
+    let (tmux_a, tmux_b) = (TmuxServer::start(), TmuxServer::start());
+    let (a, b) = (Project::new(), Project::new());
+    tmux_a.demo_agent(&a.path(), &a.file("rec.jsonl"));
+    tmux_b.demo_agent(&b.path(), &b.file("rec.jsonl"));
+    for (p, t, host) in [(&a, &tmux_a, "host-a"), (&b, &tmux_b, "host-b")] {
+        let out = on_tmux(p, &server, t, host, &["discover"]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    }
+    let (port, received) = crate::notify::http_server(&[200, 200, 200]);
+    let url = format!("http://127.0.0.1:{port}/hook");
+    let (log_a, log_b) = (a.file("watch.log"), b.file("watch.log"));
+    let _wa = watcher_with_webhook(&a, &server, &tmux_a, "host-a", &url, &log_a);
+    let _wb = watcher_with_webhook(&b, &server, &tmux_b, "host-b", &url, &log_b);
+    for log in [&log_a, &log_b] {
+        wait_for("both watchers to start", || {
+            std::fs::read_to_string(log)
+                .unwrap_or_default()
+                .contains("Watching")
+                .then_some(())
+        });
+    }
+    // Two messages to the person, one from each host: each is notified
+    // once, by one of the two watchers that read the shared feed.
+    let from = |p: &Project, t: &TmuxServer, host: &str, id: &str, text: &str| {
+        let out = on_tmux(
+            p,
+            &server,
+            t,
+            host,
+            &["msg", "operator", "INFO", text, "--from", id],
+        );
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    // A discovered first: its pane is agent-0, B's agent-1.
+    from(&a, &tmux_a, "host-a", "agent-0", "first from A");
+    let got = received
+        .recv_timeout(crate::harness::PATIENCE)
+        .expect("a notice");
+    assert!(
+        got.json()["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("first from A")
+    );
+    from(&b, &tmux_b, "host-b", "agent-1", "then from B");
+    let got = received
+        .recv_timeout(crate::harness::PATIENCE)
+        .expect("a notice");
+    let body = got.json();
+    assert!(
+        body["detail"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("then from B"),
+        "the second notice was not the second message (a notice sent twice?): {body}"
+    );
+}
