@@ -100,6 +100,18 @@ impl Fingerprint {
     }
 }
 
+impl WatcherRecord {
+    /// The keys whose value in `config` this watcher does not run with.
+    pub fn lacks(&self, config: &Config) -> Vec<String> {
+        Fingerprint::of(config)
+            .keys
+            .into_iter()
+            .filter(|(key, hash)| self.settings.get(key).is_some_and(|h| h != hash))
+            .map(|(key, _)| key)
+            .collect()
+    }
+}
+
 fn short_hash(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes)[..8])
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use swarm_core::config::{self, LoadedConfig, Origin};
 use swarm_core::error::Result;
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::watcher::service::{self, Fingerprint};
+use swarm_core::watcher::service;
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;
@@ -77,12 +77,7 @@ fn watcher_lacks(ctx: &Context, loaded: &LoadedConfig) -> Vec<String> {
     let Some(record) = status.record.filter(|_| status.running) else {
         return Vec::new();
     };
-    Fingerprint::of(&loaded.config)
-        .keys
-        .into_iter()
-        .filter(|(key, hash)| record.settings.get(key).is_some_and(|h| h != hash))
-        .map(|(key, _)| key)
-        .collect()
+    record.lacks(&loaded.config)
 }
 
 fn as_json(loaded: &LoadedConfig) -> Value {

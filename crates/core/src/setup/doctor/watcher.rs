@@ -2,7 +2,7 @@
 //! config gives now, and what it last said went wrong.
 
 use crate::config;
-use crate::watcher::service::{self, Fingerprint};
+use crate::watcher::service;
 
 use super::report::{Outcome, Subject};
 
@@ -50,17 +50,7 @@ pub(super) fn watcher(s: &Subject<'_>) -> Vec<Outcome> {
                     r.channels.join(", ")
                 }
             );
-            let differs: Vec<String> = config
-                .as_ref()
-                .map(|c| {
-                    Fingerprint::of(c)
-                        .keys
-                        .into_iter()
-                        .filter(|(key, hash)| r.settings.get(key).is_some_and(|h| h != hash))
-                        .map(|(key, _)| key)
-                        .collect()
-                })
-                .unwrap_or_default();
+            let differs = config.as_ref().map(|c| r.lacks(c)).unwrap_or_default();
             if !differs.is_empty() {
                 Outcome::warn(
                     CHECK,
