@@ -22,8 +22,8 @@ use swarm_core::domain::Timestamp;
 use swarm_core::error::{Error, Result};
 use swarm_core::notify::NotifySettings;
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sanitize;
 use swarm_core::support::sys;
+use swarm_core::support::{sanitize, time};
 use swarm_core::watcher::service::{self, Fingerprint, WatcherRecord};
 use swarm_core::watcher::{Carried, Ended, Said, WatchSettings, Watcher};
 
@@ -191,9 +191,7 @@ fn already_runs(ctx: &Context) -> Result<Error> {
         Some(r) => format!(
             " (process {}, since {})",
             r.pid,
-            Timestamp::parse_iso(&r.since)
-                .map(|t| t.utc().with_timezone(&Local).format("%H:%M:%S").to_string())
-                .unwrap_or(r.since)
+            sanitize::one_line(&time::iso_for_people(&r.since, time::now()))
         ),
         None => String::new(),
     };

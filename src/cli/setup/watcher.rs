@@ -6,15 +6,13 @@
 
 use std::time::Duration;
 
-use chrono::Local;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
 use swarm_core::backend::{self, Started};
-use swarm_core::domain::Timestamp;
 use swarm_core::error::{Error, Result};
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sanitize;
+use swarm_core::support::{sanitize, time};
 use swarm_core::watcher::service::{self, Stopped, WatcherStatus};
 
 use crate::cli::context::Context;
@@ -92,19 +90,9 @@ pub(crate) fn run(ctx: &Context, args: &WatcherArgs) -> Result<ExitCode> {
 
 /// A time for people: the local clock time and how long ago.
 fn shown_time(iso: &str) -> String {
-    match Timestamp::parse_iso(iso) {
-        Some(t) => {
-            let ago = (Timestamp::now().unix_seconds() - t.unix_seconds()).max(0.0) as u64;
-            let ago = match ago {
-                0..=59 => format!("{ago} s ago"),
-                60..=3599 => format!("{} min ago", ago / 60),
-                _ => format!("{} h ago", ago / 3600),
-            };
-            format!(
-                "{} ({ago})",
-                t.utc().with_timezone(&Local).format("%H:%M:%S")
-            )
-        }
+    let now = time::now();
+    match time::parse_iso(iso) {
+        Some(t) => format!("{} ({})", time::for_people(t, now), time::ago(t, now)),
         None => sanitize::one_line(iso),
     }
 }
