@@ -191,8 +191,9 @@ fn start(ctx: &Context) -> Result<()> {
                 status_line(&status)
             ))?;
         }
-        Started::Now(pid) => {
-            wait_until_up(ctx, pid)?;
+        Started::Now(mut child) => {
+            let pid = child.id();
+            wait_until_up(ctx, &mut child)?;
             ctx.out.print(&format!(
                 "Started the watcher in the background (process {pid}); it writes to {} and ends once the swarm's panes on this host are gone.\n",
                 ctx.paths.watcher_log().display()
@@ -202,19 +203,23 @@ fn start(ctx: &Context) -> Result<()> {
     Ok(())
 }
 
-/// Waits until the watcher started as `pid` has announced itself and
+/// Waits until the watcher started as `child` has announced itself and
 /// written its record, so that what follows (`status`, a notification)
 /// finds it running with its settings.
-fn wait_until_up(ctx: &Context, pid: u32) -> Result<()> {
+fn wait_until_up(ctx: &Context, child: &mut std::process::Child) -> Result<()> {
+    let pid = child.id();
     let deadline = std::time::Instant::now() + STOP_WAIT;
     loop {
         let status = service::status(&ctx.paths)?;
-        match &status.record {
-            Some(r) if status.running && r.pid == pid => return Ok(()),
-            // Another watcher won the start (two commands at once): it
-            // runs, and the one started here left.
-            Some(_) if status.running && !process_alive(pid) => return Ok(()),
-            _ => {}
+        if status.running && status.record.as_ref().is_some_and(|r| r.pid == pid) {
+            return Ok(());
+        }
+        // It left: another watcher won the start (two commands at once),
+        // which is as good, or it could not run.
+        if let Ok(Some(_)) = child.try_wait()
+            && service::status(&ctx.paths)?.running
+        {
+            return Ok(());
         }
         if std::time::Instant::now() >= deadline {
             return Err(Error::Refused {
@@ -227,17 +232,6 @@ fn wait_until_up(ctx: &Context, pid: u32) -> Result<()> {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// Whether a process with this id still exists (`/proc` is not on every
-/// system: `ps -p` is).
-fn process_alive(pid: u32) -> bool {
-    std::process::Command::new("ps")
-        .args(["-p", &pid.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
 }
 
 fn stop(ctx: &Context) -> Result<()> {

@@ -6,7 +6,7 @@
 //! start it at once start one.
 
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use crate::error::{Error, Result};
 use crate::store::{AppendFile, Paths, PresenceLock, Present};
@@ -16,12 +16,13 @@ use crate::tmux::Server;
 const LOG_LIMIT: u64 = 1024 * 1024;
 
 /// What `ensure_running` found or did.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Started {
     /// A watcher already runs.
     Already,
-    /// One was started in the background (its process id).
-    Now(u32),
+    /// One was started in the background: the child process, which the
+    /// caller may wait for (it leaves at once when another won the start).
+    Now(Child),
 }
 
 /// Whether a watcher runs for the project laid out by `paths` on this
@@ -74,5 +75,5 @@ pub fn ensure_running(paths: &Paths, server: &Server) -> Result<Started> {
         what: "start the watcher in the background".into(),
         source,
     })?;
-    Ok(Started::Now(child.id()))
+    Ok(Started::Now(child))
 }

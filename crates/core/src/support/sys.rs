@@ -141,32 +141,28 @@ pub(crate) fn read_stdin(
 /// started in a group of its own, whose time is up): killing only the
 /// shell would leave what it started running. Refuses the groups 0 and 1,
 /// which would name this process's own group or init's.
-#[allow(unsafe_code)]
 pub(crate) fn kill_process_group(pgid: u32) -> io::Result<()> {
-    let pgid = libc::pid_t::try_from(pgid)
-        .ok()
-        .filter(|p| *p > 1)
-        .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: kill(2) takes plain numbers; a negative pid names a group.
-    let rc = unsafe { libc::kill(-pgid, libc::SIGKILL) };
-    if rc == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    signal(pgid, libc::SIGKILL, true)
 }
 
 /// Sends SIGTERM to the process `pid` (the project's watcher, asked to
 /// end its round and leave). Refuses 0 and 1, which would name this
 /// process's own group or init.
-#[allow(unsafe_code)]
 pub(crate) fn terminate(pid: u32) -> io::Result<()> {
-    let pid = libc::pid_t::try_from(pid)
+    signal(pid, SIGTERM, false)
+}
+
+/// kill(2) of `sig` to the process `id`, or to the process group `id`
+/// when `group`; ids 0 and 1 are refused.
+#[allow(unsafe_code)]
+fn signal(id: u32, sig: libc::c_int, group: bool) -> io::Result<()> {
+    let id = libc::pid_t::try_from(id)
         .ok()
         .filter(|p| *p > 1)
         .ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?;
-    // SAFETY: kill(2) takes plain numbers; a positive pid names one process.
-    let rc = unsafe { libc::kill(pid, SIGTERM) };
+    let target = if group { -id } else { id };
+    // SAFETY: kill(2) takes plain numbers; a negative pid names a group.
+    let rc = unsafe { libc::kill(target, sig) };
     if rc == 0 {
         Ok(())
     } else {
