@@ -32,9 +32,6 @@ use crate::usage::{Tally, UsageSettings};
 use super::Backend;
 use super::watcher_process::{self, Started};
 
-/// The longest detail of a feed line about a message.
-const DETAIL_CHARS: usize = 200;
-
 /// The pieces a front door acts with, owned, so that a long-running one
 /// can keep them (or hand them to a thread of its own).
 #[derive(Debug)]
@@ -113,10 +110,7 @@ impl Operator {
         let mut report = self.messenger().send(registry, req)?;
         report.warnings.extend(budget_warnings);
         let m = &report.message;
-        let detail: String = sanitize::one_line(&m.content)
-            .chars()
-            .take(DETAIL_CHARS)
-            .collect();
+        let detail = crate::messaging::feed_detail(m);
         // `message_sent` was written by the messenger before the typing.
         let mut feed = Vec::new();
         let mut held = false;

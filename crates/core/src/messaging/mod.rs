@@ -28,4 +28,5 @@ pub use held::release::ReleaseReport;
 pub use messenger::{MessagingSettings, Messenger};
 pub use overlap_notice::{ToldOverlap, notice_overlaps};
 pub(crate) use relay::hand_over::Relayed;
+pub(crate) use send::feed_detail;
 pub use send::{Recipients, SendReport, SendRequest};

@@ -777,16 +777,22 @@ fn after_interrupt(session: &PaneSession<'_>) -> Option<Wait> {
     }
 }
 
-/// The longest detail of a `message_sent` line.
-const SENT_DETAIL_CHARS: usize = 200;
+/// The longest detail of a feed line about a message.
+const FEED_DETAIL_CHARS: usize = 200;
+
+/// The start of `message`'s body as a feed line's detail: one line, at
+/// most `FEED_DETAIL_CHARS` characters.
+pub(crate) fn feed_detail(message: &Message) -> String {
+    sanitize::one_line(&message.content)
+        .chars()
+        .take(FEED_DETAIL_CHARS)
+        .collect()
+}
 
 /// The `message_sent` line of `message`: its type, recipients and the
 /// start of its body.
 fn sent_entry(message: &Message) -> FeedEntry {
-    let detail: String = sanitize::one_line(&message.content)
-        .chars()
-        .take(SENT_DETAIL_CHARS)
-        .collect();
+    let detail = feed_detail(message);
     let to = message
         .recipients
         .iter()
