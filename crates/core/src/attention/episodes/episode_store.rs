@@ -40,12 +40,9 @@ pub struct EpisodeRecord {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Transition {
     /// The caller opened episode number `episode`: it raises the event.
-    /// `previous` is when the episode before it opened (for throttling).
     Opened {
         /// The episode's number.
         episode: u64,
-        /// When the one before opened.
-        previous: Option<Timestamp>,
     },
     /// The caller closed the open episode.
     Closed,
@@ -101,10 +98,7 @@ impl EpisodeRecord {
             },
         };
         let t = if open {
-            Transition::Opened {
-                episode,
-                previous: opened,
-            }
+            Transition::Opened { episode }
         } else {
             Transition::Closed
         };
@@ -161,13 +155,7 @@ mod tests {
     #[test]
     fn open_then_close_then_a_new_episode() {
         let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "q?", "");
-        assert_eq!(
-            t,
-            Transition::Opened {
-                episode: 1,
-                previous: None
-            }
-        );
+        assert_eq!(t, Transition::Opened { episode: 1 });
         let r = r.expect("test value");
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(2.0), "q?", "").0,
@@ -179,10 +167,7 @@ mod tests {
         assert_eq!(r.detail, "q?");
         assert_eq!(
             EpisodeRecord::apply(Some(&r), true, at(4.0), "again?", "").0,
-            Transition::Opened {
-                episode: 2,
-                previous: Some(at(1.0))
-            }
+            Transition::Opened { episode: 2 }
         );
     }
 
