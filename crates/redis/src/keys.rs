@@ -192,6 +192,12 @@ impl Keys {
         self.key("sessions")
     }
 
+    /// `limits`, a string: the usage limits as JSON (the shape of
+    /// `.swarm/limits.json` without its version).
+    pub(crate) fn limits(&self) -> String {
+        self.key("limits")
+    }
+
     /// `topics`, a hash: topic -> its subscribers as a JSON array of agent
     /// ids (`swarm subscribe`); a topic nobody follows has no field.
     pub(crate) fn topics(&self) -> String {
@@ -277,6 +283,7 @@ mod tests {
             k.sessions(),
             k.printed(),
             k.topics(),
+            k.limits(),
         ]
     }
 
@@ -308,6 +315,7 @@ mod tests {
                 "{swarm:p}:sessions",
                 "{swarm:p}:printed",
                 "{swarm:p}:topics",
+                "{swarm:p}:limits",
             ]
         );
         let collections: Vec<String> = Collection::ALL.iter().map(|c| k.a2a(*c)).collect();

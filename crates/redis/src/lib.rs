@@ -21,6 +21,7 @@ mod printed;
 mod rates;
 mod registry;
 mod relay;
+mod limits;
 mod sessions;
 #[cfg(test)]
 mod test_cluster;
@@ -46,6 +47,7 @@ use printed::RedisPrinted;
 use rates::RedisRates;
 use registry::RedisRegistry;
 use relay::RedisRelay;
+use limits::RedisLimits;
 use sessions::RedisSessions;
 use topics::RedisTopics;
 
@@ -79,6 +81,7 @@ impl SharedStores for RedisStores {
         backend.relay = Some(Box::new(RedisRelay::new(target.clone(), host)));
         backend.episodes = Box::new(RedisEpisodes::new(target.clone()));
         backend.sessions = Box::new(RedisSessions::new(target.clone()));
+        backend.limits = Box::new(RedisLimits::new(target.clone()));
         backend.printed = Box::new(RedisPrinted::new(target.clone()));
         backend.feed = std::sync::Arc::new(RedisFeed::new(
             target.clone(),

@@ -68,6 +68,10 @@ impl PendingDoc {
             let claim = decide(&entry);
             match claim {
                 Claim::Escalate { .. } => claimed.push(Claimed { entry, claim }),
+                Claim::Postpone { next_retry_at } => {
+                    entry.next_retry_at = next_retry_at;
+                    keep.push(entry);
+                }
                 Claim::Retry { next_retry_at } => {
                     entry.retry_count += 1;
                     entry.next_retry_at = next_retry_at;
@@ -120,6 +124,12 @@ pub enum Claim {
     Escalate {
         /// Its recipient is no longer registered.
         recipient_gone: bool,
+    },
+    /// Not now (its recipient is at its usage limit): it falls due again
+    /// then, its retry count unchanged, and nobody claims it.
+    Postpone {
+        /// The next due time.
+        next_retry_at: Timestamp,
     },
 }
 

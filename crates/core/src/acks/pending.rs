@@ -279,15 +279,25 @@ pub(crate) enum DueAction {
 
 /// Claims every retry and escalation due at `now`, deciding each by the
 /// schedule in `settings`. `registered` says whether an agent is still in
-/// the registry.
+/// the registry; `paused`, whether it is at its usage limit (its retries
+/// and escalation wait, uncounted, until it is not).
 pub(crate) fn claim_due(
     store: &dyn AckStore,
     registered: impl Fn(&str) -> bool,
+    paused: impl Fn(&str) -> bool,
     settings: &AckSettings,
     now: DateTime<Utc>,
 ) -> Result<(Vec<DueAction>, Vec<String>)> {
     let decide = |entry: &PendingEntry| {
         let recipient_gone = !registered(entry.recipient_id.as_str());
+        if !recipient_gone && paused(entry.recipient_id.as_str()) {
+            let wait = settings.wait_before(entry.retry_count + 1, settings.timeout);
+            let next =
+                now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
+            return Claim::Postpone {
+                next_retry_at: Timestamp::from_utc(next),
+            };
+        }
         if recipient_gone || entry.retry_count >= settings.max_retries {
             return Claim::Escalate { recipient_gone };
         }
@@ -302,15 +312,17 @@ pub(crate) fn claim_due(
     let (claimed, warnings) = store.claim_due(Timestamp::from_utc(now), &decide)?;
     let actions = claimed
         .into_iter()
-        .map(|c| match c.claim {
-            Claim::Retry { .. } => DueAction::Retry {
+        .filter_map(|c| match c.claim {
+            Claim::Retry { .. } => Some(DueAction::Retry {
                 n: c.entry.retry_count,
                 entry: c.entry,
-            },
-            Claim::Escalate { recipient_gone } => DueAction::Escalate {
+            }),
+            Claim::Escalate { recipient_gone } => Some(DueAction::Escalate {
                 entry: c.entry,
                 recipient_gone,
-            },
+            }),
+            // Never claimed: the store keeps it.
+            Claim::Postpone { .. } => None,
         })
         .collect();
     Ok((actions, warnings))
@@ -437,7 +449,7 @@ mod tests {
         assert!(work_due(&store, time::now()));
         // The next save replaces the FIFO with the real due time.
         let later = time::now() + chrono::Duration::seconds(31);
-        claim_due(&store, |_| true, &AckSettings::default(), later).expect("claim");
+        claim_due(&store, |_| true, |_| false, &AckSettings::default(), later).expect("claim");
         assert!(fs::metadata(&due).expect("due file").is_file());
     }
 
@@ -470,7 +482,7 @@ mod tests {
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let at = |s: i64| start + chrono::Duration::seconds(s);
         let claim = |now| {
-            claim_due(&store, |_| true, &settings, now)
+            claim_due(&store, |_| true, |_| false, &settings, now)
                 .expect("claim")
                 .0
         };
@@ -511,7 +523,7 @@ mod tests {
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let later = time::now() + chrono::Duration::seconds(31);
         let (actions, _) =
-            claim_due(&store, |_| false, &AckSettings::default(), later).expect("claim");
+            claim_due(&store, |_| false, |_| false, &AckSettings::default(), later).expect("claim");
         assert!(
             matches!(
                 actions.as_slice(),

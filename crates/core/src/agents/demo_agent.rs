@@ -248,13 +248,18 @@ pub(crate) const ASK_NO_FIRST_WORD: &str = "DEMOASKNO";
 /// hi || done`), as an agent prints `@swarm:` lines (print-to-send).
 pub(crate) const PRINT_WORD: &str = "DEMOPRINT";
 
+/// A prompt holding `DEMOLIMIT<n>` makes the agent answer as an agent at
+/// its usage limit does: a line with the reset time, n seconds later
+/// (`! usage limit reached · resets 14:40:05`), and back to its prompt.
+pub(crate) const LIMIT_WORD: &str = "DEMOLIMIT";
+
 /// A prompt holding this word makes the agent clear its screen and draw
 /// its transcript again, as a full-screen agent redraws.
 pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// The words that make the demo agent do something, in one short line: it
 /// shows it under its banner, and `swarm help launch` prints it.
 pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy 5 s), \
-     DEMOPRINT a || b, DEMOREDRAW; a question (ends in ?) gets a reply";
+     DEMOLIMIT60 (usage limit), DEMOPRINT a || b, DEMOREDRAW; a question (ends in ?) gets a reply";
 
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
@@ -600,6 +605,13 @@ impl<W: Write> Demo<'_, W> {
         if let Some(line) = self.reply(text) {
             shown.push_str(&format!("{line}\r\n"));
         }
+        if let Some(secs) = seconds_after(text, LIMIT_WORD) {
+            let reset = now + chrono::Duration::seconds(secs.cast_signed());
+            shown.push_str(&format!(
+                "! usage limit reached · resets {}\r\n",
+                reset.with_timezone(&chrono::Local).format("%H:%M:%S")
+            ));
+        }
         self.drawn.push_str(&shown);
         write!(self.out, "\r\x1b[K{shown}")?;
         if text.contains(REDRAW_WORD) {
@@ -627,7 +639,7 @@ impl<W: Write> Demo<'_, W> {
             self.parser.clear();
             return write!(self.out, "\r\n{}\r\n{}", q.text, q.rows());
         }
-        if let Some(secs) = busy_seconds(text) {
+        if let Some(secs) = seconds_after(text, BUSY_WORD) {
             self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));
             return write!(self.out, "\r\n{WORKING}\r\n> ");
         }
@@ -788,9 +800,10 @@ fn question_in(text: &str) -> Option<Asked<'_>> {
     })
 }
 
-/// `DEMOSLEEP<n>` in a submission: the seconds to stay busy (at most 600).
-fn busy_seconds(text: &str) -> Option<u64> {
-    let rest = &text[text.find(BUSY_WORD)? + BUSY_WORD.len()..];
+/// `DEMOSLEEP<n>` (or another `word` followed by a number) in a
+/// submission: the seconds it names (at most 600).
+fn seconds_after(text: &str, word: &str) -> Option<u64> {
+    let rest = &text[text.find(word)? + word.len()..];
     let digits: String = rest
         .chars()
         .take_while(char::is_ascii_digit)

@@ -26,6 +26,9 @@ pub struct Profile {
     /// Stopping a turn puts its prompt back into the input box, so a
     /// message is never typed right after one.
     pub interrupt_restores_prompt: bool,
+    /// How long after a usage limit's reset it may take to carry on by
+    /// itself.
+    pub continues_after_limit: Duration,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -41,6 +44,18 @@ impl Profile {
     /// does not read screens.
     pub(crate) fn read(&self, capture: &str) -> Option<Reading> {
         Some(self.rules.as_ref()?.read(&Screen::parse(capture)))
+    }
+
+    /// The usage limit a `capture-pane` capture shows (see
+    /// `ScreenRules::limit`): the row and the reset time as printed;
+    /// `None` when it shows none, is busy, or is not read.
+    pub(crate) fn limit(&self, capture: &str) -> Option<(String, Option<String>)> {
+        let rules = self.rules.as_ref()?;
+        let screen = Screen::parse(capture);
+        if rules.read(&screen).state == crate::agents::screen::ScreenState::Busy {
+            return None;
+        }
+        rules.limit(&screen)
     }
 
     /// The screen's fingerprint without its spinner and timer rows (see
@@ -188,6 +203,7 @@ impl Profiles {
         let rules = ScreenRules::new(
             spec.dialog.as_deref().unwrap_or_default(),
             spec.busy.as_deref().unwrap_or_default(),
+            spec.limit.as_deref().unwrap_or_default(),
             spec.input.as_ref(),
         )
         .ok()
@@ -213,6 +229,9 @@ impl Profiles {
             command_chars: spec.command_chars.clone().unwrap_or_default(),
             interrupt: spec.interrupt.clone().unwrap_or_default(),
             interrupt_restores_prompt: spec.interrupt_restores_prompt.unwrap_or(false),
+            continues_after_limit: Duration::from_secs(u64::from(
+                spec.continues_after_limit_secs.unwrap_or(0),
+            )),
             rules,
             print,
         }

@@ -159,6 +159,12 @@ impl Pattern {
         self.ansi.is_some()
     }
 
+    /// The text of the `reset` group of the plain pattern in `row`.
+    fn reset(&self, row: &Row) -> Option<String> {
+        let caps = self.plain.as_ref()?.captures(&row.plain)?;
+        Some(caps.name("reset")?.as_str().trim().to_owned())
+    }
+
     fn found_in(&self, screen: &Screen, found: Option<&Found>) -> bool {
         self.rows(screen, found)
             .any(|i| self.matches(&screen.rows[i]))
@@ -170,6 +176,7 @@ impl Pattern {
 pub struct ScreenRules {
     dialog: Vec<Pattern>,
     busy: Vec<Pattern>,
+    limit: Vec<Pattern>,
     start: Pattern,
     frame: bool,
     end: Option<Pattern>,
@@ -194,6 +201,7 @@ impl ScreenRules {
     pub(crate) fn new(
         dialog: &[Marker],
         busy: &[Marker],
+        limit: &[Marker],
         input: Option<&InputBox>,
     ) -> Result<Option<ScreenRules>, String> {
         let Some(input) = input else {
@@ -204,6 +212,7 @@ impl ScreenRules {
         Ok(Some(ScreenRules {
             dialog: all(dialog)?,
             busy: all(busy)?,
+            limit: all(limit)?,
             start: Pattern::new(&input.start)?,
             frame: input.frame,
             end: one(&input.end)?,
@@ -220,6 +229,7 @@ impl ScreenRules {
         self.dialog
             .iter()
             .chain(&self.busy)
+            .chain(&self.limit)
             .chain(std::iter::once(&self.start))
             .chain(&self.end)
             .chain(&self.require)
@@ -277,6 +287,26 @@ impl ScreenRules {
             state,
             box_text: Some(text),
         }
+    }
+
+    /// The usage limit the screen shows, when one of the `limit` markers
+    /// matches where it counts: the matching row (sanitised) and the
+    /// reset time it printed (the `reset` group), if any.
+    pub(crate) fn limit(&self, screen: &Screen) -> Option<(String, Option<String>)> {
+        if self.limit.is_empty() {
+            return None;
+        }
+        let found = self.find_box(screen);
+        for p in &self.limit {
+            for i in p.rows(screen, found.as_ref()) {
+                let row = &screen.rows[i];
+                if p.matches(row) {
+                    let reset = p.reset(row);
+                    return Some((crate::support::sanitize::one_line(row.plain.trim()), reset));
+                }
+            }
+        }
+        None
     }
 
     /// A fingerprint of the screen without the rows that move by

@@ -50,14 +50,20 @@ pub enum EventKind {
     Answered,
     /// A notification could not be sent.
     NotifyFailed,
+    /// An agent hit its vendor's usage limit.
+    Limited,
+    /// A usage limit's reset time passed.
+    LimitReset,
 }
 
 /// Every kind, in the order of `swarm feed --help`.
-pub const ALL_KINDS: [EventKind; 18] = [
+pub const ALL_KINDS: [EventKind; 20] = [
     EventKind::NeedsInput,
     EventKind::Finished,
     EventKind::Exited,
     EventKind::Stuck,
+    EventKind::Limited,
+    EventKind::LimitReset,
     EventKind::Message,
     EventKind::Budget,
     EventKind::Joined,
@@ -75,13 +81,15 @@ pub const ALL_KINDS: [EventKind; 18] = [
 ];
 
 /// The kinds that tell the person someone needs them, and are notified.
-pub(crate) const ATTENTION_KINDS: [EventKind; 6] = [
+pub(crate) const ATTENTION_KINDS: [EventKind; 8] = [
     EventKind::NeedsInput,
     EventKind::Finished,
     EventKind::Exited,
     EventKind::Stuck,
     EventKind::Message,
     EventKind::Budget,
+    EventKind::Limited,
+    EventKind::LimitReset,
 ];
 
 impl EventKind {
@@ -106,6 +114,8 @@ impl EventKind {
             EventKind::AckEscalated => "ack_escalated",
             EventKind::Answered => "answered",
             EventKind::NotifyFailed => "notify_failed",
+            EventKind::Limited => "limited",
+            EventKind::LimitReset => "limit_reset",
         }
     }
 
@@ -140,6 +150,8 @@ impl EventKind {
             EventKind::AckEscalated => "did not acknowledge",
             EventKind::Answered => "was answered",
             EventKind::NotifyFailed => "could not be notified",
+            EventKind::Limited => "hit its usage limit",
+            EventKind::LimitReset => "can work again: its usage limit reset",
         }
     }
 }
@@ -198,6 +210,13 @@ pub struct FeedEntry {
     /// releaser, the person who answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// For `limited`: when the limit resets, as the agent printed it.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::domain::utc_iso::option"
+    )]
+    pub until: Option<Timestamp>,
 }
 
 impl FeedEntry {
@@ -218,6 +237,7 @@ impl FeedEntry {
             context: Vec::new(),
             msg_id: None,
             by: None,
+            until: None,
         }
     }
 

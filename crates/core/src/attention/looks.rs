@@ -95,6 +95,8 @@ pub(crate) fn take(
                     });
                 }
             };
+            let mut limit = None;
+            let mut profile_name = None;
             let (presence, quiet, dialog) = match sight {
                 Sight::Remote(_) => return None,
                 Sight::Gone(_) => (Presence::Gone, None, None),
@@ -102,6 +104,7 @@ pub(crate) fn take(
                 Sight::Other => (Presence::Other, None, None),
                 Sight::NotRead(profile, capture) => {
                     printed(&profile, &capture);
+                    profile_name = Some(profile.name.clone());
                     if let Some(c) = &capture {
                         last.insert(a.id.as_str().to_owned(), last_lines(c));
                     }
@@ -109,6 +112,7 @@ pub(crate) fn take(
                 }
                 Sight::Screen(profile, capture) => {
                     printed(&profile, &capture);
+                    profile_name = Some(profile.name.clone());
                     let capture = capture.unwrap_or_default();
                     last.insert(a.id.as_str().to_owned(), last_lines(&capture));
                     let state = profile
@@ -118,6 +122,7 @@ pub(crate) fn take(
                     let dialog = (state == ScreenState::Dialog)
                         .then(|| dialog::read(&capture))
                         .flatten();
+                    limit = crate::limits::seen(&profile, &capture, at);
                     (
                         Presence::Agent(Some(state)),
                         profile.quiet_fingerprint(&capture),
@@ -132,6 +137,9 @@ pub(crate) fn take(
                 quiet,
                 dialog,
                 waiting: waiting.contains(a.id.as_str()),
+                limit,
+                profile: profile_name,
+                limit_cleared: false,
             })
         })
         .collect();

@@ -110,6 +110,9 @@ mod tests {
             quiet: Some(1),
             dialog: None,
             waiting: false,
+            limit: None,
+            profile: None,
+            limit_cleared: false,
         }
     }
 

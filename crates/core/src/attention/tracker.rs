@@ -12,6 +12,7 @@ use crate::agents::screen::ScreenState;
 use crate::attention::dialog::Dialog;
 use crate::attention::event::EventKind;
 use crate::domain::Timestamp;
+use crate::limits::SeenLimit;
 
 /// What is in an agent's pane, as one look found it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -45,6 +46,12 @@ pub(crate) struct Look {
     /// Whether messages wait for this agent (held or queued): a turn that
     /// ends with more to come is not finished.
     pub waiting: bool,
+    /// The usage limit its screen shows.
+    pub limit: Option<SeenLimit>,
+    /// The profile that read its screen (`None`: not an agent now).
+    pub profile: Option<String>,
+    /// A person said its limit is over (`swarm limits clear`).
+    pub limit_cleared: bool,
 }
 
 /// A condition that opened or closed.
@@ -108,9 +115,10 @@ struct Memory {
 }
 
 /// The conditions the tracker derives, in the order changes are reported.
-const TRACKED: [EventKind; 4] = [
+const TRACKED: [EventKind; 5] = [
     EventKind::Exited,
     EventKind::NeedsInput,
+    EventKind::Limited,
     EventKind::Stuck,
     EventKind::Finished,
 ];
@@ -195,6 +203,13 @@ impl Tracker {
             memory.worked = false;
             memory.idle_since = None;
         }
+        // A limit lasts until the agent works again (or exits, or a person
+        // clears it), whether or not its screen still shows it.
+        let limited = !look.limit_cleared
+            && !exited
+            && (look.limit.is_some()
+                || (memory.open.contains(&EventKind::Limited)
+                    && state != Some(ScreenState::Busy)));
         let mut changes = Vec::new();
         // Another dialog where one was open (answered and asked again
         // between two looks): a new episode, reported with its key.
@@ -221,6 +236,7 @@ impl Tracker {
             let now_open = match kind {
                 EventKind::Exited => exited,
                 EventKind::NeedsInput => dialog,
+                EventKind::Limited => limited,
                 EventKind::Stuck => stuck,
                 EventKind::Finished => finished,
                 _ => false,
@@ -296,6 +312,10 @@ fn detail(kind: EventKind, look: &Look, timing: Timing) -> String {
             "busy with nothing new on its screen for {}",
             crate::support::time::human_duration(timing.stuck_after.as_secs_f64())
         ),
+        EventKind::Limited => look
+            .limit
+            .as_ref()
+            .map_or_else(|| "at its usage limit".into(), SeenLimit::detail),
         _ => String::new(),
     }
 }
@@ -316,6 +336,9 @@ mod tests {
             quiet: Some(1),
             dialog: None,
             waiting: false,
+            limit: None,
+            profile: None,
+            limit_cleared: false,
         }
     }
 
@@ -331,7 +354,7 @@ mod tests {
     fn the_first_look_reports_every_condition() {
         let mut t = Tracker::default();
         let c = t.look(look(0.0, agent(ScreenState::Idle)));
-        assert_eq!(c.len(), 4);
+        assert_eq!(c.len(), TRACKED.len());
         assert!(opened(&c).is_empty());
         assert!(t.look(look(1.0, agent(ScreenState::Idle))).is_empty());
     }
@@ -478,6 +501,6 @@ mod tests {
         let mut t = Tracker::default();
         t.look(look(0.0, agent(ScreenState::Idle)));
         assert_eq!(t.retain(&BTreeSet::new()), ["agent-1"]);
-        assert_eq!(t.look(look(1.0, agent(ScreenState::Idle))).len(), 4);
+        assert_eq!(t.look(look(1.0, agent(ScreenState::Idle))).len(), TRACKED.len());
     }
 }

@@ -11,6 +11,8 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
+use crate::limits::LimitStore;
+use crate::limits::on_files::FileLimits;
 use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
 use crate::agents::on_files::FileRegistry;
@@ -121,6 +123,8 @@ pub struct Backend {
     pub sessions: Box<dyn SessionStore>,
     /// Which agents follow which topics.
     pub topics: Box<dyn TopicStore>,
+    /// The logins at their usage limit.
+    pub limits: Box<dyn LimitStore>,
     /// Which store this is and this host's name in it.
     settings: StoreSettings,
 }
@@ -175,6 +179,7 @@ impl Backend {
             feed: Arc::new(FileFeed::new(paths, FeedRetention::from_config(config))),
             sessions: Box::new(FileSessions::new(paths)),
             topics: Box::new(FileTopics::new(paths)),
+            limits: Box::new(FileLimits::new(paths)),
             settings: StoreSettings::files(),
         }
     }

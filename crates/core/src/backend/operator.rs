@@ -56,6 +56,8 @@ pub struct Operator {
     pub autostart: bool,
     /// Budgets and prices.
     pub usage: UsageSettings,
+    /// What happens when a usage limit resets.
+    pub limits: crate::config::LimitsConfig,
 }
 
 impl Operator {
@@ -80,6 +82,7 @@ impl Operator {
             notify: NotifySettings::from_config(config),
             autostart: config.watcher.autostart,
             usage: UsageSettings::from_config(config),
+            limits: config.limits.clone(),
         })
     }
 
@@ -330,6 +333,7 @@ impl Operator {
             relay: backend.relay.as_deref(),
             sessions: &*backend.sessions,
             feed: &*backend.feed,
+            limits: &*backend.limits,
         }
     }
 

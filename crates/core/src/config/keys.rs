@@ -9,13 +9,15 @@
 /// its default: all of them). They are the attention kinds of
 /// `attention::event::ATTENTION_KINDS`, which this layer sits below; a
 /// test in `notify::settings` keeps the two lists equal.
-pub(crate) const NOTIFY_EVENTS: [&str; 6] = [
+pub(crate) const NOTIFY_EVENTS: [&str; 8] = [
     "needs_input",
     "finished",
     "exited",
     "stuck",
     "message",
     "budget",
+    "limited",
+    "limit_reset",
 ];
 
 /// A key of the config file.
@@ -133,7 +135,7 @@ pub enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 14] = [
+pub(crate) const SECTIONS: [(&str, &str); 15] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -176,6 +178,10 @@ pub(crate) const SECTIONS: [(&str, &str); 14] = [
     (
         "watcher",
         "The project's watcher, which releases held messages, retries ACKs and raises attention events while nobody types a command (swarm only).",
+    ),
+    (
+        "limits",
+        "Agents at their vendor's usage limit: messages to them are held until it resets (swarm only; `swarm limits`).",
     ),
     (
         "budget",
@@ -567,7 +573,7 @@ pub const KEYS: &[Key] = &[
             max_items: NOTIFY_EVENTS.len(),
             unique: true,
         }),
-        doc: "The events that notify: needs_input (a dialog is open), finished (a turn ended), exited, stuck, message (an agent wrote to you), budget.",
+        doc: "The events that notify: needs_input (a dialog is open), finished (a turn ended), exited, stuck, message (an agent wrote to you), budget, limited (an agent hit its usage limit), limit_reset (its reset time passed).",
         example: None,
     },
     Key {
@@ -670,6 +676,20 @@ pub const KEYS: &[Key] = &[
         name: "on_exceed",
         kind: Kind::Choice(&["hold", "interrupt"]),
         doc: "hold: messages to an agent over its budget wait in its inbox (the operator's still go in); interrupt: also stop its current turn as its profile says.",
+        example: None,
+    },
+    Key {
+        section: "limits",
+        name: "on_reset",
+        kind: Kind::Choice(&["notify", "resume", "off"]),
+        doc: "When an agent's usage limit resets: notify tells you (nothing resumes by itself); resume types limits.resume_prompt into each agent that showed the limit once its screen is idle, then its held messages go in; off does nothing.",
+        example: None,
+    },
+    Key {
+        section: "limits",
+        name: "resume_prompt",
+        kind: Kind::Text { max_chars: 4096 },
+        doc: "What on_reset = \"resume\" types into an agent whose limit reset.",
         example: None,
     },
 ];

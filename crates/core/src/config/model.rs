@@ -47,6 +47,9 @@ pub struct Config {
     pub watcher: WatcherConfig,
     /// What agents may spend (swarm's own section; docs/USAGE.md).
     pub budget: BudgetConfig,
+    /// What happens when an agent's usage limit resets (swarm's own
+    /// section).
+    pub limits: LimitsConfig,
     /// Prices per model over the built-in table (`[prices.MODEL]`).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, super::price::Price>,
@@ -236,6 +239,40 @@ pub enum OnExceed {
     Hold,
     /// Messages are held and its current turn is stopped.
     Interrupt,
+}
+
+/// `[limits]`: agents at their vendor's usage limit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LimitsConfig {
+    /// What the watcher does once a limit's reset time has passed.
+    pub on_reset: OnReset,
+    /// What "resume" types into each agent that showed the limit.
+    pub resume_prompt: String,
+}
+
+impl Default for LimitsConfig {
+    fn default() -> Self {
+        LimitsConfig {
+            on_reset: OnReset::Notify,
+            resume_prompt: "continue".into(),
+        }
+    }
+}
+
+/// What happens once a usage limit resets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnReset {
+    /// Tell the person; nothing resumes by itself.
+    #[default]
+    Notify,
+    /// Type the resume prompt into each agent that showed the limit, once
+    /// its screen is idle; held messages then go in, in order.
+    Resume,
+    /// Nothing: the agents stay limited until they work again or a person
+    /// clears them (`swarm limits clear`).
+    Off,
 }
 
 /// Where the swarm's shared state lives.

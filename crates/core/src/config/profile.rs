@@ -78,6 +78,11 @@ pub struct ProfileSpec {
     /// Any of these means the agent is working (it queues new input).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub busy: Option<Vec<Marker>>,
+    /// Any of these on a screen that is not busy means the agent is at its
+    /// usage limit; a `plain` pattern's group named `reset` holds the
+    /// reset time the agent printed (`resets (?P<reset>.+)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<Vec<Marker>>,
     /// Where the input box is. A profile without one cannot read the
     /// screen: messages are delivered without looking.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -116,6 +121,11 @@ pub struct ProfileSpec {
     /// budget's interrupt still stops it. Unset: false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interrupt_restores_prompt: Option<bool>,
+    /// Seconds after a usage limit's reset within which the agent carries
+    /// on by itself (Claude Code signed in does): `limits.on_reset =
+    /// "resume"` types nothing into it before then. Unset: 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continues_after_limit_secs: Option<u32>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -193,6 +203,7 @@ impl ProfileSpec {
             command_chars: other.command_chars.clone().or(self.command_chars.clone()),
             dialog: other.dialog.clone().or(self.dialog.clone()),
             busy: other.busy.clone().or(self.busy.clone()),
+            limit: other.limit.clone().or(self.limit.clone()),
             input: other.input.clone().or(self.input.clone()),
             start_session: other.start_session.clone().or(self.start_session.clone()),
             resume: other.resume.clone().or(self.resume.clone()),
@@ -202,6 +213,9 @@ impl ProfileSpec {
             interrupt_restores_prompt: other
                 .interrupt_restores_prompt
                 .or(self.interrupt_restores_prompt),
+            continues_after_limit_secs: other
+                .continues_after_limit_secs
+                .or(self.continues_after_limit_secs),
         }
     }
 }
@@ -310,7 +324,11 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
             "at most 16 characters, no spaces".into(),
         ));
     }
-    for (field, markers) in [("dialog", &spec.dialog), ("busy", &spec.busy)] {
+    for (field, markers) in [
+        ("dialog", &spec.dialog),
+        ("busy", &spec.busy),
+        ("limit", &spec.limit),
+    ] {
         let Some(markers) = markers else { continue };
         if markers.len() > MAX_MARKERS {
             out.push((field.into(), format!("at most {MAX_MARKERS} markers")));

@@ -36,9 +36,11 @@ pub(crate) fn process_due(
     now: DateTime<Utc>,
 ) -> Result<ProcessReport> {
     let mut report = ProcessReport::default();
+    let limits = messenger.limits.read().unwrap_or_default();
     let (actions, warnings) = acks::claim_due(
         messenger.acks,
         |id| registry.find(id).is_some(),
+        |id| limits.of_agent(id).is_some(),
         settings,
         now,
     )?;
@@ -59,6 +61,7 @@ pub(crate) fn process_due(
                     text: &text,
                     marker: &marker,
                     urgency: Urgency::Urgent,
+                    from_person: false,
                 };
                 let (outcomes, warnings) = messenger.deliver_logged(
                     typed,

@@ -5,6 +5,10 @@
 //! and releasing messages in `held/release.rs`, handing deliveries between
 //! hosts in `relay/hand_over.rs`.
 
+use crate::limits::LimitStore;
+use super::send::Typed;
+use super::wait::Wait;
+use crate::domain::message::Urgency;
 use std::time::Duration;
 
 use crate::acks::AckStore;
@@ -129,6 +133,22 @@ pub struct Messenger<'a> {
     /// accepted and before it is typed anywhere, so that what it causes
     /// in a pane (a dialog the watcher raises) comes after it in the feed.
     pub feed: &'a dyn FeedStore,
+    /// The logins at their usage limit: messages to their agents are held.
+    pub limits: &'a dyn LimitStore,
+}
+
+impl Messenger<'_> {
+    /// What keeps a message (`typed`; `None`: one already held) out of
+    /// `agent`'s pane because its login is at its usage limit: nothing
+    /// for an urgent one from the person.
+    pub(super) fn limit_wait(&self, agent: &str, typed: Option<&Typed<'_>>) -> Option<Wait> {
+        if typed.is_some_and(|t| t.from_person && t.urgency != Urgency::Normal) {
+            return None;
+        }
+        let limits = self.limits.read().ok()?;
+        let record = limits.of_agent(agent)?;
+        Some(Wait::Unsafe(format!("{agent} is {}", record.describe())))
+    }
 }
 
 /// Where a delivery to `a` goes: its pane as the registry has it.

@@ -15,6 +15,7 @@ mod messenger;
 pub mod onboarding;
 mod overlap_notice;
 mod pane_text;
+mod resume_prompt;
 pub mod printed;
 pub mod rates;
 pub mod relay;

@@ -38,6 +38,9 @@ pub(crate) struct Typed<'t> {
     pub marker: &'t str,
     /// How urgently it goes into a busy agent's pane.
     pub urgency: Urgency,
+    /// Sent by the person: an urgent one goes into an agent at its usage
+    /// limit all the same.
+    pub from_person: bool,
 }
 
 /// Most recipients of one broadcast (parity).
@@ -327,6 +330,7 @@ impl<'a> Messenger<'a> {
                 text: &text,
                 marker: &marker,
                 urgency: req.urgency,
+                from_person: req.sender == self.settings.operator,
             };
             let (typed, more) =
                 self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), ahead)?;
@@ -364,8 +368,10 @@ impl<'a> Messenger<'a> {
                 msg_id: view.message.msg_id.as_str(),
                 text: &text,
                 marker: &marker,
-                // Asked for by hand: at once.
+                // Asked for by hand: at once (the refusal of a message
+                // held for a usage limit, and `--force`, are the caller's).
                 urgency: Urgency::Urgent,
+                from_person: true,
             };
             let (outcomes, _) =
                 self.deliver_logged(typed, &targets, Some("redelivery".into()), None)?;
@@ -718,8 +724,9 @@ impl<'a> Messenger<'a> {
         };
         session.prepare_typing(ahead);
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
-        let wait = blocked
-            .filter(|w| w.stops(typed.urgency))
+        let wait = self
+            .limit_wait(a.id.as_str(), Some(&typed))
+            .or_else(|| blocked.filter(|w| w.stops(typed.urgency)))
             .or_else(|| session.wait().filter(|w| w.stops(typed.urgency)));
         let Some(wait) = wait else {
             // An agent may put the stopped turn's prompt back into its

@@ -249,6 +249,12 @@ impl Paths {
         self.swarm_dir().join("sessions.json")
     }
 
+    /// `.swarm/limits.json`: the usage limits agents hit, by credential
+    /// (docs/FORMATS.md).
+    pub(crate) fn limits(&self) -> PathBuf {
+        self.swarm_dir().join("limits.json")
+    }
+
     /// `.swarm/demo/`: the demo agent's conversations, one JSON-lines
     /// file per conversation id, so that it can be resumed like a real
     /// agent (docs/FORMATS.md).

@@ -25,7 +25,7 @@ use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::looks;
 use crate::attention::notice::HeldFor;
-use crate::attention::round::Attention;
+use crate::attention::round::{Attention, Raised};
 use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
 use crate::backend::{Chores, Operator};
@@ -36,6 +36,7 @@ use crate::messaging;
 use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;
+use crate::watcher::limits_round::{self, Logins};
 use crate::watcher::print_to_send::{HISTORY_ROWS, send_printed};
 use crate::worktrees;
 
@@ -185,6 +186,8 @@ pub struct Watcher<'a> {
     /// The last lines each agent's screen showed when last read: what an
     /// `exited` event carries.
     last_lines: BTreeMap<String, Vec<String>>,
+    /// The logins of this host's agents (usage limits).
+    logins: Logins,
 }
 
 impl<'a> Watcher<'a> {
@@ -214,6 +217,7 @@ impl<'a> Watcher<'a> {
                 deferred: Vec::new(),
                 last_notice: BTreeMap::new(),
                 last_lines: BTreeMap::new(),
+                logins: Logins::new(),
             },
             warnings,
         )
@@ -567,19 +571,33 @@ impl<'a> Watcher<'a> {
             rows: HISTORY_ROWS,
         });
         let looks::Taken {
-            looks,
+            mut looks,
             panes,
             printouts,
             last_lines,
         } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
         self.last_lines.extend(last_lines);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
+        let limited = limits_round::prepare(op, &mut looks, &local, &mut self.logins);
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
             self.outage
                 .failed(say, "could not record attention", &e.into());
         }
-        for mut raised in report.raised {
+        let settled = limits_round::settle(op, &limited, &registry);
+        for e in settled.errors {
+            say(Said::Warning(e));
+        }
+        for line in settled.said {
+            say(Said::Did(line));
+        }
+        let reset = settled.feed.into_iter().map(|entry| Raised { entry });
+        for mut raised in report.raised.into_iter().chain(reset) {
+            if raised.entry.event == EventKind::Limited
+                && let Some(agent) = &raised.entry.agent
+            {
+                raised.entry.until = limits_round::until_of(&limited, agent);
+            }
             if raised.entry.event == EventKind::Exited
                 && let Some(agent) = &raised.entry.agent
                 && let Some(lines) = self.last_lines.get(agent)

@@ -92,6 +92,13 @@ impl Messenger<'_> {
         if pending.is_empty() {
             return (done, None);
         }
+        // An agent at its usage limit gets nothing until it resets.
+        if let Some(wait) = self.limit_wait(agent, None) {
+            if pending.iter().any(|h| h.reason != wait.reason()) {
+                let _ = self.held.set_reason(&pending[0].agent, wait.reason());
+            }
+            return (done, Some(wait));
+        }
         let mut turn: Option<Wait> = None;
         for h in pending {
             // Normal messages keep their order: once one waits for the

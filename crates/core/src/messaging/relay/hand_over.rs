@@ -153,6 +153,7 @@ impl Messenger<'_> {
                 text: &h.text,
                 marker: &h.marker,
                 urgency: h.urgency,
+                from_person: false,
             };
             let (outcomes, more) = self.deliver_logged(typed, &here, note.clone(), None)?;
             warnings.extend(more);
