@@ -29,6 +29,7 @@ mod house;
 mod install;
 mod launch;
 mod leases;
+mod limits;
 mod locks;
 #[cfg(feature = "mcp")]
 mod mcp;

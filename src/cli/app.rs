@@ -17,7 +17,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store, watcher};
-use super::spending::{budget, usage};
+use super::spending::{budget, limits, usage};
 use super::worktrees::{changes, merge};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
@@ -136,6 +136,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Peek(args) => peek::run(ctx, &args),
         Command::Usage(args) => usage::run(ctx, &args),
         Command::Budget(args) => budget::run(ctx, &args),
+        Command::Limits(args) => limits::run(ctx, &args),
         Command::Monitor(args) => monitor::run(ctx, &args),
         Command::Dashboard(args) => dashboard::run(ctx, &args),
         Command::Mcp(args) => mcp::run(ctx, &args),

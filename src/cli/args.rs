@@ -14,7 +14,7 @@ use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store, watcher};
-use super::spending::{budget, usage};
+use super::spending::{budget, limits, usage};
 use super::worktrees::{changes, merge};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
@@ -49,7 +49,7 @@ Locks:
 See and answer, with limits:
   monitor    Live view of agents, locks, pending ACKs and messages
   answer     Answer the dialog open in an agent's pane (yes, no, a number)
-  peek, feed, dashboard, usage, budget
+  peek, feed, dashboard, usage, budget, limits
 
 Worktrees, with review and the merge queue:
   changes    Show what each agent's worktree branch holds, and files two agents both changed
@@ -152,6 +152,8 @@ pub(super) enum Command {
     /// Start a new budget period for an agent
     #[command(arg_required_else_help = true)]
     Budget(Lazy<budget::BudgetArgs>),
+    /// The agents at their vendor's usage limit, and `clear` to end one
+    Limits(Lazy<limits::LimitsArgs>),
     /// Live view of agents, locks, pending ACKs and messages
     #[command(alias = "start-monitoring")]
     Monitor(Lazy<monitor::MonitorArgs>),
@@ -359,6 +361,7 @@ impl Command {
             // Reading usage records changes nothing of the swarm's state.
             Command::Usage(_) => in_project(Warn, Never),
             Command::Budget(_) => in_project(Strict, Never),
+            Command::Limits(_) => in_project(Warn, Never),
             // The monitor, the dashboard and `down` are how a swarm is
             // looked at and repaired: a config problem must not stop them.
             Command::Monitor(_) => in_project(Warn, OwnLoop),

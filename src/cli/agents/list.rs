@@ -48,6 +48,8 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
             ctx.backend()?.shared_host(),
         )
     };
+    // A limits file that cannot be read hides nothing else.
+    let limits = ctx.backend()?.limits.read().unwrap_or_default();
     if args.json {
         let subscriptions = ctx.backend()?.topics.all()?;
         let rows: Vec<serde_json::Value> = agents
@@ -63,6 +65,11 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                         "topics".into(),
                         topics_of(&subscriptions, a.id.as_str()).into(),
                     );
+                    let limit = limits.of_agent(a.id.as_str());
+                    map.insert("limited".into(), limit.is_some().into());
+                    if let Some(until) = limit.and_then(|r| r.until) {
+                        map.insert("limited_until".into(), until.utc_iso().into());
+                    }
                 }
                 v
             })
@@ -96,8 +103,12 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         } else {
             String::new()
         };
+        let limit = limits
+            .of_agent(a.id.as_str())
+            .map(|r| format!(" | {}", r.describe()))
+            .unwrap_or_default();
         s.push_str(&format!(
-            "  {:<12} | {:<20} | PID: {:<8}{host} | {}{status}\n",
+            "  {:<12} | {:<20} | PID: {:<8}{host} | {}{limit}{status}\n",
             a.id,
             sanitize::one_line(&a.pane_index),
             a.pid,

@@ -1,4 +1,6 @@
-//! Commands about what the agents spend: `usage` and `budget`.
+//! Commands about what the agents spend and may spend: `usage`, `budget`
+//! and `limits`.
 
 pub(super) mod budget;
+pub(super) mod limits;
 pub(super) mod usage;

@@ -139,7 +139,7 @@ pub(crate) fn take(
                 waiting: waiting.contains(a.id.as_str()),
                 limit,
                 profile: profile_name,
-                limit_cleared: false,
+                limit_ended: false,
             })
         })
         .collect();

@@ -112,7 +112,7 @@ mod tests {
             waiting: false,
             limit: None,
             profile: None,
-            limit_cleared: false,
+            limit_ended: false,
         }
     }
 

@@ -50,8 +50,9 @@ pub(crate) struct Look {
     pub limit: Option<SeenLimit>,
     /// The profile that read its screen (`None`: not an agent now).
     pub profile: Option<String>,
-    /// A person said its limit is over (`swarm limits clear`).
-    pub limit_cleared: bool,
+    /// Its usage limit is over: it worked again since (its screen changed
+    /// and shows no limit), or a person cleared it (`swarm limits clear`).
+    pub limit_ended: bool,
 }
 
 /// A condition that opened or closed.
@@ -205,11 +206,9 @@ impl Tracker {
         }
         // A limit lasts until the agent works again (or exits, or a person
         // clears it), whether or not its screen still shows it.
-        let limited = !look.limit_cleared
+        let limited = !look.limit_ended
             && !exited
-            && (look.limit.is_some()
-                || (memory.open.contains(&EventKind::Limited)
-                    && state != Some(ScreenState::Busy)));
+            && (look.limit.is_some() || memory.open.contains(&EventKind::Limited));
         let mut changes = Vec::new();
         // Another dialog where one was open (answered and asked again
         // between two looks): a new episode, reported with its key.
@@ -338,7 +337,7 @@ mod tests {
             waiting: false,
             limit: None,
             profile: None,
-            limit_cleared: false,
+            limit_ended: false,
         }
     }
 
@@ -501,6 +500,9 @@ mod tests {
         let mut t = Tracker::default();
         t.look(look(0.0, agent(ScreenState::Idle)));
         assert_eq!(t.retain(&BTreeSet::new()), ["agent-1"]);
-        assert_eq!(t.look(look(1.0, agent(ScreenState::Idle))).len(), TRACKED.len());
+        assert_eq!(
+            t.look(look(1.0, agent(ScreenState::Idle))).len(),
+            TRACKED.len()
+        );
     }
 }

@@ -11,8 +11,6 @@
 //! winner per lock race, each ACK retry claimed once, append with a
 //! cursor for messages), not how the files keep it.
 
-use crate::limits::LimitStore;
-use crate::limits::on_files::FileLimits;
 use crate::a2a::{A2aStore, FileA2a};
 use crate::acks::{AckStore, FileAcks};
 use crate::agents::on_files::FileRegistry;
@@ -22,6 +20,8 @@ use crate::agents::sessions::session_store::SessionStore;
 use crate::attention::{EpisodeStore, FeedRetention, FeedStore, FileEpisodes, FileFeed};
 use crate::config::{Config, StoreBackend};
 use crate::error::{Error, Result};
+use crate::limits::LimitStore;
+use crate::limits::on_files::FileLimits;
 use crate::locks::{FileLocks, LockStore};
 use crate::log::log_store::LogStore;
 use crate::log::on_files::FileLog;

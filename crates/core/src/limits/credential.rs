@@ -93,7 +93,10 @@ pub fn of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
     let fp = fingerprint("dir", shown.as_bytes());
     Some(Credential {
         id: format!("{profile}:dir:{fp}"),
-        label: format!("{} (its configuration)", crate::support::sanitize::one_line(&shown)),
+        label: format!(
+            "{} (its configuration)",
+            crate::support::sanitize::one_line(&shown)
+        ),
     })
 }
 

@@ -79,7 +79,10 @@ fn resolve<Z: TimeZone>(
         Some(m) => {
             let month = month_number(m.as_str())?;
             let day = caps.name("day")?.as_str().parse::<u32>().ok()?;
-            match caps.name("year").and_then(|y| y.as_str().parse::<i32>().ok()) {
+            match caps
+                .name("year")
+                .and_then(|y| y.as_str().parse::<i32>().ok())
+            {
                 Some(year) => at(NaiveDate::from_ymd_opt(year, month, day)?)?,
                 None => {
                     let this_year = at(NaiveDate::from_ymd_opt(here.year(), month, day)?)?;

@@ -12,9 +12,9 @@ use crate::agents::screen::ScreenState;
 use crate::config::OnReset;
 use crate::domain::Timestamp;
 
+use super::SeenLimit;
 use super::credential::Credential;
 use super::limit_store::{LimitRecord, Limits};
-use super::SeenLimit;
 
 /// One agent of this host, as this round's look found it.
 #[derive(Clone, Debug)]
@@ -31,6 +31,9 @@ pub(crate) struct AgentNow {
     pub credential: Option<Credential>,
     /// Its profile (`claude`, ...).
     pub vendor: String,
+    /// It worked since its screen last showed a limit (or a person
+    /// cleared it): the limit is over for it.
+    pub worked: bool,
 }
 
 impl AgentNow {
@@ -42,7 +45,7 @@ impl AgentNow {
     }
 
     fn works(&self) -> bool {
-        self.state == Some(ScreenState::Busy) && self.limit.is_none()
+        self.worked && self.limit.is_none()
     }
 }
 
@@ -129,7 +132,9 @@ pub(crate) fn step(
                     .iter()
                     .any(|a| a.agent == *agent && (a.works() || a.exited))
         });
-        record.resumed.retain(|agent| record.limited.contains(agent));
+        record
+            .resumed
+            .retain(|agent| record.limited.contains(agent));
         if record.limited.is_empty() {
             if let Some(gone) = limits.credentials.remove(&id) {
                 out.over.push(gone);
@@ -198,6 +203,7 @@ mod tests {
             }),
             credential: login(cred),
             vendor: "claude".into(),
+            worked: state == ScreenState::Busy && limit.is_none(),
         }
     }
 
@@ -299,7 +305,13 @@ mod tests {
         if let Some(l) = waiting.limit.as_mut() {
             l.continues_after = Duration::from_secs(120);
         }
-        step(&mut limits, &[waiting.clone()], &all, OnReset::Resume, at(10));
+        step(
+            &mut limits,
+            &[waiting.clone()],
+            &all,
+            OnReset::Resume,
+            at(10),
+        );
         let (s, _) = step(&mut limits, &[waiting], &all, OnReset::Resume, at(150));
         assert!(s.resume.is_empty());
         let (s, _) = step(

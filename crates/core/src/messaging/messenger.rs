@@ -5,10 +5,10 @@
 //! and releasing messages in `held/release.rs`, handing deliveries between
 //! hosts in `relay/hand_over.rs`.
 
-use crate::limits::LimitStore;
 use super::send::Typed;
 use super::wait::Wait;
 use crate::domain::message::Urgency;
+use crate::limits::LimitStore;
 use std::time::Duration;
 
 use crate::acks::AckStore;
@@ -147,7 +147,7 @@ impl Messenger<'_> {
         }
         let limits = self.limits.read().ok()?;
         let record = limits.of_agent(agent)?;
-        Some(Wait::Unsafe(format!("{agent} is {}", record.describe())))
+        Some(Wait::Limited(format!("{agent} is {}", record.describe())))
     }
 }
 

@@ -724,9 +724,17 @@ impl<'a> Messenger<'a> {
         };
         session.prepare_typing(ahead);
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
-        let wait = self
-            .limit_wait(a.id.as_str(), Some(&typed))
-            .or_else(|| blocked.filter(|w| w.stops(typed.urgency)))
+        // An urgent message from the person passes a usage limit that
+        // keeps the held ones back.
+        let limit = self.limit_wait(a.id.as_str(), None);
+        let passes = limit.is_some() && self.limit_wait(a.id.as_str(), Some(&typed)).is_none();
+        let wait = limit
+            .filter(|_| !passes)
+            .or_else(|| {
+                blocked.filter(|w| {
+                    w.stops(typed.urgency) && !(passes && matches!(w, Wait::Limited(_)))
+                })
+            })
             .or_else(|| session.wait().filter(|w| w.stops(typed.urgency)));
         let Some(wait) = wait else {
             // An agent may put the stopped turn's prompt back into its

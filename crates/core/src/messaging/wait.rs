@@ -17,13 +17,16 @@ pub(crate) enum Wait {
     /// Nothing may be typed now: someone is typing, a dialog is open, the
     /// screen cannot be read.
     Unsafe(String),
+    /// The agent's login is at its usage limit: nothing goes in but an
+    /// urgent message from the person.
+    Limited(String),
 }
 
 impl Wait {
     /// Why, for a person.
     pub(crate) fn reason(&self) -> &str {
         match self {
-            Wait::Turn(r) | Wait::Unsafe(r) => r,
+            Wait::Turn(r) | Wait::Unsafe(r) | Wait::Limited(r) => r,
         }
     }
 
@@ -31,7 +34,7 @@ impl Wait {
     pub(crate) fn stops(&self, urgency: Urgency) -> bool {
         match self {
             Wait::Turn(_) => urgency.waits_for_turn(),
-            Wait::Unsafe(_) => true,
+            Wait::Unsafe(_) | Wait::Limited(_) => true,
         }
     }
 
@@ -39,7 +42,7 @@ impl Wait {
     pub(crate) fn held(&self) -> Outcome {
         match self {
             Wait::Turn(r) => Outcome::held_for_turn(r.clone()),
-            Wait::Unsafe(r) => Outcome::held(r.clone()),
+            Wait::Unsafe(r) | Wait::Limited(r) => Outcome::held(r.clone()),
         }
     }
 }

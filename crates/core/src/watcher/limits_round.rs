@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use crate::agents::registry::{AgentRecord, Registry};
+use crate::agents::screen::ScreenState;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::tracker::{Look, Presence};
 use crate::backend::Operator;
@@ -17,9 +18,17 @@ use crate::limits::credential::{self, Credential};
 use crate::limits::round::{self, AgentNow, Step};
 use crate::support::sanitize;
 
-/// The logins of this host's agents, by agent and pane process (read
-/// once: an agent's environment does not change).
-pub(super) type Logins = BTreeMap<(String, u32), Option<Credential>>;
+/// What the watcher remembers between rounds.
+#[derive(Debug, Default)]
+pub(super) struct Memory {
+    /// The logins of this host's agents, by agent and pane process (read
+    /// once: an agent's environment does not change).
+    logins: BTreeMap<(String, u32), Option<Credential>>,
+    /// The screen (without its moving rows) each agent showed when it
+    /// last showed a limit: once it shows another and no limit, the agent
+    /// has worked again.
+    screens: BTreeMap<String, Option<u64>>,
+}
 
 /// Marks the looks of agents a person cleared, and returns this host's
 /// agents as the limits round needs them.
@@ -27,7 +36,7 @@ pub(super) fn prepare(
     op: &Operator,
     looks: &mut [Look],
     local: &[&AgentRecord],
-    logins: &mut Logins,
+    memory: &mut Memory,
 ) -> Vec<AgentNow> {
     let cleared = op
         .backend
@@ -37,10 +46,24 @@ pub(super) fn prepare(
         .unwrap_or_default();
     let mut out = Vec::new();
     for look in looks.iter_mut() {
-        if cleared.contains_key(&look.agent) {
+        let busy = look.presence == Presence::Agent(Some(ScreenState::Busy));
+        let showing = look.limit.is_some();
+        let is_cleared = cleared.contains_key(&look.agent);
+        if is_cleared {
             look.limit = None;
-            look.limit_cleared = true;
         }
+        let worked = if showing {
+            memory.screens.insert(look.agent.clone(), look.quiet);
+            false
+        } else {
+            let then = memory.screens.get(&look.agent);
+            let worked = busy || then.is_some_and(|then| *then != look.quiet);
+            if worked {
+                memory.screens.remove(&look.agent);
+            }
+            worked
+        };
+        look.limit_ended = is_cleared || worked;
         let Some(vendor) = look.profile.clone() else {
             continue;
         };
@@ -48,7 +71,8 @@ pub(super) fn prepare(
             .iter()
             .find(|a| a.id.as_str() == look.agent)
             .map_or(0, |a| a.pid);
-        let login = logins
+        let login = memory
+            .logins
             .entry((look.agent.clone(), pid))
             .or_insert_with(|| credential::of_pane(&vendor, pid))
             .clone();
@@ -62,6 +86,7 @@ pub(super) fn prepare(
             limit: look.limit.clone(),
             credential: login,
             vendor,
+            worked,
         });
     }
     out
@@ -91,7 +116,8 @@ pub(super) fn settle(op: &Operator, agents: &[AgentNow], registry: &Registry) ->
         changed
     });
     if let Err(e) = updated {
-        done.errors.push(format!("could not record usage limits: {e}"));
+        done.errors
+            .push(format!("could not record usage limits: {e}"));
         return done;
     }
     for r in &step.opened {

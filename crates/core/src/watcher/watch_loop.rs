@@ -36,7 +36,7 @@ use crate::messaging;
 use crate::notify::{Notifier, NotifySettings};
 use crate::support::sanitize;
 use crate::tmux::SessionNotice;
-use crate::watcher::limits_round::{self, Logins};
+use crate::watcher::limits_round;
 use crate::watcher::print_to_send::{HISTORY_ROWS, send_printed};
 use crate::worktrees;
 
@@ -186,8 +186,8 @@ pub struct Watcher<'a> {
     /// The last lines each agent's screen showed when last read: what an
     /// `exited` event carries.
     last_lines: BTreeMap<String, Vec<String>>,
-    /// The logins of this host's agents (usage limits).
-    logins: Logins,
+    /// What the usage limits' part remembers between rounds.
+    limits: limits_round::Memory,
 }
 
 impl<'a> Watcher<'a> {
@@ -217,7 +217,7 @@ impl<'a> Watcher<'a> {
                 deferred: Vec::new(),
                 last_notice: BTreeMap::new(),
                 last_lines: BTreeMap::new(),
-                logins: Logins::new(),
+                limits: limits_round::Memory::default(),
             },
             warnings,
         )
@@ -578,7 +578,7 @@ impl<'a> Watcher<'a> {
         } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
         self.last_lines.extend(last_lines);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
-        let limited = limits_round::prepare(op, &mut looks, &local, &mut self.logins);
+        let limited = limits_round::prepare(op, &mut looks, &local, &mut self.limits);
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
         for e in report.errors {
             self.outage

@@ -113,7 +113,7 @@ impl Messenger<'_> {
                     let _ = self.held.set_reason(&h.agent, wait.reason());
                 }
                 match wait {
-                    Wait::Unsafe(_) => return (done, Some(wait)),
+                    Wait::Unsafe(_) | Wait::Limited(_) => return (done, Some(wait)),
                     Wait::Turn(_) => {
                         turn = Some(wait);
                         continue;
