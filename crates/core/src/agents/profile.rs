@@ -287,6 +287,39 @@ mod tests {
         assert!(checked >= 46, "only {checked} fixtures");
     }
 
+    /// The real agents' usage-limit screens show a limit (with the reset
+    /// time where the agent printed one), and no other screen does.
+    #[test]
+    fn real_agent_limit_screens_read_as_limits() {
+        let profiles = Profiles::default();
+        let table = std::fs::read_to_string(fixtures().join("EXPECTED.tsv")).expect("EXPECTED.tsv");
+        let resets = [
+            ("claude-limit-apikey", None),
+            ("claude-limit-signedin", Some("12:19am")),
+            ("codex-limit-menu", None),
+            ("codex-limit-after-escape", Some("Nov 29th, 2026 12:19 AM")),
+            ("gemini-limit-menu", None),
+            ("gemini-limit-stopped", None),
+        ];
+        let mut limits = 0;
+        for line in table.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+            let name = line.split('\t').next().unwrap_or_default();
+            let agent = name.split('-').next().unwrap_or_default();
+            let capture = std::fs::read_to_string(fixtures().join(format!("{name}.ansi.txt")))
+                .expect("fixture");
+            let seen = profiles.for_command(agent).limit(&capture);
+            match resets.iter().find(|(n, _)| *n == name) {
+                Some((_, reset)) => {
+                    let (_, got) = seen.unwrap_or_else(|| panic!("{name}: no limit read"));
+                    assert_eq!(got.as_deref(), *reset, "{name}");
+                    limits += 1;
+                }
+                None => assert_eq!(seen, None, "{name}"),
+            }
+        }
+        assert_eq!(limits, resets.len());
+    }
+
     #[test]
     fn the_box_text_is_what_was_typed() {
         let profiles = Profiles::default();
