@@ -406,6 +406,26 @@ fn episode(agent: &str, kind: EventKind, ago: f64, detail: &str) -> OpenEpisode 
 }
 
 #[test]
+fn an_agent_at_its_usage_limit_says_until_when() {
+    let mut s = busy_state();
+    s.set_screens(vec![AgentScreen {
+        agent: "agent-1".into(),
+        state: "idle".into(),
+        held: 1,
+        held_reason: Some("agent-1 is limited until 15:00".into()),
+        held_for: None,
+        dialog: None,
+        limited: Some("limited until 15:00".into()),
+    }]);
+    let text = snapshot(&mut s, 140, 24);
+    let row = text
+        .lines()
+        .find(|r| r.contains("● agent-1 "))
+        .unwrap_or_else(|| panic!("agent-1's row in\n{text}"));
+    assert!(row.contains("limited until 15:00"), "{row}");
+}
+
+#[test]
 fn who_needs_you_comes_first_and_the_footer_says_how_to_answer() {
     let mut s = busy_state();
     // agent-2 waits in a dialog, agent-0 exited; agent-1 has nothing.
@@ -429,6 +449,7 @@ fn who_needs_you_comes_first_and_the_footer_says_how_to_answer() {
             options: vec![(1, "Yes".into()), (2, "No".into())],
             fingerprint: "0123456789abcdef".into(),
         }),
+        limited: None,
     }]);
     let text = snapshot(&mut s, 120, 20);
     super::snapshots(|| insta::assert_snapshot!("monitor_needs_you", text));

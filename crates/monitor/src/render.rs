@@ -282,6 +282,12 @@ fn agents(state: &MonitorState) -> Section {
             need.as_ref()
                 .and_then(|n| need_words(state, a.id.as_str(), n)),
         );
+        if let Some(limited) = screen.and_then(|s| s.limited.as_deref()) {
+            spans.push(Span::styled(
+                format!(" {limited}"),
+                Style::new().fg(Color::LightRed),
+            ));
+        }
         if let Some(s) = screen.filter(|s| s.held > 0) {
             let age = s
                 .held_for

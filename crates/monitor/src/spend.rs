@@ -145,6 +145,7 @@ mod tests {
             sessions: Vec::new(),
             skipped: 0,
             budget: Vec::new(),
+            limited: Vec::new(),
         }
     }
 

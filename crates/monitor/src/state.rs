@@ -175,6 +175,9 @@ pub struct AgentScreen {
     pub held_for: Option<std::time::Duration>,
     /// The dialog on its screen, when one is open and could be read.
     pub dialog: Option<ScreenDialog>,
+    /// "limited until 15:00" (or "limited, reset unknown") while its login
+    /// is at its usage limit.
+    pub limited: Option<String>,
 }
 
 /// Everything the live view shows.

@@ -152,6 +152,7 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
         op.backend.shared_host(),
     );
     let held = op.backend.held.list().unwrap_or_default();
+    let limits = op.backend.limits.read().unwrap_or_default();
     let now = Timestamp::now();
     agents
         .iter()
@@ -180,6 +181,7 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
                 held_reason: mine.first().map(|h| h.reason.clone()),
                 held_for: mine.first().map(|h| h.age(now)),
                 dialog,
+                limited: limits.of_agent(a.id.as_str()).map(|r| r.describe()),
             }
         })
         .collect()

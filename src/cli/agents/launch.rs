@@ -167,6 +167,7 @@ struct LaunchReport<'a> {
 /// reports and attaches.
 pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     let (plan, agents) = plan(ctx, args)?;
+    warn_if_limited(ctx, &agents.kind);
     if ctx.root.source == RootSource::CurrentDir {
         let dir = ctx.paths.root().display();
         ctx.out.warn(&format!(
@@ -415,6 +416,29 @@ pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
         launch::shell_quote(&exe.to_string_lossy()),
         launch::shell_quote(&ctx.paths.root().to_string_lossy())
     ))
+}
+
+/// Warns, before anything starts, when the new agents would run with a
+/// login that is at its usage limit (they start in this environment).
+fn warn_if_limited(ctx: &Context, profile: &str) {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let Some(login) = swarm_core::limits::credential::of(profile, &env) else {
+        return;
+    };
+    let Ok(limits) = ctx.backend().and_then(|b| Ok(b.limits.read()?)) else {
+        return;
+    };
+    if let Some(r) = limits.credentials.get(&login.id) {
+        let showed: Vec<&str> = r.limited.iter().map(String::as_str).collect();
+        ctx.out.warn(&format!(
+            "the new agents log in as {} ({}), which is {} ({} showed it): messages to them are \
+             held until it resets (`swarm limits`)",
+            r.vendor,
+            login.label,
+            r.describe(),
+            showed.join(", ")
+        ));
+    }
 }
 
 fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {

@@ -19,8 +19,8 @@ pub(crate) struct RedeliverArgs {
     /// Every message still queued for a registered agent
     #[arg(long)]
     all_queued: bool,
-    /// Type it in even to an agent that is over its budget (a message held
-    /// for the budget is otherwise refused while the agent is over)
+    /// Type it in even to an agent that is over its budget or at its
+    /// usage limit (refused while it is, otherwise)
     #[arg(long)]
     force: bool,
 }
@@ -56,6 +56,29 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
             .collect(),
     };
     let registry = ctx.registry_or_empty()?;
+    // A recipient at its usage limit could only answer "limit reached".
+    if !args.force {
+        let limits = ctx.backend()?.limits.read()?;
+        let limited: Vec<(String, String)> = chosen
+            .iter()
+            .flat_map(|v| {
+                v.outcomes
+                    .iter()
+                    .filter(|(_, o)| o.status == Status::Queued)
+                    .filter_map(|(agent, _)| {
+                        limits
+                            .of_agent(agent)
+                            .map(|r| (agent.clone(), r.describe()))
+                    })
+            })
+            .collect();
+        if let Some((agent, why)) = limited.first() {
+            ctx.out.print(&format!(
+                "Nothing redelivered: {agent} is {why} (`swarm limits`; --force types it in all the same)\n"
+            ))?;
+            return Ok(ExitCode::NotDelivered);
+        }
+    }
     // A message held because its recipient is over its budget waits for
     // the budget: typing it in now would spend what the budget keeps.
     if !args.force {

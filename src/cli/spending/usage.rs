@@ -80,12 +80,16 @@ pub(crate) fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode> {
         ctx.out.warn(n);
     }
     let standing = tally.standing(&ledger, &registry, now_secs());
-    let report = tally.report(
+    let mut report = tally.report(
         &ledger,
         &standing,
         plan.agent.as_ref().map(AgentId::as_str),
         plan.since,
     );
+    // The limits reached: a feed that cannot be read leaves them out.
+    if let Ok(feed) = ctx.backend()?.feed.read_all() {
+        report.add_limits(&feed.entries);
+    }
     if args.json {
         ctx.out.json(&report)?;
     } else {

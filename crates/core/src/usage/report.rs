@@ -57,6 +57,37 @@ pub struct AgentUsage {
     pub skipped: u64,
     /// How it stands against its own budget lines.
     pub budget: Vec<BudgetLine>,
+    /// Each time it reached its vendor's usage limit (from the activity
+    /// feed's `limited` lines), oldest first.
+    pub limited: Vec<LimitSpell>,
+}
+
+/// One time an agent reached its usage limit.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LimitSpell {
+    /// When it was seen, RFC 3339.
+    pub at: String,
+    /// When the agent said it resets, RFC 3339 (`None`: it did not say).
+    pub until: Option<String>,
+}
+
+impl UsageReport {
+    /// Adds each agent's `limited` spells from the activity feed's lines.
+    pub fn add_limits(&mut self, feed: &[crate::attention::event::FeedEntry]) {
+        for a in &mut self.agents {
+            a.limited = feed
+                .iter()
+                .filter(|e| {
+                    e.event == crate::attention::event::EventKind::Limited
+                        && e.agent.as_deref() == Some(a.agent.as_str())
+                })
+                .map(|e| LimitSpell {
+                    at: e.time.utc_iso(),
+                    until: e.until.map(Timestamp::utc_iso),
+                })
+                .collect();
+        }
+    }
 }
 
 /// The tokens of one model.
@@ -220,5 +251,6 @@ fn agent_usage(
         sessions,
         skipped: files.iter().map(|f| f.skipped).sum(),
         budget: standing.agents.get(agent).cloned().unwrap_or_default(),
+        limited: Vec::new(),
     }
 }
