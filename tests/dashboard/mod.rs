@@ -74,7 +74,7 @@ impl Dashboard {
 
     /// The dashboard with more environment and arguments (these replace
     /// `--no-browser` when they name `--host` themselves).
-    fn with(project: &Project, env: &[(&str, &str)], args: &[&str]) -> Dashboard {
+    pub(crate) fn with(project: &Project, env: &[(&str, &str)], args: &[&str]) -> Dashboard {
         let mut all = vec!["dashboard"];
         if !args.contains(&"--host") {
             all.extend(["--host", "127.0.0.1", "--port", "0", "--no-browser"]);

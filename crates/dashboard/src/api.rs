@@ -157,7 +157,8 @@ pub(super) const AGENT_MESSAGES: usize = 50;
 /// locks, the acknowledgements it owes or waits for, its screen state
 /// (`screen_state`: idle, busy, typing, dialog, unknown, shell, gone, ...;
 /// null when it is not registered; `screen` has the details) and the
-/// messages held back for it (`held_messages`).
+/// messages held back for it (`held_messages`); the caller adds `limited`
+/// ("limited until 15:00", null) and `limited_until` (RFC 3339, null).
 pub(super) fn agent_view(
     id: &str,
     registry: Option<&Registry>,

@@ -308,16 +308,27 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
             .filter(|h| h.agent == id.as_str())
             .map(|h| screens::held_json(h, now))
             .collect();
+        // A limits store that cannot be read hides nothing else.
+        let limits = app.settings.backend.limits.read().unwrap_or_default();
         match app.fresh_feed() {
-            Ok(feed) => ok(&api::agent_view(
-                &id,
-                registry.as_ref(),
-                &locks.body,
-                &pending,
-                &feed,
-                screen,
-                held,
-            )),
+            Ok(feed) => {
+                let mut view = api::agent_view(
+                    &id,
+                    registry.as_ref(),
+                    &locks.body,
+                    &pending,
+                    &feed,
+                    screen,
+                    held,
+                );
+                let limit = limits.of_agent(&id);
+                view["limited"] = limit.map(|r| r.describe()).into();
+                view["limited_until"] = limit
+                    .and_then(|r| r.until)
+                    .map(swarm_core::domain::Timestamp::utc_iso)
+                    .into();
+                ok(&view)
+            }
             Err(r) => r.into(),
         }
     })
@@ -386,7 +397,18 @@ async fn delivery(State(app): State<Arc<App>>) -> Response<Body> {
         let (registry, _) = snapshot::read_registry(&*app.settings.backend.registry);
         let states = screens::states(&app.settings, registry.as_ref());
         let held = screens::held(&app.settings);
-        ok(&screens::delivery(&states, &held, time::now()))
+        let mut body = screens::delivery(&states, &held, time::now());
+        // Each screen of an agent whose login is at its usage limit says
+        // so ("limited until 15:00").
+        let limits = app.settings.backend.limits.read().unwrap_or_default();
+        if let Some(all) = body["screens"].as_object_mut() {
+            for (id, screen) in all.iter_mut() {
+                if let (Some(r), Some(obj)) = (limits.of_agent(id), screen.as_object_mut()) {
+                    obj.insert("limited".into(), r.describe().into());
+                }
+            }
+        }
+        ok(&body)
     })
     .await
 }

@@ -162,7 +162,8 @@
       // The agent's screen as delivery reads it (/api/v1/delivery).
       const seen = state.screens[text(a.id)];
       const shown = seen && typeof seen === 'object' ? text(seen.state) : '';
-      const screen = el('td', 'screen' + (shown ? ' sc-' + shown.replace(/[^a-z]/g, '') : ' muted'), shown || '–');
+      const limited = seen && typeof seen === 'object' && seen.limited ? ' · ' + text(seen.limited) : '';
+      const screen = el('td', 'screen' + (shown ? ' sc-' + shown.replace(/[^a-z]/g, '') : ' muted'), (shown || '–') + limited);
       if (seen && seen.reason) screen.title = text(seen.reason);
       return row([
         wrapCell(link),
@@ -644,7 +645,8 @@
       const a = b.agent && typeof b.agent === 'object' ? b.agent : null;
       byId('agent-view-info').textContent = a
         ? text(a.status) + ' · pane ' + text(a.pane_index) + ' · screen ' + (b.screen_state ? text(b.screen_state) : '–') +
-          (b.screen && b.screen.reason ? ' (' + text(b.screen.reason) + ')' : '')
+          (b.screen && b.screen.reason ? ' (' + text(b.screen.reason) + ')' : '') +
+          (b.limited ? ' · ' + text(b.limited) : '')
         : 'not in the registry';
       const locks = list(b.locks).map((l) => el('li', 'mono', text(l.filepath) + (l.reason ? ' — ' + text(l.reason) : '')));
       byId('agent-view-locks').replaceChildren(...(locks.length ? locks : [el('li', 'empty', 'none')]));
