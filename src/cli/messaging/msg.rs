@@ -136,8 +136,18 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             outcome.reason.as_deref().unwrap_or("the agent is working"),
         )
     } else if outcome.status == Status::Held {
+        let limited = ctx
+            .backend()?
+            .limits
+            .read()
+            .is_ok_and(|l| l.of_agent(recipient.as_str()).is_some());
+        let when = if limited {
+            "once its usage limit is over (`swarm limits`; `--urgent` from you goes in now)"
+        } else {
+            "within about 2 s of the pane becoming safe"
+        };
         format!(
-            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (the project's watcher types it in by itself within about 2 s of the pane becoming safe; `swarm acks --held` lists what waits)\n",
+            "[HELD] Message for {recipient} held (id {id})\n  reason: {}\n  (the project's watcher types it in by itself {when}; `swarm acks --held` lists what waits)\n",
             outcome
                 .reason
                 .as_deref()

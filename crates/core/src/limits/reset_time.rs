@@ -2,7 +2,9 @@
 //! agents print a clock time in the local time zone (`2:40pm`, `2:47 PM`,
 //! `14:47`), sometimes with a date (`Nov 29, 2:43pm`, `Nov 29th, 2026
 //! 2:48 PM`) and a zone name in parentheses (`(UTC)`). A time without a
-//! date is the next time the clock shows it.
+//! date is the next time the clock shows it. A time printed to the minute
+//! is read as the end of that minute: resuming a few seconds late is
+//! harmless, a few seconds early meets the limit again.
 
 use std::sync::OnceLock;
 
@@ -39,7 +41,7 @@ pub fn parse(text: &str, now: Timestamp) -> Option<Timestamp> {
     let num = |name: &str| caps.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
     let mut hour = num("hour")?;
     let minute = num("minute")?;
-    let second = num("second").unwrap_or(0);
+    let second = num("second").unwrap_or(59);
     if let Some(ampm) = caps.name("ampm") {
         if !(1..=12).contains(&hour) {
             return None;
@@ -138,7 +140,7 @@ mod tests {
         // Claude Code signed in; its weekly limit with a date.
         assert_eq!(
             at_utc("You've hit your 5-hour limit · resets 2:40pm (UTC)", now).as_deref(),
-            Some("2026-11-28T14:40:00.000000+00:00")
+            Some("2026-11-28T14:40:59.000000+00:00")
         );
         assert_eq!(
             at_utc(
@@ -146,20 +148,20 @@ mod tests {
                 now
             )
             .as_deref(),
-            Some("2026-11-29T14:43:00.000000+00:00")
+            Some("2026-11-29T14:43:59.000000+00:00")
         );
         // An hour already past today is tomorrow's.
         assert_eq!(
             at_utc("resets 9:05am (UTC)", now).as_deref(),
-            Some("2026-11-29T09:05:00.000000+00:00")
+            Some("2026-11-29T09:05:59.000000+00:00")
         );
         assert_eq!(
             at_utc("resets 12:00am (UTC)", now).as_deref(),
-            Some("2026-11-29T00:00:00.000000+00:00")
+            Some("2026-11-29T00:00:59.000000+00:00")
         );
         assert_eq!(
             at_utc("resets 12:30pm (UTC)", now).as_deref(),
-            Some("2026-11-29T12:30:00.000000+00:00")
+            Some("2026-11-29T12:30:59.000000+00:00")
         );
     }
 
@@ -172,7 +174,7 @@ mod tests {
         let got = parse(&text, now).expect("a time");
         let want = in_an_hour
             .with_timezone(&Utc)
-            .with_second(0)
+            .with_second(59)
             .expect("valid");
         assert_eq!(got.utc(), want);
         let demo = format!("resets {}", in_an_hour.format("%H:%M:%S"));
