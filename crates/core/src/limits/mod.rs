@@ -9,7 +9,7 @@
 pub mod credential;
 pub mod limit_store;
 pub(crate) mod on_files;
-pub mod reset_time;
+pub(crate) mod reset_time;
 pub(crate) mod round;
 
 pub use credential::Credential;
@@ -20,7 +20,7 @@ use crate::domain::Timestamp;
 
 /// A usage limit an agent's screen shows.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeenLimit {
+pub(crate) struct SeenLimit {
     /// The row that shows it (sanitised).
     pub line: String,
     /// When it resets, when the agent printed a time.
@@ -32,7 +32,7 @@ pub struct SeenLimit {
 
 impl SeenLimit {
     /// What the person is told when it opens.
-    pub fn detail(&self) -> String {
+    pub(crate) fn detail(&self) -> String {
         let when = match self.until {
             Some(t) => format!("limited until {}", until_for_people(t)),
             None => "limited, reset unknown".into(),

@@ -36,7 +36,7 @@ fn pattern() -> &'static Regex {
 /// The moment `text` names, read as the agent printed it at `now`; `None`
 /// when it names no clock time. The local time zone applies unless the
 /// text names UTC.
-pub fn parse(text: &str, now: Timestamp) -> Option<Timestamp> {
+pub(crate) fn parse(text: &str, now: Timestamp) -> Option<Timestamp> {
     let caps = pattern().captures(text)?;
     let num = |name: &str| caps.name(name).and_then(|m| m.as_str().parse::<u32>().ok());
     let mut hour = num("hour")?;
