@@ -454,6 +454,30 @@ mod tests {
     }
 
     #[test]
+    fn a_recipient_at_its_usage_limit_is_neither_retried_nor_escalated() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = FileAcks::new(&Paths::new(dir.path()));
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
+        let settings = AckSettings::default();
+        let mut now = time::now();
+        // Well past every retry and the escalation: nothing is claimed,
+        // and the entry keeps its count.
+        for _ in 0..(settings.max_retries + 2) {
+            now += chrono::Duration::seconds(3600);
+            let (actions, _) =
+                claim_due(&store, |_| true, |_| true, &settings, now).expect("claim");
+            assert!(actions.is_empty());
+        }
+        let kept = store.list().expect("list").entries;
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].retry_count, 0);
+        // The limit over: the first retry comes.
+        now += chrono::Duration::seconds(3600);
+        let (actions, _) = claim_due(&store, |_| true, |_| false, &settings, now).expect("claim");
+        assert!(matches!(actions.as_slice(), [DueAction::Retry { n: 1, .. }]));
+    }
+
+    #[test]
     fn due_file_tracks_the_earliest_entry() {
         let dir = tempfile::tempdir().expect("tempdir");
         let store = FileAcks::new(&Paths::new(dir.path()));
