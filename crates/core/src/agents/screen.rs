@@ -302,7 +302,11 @@ impl ScreenRules {
                 let row = &screen.rows[i];
                 if p.matches(row) {
                     let reset = p.reset(row);
-                    return Some((crate::support::sanitize::one_line(row.plain.trim()), reset));
+                    // A row of a framed menu, without its frame.
+                    let line = row
+                        .plain
+                        .trim_matches(|c: char| c.is_whitespace() || matches!(c, '│' | '┃' | '|'));
+                    return Some((crate::support::sanitize::one_line(line), reset));
                 }
             }
         }
