@@ -24,7 +24,8 @@ enum CoordCommand {
     Show(show::ShowArgs),
     /// Append a line to a section (safe when several agents add at once)
     Add(add::AddArgs),
-    /// Write COORDINATION.md from the template
+    /// Write COORDINATION.md, the agents' shared plan, from the template
+    /// (the one file `swarm init` leaves to you)
     Init(init::InitArgs),
 }
 

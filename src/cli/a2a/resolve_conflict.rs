@@ -24,9 +24,9 @@ pub(crate) struct ResolveConflictArgs {
     #[arg(value_name = "FILEPATH")]
     path: String,
     /// The agent that needs it [default: this pane's agent]
-    #[arg(long, value_name = "ID")]
+    #[arg(long = "agent", alias = "requester", value_name = "AGENT")]
     requester: Option<String>,
-    /// Act for --requester although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "requester")]
     as_other: bool,
     /// Print the path, the requester and the conflict records as JSON
@@ -70,7 +70,7 @@ pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode>
         ctx,
         args.requester.as_deref(),
         args.as_other,
-        "--requester",
+        "--agent",
         &format!("resolve-conflict {path}"),
     )?;
     locks.retain(|h| h.record.agent_id != requester);

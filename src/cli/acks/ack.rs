@@ -26,7 +26,7 @@ pub(crate) struct AckArgs {
     id: String,
     /// Who acknowledges [default: this pane's agent; outside tmux, the
     /// message's recipient when it has only one]; must be the recipient
-    #[arg(long, alias = "agent-id", value_name = "ID")]
+    #[arg(long, alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Allow --agent to name another agent than this pane's own (recorded)
     #[arg(long)]

@@ -73,6 +73,20 @@ fn held_text(rows: &[HeldJson<'_>]) -> String {
     s
 }
 
+/// Prints the messages held back from panes (`swarm acks --held`,
+/// `swarm inbox --held`).
+pub(crate) fn print_held(ctx: &Context, held: &[HeldMessage], json: bool) -> Result<ExitCode> {
+    let rows = held_rows(held);
+    if json {
+        ctx.out.json(&rows)?;
+    } else if rows.is_empty() {
+        ctx.out.print("No held messages.\n")?;
+    } else {
+        ctx.out.print(&held_text(&rows))?;
+    }
+    Ok(ExitCode::Success)
+}
+
 #[derive(Serialize)]
 struct PendingJson<'a> {
     msg_id: &'a str,
@@ -93,15 +107,7 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
     let backend = ctx.backend()?;
     let held = backend.held.list()?;
     if args.held {
-        let rows = held_rows(&held);
-        if args.json {
-            ctx.out.json(&rows)?;
-        } else if rows.is_empty() {
-            ctx.out.print("No held messages.\n")?;
-        } else {
-            ctx.out.print(&held_text(&rows))?;
-        }
-        return Ok(ExitCode::Success);
+        return print_held(ctx, &held, args.json);
     }
     let settings = ctx.ack_settings()?;
     let pending = backend.acks.list()?;

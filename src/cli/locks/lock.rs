@@ -37,7 +37,7 @@ pub(crate) struct LockArgs {
     #[arg(long, short, value_name = "TEXT")]
     reason: Option<String>,
     /// The agent taking the lock [default: this pane's agent]
-    #[arg(long, visible_alias = "agent-id", value_name = "ID")]
+    #[arg(long, alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
@@ -75,7 +75,7 @@ pub(crate) struct AcquireFileLockArgs {
     #[arg(value_name = "REASON")]
     reason: Option<String>,
     /// The agent taking the lock [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
 }
 

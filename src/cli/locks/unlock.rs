@@ -20,7 +20,7 @@ pub(crate) struct UnlockArgs {
     #[arg(required = true, value_name = "PATH")]
     paths: Vec<String>,
     /// The agent releasing [default: this pane's agent]
-    #[arg(long, visible_alias = "agent-id", value_name = "ID")]
+    #[arg(long, alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]

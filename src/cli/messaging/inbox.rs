@@ -30,7 +30,7 @@ Examples:
 pub(crate) struct InboxArgs {
     /// Whose inbox [default: this pane's agent; outside tmux, the operator
     /// `messaging.operator`, "operator", as for `swarm msg`]
-    #[arg(long, alias = "agent-id", value_name = "ID")]
+    #[arg(long, alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Only unread messages, oldest first; marks the ones shown as read
     #[arg(long, alias = "new-only", conflicts_with = "all_history")]
@@ -53,6 +53,11 @@ pub(crate) struct InboxArgs {
     /// One line per message: `[sender:TYPE] content`
     #[arg(short, long)]
     quiet: bool,
+    /// The messages held back from panes (someone typing, a dialog open,
+    /// a usage limit), for every agent or --agent's, with reason and age
+    /// (as `swarm acks --held`)
+    #[arg(long, conflicts_with_all = ["new", "all_history", "quiet"])]
+    held: bool,
     /// Compact block for Claude Code's prompt hook: nothing when there is
     /// nothing new, and never a failing exit code
     #[arg(long, hide = true)]
@@ -91,6 +96,13 @@ pub(crate) fn run(ctx: &Context, args: &InboxArgs) -> Result<ExitCode> {
             let _ = ctx.out.print(&text);
         }
         return Ok(ExitCode::Success);
+    }
+    if args.held {
+        let mut held = ctx.backend()?.held.list()?;
+        if let Some(who) = &args.agent {
+            held.retain(|h| h.agent.as_str() == who);
+        }
+        return crate::cli::acks::list::print_held(ctx, &held, args.json);
     }
     let agent = agent(ctx, args)?;
     // The operator has no pane: why a message was not typed into one is
@@ -288,6 +300,7 @@ fn clone_args(args: &InboxArgs) -> InboxArgs {
         json: args.json,
         quiet: args.quiet,
         hook: args.hook,
+        held: args.held,
         all_history: args.all_history,
         search: args.search.clone(),
     }

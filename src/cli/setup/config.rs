@@ -22,7 +22,8 @@ pub(crate) struct ConfigArgs {
 
 #[derive(Debug, Subcommand)]
 enum ConfigCommand {
-    /// Write a config file with every key, its default and a comment
+    /// Write only the config file, every key with its default and a
+    /// comment (`swarm init` does this and the rest of a project's set-up)
     Init(init::InitArgs),
     /// Show the effective config and where each value came from
     Show(show::ShowArgs),

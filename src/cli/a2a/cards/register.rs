@@ -14,9 +14,9 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 pub(super) struct RegisterArgs {
     /// The agent [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
-    /// Act for --agent-id although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
     as_other: bool,
     /// A name for people [default for a new card: the agent id]
@@ -60,7 +60,7 @@ pub(super) fn run(ctx: &Context, args: &RegisterArgs) -> Result<ExitCode> {
         ctx,
         args.agent.as_deref(),
         args.as_other,
-        "--agent-id",
+        "--agent",
         "cards register",
     )?;
     let mut notes = Vec::new();

@@ -22,9 +22,9 @@ use crate::cli::context::Context;
 ))]
 pub(super) struct UpdateArgs {
     /// The agent [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
-    /// Act for --agent-id although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
     as_other: bool,
     /// A new name
@@ -76,7 +76,7 @@ pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
         ctx,
         args.agent.as_deref(),
         args.as_other,
-        "--agent-id",
+        "--agent",
         "cards update",
     )?;
     let mut notes = Vec::new();

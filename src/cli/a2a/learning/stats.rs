@@ -16,7 +16,7 @@ const TOP_SKILLS: usize = 5;
 #[derive(Debug, Args)]
 pub(super) struct StatsArgs {
     /// Whose stats [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Print the record as JSON
     #[arg(long)]
@@ -26,7 +26,7 @@ pub(super) struct StatsArgs {
 /// Shows the agent's record; an agent without one is shown an empty
 /// record, and nothing is stored (the original stored one).
 pub(super) fn run(ctx: &Context, args: &StatsArgs) -> Result<ExitCode> {
-    let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
+    let agent = subject_agent(ctx, args.agent.as_deref(), "--agent")?;
     let mut notes = Vec::new();
     let found = LearningStore::new(ctx.backend()?.a2a.as_ref()).get(&agent, &mut notes);
     warn_notes(ctx, &notes);

@@ -14,9 +14,9 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 pub(super) struct ClearArgs {
     /// Whose memory [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
-    /// Act for --agent-id although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
     as_other: bool,
 }
@@ -27,7 +27,7 @@ pub(super) fn run(ctx: &Context, args: &ClearArgs) -> Result<ExitCode> {
         ctx,
         args.agent.as_deref(),
         args.as_other,
-        "--agent-id",
+        "--agent",
         "memory clear",
     )?;
     let text = match MemoryStore::new(ctx.backend()?.a2a.as_ref()).clear(&agent)? {

@@ -13,7 +13,7 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 pub(super) struct GetArgs {
     /// Whose memory [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
     /// Print the memory as JSON
     #[arg(long)]
@@ -23,7 +23,7 @@ pub(super) struct GetArgs {
 /// Shows the memory; an agent without one is shown an empty memory, and
 /// no file is created (the original created one).
 pub(super) fn run(ctx: &Context, args: &GetArgs) -> Result<ExitCode> {
-    let agent = subject_agent(ctx, args.agent.as_deref(), "--agent-id")?;
+    let agent = subject_agent(ctx, args.agent.as_deref(), "--agent")?;
     let mut notes = Vec::new();
     let found = MemoryStore::new(ctx.backend()?.a2a.as_ref()).get(&agent, &mut notes);
     warn_notes(ctx, &notes);

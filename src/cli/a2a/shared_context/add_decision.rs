@@ -23,9 +23,9 @@ pub(super) struct AddDecisionArgs {
     #[arg(long, value_name = "TEXT")]
     reason: Option<String>,
     /// Who decided [default: this pane's agent]
-    #[arg(long, value_name = "AGENT")]
+    #[arg(long = "agent", alias = "by", value_name = "AGENT")]
     by: Option<String>,
-    /// Act for --by although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "by")]
     as_other: bool,
     /// Print the decision as JSON
@@ -41,7 +41,7 @@ pub(super) fn run(ctx: &Context, args: &AddDecisionArgs) -> Result<ExitCode> {
         ctx,
         args.by.as_deref(),
         args.as_other,
-        "--by",
+        "--agent",
         "context add-decision",
     )?;
     let mut notes = Vec::new();

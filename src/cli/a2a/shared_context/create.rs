@@ -20,9 +20,9 @@ pub(super) struct CreateArgs {
     #[arg(value_name = "SUMMARY")]
     summary: String,
     /// Who creates it [default: this pane's agent]
-    #[arg(long, value_name = "ID")]
+    #[arg(long = "agent", alias = "creator", value_name = "AGENT")]
     creator: Option<String>,
-    /// Act for --creator although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "creator")]
     as_other: bool,
     /// Related context ids, comma-separated
@@ -52,7 +52,7 @@ pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
         ctx,
         args.creator.as_deref(),
         args.as_other,
-        "--creator",
+        "--agent",
         "context create",
     )?;
     let mut notes = Vec::new();

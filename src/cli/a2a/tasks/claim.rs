@@ -19,9 +19,9 @@ pub(super) struct ClaimArgs {
     #[arg(value_name = "TASK_ID")]
     task_id: String,
     /// Who claims it [default: this pane's agent]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
-    /// Act for --agent-id although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
     as_other: bool,
     /// Print the task as JSON
@@ -36,7 +36,7 @@ pub(super) fn run(ctx: &Context, args: &ClaimArgs) -> Result<ExitCode> {
         ctx,
         args.agent.as_deref(),
         args.as_other,
-        "--agent-id",
+        "--agent",
         "tasks claim",
     )?;
     let mut notes = Vec::new();

@@ -17,9 +17,9 @@ pub(super) struct CreateArgs {
     #[arg(value_name = "OBJECTIVE")]
     objective: String,
     /// Who creates it [default: this pane's agent]
-    #[arg(long, value_name = "ID")]
+    #[arg(long = "agent", alias = "creator", value_name = "AGENT")]
     creator: Option<String>,
-    /// Act for --creator although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "creator")]
     as_other: bool,
     /// How urgent
@@ -53,7 +53,7 @@ pub(super) fn run(ctx: &Context, args: &CreateArgs) -> Result<ExitCode> {
         ctx,
         args.creator.as_deref(),
         args.as_other,
-        "--creator",
+        "--agent",
         "tasks create",
     )?;
     let spec = NewTask {

@@ -49,9 +49,9 @@ pub(super) struct UpdateArgs {
     message: Option<String>,
     /// Who makes the change, for the history [default: this pane's agent,
     /// else `cli`]
-    #[arg(long = "agent-id", visible_alias = "agent", value_name = "ID")]
+    #[arg(long = "agent", alias = "agent-id", value_name = "AGENT")]
     agent: Option<String>,
-    /// Act for --agent-id although this pane is another agent (recorded)
+    /// Act for --agent although this pane is another agent (recorded)
     #[arg(long, requires = "agent")]
     as_other: bool,
     /// Print the task as JSON
@@ -71,7 +71,7 @@ pub(super) fn run(ctx: &Context, args: &UpdateArgs) -> Result<ExitCode> {
     let by = match (&args.agent, actor::detect(ctx)?) {
         (None, None) => COMMAND_LINE.to_owned(),
         (explicit, _) => {
-            let actor = actor::resolve_any(ctx, explicit.as_deref(), args.as_other, "--agent-id")?;
+            let actor = actor::resolve_any(ctx, explicit.as_deref(), args.as_other, "--agent")?;
             actor::record_as_other(ctx, &actor, "tasks update")?;
             actor.id
         }
