@@ -474,7 +474,10 @@ mod tests {
         // The limit over: the first retry comes.
         now += chrono::Duration::seconds(3600);
         let (actions, _) = claim_due(&store, |_| true, |_| false, &settings, now).expect("claim");
-        assert!(matches!(actions.as_slice(), [DueAction::Retry { n: 1, .. }]));
+        assert!(matches!(
+            actions.as_slice(),
+            [DueAction::Retry { n: 1, .. }]
+        ));
     }
 
     #[test]
