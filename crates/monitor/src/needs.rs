@@ -215,6 +215,7 @@ mod tests {
                 options: vec![(1, "Yes".into()), (2, "No".into())],
                 fingerprint: "f".into(),
             }),
+            limited: None,
         }
     }
 
