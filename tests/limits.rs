@@ -8,7 +8,6 @@
 //! before the held messages, in order.
 
 use crate::attention::{agents, type_line, wait_for_event, watch};
-use crate::dashboard::Dashboard;
 use crate::harness::{Project, records, swarm, wait_for};
 
 /// What the demo agent in pane `i` received, in order.
@@ -84,21 +83,8 @@ fn an_agent_at_its_limit_is_parked_with_its_login_until_cleared() {
     );
     assert_eq!(limits["on_reset"], "notify");
     // The dashboard says so too, on the screen of each agent of the login.
-    let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
-    let delivery = dash.get("/api/v1/delivery").json();
-    for id in ["agent-0", "agent-1"] {
-        let said = delivery["screens"][id]["limited"]
-            .as_str()
-            .unwrap_or_default();
-        assert!(said.starts_with("limited until "), "{delivery}");
-    }
-    let view = dash.get("/api/v1/agents/agent-1").json();
-    assert_eq!(
-        view["limited_until"].as_str(),
-        Some(until.as_str()),
-        "{view}"
-    );
-    drop(dash);
+    #[cfg(feature = "dashboard")]
+    dashboard_shows_the_limit(&project, &server, &until);
 
     // A message to the other agent of the login is held, and says why.
     let out = swarm(&project, &server)
@@ -198,4 +184,20 @@ fn resume_types_the_prompt_once_at_the_reset_then_the_held_messages_in_order() {
     );
     let reset = wait_for_event(&project, "limit_reset", 1);
     assert_eq!(reset, [("agent-0".to_owned(), 0)]);
+}
+
+#[cfg(feature = "dashboard")]
+fn dashboard_shows_the_limit(project: &Project, server: &crate::harness::TmuxServer, until: &str) {
+    let dash =
+        crate::dashboard::Dashboard::with(project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let delivery = dash.get("/api/v1/delivery").json();
+    for id in ["agent-0", "agent-1"] {
+        let said = delivery["screens"][id]["limited"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(said.starts_with("limited until "), "{delivery}");
+    }
+    let view = dash.get("/api/v1/agents/agent-1").json();
+    assert_eq!(view["limited_until"].as_str(), Some(until), "{view}");
+    drop(dash);
 }
