@@ -136,11 +136,7 @@ fn each_command_with_its_original_arguments() {
             4,
             Stderr("no card found for agent: agent-9"),
         ),
-        (
-            vec!["cards", "register"],
-            1,
-            Stderr("--agent-id is required"),
-        ),
+        (vec!["cards", "register"], 1, Stderr("--agent is required")),
         (
             vec!["cards", "register", "--agent-id", "bad id"],
             1,
@@ -165,7 +161,7 @@ fn each_command_with_its_original_arguments() {
         (
             vec!["tasks", "create", "Write tests"],
             1,
-            Stderr("--creator is required"),
+            Stderr("--agent is required"),
         ),
         (
             vec!["tasks", "create", "  ", "--creator", "agent-0"],
@@ -338,7 +334,7 @@ fn each_command_with_its_original_arguments() {
                 "=== Memory: agent-0 ===\n  Task history: 0 tasks\n  Patterns learned: 0 patterns\n  Relationships: 0 agents\n  Knowledge items: 0 items\n",
             ),
         ),
-        (vec!["memory", "get"], 1, Stderr("--agent-id is required")),
+        (vec!["memory", "get"], 1, Stderr("--agent is required")),
         (
             vec!["memory", "get", "--agent-id", "../etc"],
             1,

@@ -8,7 +8,7 @@
 //! input meanwhile is queued), and a yes/no question (a prompt holding
 //! `DEMOASK`) that Enter answers. It prints given lines as its reply (a
 //! prompt holding `DEMOPRINT`) and redraws its whole screen (`DEMOREDRAW`),
-//! for print-to-send. Its screen lists these words under its banner. Told
+//! for print-to-send. Its screen lists the words a person uses under its banner. Told
 //! its agent id (`Replier`), it answers a message swarm typed in that asks
 //! a question by sending the sender a reply with `swarm msg`.
 
@@ -258,8 +258,10 @@ pub(crate) const LIMIT_WORD: &str = "DEMOLIMIT";
 pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// The words that make the demo agent do something, in one short line: it
 /// shows it under its banner, and `swarm help launch` prints it.
-pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy 5 s), \
-     DEMOLIMIT60 (usage limit), DEMOPRINT a || b, DEMOREDRAW; a question (ends in ?) gets a reply";
+/// (No longer than the line it replaced: a pane `swarm launch` is still
+/// splitting may have three rows, and the banner must not scroll off.)
+pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy), DEMOLIMIT60 (limit), \
+     DEMOPRINT a || b; end with ? to get a reply";
 
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
