@@ -298,7 +298,11 @@ fn every_page_of_the_guide_is_run() {
         .map(|p| (*p).to_owned())
         .collect();
     listed.sort();
-    assert_eq!(listed, guide_pages(), "add the page to `pages!` in tests/docs.rs");
+    assert_eq!(
+        listed,
+        guide_pages(),
+        "add the page to `pages!` in tests/docs.rs"
+    );
 }
 
 /// Each page's blocks say what they are: no code block indented instead
@@ -352,7 +356,11 @@ fn every_link_of_the_guide_leads_somewhere() {
     let mut problems = Vec::new();
     for page in PAGES {
         let dir: PathBuf = repo_root().join(page).parent().expect("dir").to_path_buf();
-        for target in read(page).split("](").skip(1).filter_map(|r| r.split(')').next()) {
+        for target in read(page)
+            .split("](")
+            .skip(1)
+            .filter_map(|r| r.split(')').next())
+        {
             let file = target.split('#').next().unwrap_or_default();
             if file.is_empty() || file.contains("://") {
                 continue;

@@ -941,10 +941,9 @@ fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
 #[test]
 fn the_guides_worktree_session_works_as_written() {
     let repo = Repo::new();
-    let page = fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/worktrees.md"),
-    )
-    .expect("docs/guide/worktrees.md");
+    let page =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/worktrees.md"))
+            .expect("docs/guide/worktrees.md");
     // The swarm commands of its first block; the test commits for the
     // agents itself.
     let commands: Vec<&str> = page

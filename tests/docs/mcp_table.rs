@@ -26,7 +26,10 @@ fn documented() -> Vec<(String, String)> {
         .filter_map(|l| {
             let cells: Vec<&str> = l.trim_matches('|').split(" | ").collect();
             let [name, what] = cells[..] else { return None };
-            Some((name.trim().trim_matches('`').to_owned(), what.trim().to_owned()))
+            Some((
+                name.trim().trim_matches('`').to_owned(),
+                what.trim().to_owned(),
+            ))
         })
         .collect()
 }
