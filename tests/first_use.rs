@@ -462,19 +462,20 @@ fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
         [".claude/settings.json", ".claudeswarm.toml", ".gitignore"],
         "{status}"
     );
-    // The README's list of files names each of them.
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("README");
-    let files_part = &readme[readme.find("## Files").expect("a Files section")..];
+    // The guide's list of files names each of them.
+    let reference = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/reference.md"),
+    )
+    .expect("docs/guide/reference.md");
+    let files_part = &reference[reference.find("## Files").expect("a Files section")..];
     for line in project
         .read(".gitignore")
         .lines()
         .filter(|l| !l.starts_with('#'))
     {
         assert!(
-            files_part.contains(&format!("    {line}\n")),
-            "{line} is not in the README's Files"
+            files_part.contains(&format!("\n{line}\n")),
+            "{line} is not in the guide's Files (docs/guide/reference.md)"
         );
     }
 }
@@ -854,9 +855,9 @@ fn the_readme_first_session_works_as_written() {
     let part = &readme[readme.find("## A first session").expect("the section")..];
     let commands: Vec<&str> = part
         .lines()
-        .skip_while(|l| !l.starts_with("    swarm"))
-        .take_while(|l| l.starts_with("    "))
-        .map(str::trim)
+        .skip_while(|l| !l.starts_with("```sh"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
         .collect();
     assert!(commands.len() >= 8 && commands.len() <= 13, "{commands:?}");
     let bin = tempfile::tempdir().expect("tempdir");
@@ -880,8 +881,15 @@ fn the_readme_first_session_works_as_written() {
             .stdin(std::process::Stdio::null())
             .output()
             .expect("run");
-        assert!(
-            out.status.success(),
+        // A command that fails on purpose says so: `# exit 3: ...`.
+        let expected = command
+            .split_once("# exit ")
+            .and_then(|(_, rest)| rest.get(..1))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0);
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
             "{command}: {}{}",
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)

@@ -20,7 +20,7 @@ use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, 
 
 /// A client that passes on every "resource updated" notification.
 #[derive(Clone)]
-struct Client {
+pub(crate) struct Client {
     updated: mpsc::UnboundedSender<String>,
 }
 
@@ -34,11 +34,11 @@ impl ClientHandler for Client {
     }
 }
 
-type Session = RunningService<RoleClient, Client>;
+pub(crate) type Session = RunningService<RoleClient, Client>;
 
 /// A project with `n` demo agents registered as agent-0.., each recording
 /// its submissions into `rec-<i>.jsonl`; returns their panes.
-fn swarm_of(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
+pub(crate) fn swarm_of(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
     let panes: Vec<String> = (0..n)
         .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl"))))
         .collect();
@@ -54,7 +54,7 @@ fn tmux_env(server: &TmuxServer) -> String {
 
 /// `swarm mcp` started for `pane` as the agent in it would start it, and
 /// a client connected to it; notifications go to the returned receiver.
-async fn connect(
+pub(crate) async fn connect(
     server: &TmuxServer,
     project: &Project,
     pane: &str,
@@ -109,7 +109,7 @@ async fn err(session: &Session, tool: &str, args: Value) -> String {
     text
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

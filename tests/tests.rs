@@ -18,6 +18,7 @@ mod dashboard;
 mod delivery_policy;
 mod demo_agent;
 mod discovery;
+mod docs;
 mod features;
 mod first_hour;
 mod first_use;

@@ -939,16 +939,19 @@ fn merge_refuses_unknown_agents_and_worktrees_need_a_repository() {
 }
 
 #[test]
-fn the_readme_worktree_session_works_as_written() {
+fn the_guides_worktree_session_works_as_written() {
     let repo = Repo::new();
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
-    let part = &readme[readme.find("## Worktrees").expect("the section")..];
-    let commands: Vec<&str> = part
+    let page =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/worktrees.md"))
+            .expect("docs/guide/worktrees.md");
+    // The swarm commands of its first block; the test commits for the
+    // agents itself.
+    let commands: Vec<&str> = page
         .lines()
-        .skip_while(|l| !l.starts_with("    swarm"))
-        .take_while(|l| l.starts_with("    "))
-        .map(str::trim)
+        .skip_while(|l| !l.starts_with("```sh"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .filter(|l| l.starts_with("swarm "))
         .collect();
     assert!(commands.len() >= 5, "{commands:?}");
     let bin = tempfile::tempdir().expect("tempdir");

@@ -264,8 +264,7 @@ pub(super) struct CommandProperties {
     pub housekeeping: Housekeeping,
 }
 
-/// How a command checks the config before it starts. The rule (README,
-/// Configuration): a command that changes the swarm's shared state
+/// How a command checks the config before it starts. The rule (docs/guide/configuration.md): a command that changes the swarm's shared state
 /// (messages, locks, the registry, pending ACKs, task records), or
 /// installs or serves something that will, stops on a problem, because
 /// the config decides where that state lives and how it changes. Every

@@ -1,10 +1,10 @@
 //! `swarm dashboard`: a web server (axum and tower-http on tokio) that
 //! shows the swarm live in a browser (who needs the person first, then
 //! agents, locks, pending acknowledgements, messages and the activity
-//! feed) with the Python tool's JSON API and event stream (README,
-//! Dashboard), and lets the person at the page act as the operator
-//! (answer a dialog, send, acknowledge for a recipient, force-release a
-//! lock). It answers only to the Host names it was started on, takes
+//! feed) with the Python tool's JSON API and event stream
+//! (docs/guide/dashboard.md), and lets the person at the page act as the
+//! operator (answer a dialog, send, acknowledge for a recipient,
+//! force-release a lock). It answers only to the Host names it was started on, takes
 //! actions only from its own page, needs no inline script, and reads the
 //! files afresh for every request. docs/SECURITY.md says what it
 //! guarantees.

@@ -1,5 +1,5 @@
 //! The colour of each message type, shared by the live view and the
-//! coloured plain stream (README, Monitor: BLOCKED red, QUESTION and ACK yellow,
+//! coloured plain stream (docs/guide/dashboard.md, The monitor: BLOCKED red, QUESTION and ACK yellow,
 //! COMPLETED green, INFO and REVIEW-REQUEST blue, CHALLENGE magenta, the
 //! rest white).
 

@@ -1,5 +1,5 @@
 //! `swarm delegate TASK_ID`: give a task to the active agent whose card
-//! fits it best (README, Task coordination), and record the attempt in
+//! fits it best (docs/guide/python.md, Task coordination), and record the attempt in
 //! `DELEGATION_HISTORY.json`. The original assigned the task and then
 //! crashed with exit 1; this finishes the job and exits 0.
 

@@ -1,5 +1,5 @@
 //! `swarm resolve-conflict FILEPATH [--requester ID]`: advice on who
-//! should have a locked path (README, Task coordination): the agent with the more urgent
+//! should have a locked path (docs/guide/python.md, Task coordination): the agent with the more urgent
 //! active task, else the holder. The decision is recorded in
 //! `CONFLICT_LOG.json`; no lock is touched. Every live lock of another
 //! agent that covers the path counts (the exact lock, a directory above

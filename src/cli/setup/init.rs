@@ -1,4 +1,4 @@
-//! `swarm init`: guided set-up of a project (README, Commands, adapted): the
+//! `swarm init`: guided set-up of a project (docs/guide/reference.md, Commands, adapted): the
 //! project root, a config file, tmux, the optional integrations, and the
 //! commands to run next. Safe to run again: it only adds what is missing.
 

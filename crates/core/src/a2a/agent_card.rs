@@ -1,4 +1,4 @@
-//! `AgentCard`: what one agent says it can do (README, Task coordination):
+//! `AgentCard`: what one agent says it can do (docs/guide/python.md, Task coordination):
 //! skills, tools, availability and learned success rates.
 
 use std::fmt;

@@ -1,5 +1,5 @@
 //! `CardRegistry`: the agent cards of a project, `AGENT_CARDS.json`
-//! (README, Task coordination): registering, updating and reading them.
+//! (docs/guide/python.md, Task coordination): registering, updating and reading them.
 
 use super::error::Result;
 use crate::support::sanitize;

@@ -1,4 +1,4 @@
-//! Lock conflicts and their advisory resolution (README, Task coordination):
+//! Lock conflicts and their advisory resolution (docs/guide/python.md, Task coordination):
 //! when an agent needs a path another agent has locked, decide who
 //! should have it (by task priority, else the holder keeps it) and
 //! record the decision in `CONFLICT_LOG.json`. Nothing here touches a

@@ -1,4 +1,4 @@
-//! Choosing an agent for a task (README, Task coordination): the skills a task needs are
+//! Choosing an agent for a task (docs/guide/python.md, Task coordination): the skills a task needs are
 //! read from its files, its words and explicit mentions; each active
 //! agent card is scored against them; the best one gets the task, and
 //! every attempt is recorded in `DELEGATION_HISTORY.json`. The numbers
@@ -223,7 +223,7 @@ pub struct Fit {
     pub skill_matches: OrderedMap<f64>,
 }
 
-/// Scores `card` against `requirements` (README, Task coordination): the proficiencies
+/// Scores `card` against `requirements` (docs/guide/python.md, Task coordination): the proficiencies
 /// weighted by importance, plus the specialization bonus and `boost`.
 pub(crate) fn score(card: &AgentCard, requirements: &[Requirement], boost: f64) -> Fit {
     if !card.is_available() {

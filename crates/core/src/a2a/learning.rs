@@ -1,4 +1,4 @@
-//! Learning data, `LEARNING_DATA.json` (README, Task coordination): each
+//! Learning data, `LEARNING_DATA.json` (docs/guide/python.md, Task coordination): each
 //! agent's task counts, response times and per-skill success rates.
 //! swarm only reads it; reading never creates a record (the original
 //! created one on every `learning stats`).

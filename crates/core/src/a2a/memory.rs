@@ -1,4 +1,4 @@
-//! Agent memory, `.agent_memory/<agent_id>.json` (README, Task coordination):
+//! Agent memory, `.agent_memory/<agent_id>.json` (docs/guide/python.md, Task coordination):
 //! what an agent remembers of past tasks, patterns it learned and how
 //! much it trusts other agents. swarm reads and clears it; reading never
 //! creates a file (the original created an empty memory on every read).

@@ -1,4 +1,4 @@
-//! The Python tool's agent-to-agent ("A2A") extras (README, Task coordination): agent
+//! The Python tool's agent-to-agent ("A2A") extras (docs/guide/python.md, Task coordination): agent
 //! cards, tasks and their workflow, delegation by skill, shared contexts,
 //! agent memory, learning data and advisory lock-conflict resolution.
 //! Each lives in its own file in the project root, in the Python tool's

@@ -1,4 +1,4 @@
-//! Shared contexts, `CONTEXTS.json` (README, Task coordination): a named piece of work
+//! Shared contexts, `CONTEXTS.json` (docs/guide/python.md, Task coordination): a named piece of work
 //! that groups tasks, files and the decisions taken along the way, so
 //! that an agent joining later can read why things are as they are.
 

@@ -1,4 +1,4 @@
-//! `Task`: a unit of work with a status workflow and a history (README, Task coordination,
+//! `Task`: a unit of work with a status workflow and a history (docs/guide/python.md, Task coordination,
 //! docs/FORMATS.md). The Python tool builds a task with `Task(**data)`, so
 //! the keys written here are exactly its keys, in its order.
 
@@ -63,7 +63,7 @@ impl TaskStatus {
         }
     }
 
-    /// The statuses a task may move to from this one (README, Task coordination).
+    /// The statuses a task may move to from this one (docs/guide/python.md, Task coordination).
     pub fn next(self) -> &'static [TaskStatus] {
         use TaskStatus::*;
         match self {

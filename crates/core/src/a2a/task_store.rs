@@ -1,4 +1,4 @@
-//! `TaskStore`: the tasks of a project, `TASKS.json` (README, Task coordination):
+//! `TaskStore`: the tasks of a project, `TASKS.json` (docs/guide/python.md, Task coordination):
 //! creating, changing, finding (by id or a unique prefix of it, as shown
 //! by `tasks list`) and listing them. Every change is a read-modify-write
 //! under the file's lock, so concurrent agents lose nothing.

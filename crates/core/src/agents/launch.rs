@@ -1,7 +1,7 @@
 //! `launch` and `down`: a tmux session with N agent panes, each labelled
 //! with its agent id, and its removal. With worktrees, the ids are taken
 //! first, each agent's worktree is made under its id, and each pane starts
-//! in its worktree already labelled with that id (README, Worktrees).
+//! in its worktree already labelled with that id (docs/guide/worktrees.md).
 
 use std::path::{Path, PathBuf};
 

@@ -3,7 +3,7 @@
 //! theirs. Checking (`schema.rs`), environment overrides, the template and
 //! `config show` are all driven by this table, so a key added to `Config`
 //! (`model.rs`) and here is handled everywhere at once (a test keeps the
-//! two in step, another holds the README's table to this one).
+//! two in step, another holds the table of docs/guide/configuration.md to this one).
 
 /// The names of the events that can be notified (`[notify] events`, and
 /// its default: all of them). They are the attention kinds of

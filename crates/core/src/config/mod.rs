@@ -1,6 +1,6 @@
 //! Configuration: `.claudeswarm.toml` or `.claudeswarm.yaml`, searched from
 //! the project root upward, over the per-user `~/.config/swarm/config.toml`.
-//! Every key of the Python tool (README, Configuration) with its default,
+//! Every key of the Python tool (docs/guide/configuration.md) with its default,
 //! plus swarm's own sections. Unknown keys, wrong types and values out of
 //! range are errors that name the key, the file and the line, and all of
 //! them are reported at once. `SWARM_<SECTION>_<KEY>` environment variables

@@ -310,8 +310,7 @@ pub struct StoreConfig {
     pub tls_ca_file: Option<String>,
 }
 
-/// `[launch]`: each agent in a git worktree of its own (README,
-/// Worktrees).
+/// `[launch]`: each agent in a git worktree of its own (docs/guide/worktrees.md).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Launch {

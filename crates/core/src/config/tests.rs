@@ -272,12 +272,12 @@ fn search_prefers_yaml_and_walks_up() {
 }
 
 #[test]
-fn the_readme_lists_every_key() {
-    let readme = &crate::support::repo::text("README.md");
+fn the_guide_lists_every_key() {
+    let guide = &crate::support::repo::text("docs/guide/configuration.md");
     for key in keys::KEYS {
         assert!(
-            readme.contains(&format!("| `{}` |", key.path())),
-            "README.md's config table lacks {}",
+            guide.contains(&format!("| `{}` |", key.path())),
+            "docs/guide/configuration.md's table lacks {}",
             key.path()
         );
     }

@@ -82,7 +82,7 @@ impl MessageType {
 }
 
 /// How urgently a message goes into the pane of an agent that is busy
-/// with a turn (README, "Conversations").
+/// with a turn (docs/guide/conversations.md).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Urgency {

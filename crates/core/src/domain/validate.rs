@@ -18,7 +18,7 @@ pub(crate) const MAX_MESSAGE_TYPE_LEN: usize = 32;
 /// The built-in message types (docs/FORMATS.md), as they appear on the wire.
 pub(crate) use crate::domain::message::BUILTIN_TYPES as MESSAGE_TYPES;
 
-/// Characters that make `$EDITOR` suspicious (README, Commands): shell syntax that
+/// Characters that make `$EDITOR` suspicious (docs/guide/reference.md, Commands): shell syntax that
 /// has no business in an editor command.
 const EDITOR_FORBIDDEN: &[char] = &[
     ';', '&', '|', '`', '$', '<', '>', '(', ')', '{', '}', '[', ']', '\\', '\'', '"', '\n', '\r',
@@ -374,7 +374,7 @@ pub(crate) fn store_name(raw: &str) -> Result<String, ValidationError> {
     }
 }
 
-/// Checks `$EDITOR` (README, Commands) and splits it into a program and its
+/// Checks `$EDITOR` (docs/guide/reference.md, Commands) and splits it into a program and its
 /// options (`code --wait`). It must contain no shell syntax: swarm runs
 /// the program directly, never through a shell.
 pub fn editor_command(raw: &str) -> Result<Vec<String>, ValidationError> {

@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// The oldest git whose `merge-tree --write-tree` can decide a merge
-/// without touching any tree (README, Worktrees).
+/// without touching any tree (docs/guide/worktrees.md).
 pub(crate) const MERGE_TREE: GitVersion = GitVersion {
     major: 2,
     minor: 38,

@@ -1,7 +1,7 @@
 //! Why a message waits before it is typed into a pane: a screen on which
 //! nothing may be typed (someone typing, a dialog, an unreadable screen)
 //! stops every message; an agent busy with a turn stops only the normal
-//! ones, which go in when the turn ends (README, "Conversations").
+//! ones, which go in when the turn ends (docs/guide/conversations.md).
 
 use crate::agents::screen::{Reading, ScreenState};
 use crate::domain::message::Urgency;

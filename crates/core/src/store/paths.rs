@@ -128,7 +128,7 @@ impl Paths {
         self.root.join("PENDING_ACKS.json")
     }
 
-    /// `COORDINATION.md`: the agents' shared notes (README, Task coordination).
+    /// `COORDINATION.md`: the agents' shared notes (docs/guide/python.md, Task coordination).
     pub fn coordination(&self) -> PathBuf {
         self.root.join("COORDINATION.md")
     }
@@ -289,7 +289,7 @@ impl Paths {
     }
 
     /// `.swarm/worktrees/`: the git worktrees of agents launched with
-    /// worktrees, one directory per agent id (README, Worktrees).
+    /// worktrees, one directory per agent id (docs/guide/worktrees.md).
     pub fn worktrees_dir(&self) -> PathBuf {
         self.swarm_dir().join("worktrees")
     }

@@ -2,7 +2,7 @@
 //! both tools agree on which directory holds the state; except that a linked
 //! git worktree is never a root of its own: its state is its main
 //! worktree's, so the agents of one repository form one swarm whichever
-//! checkout they work in (README, Worktrees).
+//! checkout they work in (docs/guide/worktrees.md).
 
 use std::ffi::OsStr;
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The published table of exit codes (README "Exit codes"): every way a
+//! The published table of exit codes (docs/guide/reference.md, "Exit codes"): every way a
 //! `swarm` command can end maps to exactly one of these.
 
 /// How a `swarm` process ends. The numbers are part of the interface:
@@ -30,7 +30,7 @@ pub enum ExitCode {
 
 impl ExitCode {
     /// Every code with a one-line meaning, in numeric order (used by
-    /// `swarm help exit-codes` and checked against the README in tests).
+    /// `swarm help exit-codes` and listed in docs/guide/reference.md).
     pub const ALL: [(ExitCode, &'static str); 9] = [
         (ExitCode::Success, "success (also \"nothing to do\")"),
         (
