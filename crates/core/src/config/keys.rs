@@ -133,7 +133,7 @@ pub enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 14] = [
+pub(crate) const SECTIONS: [(&str, &str); 15] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -164,6 +164,10 @@ pub(crate) const SECTIONS: [(&str, &str); 14] = [
     (
         "launch",
         "`swarm launch`: each agent in a git worktree of its own, and what happens around them (swarm only).",
+    ),
+    (
+        "merge",
+        "`swarm merge --queue`: what must pass on a merge before the base branch moves to it (swarm only).",
     ),
     (
         "notify",
@@ -529,6 +533,20 @@ pub const KEYS: &[Key] = &[
         kind: Kind::Bool,
         doc: "When `swarm changes` finds a file changed on two or more agents' branches, tell those agents once.",
         example: None,
+    },
+    Key {
+        section: "launch",
+        name: "ports_per_agent",
+        kind: Kind::Int { min: 1, max: 1000 },
+        doc: "Ports in each worktree agent's block (1-1000): $SWARM_PORT is the first of them, free when the agent started, and no other agent's block overlaps it.",
+        example: None,
+    },
+    Key {
+        section: "merge",
+        name: "test_command",
+        kind: Kind::OptText { max_chars: 4096 },
+        doc: "A command run with `sh -c` on each merge of the merge queue, in a scratch worktree, before the base branch moves to it; a merge it fails is not made, and the agent is told the last lines. Unset: the queue merges untested.",
+        example: Some("\"cargo test\""),
     },
     Key {
         section: "notify",
