@@ -182,7 +182,11 @@ pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Resul
     for w in &run.warnings {
         ctx.out.warn(w);
     }
-    let told = tell_failures(ctx, &run, test.as_deref());
+    let told = if ctx.config()?.merge.tell_agents {
+        tell_failures(ctx, &run, test.as_deref())
+    } else {
+        vec![false; run.tried.len()]
+    };
     let failed = run.tried.iter().any(|t| !t.outcome.done());
     if json {
         ctx.out.json(&RunJson {

@@ -549,6 +549,13 @@ pub const KEYS: &[Key] = &[
         example: Some("\"cargo test\""),
     },
     Key {
+        section: "merge",
+        name: "tell_agents",
+        kind: Kind::Bool,
+        doc: "Tell an agent whose queued merge conflicted or failed the test: the conflicting files, or the test's last lines, and how to rebase.",
+        example: None,
+    },
+    Key {
         section: "notify",
         name: "tmux",
         kind: Kind::Bool,

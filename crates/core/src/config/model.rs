@@ -306,12 +306,23 @@ impl Default for Launch {
 }
 
 /// `[merge]`: the merge queue (README, Worktrees).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MergeConfig {
     /// Run with `sh -c` on each merge, in a scratch worktree, before the
     /// base branch moves to it.
     pub test_command: Option<String>,
+    /// Tell an agent whose queued merge conflicted or failed its test.
+    pub tell_agents: bool,
+}
+
+impl Default for MergeConfig {
+    fn default() -> Self {
+        MergeConfig {
+            test_command: None,
+            tell_agents: true,
+        }
+    }
 }
 
 /// `[notify]`: telling the person that an agent needs them, in tmux and
