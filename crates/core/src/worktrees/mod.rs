@@ -30,13 +30,12 @@ pub use merge::{MergeKind, Merged, merge};
 pub use overlap_notices::OverlapNotices;
 pub use prepare::{Prepared, prepare};
 pub use queue::{
-    LastTry, MergeQueue, Outcome, Planned, QueueEntry, QueueRun, TEST_TAIL_LINES, Tried,
-    failure_text, planned, run as run_queue,
+    LastTry, Outcome, Planned, QueueEntry, QueueRun, Tried, failure_text, planned, run_queue,
 };
 pub use repository::{Repository, agent_worktree_dirs};
 pub use review::{
-    CommentStatus, DiffSummary, MAX_COMMENT_CHARS, NewComment, ReviewBook, ReviewComment, comment,
-    diff_summary, mark_sent, parse_location, refresh, request_text, resolve, round_text,
+    CommentStatus, DiffSummary, NewComment, ReviewComment, comment, diff_summary, mark_sent,
+    refresh, request_text, resolve, round_text,
 };
 pub use since::{AgentCommit, AgentHistory, history_since, parse_since};
-pub use workspace::{INCLUDE_FILE, PORT_BASE, Workspace, workspaces};
+pub use workspace::{Workspace, workspaces};

@@ -26,7 +26,7 @@ use super::workspace;
 /// The file's layout version.
 const VERSION: u32 = 1;
 /// How many of the test's last lines are kept and told.
-pub const TEST_TAIL_LINES: usize = 20;
+pub(crate) const TEST_TAIL_LINES: usize = 20;
 /// How long a run waits for another run's hold on the queue.
 const QUEUE_WAIT: Duration = Duration::from_secs(2);
 
@@ -159,13 +159,13 @@ pub struct QueueRun {
 
 /// The merge queue of one project.
 #[derive(Clone, Debug)]
-pub struct MergeQueue {
+pub(crate) struct MergeQueue {
     file: StateFile,
 }
 
 impl MergeQueue {
     /// The queue of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> MergeQueue {
+    pub(crate) fn new(paths: &Paths) -> MergeQueue {
         MergeQueue {
             file: StateFile::new(paths.merge_queue()),
         }
@@ -173,7 +173,7 @@ impl MergeQueue {
 
     /// The entries in the order they were queued; a damaged file reads as
     /// empty, with a note.
-    pub fn entries(&self) -> (Vec<QueueEntry>, Option<String>) {
+    pub(crate) fn entries(&self) -> (Vec<QueueEntry>, Option<String>) {
         match self.file.read_json::<QueueDoc>() {
             Ok(Loaded::Valid(d)) => (d.entries, None),
             Ok(Loaded::Missing) => (Vec::new(), None),
@@ -302,7 +302,7 @@ pub fn planned(
 /// Adds `agents` to the queue (each once, at its end), then tries every
 /// queued agent in planned order, as the module says. Holds the queue for
 /// the whole run; another run at the same time is refused (`QueueBusy`).
-pub fn run(
+pub fn run_queue(
     repo: &Repository,
     paths: &Paths,
     add: &[String],

@@ -20,7 +20,7 @@ use super::repository::{Repository, branch_of};
 /// The file's layout version.
 const VERSION: u32 = 1;
 /// Longest comment text, in characters.
-pub const MAX_COMMENT_CHARS: usize = 4000;
+pub(crate) const MAX_COMMENT_CHARS: usize = 4000;
 /// Largest file a comment is anchored in.
 const MAX_FILE_BYTES: u64 = 8 << 20;
 
@@ -104,13 +104,13 @@ pub struct NewComment {
 
 /// The review comments of one project.
 #[derive(Clone, Debug)]
-pub struct ReviewBook {
+pub(crate) struct ReviewBook {
     file: StateFile,
 }
 
 impl ReviewBook {
     /// The comments of the project laid out by `paths`.
-    pub fn new(paths: &Paths) -> ReviewBook {
+    pub(crate) fn new(paths: &Paths) -> ReviewBook {
         ReviewBook {
             file: StateFile::new(paths.review_comments()),
         }
@@ -165,7 +165,7 @@ impl ReviewBook {
 
 /// Splits `PATH:LINE` and checks both: a relative path inside the
 /// worktree (no `..`, no control characters) and a line from 1.
-pub fn parse_location(location: &str) -> Result<(String, u32), WorktreeError> {
+pub(crate) fn parse_location(location: &str) -> Result<(String, u32), WorktreeError> {
     let bad = |why: &str| WorktreeError::BadLocation {
         location: sanitize::one_line(location),
         why: why.to_owned(),

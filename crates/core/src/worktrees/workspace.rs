@@ -22,10 +22,10 @@ use super::repository::{Repository, worktree_path};
 /// The file's layout version.
 const VERSION: u32 = 1;
 /// The first port of slot 0's block.
-pub const PORT_BASE: u16 = 20_000;
+pub(crate) const PORT_BASE: u16 = 20_000;
 /// The file in the project root that lists what to copy into a new
 /// worktree.
-pub const INCLUDE_FILE: &str = ".worktreeinclude";
+pub(crate) const INCLUDE_FILE: &str = ".worktreeinclude";
 /// The directory, in a linked worktree's private git directory, that
 /// holds its hooks.
 const HOOKS_DIR: &str = "swarm-hooks";
@@ -222,9 +222,16 @@ pub(crate) fn copy_included(
         }
     }
     if any_glob && let Ok(set) = globs.build() {
+        // swarm's own directory holds state and the agents' worktrees.
+        let own = Paths::new(root).swarm_dir();
+        let own = own
+            .strip_prefix(root)
+            .unwrap_or(&own)
+            .to_string_lossy()
+            .into_owned();
         for entry in Git::at(root).ignored()? {
             let rel = entry.trim_end_matches('/');
-            if rel.starts_with(".swarm") || rel.starts_with(".git/") {
+            if rel == own || rel.starts_with(&format!("{own}/")) || rel.starts_with(".git/") {
                 continue;
             }
             let name = rel.rsplit('/').next().unwrap_or(rel);
