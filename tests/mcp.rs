@@ -151,6 +151,7 @@ fn tools_are_listed_for_a_model_and_the_identity_is_the_pane() {
                 "read_messages",
                 "renew",
                 "reply",
+                "review_comment",
                 "search_messages",
                 "send_message",
                 "subscribe",

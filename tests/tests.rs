@@ -46,6 +46,7 @@ mod redis_backend;
 #[cfg(feature = "redis")]
 mod redis_cluster;
 mod resume;
+mod review;
 mod setup;
 #[cfg(feature = "redis")]
 mod store_tls;

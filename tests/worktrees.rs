@@ -14,15 +14,15 @@ use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
 
 /// A git repository with one commit (`src/a.py`, `src/b.py`, and the
 /// `.gitignore` lines `swarm init` writes), and a private tmux server.
-struct Repo {
-    project: Project,
-    server: TmuxServer,
+pub(crate) struct Repo {
+    pub(crate) project: Project,
+    pub(crate) server: TmuxServer,
     /// An empty HOME, so that no git config of the user's applies.
-    home: tempfile::TempDir,
+    pub(crate) home: tempfile::TempDir,
 }
 
 impl Repo {
-    fn new() -> Repo {
+    pub(crate) fn new() -> Repo {
         let project = Project::new();
         fs::remove_dir(project.file(".git")).expect("rmdir .git");
         let repo = Repo {
@@ -46,15 +46,15 @@ impl Repo {
         repo
     }
 
-    fn root(&self) -> PathBuf {
+    pub(crate) fn root(&self) -> PathBuf {
         self.project.path()
     }
 
-    fn worktree(&self, agent: &str) -> PathBuf {
+    pub(crate) fn worktree(&self, agent: &str) -> PathBuf {
         self.root().join(".swarm/worktrees").join(agent)
     }
 
-    fn env(&self, cmd: &mut Command) {
+    pub(crate) fn env(&self, cmd: &mut Command) {
         cmd.env("HOME", self.home.path())
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env_remove("GIT_DIR")
@@ -62,7 +62,7 @@ impl Repo {
     }
 
     /// git in `dir`; fails the test when git fails.
-    fn git(&self, dir: &Path, args: &[&str]) -> String {
+    pub(crate) fn git(&self, dir: &Path, args: &[&str]) -> String {
         let out = self.try_git(dir, args);
         assert!(
             out.status.success(),
@@ -73,7 +73,7 @@ impl Repo {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn try_git(&self, dir: &Path, args: &[&str]) -> Output {
+    pub(crate) fn try_git(&self, dir: &Path, args: &[&str]) -> Output {
         let mut cmd = Command::new("git");
         cmd.current_dir(dir).args(args);
         self.env(&mut cmd);
@@ -81,7 +81,7 @@ impl Repo {
     }
 
     /// Writes `text` to `rel` in `dir` and commits it there.
-    fn commit_file(&self, dir: &Path, rel: &str, text: &str) {
+    pub(crate) fn commit_file(&self, dir: &Path, rel: &str, text: &str) {
         let path = dir.join(rel);
         fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         fs::write(&path, text).expect("write");
@@ -90,12 +90,12 @@ impl Repo {
     }
 
     /// `swarm ARGS` run in `dir`.
-    fn swarm_in(&self, dir: &Path, args: &[&str]) -> Output {
+    pub(crate) fn swarm_in(&self, dir: &Path, args: &[&str]) -> Output {
         self.swarm_with(dir, &[], args)
     }
 
     /// `swarm ARGS` run in `dir` with more environment.
-    fn swarm_with(&self, dir: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
+    pub(crate) fn swarm_with(&self, dir: &Path, env: &[(&str, String)], args: &[&str]) -> Output {
         let mut cmd = swarm(&self.project, &self.server);
         cmd.current_dir(dir)
             .env("HOME", self.home.path())
@@ -106,12 +106,12 @@ impl Repo {
     }
 
     /// `swarm ARGS` run in the main worktree.
-    fn swarm(&self, args: &[&str]) -> Output {
+    pub(crate) fn swarm(&self, args: &[&str]) -> Output {
         self.swarm_in(&self.root(), args)
     }
 
     /// Launches `n` demo agents with worktrees and waits until each is up.
-    fn launch(&self, n: usize) -> Vec<String> {
+    pub(crate) fn launch(&self, n: usize) -> Vec<String> {
         let count = n.to_string();
         let out = ok(self.swarm(&[
             "launch",
@@ -137,7 +137,7 @@ impl Repo {
 
     /// Every file under the main worktree with its bytes, except git's
     /// object store (which `merge-tree` may add objects to).
-    fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
+    pub(crate) fn snapshot(&self) -> BTreeMap<PathBuf, Vec<u8>> {
         let mut out = BTreeMap::new();
         let root = self.root();
         let skip = root.join(".git/objects");
@@ -161,7 +161,7 @@ impl Repo {
     }
 }
 
-fn ok(out: Output) -> Output {
+pub(crate) fn ok(out: Output) -> Output {
     assert!(
         out.status.success(),
         "failed ({:?}): {}{}",
@@ -174,7 +174,7 @@ fn ok(out: Output) -> Output {
 
 /// Fails the test unless `out` exited with `code` and its stderr holds
 /// every one of `needles`.
-fn refused(out: &Output, code: i32, needles: &[&str]) {
+pub(crate) fn refused(out: &Output, code: i32, needles: &[&str]) {
     let err = stderr(out);
     assert_eq!(out.status.code(), Some(code), "{err}");
     for needle in needles {
@@ -182,11 +182,11 @@ fn refused(out: &Output, code: i32, needles: &[&str]) {
     }
 }
 
-fn stdout(out: &Output) -> String {
+pub(crate) fn stdout(out: &Output) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 

@@ -18,7 +18,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store, watcher};
 use super::spending::{budget, limits, usage};
-use super::worktrees::{changes, merge};
+use super::worktrees::{changes, merge, queue, review};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
@@ -147,6 +147,8 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         Command::Sessions(args) => sessions::run(ctx, &args),
         Command::Changes(args) => changes::run(ctx, &args),
         Command::Merge(args) => merge::run(ctx, &args),
+        Command::Review(args) => review::run(ctx, &args),
+        Command::Queue(args) => queue::run(ctx, &args),
         Command::Init(args) => init::run(ctx, &args),
         Command::Doctor(args) => doctor::run(ctx, &args),
         Command::Config(args) => config::run(ctx, &args),

@@ -15,7 +15,7 @@ use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread
 use super::servers::{dashboard, mcp, monitor, notify_event};
 use super::setup::{config, doctor, guard, hooks, init, store, watcher};
 use super::spending::{budget, limits, usage};
-use super::worktrees::{changes, merge};
+use super::worktrees::{changes, merge, queue, review};
 use super::{build_info, completions, help, reload};
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::lazy::Lazy;
@@ -53,7 +53,7 @@ See and answer, with limits:
 
 Worktrees, with review and the merge queue:
   changes    Show what each agent's worktree branch holds, and files two agents both changed
-  merge
+  merge, review, queue
 
 Tasks (the Python tool's agent-to-agent commands):
   tasks      Tasks with a status workflow and a history
@@ -195,6 +195,11 @@ pub(super) enum Command {
     Changes(Lazy<changes::ChangesArgs>),
     /// Merge an agent's worktree branch, only when it merges cleanly
     Merge(Lazy<merge::MergeArgs>),
+    /// Review rounds on an agent's worktree branch: comment, send, list, resolve, request
+    #[command(arg_required_else_help = true)]
+    Review(Lazy<review::ReviewArgs>),
+    /// Show the merge queue in the order the next run takes it, and why
+    Queue(Lazy<queue::QueueArgs>),
     /// Set up this project: config file, hooks, .gitignore (each asked first), next steps
     Init(Lazy<init::InitArgs>),
     /// Check tmux, the project root, the config and the state files
@@ -389,10 +394,18 @@ impl Command {
             Command::Sessions(_) => in_project(Warn, Never),
             // It tells the agents of new overlaps: a message, so the
             // config must be right.
+            Command::Changes(args) if args.only_reads() => in_project(Warn, Never),
             Command::Changes(_) => in_project(Strict, After),
             // It changes the repository, not the swarm's state, and sends
             // nothing.
+            Command::Merge(args) if args.queues() => in_project(Strict, After),
             Command::Merge(_) => in_project(Warn, Never),
+            // Listing re-anchors the comments and sends nothing.
+            Command::Review(args) if args.only_reads() => in_project(Warn, Never),
+            // Comments are shared state, and a round or a request is a
+            // message.
+            Command::Review(_) => in_project(Strict, After),
+            Command::Queue(_) => in_project(Warn, Never),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),
             Command::Config(args) if args.shows() => in_project(Warn, Never),

@@ -14,6 +14,7 @@ mod inbox_watch;
 mod ops;
 mod project;
 mod reply;
+mod review;
 mod server;
 mod tools;
 

@@ -29,6 +29,7 @@ use super::args::{self, MAX_TEXT_CHARS};
 use super::conversations;
 use super::project::Project;
 use super::reply::Reply;
+use super::review;
 use super::tools::{self, Tool};
 
 /// Runs the tool `name` with arguments already checked against its schema
@@ -86,6 +87,7 @@ pub(super) fn call(
         Tool::ClaimTask => claim_task(project, args::parse(&schema, raw)?),
         Tool::UpdateTask => update_task(project, args::parse(&schema, raw)?),
         Tool::ListTasks => list_tasks(project, args::parse(&schema, raw)?),
+        Tool::ReviewComment => review::comment(project, args::parse(&schema, raw)?),
     };
     // As after every command: send ACK retries that fell due.
     housekeeping(project);

@@ -227,6 +227,25 @@ pub(super) struct WhoHolds {
     pub path: String,
 }
 
+/// The arguments of `review_comment`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[schemars(crate = "rmcp::schemars")]
+#[serde(deny_unknown_fields)]
+pub(super) struct ReviewComment {
+    /// The agent whose worktree branch you review, e.g. "agent-0".
+    #[schemars(length(max = 64))]
+    pub agent: String,
+    /// The file, relative to the top of that agent's worktree.
+    #[schemars(length(max = 4096))]
+    pub path: String,
+    /// The line (from 1) in the file as that agent has it now.
+    #[schemars(range(min = 1))]
+    pub line: u32,
+    /// What should change (at most 4000 characters).
+    #[schemars(length(max = 4000))]
+    pub text: String,
+}
+
 /// The arguments of `create_task`.
 #[derive(Debug, Deserialize, JsonSchema)]
 #[schemars(crate = "rmcp::schemars")]
@@ -448,6 +467,12 @@ tools! {
     ListTasks = "list_tasks", ListTasks, read_only: true,
         "Open tasks, most urgent first (all=true includes finished ones), optionally by status \
         or assignee: id, objective, status, priority, assignee.";
+    /// A review comment on another agent's branch.
+    ReviewComment = "review_comment", ReviewComment, read_only: false,
+        "Comment, as reviewer, on one line of another agent's worktree (after a review request): \
+        the comment keeps the code line it is on, follows it when lines move and is marked \
+        outdated when it changes. The person sends the round to the agent as one message. \
+        Returns the comment with its id.";
 }
 
 impl Tool {

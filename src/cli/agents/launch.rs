@@ -127,6 +127,11 @@ struct WorktreeReport<'a> {
     created: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     setup: Option<SetupReport<'a>>,
+    slot: u32,
+    port: u16,
+    ports: u16,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    included: &'a [String],
 }
 
 #[derive(Serialize)]
@@ -148,6 +153,10 @@ impl<'a> WorktreeReport<'a> {
                 status: &s.status,
                 output: &s.output_tail,
             }),
+            slot: p.workspace.slot,
+            port: p.workspace.port,
+            ports: p.workspace.ports,
+            included: &p.included,
         }
     }
 }
@@ -502,6 +511,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
     let worktrees =
         (args.worktrees || (launch.worktrees && !args.no_worktrees)).then(|| WorktreesPlan {
             setup: launch.worktree_setup.clone(),
+            ports_per_agent: launch.ports_per_agent,
         });
     let plan = LaunchPlan {
         commands,

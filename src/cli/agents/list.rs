@@ -10,6 +10,7 @@ use swarm_core::error::Result;
 use swarm_core::messaging::topics::topic_store::topics_of;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::worktrees;
 
 use crate::cli::context::Context;
 
@@ -21,7 +22,8 @@ Examples:
   swarm agents --all --json      every registered agent, as JSON")]
 pub(crate) struct AgentsArgs {
     /// Print the agents as a JSON array (the registry's agent objects, plus
-    /// `state`, `profile` and `deliverable`)
+    /// `state`, `profile`, `deliverable`, and `env` with SWARM_AGENT,
+    /// SWARM_SLOT and SWARM_PORT for an agent launched with worktrees)
     #[arg(long)]
     json: bool,
     /// Include agents that are stale (pane alive, agent not seen lately)
@@ -52,6 +54,7 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     let limits = ctx.backend()?.limits.read().unwrap_or_default();
     if args.json {
         let subscriptions = ctx.backend()?.topics.all()?;
+        let spaces = worktrees::workspaces(&ctx.paths);
         let rows: Vec<serde_json::Value> = agents
             .iter()
             .zip(&states)
@@ -69,6 +72,14 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     map.insert("limited".into(), limit.is_some().into());
                     if let Some(until) = limit.and_then(|r| r.until) {
                         map.insert("limited_until".into(), until.utc_iso().into());
+                    }
+                    if let Some(w) = spaces.iter().find(|w| w.agent == a.id.as_str()) {
+                        let env: serde_json::Map<String, serde_json::Value> =
+                            w.env().into_iter().map(|(k, v)| (k, v.into())).collect();
+                        map.insert("env".into(), env.into());
+                        map.insert("slot".into(), w.slot.into());
+                        map.insert("port".into(), w.port.into());
+                        map.insert("ports".into(), w.ports.into());
                     }
                 }
                 v

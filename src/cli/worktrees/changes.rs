@@ -2,16 +2,20 @@
 //! base (the branch checked out in the main worktree): commits ahead and
 //! behind, files changed (committed, and uncommitted in its worktree), and
 //! the files two or more agents changed. Each overlap that appears is told
-//! to its agents once, unless `launch.tell_overlaps` is off.
+//! to its agents once, unless `launch.tell_overlaps` is off. With
+//! `--since TIME`, who committed what since then instead: the commits
+//! whose `Swarm-Agent` trailer names an agent, merged or not.
 
 use clap::Args;
 use serde::Serialize;
 
+use swarm_core::error::Error;
 use swarm_core::error::Result;
 use swarm_core::messaging::{self, ToldOverlap};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{AgentChanges, Changes, Overlap};
+use swarm_core::support::time;
+use swarm_core::worktrees::{self, AgentChanges, AgentHistory, Changes, Overlap, Repository};
 
 use crate::cli::context::Context;
 
@@ -20,12 +24,30 @@ use crate::cli::context::Context;
 #[command(
     after_help = "Agents launched with --worktrees work on branches swarm/<agent id>. An overlap is a \
     file changed by two or more of them; when one first appears, its agents get a CONFLICT \
-    message, once (launch.tell_overlaps = false turns that off)."
+    message, once (launch.tell_overlaps = false turns that off).
+
+Commits made in an agent's worktree carry a `Swarm-Agent: <agent id>` trailer; --since \
+groups them by agent, those already merged included.
+
+Examples:
+  swarm changes
+  swarm changes --since 2h
+  swarm changes --since 2026-05-01T09:00:00Z --json"
 )]
 pub(crate) struct ChangesArgs {
     /// Print the changes as JSON
     #[arg(long)]
     json: bool,
+    /// What each agent committed and changed since TIME: RFC 3339 or a duration back from now (2h, 30m, 1d)
+    #[arg(long, value_name = "TIME")]
+    since: Option<String>,
+}
+
+impl ChangesArgs {
+    /// True with `--since`, which only reads.
+    pub(crate) fn only_reads(&self) -> bool {
+        self.since.is_some()
+    }
 }
 
 #[derive(Serialize)]
@@ -57,6 +79,9 @@ struct AgentJson<'a> {
 
 /// Looks at every agent's branch, tells new overlaps, and reports.
 pub(crate) fn run(ctx: &Context, args: &ChangesArgs) -> Result<ExitCode> {
+    if let Some(since) = &args.since {
+        return since_run(ctx, since, args.json);
+    }
     let (changes, told) = look(ctx)?;
     if args.json {
         ctx.out.json(&ChangesJson {
@@ -190,4 +215,90 @@ fn text(ctx: &Context, changes: &Changes, told: &[ToldOverlap]) -> String {
         ));
     }
     s
+}
+
+#[derive(Serialize)]
+struct SinceJson<'a> {
+    since: String,
+    base: String,
+    agents: Vec<SinceAgentJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct SinceAgentJson<'a> {
+    #[serde(flatten)]
+    history: &'a AgentHistory,
+    uncommitted: &'a [String],
+}
+
+/// `--since`: each agent's commits since then, and what it has not
+/// committed yet.
+fn since_run(ctx: &Context, since: &str, json: bool) -> Result<ExitCode> {
+    let at = worktrees::parse_since(since, time::now()).map_err(Error::Invalid)?;
+    let repo = Repository::open(ctx.paths.root())?;
+    let history = worktrees::history_since(&repo, at)?;
+    let now = worktrees::changes(&repo)?;
+    let uncommitted = |agent: &str| -> &[String] {
+        now.agents
+            .iter()
+            .find(|a| a.agent == agent)
+            .map_or(&[], |a| a.uncommitted.as_slice())
+    };
+    if json {
+        ctx.out.json(&SinceJson {
+            since: time::utc_iso(at),
+            base: now.base.name(),
+            agents: history
+                .iter()
+                .map(|h| SinceAgentJson {
+                    history: h,
+                    uncommitted: uncommitted(&h.agent),
+                })
+                .collect(),
+        })?;
+        return Ok(ExitCode::Success);
+    }
+    let mut s = format!(
+        "Since {} ({}):\n",
+        time::utc_iso(at),
+        time::ago(at, time::now())
+    );
+    if history.is_empty() {
+        s.push_str("No agent committed anything (commits carry a Swarm-Agent trailer when made in an agent's worktree).\n");
+    }
+    for h in &history {
+        let merged = h.commits.iter().filter(|c| c.merged).count();
+        s.push_str(&format!(
+            "\n{}  {} commit{} ({merged} merged into {}), {} file{}\n",
+            ctx.out.bold(&h.agent),
+            h.commits.len(),
+            if h.commits.len() == 1 { "" } else { "s" },
+            sanitize::one_line(&now.base.name()),
+            h.files.len(),
+            if h.files.len() == 1 { "" } else { "s" }
+        ));
+        for c in &h.commits {
+            s.push_str(&format!(
+                "  {} {}{}\n",
+                c.commit.get(..10).unwrap_or(&c.commit),
+                sanitize::one_line(&c.subject),
+                if c.merged { "  (merged)" } else { "" }
+            ));
+        }
+        for f in &h.files {
+            s.push_str(&format!("    {}\n", sanitize::one_line(f)));
+        }
+        let open = uncommitted(&h.agent);
+        if !open.is_empty() {
+            s.push_str(&format!(
+                "  not committed yet: {}\n",
+                open.iter()
+                    .map(|f| sanitize::one_line(f))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    ctx.out.print(&s)?;
+    Ok(ExitCode::Success)
 }

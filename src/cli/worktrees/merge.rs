@@ -1,7 +1,8 @@
 //! `swarm merge AGENT [--into BRANCH] [--json]`: the agent's branch into
 //! the base, only when it merges cleanly (decided before anything is
 //! touched); otherwise refused with exit 1 and every conflicting file
-//! named, every tree and branch left as it was.
+//! named, every tree and branch left as it was. `--queue AGENT...` puts
+//! agents in the merge queue and runs it (`queue.rs`).
 
 use clap::Args;
 use serde::Serialize;
@@ -21,18 +22,38 @@ use crate::cli::context::Context;
     when it can, else makes a merge commit by your git identity, and updates the main worktree's \
     files. A merge that would conflict, or overwrite uncommitted changes or untracked files in the \
     main worktree, is refused with exit code 1 and changes nothing. Uncommitted work in the \
-    agent's worktree is not part of the merge and is never committed for it."
+    agent's worktree is not part of the merge and is never committed for it.
+
+With --queue, the agents join the merge queue and the queue runs: each merge is built and \
+tested (merge.test_command) in a scratch worktree before the base moves to it; one that \
+conflicts or fails its test leaves the base untouched, tells the agent, stays queued, and the \
+command exits 1. `swarm queue` shows the queue.
+
+Examples:
+  swarm merge agent-0
+  swarm merge --queue agent-0 agent-1 agent-2
+  swarm merge --queue                          try the queued agents again"
 )]
 pub(crate) struct MergeArgs {
-    /// The agent whose branch (swarm/AGENT) to merge
-    #[arg(value_name = "AGENT")]
-    agent: String,
+    /// The agent whose branch (swarm/AGENT) to merge; with --queue, any number
+    #[arg(value_name = "AGENT", required_unless_present = "queue")]
+    agents: Vec<String>,
+    /// Queue the agents and merge each whose merge passes merge.test_command, in order
+    #[arg(long, conflicts_with = "into")]
+    queue: bool,
     /// Merge into this branch instead of the one checked out in the main worktree
     #[arg(long, value_name = "BRANCH")]
     into: Option<String>,
     /// Print what was done (or why not) as JSON
     #[arg(long)]
     json: bool,
+}
+
+impl MergeArgs {
+    /// True with `--queue`, which tells agents of failed tries.
+    pub(crate) fn queues(&self) -> bool {
+        self.queue
+    }
 }
 
 #[derive(Serialize)]
@@ -65,7 +86,20 @@ struct RefusedJson<'a> {
 
 /// Checks the agent id, merges, and reports.
 pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
-    let agent = validate::agent_id(&args.agent)?;
+    let agents = args
+        .agents
+        .iter()
+        .map(|a| validate::agent_id(a).map(|id| id.to_string()))
+        .collect::<std::result::Result<Vec<_>, _>>()?;
+    if args.queue {
+        return super::queue::merge_queue(ctx, &agents, args.json);
+    }
+    let [agent] = agents.as_slice() else {
+        return Err(Error::Usage(
+            "swarm merge takes one agent; to merge several in turn, use --queue".into(),
+        ));
+    };
+    let agent = agent.clone();
     if let Some(into) = &args.into
         && (into.trim().is_empty() || into.starts_with('-'))
     {

@@ -53,6 +53,8 @@ pub struct WorktreesPlan {
     /// A command run with `sh -c` in each new worktree before its agent
     /// starts (`launch.worktree_setup`).
     pub setup: Option<String>,
+    /// Ports in each agent's block (`launch.ports_per_agent`).
+    pub ports_per_agent: u16,
 }
 
 /// Share of the window's width the monitor pane takes.
@@ -167,7 +169,7 @@ pub fn launch(
         (Some(repo), Some(w)) => {
             let count = u8::try_from(plan.commands.len()).unwrap_or(MAX_AGENTS);
             let ids = reserve_ids(tmux, registry, paths, count, &mut warnings)?;
-            worktrees::prepare(repo, paths, &ids, w.setup.as_deref())?
+            worktrees::prepare(repo, paths, &ids, w.setup.as_deref(), w.ports_per_agent)?
         }
         _ => Vec::new(),
     };
@@ -175,6 +177,8 @@ pub fn launch(
     // its worktree was made under.
     let ids: Vec<String> = prepared.iter().map(|p| p.agent.to_string()).collect();
     let cwds: Vec<PathBuf> = prepared.iter().map(|p| p.path.clone()).collect();
+    let envs: Vec<Vec<(String, String)>> = prepared.iter().map(|p| p.workspace.env()).collect();
+    warnings.extend(prepared.iter().flat_map(|p| p.warnings.iter().cloned()));
     let panes = open_panes(
         tmux,
         paths,
@@ -184,6 +188,7 @@ pub fn launch(
         None,
         (!ids.is_empty()).then_some(ids.as_slice()),
         (!cwds.is_empty()).then_some(cwds.as_slice()),
+        &envs,
     )?;
     let mut discovery = discovery::register_panes(tmux, registry, paths, matcher, &panes, opts)?;
     discovery.warnings.splice(0..0, warnings);
@@ -236,7 +241,8 @@ pub fn add_monitor(
 /// creates it, before anything registers it: that is how `resume` gives a
 /// recorded id back to its agent's new pane, and to no other, and how an
 /// agent's pane gets the id its worktree was made under. With `cwds`, each
-/// pane starts in its own directory (else the project root).
+/// pane starts in its own directory (else the project root); a labelled
+/// pane gets the variables `envs` holds for it.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn open_panes(
     tmux: &Tmux,
@@ -247,6 +253,7 @@ pub(crate) fn open_panes(
     into: Option<&PaneId>,
     labels: Option<&[String]>,
     cwds: Option<&[PathBuf]>,
+    envs: &[Vec<(String, String)>],
 ) -> Result<Vec<PaneId>> {
     let Some((first_command, rest)) = commands.split_first() else {
         return Ok(Vec::new());
@@ -257,6 +264,7 @@ pub(crate) fn open_panes(
         labels.and_then(|ids| ids.get(i)).map(|id| NewPaneLabel {
             agent: id,
             project: &fingerprint,
+            env: envs.get(i).map_or(&[][..], Vec::as_slice),
         })
     };
     let cwd_of = |i: usize| {

@@ -135,7 +135,7 @@ pub enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 15] = [
+pub(crate) const SECTIONS: [(&str, &str); 16] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -166,6 +166,10 @@ pub(crate) const SECTIONS: [(&str, &str); 15] = [
     (
         "launch",
         "`swarm launch`: each agent in a git worktree of its own, and what happens around them (swarm only).",
+    ),
+    (
+        "merge",
+        "`swarm merge --queue`: what must pass on a merge before the base branch moves to it (swarm only).",
     ),
     (
         "notify",
@@ -534,6 +538,27 @@ pub const KEYS: &[Key] = &[
         name: "tell_overlaps",
         kind: Kind::Bool,
         doc: "When `swarm changes` finds a file changed on two or more agents' branches, tell those agents once.",
+        example: None,
+    },
+    Key {
+        section: "launch",
+        name: "ports_per_agent",
+        kind: Kind::Int { min: 1, max: 1000 },
+        doc: "Ports in each worktree agent's block (1-1000): $SWARM_PORT is the first of them, free when the agent started, and no other agent's block overlaps it.",
+        example: None,
+    },
+    Key {
+        section: "merge",
+        name: "test_command",
+        kind: Kind::OptText { max_chars: 4096 },
+        doc: "A command run with `sh -c` on each merge of the merge queue, in a scratch worktree, before the base branch moves to it; a merge it fails is not made, and the agent is told the last lines. Unset: the queue merges untested.",
+        example: Some("\"cargo test\""),
+    },
+    Key {
+        section: "merge",
+        name: "tell_agents",
+        kind: Kind::Bool,
+        doc: "Tell an agent whose queued merge conflicted or failed the test: the conflicting files, or the test's last lines, and how to rebase.",
         example: None,
     },
     Key {

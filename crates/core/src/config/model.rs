@@ -38,6 +38,9 @@ pub struct Config {
     /// `swarm launch`: worktrees and what happens around them (swarm's
     /// own section).
     pub launch: Launch,
+    /// `swarm merge --queue`: the test every merge must pass (swarm's own
+    /// section).
+    pub merge: MergeConfig,
     /// How the person is told that an agent needs them (swarm's own
     /// section).
     pub notify: NotifyConfig,
@@ -323,6 +326,8 @@ pub struct Launch {
     /// Tell the agents involved, once, when a file is changed on two or
     /// more agents' branches.
     pub tell_overlaps: bool,
+    /// Ports in each worktree agent's block (`SWARM_PORT` is the first).
+    pub ports_per_agent: u16,
 }
 
 impl Default for Launch {
@@ -331,6 +336,27 @@ impl Default for Launch {
             worktrees: false,
             worktree_setup: None,
             tell_overlaps: true,
+            ports_per_agent: 10,
+        }
+    }
+}
+
+/// `[merge]`: the merge queue (README, Worktrees).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MergeConfig {
+    /// Run with `sh -c` on each merge, in a scratch worktree, before the
+    /// base branch moves to it.
+    pub test_command: Option<String>,
+    /// Tell an agent whose queued merge conflicted or failed its test.
+    pub tell_agents: bool,
+}
+
+impl Default for MergeConfig {
+    fn default() -> Self {
+        MergeConfig {
+            test_command: None,
+            tell_agents: true,
         }
     }
 }

@@ -79,7 +79,7 @@ impl Git {
 
     /// Runs git and returns its exit code and stdout; a code outside `ok`
     /// is an error carrying git's stderr.
-    fn run_with<S: AsRef<OsStr>>(
+    pub(super) fn run_with<S: AsRef<OsStr>>(
         &self,
         args: &[S],
         ok: &[i32],
@@ -117,12 +117,12 @@ impl Git {
         })
     }
 
-    fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
+    pub(super) fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<Vec<u8>, GitError> {
         Ok(self.run_with(args, &[0])?.1)
     }
 
     /// The first line of a command's output, without its line end.
-    fn line<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<String, GitError> {
+    pub(super) fn line<S: AsRef<OsStr>>(&self, args: &[S]) -> Result<String, GitError> {
         let out = self.run(args)?;
         let text = String::from_utf8_lossy(&out);
         Ok(text.lines().next().unwrap_or_default().to_owned())
@@ -132,7 +132,7 @@ impl Git {
         Ok(self.dir.join(self.line(args)?))
     }
 
-    fn bad_output(args: &[&str], detail: &str) -> GitError {
+    pub(super) fn bad_output(args: &[&str], detail: &str) -> GitError {
         GitError::BadOutput {
             args: args.join(" "),
             detail: detail.to_owned(),
@@ -140,7 +140,7 @@ impl Git {
     }
 
     /// NUL-separated names, empty ones dropped.
-    fn names(out: &[u8]) -> Vec<String> {
+    pub(super) fn names(out: &[u8]) -> Vec<String> {
         out.split(|b| *b == 0)
             .filter(|p| !p.is_empty())
             .map(|p| String::from_utf8_lossy(p).into_owned())

@@ -5,6 +5,7 @@
 
 mod client;
 mod error;
+mod history;
 pub(crate) mod layout;
 mod status;
 mod version;
@@ -12,5 +13,6 @@ mod worktree_list;
 
 pub use client::{Git, MergeTree, TreeChange};
 pub(crate) use error::GitError;
+pub(crate) use history::AGENT_TRAILER;
 pub(crate) use version::MERGE_TREE as MERGE_TREE_VERSION;
 pub(crate) use worktree_list::WorktreeEntry;

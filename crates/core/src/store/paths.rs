@@ -307,6 +307,30 @@ impl Paths {
         self.swarm_dir().join("overlaps.json")
     }
 
+    /// `.swarm/review.json`: review comments on agents' branches, each
+    /// anchored to a line by its code (docs/FORMATS.md).
+    pub(crate) fn review_comments(&self) -> PathBuf {
+        self.swarm_dir().join("review.json")
+    }
+
+    /// `.swarm/merge_queue.json`: the agents waiting to be merged, in
+    /// the order they were queued, with their last try (docs/FORMATS.md).
+    pub(crate) fn merge_queue(&self) -> PathBuf {
+        self.swarm_dir().join("merge_queue.json")
+    }
+
+    /// `.swarm/workspaces.json`: each worktree agent's slot and block of
+    /// ports (docs/FORMATS.md).
+    pub(crate) fn workspaces(&self) -> PathBuf {
+        self.swarm_dir().join("workspaces.json")
+    }
+
+    /// `.swarm/merge-scratch/`: the throwaway worktrees where the merge
+    /// queue builds and tests a merge before the base branch moves.
+    pub(crate) fn merge_scratch_dir(&self) -> PathBuf {
+        self.swarm_dir().join("merge-scratch")
+    }
+
     /// A short fingerprint of the root, written into panes as
     /// `@swarm_project` so a pane's agent id is only trusted by the project
     /// that gave it.

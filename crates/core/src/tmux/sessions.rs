@@ -45,6 +45,16 @@ pub struct NewPaneLabel<'a> {
     pub agent: &'a str,
     /// The project's fingerprint.
     pub project: &'a str,
+    /// Variables set in the new pane's environment (`-e NAME=VALUE`).
+    pub env: &'a [(String, String)],
+}
+
+/// Adds `-e NAME=VALUE` for each variable (tmux 3.0).
+fn with_env(mut args: Args, env: &[(String, String)]) -> Args {
+    for (name, value) in env {
+        args = args.flag("-e").text(format!("{name}={value}"));
+    }
+    args
 }
 
 /// Adds the commands that label the pane just created: `target` when
@@ -103,7 +113,8 @@ impl Tmux {
     /// Creates a detached session and returns the id of its first pane.
     /// Starts the server when none is running.
     pub fn new_session(&self, spec: &SessionSpec<'_>) -> Result<PaneId, TmuxError> {
-        let args = Args::new("new-session")
+        let env = spec.label.as_ref().map_or(&[][..], |l| l.env);
+        let args = with_env(Args::new("new-session"), env)
             .flag("-d")
             .flag("-P")
             .flag("-F")
@@ -152,7 +163,12 @@ impl Tmux {
     ) -> Result<PaneId, TmuxError> {
         // Without `-d` the new pane becomes the current one, which the
         // label commands act on; `last-pane` then gives the focus back.
-        let args = split_args(Args::new("split-window"), target, cwd, command);
+        let args = split_args(
+            with_env(Args::new("split-window"), label.env),
+            target,
+            cwd,
+            command,
+        );
         let out = self.exec(label_new(args, None, label).then("last-pane"), None)?;
         parse_pane_id("split-window", &out)
     }

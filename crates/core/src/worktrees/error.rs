@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use crate::git::GitError;
+use crate::store::StoreError;
 use crate::support::exit_code::ExitCode;
 
 /// A worktree operation that could not be done, or a merge refused before
@@ -95,6 +96,49 @@ pub enum WorktreeError {
         /// Why.
         source: std::io::Error,
     },
+    /// A state file (review comments, the merge queue, workspaces)
+    /// could not be read or written.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A review comment's `PATH:LINE` is not acceptable.
+    #[error("invalid location {location:?}: {why}")]
+    BadLocation {
+        /// What was given, sanitised.
+        location: String,
+        /// Why not.
+        why: String,
+    },
+    /// A review comment's text is not acceptable.
+    #[error("{0}")]
+    BadComment(String),
+    /// The agent's worktree (or branch) has no such file.
+    #[error("{agent} has no file {path} in its worktree or on its branch")]
+    NoFile {
+        /// The agent.
+        agent: String,
+        /// The path asked for.
+        path: String,
+    },
+    /// The file is shorter than the line asked for.
+    #[error("{path} has {lines} line{}, so there is no line {line}", if *lines == 1 { "" } else { "s" })]
+    NoLine {
+        /// The file.
+        path: String,
+        /// The line asked for.
+        line: u32,
+        /// How many lines it has.
+        lines: usize,
+    },
+    /// No review comment has this id.
+    #[error("no review comment {0}")]
+    UnknownComment(String),
+    /// Another merge-queue run holds the queue.
+    #[error("another `swarm merge --queue` is running; its results will be in `swarm queue`")]
+    QueueBusy,
+    /// The merge queue could not build its scratch worktree or run the
+    /// test command.
+    #[error("the merge queue could not run: {0}")]
+    QueueFailed(String),
     /// A merge (or other operation) is already under way in the main
     /// worktree.
     #[error("a merge is under way in the main worktree (MERGE_HEAD exists); nothing was changed")]
@@ -106,7 +150,10 @@ impl WorktreeError {
     /// everything else (a refused merge among them).
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            WorktreeError::NoBranch { .. } | WorktreeError::NoTarget(_) => ExitCode::NotFound,
+            WorktreeError::NoBranch { .. }
+            | WorktreeError::NoTarget(_)
+            | WorktreeError::UnknownComment(_) => ExitCode::NotFound,
+            WorktreeError::Store(e) => e.exit_code(),
             _ => ExitCode::Failure,
         }
     }
@@ -125,7 +172,26 @@ impl WorktreeError {
                  git config --global user.email you@example.com"
                     .into()
             }
-            WorktreeError::Git(_) | WorktreeError::Io { .. } => return None,
+            WorktreeError::Git(_)
+            | WorktreeError::Io { .. }
+            | WorktreeError::Store(_)
+            | WorktreeError::QueueFailed(_) => return None,
+            WorktreeError::BadLocation { .. } => {
+                "give the file relative to the top of the agent's worktree and a line from 1, \
+                 such as src/main.rs:42"
+                    .into()
+            }
+            WorktreeError::BadComment(_) => {
+                "say what should change, in at most 4000 characters".into()
+            }
+            WorktreeError::NoFile { .. } => {
+                "`swarm changes` lists the files each agent changed".into()
+            }
+            WorktreeError::NoLine { .. } => "comment on a line the file has now".into(),
+            WorktreeError::UnknownComment(_) => {
+                "`swarm review list` shows every comment with its id".into()
+            }
+            WorktreeError::QueueBusy => "wait for it to end, then run the command again".into(),
             WorktreeError::NotARepository { .. } => {
                 "run swarm in the top directory of a git repository (`git init` makes one), or \
                  launch without --worktrees"

@@ -1,6 +1,7 @@
 //! Making the agents' worktrees before their panes start: one per agent id,
 //! on its own branch from the main worktree's HEAD, reused when it exists;
-//! and the project's setup command in each new one.
+//! each with its workspace (slot, ports), its own hooks, the files of
+//! `.worktreeinclude` and then the project's setup command in each new one.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -10,6 +11,7 @@ use crate::support::sanitize;
 
 use super::error::WorktreeError;
 use super::repository::{Repository, branch_of, worktree_path};
+use super::workspace::{self, Workspace};
 
 /// How much of a failed setup command's output is kept for the report.
 const SETUP_TAIL_LINES: usize = 12;
@@ -27,6 +29,13 @@ pub struct Prepared {
     pub created: bool,
     /// What the setup command did in it (new worktrees only).
     pub setup: Option<SetupOutcome>,
+    /// Its slot and ports.
+    pub workspace: Workspace,
+    /// Files `.worktreeinclude` named that were copied in (new worktrees
+    /// only).
+    pub included: Vec<String>,
+    /// What the user should know (lines of `.worktreeinclude` skipped).
+    pub warnings: Vec<String>,
 }
 
 /// What the setup command did in one new worktree.
@@ -45,14 +54,17 @@ pub struct SetupOutcome {
 /// Creates (or finds) the worktree of each agent in `agents`: a new one
 /// on branch `swarm/<id>` from HEAD (or from that branch when it exists
 /// already, keeping its commits), or the existing one, reused untouched.
-/// Then runs `setup` in each new one, all at once; a failing setup is
-/// reported in its `SetupOutcome`, never an error. Nothing of the main
-/// worktree is touched.
+/// Each gets its workspace (`ports_per_agent` ports) and its hooks; each
+/// new one the files `.worktreeinclude` names. Then runs `setup` in each
+/// new one, all at once; a failing setup is reported in its
+/// `SetupOutcome`, never an error. Nothing of the main worktree is
+/// touched but the repository's `extensions.worktreeConfig`.
 pub fn prepare(
     repo: &Repository,
     paths: &Paths,
     agents: &[String],
     setup: Option<&str>,
+    ports_per_agent: u16,
 ) -> Result<Vec<Prepared>, WorktreeError> {
     let head = repo.base()?.commit;
     let existing = repo.git().worktrees()?;
@@ -68,8 +80,9 @@ pub fn prepare(
             path: paths.worktrees_dir().join(Paths::WORKTREES_IGNORE),
             source: std::io::Error::other(e.to_string()),
         })?;
+    let spaces = workspace::assign(paths, agents, ports_per_agent)?;
     let mut out = Vec::with_capacity(agents.len());
-    for agent in agents {
+    for (agent, space) in agents.iter().zip(spaces) {
         let path = worktree_path(paths, agent);
         let branch = branch_of(agent);
         let created = if path.exists() {
@@ -88,12 +101,31 @@ pub fn prepare(
             repo.git().add_worktree(&path, &branch, start)?;
             true
         };
+        workspace::install_hooks(repo, &path, agent)?;
+        let (included, skipped) = if created {
+            workspace::copy_included(repo.root(), &path)?
+        } else {
+            (Vec::new(), Vec::new())
+        };
+        let warnings = skipped
+            .into_iter()
+            .map(|line| {
+                format!(
+                    "{}: skipped {:?} (a path inside the project, or a glob, is expected)",
+                    workspace::INCLUDE_FILE,
+                    sanitize::one_line(&line)
+                )
+            })
+            .collect();
         out.push(Prepared {
             agent: agent.clone(),
             path,
             branch,
             created,
             setup: None,
+            workspace: space,
+            included,
+            warnings,
         });
     }
     if let Some(command) = setup {
@@ -121,14 +153,15 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 }
 
 /// Runs the setup command with `sh -c` in the new worktree, with
-/// `SWARM_ROOT` (the project root), `SWARM_AGENT` and `SWARM_WORKTREE` set.
+/// `SWARM_ROOT` (the project root), `SWARM_WORKTREE` and the workspace's
+/// `SWARM_AGENT`, `SWARM_SLOT` and `SWARM_PORT` set.
 fn run_setup(command: &str, root: &Path, prepared: &Prepared) -> SetupOutcome {
     let out = Command::new("sh")
         .arg("-c")
         .arg(command)
         .current_dir(&prepared.path)
         .env("SWARM_ROOT", root)
-        .env("SWARM_AGENT", &prepared.agent)
+        .envs(prepared.workspace.env())
         .env("SWARM_WORKTREE", &prepared.path)
         .stdin(Stdio::null())
         .output();

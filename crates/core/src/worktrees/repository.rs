@@ -154,6 +154,28 @@ impl Repository {
         Ok(out)
     }
 
+    /// `swarm/<agent>` when that branch exists; else the error that names
+    /// the agents that have one.
+    pub(crate) fn agent_branch(&self, agent: &str) -> Result<String, WorktreeError> {
+        let branch = branch_of(agent);
+        if self
+            .git
+            .commit_of(&format!("refs/heads/{branch}"))?
+            .is_some()
+        {
+            return Ok(branch);
+        }
+        Err(WorktreeError::NoBranch {
+            agent: agent.to_owned(),
+            branch,
+            known: self
+                .agent_branches()?
+                .into_iter()
+                .map(|b| b.agent)
+                .collect(),
+        })
+    }
+
     /// The worktree `branch` is checked out in, if any.
     pub(crate) fn checked_out_in(&self, branch: &str) -> Result<Option<PathBuf>, WorktreeError> {
         Ok(self

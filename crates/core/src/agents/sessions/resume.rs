@@ -153,6 +153,18 @@ fn start(
         .collect();
     let into = session_pane(cx.tmux, &record.name)?;
     let new_session = into.is_none();
+    // An agent that had a workspace gets its slot and ports back.
+    let spaces = crate::worktrees::workspaces(cx.paths);
+    let envs: Vec<Vec<(String, String)>> = ids
+        .iter()
+        .map(|id| {
+            spaces
+                .iter()
+                .find(|w| &w.agent == id)
+                .map(|w| w.env())
+                .unwrap_or_default()
+        })
+        .collect();
     let panes = launch::open_panes(
         cx.tmux,
         cx.paths,
@@ -162,6 +174,7 @@ fn start(
         into.as_ref(),
         Some(&ids),
         Some(&cwds),
+        &envs,
     )?;
     let discovery =
         discovery::register_panes(cx.tmux, cx.registry, cx.paths, cx.matcher, &panes, cx.opts)?;
