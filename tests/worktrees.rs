@@ -984,14 +984,15 @@ fn the_guides_worktree_session_works_as_written() {
             repo.commit_file(&repo.worktree("agent-0"), "src/zero.py", "0\n");
             repo.commit_file(&repo.worktree("agent-1"), "src/one.py", "1\n");
         }
-        if command.starts_with("swarm merge") {
+        if command.starts_with("swarm merge agent-0") {
             assert!(printed.contains("Fast-forwarded main"), "{printed}");
             assert!(printed.contains("agent-1 by 1 commit"), "{printed}");
         }
     }
     assert_eq!(repo.project.read("src/zero.py"), "0\n");
-    // agent-1's unmerged worktree stays; agent-0's merged one went.
-    assert!(repo.worktree("agent-1").join("src/one.py").is_file());
+    // agent-1 came in through the queue; both merged worktrees went.
+    assert_eq!(repo.project.read("src/one.py"), "1\n");
+    assert!(!repo.worktree("agent-1").exists());
     assert!(!repo.worktree("agent-0").exists());
     assert!(repo.project.agents().is_empty());
 }
