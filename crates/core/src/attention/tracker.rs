@@ -45,6 +45,11 @@ pub(crate) struct Look {
     /// Whether messages wait for this agent (held or queued): a turn that
     /// ends with more to come is not finished.
     pub waiting: bool,
+    /// Whether the agent's own hooks report its turns (their end-of-turn
+    /// hook was seen for its pane): the screen then raises no `finished`,
+    /// which the hook raises as the turn ends instead of after the screen
+    /// settles.
+    pub hooked: bool,
 }
 
 /// A condition that opened or closed.
@@ -218,6 +223,10 @@ impl Tracker {
             (true, false) => identity.clone().or(before.clone()),
         };
         for kind in TRACKED {
+            if kind == EventKind::Finished && look.hooked {
+                memory.open.remove(&kind);
+                continue;
+            }
             let now_open = match kind {
                 EventKind::Exited => exited,
                 EventKind::NeedsInput => dialog,
@@ -316,6 +325,7 @@ mod tests {
             quiet: Some(1),
             dialog: None,
             waiting: false,
+            hooked: false,
         }
     }
 
@@ -440,6 +450,23 @@ mod tests {
             opened(&t.look(look(6.0, agent(ScreenState::Idle)))),
             [EventKind::Finished]
         );
+    }
+
+    #[test]
+    fn an_agent_whose_hooks_report_turns_gets_no_finished_from_the_screen() {
+        let mut t = Tracker::default();
+        let hooked = |secs: f64, s: ScreenState| Look {
+            hooked: true,
+            ..look(secs, agent(s))
+        };
+        t.look(hooked(0.0, ScreenState::Idle));
+        t.look(hooked(1.0, ScreenState::Busy));
+        let c = t.look(hooked(5.0, ScreenState::Idle));
+        assert!(opened(&c).is_empty(), "{c:?}");
+        assert!(t.look(hooked(9.0, ScreenState::Idle)).is_empty());
+        // Dialogs are still the screen's to see as well.
+        let c = t.look(hooked(10.0, ScreenState::Dialog));
+        assert_eq!(opened(&c), [EventKind::NeedsInput]);
     }
 
     #[test]

@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
-use crate::attention::event::{EventKind, FeedEntry};
+use crate::attention::event::{EventKind, FeedEntry, Source};
+use crate::attention::hook_sightings::HookSightings;
 use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::looks;
 use crate::attention::notice::HeldFor;
@@ -561,6 +562,19 @@ impl<'a> Watcher<'a> {
             }
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
+        // Agents whose end-of-turn hook was seen from their pane: their
+        // hooks raise `finished`, the screen does not.
+        let sightings = HookSightings::new(&op.paths).load();
+        let hooked: BTreeSet<String> = local
+            .iter()
+            .filter(|a| {
+                sightings.get(a.id.as_str()).is_some_and(|s| {
+                    s.turn_end.is_some()
+                        && s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
+                })
+            })
+            .map(|a| a.id.as_str().to_owned())
+            .collect();
         let profiles = op.messaging.delivery.profiles.clone();
         let printing = op.messaging.print_to_send.then_some(Printing {
             history: &self.need_history,
@@ -571,7 +585,15 @@ impl<'a> Watcher<'a> {
             panes,
             printouts,
             last_lines,
-        } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
+        } = looks::take(
+            &op.tmux,
+            &op.matcher,
+            &profiles,
+            &local,
+            &waiting,
+            &hooked,
+            printing,
+        );
         self.last_lines.extend(last_lines);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
@@ -713,15 +735,26 @@ impl<'a> Watcher<'a> {
         };
         self.feed_cursor = Some(read.cursor);
         for entry in read.entries {
-            if !matches!(
-                entry.event,
-                EventKind::Message | EventKind::Budget | EventKind::Exited
-            ) || !self.settings.notify.notifies(entry.event)
+            // What an agent's hook raised is notified from the feed too:
+            // the hook run is a short process, the watcher the notifier.
+            let from_hook = entry.source == Some(Source::Hook);
+            if !(from_hook
+                || matches!(
+                    entry.event,
+                    EventKind::Message | EventKind::Budget | EventKind::Exited
+                ))
+                || !self.settings.notify.notifies(entry.event)
                 || since.is_some_and(|s| entry.time < s)
             {
                 continue;
             }
-            if self.claim_notice(&entry, say) {
+            if !self.claim_notice(&entry, say) {
+                continue;
+            }
+            if from_hook {
+                say(Said::Did(entry.text()));
+                self.notify_or_defer(&entry);
+            } else {
                 self.notifier.notify(&entry);
             }
         }
