@@ -58,7 +58,12 @@ pub(crate) fn run(global: &GlobalArgs, out: &Output, agent: &str) -> ExitCode {
     // rest is left unread (the agent does not wait for it to be read).
     let limit = u64::try_from(MAX_PAYLOAD_BYTES + 1).unwrap_or(u64::MAX);
     if let Err(e) = std::io::stdin().take(limit).read_to_end(&mut input) {
-        return failed(global, vendor, "", &format!("could not read the hook input: {e}"));
+        return failed(
+            global,
+            vendor,
+            "",
+            &format!("could not read the hook input: {e}"),
+        );
     }
     let event = match hook_payload::parse(vendor, &input) {
         Ok(event) => event,
@@ -96,12 +101,16 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
     };
     let done = handle::handle(op, &record, event, at);
     for e in &done.errors {
-        hook_sightings::log_error(&ctx.paths, Some(&agent), event.vendor.as_str(), &event.name, e);
+        hook_sightings::log_error(
+            &ctx.paths,
+            Some(&agent),
+            event.vendor.as_str(),
+            &event.name,
+            e,
+        );
     }
     // Claude Code adds what a prompt hook prints to the prompt's context.
-    if event.vendor == Vendor::Claude
-        && matches!(event.signal, Signal::Prompt { .. })
-    {
+    if event.vendor == Vendor::Claude && matches!(event.signal, Signal::Prompt { .. }) {
         match inbox::prompt_hook_text(&ctx, &agent) {
             Ok(text) if !text.is_empty() => {
                 let _ = ctx.out.print(&text);

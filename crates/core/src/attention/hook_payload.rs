@@ -184,8 +184,8 @@ pub struct HookEvent {
 /// (the hook still lets the agent go on).
 pub fn parse(vendor: Vendor, payload: &[u8]) -> Result<HookEvent, String> {
     let payload = &payload[..payload.len().min(MAX_PAYLOAD_BYTES)];
-    let value: Value = serde_json::from_slice(payload)
-        .map_err(|e| format!("the hook input is not JSON: {e}"))?;
+    let value: Value =
+        serde_json::from_slice(payload).map_err(|e| format!("the hook input is not JSON: {e}"))?;
     let Some(obj) = value.as_object() else {
         return Err("the hook input is not a JSON object".into());
     };

@@ -42,8 +42,14 @@ fn claude_code_2_1_330() {
         panic!("a failed turn");
     };
     assert_eq!(f.reason, FailureReason::RateLimit);
-    assert!(f.message.starts_with("API Error: Request rejected (429)"), "{f:?}");
-    assert_eq!(TurnFailure::reason_of(&f.detail()), FailureReason::RateLimit);
+    assert!(
+        f.message.starts_with("API Error: Request rejected (429)"),
+        "{f:?}"
+    );
+    assert_eq!(
+        TurnFailure::reason_of(&f.detail()),
+        FailureReason::RateLimit
+    );
     let Signal::Prompt { text } =
         read(Vendor::Claude, fixture!("claude-2.1.330-UserPromptSubmit")).signal
     else {
@@ -146,7 +152,10 @@ fn hostile_payloads_are_errors_or_cleaned_never_panics() {
     let Signal::NeedsInput { question, context } = read(Vendor::Claude, evil).signal else {
         panic!("still a dialog");
     };
-    assert!(!question.contains('\x1b') && !question.contains('\n'), "{question:?}");
+    assert!(
+        !question.contains('\x1b') && !question.contains('\n'),
+        "{question:?}"
+    );
     assert!(context.is_empty());
     let long = format!(
         r#"{{"hook_event_name": "StopFailure", "error": "{}", "last_assistant_message": "{}"}}"#,

@@ -49,16 +49,14 @@ pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timesta
     if let Err(e) = HookSightings::new(&op.paths).record(&report, at) {
         done.errors.push(format!("could not record the hook: {e}"));
     }
-    let close = |kind: EventKind, done: &mut Handled| {
-        match op
-            .backend
-            .episodes
-            .transition(id, kind, false, at, "", "")
-        {
-            Ok(Transition::Closed) => done.closed.push(kind),
-            Ok(_) => {}
-            Err(e) => done.errors.push(format!("could not record attention: {e}")),
-        }
+    let close = |kind: EventKind, done: &mut Handled| match op
+        .backend
+        .episodes
+        .transition(id, kind, false, at, "", "")
+    {
+        Ok(Transition::Closed) => done.closed.push(kind),
+        Ok(_) => {}
+        Err(e) => done.errors.push(format!("could not record attention: {e}")),
     };
     // Any word from the agent other than its end says it runs.
     if !matches!(event.signal, Signal::Exited { .. } | Signal::Other) {
@@ -131,9 +129,7 @@ pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timesta
                 done.raised.push(entry);
             }
             Ok(_) => {}
-            Err(e) => done
-                .errors
-                .push(format!("could not record attention: {e}")),
+            Err(e) => done.errors.push(format!("could not record attention: {e}")),
         }
     }
     if !done.raised.is_empty()

@@ -71,10 +71,10 @@ pub fn codex_trust(codex_dir: &Path, hooks_file: &Path, events: &[&str]) -> Code
         let label = snake(event);
         state.is_some_and(|s| {
             s.iter().any(|(key, v)| {
-                prefixes
-                    .iter()
-                    .any(|p| key.strip_prefix(p.as_str()).is_some_and(|rest| rest.starts_with(&format!("{label}:"))))
-                    && v.get("trusted_hash").is_some()
+                prefixes.iter().any(|p| {
+                    key.strip_prefix(p.as_str())
+                        .is_some_and(|rest| rest.starts_with(&format!("{label}:")))
+                }) && v.get("trusted_hash").is_some()
             })
         })
     };
@@ -125,6 +125,22 @@ pub fn source_for(paths: &Paths, agent: &Agent<'_>, seen: &BTreeMap<String, Sigh
         source: Source::Screen,
         why,
     };
+    // Hooks seen reporting from its pane are in use, whatever its profile
+    // (a program started through a wrapper, the demo agent in tests).
+    if let Some(s) = seen.get(agent.id)
+        && s.serves(agent.pane)
+        && (s.turn_end.is_some() || s.prompt.is_some())
+    {
+        let product = Vendor::parse(&s.vendor).map_or("its", Vendor::product);
+        return InUse {
+            source: Source::Hook,
+            why: format!(
+                "{product} hooks report (last: {} at {}); dialogs are also read off the screen",
+                s.event,
+                crate::support::time::for_people(s.last.utc(), chrono::Utc::now())
+            ),
+        };
+    }
     let Some(vendor) = Vendor::parse(agent.profile) else {
         return screen(format!(
             "{} has no hooks swarm installs: its screen is read",
@@ -135,20 +151,6 @@ pub fn source_for(paths: &Paths, agent: &Agent<'_>, seen: &BTreeMap<String, Sigh
             }
         ));
     };
-    if let Some(s) = seen.get(agent.id)
-        && s.serves(agent.pane)
-        && (s.turn_end.is_some() || s.prompt.is_some())
-    {
-        return InUse {
-            source: Source::Hook,
-            why: format!(
-                "{} hooks report (last: {} at {}); dialogs are also read off the screen",
-                vendor.product(),
-                s.event,
-                crate::support::time::for_people(s.last.utc(), chrono::Utc::now())
-            ),
-        };
-    }
     let events = agent_hooks::installed_events(paths, vendor);
     let file = agent_hooks::settings_path(paths.root(), vendor, Place::Shared);
     if events.is_empty() {
@@ -226,7 +228,10 @@ mod tests {
             file.display()
         ));
         std::fs::write(tmp.path().join("config.toml"), &config).expect("write");
-        assert_eq!(codex_trust(tmp.path(), &hooks, &events), CodexTrust::Trusted);
+        assert_eq!(
+            codex_trust(tmp.path(), &hooks, &events),
+            CodexTrust::Trusted
+        );
         std::fs::write(tmp.path().join("config.toml"), "not = [toml").expect("write");
         assert!(matches!(
             codex_trust(tmp.path(), &hooks, &events),
@@ -249,10 +254,18 @@ mod tests {
         assert_eq!(demo.source, Source::Screen);
         assert!(demo.why.contains("no hooks swarm installs"), "{}", demo.why);
         let claude = source_for(&paths, &agent("claude"), &seen);
-        assert!(claude.why.contains("swarm hooks install --claude"), "{}", claude.why);
+        assert!(
+            claude.why.contains("swarm hooks install --claude"),
+            "{}",
+            claude.why
+        );
         let hooks = agent_hooks::swarm_hooks("swarm", Vendor::Codex);
         agent_hooks::install(&paths, Vendor::Codex, Place::Shared, &hooks).expect("install");
         let codex = source_for(&paths, &agent("codex"), &seen);
-        assert!(codex.why.contains("not trusted: run codex"), "{}", codex.why);
+        assert!(
+            codex.why.contains("not trusted: run codex"),
+            "{}",
+            codex.why
+        );
     }
 }

@@ -175,6 +175,21 @@ impl Outcome {
         }
     }
 
+    /// This outcome, recorded after `earlier` for the same recipient: the
+    /// latest one stands, except that a delivery the recipient's hook
+    /// confirmed stays so when a sender's own record of it (the screen's
+    /// word) comes later.
+    pub fn after(self, earlier: &Outcome) -> Outcome {
+        if earlier.confirmed_by == Some(ConfirmedBy::Hook)
+            && self.is_delivered()
+            && self.confirmed_by != Some(ConfirmedBy::Hook)
+        {
+            earlier.clone()
+        } else {
+            self
+        }
+    }
+
     /// True when delivered.
     pub fn is_delivered(&self) -> bool {
         self.status == Status::Delivered
@@ -368,7 +383,7 @@ impl LogContents {
                         };
                         let view = &mut views[i];
                         match view.outcomes.iter_mut().find(|(r, _)| r == recipient) {
-                            Some(slot) => slot.1 = outcome,
+                            Some(slot) => slot.1 = outcome.after(&slot.1),
                             None => view.outcomes.push((recipient.clone(), outcome)),
                         }
                     }

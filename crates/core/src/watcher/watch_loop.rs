@@ -22,8 +22,8 @@ use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
 use crate::attention::event::{EventKind, FeedEntry, Source};
-use crate::attention::hook_sightings::HookSightings;
 use crate::attention::feed::feed_store::FeedCursor;
+use crate::attention::hook_sightings::HookSightings;
 use crate::attention::looks;
 use crate::attention::notice::HeldFor;
 use crate::attention::round::Attention;
@@ -569,8 +569,7 @@ impl<'a> Watcher<'a> {
             .iter()
             .filter(|a| {
                 sightings.get(a.id.as_str()).is_some_and(|s| {
-                    s.turn_end.is_some()
-                        && s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
+                    s.turn_end.is_some() && s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
                 })
             })
             .map(|a| a.id.as_str().to_owned())
