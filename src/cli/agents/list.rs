@@ -8,8 +8,8 @@ use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::{AgentRecord, AgentStatus};
 use swarm_core::attention::hook_sightings::HookSightings;
 use swarm_core::error::Result;
-use swarm_core::hooks::status;
 use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::setup::hook_source as status;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 

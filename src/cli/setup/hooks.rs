@@ -17,7 +17,8 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
-  swarm hooks install            every agent present here (its settings directory or its program)
+  swarm hooks install            every agent present here (its settings directory or its
+                                 program on PATH; Claude Code when none is)
   swarm hooks install --codex    Codex CLI only (.codex/hooks.json); codex then asks to trust them
   swarm hooks uninstall --json   remove them all, and say what changed as JSON
 
@@ -92,13 +93,6 @@ pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
         (true, true) => agent_hooks::present(ctx.paths.root()),
         (true, false) => VENDORS.to_vec(),
     };
-    if vendors.is_empty() {
-        return Err(Error::Invalid(
-            "none of claude, codex, gemini is here (no .claude, .codex or .gemini directory, \
-             none on PATH): name the agent, e.g. `swarm hooks install --claude`"
-                .into(),
-        ));
-    }
     let swarm = launch::swarm_invocation();
     let mut changes: Vec<(Vendor, Change)> = Vec::new();
     for vendor in vendors {

@@ -124,16 +124,22 @@ pub struct Change {
 
 /// The agents whose hooks `swarm hooks install` with no agent named sets
 /// up: each whose project settings directory (`.claude`, `.codex`,
-/// `.gemini`) is present at `root` or whose program is on `PATH`.
+/// `.gemini`) is present at `root` or whose program is on `PATH`; Claude
+/// Code, swarm's default agent, when none is.
 pub fn present(root: &Path) -> Vec<Vendor> {
-    crate::attention::hook_payload::VENDORS
+    let found: Vec<Vendor> = crate::attention::hook_payload::VENDORS
         .into_iter()
         .filter(|v| {
             let dir = settings_path(root, *v, Place::Shared);
             dir.parent().is_some_and(Path::is_dir)
                 || crate::agents::launch::find_on_path(v.as_str()).is_some()
         })
-        .collect()
+        .collect();
+    if found.is_empty() {
+        vec![Vendor::Claude]
+    } else {
+        found
+    }
 }
 
 fn settings_file(paths: &Paths, vendor: Vendor, place: Place) -> ForeignDocument {

@@ -1,5 +1,5 @@
 //! The pieces of `swarm init`'s guided set-up that are not printing: the
-//! state of tmux, and the optional integrations (Claude Code hooks, the git
+//! state of tmux, and the optional integrations (the agents' hooks, the git
 //! guard) that init either sets up or names as a next step.
 
 use crate::error::Result;
@@ -77,11 +77,6 @@ fn install_agent_hooks(paths: &Paths) -> Result<SetUp> {
     use crate::setup::agent_hooks::{self, Place};
     let swarm = crate::agents::launch::swarm_invocation();
     let vendors = agent_hooks::present(paths.root());
-    if vendors.is_empty() {
-        return Ok(SetUp::Skipped(
-            "none of claude, codex, gemini is installed or configured here".into(),
-        ));
-    }
     let mut done = Vec::new();
     for vendor in vendors {
         let hooks = agent_hooks::swarm_hooks(&swarm, vendor);

@@ -189,7 +189,7 @@ pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
 /// fix is one answer in codex.
 pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
     use crate::attention::event::Source;
-    use crate::hooks::status::{self, Agent};
+    use crate::setup::hook_source::{self as status, Agent};
     const CHECK: &str = "attention sources";
     let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::report::{Outcome, Subject};
 
-/// swarm's Claude Code hooks and git guard run swarm by name or by path:
+/// swarm's agent hooks and git guard run swarm by name or by path:
 /// warns when that command no longer exists (a rebuilt or moved binary),
 /// since the hooks then do nothing.
 pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {

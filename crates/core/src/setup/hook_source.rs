@@ -142,14 +142,14 @@ pub fn source_for(paths: &Paths, agent: &Agent<'_>, seen: &BTreeMap<String, Sigh
         };
     }
     let Some(vendor) = Vendor::parse(agent.profile) else {
-        return screen(format!(
-            "{} has no hooks swarm installs: its screen is read",
-            if agent.profile.is_empty() {
-                "its program"
-            } else {
+        return screen(if agent.profile.is_empty() {
+            "no agent program is seen in its pane: its screen is read".to_owned()
+        } else {
+            format!(
+                "{} has no hooks swarm installs: its screen is read",
                 agent.profile
-            }
-        ));
+            )
+        });
     };
     let events = agent_hooks::installed_events(paths, vendor);
     let file = agent_hooks::settings_path(paths.root(), vendor, Place::Shared);
