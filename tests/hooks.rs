@@ -256,3 +256,104 @@ fn hooks_install_and_uninstall_leave_other_settings_alone() {
         .assert()
         .failure();
 }
+
+/// git in `dir` with no user or system config.
+fn git(dir: &std::path::Path, home: &std::path::Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .output()
+        .expect("git");
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+/// The pane agent-0 has now.
+fn pane_of_agent0(server: &TmuxServer) -> Option<String> {
+    server
+        .tmux(&["list-panes", "-a", "-F", "#{pane_id} #{@swarm_agent}"])
+        .lines()
+        .find_map(|l| l.strip_suffix(" agent-0").map(str::to_owned))
+}
+
+#[test]
+fn agents_in_worktrees_get_the_project_s_hooks_at_launch_and_at_resume() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let home = tempfile::tempdir().expect("tempdir");
+    std::fs::remove_dir(project.file(".git")).expect("rmdir .git");
+    let root = project.path();
+    git(&root, home.path(), &["init", "-q", "-b", "main"]);
+    git(&root, home.path(), &["config", "user.name", "Tess Ter"]);
+    git(
+        &root,
+        home.path(),
+        &["config", "user.email", "tess@example.com"],
+    );
+    project.write(".gitignore", "/ACTIVE_AGENTS.json\n/agent_messages.log\n/.swarm/\n/.*.json.lock\n/.agent_messages.log.lock\n/rec*\n/.user-config/\n");
+    git(&root, home.path(), &["add", ".gitignore"]);
+    git(&root, home.path(), &["commit", "-q", "-m", "initial"]);
+    // Every demo agent on this server runs Claude Code's hooks.
+    server.tmux(&["set-environment", "-g", "SWARM_DEMO_HOOKS", "claude"]);
+    server.tmux(&["set-environment", "-g", "SWARM_WATCHER_AUTOSTART", "false"]);
+    let run = |args: &[&str]| {
+        let out = swarm(&project, &server)
+            .env("HOME", home.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .args(args)
+            .output()
+            .expect("swarm");
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        out
+    };
+    // Installed in the main project, not committed: the worktree's
+    // checkout does not have them by itself.
+    run(&["hooks", "install", "--claude"]);
+    let out = run(&[
+        "launch",
+        "1",
+        "--agent",
+        "demo",
+        "--worktrees",
+        "--session",
+        "wt",
+        "--no-attach",
+        "--json",
+    ]);
+    let settings = root.join(".swarm/worktrees/agent-0/.claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("the worktree's settings");
+    assert!(text.contains("hook claude"), "{text}");
+    let pane = stdout_json(&out)["agents"][0]["pane"]
+        .as_str()
+        .expect("pane")
+        .to_owned();
+    server.wait_for_screen(&pane, "waiting for messages");
+    // The hook runs in the worktree and acts in the main project.
+    type_line(&server, &pane, "please DEMOASK");
+    let asked = wait_for_feed(&project, "needs_input", 1);
+    assert_eq!(
+        (asked[0]["agent"].as_str(), asked[0]["source"].as_str()),
+        (Some("agent-0"), Some("hook"))
+    );
+    server.tmux(&["send-keys", "-t", &pane, "Escape"]);
+    wait_for_feed(&project, "finished", 1);
+
+    // Down, the worktree's settings lost, then resume: they are back
+    // before the agent starts, and its hooks report again.
+    run(&["down", "--session", "wt"]);
+    std::fs::remove_file(&settings).expect("rm");
+    run(&["resume", "wt", "--no-attach"]);
+    assert!(
+        std::fs::read_to_string(&settings)
+            .unwrap_or_default()
+            .contains("hook claude")
+    );
+    let pane = wait_for("agent-0's new pane", || pane_of_agent0(&server));
+    server.wait_for_screen(&pane, "waiting for messages");
+    type_line(&server, &pane, "again DEMOASK");
+    let asked = wait_for_feed(&project, "needs_input", 2);
+    assert_eq!(asked[1]["source"], "hook", "{asked:?}");
+}

@@ -53,6 +53,10 @@ pub struct WorktreesPlan {
     /// A command run with `sh -c` in each new worktree before its agent
     /// starts (`launch.worktree_setup`).
     pub setup: Option<String>,
+    /// What gives each worktree the agents' settings the project has
+    /// before its agent starts (their hooks: `setup::agent_hooks`, which
+    /// this layer sits below); it returns lines for the person.
+    pub settings: Option<fn(&Paths, &Path) -> Vec<String>>,
 }
 
 /// Share of the window's width the monitor pane takes.
@@ -167,7 +171,13 @@ pub fn launch(
         (Some(repo), Some(w)) => {
             let count = u8::try_from(plan.commands.len()).unwrap_or(MAX_AGENTS);
             let ids = reserve_ids(tmux, registry, paths, count, &mut warnings)?;
-            worktrees::prepare(repo, paths, &ids, w.setup.as_deref())?
+            let prepared = worktrees::prepare(repo, paths, &ids, w.setup.as_deref())?;
+            if let Some(settings) = w.settings {
+                for p in &prepared {
+                    warnings.extend(settings(paths, &p.path));
+                }
+            }
+            prepared
         }
         _ => Vec::new(),
     };

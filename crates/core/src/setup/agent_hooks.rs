@@ -368,7 +368,19 @@ pub fn install(
     place: Place,
     hooks: &[Hook],
 ) -> Result<Change, StoreError> {
-    let file = settings_file(paths, vendor, place);
+    install_in(paths, paths.root(), vendor, place, hooks)
+}
+
+/// `install` into the settings of the checkout at `root` (an agent's
+/// worktree), locked under the project of `paths`.
+fn install_in(
+    paths: &Paths,
+    root: &Path,
+    vendor: Vendor,
+    place: Place,
+    hooks: &[Hook],
+) -> Result<Change, StoreError> {
+    let file = ForeignDocument::new(paths, settings_path(root, vendor, place));
     let lock = file.lock(DEFAULT_LOCK_TIMEOUT)?;
     let mut doc = load(&file)?;
     let settings = &mut doc.settings;
@@ -456,6 +468,47 @@ pub fn uninstall(
         save(&file, &lock, &doc)?;
     }
     Ok(change)
+}
+
+/// Gives the agent's worktree at `worktree` the hooks the main project of
+/// `paths` has, for each agent and place that has them there: an agent
+/// reads its project settings from its own checkout, where a settings
+/// file nobody committed is missing. Returns a line per change, or per
+/// failure (a worktree without hooks still works: the screen is read).
+pub fn copy_to_worktree(paths: &Paths, worktree: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    for vendor in crate::attention::hook_payload::VENDORS {
+        for place in [Place::Shared, Place::Local] {
+            let Ok(doc) = load(&settings_file(paths, vendor, place)) else {
+                continue;
+            };
+            let Some(swarm) = swarm_hooks("swarm", vendor).iter().find_map(|h| {
+                groups(&doc.settings, h.event).iter().find_map(|g| {
+                    g.get("hooks")
+                        .and_then(Value::as_array)?
+                        .iter()
+                        .find_map(|e| swarm_of(e, h.args))
+                })
+            }) else {
+                continue;
+            };
+            let hooks = swarm_hooks(&swarm, vendor);
+            match install_in(paths, worktree, vendor, place, &hooks) {
+                Ok(c) if c.changed.is_empty() => {}
+                Ok(c) => notes.push(format!(
+                    "added {} {} hook(s) to {}",
+                    c.changed.len(),
+                    vendor.product(),
+                    c.file.display()
+                )),
+                Err(e) => notes.push(format!(
+                    "could not give the worktree {}'s hooks: {e}",
+                    vendor.product()
+                )),
+            }
+        }
+    }
+    notes
 }
 
 #[cfg(test)]
