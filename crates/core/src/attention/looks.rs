@@ -62,16 +62,16 @@ pub(crate) fn last_lines(screen: &str) -> Vec<String> {
 
 /// Looks at `agents` (this host's), in order, with every pane of the
 /// server as tmux listed them. `waiting` names the agents that have
-/// messages held or queued for them; `hooked`, those whose own hooks
-/// report their turns; `printing`, what print-to-send needs captured
-/// besides.
+/// messages held or queued for them; `prompted`, when the prompt hook of
+/// those whose hooks report last saw a prompt taken; `printing`, what
+/// print-to-send needs captured besides.
 pub(crate) fn take(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
     waiting: &BTreeSet<String>,
-    hooked: &BTreeSet<String>,
+    prompted: &BTreeMap<String, Timestamp>,
     printing: Option<Printing<'_>>,
 ) -> Taken {
     let looked = pane_state::look_with_panes(tmux, matcher, profiles, agents, None, printing);
@@ -134,7 +134,7 @@ pub(crate) fn take(
                 quiet,
                 dialog,
                 waiting: waiting.contains(a.id.as_str()),
-                hooked: hooked.contains(a.id.as_str()),
+                prompted: prompted.get(a.id.as_str()).copied(),
             })
         })
         .collect();

@@ -111,7 +111,7 @@ mod tests {
             quiet: Some(1),
             dialog: None,
             waiting: false,
-            hooked: false,
+            prompted: None,
         }
     }
 

@@ -45,11 +45,12 @@ pub(crate) struct Look {
     /// Whether messages wait for this agent (held or queued): a turn that
     /// ends with more to come is not finished.
     pub waiting: bool,
-    /// Whether the agent's own hooks report its turns (their end-of-turn
-    /// hook was seen for its pane): the screen then raises no `finished`,
-    /// which the hook raises as the turn ends instead of after the screen
-    /// settles.
-    pub hooked: bool,
+    /// When the agent's own prompt hook last reported a prompt taken
+    /// (for its pane): an idle screen seen after that is a screen not yet
+    /// redrawn, not a finished turn. (Agents whose hooks work raise
+    /// `finished` from their end-of-turn hook, before the screen settles;
+    /// the screen's own report of the same turn then changes nothing.)
+    pub prompted: Option<Timestamp>,
 }
 
 /// A condition that opened or closed.
@@ -186,9 +187,15 @@ impl Tracker {
             && memory
                 .quiet
                 .is_some_and(|(_, since)| elapsed(since, look.at) >= timing.stuck_after);
+        // A prompt the agent took after its screen went idle: it is
+        // starting a turn the screen does not show yet.
+        let prompted = look
+            .prompted
+            .is_some_and(|p| memory.idle_since.is_some_and(|since| p >= since));
         let finished_now = state == Some(ScreenState::Idle)
             && memory.worked
             && !look.waiting
+            && !prompted
             && memory
                 .idle_since
                 .is_some_and(|since| elapsed(since, look.at) >= timing.settle);
@@ -223,10 +230,6 @@ impl Tracker {
             (true, false) => identity.clone().or(before.clone()),
         };
         for kind in TRACKED {
-            if kind == EventKind::Finished && look.hooked {
-                memory.open.remove(&kind);
-                continue;
-            }
             let now_open = match kind {
                 EventKind::Exited => exited,
                 EventKind::NeedsInput => dialog,
@@ -325,7 +328,7 @@ mod tests {
             quiet: Some(1),
             dialog: None,
             waiting: false,
-            hooked: false,
+            prompted: None,
         }
     }
 
@@ -453,20 +456,22 @@ mod tests {
     }
 
     #[test]
-    fn an_agent_whose_hooks_report_turns_gets_no_finished_from_the_screen() {
+    fn an_idle_screen_after_the_prompt_hook_is_no_finished_turn() {
         let mut t = Tracker::default();
-        let hooked = |secs: f64, s: ScreenState| Look {
-            hooked: true,
+        t.look(look(0.0, agent(ScreenState::Busy)));
+        t.look(look(1.0, agent(ScreenState::Idle)));
+        // The prompt hook reported a prompt taken while the screen still
+        // shows the idle box.
+        let prompted = |secs: f64, s: ScreenState| Look {
+            prompted: Some(at(1.2)),
             ..look(secs, agent(s))
         };
-        t.look(hooked(0.0, ScreenState::Idle));
-        t.look(hooked(1.0, ScreenState::Busy));
-        let c = t.look(hooked(5.0, ScreenState::Idle));
-        assert!(opened(&c).is_empty(), "{c:?}");
-        assert!(t.look(hooked(9.0, ScreenState::Idle)).is_empty());
-        // Dialogs are still the screen's to see as well.
-        let c = t.look(hooked(10.0, ScreenState::Dialog));
-        assert_eq!(opened(&c), [EventKind::NeedsInput]);
+        assert!(opened(&t.look(prompted(3.0, ScreenState::Idle))).is_empty());
+        t.look(prompted(3.5, ScreenState::Busy));
+        // The turn it started ends: finished, as for any agent.
+        t.look(prompted(4.0, ScreenState::Idle));
+        let c = t.look(prompted(6.0, ScreenState::Idle));
+        assert_eq!(opened(&c), [EventKind::Finished]);
     }
 
     #[test]

@@ -562,17 +562,18 @@ impl<'a> Watcher<'a> {
             }
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
-        // Agents whose end-of-turn hook was seen from their pane: their
-        // hooks raise `finished`, the screen does not.
+        // When each agent's own prompt hook last saw a prompt taken: an
+        // idle screen after that is no finished turn.
         let sightings = HookSightings::new(&op.paths).load();
-        let hooked: BTreeSet<String> = local
+        let prompted: BTreeMap<String, Timestamp> = local
             .iter()
-            .filter(|a| {
-                sightings.get(a.id.as_str()).is_some_and(|s| {
-                    s.turn_end.is_some() && s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
-                })
+            .filter_map(|a| {
+                let s = sightings.get(a.id.as_str())?;
+                s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
+                    .then_some(s.prompt)
+                    .flatten()
+                    .map(|t| (a.id.as_str().to_owned(), t))
             })
-            .map(|a| a.id.as_str().to_owned())
             .collect();
         let profiles = op.messaging.delivery.profiles.clone();
         let printing = op.messaging.print_to_send.then_some(Printing {
@@ -590,7 +591,7 @@ impl<'a> Watcher<'a> {
             &profiles,
             &local,
             &waiting,
-            &hooked,
+            &prompted,
             printing,
         );
         self.last_lines.extend(last_lines);
