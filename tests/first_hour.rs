@@ -441,7 +441,7 @@ fn init_without_a_terminal_says_once_what_it_did_and_skipped() {
         .lines()
         .find(|l| l.contains("skipped"))
         .unwrap_or_else(|| panic!("no skipped line in {done}"));
-    for step in ["Claude Code hook", "git guard", "MCP server", ".gitignore"] {
+    for step in ["agent hooks", "git guard", "MCP server", ".gitignore"] {
         assert!(skipped.contains(step), "{step}: {skipped}");
     }
     // With --yes, a step that could not be done (this project's `.git` is

@@ -372,13 +372,13 @@ fn hooks_run_swarm_by_one_rule_and_doctor_sees_when_it_is_gone() {
         };
     // The swarm on PATH is this binary: the hooks run plain `swarm`.
     let text = init(&format!("{}:/usr/bin:/bin", dir.path().display()));
-    assert!(text.contains("`swarm inbox --new --hook`"), "{text}");
+    assert!(text.contains("`swarm hook <agent>`"), "{text}");
     let hook = project.read(".git/hooks/pre-commit");
     assert!(hook.contains("  swarm guard check-commit"), "{hook}");
     assert!(
         project
             .read(".claude/settings.json")
-            .contains("\"swarm inbox --new --hook\"")
+            .contains("\"swarm hook claude\"")
     );
     // Not on PATH: both hooks name it by its absolute path, and the old
     // hook entries are replaced, not kept beside the new ones.
@@ -386,10 +386,10 @@ fn hooks_run_swarm_by_one_rule_and_doctor_sees_when_it_is_gone() {
     let full = copy.display().to_string();
     let settings = project.read(".claude/settings.json");
     assert!(
-        settings.contains(&format!("{full} inbox --new --hook")),
+        settings.contains(&format!("{full} hook claude")),
         "{settings}"
     );
-    assert!(!settings.contains("\"swarm inbox"), "{settings}");
+    assert!(!settings.contains("\"swarm hook"), "{settings}");
     assert!(
         project
             .read(".git/hooks/pre-commit")
@@ -526,6 +526,7 @@ fn agent_config_files_get_no_lock_files_beside_them() {
             ".claude/settings.local.json",
             ".claudeswarm.toml",
             ".codex/config.toml",
+            ".codex/hooks.json",
             ".gemini/settings.json",
             ".gitignore",
             ".mcp.json",

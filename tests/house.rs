@@ -92,6 +92,8 @@ fn only_the_store_spells_state_file_names() {
         "\"episodes.json\"",
         "\"sessions.json\"",
         "\"printed.json\"",
+        "\"hook_sightings.json\"",
+        "\"hook_errors.log\"",
         "\"watcher.lock\"",
         "\"watcher.json\"",
         ".swarm/audit.log",

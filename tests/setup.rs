@@ -36,7 +36,7 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
     // Without a terminal only the config file is created: the hooks and
     // .gitignore are named, with how to add them.
     assert!(
-        text.contains("- skipped: Claude Code hook, git guard, MCP server, .gitignore lines"),
+        text.contains("- skipped: agent hooks, git guard, MCP server, .gitignore lines"),
         "{text}"
     );
     assert!(
@@ -54,12 +54,12 @@ fn init_is_non_interactive_without_a_terminal_and_idempotent() {
     // --yes does the rest and says what it did.
     let done = stdout(&out);
     let done = &done[done.find("=== Done ===").expect("a summary")..];
-    assert!(done.contains("Claude Code hook: added 2 hook(s)"), "{done}");
+    assert!(done.contains("agent hooks: added 6 hook(s)"), "{done}");
     assert!(done.contains("lines to"), "{done}");
     assert!(
         project
             .read(".claude/settings.json")
-            .contains("guard check-edit")
+            .contains("swarm hook claude")
     );
     assert!(
         stdout(&out).contains("exists and is valid"),
@@ -86,7 +86,7 @@ fn init_asks_on_a_terminal_and_takes_no_for_an_answer() {
     );
     for question in [
         "[Y/n]",
-        "Set up the Claude Code hook",
+        "Set up the agent hooks",
         "Set up the git guard",
         "Set up the MCP server",
         "Add them to .gitignore?",

@@ -24,6 +24,7 @@ mod first_hour;
 mod first_use;
 mod front_door;
 mod guard;
+mod hooks;
 mod hostile_input;
 mod hostile_state;
 mod house;

@@ -16,12 +16,13 @@ use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
-use super::setup::{config, doctor, guard, hooks, init, store, watcher};
+use super::setup::{config, doctor, guard, hook, hooks, init, store, watcher};
 use super::spending::{budget, limits, usage};
 use super::worktrees::{changes, merge, queue, review};
 use super::{completions, help, housekeeping, reload, version};
 use crate::cli::args::{Cli, Command, ConfigCheck, Housekeeping};
 use crate::cli::context::Context;
+use crate::cli::global_args::GlobalArgs;
 use crate::cli::output::{Output, is_broken_pipe};
 
 /// Runs swarm with these arguments (the first is the program name) and
@@ -35,6 +36,11 @@ pub fn run(args: impl IntoIterator<Item = OsString>) -> u8 {
     if version::asked_alone(&args) {
         let out = Output::new(Default::default());
         return exit_code(version::run(&out), &out);
+    }
+    // So is a hook's run, which every agent event starts.
+    if let Some(agent) = hook::asked_alone(&args) {
+        let out = Output::new(Default::default());
+        return hook::run(&GlobalArgs::from_env(), &out, agent).code();
     }
     let args = super::text_args::as_text(args, Cli::command);
     let cli = match Cli::try_parse_from(&args) {
@@ -106,6 +112,7 @@ fn run_without_project(cli: &Cli, out: &Output) -> Result<ExitCode> {
         Command::DemoAgent(args) => demo_agent::run(args),
         // Of the guard's subcommands, only `check-edit` comes here.
         Command::Guard(_) => Ok(guard::check_edit(&cli.global, out)),
+        Command::Hook(args) => Ok(hook::run(&cli.global, out, &args.agent)),
         // Run by `run_command`, in a project.
         _ => Ok(ExitCode::Success),
     }
@@ -175,6 +182,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         | Command::Help(_)
         | Command::Completions(_)
         | Command::Reload(_)
+        | Command::Hook(_)
         | Command::DemoAgent(_) => Ok(ExitCode::Success),
     }
 }

@@ -13,7 +13,7 @@ use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
 use super::servers::{dashboard, mcp, monitor, notify_event};
-use super::setup::{config, doctor, guard, hooks, init, store, watcher};
+use super::setup::{config, doctor, guard, hook, hooks, init, store, watcher};
 use super::spending::{budget, limits, usage};
 use super::worktrees::{changes, merge, queue, review};
 use super::{build_info, completions, help, reload};
@@ -162,8 +162,12 @@ pub(super) enum Command {
     Dashboard(Lazy<dashboard::DashboardArgs>),
     /// Serve swarm to an agent as MCP tools; install it into the agents
     Mcp(Lazy<mcp::McpArgs>),
-    /// Install or remove swarm's Claude Code hooks
+    /// Install or remove swarm's hooks in the agents' own settings
     Hooks(Lazy<hooks::HooksArgs>),
+    /// What every hook swarm installs runs: reads the agent's event as
+    /// JSON on stdin (always exits 0)
+    #[command(hide = true)]
+    Hook(hook::HookArgs),
     /// Lock files, directories or glob patterns for this agent (all or none)
     Lock(Lazy<lock::LockArgs>),
     /// Release this agent's locks (another agent's only with --force)
@@ -432,6 +436,9 @@ impl Command {
             | Command::Version
             | Command::Help(_)
             | Command::DemoAgent(_) => CommandProperties::WITHOUT_PROJECT,
+            // A hook must run (and let its agent go on) even where no
+            // project can be set up; it finds its project itself.
+            Command::Hook(_) => CommandProperties::WITHOUT_PROJECT,
         }
     }
 }

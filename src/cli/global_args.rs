@@ -39,3 +39,16 @@ pub(super) struct GlobalArgs {
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
     pub color: ColorChoice,
 }
+
+impl GlobalArgs {
+    /// The options as a run without arguments gets them: from the
+    /// environment alone (`SWARM_TMUX_SOCKET`), for a run that skips the
+    /// argument parser.
+    pub(super) fn from_env() -> GlobalArgs {
+        GlobalArgs {
+            root: None,
+            tmux_socket: std::env::var_os("SWARM_TMUX_SOCKET").filter(|s| !s.is_empty()),
+            color: ColorChoice::default(),
+        }
+    }
+}

@@ -26,6 +26,7 @@ pub mod domain;
 pub mod error;
 pub mod git;
 pub mod guard;
+pub mod hooks;
 pub mod limits;
 pub mod locks;
 pub mod log;

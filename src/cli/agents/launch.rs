@@ -14,7 +14,9 @@ use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::Registry;
 use swarm_core::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
 use swarm_core::agents::sessions::restart;
+use swarm_core::attention::hook_payload::Vendor;
 use swarm_core::error::{Error, Result};
+use swarm_core::setup::agent_hooks;
 use swarm_core::store::RootSource;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
@@ -219,6 +221,9 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
             ctx.out.warn(&text);
         }
     }
+    if let Some(w) = missing_hooks(ctx, &agents.kind, &launched.worktrees) {
+        ctx.out.warn(&w);
+    }
     for pane in &launched.vanished {
         ctx.out.warn(&format!(
             "pane {pane} closed right away: check that `{}` runs in {}",
@@ -343,6 +348,30 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
 }
 
 /// What `launch` starts in each pane, as the session record keeps it.
+/// A warning when the agents just launched are of a program whose hooks
+/// swarm installs but their project settings (the project's, or each
+/// worktree's) hold none: swarm then learns of them from their screens
+/// alone, later.
+fn missing_hooks(ctx: &Context, kind: &str, worktrees: &[Prepared]) -> Option<String> {
+    let vendor = Vendor::parse(kind)?;
+    let roots: Vec<&Path> = if worktrees.is_empty() {
+        vec![ctx.paths.root()]
+    } else {
+        worktrees.iter().map(|p| p.path.as_path()).collect()
+    };
+    let lacking = roots.iter().any(|root| {
+        agent_hooks::installed_events(&swarm_core::store::Paths::new(*root), vendor).is_empty()
+    });
+    lacking.then(|| {
+        format!(
+            "{} here has no swarm hooks: swarm learns that an agent needs you or finished from \
+             its screen alone, later. Run `swarm hooks install --{vendor}`, then restart the \
+             agents (`swarm launch --force`)",
+            vendor.product()
+        )
+    })
+}
+
 struct Starting {
     /// The profile of the agents' program (`custom` for `--cmd`).
     kind: String,
@@ -512,6 +541,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
         (args.worktrees || (launch.worktrees && !args.no_worktrees)).then(|| WorktreesPlan {
             setup: launch.worktree_setup.clone(),
             ports_per_agent: launch.ports_per_agent,
+            settings: Some(agent_hooks::copy_to_worktree),
         });
     let plan = LaunchPlan {
         commands,

@@ -6,8 +6,10 @@ use clap::Args;
 
 use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::{AgentRecord, AgentStatus};
+use swarm_core::attention::hook_sightings::HookSightings;
 use swarm_core::error::Result;
 use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::setup::hook_source as status;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees;
@@ -55,6 +57,7 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
     if args.json {
         let subscriptions = ctx.backend()?.topics.all()?;
         let spaces = worktrees::workspaces(&ctx.paths);
+        let seen = HookSightings::new(&ctx.paths).load();
         let rows: Vec<serde_json::Value> = agents
             .iter()
             .zip(&states)
@@ -64,6 +67,20 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     map.insert("state".into(), st.state.clone().into());
                     map.insert("profile".into(), st.profile.clone().into());
                     map.insert("deliverable".into(), st.deliverable.into());
+                    // Which source tells swarm about it (its own hooks, or
+                    // its screen), and why.
+                    let used = status::source_for(
+                        &ctx.paths,
+                        &status::Agent {
+                            id: a.id.as_str(),
+                            pane: a.tmux_pane_id.as_ref().map(|p| p.as_str()),
+                            profile: st.profile.as_deref().unwrap_or_default(),
+                            codex_dir: None,
+                        },
+                        &seen,
+                    );
+                    map.insert("attention_source".into(), used.source.as_str().into());
+                    map.insert("attention_source_why".into(), used.why.into());
                     map.insert(
                         "topics".into(),
                         topics_of(&subscriptions, a.id.as_str()).into(),

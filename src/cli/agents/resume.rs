@@ -21,6 +21,7 @@ use swarm_core::locks::LockEntry;
 use swarm_core::log::inbox::Selection;
 use swarm_core::log::record::Status;
 use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::setup::agent_hooks;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
 use swarm_core::tmux::PaneId;
@@ -142,6 +143,16 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
         opts: &opts,
         profiles: &profiles,
     };
+    // An agent in a worktree reads its hooks from there: one made before
+    // the project's hooks were installed gets them before it starts.
+    for a in &missing {
+        let cwd = std::path::Path::new(&a.cwd);
+        if cwd != ctx.paths.root() && cwd.starts_with(ctx.paths.worktrees_dir()) && cwd.is_dir() {
+            for note in agent_hooks::copy_to_worktree(&ctx.paths, cwd) {
+                ctx.out.note(&note);
+            }
+        }
+    }
     let mut resumed = resume::resume(&cx, record, &missing, &sole)?;
     // A session opened anew gets its monitor pane back, last, as launch
     // added it.

@@ -292,6 +292,25 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
     Ok(s)
 }
 
+/// The block Claude Code's prompt hook adds for `agent`: its new messages
+/// (marked read), or nothing.
+pub(crate) fn prompt_hook_text(ctx: &Context, agent: &str) -> Result<String> {
+    hook_text(
+        ctx,
+        &InboxArgs {
+            agent: Some(agent.to_owned()),
+            new: true,
+            limit: None,
+            all_history: false,
+            search: None,
+            json: false,
+            quiet: false,
+            hook: true,
+            held: false,
+        },
+    )
+}
+
 fn clone_args(args: &InboxArgs) -> InboxArgs {
     InboxArgs {
         agent: args.agent.clone(),

@@ -5,7 +5,7 @@ use clap::Args;
 use swarm_core::domain::message::{MessageType, Urgency};
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
-use swarm_core::log::record::{Outcome, Status};
+use swarm_core::log::record::{ConfirmedBy, Outcome, Status};
 use swarm_core::messaging::conversation;
 use swarm_core::messaging::{Recipients, SendRequest};
 use swarm_core::support::exit_code::ExitCode;
@@ -121,6 +121,9 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let id = &report.message.msg_id;
     let mut text = if outcome.is_delivered() {
         let how = match outcome.confirmed {
+            Some(true) if outcome.confirmed_by == Some(ConfirmedBy::Hook) => {
+                ", confirmed by the agent's prompt hook"
+            }
             Some(true) => ", confirmed on screen",
             Some(false) => ", not confirmed on screen",
             None => "",

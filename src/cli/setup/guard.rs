@@ -135,15 +135,27 @@ pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     if switched_off() {
         return ExitCode::Success;
     }
+    let mut input = Vec::new();
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        out.note(&format!(
+            "swarm guard: not checked for locks: could not read the hook input: {e}"
+        ));
+        return ExitCode::Success;
+    }
+    check_edit_input(global, out, &input)
+}
+
+/// `check_edit` of a hook input already read (`swarm hook claude` reads
+/// it once for every event).
+pub(crate) fn check_edit_input(global: &GlobalArgs, out: &Output, input: &[u8]) -> ExitCode {
+    if switched_off() {
+        return ExitCode::Success;
+    }
     let allow = |why: &str| {
         out.note(&format!("swarm guard: not checked for locks: {why}"));
         ExitCode::Success
     };
-    let mut input = Vec::new();
-    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
-        return allow(&format!("could not read the hook input: {e}"));
-    }
-    let request = match EditRequest::parse(&input) {
+    let request = match EditRequest::parse(input) {
         Ok(Some(request)) => request,
         Ok(None) => return ExitCode::Success,
         Err(why) => return allow(&why),

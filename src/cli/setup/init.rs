@@ -20,7 +20,9 @@ use crate::cli::context::Context;
 #[command(
     after_help = "What init may change, each asked first on a terminal:\n  \
     .claudeswarm.toml         the config file, every key with its default\n  \
-    .claude/settings.json     Claude Code hooks: new messages before each prompt, lock check before each edit\n  \
+    .claude/settings.json     the agents' own hooks, running `swarm hook <agent>` (also .codex/hooks.json and\n  \
+                              .gemini/settings.json for the agents present): they tell swarm when an agent\n  \
+                              needs you or ends a turn; Claude Code also gets its new messages and the edit guard\n  \
     .git/hooks/pre-commit     a guard refusing commits that touch files other agents locked\n  \
     .gitignore                lines for swarm's state files\n\
 Without a terminal (and without --yes) only the config file is created; the rest is listed with the command that does it.\n\

@@ -3,6 +3,7 @@
 pub(crate) mod config;
 pub(crate) mod doctor;
 pub(crate) mod guard;
+pub(crate) mod hook;
 pub(crate) mod hooks;
 pub(crate) mod init;
 pub(crate) mod store;

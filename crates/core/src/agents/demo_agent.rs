@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use super::demo_hooks::DemoEvent;
 use crate::support::sanitize;
 use crate::support::sys::{self, RawTerminal};
 use crate::support::time;
@@ -431,6 +432,7 @@ pub fn run(
         first_byte: None,
         mode: trust.map_or(Mode::Ready, Mode::Asking),
         queue: std::collections::VecDeque::new(),
+        hooks: super::demo_hooks::DemoHooks::from_env(),
     };
     let result = agent.event_loop();
     let _ = write!(out, "\x1b[?2004l\r\n");
@@ -497,6 +499,8 @@ struct Demo<'a, W: Write> {
     first_byte: Option<f64>,
     mode: Mode,
     queue: std::collections::VecDeque<(String, u32, f64)>,
+    /// The agent hooks it runs (`SWARM_DEMO_HOOKS`).
+    hooks: Option<super::demo_hooks::DemoHooks>,
 }
 
 impl<W: Write> Demo<'_, W> {
@@ -572,6 +576,7 @@ impl<W: Write> Demo<'_, W> {
 
     /// Records and shows one submission, then acts on it (works, asks).
     fn submit(&mut self, text: &str, pastes: u32, started: f64) -> io::Result<()> {
+        self.hook(DemoEvent::Prompt, text);
         self.count += 1;
         let now = time::now();
         let rec = Record {
@@ -637,6 +642,7 @@ impl<W: Write> Demo<'_, W> {
                     at: 0,
                 }
             };
+            self.hook(DemoEvent::Asks, "");
             self.mode = Mode::Asking(q);
             self.parser.clear();
             return write!(self.out, "\r\n{}\r\n{}", q.text, q.rows());
@@ -645,7 +651,17 @@ impl<W: Write> Demo<'_, W> {
             self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));
             return write!(self.out, "\r\n{WORKING}\r\n> ");
         }
-        write!(self.out, "\r\n> ")
+        write!(self.out, "\r\n> ")?;
+        self.out.flush()?;
+        self.hook(DemoEvent::TurnEnd, "");
+        Ok(())
+    }
+
+    /// Runs the agent hook of `event`, if hooks are on.
+    fn hook(&self, event: DemoEvent, prompt: &str) {
+        if let Some(h) = &self.hooks {
+            h.run(event, prompt);
+        }
     }
 
     /// Answers `text` when it is a question swarm typed in (and the agent
@@ -703,7 +719,11 @@ impl<W: Write> Demo<'_, W> {
             // What someone typed meanwhile is still in the box.
             self.draw_input()?;
         }
-        self.out.flush()
+        self.out.flush()?;
+        if self.mode == Mode::Ready && self.queue.is_empty() && self.hooks.is_some() {
+            self.hook(DemoEvent::TurnEnd, "");
+        }
+        Ok(())
     }
 
     /// Input while a question is open: a digit or `y`/`n` picks at once,
@@ -753,7 +773,9 @@ impl<W: Write> Demo<'_, W> {
         })?;
         self.mode = Mode::Ready;
         write!(self.out, "\r\n(answered {answer})\r\n> ")?;
-        self.out.flush()
+        self.out.flush()?;
+        self.hook(DemoEvent::TurnEnd, "");
+        Ok(())
     }
 
     fn append(&mut self, value: &impl Serialize) -> io::Result<()> {

@@ -55,6 +55,10 @@ pub struct WorktreesPlan {
     pub setup: Option<String>,
     /// Ports in each agent's block (`launch.ports_per_agent`).
     pub ports_per_agent: u16,
+    /// What gives each worktree the agents' settings the project has
+    /// before its agent starts (their hooks: `setup::agent_hooks`, which
+    /// this layer sits below); it returns lines for the person.
+    pub settings: Option<fn(&Paths, &Path) -> Vec<String>>,
 }
 
 /// Share of the window's width the monitor pane takes.
@@ -169,7 +173,14 @@ pub fn launch(
         (Some(repo), Some(w)) => {
             let count = u8::try_from(plan.commands.len()).unwrap_or(MAX_AGENTS);
             let ids = reserve_ids(tmux, registry, paths, count, &mut warnings)?;
-            worktrees::prepare(repo, paths, &ids, w.setup.as_deref(), w.ports_per_agent)?
+            let prepared =
+                worktrees::prepare(repo, paths, &ids, w.setup.as_deref(), w.ports_per_agent)?;
+            if let Some(settings) = w.settings {
+                for p in &prepared {
+                    warnings.extend(settings(paths, &p.path));
+                }
+            }
+            prepared
         }
         _ => Vec::new(),
     };

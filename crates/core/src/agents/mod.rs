@@ -6,6 +6,7 @@
 
 pub mod agent_matcher;
 pub mod demo_agent;
+pub(crate) mod demo_hooks;
 pub mod discovery;
 pub mod identity;
 pub mod launch;

@@ -20,6 +20,10 @@ pub enum EventKind {
     Finished,
     /// An agent's process is gone: its pane died or shows a shell.
     Exited,
+    /// An agent's turn ended on an error from its model's API (a rate or
+    /// usage limit, a refused key, an overloaded server), as its own hook
+    /// reported it.
+    TurnFailed,
     /// An agent has been busy with nothing new on its screen for long.
     Stuck,
     /// A message to the person (`swarm msg operator ...`).
@@ -57,10 +61,11 @@ pub enum EventKind {
 }
 
 /// Every kind, in the order of `swarm feed --help`.
-pub const ALL_KINDS: [EventKind; 20] = [
+pub const ALL_KINDS: [EventKind; 21] = [
     EventKind::NeedsInput,
     EventKind::Finished,
     EventKind::Exited,
+    EventKind::TurnFailed,
     EventKind::Stuck,
     EventKind::Limited,
     EventKind::LimitReset,
@@ -81,10 +86,11 @@ pub const ALL_KINDS: [EventKind; 20] = [
 ];
 
 /// The kinds that tell the person someone needs them, and are notified.
-pub(crate) const ATTENTION_KINDS: [EventKind; 8] = [
+pub(crate) const ATTENTION_KINDS: [EventKind; 9] = [
     EventKind::NeedsInput,
     EventKind::Finished,
     EventKind::Exited,
+    EventKind::TurnFailed,
     EventKind::Stuck,
     EventKind::Message,
     EventKind::Budget,
@@ -99,6 +105,7 @@ impl EventKind {
             EventKind::NeedsInput => "needs_input",
             EventKind::Finished => "finished",
             EventKind::Exited => "exited",
+            EventKind::TurnFailed => "turn_failed",
             EventKind::Stuck => "stuck",
             EventKind::Message => "message",
             EventKind::Budget => "budget",
@@ -135,6 +142,7 @@ impl EventKind {
             EventKind::NeedsInput => "needs you",
             EventKind::Finished => "finished its turn",
             EventKind::Exited => "exited",
+            EventKind::TurnFailed => "had its turn fail",
             EventKind::Stuck => "looks stuck",
             EventKind::Message => "wrote to you",
             EventKind::Budget => "is near its budget",
@@ -159,6 +167,27 @@ impl EventKind {
 impl fmt::Display for EventKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// What saw an attention event: the agent's own hook, or a look at its
+/// screen. An episode is raised once, by whichever saw it first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Source {
+    /// The agent's own hook (its settings run `swarm hook`).
+    Hook,
+    /// swarm's look at the agent's screen.
+    Screen,
+}
+
+impl Source {
+    /// The name in the feed (`hook`, `screen`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Hook => "hook",
+            Source::Screen => "screen",
+        }
     }
 }
 
@@ -206,6 +235,10 @@ pub struct FeedEntry {
     /// The message it is about.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub msg_id: Option<String>,
+    /// What saw an attention event (`hook` or `screen`); absent on the
+    /// record of what the swarm did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<Source>,
     /// Who else is involved: a message's sender, a forced lock's
     /// releaser, the person who answered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -236,6 +269,7 @@ impl FeedEntry {
             options: Vec::new(),
             context: Vec::new(),
             msg_id: None,
+            source: None,
             by: None,
             until: None,
         }

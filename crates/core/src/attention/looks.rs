@@ -62,14 +62,16 @@ pub(crate) fn last_lines(screen: &str) -> Vec<String> {
 
 /// Looks at `agents` (this host's), in order, with every pane of the
 /// server as tmux listed them. `waiting` names the agents that have
-/// messages held or queued for them; `printing`, what print-to-send needs
-/// captured besides.
+/// messages held or queued for them; `prompted`, when the prompt hook of
+/// those whose hooks report last saw a prompt taken; `printing`, what
+/// print-to-send needs captured besides.
 pub(crate) fn take(
     tmux: &Tmux,
     matcher: &AgentMatcher,
     profiles: &Profiles,
     agents: &[&AgentRecord],
     waiting: &BTreeSet<String>,
+    prompted: &BTreeMap<String, Timestamp>,
     printing: Option<Printing<'_>>,
 ) -> Taken {
     let looked = pane_state::look_with_panes(tmux, matcher, profiles, agents, None, printing);
@@ -140,6 +142,7 @@ pub(crate) fn take(
                 limit,
                 profile: profile_name,
                 limit_ended: false,
+                prompted: prompted.get(a.id.as_str()).copied(),
             })
         })
         .collect();

@@ -90,6 +90,7 @@ pub fn urgency(kind: EventKind) -> u8 {
     match kind {
         EventKind::NeedsInput => 7,
         EventKind::Exited => 6,
+        EventKind::TurnFailed => 5,
         EventKind::Budget => 4,
         EventKind::Message => 3,
         EventKind::Stuck => 2,

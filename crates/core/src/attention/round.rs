@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 
 use crate::attention::episodes::episode_store::{EpisodeStore, Transition};
-use crate::attention::event::FeedEntry;
+use crate::attention::event::{FeedEntry, Source};
 use crate::attention::tracker::{Look, Timing, Tracker};
 use crate::store::StoreError;
 
@@ -79,6 +79,7 @@ impl Attention {
                         entry.time = change.at;
                         entry.episode = Some(episode);
                         entry.host = self.host.clone();
+                        entry.source = Some(Source::Screen);
                         if let Some(d) = &change.dialog {
                             entry.options = d.options.clone();
                             entry.context = d.context.clone();
@@ -113,6 +114,7 @@ mod tests {
             limit: None,
             profile: None,
             limit_ended: false,
+            prompted: None,
         }
     }
 

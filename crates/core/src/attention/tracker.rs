@@ -53,6 +53,12 @@ pub(crate) struct Look {
     /// Its usage limit is over: it worked again since (its screen changed
     /// and shows no limit), or a person cleared it (`swarm limits clear`).
     pub limit_ended: bool,
+    /// When the agent's own prompt hook last reported a prompt taken
+    /// (for its pane): an idle screen seen after that is a screen not yet
+    /// redrawn, not a finished turn. (Agents whose hooks work raise
+    /// `finished` from their end-of-turn hook, before the screen settles;
+    /// the screen's own report of the same turn then changes nothing.)
+    pub prompted: Option<Timestamp>,
 }
 
 /// A condition that opened or closed.
@@ -190,9 +196,15 @@ impl Tracker {
             && memory
                 .quiet
                 .is_some_and(|(_, since)| elapsed(since, look.at) >= timing.stuck_after);
+        // A prompt the agent took after its screen went idle: it is
+        // starting a turn the screen does not show yet.
+        let prompted = look
+            .prompted
+            .is_some_and(|p| memory.idle_since.is_some_and(|since| p >= since));
         let finished_now = state == Some(ScreenState::Idle)
             && memory.worked
             && !look.waiting
+            && !prompted
             && memory
                 .idle_since
                 .is_some_and(|since| elapsed(since, look.at) >= timing.settle);
@@ -338,6 +350,7 @@ mod tests {
             limit: None,
             profile: None,
             limit_ended: false,
+            prompted: None,
         }
     }
 
@@ -462,6 +475,25 @@ mod tests {
             opened(&t.look(look(6.0, agent(ScreenState::Idle)))),
             [EventKind::Finished]
         );
+    }
+
+    #[test]
+    fn an_idle_screen_after_the_prompt_hook_is_no_finished_turn() {
+        let mut t = Tracker::default();
+        t.look(look(0.0, agent(ScreenState::Busy)));
+        t.look(look(1.0, agent(ScreenState::Idle)));
+        // The prompt hook reported a prompt taken while the screen still
+        // shows the idle box.
+        let prompted = |secs: f64, s: ScreenState| Look {
+            prompted: Some(at(1.2)),
+            ..look(secs, agent(s))
+        };
+        assert!(opened(&t.look(prompted(3.0, ScreenState::Idle))).is_empty());
+        t.look(prompted(3.5, ScreenState::Busy));
+        // The turn it started ends: finished, as for any agent.
+        t.look(prompted(4.0, ScreenState::Idle));
+        let c = t.look(prompted(6.0, ScreenState::Idle));
+        assert_eq!(opened(&c), [EventKind::Finished]);
     }
 
     #[test]

@@ -9,10 +9,11 @@
 /// its default: all of them). They are the attention kinds of
 /// `attention::event::ATTENTION_KINDS`, which this layer sits below; a
 /// test in `notify::settings` keeps the two lists equal.
-pub(crate) const NOTIFY_EVENTS: [&str; 8] = [
+pub(crate) const NOTIFY_EVENTS: [&str; 9] = [
     "needs_input",
     "finished",
     "exited",
+    "turn_failed",
     "stuck",
     "message",
     "budget",

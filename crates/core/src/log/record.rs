@@ -27,6 +27,17 @@ pub enum Status {
     Held,
 }
 
+/// What confirmed that a delivered message reached the agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ConfirmedBy {
+    /// The recipient's own prompt hook reported the submitted text holding
+    /// the message's id.
+    Hook,
+    /// Only the screen showed it: the text left the input box.
+    Screen,
+}
+
 /// The note on a delivery whose Enter was pressed a second time.
 pub(crate) const SECOND_ENTER: &str =
     "Enter pressed a second time: the text was still in the input box after the first";
@@ -48,6 +59,9 @@ pub struct Outcome {
     /// accepted, it goes in by itself then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_end: Option<bool>,
+    /// For a confirmed delivery: what confirmed it (`hook` or `screen`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed_by: Option<ConfirmedBy>,
 }
 
 impl Outcome {
@@ -58,6 +72,7 @@ impl Outcome {
             reason: None,
             confirmed: None,
             turn_end: None,
+            confirmed_by: None,
         }
     }
 
@@ -65,7 +80,19 @@ impl Outcome {
     pub fn delivered_confirmed(confirmed: bool) -> Outcome {
         Outcome {
             confirmed: Some(confirmed),
+            confirmed_by: confirmed.then_some(ConfirmedBy::Screen),
             ..Outcome::delivered()
+        }
+    }
+
+    /// Delivered, as the recipient's own prompt hook reported: the agent
+    /// took the text as a prompt.
+    pub fn confirmed_by_hook(self) -> Outcome {
+        Outcome {
+            status: Status::Delivered,
+            confirmed: Some(true),
+            confirmed_by: Some(ConfirmedBy::Hook),
+            ..self
         }
     }
 
@@ -85,6 +112,7 @@ impl Outcome {
             reason: Some(reason.into()),
             confirmed: None,
             turn_end: None,
+            confirmed_by: None,
         }
     }
 
@@ -97,6 +125,7 @@ impl Outcome {
             ),
             confirmed: None,
             turn_end: None,
+            confirmed_by: None,
         }
     }
 
@@ -107,6 +136,7 @@ impl Outcome {
             reason: Some(reason.into()),
             confirmed: None,
             turn_end: None,
+            confirmed_by: None,
         }
     }
 
@@ -134,11 +164,29 @@ impl Outcome {
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
         match (self.status, self.confirmed) {
+            (Status::Delivered, Some(true)) if self.confirmed_by == Some(ConfirmedBy::Hook) => {
+                format!("delivered and confirmed by the agent's hook{how}")
+            }
             (Status::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
             (Status::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
             (Status::Delivered, None) => format!("delivered{how}"),
             (Status::Held, _) => format!("held: {why}"),
             (Status::Queued, _) => format!("queued: {why}"),
+        }
+    }
+
+    /// This outcome, recorded after `earlier` for the same recipient: the
+    /// latest one stands, except that a delivery the recipient's hook
+    /// confirmed stays so when a sender's own record of it (the screen's
+    /// word) comes later.
+    pub fn after(self, earlier: &Outcome) -> Outcome {
+        if earlier.confirmed_by == Some(ConfirmedBy::Hook)
+            && self.is_delivered()
+            && self.confirmed_by != Some(ConfirmedBy::Hook)
+        {
+            earlier.clone()
+        } else {
+            self
         }
     }
 
@@ -335,7 +383,7 @@ impl LogContents {
                         };
                         let view = &mut views[i];
                         match view.outcomes.iter_mut().find(|(r, _)| r == recipient) {
-                            Some(slot) => slot.1 = outcome,
+                            Some(slot) => slot.1 = outcome.after(&slot.1),
                             None => view.outcomes.push((recipient.clone(), outcome)),
                         }
                     }

@@ -10,6 +10,7 @@ pub mod answer;
 pub mod conversation;
 pub(crate) mod delivery;
 pub mod held;
+mod hook_confirm;
 mod interrupt;
 mod messenger;
 pub mod onboarding;

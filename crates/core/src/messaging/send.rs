@@ -408,9 +408,10 @@ impl<'a> Messenger<'a> {
         ahead: Option<TypingAhead<'a>>,
     ) -> Result<(Outcomes, Vec<String>)> {
         let ahead = ahead.or_else(|| self.start_ahead(targets));
-        let (outcomes, released) = self.deliver_all(typed, targets, ahead);
+        let (mut outcomes, released) = self.deliver_all(typed, targets, ahead);
         // A client started for a capture that no pane needed.
         self.tmux.cool_down();
+        super::hook_confirm::await_hooks(self.paths, typed.msg_id, targets, &mut outcomes);
         let mut warnings = self.log_released(&released)?;
         warnings.extend(self.log.append(&[Record::Delivery(
             DeliveryRecord::new(typed.msg_id, &outcomes, note).with_topic(topic),

@@ -1,7 +1,8 @@
-//! Setting a project up and checking it: the Claude Code hooks, what
+//! Setting a project up and checking it: the agents' own hooks, what
 //! `swarm init` installs, and `swarm doctor`'s checks.
 
-pub mod claude_hooks;
+pub mod agent_hooks;
 pub mod doctor;
+pub mod hook_source;
 pub mod mcp_config;
 pub mod project;

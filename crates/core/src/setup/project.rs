@@ -1,5 +1,5 @@
 //! The pieces of `swarm init`'s guided set-up that are not printing: the
-//! state of tmux, and the optional integrations (Claude Code hooks, the git
+//! state of tmux, and the optional integrations (the agents' hooks, the git
 //! guard) that init either sets up or names as a next step.
 
 use crate::error::Result;
@@ -73,18 +73,25 @@ pub enum SetUp {
     Skipped(String),
 }
 
-fn install_claude_hooks(paths: &Paths) -> Result<SetUp> {
-    let hooks = crate::setup::claude_hooks::swarm_hooks(&crate::agents::launch::swarm_invocation());
-    let change = crate::setup::claude_hooks::install(paths, &hooks)?;
-    Ok(SetUp::Done(if change.changed.is_empty() {
-        format!("swarm's hooks are already in {}", change.file.display())
-    } else {
-        format!(
-            "added {} hook(s) to {}",
-            change.changed.len(),
-            change.file.display()
-        )
-    }))
+fn install_agent_hooks(paths: &Paths) -> Result<SetUp> {
+    use crate::setup::agent_hooks::{self, Place};
+    let swarm = crate::agents::launch::swarm_invocation();
+    let vendors = agent_hooks::present(paths.root());
+    let mut done = Vec::new();
+    for vendor in vendors {
+        let hooks = agent_hooks::swarm_hooks(&swarm, vendor);
+        let change = agent_hooks::install(paths, vendor, Place::Shared, &hooks)?;
+        done.push(if change.changed.is_empty() {
+            format!("swarm's hooks are already in {}", change.file.display())
+        } else {
+            format!(
+                "added {} hook(s) to {}",
+                change.changed.len(),
+                change.file.display()
+            )
+        });
+    }
+    Ok(SetUp::Done(done.join("; ")))
 }
 
 fn install_git_guard(paths: &Paths) -> Result<SetUp> {
@@ -109,16 +116,18 @@ fn install_git_guard(paths: &Paths) -> Result<SetUp> {
 pub fn integrations() -> [Integration; 3] {
     [
         Integration {
-            name: "Claude Code hook",
+            name: "agent hooks",
             command: "swarm hooks install",
-            what: "shows each agent its new messages before every prompt",
+            what: "the agents' own hooks tell swarm when they need you, finish a turn or take a \
+                   message (the screen stays the fallback); Claude Code also sees its new \
+                   messages and the edit guard",
             changes: |swarm| {
                 format!(
-                    ".claude/settings.json: Claude Code hooks running `{swarm} inbox --new --hook` \
-                     before each prompt and `{swarm} guard check-edit` before each edit"
+                    ".claude/settings.json, .codex/hooks.json, .gemini/settings.json (those of \
+                     the agents present): hooks running `{swarm} hook <agent>`"
                 )
             },
-            setup: Some(install_claude_hooks),
+            setup: Some(install_agent_hooks),
         },
         Integration {
             name: "git guard",

@@ -79,6 +79,20 @@ impl Paths {
         self.swarm_dir().join("episodes.json")
     }
 
+    /// `.swarm/hook_sightings.json`: which agents' own hooks were seen reporting,
+    /// from which pane, and the messages their prompt hooks confirmed
+    /// (docs/FORMATS.md).
+    pub fn hook_sightings(&self) -> PathBuf {
+        self.swarm_dir().join("hook_sightings.json")
+    }
+
+    /// `.swarm/hook_errors.log`: what went wrong in the agents' hooks (a
+    /// hook never stops its agent, so its trouble is written here; one
+    /// JSON object per line, docs/FORMATS.md).
+    pub fn hook_errors(&self) -> PathBuf {
+        self.swarm_dir().join("hook_errors.log")
+    }
+
     /// `.swarm/printed.json`: the lines agents printed that were sent
     /// (print-to-send; docs/FORMATS.md).
     pub fn printed(&self) -> PathBuf {

@@ -21,8 +21,9 @@ use std::time::{Duration, Instant};
 use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
-use crate::attention::event::{EventKind, FeedEntry};
+use crate::attention::event::{EventKind, FeedEntry, Source};
 use crate::attention::feed::feed_store::FeedCursor;
+use crate::attention::hook_sightings::HookSightings;
 use crate::attention::looks;
 use crate::attention::notice::HeldFor;
 use crate::attention::round::{Attention, Raised};
@@ -565,6 +566,19 @@ impl<'a> Watcher<'a> {
             }
         };
         let waiting: BTreeSet<String> = held.iter().map(|h| h.agent.as_str().to_owned()).collect();
+        // When each agent's own prompt hook last saw a prompt taken: an
+        // idle screen after that is no finished turn.
+        let sightings = HookSightings::new(&op.paths).load();
+        let prompted: BTreeMap<String, Timestamp> = local
+            .iter()
+            .filter_map(|a| {
+                let s = sightings.get(a.id.as_str())?;
+                s.serves(a.tmux_pane_id.as_ref().map(|p| p.as_str()))
+                    .then_some(s.prompt)
+                    .flatten()
+                    .map(|t| (a.id.as_str().to_owned(), t))
+            })
+            .collect();
         let profiles = op.messaging.delivery.profiles.clone();
         let printing = op.messaging.print_to_send.then_some(Printing {
             history: &self.need_history,
@@ -575,7 +589,15 @@ impl<'a> Watcher<'a> {
             panes,
             printouts,
             last_lines,
-        } = looks::take(&op.tmux, &op.matcher, &profiles, &local, &waiting, printing);
+        } = looks::take(
+            &op.tmux,
+            &op.matcher,
+            &profiles,
+            &local,
+            &waiting,
+            &prompted,
+            printing,
+        );
         self.last_lines.extend(last_lines);
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let limited = limits_round::prepare(op, &mut looks, &local, &mut self.limits);
@@ -731,15 +753,26 @@ impl<'a> Watcher<'a> {
         };
         self.feed_cursor = Some(read.cursor);
         for entry in read.entries {
-            if !matches!(
-                entry.event,
-                EventKind::Message | EventKind::Budget | EventKind::Exited
-            ) || !self.settings.notify.notifies(entry.event)
+            // What an agent's hook raised is notified from the feed too:
+            // the hook run is a short process, the watcher the notifier.
+            let from_hook = entry.source == Some(Source::Hook);
+            if !(from_hook
+                || matches!(
+                    entry.event,
+                    EventKind::Message | EventKind::Budget | EventKind::Exited
+                ))
+                || !self.settings.notify.notifies(entry.event)
                 || since.is_some_and(|s| entry.time < s)
             {
                 continue;
             }
-            if self.claim_notice(&entry, say) {
+            if !self.claim_notice(&entry, say) {
+                continue;
+            }
+            if from_hook {
+                say(Said::Did(entry.text()));
+                self.notify_or_defer(&entry);
+            } else {
                 self.notifier.notify(&entry);
             }
         }

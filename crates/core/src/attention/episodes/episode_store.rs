@@ -31,10 +31,17 @@ pub struct EpisodeRecord {
     /// What tells this episode's condition from another of the same kind
     /// (a dialog's identity; empty for the others): an open record asked
     /// to open with another key is a new episode at once, and a close
-    /// that names a key closes only the episode of that key.
+    /// that names a key closes only the episode of that key. A key that
+    /// starts with `HOOK_KEY` was given by an agent's hook, which cannot
+    /// know how the screen will draw the dialog: the screen's first key
+    /// for the open episode takes its place, so that the screen's look
+    /// at the same dialog raises nothing more.
     #[serde(default)]
     pub key: String,
 }
+
+/// How a hook's episode key starts (see `EpisodeRecord::key`).
+pub const HOOK_KEY: &str = "hook:";
 
 /// What a reported change did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,7 +59,8 @@ pub enum Transition {
 
 impl EpisodeRecord {
     /// Applies a change seen at `seen`; the rule every store keeps under
-    /// its own exclusion.
+    /// its own exclusion. The record returned is what to store (it may
+    /// come with `Unchanged`: a hook's key replaced by the screen's).
     pub fn apply(
         record: Option<&EpisodeRecord>,
         open: bool,
@@ -68,6 +76,21 @@ impl EpisodeRecord {
             return (Transition::Unchanged, None);
         }
         let same_key = record.is_some_and(|r| r.key == key);
+        // The screen's look at an episode a hook opened: the same episode,
+        // now known by the screen's key.
+        if was_open
+            && open
+            && !key.is_empty()
+            && !key.starts_with(HOOK_KEY)
+            && let Some(r) = record
+            && r.key.starts_with(HOOK_KEY)
+        {
+            let adopted = EpisodeRecord {
+                key: key.to_owned(),
+                ..r.clone()
+            };
+            return (Transition::Unchanged, Some(adopted));
+        }
         let unchanged = match (was_open, open) {
             // Open, and open again: the same episode unless it is another
             // condition of the kind (another dialog).
@@ -204,6 +227,30 @@ mod tests {
             EpisodeRecord::apply(r.as_ref(), false, at(4.0), "", "").0,
             Transition::Closed
         );
+    }
+
+    #[test]
+    fn the_screen_adopts_an_episode_a_hook_opened() {
+        let (t, r) = EpisodeRecord::apply(None, true, at(1.0), "Bash: ls", "hook:1");
+        assert_eq!(t, Transition::Opened { episode: 1 });
+        // The screen draws the dialog a moment later: no second episode,
+        // and the record now goes by the screen's key.
+        let (t, r) = EpisodeRecord::apply(r.as_ref(), true, at(1.3), "q?", "screen-dialog");
+        assert_eq!(t, Transition::Unchanged);
+        let r = r.expect("the key is adopted");
+        assert_eq!((r.key.as_str(), r.episode), ("screen-dialog", 1));
+        assert_eq!(r.detail, "Bash: ls", "what the person was told stays");
+        // The screen sees it close.
+        let (t, r) = EpisodeRecord::apply(Some(&r), false, at(3.0), "", "screen-dialog");
+        assert_eq!(t, Transition::Closed);
+        // The next dialog's hook opens the next episode, even while the
+        // record still says the old one is open.
+        let r = r.expect("test value");
+        let (t, _) = EpisodeRecord::apply(Some(&r), true, at(4.0), "again", "hook:2");
+        assert_eq!(t, Transition::Opened { episode: 2 });
+        let (_, open) = EpisodeRecord::apply(None, true, at(1.0), "q?", "screen-dialog");
+        let (t, _) = EpisodeRecord::apply(open.as_ref(), true, at(2.0), "next", "hook:3");
+        assert_eq!(t, Transition::Opened { episode: 2 });
     }
 
     #[test]

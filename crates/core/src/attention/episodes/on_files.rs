@@ -72,7 +72,10 @@ impl EpisodeStore for FileEpisodes {
         // Most reports change nothing: answer those without the lock.
         let current = self.load()?;
         let record = current.agents.get(agent).and_then(|m| m.get(&kind));
-        if EpisodeRecord::apply(record, open, seen, detail, key).0 == Transition::Unchanged {
+        if EpisodeRecord::apply(record, open, seen, detail, key)
+            .1
+            .is_none()
+        {
             return Ok(Transition::Unchanged);
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;

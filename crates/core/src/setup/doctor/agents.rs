@@ -182,3 +182,75 @@ pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
         .with_details(details),
     ]
 }
+
+/// For each active agent: which source tells swarm that it needs the
+/// person, ends a turn or takes a message (its own hooks, or its screen),
+/// and why. A Codex CLI whose hooks wait to be trusted is a warning: the
+/// fix is one answer in codex.
+pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
+    use crate::attention::event::Source;
+    use crate::setup::hook_source::{self as status, Agent};
+    const CHECK: &str = "attention sources";
+    let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
+        return Vec::new();
+    };
+    let agents: Vec<&AgentRecord> = reg
+        .agents
+        .iter()
+        .filter(|a| a.status == AgentStatus::Active)
+        .filter(|a| {
+            s.backend
+                .shared_host()
+                .is_none_or(|here| a.host.as_deref().is_none_or(|h| h == here))
+        })
+        .collect();
+    if agents.is_empty() {
+        return Vec::new();
+    }
+    let states = pane_state::observe(
+        s.tmux,
+        s.matcher,
+        s.profiles,
+        &agents,
+        s.backend.shared_host(),
+    );
+    let seen = crate::attention::hook_sightings::HookSightings::new(s.paths).load();
+    let mut hooked = 0;
+    let mut untrusted = false;
+    let details: Vec<String> = agents
+        .iter()
+        .zip(&states)
+        .map(|(a, st)| {
+            let used = status::source_for(
+                s.paths,
+                &Agent {
+                    id: a.id.as_str(),
+                    pane: a.tmux_pane_id.as_ref().map(|p| p.as_str()),
+                    profile: st.profile.as_deref().unwrap_or_default(),
+                    codex_dir: None,
+                },
+                &seen,
+            );
+            if used.source == Source::Hook {
+                hooked += 1;
+            }
+            untrusted |= used.why.contains("not trusted");
+            format!("{}: {}: {}", a.id, used.source.as_str(), used.why)
+        })
+        .collect();
+    let summary = format!(
+        "{hooked} of {} active agent(s) report through their own hooks; the others' screens \
+         are read",
+        agents.len()
+    );
+    vec![if untrusted {
+        Outcome::warn(
+            CHECK,
+            summary,
+            "start codex in the project and accept its \"hooks need review\" screen",
+        )
+        .with_details(details)
+    } else {
+        Outcome::ok(CHECK, summary).with_details(details)
+    }]
+}

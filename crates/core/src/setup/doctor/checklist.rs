@@ -1,7 +1,7 @@
 //! Every check of `swarm doctor`, in the order they are reported, and
 //! running them. Adding a check is adding a function to `CHECKS`.
 
-use super::agents::{agent_screens, processes, registry_panes};
+use super::agents::{agent_screens, attention_sources, processes, registry_panes};
 use super::config::config_file;
 use super::installs::{hook_commands, mcp_servers};
 use super::leftovers::leftover_files;
@@ -34,6 +34,7 @@ pub(crate) const CHECKS: &[Check] = &[
     registry_panes,
     mcp_servers,
     agent_screens,
+    attention_sources,
     leftover_files,
     hook_commands,
 ];

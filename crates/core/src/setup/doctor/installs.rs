@@ -1,4 +1,4 @@
-//! What swarm installed into other tools: the Claude Code hooks and the
+//! What swarm installed into other tools: the agents' hooks and the
 //! git guard (the swarm they run must exist), and the MCP server entries
 //! of the agents' project configuration.
 
@@ -6,15 +6,19 @@ use std::path::Path;
 
 use super::report::{Outcome, Subject};
 
-/// swarm's Claude Code hooks and git guard run swarm by name or by path:
+/// swarm's agent hooks and git guard run swarm by name or by path:
 /// warns when that command no longer exists (a rebuilt or moved binary),
 /// since the hooks then do nothing.
 pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
     const CHECK: &str = "hooks";
-    let mut found: Vec<(String, &str)> = crate::setup::claude_hooks::installed_swarms(s.paths)
-        .into_iter()
-        .map(|swarm| (swarm, "swarm hooks install"))
-        .collect();
+    let mut found: Vec<(String, &str)> = Vec::new();
+    for vendor in crate::attention::hook_payload::VENDORS {
+        for swarm in crate::setup::agent_hooks::installed_swarms(s.paths, vendor) {
+            if !found.iter().any(|(f, _)| *f == swarm) {
+                found.push((swarm, "swarm hooks install"));
+            }
+        }
+    }
     if let Ok(dir) = crate::git::Git::new(s.paths.root()).hooks_dir()
         && let Ok(text) = std::fs::read_to_string(dir.join("pre-commit"))
         && let Some(swarm) = crate::guard::installed_swarm(&text)

@@ -1,0 +1,256 @@
+//! `HookSightings`: which agents' own hooks were seen reporting, from
+//! which pane, and which messages their prompt hooks confirmed, kept in
+//! `.swarm/hook_sightings.json` (docs/FORMATS.md). The watcher reads it
+//! to leave turn ends to the hooks of agents whose hooks work, and `msg`
+//! to know whether a confirmation from the recipient's hook can come.
+//! Hooks run on the agent's host, so the file is per host even on a
+//! shared store.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::Timestamp;
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+
+/// Version of the file's shape.
+const VERSION: u32 = 1;
+
+/// How many confirmed messages are kept per agent (the newest).
+const KEPT_CONFIRMATIONS: usize = 64;
+
+/// One agent's hooks, as last seen.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Sighting {
+    /// The agent program (`claude`, `codex`, `gemini`).
+    pub vendor: String,
+    /// The pane the hook ran in (`%3`).
+    #[serde(default)]
+    pub pane: Option<String>,
+    /// When a hook of this agent last ran.
+    #[serde(with = "crate::domain::utc_iso")]
+    pub last: Timestamp,
+    /// The event it reported then.
+    #[serde(default)]
+    pub event: String,
+    /// When its end-of-turn hook was last seen (`Stop`, `AfterAgent`).
+    #[serde(default, with = "crate::domain::utc_iso::option")]
+    pub turn_end: Option<Timestamp>,
+    /// When its prompt hook was last seen (`UserPromptSubmit`,
+    /// `BeforeAgent`).
+    #[serde(default, with = "crate::domain::utc_iso::option")]
+    pub prompt: Option<Timestamp>,
+    /// The messages its prompt hook saw submitted, newest last.
+    #[serde(default)]
+    pub confirmed: Vec<Confirmed>,
+}
+
+/// A message the recipient's prompt hook saw submitted.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Confirmed {
+    /// The message id (the short form, as typed into the pane).
+    pub msg_id: String,
+    /// When the hook saw it.
+    #[serde(with = "crate::domain::utc_iso")]
+    pub at: Timestamp,
+}
+
+impl Sighting {
+    /// Whether these hooks report for the agent now in `pane`.
+    pub fn serves(&self, pane: Option<&str>) -> bool {
+        pane.is_some() && self.pane.as_deref() == pane
+    }
+
+    /// When the prompt hook confirmed `msg_id` (its full or short id).
+    pub fn confirmed_at(&self, msg_id: &str) -> Option<Timestamp> {
+        self.confirmed
+            .iter()
+            .rev()
+            .find(|c| !c.msg_id.is_empty() && msg_id.starts_with(&c.msg_id))
+            .map(|c| c.at)
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct SightingsFile {
+    version: u32,
+    #[serde(default)]
+    agents: BTreeMap<String, Sighting>,
+}
+
+/// What one hook run reports about itself.
+#[derive(Clone, Debug)]
+pub struct Report<'a> {
+    /// The agent.
+    pub agent: &'a str,
+    /// The agent program.
+    pub vendor: &'a str,
+    /// Its pane.
+    pub pane: Option<&'a str>,
+    /// The event's name.
+    pub event: &'a str,
+    /// Whether it is an end-of-turn event.
+    pub turn_end: bool,
+    /// Whether it is a prompt event.
+    pub prompt: bool,
+    /// The messages the prompt holds.
+    pub confirmed: &'a [String],
+}
+
+/// The sightings file of a project.
+#[derive(Clone, Debug)]
+pub struct HookSightings {
+    file: StateFile,
+}
+
+impl HookSightings {
+    /// The sightings of `paths`'s project.
+    pub fn new(paths: &Paths) -> HookSightings {
+        HookSightings {
+            file: StateFile::new(paths.hook_sightings()),
+        }
+    }
+
+    /// Every agent's sighting (none when the file is missing or damaged:
+    /// the screen then does the work, as for an agent without hooks).
+    pub fn load(&self) -> BTreeMap<String, Sighting> {
+        match self.file.read_json::<SightingsFile>() {
+            Ok(Loaded::Valid(f)) => f.agents,
+            _ => BTreeMap::new(),
+        }
+    }
+
+    /// Records what a hook run reported, at `at`.
+    pub fn record(&self, report: &Report<'_>, at: Timestamp) -> Result<(), StoreError> {
+        let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let mut data = match self.file.read_json::<SightingsFile>()? {
+            Loaded::Valid(f) => f,
+            Loaded::Missing | Loaded::Corrupt(_) => SightingsFile::default(),
+        };
+        data.version = VERSION;
+        let entry = data
+            .agents
+            .entry(report.agent.to_owned())
+            .or_insert_with(|| Sighting {
+                vendor: String::new(),
+                pane: None,
+                last: at,
+                event: String::new(),
+                turn_end: None,
+                prompt: None,
+                confirmed: Vec::new(),
+            });
+        if entry.pane.as_deref() != report.pane || entry.vendor != report.vendor {
+            // Another program in the pane, or the agent in another pane:
+            // what the old hooks did says nothing of these.
+            entry.turn_end = None;
+            entry.prompt = None;
+            entry.confirmed.clear();
+        }
+        entry.vendor = report.vendor.to_owned();
+        entry.pane = report.pane.map(str::to_owned);
+        entry.last = at;
+        entry.event = report.event.to_owned();
+        if report.turn_end {
+            entry.turn_end = Some(at);
+        }
+        if report.prompt {
+            entry.prompt = Some(at);
+        }
+        for id in report.confirmed {
+            entry.confirmed.push(Confirmed {
+                msg_id: id.clone(),
+                at,
+            });
+        }
+        let over = entry.confirmed.len().saturating_sub(KEPT_CONFIRMATIONS);
+        entry.confirmed.drain(..over);
+        let bytes = serde_json::to_vec_pretty(&data).map_err(|source| StoreError::Encode {
+            path: self.file.path().to_owned(),
+            source,
+        })?;
+        self.file.write_unsynced(&lock, &bytes)
+    }
+
+    /// Drops the sightings of agents that left the swarm.
+    pub fn forget(&self, agents: &[String]) -> Result<(), StoreError> {
+        if agents.is_empty() || !agents.iter().any(|a| self.load().contains_key(a)) {
+            return Ok(());
+        }
+        let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
+        let Loaded::Valid(mut data) = self.file.read_json::<SightingsFile>()? else {
+            return Ok(());
+        };
+        data.agents.retain(|a, _| !agents.contains(a));
+        let bytes = serde_json::to_vec_pretty(&data).map_err(|source| StoreError::Encode {
+            path: self.file.path().to_owned(),
+            source,
+        })?;
+        self.file.write_unsynced(&lock, &bytes)
+    }
+}
+
+/// The most `.swarm/hook_errors.log` grows to; past it, it starts afresh.
+const MAX_ERROR_LOG: u64 = 1 << 20;
+
+/// Writes a hook's trouble to `.swarm/hook_errors.log` (a hook never
+/// stops its agent and prints nothing the agent would show): one JSON line
+/// with the time, the agent, its program, the event and what went wrong.
+/// Failing to write it is ignored: there is nowhere else to tell.
+pub fn log_error(paths: &Paths, agent: Option<&str>, vendor: &str, event: &str, error: &str) {
+    let path = paths.hook_errors();
+    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_ERROR_LOG) {
+        let _ = std::fs::remove_file(&path);
+    }
+    let line = serde_json::json!({
+        "time": Timestamp::now().utc_iso(),
+        "agent": agent,
+        "vendor": vendor,
+        "event": event,
+        "error": crate::support::sanitize::one_line(error),
+    });
+    if let Ok(bytes) = serde_json::to_vec(&line) {
+        let _ = crate::store::AppendFile::new(path).append_lines_unsynced(&[bytes]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report<'a>(pane: &'a str, event: &'a str, ids: &'a [String]) -> Report<'a> {
+        Report {
+            agent: "agent-1",
+            vendor: "claude",
+            pane: Some(pane),
+            event,
+            turn_end: event == "Stop",
+            prompt: event == "UserPromptSubmit",
+            confirmed: ids,
+        }
+    }
+
+    #[test]
+    fn records_turn_ends_and_confirmations_per_pane() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let s = HookSightings::new(&Paths::new(tmp.path()));
+        assert!(s.load().is_empty());
+        let now = Timestamp::now();
+        s.record(&report("%1", "Stop", &[]), now).expect("record");
+        let ids = vec!["abcd1234".to_owned()];
+        s.record(&report("%1", "UserPromptSubmit", &ids), now)
+            .expect("record");
+        let seen = s.load().remove("agent-1").expect("seen");
+        assert!(seen.serves(Some("%1")) && !seen.serves(Some("%2")) && !seen.serves(None));
+        assert!(seen.turn_end.is_some() && seen.prompt.is_some());
+        assert!(seen.confirmed_at("abcd1234-0000-4000").is_some());
+        assert_eq!(seen.confirmed_at("ffff0000"), None);
+        // The agent in another pane starts afresh.
+        s.record(&report("%2", "SessionStart", &[]), now)
+            .expect("record");
+        let seen = s.load().remove("agent-1").expect("seen");
+        assert!(seen.turn_end.is_none() && seen.confirmed.is_empty());
+        s.forget(&["agent-1".into()]).expect("forget");
+        assert!(s.load().is_empty());
+    }
+}

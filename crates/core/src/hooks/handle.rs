@@ -1,0 +1,182 @@
+//! What one hook run does for the agent it runs for: the attention
+//! condition its event opens or closes goes through the same shared
+//! episodes as the screen's looks (so an episode is raised once, whichever
+//! sees it first) and, when this run opened it, into the activity feed
+//! with `"source": "hook"`; a prompt event confirms the deliveries of the
+//! messages it holds. The watcher notifies what the feed gets.
+
+use crate::agents::registry::AgentRecord;
+use crate::attention::episodes::episode_store::{HOOK_KEY, Transition};
+use crate::attention::event::{EventKind, FeedEntry, Source};
+use crate::attention::hook_payload::{self, HookEvent, Signal};
+use crate::attention::hook_sightings::{HookSightings, Report};
+use crate::backend::Operator;
+use crate::domain::Timestamp;
+use crate::log::record::{DeliveryRecord, Outcome, Record};
+
+/// What a hook run did.
+#[derive(Clone, Debug, Default)]
+pub struct Handled {
+    /// The feed lines it wrote (the episodes it was first to open).
+    pub raised: Vec<FeedEntry>,
+    /// The episodes it closed.
+    pub closed: Vec<EventKind>,
+    /// The messages whose delivery it confirmed (full ids).
+    pub confirmed: Vec<String>,
+    /// What went wrong on the way (for the hook's log; the agent is never
+    /// stopped by it).
+    pub errors: Vec<String>,
+}
+
+/// Handles `event` for `agent`, seen at `at`.
+pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timestamp) -> Handled {
+    let mut done = Handled::default();
+    let id = agent.id.as_str();
+    let short_ids = match &event.signal {
+        Signal::Prompt { text } => hook_payload::message_ids(text),
+        _ => Vec::new(),
+    };
+    let pane = agent.tmux_pane_id.as_ref().map(|p| p.as_str().to_owned());
+    let report = Report {
+        agent: id,
+        vendor: event.vendor.as_str(),
+        pane: pane.as_deref(),
+        event: &event.name,
+        turn_end: matches!(event.signal, Signal::Finished | Signal::TurnFailed(_)),
+        prompt: matches!(event.signal, Signal::Prompt { .. }),
+        confirmed: &short_ids,
+    };
+    if let Err(e) = HookSightings::new(&op.paths).record(&report, at) {
+        done.errors.push(format!("could not record the hook: {e}"));
+    }
+    let close = |kind: EventKind, done: &mut Handled| match op
+        .backend
+        .episodes
+        .transition(id, kind, false, at, "", "")
+    {
+        Ok(Transition::Closed) => done.closed.push(kind),
+        Ok(_) => {}
+        Err(e) => done.errors.push(format!("could not record attention: {e}")),
+    };
+    // Any word from the agent other than its end says it runs.
+    if !matches!(event.signal, Signal::Exited { .. } | Signal::Other) {
+        close(EventKind::Exited, &mut done);
+    }
+    let opened = match &event.signal {
+        Signal::NeedsInput { question, context } => {
+            close(EventKind::Finished, &mut done);
+            Some((EventKind::NeedsInput, question.clone(), context.clone()))
+        }
+        Signal::Finished => {
+            close(EventKind::NeedsInput, &mut done);
+            // A turn that ends with more to come is not finished: the
+            // held message goes in next.
+            let waiting = op
+                .backend
+                .held
+                .list()
+                .map(|h| h.iter().any(|m| m.agent.as_str() == id))
+                .unwrap_or(false);
+            (!waiting).then(|| {
+                (
+                    EventKind::Finished,
+                    "its turn ended; it waits for a prompt".to_owned(),
+                    Vec::new(),
+                )
+            })
+        }
+        Signal::TurnFailed(failure) => {
+            close(EventKind::NeedsInput, &mut done);
+            close(EventKind::Finished, &mut done);
+            Some((EventKind::TurnFailed, failure.detail(), Vec::new()))
+        }
+        Signal::Exited { reason } => Some((
+            EventKind::Exited,
+            format!("its session ended ({reason})"),
+            Vec::new(),
+        )),
+        Signal::Prompt { .. } => {
+            for kind in [
+                EventKind::Finished,
+                EventKind::NeedsInput,
+                EventKind::TurnFailed,
+            ] {
+                close(kind, &mut done);
+            }
+            None
+        }
+        Signal::EditCheck | Signal::Other => None,
+    };
+    if let Some((kind, detail, context)) = opened {
+        // Each report of a dialog or a failure is its own episode; the
+        // screen's look at the same dialog takes the hook's key over.
+        let key = match kind {
+            EventKind::NeedsInput | EventKind::TurnFailed => format!("{HOOK_KEY}{}", at.utc_iso()),
+            _ => String::new(),
+        };
+        match op
+            .backend
+            .episodes
+            .transition(id, kind, true, at, &detail, &key)
+        {
+            Ok(Transition::Opened { episode }) => {
+                let mut entry = FeedEntry::new(kind, Some(id), detail);
+                entry.time = at;
+                entry.episode = Some(episode);
+                entry.source = Some(Source::Hook);
+                entry.host = op.backend.shared_host().map(str::to_owned);
+                entry.context = context;
+                done.raised.push(entry);
+            }
+            Ok(_) => {}
+            Err(e) => done.errors.push(format!("could not record attention: {e}")),
+        }
+    }
+    if !done.raised.is_empty()
+        && let Err(e) = op.backend.feed.append(&done.raised)
+    {
+        done.errors
+            .push(format!("could not write the activity feed: {e}"));
+    }
+    if !short_ids.is_empty() {
+        confirm(op, id, &short_ids, &mut done);
+    }
+    done
+}
+
+/// Records each message of `short_ids` sent to `agent` as delivered and
+/// confirmed by its hook, in the message log (the messages are looked up
+/// among the log's recent records).
+fn confirm(op: &Operator, agent: &str, short_ids: &[String], done: &mut Handled) {
+    let tail = match op.backend.log.follow() {
+        Ok((_, tail)) => tail,
+        Err(e) => {
+            done.errors
+                .push(format!("could not read the message log: {e}"));
+            return;
+        }
+    };
+    let mut records = Vec::new();
+    for r in tail.records.iter().rev() {
+        let Record::Message(m) = r else { continue };
+        let m = m.message();
+        let full = m.msg_id.as_str();
+        if short_ids.iter().any(|s| m.msg_id.starts_with(s))
+            && m.recipients.iter().any(|to| to.as_str() == agent)
+            && !done.confirmed.iter().any(|c| c == full)
+        {
+            done.confirmed.push(full.to_owned());
+            records.push(Record::Delivery(DeliveryRecord::new(
+                full,
+                &[(agent.to_owned(), Outcome::delivered().confirmed_by_hook())],
+                Some("confirmed by the agent's prompt hook".into()),
+            )));
+        }
+    }
+    if !records.is_empty()
+        && let Err(e) = op.backend.log.append(&records)
+    {
+        done.errors
+            .push(format!("could not record the confirmation: {e}"));
+    }
+}

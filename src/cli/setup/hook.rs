@@ -1,0 +1,138 @@
+//! `swarm hook <agent>`: the one command every hook swarm installs runs,
+//! for every event. It reads the event from the agent's JSON on stdin and
+//! acts for the agent of its pane: raises what the agent needs the person
+//! for, marks its turn's end, confirms the messages its prompt holds; for
+//! Claude Code it also shows the agent its new messages before a prompt
+//! and checks an edit against other agents' locks. It fails open: its own
+//! trouble never stops the agent (the exit code is 0, stdout stays empty
+//! unless the agent's protocol wants output, and the error goes to
+//! `.swarm/hook_errors.log`). With nothing to do (an event swarm ignores,
+//! or outside an agent's pane) it ends before reading any state.
+
+use std::ffi::OsString;
+use std::io::Read;
+
+use clap::Args;
+
+use swarm_core::attention::hook_payload::{self, HookEvent, MAX_PAYLOAD_BYTES, Signal, Vendor};
+use swarm_core::attention::hook_sightings;
+use swarm_core::domain::Timestamp;
+use swarm_core::hooks::handle;
+use swarm_core::support::exit_code::ExitCode;
+
+use crate::cli::actor;
+use crate::cli::context::Context;
+use crate::cli::global_args::GlobalArgs;
+use crate::cli::messaging::inbox;
+use crate::cli::output::Output;
+
+/// Arguments of `swarm hook`.
+#[derive(Debug, Args)]
+pub(crate) struct HookArgs {
+    /// The agent program whose hook this is: claude, codex or gemini
+    #[arg(value_name = "AGENT")]
+    pub agent: String,
+}
+
+/// The program's arguments when they are exactly `hook <agent>`: such a
+/// run skips the argument parser (it is most of a process's start-up, and
+/// a hook runs on every prompt and turn).
+pub(crate) fn asked_alone(args: &[OsString]) -> Option<&str> {
+    match args {
+        [_, hook, agent] if hook == "hook" => agent.to_str(),
+        _ => None,
+    }
+}
+
+/// Runs the hook for `agent` (a vendor's name); never fails.
+pub(crate) fn run(global: &GlobalArgs, out: &Output, agent: &str) -> ExitCode {
+    let Some(vendor) = Vendor::parse(agent) else {
+        out.note(&format!(
+            "swarm hook: unknown agent {:?} (claude, codex or gemini)",
+            swarm_core::support::sanitize::one_line(agent)
+        ));
+        return ExitCode::Success;
+    };
+    let mut input = Vec::new();
+    // One byte past the limit tells a cut payload from a whole one; the
+    // rest is left unread (the agent does not wait for it to be read).
+    let limit = u64::try_from(MAX_PAYLOAD_BYTES + 1).unwrap_or(u64::MAX);
+    if let Err(e) = std::io::stdin().take(limit).read_to_end(&mut input) {
+        return failed(
+            global,
+            vendor,
+            "",
+            &format!("could not read the hook input: {e}"),
+        );
+    }
+    let event = match hook_payload::parse(vendor, &input) {
+        Ok(event) => event,
+        Err(why) => return failed(global, vendor, "", &why),
+    };
+    match event.signal {
+        Signal::Other => return ExitCode::Success,
+        Signal::EditCheck => {
+            return crate::cli::setup::guard::check_edit_input(global, out, &input);
+        }
+        _ => {}
+    }
+    // Outside an agent's pane there is nobody to act for.
+    if std::env::var_os("TMUX_PANE").is_none_or(|p| p.is_empty()) {
+        return ExitCode::Success;
+    }
+    if let Err(e) = act(global, out, &event) {
+        return failed(global, vendor, &event.name, &e.to_string());
+    }
+    ExitCode::Success
+}
+
+/// Does the work of `event` for the agent of this pane.
+fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Result<()> {
+    let at = Timestamp::now();
+    let ctx = Context::new(global, out.clone())?;
+    ctx.config_or_defaults();
+    let Some(agent) = actor::detect(&ctx)? else {
+        return Ok(());
+    };
+    let op = ctx.operator()?;
+    let (registry, _) = op.registry()?;
+    let Some(record) = registry.find(&agent).cloned() else {
+        return Ok(());
+    };
+    let done = handle::handle(op, &record, event, at);
+    for e in &done.errors {
+        hook_sightings::log_error(
+            &ctx.paths,
+            Some(&agent),
+            event.vendor.as_str(),
+            &event.name,
+            e,
+        );
+    }
+    // Claude Code adds what a prompt hook prints to the prompt's context.
+    if event.vendor == Vendor::Claude && matches!(event.signal, Signal::Prompt { .. }) {
+        match inbox::prompt_hook_text(&ctx, &agent) {
+            Ok(text) if !text.is_empty() => {
+                let _ = ctx.out.print(&text);
+            }
+            Ok(_) => {}
+            Err(e) => hook_sightings::log_error(
+                &ctx.paths,
+                Some(&agent),
+                event.vendor.as_str(),
+                &event.name,
+                &format!("could not read the inbox: {e}"),
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// Logs a hook's trouble where the project is found, and lets the agent
+/// go on.
+fn failed(global: &GlobalArgs, vendor: Vendor, event: &str, why: &str) -> ExitCode {
+    if let Ok(ctx) = Context::new(global, Output::new(Default::default())) {
+        hook_sightings::log_error(&ctx.paths, None, vendor.as_str(), event, why);
+    }
+    ExitCode::Success
+}
