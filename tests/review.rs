@@ -253,6 +253,10 @@ fn the_queue_merges_what_passes_and_leaves_main_as_it_was_on_a_failing_test() {
     // No scratch worktree is left behind.
     let worktrees = repo.git(&repo.root(), &["worktree", "list"]);
     assert!(!worktrees.contains("merge-scratch"), "{worktrees}");
+
+    ok(repo.swarm(&["queue", "--remove", "agent-1"]));
+    let queue = stdout_json(&ok(repo.swarm(&["queue", "--json"])));
+    assert_eq!(queue["queue"].as_array().map(Vec::len), Some(0), "{queue}");
 }
 
 #[test]
@@ -300,15 +304,19 @@ fn each_agent_gets_its_slot_ports_and_included_files() {
     let repo = Repo::new();
     repo.project.write(
         ".gitignore",
-        &format!("{}/.env\n/secrets/\n", repo.project.read(".gitignore")),
+        &format!(
+            "{}/.env\n/secrets/\n*.local\n",
+            repo.project.read(".gitignore")
+        ),
     );
     repo.git(&repo.root(), &["commit", "-q", "-a", "-m", "ignore .env"]);
     repo.project.write(".env", "TOKEN=local\n");
     fs::create_dir_all(repo.project.file("secrets")).expect("mkdir");
     repo.project.write("secrets/key.pem", "KEY\n");
+    repo.project.write("src/settings.local", "debug = true\n");
     repo.project.write(
         ".worktreeinclude",
-        "# local files\n.env\nsecrets/\n../outside\n",
+        "# local files\n.env\nsecrets/\n*.local\n../outside\n",
     );
     repo.launch(2);
 
@@ -331,6 +339,10 @@ fn each_agent_gets_its_slot_ports_and_included_files() {
         assert_eq!(
             fs::read_to_string(wt.join("secrets/key.pem")).expect("pem"),
             "KEY\n"
+        );
+        assert_eq!(
+            fs::read_to_string(wt.join("src/settings.local")).expect("glob"),
+            "debug = true\n"
         );
 
         // The pane's own environment holds them.

@@ -214,6 +214,26 @@ impl MergeQueue {
     }
 }
 
+/// Takes `agent` out of the queue; false when it was not in it. Refused
+/// while a run holds the queue.
+pub fn dequeue(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
+    let queue = MergeQueue::new(paths);
+    let lock = match queue.file.lock(QUEUE_WAIT) {
+        Ok(l) => l,
+        Err(StoreError::LockTimeout { .. }) => return Err(WorktreeError::QueueBusy),
+        Err(e) => return Err(e.into()),
+    };
+    let mut warnings = Vec::new();
+    let mut doc = queue.load(&lock, &mut warnings)?;
+    let before = doc.entries.len();
+    doc.entries.retain(|e| e.agent != agent);
+    let removed = doc.entries.len() != before;
+    if removed {
+        queue.save(&lock, &mut doc)?;
+    }
+    Ok((removed, warnings))
+}
+
 /// Orders `entries`: those whose files overlap no other queued agent's
 /// (and who hold no lock on a file another changed) first, the rest
 /// after, each group in queue order. `files` gives each agent's changed
