@@ -381,6 +381,19 @@ fn commits_in_a_worktree_name_their_agent_and_changes_since_shows_them() {
     repo.commit_file(&wt, "src/x.py", "x = 1\n");
     let msg = repo.git(&wt, &["log", "-1", "--format=%B"]);
     assert!(msg.contains("Swarm-Agent: agent-0"), "{msg}");
+    // The hooks are the worktree's own, in its private git directory, so
+    // they go when git removes the worktree; the main tree keeps its own.
+    let hooks = repo.git(&wt, &["config", "--worktree", "core.hooksPath"]);
+    let private = repo.git(&wt, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        hooks.trim().starts_with(private.trim()),
+        "{hooks} {private}"
+    );
+    let main_hooks = repo.try_git(&repo.root(), &["config", "core.hooksPath"]);
+    assert!(
+        !main_hooks.status.success(),
+        "the main tree got a hooks path"
+    );
     assert!(msg.contains("Checked-By: project-hook"), "{msg}");
     repo.commit_file(&repo.root(), "src/main_only.py", "m = 1\n");
     let msg = repo.git(&repo.root(), &["log", "-1", "--format=%B"]);
