@@ -20,7 +20,7 @@ use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, 
 
 /// A client that passes on every "resource updated" notification.
 #[derive(Clone)]
-struct Client {
+pub(crate) struct Client {
     updated: mpsc::UnboundedSender<String>,
 }
 
@@ -34,7 +34,7 @@ impl ClientHandler for Client {
     }
 }
 
-type Session = RunningService<RoleClient, Client>;
+pub(crate) type Session = RunningService<RoleClient, Client>;
 
 /// A project with `n` demo agents registered as agent-0.., each recording
 /// its submissions into `rec-<i>.jsonl`; returns their panes.
@@ -54,7 +54,7 @@ fn tmux_env(server: &TmuxServer) -> String {
 
 /// `swarm mcp` started for `pane` as the agent in it would start it, and
 /// a client connected to it; notifications go to the returned receiver.
-async fn connect(
+pub(crate) async fn connect(
     server: &TmuxServer,
     project: &Project,
     pane: &str,
@@ -88,7 +88,7 @@ async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
 }
 
 /// The structured result of a successful call.
-async fn ok(session: &Session, tool: &str, args: Value) -> Value {
+pub(crate) async fn ok(session: &Session, tool: &str, args: Value) -> Value {
     let r = call(session, tool, args).await;
     assert_ne!(r.is_error, Some(true), "{tool} failed: {r:?}");
     r.structured_content
@@ -96,7 +96,7 @@ async fn ok(session: &Session, tool: &str, args: Value) -> Value {
 }
 
 /// The text of a failed call (a tool error, not a protocol error).
-async fn err(session: &Session, tool: &str, args: Value) -> String {
+pub(crate) async fn err(session: &Session, tool: &str, args: Value) -> String {
     let r = call(session, tool, args).await;
     assert_eq!(r.is_error, Some(true), "{tool} should fail: {r:?}");
     let text = r
@@ -109,7 +109,7 @@ async fn err(session: &Session, tool: &str, args: Value) -> String {
     text
 }
 
-fn runtime() -> tokio::runtime::Runtime {
+pub(crate) fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

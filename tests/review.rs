@@ -428,3 +428,51 @@ fn commits_in_a_worktree_name_their_agent_and_changes_since_shows_them() {
         &["invalid time"],
     );
 }
+
+#[cfg(feature = "mcp")]
+#[test]
+fn an_agent_reviews_another_through_mcp() {
+    use crate::mcp::{connect, err, ok as mcp_ok, runtime};
+    use serde_json::json;
+
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/app.py", APP);
+    let agents = stdout_json(&ok(repo.swarm(&["agents", "--json"])));
+    let pane = agents
+        .as_array()
+        .expect("agents")
+        .iter()
+        .find(|a| a["id"] == "agent-1")
+        .and_then(|a| a["tmux_pane_id"].as_str())
+        .expect("agent-1's pane")
+        .to_owned();
+    runtime().block_on(async {
+        let (s, _) = connect(&repo.server, &repo.project, &pane).await;
+        let c = mcp_ok(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-0", "path": "src/app.py", "line": 2, "text": "check it"}),
+        )
+        .await;
+        assert_eq!(c["id"], "c1");
+        assert_eq!(c["author"], "agent-1");
+        assert_eq!(c["code"], "    x = load()");
+        let own = err(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-1", "path": "src/a.py", "line": 1, "text": "x"}),
+        )
+        .await;
+        assert!(own.contains("your own branch"), "{own}");
+        let outside = err(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-0", "path": "../../etc/passwd", "line": 1, "text": "x"}),
+        )
+        .await;
+        assert!(outside.contains("invalid location"), "{outside}");
+        s.cancel().await.expect("close");
+    });
+    assert_eq!(comments(&repo, "agent-0").len(), 1);
+}
