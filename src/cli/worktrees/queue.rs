@@ -5,6 +5,8 @@
 //! agent once with the conflicting files or the test's last lines, and
 //! keeps it queued. Agents whose changes overlap go after the others.
 
+use std::time::Duration;
+
 use clap::Args;
 use serde::Serialize;
 
@@ -15,7 +17,7 @@ use swarm_core::locks::LockEntry;
 use swarm_core::messaging::{Recipients, SendRequest};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, LastTry, Outcome, Planned, QueueRun, Repository};
+use swarm_core::worktrees::{self, LastTry, Outcome, Planned, QueueRun, Repository, TestPlan};
 
 use crate::cli::context::Context;
 
@@ -207,9 +209,14 @@ struct RunJson<'a> {
 /// failed (its agent stays queued).
 pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Result<ExitCode> {
     let repo = Repository::open(ctx.paths.root())?;
-    let test = ctx.config()?.merge.test_command.clone();
+    let merge = &ctx.config()?.merge;
+    let test = merge.test_command.clone();
+    let plan = test.as_ref().map(|command| TestPlan {
+        command: command.clone(),
+        timeout: Duration::from_secs(u64::from(merge.test_timeout)),
+    });
     let locks = lock_paths(ctx);
-    let run = worktrees::run_queue(&repo, &ctx.paths, agents, test.as_deref(), &locks)?;
+    let run = worktrees::run_queue(&repo, &ctx.paths, agents, plan.as_ref(), &locks)?;
     for w in &run.warnings {
         ctx.out.warn(w);
     }
