@@ -263,6 +263,9 @@ pub(crate) fn plan(
         .map(|e| files(&e.agent).into_iter().collect())
         .collect();
     let covers = |lock: &str, file: &str| {
+        if lock.contains(['*', '?', '[', '{']) {
+            return globset::Glob::new(lock).is_ok_and(|g| g.compile_matcher().is_match(file));
+        }
         let lock = lock.trim_end_matches('/');
         file == lock || file.strip_prefix(lock).is_some_and(|r| r.starts_with('/'))
     };
@@ -701,6 +704,16 @@ mod tests {
         assert_eq!(
             order[1].waits_because.as_deref(),
             Some("holds a lock on src/deep/b.py, which agent-1 changed")
+        );
+        let glob = [("agent-0".to_owned(), "src/**/*.py".to_owned())];
+        let order = plan(&entries, &files, &glob);
+        assert_eq!(order[0].entry.agent, "agent-1");
+        assert!(order[1].waits_because.is_some());
+        let elsewhere = [("agent-0".to_owned(), "docs/*.md".to_owned())];
+        assert!(
+            plan(&entries, &files, &elsewhere)[0]
+                .waits_because
+                .is_none()
         );
     }
 
