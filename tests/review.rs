@@ -476,3 +476,29 @@ fn an_agent_reviews_another_through_mcp() {
     });
     assert_eq!(comments(&repo, "agent-0").len(), 1);
 }
+
+#[test]
+fn an_agent_holding_a_lock_on_what_another_changed_goes_after_it() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/x.py", "x = 1\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/y.py", "y = 1\n");
+    ok(repo.swarm(&["lock", "src/y.py", "--agent", "agent-0"]));
+
+    let out = ok(queue_run(&repo, &["agent-0", "agent-1"]));
+    let report = stdout_json(&out);
+    assert_eq!(report["order"][0]["agent"], "agent-1");
+    assert_eq!(
+        report["order"][1]["waits_because"],
+        "holds a lock on src/y.py, which agent-1 changed"
+    );
+    let merged: Vec<&str> = report["tried"]
+        .as_array()
+        .expect("tried")
+        .iter()
+        .map(|t| t["result"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(merged, ["merged", "merged"]);
+    let shown = stdout(&ok(repo.swarm(&["queue"])));
+    assert!(shown.contains("empty"), "{shown}");
+}
