@@ -44,7 +44,7 @@ fn a_review_round_goes_to_the_agent_as_one_message() {
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert!(requests[0].contains("src/app.py  +6 -0"), "{}", requests[0]);
     assert!(
-        requests[0].contains("swarm review comment agent-0"),
+        requests[0].contains("swarm review comment agent-0 PATH:LINE \"TEXT\" --from agent-1"),
         "{}",
         requests[0]
     );

@@ -444,8 +444,8 @@ pub fn diff_summary(repo: &Repository, agent: &str) -> Result<DiffSummary, Workt
     })
 }
 
-/// The request a reviewer gets: the summary and how to comment.
-pub fn request_text(agent: &str, summary: &DiffSummary) -> String {
+/// The request `reviewer` gets: the summary and how to comment.
+pub fn request_text(agent: &str, reviewer: &str, summary: &DiffSummary) -> String {
     let mut s = format!(
         "review request: please review {} ({} commit{} ahead of {}).\n",
         summary.branch,
@@ -465,8 +465,8 @@ pub fn request_text(agent: &str, summary: &DiffSummary) -> String {
     }
     s.push_str(&format!(
         "See it with `git diff {base}...{branch}`. Comment with `swarm review comment {agent} \
-         PATH:LINE \"TEXT\" --from YOUR_ID` (or the review_comment MCP tool); the person sends \
-         the round with `swarm review send {agent}`.",
+         PATH:LINE \"TEXT\" --from {reviewer}` (or the review_comment MCP tool); the person \
+         sends the round with `swarm review send {agent}`.",
         base = sanitize::one_line(&summary.base),
         branch = summary.branch,
     ));
