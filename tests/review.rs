@@ -162,6 +162,18 @@ fn comments_follow_their_code_line_and_go_outdated_when_it_changes() {
         1,
         &["no file src/nope.py"],
     );
+    // A link in the worktree leads nowhere outside it.
+    let outside = tempfile::tempdir().expect("tempdir");
+    fs::write(outside.path().join("secret.txt"), "top secret\n").expect("write");
+    std::os::unix::fs::symlink(outside.path(), wt.join("out")).expect("link");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), wt.join("s.txt")).expect("link");
+    for through_a_link in ["out/secret.txt:1", "s.txt:1"] {
+        refused(
+            &repo.swarm(&["review", "comment", "agent-0", through_a_link, "x"]),
+            1,
+            &["no file"],
+        );
+    }
     refused(
         &repo.swarm(&["review", "comment", "agent-7", "src/app.py:1", "x"]),
         4,
