@@ -88,7 +88,7 @@ async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
 }
 
 /// The structured result of a successful call.
-async fn ok(session: &Session, tool: &str, args: Value) -> Value {
+pub(crate) async fn ok(session: &Session, tool: &str, args: Value) -> Value {
     let r = call(session, tool, args).await;
     assert_ne!(r.is_error, Some(true), "{tool} failed: {r:?}");
     r.structured_content
@@ -96,7 +96,7 @@ async fn ok(session: &Session, tool: &str, args: Value) -> Value {
 }
 
 /// The text of a failed call (a tool error, not a protocol error).
-async fn err(session: &Session, tool: &str, args: Value) -> String {
+pub(crate) async fn err(session: &Session, tool: &str, args: Value) -> String {
     let r = call(session, tool, args).await;
     assert_eq!(r.is_error, Some(true), "{tool} should fail: {r:?}");
     let text = r

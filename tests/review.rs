@@ -44,7 +44,7 @@ fn a_review_round_goes_to_the_agent_as_one_message() {
     assert_eq!(requests.len(), 1, "{requests:?}");
     assert!(requests[0].contains("src/app.py  +6 -0"), "{}", requests[0]);
     assert!(
-        requests[0].contains("swarm review comment agent-0"),
+        requests[0].contains("swarm review comment agent-0 PATH:LINE \"TEXT\" --from agent-1"),
         "{}",
         requests[0]
     );
@@ -162,6 +162,18 @@ fn comments_follow_their_code_line_and_go_outdated_when_it_changes() {
         1,
         &["no file src/nope.py"],
     );
+    // A link in the worktree leads nowhere outside it.
+    let outside = tempfile::tempdir().expect("tempdir");
+    fs::write(outside.path().join("secret.txt"), "top secret\n").expect("write");
+    std::os::unix::fs::symlink(outside.path(), wt.join("out")).expect("link");
+    std::os::unix::fs::symlink(outside.path().join("secret.txt"), wt.join("s.txt")).expect("link");
+    for through_a_link in ["out/secret.txt:1", "s.txt:1"] {
+        refused(
+            &repo.swarm(&["review", "comment", "agent-0", through_a_link, "x"]),
+            1,
+            &["no file"],
+        );
+    }
     refused(
         &repo.swarm(&["review", "comment", "agent-7", "src/app.py:1", "x"]),
         4,
@@ -253,6 +265,10 @@ fn the_queue_merges_what_passes_and_leaves_main_as_it_was_on_a_failing_test() {
     // No scratch worktree is left behind.
     let worktrees = repo.git(&repo.root(), &["worktree", "list"]);
     assert!(!worktrees.contains("merge-scratch"), "{worktrees}");
+
+    ok(repo.swarm(&["queue", "--remove", "agent-1"]));
+    let queue = stdout_json(&ok(repo.swarm(&["queue", "--json"])));
+    assert_eq!(queue["queue"].as_array().map(Vec::len), Some(0), "{queue}");
 }
 
 #[test]
@@ -300,15 +316,19 @@ fn each_agent_gets_its_slot_ports_and_included_files() {
     let repo = Repo::new();
     repo.project.write(
         ".gitignore",
-        &format!("{}/.env\n/secrets/\n", repo.project.read(".gitignore")),
+        &format!(
+            "{}/.env\n/secrets/\n*.local\n",
+            repo.project.read(".gitignore")
+        ),
     );
     repo.git(&repo.root(), &["commit", "-q", "-a", "-m", "ignore .env"]);
     repo.project.write(".env", "TOKEN=local\n");
     fs::create_dir_all(repo.project.file("secrets")).expect("mkdir");
     repo.project.write("secrets/key.pem", "KEY\n");
+    repo.project.write("src/settings.local", "debug = true\n");
     repo.project.write(
         ".worktreeinclude",
-        "# local files\n.env\nsecrets/\n../outside\n",
+        "# local files\n.env\nsecrets/\n*.local\n../outside\n",
     );
     repo.launch(2);
 
@@ -331,6 +351,10 @@ fn each_agent_gets_its_slot_ports_and_included_files() {
         assert_eq!(
             fs::read_to_string(wt.join("secrets/key.pem")).expect("pem"),
             "KEY\n"
+        );
+        assert_eq!(
+            fs::read_to_string(wt.join("src/settings.local")).expect("glob"),
+            "debug = true\n"
         );
 
         // The pane's own environment holds them.
@@ -369,6 +393,19 @@ fn commits_in_a_worktree_name_their_agent_and_changes_since_shows_them() {
     repo.commit_file(&wt, "src/x.py", "x = 1\n");
     let msg = repo.git(&wt, &["log", "-1", "--format=%B"]);
     assert!(msg.contains("Swarm-Agent: agent-0"), "{msg}");
+    // The hooks are the worktree's own, in its private git directory, so
+    // they go when git removes the worktree; the main tree keeps its own.
+    let hooks = repo.git(&wt, &["config", "--worktree", "core.hooksPath"]);
+    let private = repo.git(&wt, &["rev-parse", "--absolute-git-dir"]);
+    assert!(
+        hooks.trim().starts_with(private.trim()),
+        "{hooks} {private}"
+    );
+    let main_hooks = repo.try_git(&repo.root(), &["config", "core.hooksPath"]);
+    assert!(
+        !main_hooks.status.success(),
+        "the main tree got a hooks path"
+    );
     assert!(msg.contains("Checked-By: project-hook"), "{msg}");
     repo.commit_file(&repo.root(), "src/main_only.py", "m = 1\n");
     let msg = repo.git(&repo.root(), &["log", "-1", "--format=%B"]);
@@ -402,4 +439,78 @@ fn commits_in_a_worktree_name_their_agent_and_changes_since_shows_them() {
         1,
         &["invalid time"],
     );
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn an_agent_reviews_another_through_mcp() {
+    use crate::mcp::{connect, err, ok as mcp_ok, runtime};
+    use serde_json::json;
+
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/app.py", APP);
+    let agents = stdout_json(&ok(repo.swarm(&["agents", "--json"])));
+    let pane = agents
+        .as_array()
+        .expect("agents")
+        .iter()
+        .find(|a| a["id"] == "agent-1")
+        .and_then(|a| a["tmux_pane_id"].as_str())
+        .expect("agent-1's pane")
+        .to_owned();
+    runtime().block_on(async {
+        let (s, _) = connect(&repo.server, &repo.project, &pane).await;
+        let c = mcp_ok(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-0", "path": "src/app.py", "line": 2, "text": "check it"}),
+        )
+        .await;
+        assert_eq!(c["id"], "c1");
+        assert_eq!(c["author"], "agent-1");
+        assert_eq!(c["code"], "    x = load()");
+        let own = err(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-1", "path": "src/a.py", "line": 1, "text": "x"}),
+        )
+        .await;
+        assert!(own.contains("your own branch"), "{own}");
+        let outside = err(
+            &s,
+            "review_comment",
+            json!({"agent": "agent-0", "path": "../../etc/passwd", "line": 1, "text": "x"}),
+        )
+        .await;
+        assert!(outside.contains("invalid location"), "{outside}");
+        s.cancel().await.expect("close");
+    });
+    assert_eq!(comments(&repo, "agent-0").len(), 1);
+}
+
+#[test]
+fn an_agent_holding_a_lock_on_what_another_changed_goes_after_it() {
+    let repo = Repo::new();
+    repo.launch(2);
+    repo.commit_file(&repo.worktree("agent-0"), "src/x.py", "x = 1\n");
+    repo.commit_file(&repo.worktree("agent-1"), "src/y.py", "y = 1\n");
+    ok(repo.swarm(&["lock", "src/y.py", "--agent", "agent-0"]));
+
+    let out = ok(queue_run(&repo, &["agent-0", "agent-1"]));
+    let report = stdout_json(&out);
+    assert_eq!(report["order"][0]["agent"], "agent-1");
+    assert_eq!(
+        report["order"][1]["waits_because"],
+        "holds a lock on src/y.py, which agent-1 changed"
+    );
+    let merged: Vec<&str> = report["tried"]
+        .as_array()
+        .expect("tried")
+        .iter()
+        .map(|t| t["result"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(merged, ["merged", "merged"]);
+    let shown = stdout(&ok(repo.swarm(&["queue"])));
+    assert!(shown.contains("empty"), "{shown}");
 }

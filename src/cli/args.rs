@@ -409,6 +409,7 @@ impl Command {
             // Comments are shared state, and a round or a request is a
             // message.
             Command::Review(_) => in_project(Strict, After),
+            Command::Queue(args) if args.changes() => in_project(Strict, Never),
             Command::Queue(_) => in_project(Warn, Never),
             Command::Init(_) => in_project(Unchecked, After),
             Command::Doctor(_) => in_project(Unchecked, Never),

@@ -5,16 +5,19 @@
 //! agent once with the conflicting files or the test's last lines, and
 //! keeps it queued. Agents whose changes overlap go after the others.
 
+use std::time::Duration;
+
 use clap::Args;
 use serde::Serialize;
 
 use swarm_core::domain::message::MessageType;
+use swarm_core::domain::validate;
 use swarm_core::error::Result;
 use swarm_core::locks::LockEntry;
 use swarm_core::messaging::{Recipients, SendRequest};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, LastTry, Outcome, Planned, QueueRun, Repository};
+use swarm_core::worktrees::{self, LastTry, Outcome, Planned, QueueRun, Repository, TestPlan};
 
 use crate::cli::context::Context;
 
@@ -25,6 +28,7 @@ Examples:
   swarm merge --queue agent-0 agent-2    queue them and merge each whose merge passes the tests
   swarm queue                            who waits, in the order the next run takes them, and why
   swarm queue --json
+  swarm queue --remove agent-2           take an agent out of the queue
 
 The order: agents whose changed files overlap no other queued agent's (and who hold no lock \
 on a file another changed) first, the rest after, each naming the files. The test is \
@@ -34,6 +38,16 @@ pub(crate) struct QueueArgs {
     /// Print the queue as JSON
     #[arg(long)]
     json: bool,
+    /// Take this agent out of the queue
+    #[arg(long, value_name = "AGENT")]
+    remove: Option<String>,
+}
+
+impl QueueArgs {
+    /// True with `--remove`, which changes the queue.
+    pub(crate) fn changes(&self) -> bool {
+        self.remove.is_some()
+    }
 }
 
 #[derive(Serialize)]
@@ -96,6 +110,25 @@ fn lock_paths(ctx: &Context) -> Vec<(String, String)> {
 
 /// Shows the queue in the order the next run takes it.
 pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
+    if let Some(agent) = &args.remove {
+        let agent = validate::agent_id(agent)?.to_string();
+        let (removed, warnings) = worktrees::dequeue(&ctx.paths, &agent)?;
+        for w in &warnings {
+            ctx.out.warn(w);
+        }
+        if args.json {
+            ctx.out
+                .json(&serde_json::json!({"agent": agent, "removed": removed}))?;
+        } else if removed {
+            ctx.out
+                .print(&format!("Took {agent} out of the merge queue.\n"))?;
+        } else {
+            ctx.out.print(&format!(
+                "{agent} is not in the merge queue: nothing to do.\n"
+            ))?;
+        }
+        return Ok(ExitCode::Success);
+    }
     let repo = Repository::open(ctx.paths.root())?;
     let (plan, note) = worktrees::planned(&repo, &ctx.paths, &lock_paths(ctx))?;
     if let Some(note) = note {
@@ -176,9 +209,14 @@ struct RunJson<'a> {
 /// failed (its agent stays queued).
 pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Result<ExitCode> {
     let repo = Repository::open(ctx.paths.root())?;
-    let test = ctx.config()?.merge.test_command.clone();
+    let merge = &ctx.config()?.merge;
+    let test = merge.test_command.clone();
+    let plan = test.as_ref().map(|command| TestPlan {
+        command: command.clone(),
+        timeout: Duration::from_secs(u64::from(merge.test_timeout)),
+    });
     let locks = lock_paths(ctx);
-    let run = worktrees::run_queue(&repo, &ctx.paths, agents, test.as_deref(), &locks)?;
+    let run = worktrees::run_queue(&repo, &ctx.paths, agents, plan.as_ref(), &locks)?;
     for w in &run.warnings {
         ctx.out.warn(w);
     }

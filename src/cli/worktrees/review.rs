@@ -366,7 +366,7 @@ fn request(ctx: &Context, args: &RequestArgs) -> Result<ExitCode> {
         ctx,
         &reviewer,
         "REVIEW-REQUEST",
-        worktrees::request_text(&agent, &summary),
+        worktrees::request_text(&agent, &reviewer, &summary),
     )?;
     if args.json {
         ctx.out.json(&RequestJson {

@@ -557,6 +557,16 @@ pub const KEYS: &[Key] = &[
     },
     Key {
         section: "merge",
+        name: "test_timeout",
+        kind: Kind::Int {
+            min: 10,
+            max: 86_400,
+        },
+        doc: "Seconds the test command may run on one merge (10-86400); then it is stopped, with everything it started, and the merge counts as failed.",
+        example: None,
+    },
+    Key {
+        section: "merge",
         name: "tell_agents",
         kind: Kind::Bool,
         doc: "Tell an agent whose queued merge conflicted or failed the test: the conflicting files, or the test's last lines, and how to rebase.",

@@ -348,6 +348,8 @@ pub struct MergeConfig {
     /// Run with `sh -c` on each merge, in a scratch worktree, before the
     /// base branch moves to it.
     pub test_command: Option<String>,
+    /// Seconds the test may run on one merge (10..=86400).
+    pub test_timeout: u32,
     /// Tell an agent whose queued merge conflicted or failed its test.
     pub tell_agents: bool,
 }
@@ -356,6 +358,7 @@ impl Default for MergeConfig {
     fn default() -> Self {
         MergeConfig {
             test_command: None,
+            test_timeout: 3600,
             tell_agents: true,
         }
     }

@@ -35,7 +35,7 @@ impl ExitCode {
         (ExitCode::Success, "success (also \"nothing to do\")"),
         (
             ExitCode::Failure,
-            "error: invalid input, unreadable state, refused operation (a `swarm merge` that would not apply cleanly among them)",
+            "error: invalid input, unreadable state, refused operation (a `swarm merge` that would not apply cleanly, or a `swarm merge --queue` run in which a merge conflicted or failed its test, among them)",
         ),
         (
             ExitCode::Usage,
@@ -44,7 +44,7 @@ impl ExitCode {
         (ExitCode::LockHeld, "the file lock is held by another agent"),
         (
             ExitCode::NotFound,
-            "not found: agent, pane, session, message, card, task or context",
+            "not found: agent, pane, session, message, card, task, context, an agent's worktree branch or a review comment",
         ),
         (
             ExitCode::TmuxUnavailable,

@@ -30,7 +30,8 @@ pub use merge::{MergeKind, Merged, merge};
 pub use overlap_notices::OverlapNotices;
 pub use prepare::{Prepared, prepare};
 pub use queue::{
-    LastTry, Outcome, Planned, QueueEntry, QueueRun, Tried, failure_text, planned, run_queue,
+    LastTry, Outcome, Planned, QueueEntry, QueueRun, TestPlan, Tried, dequeue, failure_text,
+    planned, run_queue,
 };
 pub use repository::{Repository, agent_worktree_dirs};
 pub use review::{

@@ -7,16 +7,18 @@
 //! failing test leaves it exactly as it was; the agent stays queued.
 
 use std::collections::BTreeSet;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::git::MergeTree;
 use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir};
 use crate::support::json::{self, Layout};
-use crate::support::{sanitize, time};
+use crate::support::{sanitize, sys, time};
 
 use super::error::WorktreeError;
 use super::merge::check_main_worktree;
@@ -29,6 +31,19 @@ const VERSION: u32 = 1;
 pub(crate) const TEST_TAIL_LINES: usize = 20;
 /// How long a run waits for another run's hold on the queue.
 const QUEUE_WAIT: Duration = Duration::from_secs(2);
+/// How much of the end of the test's output is read for its last lines.
+const TAIL_BYTES: u64 = 64 * 1024;
+/// The longest pause between two looks at a running test.
+const MAX_POLL: Duration = Duration::from_millis(200);
+
+/// The test every queued merge must pass (`[merge]` in the config).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestPlan {
+    /// Run with `sh -c` in the scratch worktree.
+    pub command: String,
+    /// Stopped, and counted as failed, after this long.
+    pub timeout: Duration,
+}
 
 /// How the last try of a queued agent ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,6 +229,26 @@ impl MergeQueue {
     }
 }
 
+/// Takes `agent` out of the queue; false when it was not in it. Refused
+/// while a run holds the queue.
+pub fn dequeue(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
+    let queue = MergeQueue::new(paths);
+    let lock = match queue.file.lock(QUEUE_WAIT) {
+        Ok(l) => l,
+        Err(StoreError::LockTimeout { .. }) => return Err(WorktreeError::QueueBusy),
+        Err(e) => return Err(e.into()),
+    };
+    let mut warnings = Vec::new();
+    let mut doc = queue.load(&lock, &mut warnings)?;
+    let before = doc.entries.len();
+    doc.entries.retain(|e| e.agent != agent);
+    let removed = doc.entries.len() != before;
+    if removed {
+        queue.save(&lock, &mut doc)?;
+    }
+    Ok((removed, warnings))
+}
+
 /// Orders `entries`: those whose files overlap no other queued agent's
 /// (and who hold no lock on a file another changed) first, the rest
 /// after, each group in queue order. `files` gives each agent's changed
@@ -228,6 +263,9 @@ pub(crate) fn plan(
         .map(|e| files(&e.agent).into_iter().collect())
         .collect();
     let covers = |lock: &str, file: &str| {
+        if lock.contains(['*', '?', '[', '{']) {
+            return globset::Glob::new(lock).is_ok_and(|g| g.compile_matcher().is_match(file));
+        }
         let lock = lock.trim_end_matches('/');
         file == lock || file.strip_prefix(lock).is_some_and(|r| r.starts_with('/'))
     };
@@ -306,7 +344,7 @@ pub fn run_queue(
     repo: &Repository,
     paths: &Paths,
     add: &[String],
-    test_command: Option<&str>,
+    test: Option<&TestPlan>,
     locks: &[(String, String)],
 ) -> Result<QueueRun, WorktreeError> {
     let queue = MergeQueue::new(paths);
@@ -339,7 +377,7 @@ pub fn run_queue(
     let mut tried = Vec::new();
     for p in &order {
         let agent = p.entry.agent.clone();
-        let outcome = try_one(repo, paths, &agent, &into, test_command)?;
+        let outcome = try_one(repo, paths, &agent, &into, test)?;
         let at = time::utc_iso(time::now());
         if outcome.done() {
             doc.entries.retain(|e| e.agent != agent);
@@ -395,7 +433,7 @@ fn try_one(
     paths: &Paths,
     agent: &str,
     into: &str,
-    test_command: Option<&str>,
+    test: Option<&TestPlan>,
 ) -> Result<Outcome, WorktreeError> {
     let git = repo.git();
     let branch = match repo.agent_branch(agent) {
@@ -446,9 +484,9 @@ fn try_one(
             files,
         });
     }
-    let tested = match test_command {
-        Some(command) => {
-            if let Some(failed) = test_in_scratch(repo, paths, agent, &commit, command)? {
+    let tested = match test {
+        Some(test) => {
+            if let Some(failed) = test_in_scratch(repo, paths, agent, &commit, test)? {
                 return Ok(failed);
             }
             true
@@ -479,7 +517,7 @@ fn test_in_scratch(
     paths: &Paths,
     agent: &str,
     commit: &str,
-    command: &str,
+    test: &TestPlan,
 ) -> Result<Option<Outcome>, WorktreeError> {
     let dir = paths.merge_scratch_dir();
     ensure_private_dir(&dir).map_err(|source| WorktreeError::Io {
@@ -495,36 +533,77 @@ fn test_in_scratch(
     repo.git().add_detached_worktree(&scratch, commit)?;
     let result = (|| {
         workspace::copy_included(repo.root(), &scratch).map(drop)?;
-        run_test(command, repo.root(), agent, &scratch)
+        run_test(test, repo.root(), agent, &scratch)
     })();
     let _ = repo.git().remove_worktree_forced(&scratch);
     result
 }
 
-/// Runs the test command with `sh -c` in `dir`, stderr into stdout so
-/// the last lines are the test's own, in order.
+/// Runs the test command with `sh -c` in `dir`, in a process group of
+/// its own, stderr into stdout (a file, so that a chatty test never
+/// blocks on a full pipe) so the last lines are the test's own, in order;
+/// after the plan's timeout the whole group is killed.
 fn run_test(
-    command: &str,
+    test: &TestPlan,
     root: &Path,
     agent: &str,
     dir: &PathBuf,
 ) -> Result<Option<Outcome>, WorktreeError> {
-    let out = Command::new("sh")
+    let failed = |why: String| WorktreeError::QueueFailed(why);
+    let mut output = tempfile::tempfile()
+        .map_err(|e| failed(format!("could not make a file for the output: {e}")))?;
+    let stdout = output
+        .try_clone()
+        .map_err(|e| failed(format!("could not make a file for the output: {e}")))?;
+    let mut child = Command::new("sh")
         .arg("-c")
-        .arg(format!("exec 2>&1\n{command}"))
+        .arg(format!("exec 2>&1\n{}", test.command))
         .current_dir(dir)
         .env("SWARM_ROOT", root)
         .env("SWARM_AGENT", agent)
         .env("SWARM_WORKTREE", dir)
         .stdin(Stdio::null())
-        .output()
-        .map_err(|e| WorktreeError::QueueFailed(format!("could not start sh: {e}")))?;
-    if out.status.success() {
+        .stdout(stdout)
+        .process_group(0)
+        .spawn()
+        .map_err(|e| failed(format!("could not start sh: {e}")))?;
+    let started = Instant::now();
+    let mut pause = Duration::from_millis(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(e) => return Err(failed(format!("could not wait for the test: {e}"))),
+        }
+        let elapsed = started.elapsed();
+        if elapsed >= test.timeout {
+            // The shell and everything it started; then the shell is
+            // reaped, so that no zombie is left behind.
+            let _ = sys::kill_process_group(child.id());
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(pause.min(test.timeout - elapsed));
+        pause = (pause * 2).min(MAX_POLL);
+    };
+    if status.is_some_and(|s| s.success()) {
         return Ok(None);
     }
+    let len = output.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut bytes = Vec::new();
+    let _ = output
+        .seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
+        .and_then(|_| output.read_to_end(&mut bytes));
     Ok(Some(Outcome::TestFailed {
-        status: out.status.to_string(),
-        tail: tail(&String::from_utf8_lossy(&out.stdout), TEST_TAIL_LINES),
+        status: match status {
+            Some(s) => s.to_string(),
+            None => format!(
+                "stopped after {}",
+                time::human_duration(test.timeout.as_secs_f64())
+            ),
+        },
+        tail: tail(&String::from_utf8_lossy(&bytes), TEST_TAIL_LINES),
     }))
 }
 
@@ -625,6 +704,61 @@ mod tests {
         assert_eq!(
             order[1].waits_because.as_deref(),
             Some("holds a lock on src/deep/b.py, which agent-1 changed")
+        );
+        let glob = [("agent-0".to_owned(), "src/**/*.py".to_owned())];
+        let order = plan(&entries, &files, &glob);
+        assert_eq!(order[0].entry.agent, "agent-1");
+        assert!(order[1].waits_because.is_some());
+        let elsewhere = [("agent-0".to_owned(), "docs/*.md".to_owned())];
+        assert!(
+            plan(&entries, &files, &elsewhere)[0]
+                .waits_because
+                .is_none()
+        );
+    }
+
+    fn plan_of(command: &str, timeout: Duration) -> TestPlan {
+        TestPlan {
+            command: command.into(),
+            timeout,
+        }
+    }
+
+    #[test]
+    fn a_test_that_runs_too_long_is_stopped_and_fails() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = dir.path().to_path_buf();
+        let plan = plan_of("echo started; sleep 30", Duration::from_millis(300));
+        match run_test(&plan, &dir, "agent-0", &dir).expect("ran") {
+            Some(Outcome::TestFailed { status, tail }) => {
+                assert!(status.starts_with("stopped after"), "{status}");
+                assert_eq!(tail, "started");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_chatty_failing_test_reports_its_last_lines_and_a_passing_one_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let dir = dir.path().to_path_buf();
+        let long = Duration::from_secs(600);
+        let chatty = plan_of(
+            "i=0; while [ $i -lt 100000 ]; do echo line $i; i=$((i+1)); done; echo oops >&2; exit 4",
+            long,
+        );
+        match run_test(&chatty, &dir, "agent-0", &dir).expect("ran") {
+            Some(Outcome::TestFailed { status, tail }) => {
+                assert!(status.contains('4'), "{status}");
+                assert!(tail.ends_with("line 99999\noops"), "{tail}");
+                assert_eq!(tail.lines().count(), TEST_TAIL_LINES);
+            }
+            other => panic!("{other:?}"),
+        }
+        let passing = plan_of("test \"$SWARM_AGENT\" = agent-0", long);
+        assert_eq!(
+            run_test(&passing, &dir, "agent-0", &dir).expect("ran"),
+            None
         );
     }
 

@@ -187,6 +187,14 @@ impl Repository {
     }
 }
 
+/// True when `path`, every link resolved, is inside `dir`.
+pub(crate) fn inside(dir: &Path, path: &Path) -> bool {
+    match (dir.canonicalize(), path.canonicalize()) {
+        (Ok(dir), Ok(path)) => path.starts_with(dir),
+        _ => false,
+    }
+}
+
 /// Sorts `agent-2` before `agent-10`, and named ids after numbered ones.
 pub(crate) fn agent_order(agent: &str) -> (u64, String) {
     (

@@ -15,7 +15,7 @@ use crate::support::{sanitize, time};
 
 use super::anchor::{self, Anchor, Mark};
 use super::error::WorktreeError;
-use super::repository::{Repository, branch_of};
+use super::repository::{Repository, branch_of, inside};
 
 /// The file's layout version.
 const VERSION: u32 = 1;
@@ -216,7 +216,11 @@ fn agent_file(repo: &Repository, agent: &str, path: &str) -> Result<Option<Strin
     match repo.checked_out_in(&branch)? {
         Some(dir) if dir.is_dir() => {
             let full = dir.join(path);
-            // Never follow a link out of the worktree, nor read a device.
+            // Never follow a link (the file's or a directory's above it)
+            // out of the worktree, nor read a device.
+            if !inside(&dir, &full) {
+                return Ok(None);
+            }
             match std::fs::symlink_metadata(&full) {
                 Ok(m) if m.is_file() && m.len() <= MAX_FILE_BYTES => {
                     let bytes = std::fs::read(&full).map_err(|source| WorktreeError::Io {
@@ -444,8 +448,8 @@ pub fn diff_summary(repo: &Repository, agent: &str) -> Result<DiffSummary, Workt
     })
 }
 
-/// The request a reviewer gets: the summary and how to comment.
-pub fn request_text(agent: &str, summary: &DiffSummary) -> String {
+/// The request `reviewer` gets: the summary and how to comment.
+pub fn request_text(agent: &str, reviewer: &str, summary: &DiffSummary) -> String {
     let mut s = format!(
         "review request: please review {} ({} commit{} ahead of {}).\n",
         summary.branch,
@@ -465,8 +469,8 @@ pub fn request_text(agent: &str, summary: &DiffSummary) -> String {
     }
     s.push_str(&format!(
         "See it with `git diff {base}...{branch}`. Comment with `swarm review comment {agent} \
-         PATH:LINE \"TEXT\" --from YOUR_ID` (or the review_comment MCP tool); the person sends \
-         the round with `swarm review send {agent}`.",
+         PATH:LINE \"TEXT\" --from {reviewer}` (or the review_comment MCP tool); the person \
+         sends the round with `swarm review send {agent}`.",
         base = sanitize::one_line(&summary.base),
         branch = summary.branch,
     ));

@@ -17,7 +17,7 @@ use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
 
 use super::error::WorktreeError;
-use super::repository::{Repository, worktree_path};
+use super::repository::{Repository, inside, worktree_path};
 
 /// The file's layout version.
 const VERSION: u32 = 1;
@@ -260,6 +260,10 @@ fn copy_path(
     let Ok(meta) = std::fs::symlink_metadata(&from) else {
         return Ok(());
     };
+    // A directory above it may be a link out of the project.
+    if !inside(root, &from) {
+        return Ok(());
+    }
     if meta.is_dir() {
         for entry in std::fs::read_dir(&from).map_err(io(&from))? {
             let entry = entry.map_err(io(&from))?;
@@ -270,6 +274,10 @@ fn copy_path(
     } else if meta.is_file() && std::fs::symlink_metadata(&to).is_err() {
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
+            // A link the worktree holds must not send the copy elsewhere.
+            if !inside(dest, parent) {
+                return Ok(());
+            }
         }
         std::fs::copy(&from, &to).map_err(io(&to))?;
         copied.push(rel.to_owned());
@@ -357,6 +365,31 @@ mod tests {
         for bad in ["", "# c", "../x", "a/../../b", "!x"] {
             assert_eq!(include_pattern(bad), None, "{bad:?}");
         }
+    }
+
+    #[test]
+    fn included_files_never_come_from_or_go_through_a_link_out() {
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("secret"), "s").expect("write");
+        let root = tempfile::tempdir().expect("tempdir");
+        let dest = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(outside.path(), root.path().join("out")).expect("link");
+        std::fs::write(root.path().join(".env"), "E").expect("write");
+        std::fs::create_dir(root.path().join("conf")).expect("mkdir");
+        std::fs::write(root.path().join("conf/local"), "L").expect("write");
+        // The new worktree holds a link where a copied file would go.
+        let elsewhere = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(elsewhere.path(), dest.path().join("conf")).expect("link");
+        std::fs::write(
+            root.path().join(INCLUDE_FILE),
+            "out/secret\n.env\nconf/local\n",
+        )
+        .expect("write");
+        let (copied, skipped) = copy_included(root.path(), dest.path()).expect("copy");
+        assert_eq!(copied, [".env"]);
+        assert!(skipped.is_empty());
+        assert!(!dest.path().join("out").exists());
+        assert!(!elsewhere.path().join("local").exists());
     }
 
     #[test]
