@@ -1,5 +1,5 @@
-//! The hook payloads of each agent, as their pinned versions hand them to
-//! a hook command (tests/fixtures/hooks/, one file per event).
+//! The hook payloads of each agent, as their pinned versions handed them
+//! to a hook command (captured: tests/fixtures/hooks/, one file per event).
 
 use super::*;
 
@@ -22,14 +22,14 @@ fn read(vendor: Vendor, payload: &[u8]) -> HookEvent {
 fn claude_code_2_1_330() {
     let e = read(Vendor::Claude, fixture!("claude-2.1.330-PermissionRequest"));
     assert_eq!(e.name, "PermissionRequest");
-    assert_eq!(e.cwd.as_deref(), Some("/work/proj"));
+    assert_eq!(e.cwd.as_deref(), Some("/tmp/h41cap/claude/proj"));
     assert_eq!(
         e.signal,
         Signal::NeedsInput {
             question: "Allow Bash?".into(),
             context: vec![
-                "$ touch canary-claude-1".into(),
-                "Create the canary file".into()
+                "$ touch /tmp/h41cap/claude/canary/canary-claude-cap".into(),
+                "make canary".into()
             ],
         }
     );
@@ -76,8 +76,8 @@ fn codex_cli_0_169_0() {
         Signal::NeedsInput {
             question: "Allow Bash?".into(),
             context: vec![
-                "$ touch canary-codex-1".into(),
-                "needs to write outside the sandbox".into()
+                "$ touch /tmp/h41cap/codex/canary/canary-codex-cap".into(),
+                "Do you want to create the canary file?".into()
             ],
         }
     );
@@ -90,7 +90,7 @@ fn codex_cli_0_169_0() {
     else {
         panic!("a prompt");
     };
-    assert_eq!(message_ids(&text), ["7d3e0b91"]);
+    assert_eq!(message_ids(&text), ["0c1f9a2e"]);
 }
 
 #[test]
@@ -99,8 +99,8 @@ fn gemini_cli_0_61_0() {
     assert_eq!(
         e.signal,
         Signal::NeedsInput {
-            question: "Tool Shell requires execution".into(),
-            context: vec!["$ touch canary-gemini-1".into()],
+            question: "Tool Confirm Shell Command requires execution".into(),
+            context: vec!["$ touch /tmp/h41cap/gemini/canary/canary-gemini-cap".into()],
         }
     );
     assert_eq!(
@@ -112,7 +112,7 @@ fn gemini_cli_0_61_0() {
     else {
         panic!("a prompt");
     };
-    assert_eq!(message_ids(&text), ["c0ffee12"]);
+    assert_eq!(message_ids(&text), ["0c1f9a2e"]);
     assert_eq!(
         read(Vendor::Gemini, fixture!("gemini-0.61.0-SessionEnd")).signal,
         Signal::Exited {
