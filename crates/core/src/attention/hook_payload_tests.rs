@@ -176,3 +176,45 @@ fn message_ids_are_taken_from_swarm_s_headers_only() {
     );
     assert!(message_ids("no ids here [#").is_empty());
 }
+
+proptest::proptest! {
+    #[test]
+    fn any_bytes_parse_or_are_refused_without_a_panic(bytes in proptest::collection::vec(proptest::num::u8::ANY, 0..512)) {
+        for vendor in VENDORS {
+            let _ = parse(vendor, &bytes);
+        }
+    }
+
+    #[test]
+    fn any_field_text_comes_out_as_one_clean_line(
+        event in proptest::sample::select(vec![
+            "PermissionRequest", "Notification", "StopFailure", "SessionEnd", "UserPromptSubmit", "Stop",
+        ]),
+        text in "\\PC{0,300}",
+    ) {
+        let payload = serde_json::json!({
+            "hook_event_name": event,
+            "tool_name": text,
+            "tool_input": {"command": text, "description": text},
+            "notification_type": "ToolPermission",
+            "message": text,
+            "details": {"command": text},
+            "error": text,
+            "last_assistant_message": text,
+            "reason": text,
+            "prompt": text,
+        });
+        for vendor in VENDORS {
+            let e = parse(vendor, payload.to_string().as_bytes()).expect("an object with an event");
+            let lines: Vec<String> = match e.signal {
+                Signal::NeedsInput { question, context } => std::iter::once(question).chain(context).collect(),
+                Signal::TurnFailed(f) => vec![f.detail()],
+                Signal::Exited { reason } => vec![reason],
+                _ => Vec::new(),
+            };
+            for line in lines {
+                proptest::prop_assert!(!line.chars().any(char::is_control), "{line:?}");
+            }
+        }
+    }
+}
