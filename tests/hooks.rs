@@ -98,6 +98,26 @@ fn a_dialog_is_raised_once_by_the_hook_and_the_turn_ends_from_the_hook() {
         .expect("agents");
     let agents = stdout_json(&out);
     assert_eq!(agents[0]["attention_source"], "hook", "{agents}");
+    // So does `swarm doctor`.
+    let out = swarm(&project, &server)
+        .args(["doctor", "--json"])
+        .output()
+        .expect("doctor");
+    let doctor = stdout_json(&out);
+    let check = doctor["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["check"] == "attention sources")
+        .cloned()
+        .expect("an attention sources check");
+    assert_eq!(check["status"], "ok", "{check}");
+    assert!(
+        check["details"][0]
+            .as_str()
+            .is_some_and(|d| d.starts_with("agent-0: hook: Claude Code hooks report")),
+        "{check}"
+    );
 }
 
 #[test]

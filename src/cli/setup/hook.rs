@@ -28,18 +28,28 @@ use crate::cli::output::Output;
 
 /// Arguments of `swarm hook`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+Examples (what the agents' settings run; `swarm hooks install` puts them there):
+  swarm hook claude     Claude Code's hooks: every event, read from its JSON on stdin
+  swarm hook codex      Codex CLI's
+  swarm hook gemini     Gemini CLI's
+
+It always exits 0 (Claude Code's edit guard: 2 to refuse an edit), prints
+nothing unless the agent wants output, and logs its own trouble to
+.swarm/hook_errors.log.")]
 pub(crate) struct HookArgs {
     /// The agent program whose hook this is: claude, codex or gemini
     #[arg(value_name = "AGENT")]
     pub agent: String,
 }
 
-/// The program's arguments when they are exactly `hook <agent>`: such a
-/// run skips the argument parser (it is most of a process's start-up, and
-/// a hook runs on every prompt and turn).
+/// The agent named when the program's arguments are exactly `hook
+/// <agent>` with a known agent: such a run skips the argument parser (it is
+/// most of a process's start-up, and a hook runs on every prompt and
+/// turn). Anything else (`hook --help`) goes through the parser.
 pub(crate) fn asked_alone(args: &[OsString]) -> Option<&str> {
     match args {
-        [_, hook, agent] if hook == "hook" => agent.to_str(),
+        [_, hook, agent] if hook == "hook" => agent.to_str().filter(|a| Vendor::parse(a).is_some()),
         _ => None,
     }
 }

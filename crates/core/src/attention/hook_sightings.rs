@@ -198,10 +198,6 @@ const MAX_ERROR_LOG: u64 = 1 << 20;
 /// with the time, the agent, its program, the event and what went wrong.
 /// Failing to write it is ignored: there is nowhere else to tell.
 pub fn log_error(paths: &Paths, agent: Option<&str>, vendor: &str, event: &str, error: &str) {
-    let path = paths.hook_errors();
-    if std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_ERROR_LOG) {
-        let _ = std::fs::remove_file(&path);
-    }
     let line = serde_json::json!({
         "time": Timestamp::now().utc_iso(),
         "agent": agent,
@@ -209,8 +205,14 @@ pub fn log_error(paths: &Paths, agent: Option<&str>, vendor: &str, event: &str, 
         "event": event,
         "error": crate::support::sanitize::one_line(error),
     });
-    if let Ok(bytes) = serde_json::to_vec(&line) {
-        let _ = crate::store::AppendFile::new(path).append_lines_unsynced(&[bytes]);
+    // One `write` to a file opened for appending: lines of hooks running
+    // at once never interleave.
+    if let Ok(mut bytes) = serde_json::to_vec(&line)
+        && let Ok(mut file) =
+            crate::store::AppendFile::new(paths.hook_errors()).open_for_child(MAX_ERROR_LOG)
+    {
+        bytes.push(b'\n');
+        let _ = std::io::Write::write_all(&mut file, &bytes);
     }
 }
 

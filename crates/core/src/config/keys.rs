@@ -609,7 +609,7 @@ pub const KEYS: &[Key] = &[
             max_items: NOTIFY_EVENTS.len(),
             unique: true,
         }),
-        doc: "The events that notify: needs_input (a dialog is open), finished (a turn ended), exited, stuck, message (an agent wrote to you), budget, limited (an agent hit its usage limit), limit_reset (its reset time passed).",
+        doc: "The events that notify: needs_input (a dialog is open), finished (a turn ended), exited, turn_failed (an API error ended a turn), stuck, message (an agent wrote to you), budget, limited (an agent hit its usage limit), limit_reset (its reset time passed).",
         example: None,
     },
     Key {

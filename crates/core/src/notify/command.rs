@@ -10,7 +10,7 @@
 //!
 //! | variable | value |
 //! | --- | --- |
-//! | `SWARM_EVENT_KIND` | the event: `needs_input`, `finished`, `exited`, `stuck`, `message`, `budget` |
+//! | `SWARM_EVENT_KIND` | the event: `needs_input`, `finished`, `exited`, `turn_failed`, `stuck`, `message`, `budget` |
 //! | `SWARM_EVENT_AGENT` | the agent's id (empty for the swarm as a whole) |
 //! | `SWARM_EVENT_DETAIL` | the detail: a dialog's question, a message's text (at most 2000 characters) |
 //! | `SWARM_EVENT_TEXT` | one readable line: `agent-1 needs you: Do you want to proceed?` |

@@ -215,6 +215,14 @@ pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
         s.backend.shared_host(),
     );
     let seen = crate::attention::hook_sightings::HookSightings::new(s.paths).load();
+    // Codex CLI keeps its trust in its own config: the one of the agent's
+    // process (its CODEX_HOME or HOME), which may not be this process's.
+    let survey = s.matcher.processes().survey().ok();
+    let codex_dir = |a: &AgentRecord| {
+        let home =
+            crate::usage::locate::agent_home(s.matcher, survey.as_ref()?, a.id.as_str(), a.pid)?;
+        status::codex_home(home.codex_home, home.home)
+    };
     let mut hooked = 0;
     let mut untrusted = false;
     let details: Vec<String> = agents
@@ -227,7 +235,9 @@ pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
                     id: a.id.as_str(),
                     pane: a.tmux_pane_id.as_ref().map(|p| p.as_str()),
                     profile: st.profile.as_deref().unwrap_or_default(),
-                    codex_dir: None,
+                    codex_dir: (st.profile.as_deref() == Some("codex"))
+                        .then(|| codex_dir(a))
+                        .flatten(),
                 },
                 &seen,
             );
