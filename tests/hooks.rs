@@ -177,7 +177,7 @@ fn hook_confirmed(project: &Project, msg_id: &str) -> bool {
 
 /// Runs `swarm hook AGENT` in the project with `input` on stdin, as if
 /// in `pane` (none: outside tmux).
-fn run_hook(
+pub(crate) fn run_hook(
     project: &Project,
     server: &TmuxServer,
     agent: &str,

@@ -201,3 +201,33 @@ fn dashboard_shows_the_limit(project: &Project, server: &crate::harness::TmuxSer
     assert_eq!(view["limited_until"].as_str(), Some(until), "{view}");
     drop(dash);
 }
+
+#[test]
+fn an_agents_own_hook_reporting_its_limit_holds_its_messages_at_once() {
+    let server = crate::harness::TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    // Claude Code's StopFailure at a rate limit, as if run in agent-0's
+    // pane (the demo agent stands in for the agent whose hook it is).
+    let failed = br#"{"hook_event_name": "StopFailure", "error": "rate_limit", "last_assistant_message": "You've hit your 5-hour limit"}"#;
+    let out = crate::hooks::run_hook(&project, &server, "claude", Some(&panes[0]), failed);
+    assert!(out.status.success(), "{out:?}");
+    let listed = swarm(&project, &server)
+        .args(["limits", "--json"])
+        .assert()
+        .success();
+    let limits = json(&listed.get_output().stdout);
+    assert_eq!(
+        limits["limits"][0]["showed_it"],
+        serde_json::json!(["agent-0"]),
+        "{limits}"
+    );
+    assert_eq!(limits["limits"][0]["vendor"], "claude", "{limits}");
+    let sent = swarm(&project, &server)
+        .args(["msg", "agent-0", "INFO", "not now"])
+        .assert()
+        .code(7);
+    let said = String::from_utf8_lossy(&sent.get_output().stdout).into_owned();
+    assert!(said.contains("agent-0 is limited, reset unknown"), "{said}");
+    assert!(!received(&project, 0).iter().any(|t| t.ends_with("not now")));
+}

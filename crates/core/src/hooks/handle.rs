@@ -8,7 +8,7 @@
 use crate::agents::registry::AgentRecord;
 use crate::attention::episodes::episode_store::{HOOK_KEY, Transition};
 use crate::attention::event::{EventKind, FeedEntry, Source};
-use crate::attention::hook_payload::{self, HookEvent, Signal};
+use crate::attention::hook_payload::{self, FailureReason, HookEvent, Signal};
 use crate::attention::hook_sightings::{HookSightings, Report};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
@@ -88,6 +88,9 @@ pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timesta
         Signal::TurnFailed(failure) => {
             close(EventKind::NeedsInput, &mut done);
             close(EventKind::Finished, &mut done);
+            if failure.reason == FailureReason::RateLimit {
+                record_limit(op, id, event, &failure.detail(), at, &mut done);
+            }
             Some((EventKind::TurnFailed, failure.detail(), Vec::new()))
         }
         Signal::Exited { reason } => Some((
@@ -178,5 +181,39 @@ fn confirm(op: &Operator, agent: &str, short_ids: &[String], done: &mut Handled)
     {
         done.errors
             .push(format!("could not record the confirmation: {e}"));
+    }
+}
+
+/// The agent's turn ended at its usage limit, as its own hook says: its
+/// login (read from this process's environment, which the agent handed
+/// its hook) is recorded as limited, so that messages to every agent of
+/// it are held at once, before any screen is looked at. The reset time,
+/// when the agent prints one, comes from the screen.
+fn record_limit(
+    op: &Operator,
+    agent: &str,
+    event: &HookEvent,
+    shown: &str,
+    at: Timestamp,
+    done: &mut Handled,
+) {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let Some(login) = crate::limits::credential::of(event.vendor.as_str(), &env) else {
+        return;
+    };
+    let seen = crate::limits::limit_store::Sighting {
+        vendor: event.vendor.as_str(),
+        agent,
+        shown,
+        until: None,
+        patience: std::time::Duration::ZERO,
+        at,
+    };
+    if let Err(e) = op.backend.limits.update(&mut |l| {
+        l.saw(&login, &seen);
+        true
+    }) {
+        done.errors
+            .push(format!("could not record the usage limit: {e}"));
     }
 }

@@ -122,6 +122,56 @@ impl Limits {
     pub fn is_empty(&self) -> bool {
         self.credentials.is_empty() && self.cleared.is_empty()
     }
+
+    /// Records `seen`: an agent running with `login` showed its usage
+    /// limit. Returns true when the login was not limited before.
+    pub(crate) fn saw(&mut self, login: &crate::limits::Credential, seen: &Sighting<'_>) -> bool {
+        let new = !self.credentials.contains_key(&login.id);
+        let record = self
+            .credentials
+            .entry(login.id.clone())
+            .or_insert_with(|| LimitRecord {
+                credential: login.id.clone(),
+                label: login.label.clone(),
+                vendor: seen.vendor.to_owned(),
+                since: seen.at,
+                until: None,
+                shown: String::new(),
+                limited: BTreeSet::new(),
+                agents: BTreeSet::new(),
+                continues_after_secs: 0,
+                reset_done: false,
+                resumed: BTreeSet::new(),
+            });
+        record.limited.insert(seen.agent.to_owned());
+        record.agents.insert(seen.agent.to_owned());
+        seen.shown.clone_into(&mut record.shown);
+        record.continues_after_secs = record.continues_after_secs.max(seen.patience.as_secs());
+        if let Some(until) = seen.until
+            && record.until != Some(until)
+        {
+            record.until = Some(until);
+            record.reset_done = false;
+        }
+        new
+    }
+}
+
+/// An agent seen at its usage limit (on its screen, or by its hook).
+#[derive(Clone, Debug)]
+pub(crate) struct Sighting<'a> {
+    /// Its profile (`claude`, ...).
+    pub vendor: &'a str,
+    /// The agent.
+    pub agent: &'a str,
+    /// What it showed (one line).
+    pub shown: &'a str,
+    /// The reset it printed.
+    pub until: Option<Timestamp>,
+    /// How long after the reset it may take to carry on by itself.
+    pub patience: std::time::Duration,
+    /// When it was seen.
+    pub at: Timestamp,
 }
 
 /// Where the limits are kept.

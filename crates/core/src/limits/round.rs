@@ -6,15 +6,13 @@
 //! or the agents to type the resume prompt into (each once, when idle and
 //! past the time the agent may take to carry on by itself).
 
-use std::collections::BTreeSet;
-
 use crate::agents::screen::ScreenState;
 use crate::config::OnReset;
 use crate::domain::Timestamp;
 
 use super::SeenLimit;
 use super::credential::Credential;
-use super::limit_store::{LimitRecord, Limits};
+use super::limit_store::{LimitRecord, Limits, Sighting};
 
 /// One agent of this host, as this round's look found it.
 #[derive(Clone, Debug)]
@@ -82,36 +80,19 @@ pub(crate) fn step(
     for a in agents {
         let Some(seen) = &a.limit else { continue };
         let login = a.login();
-        let record = limits
-            .credentials
-            .entry(login.id.clone())
-            .or_insert_with(|| LimitRecord {
-                credential: login.id.clone(),
-                label: login.label.clone(),
-                vendor: a.vendor.clone(),
-                since: now,
-                until: None,
-                shown: String::new(),
-                limited: BTreeSet::new(),
-                agents: BTreeSet::new(),
-                continues_after_secs: 0,
-                reset_done: false,
-                resumed: BTreeSet::new(),
-            });
-        if record.limited.is_empty() && !before.credentials.contains_key(&login.id) {
-            out.opened.push(record.clone());
-        }
-        record.limited.insert(a.agent.clone());
-        record.agents.insert(a.agent.clone());
-        record.shown.clone_from(&seen.line);
-        record.continues_after_secs = record
-            .continues_after_secs
-            .max(seen.continues_after.as_secs());
-        if let Some(until) = seen.until
-            && record.until != Some(until)
-        {
-            record.until = Some(until);
-            record.reset_done = false;
+        let new = limits.saw(
+            &login,
+            &Sighting {
+                vendor: &a.vendor,
+                agent: &a.agent,
+                shown: &seen.line,
+                until: seen.until,
+                patience: seen.continues_after,
+                at: now,
+            },
+        );
+        if new && let Some(r) = limits.credentials.get(&login.id) {
+            out.opened.push(r.clone());
         }
     }
     let ids: Vec<String> = limits.credentials.keys().cloned().collect();
