@@ -182,6 +182,34 @@ impl StateFile {
         })
     }
 
+    /// Reads JSON under `lock` for a change: a missing file is the
+    /// default; a damaged one is moved aside (see `preserve`) and counts
+    /// as the default, with a warning ending in `then` (", and the queue
+    /// starts empty"); only I/O failures are errors.
+    pub(crate) fn read_json_for_change<T: DeserializeOwned + Default>(
+        &self,
+        lock: &StateLock,
+        warnings: &mut Vec<String>,
+        then: &str,
+    ) -> Result<T, StoreError> {
+        match self.read_json::<T>() {
+            Ok(Loaded::Valid(v)) => Ok(v),
+            Ok(Loaded::Missing) => Ok(T::default()),
+            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
+                let aside = self.preserve(lock)?;
+                warnings.push(format!(
+                    "{} was damaged ({why}); moved aside{}{then}",
+                    self.path.display(),
+                    aside
+                        .map(|p| format!(" to {}", p.display()))
+                        .unwrap_or_default()
+                ));
+                Ok(T::default())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Replaces the content atomically (temp file, fsync, rename; mode
     /// 0600). Temp files a crashed writer left behind were removed when the
     /// lock was taken.

@@ -201,21 +201,16 @@ impl MergeQueue {
     }
 
     fn load(&self, lock: &StateLock, warnings: &mut Vec<String>) -> Result<QueueDoc, StoreError> {
-        match self.file.read_json::<QueueDoc>() {
-            Ok(Loaded::Valid(d)) => Ok(d),
-            Ok(Loaded::Missing) => Ok(QueueDoc::default()),
-            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
-                let aside = self.file.preserve(lock)?;
-                warnings.push(format!(
-                    "{} was damaged ({why}); moved aside{}, and the queue starts empty",
-                    self.file.path().display(),
-                    aside
-                        .map(|p| format!(" to {}", p.display()))
-                        .unwrap_or_default()
-                ));
-                Ok(QueueDoc::default())
-            }
-            Err(e) => Err(e),
+        self.file
+            .read_json_for_change(lock, warnings, ", and the queue starts empty")
+    }
+
+    /// The queue's lock; refused while a run holds it.
+    fn lock(&self) -> Result<StateLock, WorktreeError> {
+        match self.file.lock(QUEUE_WAIT) {
+            Ok(l) => Ok(l),
+            Err(StoreError::LockTimeout { .. }) => Err(WorktreeError::QueueBusy),
+            Err(e) => Err(e.into()),
         }
     }
 
@@ -233,11 +228,7 @@ impl MergeQueue {
 /// while a run holds the queue.
 pub fn dequeue(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
     let queue = MergeQueue::new(paths);
-    let lock = match queue.file.lock(QUEUE_WAIT) {
-        Ok(l) => l,
-        Err(StoreError::LockTimeout { .. }) => return Err(WorktreeError::QueueBusy),
-        Err(e) => return Err(e.into()),
-    };
+    let lock = queue.lock()?;
     let mut warnings = Vec::new();
     let mut doc = queue.load(&lock, &mut warnings)?;
     let before = doc.entries.len();
@@ -348,11 +339,7 @@ pub fn run_queue(
     locks: &[(String, String)],
 ) -> Result<QueueRun, WorktreeError> {
     let queue = MergeQueue::new(paths);
-    let lock = match queue.file.lock(QUEUE_WAIT) {
-        Ok(l) => l,
-        Err(StoreError::LockTimeout { .. }) => return Err(WorktreeError::QueueBusy),
-        Err(e) => return Err(e.into()),
-    };
+    let lock = queue.lock()?;
     let mut warnings = Vec::new();
     let mut doc = queue.load(&lock, &mut warnings)?;
     let now = time::utc_iso(time::now());

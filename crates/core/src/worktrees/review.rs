@@ -9,7 +9,7 @@ use std::path::{Component, Path};
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError};
 use crate::support::json::{self, Layout};
 use crate::support::{sanitize, time};
 
@@ -119,22 +119,7 @@ impl ReviewBook {
     /// Reads the file under its lock; a damaged one is moved aside, with
     /// a warning, and counts as empty.
     fn load(&self, lock: &StateLock, warnings: &mut Vec<String>) -> Result<ReviewDoc, StoreError> {
-        match self.file.read_json::<ReviewDoc>() {
-            Ok(Loaded::Valid(doc)) => Ok(doc),
-            Ok(Loaded::Missing) => Ok(ReviewDoc::default()),
-            Ok(Loaded::Corrupt(why)) | Err(StoreError::Corrupt { reason: why, .. }) => {
-                let aside = self.file.preserve(lock)?;
-                warnings.push(format!(
-                    "{} was damaged ({why}); moved aside{}",
-                    self.file.path().display(),
-                    aside
-                        .map(|p| format!(" to {}", p.display()))
-                        .unwrap_or_default()
-                ));
-                Ok(ReviewDoc::default())
-            }
-            Err(e) => Err(e),
-        }
+        self.file.read_json_for_change(lock, warnings, "")
     }
 
     fn save(&self, lock: &StateLock, doc: &mut ReviewDoc) -> Result<(), StoreError> {
