@@ -187,6 +187,12 @@ fn read_all(mut followed: Followed, path: &Path, batch: &mut TailBatch) -> Resul
     Ok(())
 }
 
+/// How much of the file one read takes. The log may be 10 MiB or more
+/// when a follower starts; reading it in slices of this size keeps the
+/// peak (and so what the allocator keeps afterwards) to the parsed
+/// records, not a second copy of the file.
+const READ_SLICE: usize = 1 << 20;
+
 /// Reads to the end of the file and parses every complete line; an
 /// incomplete last line waits in `pending` for its newline.
 fn read_lines(
@@ -194,29 +200,32 @@ fn read_lines(
     path: &Path,
     batch: &mut TailBatch,
 ) -> Result<(), StoreError> {
-    // Read straight after the pending bytes, with room for everything the
-    // file holds now: a large log is read without a copy or a regrowth.
-    let len = followed.file.metadata().map(|m| m.len()).unwrap_or(0);
-    let room = usize::try_from(len.saturating_sub(followed.offset)).unwrap_or(0);
     let mut bytes = std::mem::take(&mut followed.pending);
-    let had = bytes.len();
-    bytes.reserve(room);
-    let n = (&followed.file)
-        .read_to_end(&mut bytes)
-        .map_err(|source| read_err(path, source))?;
-    followed.offset += n as u64;
-    let complete = match bytes[had..].iter().rposition(|&b| b == b'\n') {
-        Some(i) => had + i + 1,
-        None => {
-            followed.pending = bytes;
-            return Ok(());
+    loop {
+        let had = bytes.len();
+        let n = (&followed.file)
+            .take(READ_SLICE as u64)
+            .read_to_end(&mut bytes)
+            .map_err(|source| read_err(path, source))?;
+        followed.offset += n as u64;
+        if let Some(i) = bytes[had..].iter().rposition(|&b| b == b'\n') {
+            let complete = had + i + 1;
+            for line in bytes[..complete].split(|&b| b == b'\n') {
+                parse_into(line, batch);
+            }
+            bytes.drain(..complete);
         }
-    };
-    for line in bytes[..complete].split(|&b| b == b'\n') {
-        parse_into(line, batch);
+        if n < READ_SLICE {
+            break;
+        }
     }
-    bytes.drain(..complete);
-    followed.pending = bytes;
+    // Only the unfinished line is kept, in a buffer of its own size: a
+    // follower lives as long as the monitor or the watcher.
+    followed.pending = if bytes.is_empty() {
+        Vec::new()
+    } else {
+        bytes.clone()
+    };
     Ok(())
 }
 
@@ -308,6 +317,44 @@ mod tests {
         assert_eq!(ids(&tail.read_new().expect("read")), ["1", "2"]);
         let (_, again) = LogTail::open(&paths).expect("open");
         assert_eq!(ids(&again), ["0", "1", "2"]);
+    }
+
+    #[test]
+    fn a_log_larger_than_a_slice_is_read_whole_and_not_kept() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        // Lines cross every slice boundary, and one line is longer than a
+        // slice; the last line has no newline yet.
+        let mut f = File::create(paths.message_log()).expect("create");
+        let mut written = 0;
+        let mut want = Vec::new();
+        let mut n = 0;
+        while written < 3 * READ_SLICE {
+            let mut m = message(n);
+            if n == 100 {
+                m.content = format!("message {n} {}", "y".repeat(READ_SLICE + 17));
+            }
+            let line = line_of(&m);
+            f.write_all(line.as_bytes()).expect("write");
+            f.write_all(b"\n").expect("write");
+            written += line.len() + 1;
+            want.push(n.to_string());
+            n += 1;
+        }
+        let last = line_of(&message(n));
+        let (head, rest) = last.split_at(30);
+        f.write_all(head.as_bytes()).expect("write");
+        let (mut tail, first) = LogTail::open(&paths).expect("open");
+        assert_eq!(ids(&first), want);
+        let kept = tail.followed.as_ref().expect("followed").pending.capacity();
+        assert!(kept < 1024, "{kept} bytes kept after the first read");
+        f.write_all(rest.as_bytes()).expect("write");
+        f.write_all(b"\n").expect("write");
+        assert_eq!(ids(&tail.read_new().expect("read")), [n.to_string()]);
+        assert_eq!(
+            tail.followed.as_ref().expect("followed").pending.capacity(),
+            0
+        );
     }
 
     #[test]
