@@ -49,6 +49,7 @@ pages! {
     guide_conversations => "docs/guide/conversations.md",
     guide_dashboard => "docs/guide/dashboard.md",
     guide_hosts => "docs/guide/hosts.md",
+    guide_install => "docs/guide/install.md",
     guide_locks => "docs/guide/locks.md",
     guide_mcp => "docs/guide/mcp.md",
     guide_messages => "docs/guide/messages.md",

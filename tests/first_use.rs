@@ -956,14 +956,16 @@ fn every_document_is_linked_and_every_link_leads_somewhere() {
     assert_eq!(problems, Vec::<String>::new());
 }
 
-/// The README installs from a clone one way everywhere: with `--locked`,
-/// as its Install section says.
+/// The README and the install guide install from a clone one way
+/// everywhere: with `--locked`, as the Install section says.
 #[test]
 fn the_readmes_cargo_install_commands_agree() {
-    let readme =
-        std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("README");
-    let installs: Vec<&str> = readme
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut text = String::new();
+    for page in ["README.md", "docs/guide/install.md"] {
+        text.push_str(&std::fs::read_to_string(root.join(page)).expect(page));
+    }
+    let installs: Vec<&str> = text
         .lines()
         .filter(|l| l.contains("cargo install") && l.contains("--path"))
         .collect();

@@ -139,22 +139,63 @@ fn man_pages_into_a_file_path_fail_clearly() {
     assert!(err.contains("not-a-dir"), "{err}");
 }
 
+/// The value of `key = "..."` in Cargo.toml (its first occurrence).
+fn manifest_value(key: &str) -> String {
+    let prefix = format!("{key} = \"");
+    include_str!("../Cargo.toml")
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix)?.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("Cargo.toml has no {key}"))
+        .to_owned()
+}
+
 #[test]
 fn the_readme_install_commands_name_this_package() {
     let readme = include_str!("../README.md");
+    let guide = include_str!("../docs/guide/install.md");
     let name = env!("CARGO_PKG_NAME");
+    // The prebuilt ways first, at the addresses the release configuration
+    // (repository, Homebrew tap) makes them.
+    let repository = manifest_value("repository");
+    let tap = manifest_value("tap");
+    let (owner, tap_repo) = tap.split_once('/').expect("tap is OWNER/REPO");
+    let tap_name = tap_repo
+        .strip_prefix("homebrew-")
+        .expect("a tap's repository is homebrew-NAME");
+    let prebuilt = [
+        format!("{repository}/releases/latest/download/{name}-installer.sh | sh"),
+        format!("brew install {owner}/{tap_name}/{name}"),
+        format!("cargo binstall {name}"),
+    ];
+    let first_cargo = readme
+        .find("cargo install --locked")
+        .expect("a cargo install");
+    for line in &prebuilt {
+        let at = readme
+            .find(line.as_str())
+            .unwrap_or_else(|| panic!("README lacks {line:?}"));
+        assert!(
+            at < first_cargo,
+            "README names {line:?} after building with cargo"
+        );
+    }
     for line in [
         format!("cargo install --locked {name}"),
         "cargo install --locked --path .".to_owned(),
         format!("cargo uninstall {name}"),
-        "swarm help --man ~/.local/share/man/man1".to_owned(),
+        format!("brew uninstall {name}"),
+        format!("brew upgrade {name}"),
     ] {
         assert!(readme.contains(&line), "README lacks {line:?}");
     }
+    assert!(
+        guide.contains("swarm help --man ~/.local/share/man/man1"),
+        "the install guide lacks the man pages"
+    );
     for shell in ["bash", "zsh", "fish"] {
         assert!(
-            readme.contains(&format!("swarm completions {shell} >")),
-            "README lacks the {shell} completions"
+            guide.contains(&format!("swarm completions {shell} >")),
+            "the install guide lacks the {shell} completions"
         );
         assert!(
             stdout(&["completions", shell]).contains("swarm"),

@@ -63,6 +63,12 @@ fn text(source: Source, built_from: &Path) -> String {
             s.push_str("(the source tree this binary was built from)\n");
         }
         (Source::Local, false) => {
+            // A release archive's binary was built on a machine that is
+            // gone: its own ways of updating come first.
+            s.push_str(
+                "From a release (docs/guide/install.md): run the installer again, or\n\n    \
+                 brew upgrade tmux-swarm\n    cargo binstall tmux-swarm\n\nFrom source:\n\n",
+            );
             s.push_str(&command("."));
             s.push_str(&format!(
                 "run in a clone of swarm's source (the tree this binary was built from, {}, \
@@ -98,7 +104,9 @@ mod tests {
         );
         let gone = text(Source::Local, Path::new("/nonexistent/swarm-src"));
         assert!(
-            gone.contains("--path .\n") && gone.contains("no longer there"),
+            gone.contains("--path .\n")
+                && gone.contains("no longer there")
+                && gone.contains("brew upgrade tmux-swarm\n"),
             "{gone}"
         );
         let clone = text(Source::Github, Path::new(BUILT_FROM));
