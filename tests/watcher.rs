@@ -532,3 +532,67 @@ fn a_message_comes_before_the_dialog_it_opens_in_the_feed() {
     };
     assert!(at("message_sent") < at("needs_input"), "{events:?}");
 }
+
+/// While the watcher runs, `swarm agents` shows what its last round saw
+/// (`state_from: watcher`, at most 1.5 s old) instead of capturing every
+/// screen again: the same states a look of its own finds (`--now`), a
+/// change within a round or so, and its own look again once the watcher
+/// has stopped and its last round is old.
+#[test]
+fn agents_shows_the_watchers_last_round_while_it_is_fresh() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 2);
+    let _stop = Stopper(&project, &server);
+    let listing = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let out = swarm(&project, &server)
+            .args(["agents", "--json"])
+            .args(extra)
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{out:?}");
+        stdout_json(&out).as_array().cloned().expect("an array")
+    };
+    let from = |rows: &[serde_json::Value], source: &str| {
+        rows.len() == 2 && rows.iter().all(|a| a["state_from"] == source)
+    };
+    let looked = listing(&[]);
+    assert!(from(&looked, "screen"), "{looked:?}");
+    assert!(
+        looked.iter().all(|a| a["state_age_ms"].is_null()),
+        "{looked:?}"
+    );
+
+    ok(swarm(&project, &server).args(["watcher", "start"]));
+    let seen = wait_for("the watcher's round in swarm agents", || {
+        let rows = listing(&[]);
+        from(&rows, "watcher").then_some(rows)
+    });
+    let now = listing(&["--now"]);
+    assert!(from(&now, "screen"), "{now:?}");
+    for (seen, now) in seen.iter().zip(&now) {
+        assert_eq!(seen["id"], now["id"]);
+        assert_eq!(seen["state"], "idle", "{seen}");
+        assert_eq!(
+            (&seen["state"], &seen["profile"], &seen["deliverable"]),
+            (&now["state"], &now["profile"], &now["deliverable"])
+        );
+        let age = seen["state_age_ms"].as_u64().expect("state_age_ms");
+        assert!(age <= 1500, "{seen}");
+    }
+
+    // A turn the first agent starts is in a later round.
+    type_line(&server, &panes[0], "work DEMOSLEEP8");
+    wait_for("the busy agent in the watcher's round", || {
+        let rows = listing(&[]);
+        (from(&rows, "watcher") && rows[0]["state"] == "busy" && rows[1]["state"] == "idle")
+            .then_some(())
+    });
+
+    ok(swarm(&project, &server).args(["watcher", "stop"]));
+    let after = wait_for("swarm agents looking for itself again", || {
+        let rows = listing(&[]);
+        from(&rows, "screen").then_some(rows)
+    });
+    assert_eq!(after[0]["state"], "busy", "{after:?}");
+}

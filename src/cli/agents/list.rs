@@ -1,11 +1,15 @@
 //! `swarm agents` (alias `list-agents`): the registry, with what each
-//! agent's pane shows right now (two tmux calls for all agents), and which
-//! tmux server was asked when none of their panes is on it.
+//! agent's pane shows (as the watcher's last round saw it while that is
+//! fresh, else now: two tmux calls for all agents), and which tmux server
+//! was asked when none of their panes is on it.
+
+use std::time::SystemTime;
 
 use clap::Args;
 
 use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::{AgentRecord, AgentStatus};
+use swarm_core::agents::seen_states::SeenStates;
 use swarm_core::attention::hook_sightings::HookSightings;
 use swarm_core::error::Result;
 use swarm_core::messaging::topics::topic_store::topics_of;
@@ -24,13 +28,19 @@ Examples:
   swarm agents --all --json      every registered agent, as JSON")]
 pub(crate) struct AgentsArgs {
     /// Print the agents as a JSON array (the registry's agent objects, plus
-    /// `state`, `profile`, `deliverable`, and `env` with SWARM_AGENT,
+    /// `state`, `profile`, `deliverable`, `state_from` (`watcher` or
+    /// `screen`), `state_age_ms`, and `env` with SWARM_AGENT,
     /// SWARM_SLOT and SWARM_PORT for an agent launched with worktrees)
     #[arg(long)]
     json: bool,
     /// Include agents that are stale (pane alive, agent not seen lately)
     #[arg(long)]
     all: bool,
+    /// Read every screen now. Without it, while the project's watcher runs,
+    /// the states are those its last round saw (at most 1.5 s old; the
+    /// JSON's `state_from` and `state_age_ms` say so)
+    #[arg(long)]
+    now: bool,
 }
 
 /// Lists the agents.
@@ -41,16 +51,27 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         .flat_map(|r| r.agents.iter())
         .filter(|a| args.all || a.status == AgentStatus::Active)
         .collect();
-    let states = if agents.is_empty() {
-        Vec::new()
+    let here = ctx.backend()?.shared_host();
+    // The watcher's last round, while fresh, spares listing the panes and
+    // capturing every screen again.
+    let seen = if args.now || agents.is_empty() {
+        None
     } else {
-        pane_state::observe(
-            &ctx.tmux,
-            &ctx.matcher()?,
-            &ctx.profiles()?,
+        SeenStates::fresh_for(
+            &ctx.paths,
+            ctx.tmux.server(),
             &agents,
-            ctx.backend()?.shared_host(),
+            here,
+            SystemTime::now(),
         )
+    };
+    let (states, seen_age) = match seen {
+        Some(fresh) => (fresh.states, Some(fresh.age)),
+        None if agents.is_empty() => (Vec::new(), None),
+        None => (
+            pane_state::observe(&ctx.tmux, &ctx.matcher()?, &ctx.profiles()?, &agents, here),
+            None,
+        ),
     };
     // A limits file that cannot be read hides nothing else.
     let limits = ctx.backend()?.limits.read().unwrap_or_default();
@@ -67,6 +88,16 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     map.insert("state".into(), st.state.clone().into());
                     map.insert("profile".into(), st.profile.clone().into());
                     map.insert("deliverable".into(), st.deliverable.into());
+                    match seen_age {
+                        Some(age) => {
+                            map.insert("state_from".into(), "watcher".into());
+                            let ms = u64::try_from(age.as_millis()).unwrap_or(u64::MAX);
+                            map.insert("state_age_ms".into(), ms.into());
+                        }
+                        None => {
+                            map.insert("state_from".into(), "screen".into());
+                        }
+                    }
                     // Which source tells swarm about it (its own hooks, or
                     // its screen), and why.
                     let used = status::source_for(

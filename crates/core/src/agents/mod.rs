@@ -17,5 +17,6 @@ pub mod profile;
 pub mod registry;
 pub mod registry_store;
 pub(crate) mod screen;
+pub mod seen_states;
 pub mod sessions;
 pub(crate) mod transcript;

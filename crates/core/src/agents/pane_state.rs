@@ -4,17 +4,17 @@
 
 use std::collections::BTreeSet;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::agents::agent_matcher::{AgentMatcher, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
-use crate::agents::screen::ScreenState;
+use crate::agents::screen::{Reading, ScreenState};
 use crate::support::sanitize;
 use crate::tmux::{Pane, PaneId, Rows, ScreenDetail, Tmux};
 
 /// One agent's pane, observed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaneState {
     /// `idle`, `typing`, `busy`, `dialog`, `unknown` (screen read by the
     /// profile), `not read` (its profile does not read screens), `shell`,
@@ -100,20 +100,27 @@ impl PaneState {
             },
             Sight::Screen(profile, capture) => {
                 let reading = capture.as_deref().and_then(|c| profile.read(c));
-                let state = match &reading {
-                    Some(r) if r.state == ScreenState::Busy && !r.is_safe() => {
-                        "busy+typing".to_owned()
-                    }
-                    Some(r) => r.state.to_string(),
-                    None => "unknown".into(),
-                };
-                PaneState {
-                    state,
-                    profile: Some(profile.name.clone()),
-                    deliverable: reading.as_ref().is_some_and(|r| r.is_safe()),
-                    reason: reading.as_ref().and_then(|r| r.hold_reason(agent)),
-                }
+                PaneState::of_screen(profile, reading.as_ref(), agent)
             }
+        }
+    }
+
+    /// A screen `profile` read (`None`: not read) put in words for `agent`.
+    pub(crate) fn of_screen(
+        profile: &Profile,
+        reading: Option<&Reading>,
+        agent: &str,
+    ) -> PaneState {
+        let state = match reading {
+            Some(r) if r.state == ScreenState::Busy && !r.is_safe() => "busy+typing".to_owned(),
+            Some(r) => r.state.to_string(),
+            None => "unknown".into(),
+        };
+        PaneState {
+            state,
+            profile: Some(profile.name.clone()),
+            deliverable: reading.is_some_and(|r| r.is_safe()),
+            reason: reading.and_then(|r| r.hold_reason(agent)),
         }
     }
 }

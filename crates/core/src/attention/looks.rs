@@ -7,10 +7,11 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::agents::agent_matcher::AgentMatcher;
-use crate::agents::pane_state::{self, Printing, Sight};
+use crate::agents::pane_state::{self, PaneState, Printing, Sight};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
+use crate::agents::seen_states::{SeenState, SeenStates};
 use crate::attention::dialog;
 use crate::attention::tracker::{Look, Presence};
 use crate::domain::Timestamp;
@@ -42,6 +43,8 @@ pub(crate) struct Taken {
     /// The last lines of each agent's screen that could be read, for the
     /// `exited` event that may follow (sanitised, at most `LAST_LINES`).
     pub last_lines: BTreeMap<String, Vec<String>>,
+    /// What each pane showed, put in words as `swarm agents` shows it.
+    pub states: SeenStates,
 }
 
 /// How many of a screen's last non-blank lines an `exited` event carries.
@@ -74,10 +77,12 @@ pub(crate) fn take(
     prompted: &BTreeMap<String, Timestamp>,
     printing: Option<Printing<'_>>,
 ) -> Taken {
+    let looked_at = std::time::SystemTime::now();
     let looked = pane_state::look_with_panes(tmux, matcher, profiles, agents, None, printing);
     let at = Timestamp::now();
     let mut printouts = Vec::new();
     let mut last: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut states: Vec<SeenState> = Vec::with_capacity(agents.len());
     let looks = looked
         .sights
         .into_iter()
@@ -99,6 +104,12 @@ pub(crate) fn take(
             };
             let mut limit = None;
             let mut profile_name = None;
+            if !matches!(sight, Sight::Screen(..) | Sight::Remote(_)) {
+                states.push(SeenState::of(
+                    a,
+                    PaneState::from_sight(&sight, a.id.as_str()),
+                ));
+            }
             let (presence, quiet, dialog) = match sight {
                 Sight::Remote(_) => return None,
                 Sight::Gone(_) => (Presence::Gone, None, None),
@@ -115,12 +126,18 @@ pub(crate) fn take(
                 Sight::Screen(profile, capture) => {
                     printed(&profile, &capture);
                     profile_name = Some(profile.name.clone());
+                    let captured = capture.is_some();
                     let capture = capture.unwrap_or_default();
                     last.insert(a.id.as_str().to_owned(), last_lines(&capture));
-                    let state = profile
-                        .read(&capture)
-                        .map(|r| r.state)
-                        .unwrap_or(ScreenState::Unknown);
+                    let reading = profile.read(&capture);
+                    // One reading serves the round and the listing's words.
+                    let shown = PaneState::of_screen(
+                        &profile,
+                        reading.as_ref().filter(|_| captured),
+                        a.id.as_str(),
+                    );
+                    states.push(SeenState::of(a, shown));
+                    let state = reading.map_or(ScreenState::Unknown, |r| r.state);
                     let dialog = (state == ScreenState::Dialog)
                         .then(|| dialog::read(&capture))
                         .flatten();
@@ -151,6 +168,7 @@ pub(crate) fn take(
         panes: looked.panes,
         printouts,
         last_lines: last,
+        states: SeenStates::new(looked_at, tmux.server(), states),
     }
 }
 

@@ -117,6 +117,12 @@ impl Paths {
         self.swarm_dir().join("watcher.json")
     }
 
+    /// `.swarm/pane_states.json`: what the watcher's last round saw in
+    /// each agent pane of this host (docs/FORMATS.md).
+    pub fn pane_states(&self) -> PathBuf {
+        self.swarm_dir().join("pane_states.json")
+    }
+
     /// `.swarm/watcher.log`: what the background watcher says.
     pub fn watcher_log(&self) -> PathBuf {
         self.swarm_dir().join("watcher.log")

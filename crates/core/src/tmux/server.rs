@@ -59,6 +59,24 @@ impl Server {
         }
     }
 
+    /// The socket this server listens on, found as tmux finds it (a name
+    /// or the default lives in `$TMUX_TMPDIR`, else `/tmp`, under
+    /// `tmux-UID`): two ways of naming one server give one path.
+    pub fn socket_path(&self) -> PathBuf {
+        let in_dir = |name: &str| {
+            let base = std::env::var_os("TMUX_TMPDIR")
+                .filter(|d| !d.is_empty())
+                .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+            base.join(format!("tmux-{}", crate::support::sys::own_uid()))
+                .join(name)
+        };
+        match self {
+            Server::Default => in_dir("default"),
+            Server::Named(name) => in_dir(name),
+            Server::Socket(path) | Server::Inherited(path) => path.clone(),
+        }
+    }
+
     fn args_vec(&self) -> Vec<OsString> {
         match self {
             Server::Default => Vec::new(),

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
+use crate::agents::seen_states::RoundWriter;
 use crate::attention::event::{EventKind, FeedEntry, Source};
 use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::hook_sightings::HookSightings;
@@ -187,6 +188,8 @@ pub struct Watcher<'a> {
     /// The last lines each agent's screen showed when last read: what an
     /// `exited` event carries.
     last_lines: BTreeMap<String, Vec<String>>,
+    /// Writes each round's pane states for `swarm agents`.
+    states: RoundWriter,
     /// What the usage limits' part remembers between rounds.
     limits: limits_round::Memory,
 }
@@ -218,6 +221,7 @@ impl<'a> Watcher<'a> {
                 deferred: Vec::new(),
                 last_notice: BTreeMap::new(),
                 last_lines: BTreeMap::new(),
+                states: RoundWriter::default(),
                 limits: limits_round::Memory::default(),
             },
             warnings,
@@ -589,6 +593,7 @@ impl<'a> Watcher<'a> {
             panes,
             printouts,
             last_lines,
+            states,
         } = looks::take(
             &op.tmux,
             &op.matcher,
@@ -599,6 +604,10 @@ impl<'a> Watcher<'a> {
             printing,
         );
         self.last_lines.extend(last_lines);
+        // For `swarm agents`, which shows them while they are fresh.
+        if let Some(warning) = self.states.write(&op.paths, &states) {
+            say(Said::Warning(warning));
+        }
         let alive = looks.iter().any(|l| !matches!(l.presence, Presence::Gone));
         let limited = limits_round::prepare(op, &mut looks, &local, &mut self.limits);
         let report = self.attention.round(looks, op.backend.episodes.as_ref());
