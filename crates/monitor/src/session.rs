@@ -16,6 +16,7 @@ use ratatui::crossterm::event::Event as TermEvent;
 use swarm_core::backend::Backend;
 use swarm_core::error::{Error, Result};
 use swarm_core::log::log_store::LogFollower;
+use swarm_core::log::record::TailBatch;
 use swarm_core::store::Paths;
 use swarm_core::support::sys;
 use swarm_core::watcher::service;
@@ -109,9 +110,14 @@ pub struct Session {
 
 impl Session {
     /// Starts watching the project and its stop signals, starts the
-    /// worker, and reads everything once: the returned update holds the
-    /// whole log and every status file.
-    pub fn open(paths: Paths, worker: WorkerSetup) -> Result<(Session, Update)> {
+    /// worker, and reads everything once: the log's recent records go to
+    /// `first_records` a piece at a time (a large log is never held whole),
+    /// and the returned update holds every status file.
+    pub fn open(
+        paths: Paths,
+        worker: WorkerSetup,
+        first_records: &mut dyn FnMut(TailBatch),
+    ) -> Result<(Session, Update)> {
         let (tx, rx) = mpsc::channel();
         let stop = sys::stop_signals().map_err(|source| Error::Io {
             what: "install the Ctrl-C handler".into(),
@@ -152,9 +158,7 @@ impl Session {
             })
         });
         let shared = worker.operator.backend.shared_host().is_some();
-        let (tail, batch) = worker.operator.backend.log.follow()?;
-        first.changes.records = batch.records;
-        first.changes.skipped = batch.skipped;
+        let tail = worker.operator.backend.log.follow_each(first_records)?;
         let reports = tx.clone();
         let backend = Arc::clone(&worker.operator.backend);
         let worker = Worker::spawn(worker, move |r| {

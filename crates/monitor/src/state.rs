@@ -13,7 +13,7 @@ use swarm_core::acks::PendingEntry;
 use swarm_core::agents::registry::Registry;
 use swarm_core::attention::episodes::episode_store::OpenEpisode;
 use swarm_core::domain::message::{Message, MessageType};
-use swarm_core::log::record::{Outcome, Record};
+use swarm_core::log::record::{Outcome, Record, TailBatch};
 use swarm_core::snapshot::{LockView, Status};
 use swarm_core::support::sanitize;
 
@@ -457,6 +457,13 @@ impl MonitorState {
     /// Replaces the pending acknowledgements.
     pub fn set_acks(&mut self, acks: Vec<PendingEntry>) {
         self.status.acks = acks;
+    }
+
+    /// Takes in a piece of the log's first read (`Session::open`), as
+    /// `absorb` takes an update's records.
+    pub fn absorb_records(&mut self, batch: TailBatch) {
+        self.ingest(batch.records, None);
+        self.skipped_lines += batch.skipped;
     }
 
     /// Takes the log records and status files out of a session update

@@ -96,6 +96,19 @@ pub trait LogStore: Send + Sync {
     /// returns each later record once.
     fn follow(&self) -> Result<(Box<dyn LogFollower>, TailBatch), StoreError>;
 
+    /// `follow`, handing the recent records to `each` in pieces, in order,
+    /// rather than in one batch: a reader that keeps only the newest (the
+    /// monitor) then never holds a large log whole. A store that reads its
+    /// recent records in one piece hands over that one.
+    fn follow_each(
+        &self,
+        each: &mut dyn FnMut(TailBatch),
+    ) -> Result<Box<dyn LogFollower>, StoreError> {
+        let (follower, batch) = self.follow()?;
+        each(batch);
+        Ok(follower)
+    }
+
     /// A wait for appends, for a log whose appends no file event
     /// announces (a shared store, read from other hosts): what it returns
     /// wakes the views the moment a record is appended. `None` (the

@@ -378,6 +378,13 @@ impl LogStore for FileLog {
         let (tail, batch) = LogTail::open(&self.paths)?;
         Ok((Box::new(tail), batch))
     }
+
+    fn follow_each(
+        &self,
+        each: &mut dyn FnMut(TailBatch),
+    ) -> Result<Box<dyn LogFollower>, StoreError> {
+        Ok(Box::new(LogTail::open_each(&self.paths, each)?))
+    }
 }
 
 #[cfg(test)]

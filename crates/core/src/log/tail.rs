@@ -43,13 +43,36 @@ impl LogTail {
     /// Starts following the log of `paths` and returns what the live log
     /// and the newest rotated segment hold (the rotated part first).
     pub(crate) fn open(paths: &Paths) -> Result<(LogTail, TailBatch), StoreError> {
+        let mut batch = TailBatch::default();
+        let tail = LogTail::open_with(paths, &mut batch, &mut None)?;
+        Ok((tail, batch))
+    }
+
+    /// `open`, handing what the log holds to `each` a slice at a time (in
+    /// order), so that a large log is never held whole.
+    pub(crate) fn open_each(
+        paths: &Paths,
+        each: &mut dyn FnMut(TailBatch),
+    ) -> Result<LogTail, StoreError> {
+        let mut batch = TailBatch::default();
+        let tail = LogTail::open_with(paths, &mut batch, &mut Some(each))?;
+        if !batch.records.is_empty() || batch.skipped > 0 {
+            each(batch);
+        }
+        Ok(tail)
+    }
+
+    fn open_with(
+        paths: &Paths,
+        batch: &mut TailBatch,
+        each: &mut Each<'_>,
+    ) -> Result<LogTail, StoreError> {
         let path = paths.message_log();
         let mut tail = LogTail {
             paths: paths.clone(),
             path,
             followed: None,
         };
-        let mut batch = TailBatch::default();
         // The live log is opened before the segments are looked up; if a
         // rotation happens in between, start again.
         for _ in 0..5 {
@@ -67,28 +90,35 @@ impl LogTail {
                 if let Some(old) = open_followed(&prev.path, prev.number)?
                     && Some(old.id) != tail.followed.as_ref().map(|f| f.id)
                 {
-                    read_all(old, &prev.path, &mut batch)?;
+                    read_all(old, &prev.path, batch, each)?;
                 }
             }
             break;
         }
+        tail.read_new_into(batch, each)?;
         batch.rotated = false;
-        let more = tail.read_new()?;
-        batch.records.extend(more.records);
-        batch.skipped += more.skipped;
-        Ok((tail, batch))
+        Ok(tail)
     }
 
     /// Reads whatever was appended since the last call.
     pub(crate) fn read_new(&mut self) -> Result<TailBatch, StoreError> {
         let mut batch = TailBatch::default();
+        self.read_new_into(&mut batch, &mut None)?;
+        Ok(batch)
+    }
+
+    fn read_new_into(
+        &mut self,
+        batch: &mut TailBatch,
+        each: &mut Each<'_>,
+    ) -> Result<(), StoreError> {
         let Some(followed) = self.followed.as_mut() else {
             // No log yet: start following it once it exists.
             let number = SegmentSet::load(&self.paths)?.live().number;
             self.followed = open_followed(&self.path, number)?;
             return match self.followed {
-                Some(_) => self.read_new(),
-                None => Ok(batch),
+                Some(_) => self.read_new_into(batch, each),
+                None => Ok(()),
             };
         };
         let len = followed
@@ -106,7 +136,7 @@ impl LogTail {
             followed.pending.clear();
             batch.rotated = true;
         }
-        read_lines(followed, &self.path, &mut batch)?;
+        read_lines(followed, &self.path, batch, each)?;
         let current = match fs::symlink_metadata(&self.path) {
             Ok(meta) if meta.is_file() => Some((meta.dev(), meta.ino())),
             // Missing for a moment during a rotation, or replaced by
@@ -116,13 +146,13 @@ impl LogTail {
             Err(source) => return Err(read_err(&self.path, source)),
         };
         if current.is_none_or(|id| id == followed.id) {
-            return Ok(batch);
+            return Ok(());
         }
         // Rotated. Every append to the old file happened before the
         // rename (appends and rotation share one lock), so reading it to
         // the end once more now gets its last lines.
-        read_lines(followed, &self.path, &mut batch)?;
-        flush_pending(followed, &mut batch);
+        read_lines(followed, &self.path, batch, each)?;
+        flush_pending(followed, batch);
         let (left, left_number) = (followed.id, followed.number);
         batch.rotated = true;
         let set = SegmentSet::load(&self.paths)?;
@@ -137,13 +167,13 @@ impl LogTail {
                 && between.id != left
                 && Some(between.id) != now
             {
-                read_all(between, &seg.path, &mut batch)?;
+                read_all(between, &seg.path, batch, each)?;
             }
         }
         if let Some(followed) = self.followed.as_mut() {
-            read_lines(followed, &self.path, &mut batch)?;
+            read_lines(followed, &self.path, batch, each)?;
         }
-        Ok(batch)
+        Ok(())
     }
 }
 
@@ -181,11 +211,20 @@ fn open_followed(path: &Path, number: u64) -> Result<Option<Followed>, StoreErro
     }))
 }
 
-fn read_all(mut followed: Followed, path: &Path, batch: &mut TailBatch) -> Result<(), StoreError> {
-    read_lines(&mut followed, path, batch)?;
+fn read_all(
+    mut followed: Followed,
+    path: &Path,
+    batch: &mut TailBatch,
+    each: &mut Each<'_>,
+) -> Result<(), StoreError> {
+    read_lines(&mut followed, path, batch, each)?;
     flush_pending(&mut followed, batch);
     Ok(())
 }
+
+/// Where a first read's records go a slice at a time (`open_each`), or
+/// `None`: into the one batch.
+type Each<'a> = Option<&'a mut dyn FnMut(TailBatch)>;
 
 /// How much of the file one read takes. The log may be 10 MiB or more
 /// when a follower starts; reading it in slices of this size keeps the
@@ -199,6 +238,7 @@ fn read_lines(
     followed: &mut Followed,
     path: &Path,
     batch: &mut TailBatch,
+    each: &mut Each<'_>,
 ) -> Result<(), StoreError> {
     let mut bytes = std::mem::take(&mut followed.pending);
     loop {
@@ -214,6 +254,9 @@ fn read_lines(
                 parse_into(line, batch);
             }
             bytes.drain(..complete);
+        }
+        if let Some(each) = each.as_deref_mut() {
+            each(std::mem::take(batch));
         }
         if n < READ_SLICE {
             break;
@@ -355,6 +398,23 @@ mod tests {
             tail.followed.as_ref().expect("followed").pending.capacity(),
             0
         );
+
+        // Handed over a slice at a time: the same records, in order, in
+        // several pieces, and the follower goes on from the end.
+        let mut pieces = 0;
+        let mut all = TailBatch::default();
+        let mut tail = LogTail::open_each(&paths, &mut |piece| {
+            pieces += 1;
+            all.records.extend(piece.records);
+        })
+        .expect("open");
+        want.push(n.to_string());
+        assert_eq!(ids(&all), want);
+        assert!(pieces >= 3, "{pieces} pieces");
+        f.write_all(line_of(&message(n + 1)).as_bytes())
+            .expect("write");
+        f.write_all(b"\n").expect("write");
+        assert_eq!(ids(&tail.read_new().expect("read")), [(n + 1).to_string()]);
     }
 
     #[test]

@@ -112,7 +112,9 @@ pub(super) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     state.sender = plan.sender;
     state.known_types = MessageType::all(&custom);
     state.stale_after = Duration::from_secs(u64::from(ctx.config()?.locking.stale_timeout));
-    let (mut session, mut first) = Session::open(ctx.paths.clone(), setup)?;
+    let (mut session, mut first) = Session::open(ctx.paths.clone(), setup, &mut |batch| {
+        state.absorb_records(batch)
+    })?;
     if plan.plain {
         return plain(ctx, &mut session, &mut state, &mut first);
     }
