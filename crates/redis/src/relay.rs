@@ -151,6 +151,58 @@ fn hand_over_on(r: &mut Redis, host: &str, handoff: &Handoff) -> Result<HandedOv
     })
 }
 
+/// Hands `handoffs` over to `host` on `r` in one transaction (see
+/// `Relay::hand_over_all`): the marks are checked together, and what is
+/// new is added together, so the host's taker wakes to all of it at once.
+fn hand_over_all_on(
+    r: &mut Redis,
+    host: &str,
+    handoffs: &[Handoff],
+) -> Result<Vec<HandedOver>, StoreError> {
+    let key = r.keys.deliver(host);
+    ensure_group(r, &key)?;
+    let bodies = handoffs
+        .iter()
+        .map(serde_json::to_vec)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|source| StoreError::Encode {
+            path: key.clone().into(),
+            source,
+        })?;
+    let marks: Vec<String> = handoffs.iter().map(|h| r.keys.handed(h)).collect();
+    r.transaction(&marks, |r| {
+        let mut exists = redis::pipe();
+        for mark in &marks {
+            exists.cmd("EXISTS").arg(mark);
+        }
+        let waiting: Vec<bool> = r.pipe(&exists)?;
+        let mut pipe = redis::pipe();
+        let mut said = Vec::with_capacity(marks.len());
+        let mut adding = std::collections::HashSet::new();
+        for ((mark, body), waits) in marks.iter().zip(&bodies).zip(waiting) {
+            // The same delivery twice in one batch is added once too.
+            if waits || !adding.insert(mark) {
+                said.push(HandedOver::AlreadyWaiting);
+                continue;
+            }
+            pipe.cmd("SET")
+                .arg(mark)
+                .arg(host)
+                .arg("EX")
+                .arg(MARK_SECONDS)
+                .ignore();
+            pipe.cmd("XADD")
+                .arg(&key)
+                .arg("*")
+                .arg("h")
+                .arg(body)
+                .ignore();
+            said.push(HandedOver::Queued);
+        }
+        Ok::<_, StoreError>(((!adding.is_empty()).then_some(pipe), said))
+    })
+}
+
 impl RedisRelay {
     fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<Taken>, StoreError> {
         let key = r.keys.deliver(&self.host);
@@ -205,6 +257,17 @@ impl Relay for RedisRelay {
     fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
         // Safe to repeat: a delivery already handed over is marked.
         self.on_kept(&self.sending, true, |r| hand_over_on(r, host, handoff))
+    }
+
+    fn hand_over_all(
+        &self,
+        host: &str,
+        handoffs: &[Handoff],
+    ) -> Result<Vec<HandedOver>, StoreError> {
+        if handoffs.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.on_kept(&self.sending, true, |r| hand_over_all_on(r, host, handoffs))
     }
 
     fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError> {
@@ -339,6 +402,38 @@ mod tests {
         b.done(&got).expect("done");
         // Once typed in, the same delivery can be handed over again.
         assert_eq!(queued(&handoff(1)), HandedOver::Queued);
+    }
+
+    #[test]
+    fn a_broadcasts_share_is_handed_over_together_and_once() {
+        let server = TestServer::start();
+        let a = RedisRelay::new(server.target("s"), "host-a");
+        let b = RedisRelay::new(server.target("s"), "host-b");
+        assert_eq!(
+            a.hand_over("host-b", &handoff(2)).expect("hand over"),
+            HandedOver::Queued
+        );
+        let share: Vec<Handoff> = (1..=4).map(handoff).chain([handoff(3)]).collect();
+        let said = a.hand_over_all("host-b", &share).expect("hand over all");
+        // The one already waiting and the repeat within the batch add nothing.
+        use HandedOver::{AlreadyWaiting, Queued};
+        assert_eq!(
+            said,
+            [Queued, AlreadyWaiting, Queued, Queued, AlreadyWaiting]
+        );
+        let got = b.take(Duration::from_millis(10)).expect("take");
+        let ids: Vec<String> = got
+            .iter()
+            .map(|t| t.handoff.as_ref().expect("readable").identity())
+            .collect();
+        let want: Vec<String> = [2, 1, 3, 4].map(|n| handoff(n).identity()).to_vec();
+        assert_eq!(ids, want);
+        b.done(&got).expect("done");
+        assert_eq!(a.hand_over_all("host-b", &[]).expect("nothing"), []);
+        assert_eq!(
+            a.hand_over_all("host-b", &[handoff(1)]).expect("again"),
+            [Queued]
+        );
     }
 
     #[test]

@@ -576,6 +576,14 @@ impl<'a> Messenger<'a> {
             return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
         }
         if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
+            // The other hosts' shares first, each in one batch: their
+            // watchers then type while this host types its own share
+            // (and waits out its agents' pause before Enter).
+            let remote: Vec<(&AgentRecord, &str)> = recipients
+                .iter()
+                .filter_map(|a| Some((a, self.elsewhere(a)?)))
+                .collect();
+            let mut handed = self.hand_over_all(&remote, typed).into_iter();
             let local: Vec<AgentRecord> = recipients
                 .iter()
                 .filter(|a| self.elsewhere(a).is_none())
@@ -589,7 +597,12 @@ impl<'a> Messenger<'a> {
             let mut outcomes = Vec::with_capacity(recipients.len());
             for a in recipients {
                 match self.elsewhere(a) {
-                    Some(host) => outcomes.push((a.id.to_string(), self.hand_over(a, host, typed))),
+                    Some(_) => {
+                        let outcome = handed.next().unwrap_or_else(|| {
+                            Outcome::queued(format!("{} is on another host", a.id))
+                        });
+                        outcomes.push((a.id.to_string(), outcome));
+                    }
                     None => {
                         let k = here.iter().position(|(id, _)| a.id == id.as_str());
                         if let Some(k) = k {

@@ -25,40 +25,59 @@ impl Messenger<'_> {
         agent.host.as_deref().filter(|there| *there != here)
     }
 
-    /// Hands the delivery to `agent` over to the host of its pane; the
-    /// message waits in its inbox until that host types it in.
-    pub(in crate::messaging) fn hand_over(
+    /// Hands the deliveries to `agents` (each with the other host its pane
+    /// is on) over to those hosts, one batch per host, so that each host's
+    /// watcher wakes to its whole share at once; each message waits in its
+    /// recipient's inbox until that host types it in. Outcomes in the
+    /// order of `agents`.
+    pub(in crate::messaging) fn hand_over_all(
         &self,
-        agent: &AgentRecord,
-        host: &str,
+        agents: &[(&AgentRecord, &str)],
         typed: Typed<'_>,
-    ) -> Outcome {
+    ) -> Vec<Outcome> {
         let Some(relay) = self.relay else {
-            return Outcome::queued(format!("{} is on host {host}", agent.id));
+            return agents
+                .iter()
+                .map(|(a, host)| Outcome::queued(format!("{} is on host {host}", a.id)))
+                .collect();
         };
-        let handoff = Handoff {
-            msg_id: typed.msg_id.to_owned(),
-            agent: agent.id.to_string(),
-            text: typed.text.to_owned(),
-            marker: typed.marker.to_owned(),
-            from: relay.host().to_owned(),
-            note: None,
-            urgency: typed.urgency,
-        };
-        match relay.hand_over(host, &handoff) {
-            Ok(HandedOver::Queued) => Outcome::queued(format!(
-                "{} is on host {host}: its swarm watch delivers it",
-                agent.id
-            )),
-            Ok(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
-                "{} is on host {host}: it already waits there for its swarm watch",
-                agent.id
-            )),
-            Err(e) => Outcome::queued(format!(
-                "{} is on host {host}, and it could not be handed over ({e})",
-                agent.id
-            )),
+        let mut outcomes: Vec<Option<Outcome>> = vec![None; agents.len()];
+        let mut hosts: Vec<&str> = agents.iter().map(|(_, h)| *h).collect();
+        hosts.sort_unstable();
+        hosts.dedup();
+        for host in hosts {
+            let share: Vec<usize> = (0..agents.len()).filter(|&i| agents[i].1 == host).collect();
+            let handoffs: Vec<Handoff> = share
+                .iter()
+                .map(|&i| Handoff {
+                    msg_id: typed.msg_id.to_owned(),
+                    agent: agents[i].0.id.to_string(),
+                    text: typed.text.to_owned(),
+                    marker: typed.marker.to_owned(),
+                    from: relay.host().to_owned(),
+                    note: None,
+                    urgency: typed.urgency,
+                })
+                .collect();
+            let said = relay.hand_over_all(host, &handoffs);
+            for (k, &i) in share.iter().enumerate() {
+                let id = &agents[i].0.id;
+                outcomes[i] = Some(match &said {
+                    Ok(said) => match said.get(k) {
+                        Some(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
+                            "{id} is on host {host}: it already waits there for its swarm watch"
+                        )),
+                        _ => Outcome::queued(format!(
+                            "{id} is on host {host}: its swarm watch delivers it"
+                        )),
+                    },
+                    Err(e) => Outcome::queued(format!(
+                        "{id} is on host {host}, and it could not be handed over ({e})"
+                    )),
+                });
+            }
         }
+        outcomes.into_iter().flatten().collect()
     }
 
     /// Types the deliveries this host took from the relay into their

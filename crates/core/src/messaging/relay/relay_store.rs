@@ -93,6 +93,17 @@ pub trait Relay: Send + Sync {
     /// already waits there; kept once this returns.
     fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError>;
 
+    /// `hand_over` for several deliveries to one host (a broadcast's share
+    /// for it), in order: a store that can queues them together, so that
+    /// the host's taker wakes to all of them at once.
+    fn hand_over_all(
+        &self,
+        host: &str,
+        handoffs: &[Handoff],
+    ) -> Result<Vec<HandedOver>, StoreError> {
+        handoffs.iter().map(|h| self.hand_over(host, h)).collect()
+    }
+
     /// Deliveries for this host, waiting up to `wait` when none is there
     /// yet (see the trait's guarantees).
     fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError>;
