@@ -406,17 +406,17 @@ mod tests {
 
     #[test]
     fn a_broadcasts_share_is_handed_over_together_and_once() {
+        use HandedOver::{AlreadyWaiting, Queued};
         let server = TestServer::start();
         let a = RedisRelay::new(server.target("s"), "host-a");
         let b = RedisRelay::new(server.target("s"), "host-b");
         assert_eq!(
             a.hand_over("host-b", &handoff(2)).expect("hand over"),
-            HandedOver::Queued
+            Queued
         );
         let share: Vec<Handoff> = (1..=4).map(handoff).chain([handoff(3)]).collect();
         let said = a.hand_over_all("host-b", &share).expect("hand over all");
         // The one already waiting and the repeat within the batch add nothing.
-        use HandedOver::{AlreadyWaiting, Queued};
         assert_eq!(
             said,
             [Queued, AlreadyWaiting, Queued, Queued, AlreadyWaiting]
