@@ -85,12 +85,26 @@ impl MessageFeed {
     }
 
     fn reopen(&mut self) -> Result<(), StoreError> {
-        let (tail, batch) = self.backend.log.follow()?;
-        self.tail = Some(tail);
+        self.tail = None;
         self.kept.clear();
         self.by_id.clear();
-        self.absorb(batch);
-        Ok(())
+        // A piece at a time: a large log is never held whole, only the
+        // newest `KEPT_MESSAGES`.
+        let backend = Arc::clone(&self.backend);
+        match backend.log.follow_each(&mut |batch| {
+            self.absorb(batch);
+        }) {
+            Ok(tail) => {
+                self.tail = Some(tail);
+                Ok(())
+            }
+            Err(e) => {
+                // Nothing half read stays: the next call starts again.
+                self.kept.clear();
+                self.by_id.clear();
+                Err(e)
+            }
+        }
     }
 
     fn absorb(&mut self, batch: TailBatch) -> bool {
