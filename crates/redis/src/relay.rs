@@ -120,37 +120,6 @@ fn taken(entry: Entry) -> Taken {
     Taken { id, handoff }
 }
 
-/// Hands `handoff` over to `host` on `r` (see `Relay::hand_over`).
-fn hand_over_on(r: &mut Redis, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
-    let key = r.keys.deliver(host);
-    ensure_group(r, &key)?;
-    let body = serde_json::to_vec(handoff).map_err(|source| StoreError::Encode {
-        path: key.clone().into(),
-        source,
-    })?;
-    let mark = r.keys.handed(handoff);
-    r.transaction(std::slice::from_ref(&mark), |r| {
-        let waiting: bool = r.query(redis::cmd("EXISTS").arg(&mark))?;
-        if waiting {
-            return Ok::<_, StoreError>((None, HandedOver::AlreadyWaiting));
-        }
-        let mut pipe = redis::pipe();
-        pipe.cmd("SET")
-            .arg(&mark)
-            .arg(host)
-            .arg("EX")
-            .arg(MARK_SECONDS)
-            .ignore();
-        pipe.cmd("XADD")
-            .arg(&key)
-            .arg("*")
-            .arg("h")
-            .arg(&body)
-            .ignore();
-        Ok((Some(pipe), HandedOver::Queued))
-    })
-}
-
 /// Hands `handoffs` over to `host` on `r` in one transaction (see
 /// `Relay::hand_over_all`): the marks are checked together, and what is
 /// new is added together, so the host's taker wakes to all of it at once.
@@ -254,11 +223,6 @@ impl Relay for RedisRelay {
         &self.host
     }
 
-    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
-        // Safe to repeat: a delivery already handed over is marked.
-        self.on_kept(&self.sending, true, |r| hand_over_on(r, host, handoff))
-    }
-
     fn hand_over_all(
         &self,
         host: &str,
@@ -267,6 +231,7 @@ impl Relay for RedisRelay {
         if handoffs.is_empty() {
             return Ok(Vec::new());
         }
+        // Safe to repeat: a delivery already handed over is marked.
         self.on_kept(&self.sending, true, |r| hand_over_all_on(r, host, handoffs))
     }
 

@@ -89,19 +89,21 @@ pub trait Relay: Send + Sync {
     /// This host's name.
     fn host(&self) -> &str;
 
-    /// Queues `handoff` for the takers of `host`, unless the same delivery
-    /// already waits there; kept once this returns.
-    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError>;
-
-    /// `hand_over` for several deliveries to one host (a broadcast's share
-    /// for it), in order: a store that can queues them together, so that
-    /// the host's taker wakes to all of them at once.
+    /// Queues `handoffs` (a broadcast's share for `host`, or one message)
+    /// for the takers of `host`, together, so that its taker wakes to all
+    /// of them at once; each unless the same delivery already waits there
+    /// (or comes earlier in `handoffs`). Kept once this returns; what each
+    /// came to, in order.
     fn hand_over_all(
         &self,
         host: &str,
         handoffs: &[Handoff],
-    ) -> Result<Vec<HandedOver>, StoreError> {
-        handoffs.iter().map(|h| self.hand_over(host, h)).collect()
+    ) -> Result<Vec<HandedOver>, StoreError>;
+
+    /// `hand_over_all` for one delivery.
+    fn hand_over(&self, host: &str, handoff: &Handoff) -> Result<HandedOver, StoreError> {
+        let said = self.hand_over_all(host, std::slice::from_ref(handoff))?;
+        Ok(said.first().copied().unwrap_or(HandedOver::AlreadyWaiting))
     }
 
     /// Deliveries for this host, waiting up to `wait` when none is there
