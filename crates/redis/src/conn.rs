@@ -37,9 +37,10 @@ use swarm_core::store::StoreError;
 
 use super::keys::Keys;
 
-/// How many redirections one call follows before it gives up: a healthy
-/// cluster needs one (two while a failover settles); more means the
-/// nodes disagree about who serves the slot.
+/// How many redirections one call follows at once: a healthy cluster
+/// needs one (two while a failover settles); more means the nodes
+/// disagree about who serves the slot, and later ones wait a little
+/// first, until the call's deadline.
 const MAX_HOPS: usize = 5;
 
 /// How long a call waits before it tries again while the slot is being
@@ -307,7 +308,9 @@ impl Redis {
 
     /// Runs `call` until it is answered with something other than a
     /// redirection, moving the connection on `MOVED` (see the module's
-    /// comment for why running again is safe).
+    /// comment for why running again is safe). A call sent on by `ASK`
+    /// that meets a redirection there (the slot moved on meanwhile) comes
+    /// back here and follows it like any other.
     fn run<T>(
         &mut self,
         ask: Ask<'_>,
@@ -315,31 +318,38 @@ impl Redis {
     ) -> Result<T, StoreError> {
         let deadline = Instant::now() + self.target.timeout;
         let mut hops = 0;
+        let follow_ask = matches!(ask, Ask::Follow(_));
+        let mut asked_at: Option<String> = None;
         loop {
-            let e = match call(&mut self.conn) {
+            let answer = match asked_at.take() {
+                Some(node) => self.asked(&node, &ask, deadline, &mut call)?,
+                None => call(&mut self.conn),
+            };
+            let e = match answer {
                 Ok(v) => return Ok(v),
                 Err(e) => e,
             };
-            let follow_ask = matches!(ask, Ask::Follow(_));
             match self.after_refusal(e, &mut hops, deadline, follow_ask)? {
                 Then::Again => {}
-                Then::AskAt(node) => return self.asked(&node, &ask, deadline, call),
+                Then::AskAt(node) => asked_at = Some(node),
             }
         }
     }
 
     /// Runs `call` on `node` after `ASKING`, on a connection of its own
-    /// (the slot still belongs to this one's node). The importing node
-    /// answers `TRYAGAIN` to a command on several keys of which some have
-    /// not arrived yet (a script's): that waits and asks again until the
-    /// keys are there or the slot has moved, up to `deadline`.
+    /// (the slot still belongs to this one's node), and gives back its
+    /// answer. The importing node answers `TRYAGAIN` to a command on
+    /// several keys of which some have not arrived yet (a script's): that
+    /// waits and asks again until the keys are there or the slot has
+    /// moved, up to `deadline`. Only failing to reach `node` is an error
+    /// here.
     fn asked<T>(
         &self,
         node: &str,
         ask: &Ask<'_>,
         deadline: Instant,
-        mut call: impl FnMut(&mut redis::Connection) -> RedisResult<T>,
-    ) -> Result<T, StoreError> {
+        call: &mut impl FnMut(&mut redis::Connection) -> RedisResult<T>,
+    ) -> Result<RedisResult<T>, StoreError> {
         let mut there = self.target.open(Some(node))?;
         if let Ask::Follow(Some(script)) = ask {
             script.load(&mut there).map_err(|e| self.target.error(e))?;
@@ -349,19 +359,19 @@ impl Redis {
                 .query::<()>(&mut there)
                 .map_err(|e| self.target.error(e))?;
             match call(&mut there) {
-                Ok(v) => return Ok(v),
                 Err(e) if e.kind() == ErrorKind::TryAgain && Instant::now() < deadline => {
                     std::thread::sleep(MIGRATING_PAUSE);
                 }
-                Err(e) => return Err(self.target.error(e)),
+                answer => return Ok(answer),
             }
         }
     }
 
     /// Decides what follows the refusal `e`: moves the connection on
     /// `MOVED`, waits a little on `TRYAGAIN` (and on `ASK` unless
-    /// `follow_ask`), and turns anything else, or a redirection past
-    /// `MAX_HOPS` or `deadline`, into the store error.
+    /// `follow_ask`), and turns anything else into the store error, as it
+    /// does a refusal that still comes once `deadline` has passed (the
+    /// first `MAX_HOPS` moves aside).
     fn after_refusal(
         &mut self,
         e: RedisError,
@@ -371,7 +381,13 @@ impl Redis {
     ) -> Result<Then, StoreError> {
         let redirect = e.redirect_node().map(|(node, _slot)| node.to_owned());
         match (e.kind(), redirect) {
-            (ErrorKind::Moved, Some(node)) if *hops < MAX_HOPS => {
+            (ErrorKind::Moved, Some(node)) if *hops < MAX_HOPS || Instant::now() < deadline => {
+                // Past a few hops the nodes disagree about who serves the
+                // slot, as they do for a moment while a move or failover
+                // settles: follow again after a pause, up to the deadline.
+                if *hops >= MAX_HOPS {
+                    std::thread::sleep(MIGRATING_PAUSE);
+                }
                 *hops += 1;
                 #[cfg(test)]
                 FOLLOWED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
