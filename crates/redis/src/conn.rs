@@ -39,7 +39,7 @@ use super::keys::Keys;
 
 /// How many redirections one call follows at once: a healthy cluster
 /// needs one (two while a failover settles); more means the nodes
-/// disagree about who serves the slot, and later ones wait a little
+/// disagree about who serves the slot, and each later one waits a little
 /// first, until the call's deadline.
 const MAX_HOPS: usize = 5;
 
@@ -368,10 +368,13 @@ impl Redis {
     }
 
     /// Decides what follows the refusal `e`: moves the connection on
-    /// `MOVED`, waits a little on `TRYAGAIN` (and on `ASK` unless
-    /// `follow_ask`), and turns anything else into the store error, as it
-    /// does a refusal that still comes once `deadline` has passed (the
-    /// first `MAX_HOPS` moves aside).
+    /// `MOVED`, sends the call on by `ASK` when `follow_ask` (else waits a
+    /// little and runs it here again, as on `TRYAGAIN`), and turns
+    /// anything else into the store error. The first `MAX_HOPS`
+    /// redirections are followed at once; past them the nodes disagree
+    /// about who serves the slot, as they do for a moment while a move or
+    /// a failover settles, so each later one waits a little first, and one
+    /// that comes once `deadline` has passed is the error.
     fn after_refusal(
         &mut self,
         e: RedisError,
@@ -380,27 +383,30 @@ impl Redis {
         follow_ask: bool,
     ) -> Result<Then, StoreError> {
         let redirect = e.redirect_node().map(|(node, _slot)| node.to_owned());
-        match (e.kind(), redirect) {
-            (ErrorKind::Moved, Some(node)) if *hops < MAX_HOPS || Instant::now() < deadline => {
-                // Past a few hops the nodes disagree about who serves the
-                // slot, as they do for a moment while a move or failover
-                // settles: follow again after a pause, up to the deadline.
-                if *hops >= MAX_HOPS {
-                    std::thread::sleep(MIGRATING_PAUSE);
-                }
-                *hops += 1;
-                #[cfg(test)]
-                FOLLOWED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                self.conn = self.target.open(Some(&node))?;
-                self.moves += 1;
-                *self.target.home() = Some(node);
-                Ok(Then::Again)
+        let in_time = Instant::now() < deadline;
+        let settling = *hops >= MAX_HOPS;
+        let follow = match e.kind() {
+            ErrorKind::Moved => true,
+            ErrorKind::Ask => follow_ask,
+            _ => false,
+        };
+        if let Some(node) = redirect.filter(|_| follow && (!settling || in_time)) {
+            if settling {
+                std::thread::sleep(MIGRATING_PAUSE);
             }
-            (ErrorKind::Ask, Some(node)) if follow_ask && *hops < MAX_HOPS => {
-                *hops += 1;
-                Ok(Then::AskAt(node))
+            *hops += 1;
+            #[cfg(test)]
+            FOLLOWED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            if e.kind() == ErrorKind::Ask {
+                return Ok(Then::AskAt(node));
             }
-            (ErrorKind::Ask | ErrorKind::TryAgain, _) if Instant::now() < deadline => {
+            self.conn = self.target.open(Some(&node))?;
+            self.moves += 1;
+            *self.target.home() = Some(node);
+            return Ok(Then::Again);
+        }
+        match e.kind() {
+            ErrorKind::Ask | ErrorKind::TryAgain if in_time => {
                 std::thread::sleep(MIGRATING_PAUSE);
                 Ok(Then::Again)
             }

@@ -433,6 +433,62 @@ mod tests {
     }
 
     #[test]
+    fn a_command_asked_over_to_a_node_that_sends_it_back_follows_until_the_node_imports() {
+        // The old node marks the slot migrating before the new one marks
+        // it importing: the old node sends a command on by ASK, and the
+        // new one, not importing yet, answers ASKING with MOVED back. The
+        // call goes on following (waiting a little once past its first
+        // hops) and lands once the new node imports, instead of failing
+        // at the first MOVED.
+        let cluster = TestCluster::start();
+        let name = cluster.name_away_from(SEED, "sent-back");
+        let slot = cluster.slot_of(&Keys::new(&name).locks());
+        let from = TestCluster::owner(slot);
+        let to = (0..NODES).find(|&n| n != from).expect("another node");
+        let id = |n: usize| cluster.admin::<String>(n, redis::cmd("CLUSTER").arg("MYID"));
+        let setslot = |n: usize, state: &str, node: usize| {
+            cluster.admin::<()>(
+                n,
+                redis::cmd("CLUSTER")
+                    .arg("SETSLOT")
+                    .arg(slot)
+                    .arg(state)
+                    .arg(id(node)),
+            );
+        };
+        let keys_on = |n: usize| -> i64 {
+            cluster.admin(n, redis::cmd("CLUSTER").arg("COUNTKEYSINSLOT").arg(slot))
+        };
+        setslot(from, "MIGRATING", to);
+        let followed = FOLLOWED.load(Ordering::SeqCst);
+        let key = Keys::new(&name).registry();
+        std::thread::scope(|s| {
+            let set = s.spawn(|| {
+                let mut r = cluster.target(SEED, &name).connect().expect("connect");
+                r.query::<()>(redis::cmd("SET").arg(&key).arg("landed"))
+            });
+            // Sent on and back four times, past the hops followed at once
+            // (other tests' redirections may count here too; the SET
+            // cannot succeed before the new node imports either way).
+            let started = Instant::now();
+            while FOLLOWED.load(Ordering::SeqCst) < followed + 8 {
+                assert!(!set.is_finished(), "{:?}", set.join());
+                assert!(
+                    started.elapsed() < Duration::from_secs(4),
+                    "the command was not sent back and forth"
+                );
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            assert!(!set.is_finished(), "{:?}", set.join());
+            setslot(to, "IMPORTING", from);
+            set.join()
+                .expect("the SET thread")
+                .expect("the SET lands once the node imports");
+        });
+        assert_eq!((keys_on(from), keys_on(to)), (0, 1));
+    }
+
+    #[test]
     fn a_slot_no_node_serves_fails_as_unreachable_with_exit_code_8_and_no_password() {
         let cluster = TestCluster::start();
         let name = cluster.name_away_from(SEED, "down");
