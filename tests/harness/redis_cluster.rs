@@ -40,6 +40,12 @@ impl RedisCluster {
             cluster.children.push(child);
             cluster.ports.push(port);
         }
+        // Each master its own configuration epoch before they meet, as
+        // cluster creation tools do (equal epochs are settled by bumping
+        // over the next seconds, which can undo a slot moved meanwhile).
+        for n in 0..cluster.ports.len() {
+            cluster.admin::<()>(n, redis::cmd("CLUSTER").arg("SET-CONFIG-EPOCH").arg(n + 1));
+        }
         for n in 0..NODES {
             let slots: Vec<u16> = slot_range(n).collect();
             cluster.admin::<()>(
