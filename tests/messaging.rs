@@ -640,6 +640,61 @@ fn dropping_agent(server: &TmuxServer, project: &Project, name: &str, drop: u32)
 }
 
 #[test]
+fn a_paste_the_agent_lost_in_a_redraw_before_enter_goes_in_once_more() {
+    // The agent shows the paste, then redraws its screen without it (as
+    // Gemini CLI does when it replays a resumed conversation just after
+    // its first frame). No Enter was pressed: swarm pastes it once more,
+    // and the agent gets it exactly once. With the pause a Gemini-like
+    // agent needs, so that swarm looks at the box before Enter.
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let command = format!(
+        "exec '{}' demo-agent --record '{}' --lose-pastes 1",
+        swarm_bin(),
+        project.file("redrawn.jsonl").display()
+    );
+    let pane = server.pane(&project.path(), &command);
+    server.wait_for_screen(&pane, "waiting for messages");
+    swarm(&project, &server).arg("discover").assert().success();
+    let id = project
+        .agents()
+        .into_iter()
+        .find(|a| a.1 == pane)
+        .map(|a| a.0)
+        .expect("registered");
+    project.write(
+        ".claudeswarm.toml",
+        "[messaging]\ndelivery_pause_ms = 1500\n",
+    );
+    let out = swarm(&project, &server)
+        .args(["msg", &id, "INFO", "--from", "operator", "--json"])
+        .arg("lost once, typed again")
+        .output()
+        .expect("swarm msg");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got = wait_for_records(&project.file("redrawn.jsonl"), 1);
+    assert_eq!(
+        parse_submission(got[0]["text"].as_str().expect("text")).2,
+        "lost once, typed again"
+    );
+    // The second paste alone was in the box when Enter came.
+    assert_eq!(got[0]["pastes"], 1);
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("\"delivered\""), "{shown}");
+    let screen = server.capture(&pane);
+    assert_eq!(
+        screen.matches("lost once, typed again").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(records(&project.file("redrawn.jsonl")).len(), 1);
+}
+
+#[test]
 fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
     let server = TmuxServer::start();
     let project = Project::new();

@@ -30,6 +30,11 @@ pub(crate) struct DemoAgentArgs {
     /// that drops an Enter arriving too soon after a paste (for tests)
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     drop_enters: u32,
+    /// Show the first N pastes, then lose each in a redraw before Enter,
+    /// like an agent that redraws its whole screen just after it starts
+    /// (for tests)
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    lose_pastes: u32,
     /// Wait this many milliseconds before drawing the prompt, like an agent
     /// that takes a while to start (for tests)
     #[arg(long, value_name = "MS", default_value_t = 0, hide = true,
@@ -108,6 +113,7 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
         args.record.as_deref(),
         &name,
         args.drop_enters,
+        args.lose_pastes,
         conversation.as_ref(),
         args.ask_trust,
         replier.as_ref(),

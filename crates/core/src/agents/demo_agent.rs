@@ -104,6 +104,11 @@ impl InputParser {
         }
     }
 
+    /// True when the input box holds a paste.
+    fn pasted(&self) -> bool {
+        self.pastes > 0
+    }
+
     /// Empties the input box.
     fn clear(&mut self) {
         self.input.clear();
@@ -363,6 +368,10 @@ pub struct Replier<'a> {
     pub agent: &'a str,
 }
 
+/// How long a paste the agent is to lose stays on screen (`lose_pastes`):
+/// long enough for swarm to see it in the box.
+const LOST_PASTE_SHOWN: Duration = Duration::from_millis(400);
+
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
@@ -374,6 +383,7 @@ pub fn run(
     record: Option<&Path>,
     name: &str,
     drop_enters: u32,
+    lose_pastes: u32,
     conversation: Option<&Conversation<'_>>,
     ask_trust: bool,
     replier: Option<&Replier<'_>>,
@@ -428,6 +438,7 @@ pub fn run(
         recorder,
         transcript,
         parser: InputParser::dropping_enters(drop_enters),
+        lose_pastes,
         count: earlier,
         first_byte: None,
         mode: trust.map_or(Mode::Ready, Mode::Asking),
@@ -495,6 +506,10 @@ struct Demo<'a, W: Write> {
     recorder: Option<File>,
     transcript: Option<File>,
     parser: InputParser,
+    /// How many more pastes it shows and then loses in a redraw, like
+    /// an agent that redraws its whole screen just after it starts (for
+    /// tests).
+    lose_pastes: u32,
     count: u64,
     first_byte: Option<f64>,
     mode: Mode,
@@ -544,6 +559,16 @@ impl<W: Write> Demo<'_, W> {
                         )?;
                     }
                     Event::Edited if self.parser.input().is_empty() => {
+                        self.first_byte = None;
+                        write!(self.out, "\r\x1b[K> ")?;
+                    }
+                    Event::Edited if self.lose_pastes > 0 && self.parser.pasted() => {
+                        // Shown for a moment, then gone in a redraw.
+                        self.lose_pastes -= 1;
+                        self.draw_input()?;
+                        self.out.flush()?;
+                        std::thread::sleep(LOST_PASTE_SHOWN);
+                        self.parser.clear();
                         self.first_byte = None;
                         write!(self.out, "\r\x1b[K> ")?;
                     }

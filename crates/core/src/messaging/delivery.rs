@@ -8,7 +8,9 @@
 //! `wait.rs` says what waits for what); paste the text as one bracketed paste from a uniquely
 //! named buffer; wait the profile's pause; press Enter as its own key; then
 //! check that the text left the input box, pressing Enter once more if it
-//! did not. The text is never pasted twice. Agents whose profile does not
+//! did not. Once Enter was pressed the text is never pasted again; before
+//! it, a paste the agent showed and then lost in a redraw goes in once
+//! more. Agents whose profile does not
 //! read screens get today's paste, pause, Enter.
 
 use std::cell::RefCell;
@@ -20,6 +22,10 @@ use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
+
+mod box_watch;
+
+use box_watch::{Baseline, BoxWatch, shows_text};
 
 pub(crate) use super::wait::{Wait, wait_for};
 
@@ -439,14 +445,36 @@ impl PaneSession<'_> {
             }
             return self.after_enter(text, marker, false, before);
         }
+        let mut seen = match self.paste_and_pause(text) {
+            Ok(seen) => seen,
+            Err(outcome) => return outcome,
+        };
+        if seen && self.dropped_before_enter(before.as_deref(), marker) {
+            // The agent redrew its whole screen and lost the paste (Gemini
+            // CLI replaying a resumed conversation right after its first
+            // frame): nothing was submitted, so it goes in once more.
+            seen = match self.paste_and_pause(text) {
+                Ok(seen) => seen,
+                Err(outcome) => return outcome,
+            };
+        }
+        if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
+            return Outcome::queued(describe(&self.pane, "press Enter in", &e));
+        }
+        self.after_enter(text, marker, seen, before)
+    }
+
+    /// Pastes `text` and waits the pause; true when the box was seen
+    /// showing it. An agent that needs a pause (Gemini CLI) also drops an
+    /// Enter that comes before its box shows the paste: that is waited for
+    /// too, up to `VISIBLE_WINDOW`.
+    fn paste_and_pause(&self, text: &str) -> Result<bool, Outcome> {
         let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
-            return Outcome::queued(describe(&self.pane, "paste into", &e));
+            return Err(Outcome::queued(describe(&self.pane, "paste into", &e)));
         }
         let mut seen = false;
-        if !self.pause.is_zero() && self.profile.reads_screen() {
-            // An agent that needs a pause (Gemini CLI) also drops an Enter
-            // that comes before its box shows the paste: wait for that too.
+        if self.profile.reads_screen() {
             let deadline = pasted + VISIBLE_WINDOW;
             while Instant::now() < deadline {
                 if self.read().is_some_and(|r| shows_text(&r)) {
@@ -460,10 +488,30 @@ impl PaneSession<'_> {
         if !wait.is_zero() {
             std::thread::sleep(wait);
         }
-        if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
-            return Outcome::queued(describe(&self.pane, "press Enter in", &e));
+        Ok(seen)
+    }
+
+    /// Just before Enter, for a paste that was seen in the box: true when
+    /// the box is back on screen empty and safe to type into and the text
+    /// (its `marker`) is on no more rows than `before` the paste, so it is
+    /// gone without having been submitted (no Enter was pressed yet). A
+    /// box hidden for a moment (the agent redrawing) is waited for, up to
+    /// `VISIBLE_WINDOW`; one that shows the text, or stays hidden, or sits
+    /// under a dialog is left to Enter and the check after it.
+    fn dropped_before_enter(&self, before: Option<&str>, marker: &str) -> bool {
+        let shown_before = before.map_or(0, |b| rows_showing(b, marker));
+        let deadline = Instant::now() + VISIBLE_WINDOW;
+        loop {
+            if let (Some(r), Some(capture)) = self.look()
+                && r.box_text.is_some()
+            {
+                return r.is_safe() && rows_showing(&capture, marker) <= shown_before;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            std::thread::sleep(CONFIRM_POLL);
         }
-        self.after_enter(text, marker, seen, before)
     }
 
     /// After Enter: checks that the text left the input box (`seen`: it
@@ -512,102 +560,6 @@ impl PaneSession<'_> {
             break;
         }
         watch.outcome(false)
-    }
-}
-
-/// True when the reading shows text in the input box.
-fn shows_text(r: &Reading) -> bool {
-    r.box_text.as_deref().is_some_and(|t| !t.is_empty())
-}
-
-/// The screen just before a paste.
-struct Baseline {
-    /// The capture.
-    capture: String,
-    /// Rows that showed the text's marker (its header).
-    shown: usize,
-    /// Whether the agent was idle (its screen changes only for input).
-    idle: bool,
-    /// The marker.
-    marker: String,
-}
-
-impl Baseline {
-    /// True when `capture` shows the agent took the text: the marker on
-    /// more rows than before (the agent put it in its transcript), or, for
-    /// an agent that was idle, a screen that changed and shows the marker.
-    /// An agent that has not read the paste yet shows the old screen.
-    fn submitted(&self, capture: &str) -> bool {
-        let shown = rows_showing(capture, &self.marker);
-        shown > self.shown || (shown > 0 && self.idle && capture != self.capture)
-    }
-}
-
-/// What confirming has seen of one input box so far.
-struct BoxWatch {
-    seen: bool,
-    text_in_box: bool,
-    empty_since: Option<Instant>,
-    baseline: Option<Baseline>,
-    /// Enter was pressed a second time.
-    pressed_again: bool,
-}
-
-impl BoxWatch {
-    fn new(seen: bool, baseline: Option<Baseline>) -> BoxWatch {
-        BoxWatch {
-            seen,
-            text_in_box: false,
-            empty_since: None,
-            baseline,
-            pressed_again: false,
-        }
-    }
-
-    /// Enter was pressed once more: an empty box counts from now on.
-    fn pressed_again(&mut self) {
-        self.pressed_again = true;
-        self.empty_since = None;
-    }
-
-    /// The delivery's outcome once confirming is over: whether the text was
-    /// seen leaving the box, and whether Enter had to be pressed again.
-    fn outcome(&self, left_box: bool) -> Outcome {
-        let outcome = Outcome::delivered_confirmed(left_box);
-        if self.pressed_again {
-            outcome.after_second_enter()
-        } else {
-            outcome
-        }
-    }
-
-    /// Takes one look; true when the text has left the box.
-    fn look(&mut self, reading: Option<&Reading>, capture: Option<&str>) -> bool {
-        match reading.and_then(|r| r.box_text.as_deref()) {
-            Some("") => {
-                self.text_in_box = false;
-                if self
-                    .baseline
-                    .as_ref()
-                    .zip(capture)
-                    .is_some_and(|(b, c)| b.submitted(c))
-                {
-                    return true;
-                }
-                let since = *self.empty_since.get_or_insert_with(Instant::now);
-                self.seen || since.elapsed() >= EMPTY_SETTLE
-            }
-            Some(_) => {
-                self.seen = true;
-                self.text_in_box = true;
-                self.empty_since = None;
-                false
-            }
-            None => {
-                self.empty_since = None;
-                false
-            }
-        }
     }
 }
 
@@ -870,69 +822,5 @@ fn describe(pane: &PaneId, what: &str, e: &TmuxError) -> String {
     match e {
         TmuxError::TargetNotFound { .. } => format!("pane {pane} is gone"),
         other => format!("could not {what} pane {pane}: {other}"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const MARK: &str = "[operator][2026-11-23 22:15:31][INFO]";
-
-    fn baseline(capture: &str, idle: bool) -> Baseline {
-        Baseline {
-            capture: capture.to_owned(),
-            shown: rows_showing(capture, MARK),
-            idle,
-            marker: MARK.to_owned(),
-        }
-    }
-
-    #[test]
-    fn an_unchanged_screen_is_no_sign_of_a_submission() {
-        // The same message already on screen: an agent that has not read
-        // the paste yet still shows exactly this.
-        let before = format!("  {MARK}: hi\n\n> \n");
-        assert!(!baseline(&before, true).submitted(&before));
-        assert!(!baseline(&before, false).submitted(&before));
-    }
-
-    #[test]
-    fn the_marker_on_one_more_row_is_a_submission() {
-        let before = format!("  {MARK}: hi\n\n> \n");
-        let after = format!("  {MARK}: hi\n  {MARK}: hi\n\n> \n");
-        assert!(baseline(&before, false).submitted(&after));
-    }
-
-    #[test]
-    fn a_busy_screen_that_changed_needs_the_marker_on_more_rows() {
-        // A busy agent redraws its spinner by itself.
-        let before = format!("  {MARK}: hi\n* working 1s\n> \n");
-        let after = format!("  {MARK}: hi\n* working 2s\n> \n");
-        assert!(!baseline(&before, false).submitted(&after));
-        // An idle one redraws only for input.
-        assert!(baseline(&before, true).submitted(&after));
-    }
-
-    #[test]
-    fn a_screen_without_the_marker_is_no_submission() {
-        let before = "> \n";
-        assert!(!baseline(before, true).submitted("something else\n> \n"));
-    }
-
-    #[test]
-    fn an_empty_box_counts_at_once_when_the_transcript_shows_the_text() {
-        let before = "> \n";
-        let after = format!("  {MARK}: hi\n> \n");
-        let empty = Reading {
-            state: ScreenState::Idle,
-            box_text: Some(String::new()),
-        };
-        let mut watch = BoxWatch::new(false, Some(baseline(before, true)));
-        assert!(!watch.look(Some(&empty), Some(before)));
-        assert!(watch.look(Some(&empty), Some(&after)));
-        // Without a baseline an empty box must first stay empty a while.
-        let mut blind = BoxWatch::new(false, None);
-        assert!(!blind.look(Some(&empty), Some(&after)));
     }
 }
