@@ -685,6 +685,7 @@ fn a_paste_the_agent_lost_in_a_redraw_before_enter_goes_in_once_more() {
     assert_eq!(got[0]["pastes"], 1);
     let shown = String::from_utf8_lossy(&out.stdout);
     assert!(shown.contains("\"delivered\""), "{shown}");
+    assert!(shown.contains("pasted a second time"), "{shown}");
     let screen = server.capture(&pane);
     assert_eq!(
         screen.matches("lost once, typed again").count(),

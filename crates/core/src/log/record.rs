@@ -42,6 +42,10 @@ pub enum ConfirmedBy {
 pub(crate) const SECOND_ENTER: &str =
     "Enter pressed a second time: the text was still in the input box after the first";
 
+/// The note on a delivery pasted a second time before its Enter.
+pub(crate) const PASTED_AGAIN: &str =
+    "pasted a second time: the agent lost the first paste in a redraw before Enter";
+
 /// The outcome of one delivery attempt to one recipient.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Outcome {
@@ -101,6 +105,15 @@ impl Outcome {
     pub fn after_second_enter(self) -> Outcome {
         Outcome {
             reason: Some(SECOND_ENTER.to_owned()),
+            ..self
+        }
+    }
+
+    /// The same, noting that the text was pasted again before Enter (a
+    /// reason already there, such as a second Enter, stays).
+    pub(crate) fn after_second_paste(self) -> Outcome {
+        Outcome {
+            reason: self.reason.or_else(|| Some(PASTED_AGAIN.to_owned())),
             ..self
         }
     }

@@ -449,7 +449,8 @@ impl PaneSession<'_> {
             Ok(seen) => seen,
             Err(outcome) => return outcome,
         };
-        if seen && self.dropped_before_enter(before.as_deref(), marker) {
+        let again = seen && self.dropped_before_enter(before.as_deref(), marker);
+        if again {
             // The agent redrew its whole screen and lost the paste (Gemini
             // CLI replaying a resumed conversation right after its first
             // frame): nothing was submitted, so it goes in once more.
@@ -461,7 +462,12 @@ impl PaneSession<'_> {
         if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
             return Outcome::queued(describe(&self.pane, "press Enter in", &e));
         }
-        self.after_enter(text, marker, seen, before)
+        let outcome = self.after_enter(text, marker, seen, before);
+        if again {
+            outcome.after_second_paste()
+        } else {
+            outcome
+        }
     }
 
     /// Pastes `text` and waits the pause; true when the box was seen
