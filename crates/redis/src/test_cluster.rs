@@ -82,6 +82,25 @@ impl TestCluster {
         cmd.query(&mut conn).expect("cluster admin command")
     }
 
+    /// `CLUSTER SETSLOT <slot> <state> <node n's id>` on node `n`
+    /// (`IMPORTING`, `MIGRATING` or `NODE`).
+    pub(crate) fn setslot(&self, n: usize, slot: u16, state: &str, node: usize) {
+        let id: String = self.admin(node, redis::cmd("CLUSTER").arg("MYID"));
+        self.admin::<()>(
+            n,
+            redis::cmd("CLUSTER")
+                .arg("SETSLOT")
+                .arg(slot)
+                .arg(state)
+                .arg(id),
+        );
+    }
+
+    /// How many keys node `n` holds in `slot`.
+    pub(crate) fn keys_in_slot(&self, n: usize, slot: u16) -> i64 {
+        self.admin(n, redis::cmd("CLUSTER").arg("COUNTKEYSINSLOT").arg(slot))
+    }
+
     /// The hash slot of `key`, as the cluster computes it.
     pub(crate) fn slot_of(&self, key: &str) -> u16 {
         self.admin(0, redis::cmd("CLUSTER").arg("KEYSLOT").arg(key))
@@ -359,22 +378,10 @@ mod tests {
         let slot = cluster.slot_of(&Keys::new(&name).locks());
         let from = TestCluster::owner(slot);
         let to = (0..NODES).find(|&n| n != from).expect("another node");
-        let id = |n: usize| cluster.admin::<String>(n, redis::cmd("CLUSTER").arg("MYID"));
-        let setslot = |n: usize, state: &str, node: usize| {
-            cluster.admin::<()>(
-                n,
-                redis::cmd("CLUSTER")
-                    .arg("SETSLOT")
-                    .arg(slot)
-                    .arg(state)
-                    .arg(id(node)),
-            );
-        };
+        let setslot = |n: usize, state: &str, node: usize| cluster.setslot(n, slot, state, node);
         setslot(to, "IMPORTING", from);
         setslot(from, "MIGRATING", to);
-        let keys_on = |n: usize| -> i64 {
-            cluster.admin(n, redis::cmd("CLUSTER").arg("COUNTKEYSINSLOT").arg(slot))
-        };
+        let keys_on = |n: usize| cluster.keys_in_slot(n, slot);
 
         // One command for a key the old node does not have is answered
         // with ASK and runs on the importing node.
@@ -445,20 +452,8 @@ mod tests {
         let slot = cluster.slot_of(&Keys::new(&name).locks());
         let from = TestCluster::owner(slot);
         let to = (0..NODES).find(|&n| n != from).expect("another node");
-        let id = |n: usize| cluster.admin::<String>(n, redis::cmd("CLUSTER").arg("MYID"));
-        let setslot = |n: usize, state: &str, node: usize| {
-            cluster.admin::<()>(
-                n,
-                redis::cmd("CLUSTER")
-                    .arg("SETSLOT")
-                    .arg(slot)
-                    .arg(state)
-                    .arg(id(node)),
-            );
-        };
-        let keys_on = |n: usize| -> i64 {
-            cluster.admin(n, redis::cmd("CLUSTER").arg("COUNTKEYSINSLOT").arg(slot))
-        };
+        let setslot = |n: usize, state: &str, node: usize| cluster.setslot(n, slot, state, node);
+        let keys_on = |n: usize| cluster.keys_in_slot(n, slot);
         setslot(from, "MIGRATING", to);
         let followed = FOLLOWED.load(Ordering::SeqCst);
         let key = Keys::new(&name).registry();
