@@ -629,8 +629,14 @@ fn onboarding_sixteen_agents_with_default_settings_reaches_each_once() {
 
 /// A demo agent that ignores the first `drop` Enter presses after a paste.
 fn dropping_agent(server: &TmuxServer, project: &Project, name: &str, drop: u32) -> String {
+    faulty_agent(server, project, name, &format!("--drop-enters {drop}"))
+}
+
+/// A demo agent recording to `<name>.jsonl`, misbehaving as `fault` (one
+/// of its test flags) says; its pane once it waits for messages.
+fn faulty_agent(server: &TmuxServer, project: &Project, name: &str, fault: &str) -> String {
     let command = format!(
-        "exec '{}' demo-agent --record '{}' --drop-enters {drop}",
+        "exec '{}' demo-agent --record '{}' {fault}",
         swarm_bin(),
         project.file(&format!("{name}.jsonl")).display()
     );
@@ -648,13 +654,7 @@ fn a_paste_the_agent_lost_in_a_redraw_before_enter_goes_in_once_more() {
     // agent needs, so that swarm looks at the box before Enter.
     let server = TmuxServer::start();
     let project = Project::new();
-    let command = format!(
-        "exec '{}' demo-agent --record '{}' --lose-pastes 1",
-        swarm_bin(),
-        project.file("redrawn.jsonl").display()
-    );
-    let pane = server.pane(&project.path(), &command);
-    server.wait_for_screen(&pane, "waiting for messages");
+    let pane = faulty_agent(&server, &project, "redrawn", "--lose-pastes 1");
     swarm(&project, &server).arg("discover").assert().success();
     let id = project
         .agents()

@@ -558,10 +558,7 @@ impl<W: Write> Demo<'_, W> {
                             "\r\x1b[K(ignored Enter {n} after a paste)\r\n> {shown}"
                         )?;
                     }
-                    Event::Edited if self.parser.input().is_empty() => {
-                        self.first_byte = None;
-                        write!(self.out, "\r\x1b[K> ")?;
-                    }
+                    Event::Edited if self.parser.input().is_empty() => self.draw_empty()?,
                     Event::Edited if self.lose_pastes > 0 && self.parser.pasted() => {
                         // Shown for a moment, then gone in a redraw.
                         self.lose_pastes -= 1;
@@ -569,8 +566,7 @@ impl<W: Write> Demo<'_, W> {
                         self.out.flush()?;
                         std::thread::sleep(LOST_PASTE_SHOWN);
                         self.parser.clear();
-                        self.first_byte = None;
-                        write!(self.out, "\r\x1b[K> ")?;
+                        self.draw_empty()?;
                     }
                     Event::Edited => self.draw_input()?,
                     Event::Submit { text, pastes } => {
@@ -592,6 +588,12 @@ impl<W: Write> Demo<'_, W> {
             }
             self.out.flush()?;
         }
+    }
+
+    /// Draws an empty input box: nothing typed since.
+    fn draw_empty(&mut self) -> io::Result<()> {
+        self.first_byte = None;
+        write!(self.out, "\r\x1b[K> ")
     }
 
     fn draw_input(&mut self) -> io::Result<()> {
