@@ -374,5 +374,55 @@ fn every_link_of_the_guide_leads_somewhere() {
     assert_eq!(problems, Vec::<String>::new());
 }
 
+/// Every `DASHBOARD_*` variable the README and the docs name is one the
+/// program reads (a misspelt one in a guide sends people to a variable
+/// nothing looks at).
+#[test]
+fn every_dashboard_variable_the_docs_name_is_read_by_the_program() {
+    let mut source = String::new();
+    let mut dirs = vec![repo_root().join("src"), repo_root().join("crates")];
+    while let Some(dir) = dirs.pop() {
+        for entry in fs::read_dir(&dir).expect("source dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                source.push_str(&fs::read_to_string(&path).expect("source"));
+            }
+        }
+    }
+    let mut pages = vec!["README.md".to_owned()];
+    for entry in fs::read_dir(repo_root().join("docs")).expect("docs") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".md") {
+            pages.push(format!("docs/{name}"));
+        }
+    }
+    pages.extend(guide_pages());
+    let mut problems = Vec::new();
+    for page in &pages {
+        let text = read(page);
+        let mut rest = text.as_str();
+        while let Some(at) = rest.find("DASHBOARD_") {
+            let name: String = rest[at..]
+                .chars()
+                .take_while(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || *c == '_')
+                .collect();
+            rest = &rest[at + name.len()..];
+            if !source.contains(&format!("\"{name}\"")) {
+                problems.push(format!(
+                    "{page} names {name}, which the program never reads"
+                ));
+            }
+        }
+    }
+    problems.dedup();
+    assert_eq!(problems, Vec::<String>::new());
+}
+
 #[cfg(feature = "mcp")]
 mod mcp_table;

@@ -279,6 +279,10 @@ fn ack_from_the_terminal_acts_as_the_only_recipient() {
         .to_owned();
     let stdout = ok(swarm(&project, &server).args(["ack", &id[..8]]));
     assert!(stdout.contains("ACK sent"), "{stdout}");
+    // The sender is the person, who has no pane: the ACK waits in their
+    // inbox, and the command says so.
+    assert!(!stdout.contains("delivered to their pane"), "{stdout}");
+    assert!(stdout.contains("kept in their inbox"), "{stdout}");
     let acks = ok(swarm(&project, &server).args(["acks", "--json"]));
     assert!(!acks.contains(&id), "{acks}");
     // The sender got the ACK.

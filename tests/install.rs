@@ -154,29 +154,42 @@ fn the_readme_install_commands_name_this_package() {
     let readme = include_str!("../README.md");
     let guide = include_str!("../docs/guide/install.md");
     let name = env!("CARGO_PKG_NAME");
-    // The prebuilt ways first, at the addresses the release configuration
-    // (repository, Homebrew tap) makes them.
-    let repository = manifest_value("repository");
+    // What works today comes first: a build from a clone. The prebuilt
+    // ways (at the names the release configuration gives them: the
+    // Homebrew tap, binstall, crates.io) follow, each marked as coming
+    // with the first tagged release, and no download address is printed
+    // before a release answers at it.
     let tap = manifest_value("tap");
     let (owner, tap_repo) = tap.split_once('/').expect("tap is OWNER/REPO");
     let tap_name = tap_repo
         .strip_prefix("homebrew-")
         .expect("a tap's repository is homebrew-NAME");
-    let prebuilt = [
-        format!("{repository}/releases/latest/download/{name}-installer.sh | sh"),
+    let from_clone = readme
+        .find("cargo install --locked --path .")
+        .expect("a build from a clone");
+    for line in [
         format!("brew install {owner}/{tap_name}/{name}"),
         format!("cargo binstall {name}"),
-    ];
-    let first_cargo = readme
-        .find("cargo install --locked")
-        .expect("a cargo install");
-    for line in &prebuilt {
+        format!("cargo install --locked {name} "),
+    ] {
         let at = readme
             .find(line.as_str())
             .unwrap_or_else(|| panic!("README lacks {line:?}"));
         assert!(
-            at < first_cargo,
-            "README names {line:?} after building with cargo"
+            at > from_clone,
+            "README names {line:?} before the build from a clone"
+        );
+        let whole = readme[at..].lines().next().unwrap_or_default();
+        assert!(
+            whole.contains("# after the first release")
+                || whole.contains("# after the crates are published"),
+            "README's {whole:?} does not say it waits for the first release"
+        );
+    }
+    for page in [readme, guide] {
+        assert!(
+            !page.contains("/releases/latest/download/"),
+            "a download address is printed before any release answers at it"
         );
     }
     for line in [

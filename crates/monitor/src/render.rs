@@ -436,7 +436,7 @@ fn pending(state: &MonitorState) -> Section {
 }
 
 /// Files changed on two or more agents' worktree branches: merging both
-/// will conflict unless the agents agree first (docs/guide/worktrees.md).
+/// may conflict unless the agents agree first (docs/guide/worktrees.md).
 fn overlaps(state: &MonitorState) -> Section {
     let mut items = Vec::new();
     let mut brief = Vec::new();

@@ -71,7 +71,12 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
     }
     match done {
         Acknowledgement::Sent { entry, report } => {
-            let how = if report.delivered() > 0 {
+            // The person has no pane: an ACK to them is kept in their
+            // inbox, which is its delivery.
+            let to_person = entry.sender_id.as_str() == ctx.config()?.messaging.operator;
+            let how = if to_person {
+                "kept in their inbox, where the person reads it"
+            } else if report.delivered() > 0 {
                 "delivered to their pane"
             } else {
                 "saved to their inbox"

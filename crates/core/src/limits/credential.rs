@@ -91,12 +91,22 @@ pub fn of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
     };
     let shown = dir.to_string_lossy();
     let fp = fingerprint("dir", shown.as_bytes());
-    Some(Credential {
-        id: format!("{profile}:dir:{fp}"),
-        label: format!(
+    // A vendor swarm knows no configuration directory of: the login is
+    // the home the agent runs in, named as such (not as a directory `.`
+    // inside it).
+    let label = match (v.dir_var, v.home_dir) {
+        (None, ".") => format!(
+            "the login of home {}",
+            crate::support::sanitize::one_line(&get("HOME")?)
+        ),
+        _ => format!(
             "{} (its configuration)",
             crate::support::sanitize::one_line(&shown)
         ),
+    };
+    Some(Credential {
+        id: format!("{profile}:dir:{fp}"),
+        label,
     })
 }
 
@@ -175,5 +185,13 @@ mod tests {
         .expect("a login");
         assert!(moved.label.starts_with("/elsewhere"));
         assert_eq!(of("claude", &env(&[("PATH", "/bin")])), None);
+    }
+
+    #[test]
+    fn a_vendor_without_a_known_directory_is_named_by_its_home() {
+        let a = of("demo", &env(&[("HOME", "/h/a")])).expect("a login");
+        assert_eq!(a.label, "the login of home /h/a");
+        assert!(!a.label.contains("/."), "{}", a.label);
+        assert_ne!(a, of("demo", &env(&[("HOME", "/h/b")])).expect("a login"));
     }
 }

@@ -111,8 +111,9 @@ fn notice_text(overlap: &Overlap, agent: &str) -> String {
         .collect();
     format!(
         "overlap: {} is changed on your branch and on the branch of {} too. Agree with {} who \
-         goes on with it before either of you changes it further; merging both will conflict \
-         otherwise. `swarm changes` lists every overlap.",
+         goes on with it before either of you changes it further: the two changes may conflict \
+         when both are merged (`swarm merge` asks git before it merges). `swarm changes` lists \
+         every overlap.",
         sanitize::one_line(&overlap.path),
         others.join(", "),
         if others.len() == 1 {
@@ -137,5 +138,9 @@ mod tests {
         assert!(text.starts_with("overlap: src/a"), "{text}");
         assert!(!text.contains('\u{1b}'), "{text}");
         assert!(text.contains("branch of agent-0, agent-2 too"), "{text}");
+        // Only git knows whether the two changes conflict: the notice
+        // says they may, never that they will.
+        assert!(!text.contains("will conflict"), "{text}");
+        assert!(text.contains("may conflict"), "{text}");
     }
 }
