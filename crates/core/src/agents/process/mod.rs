@@ -16,3 +16,5 @@ pub(crate) use backend::{BACKEND_VAR, Backend};
 pub(crate) use error::ProcessError;
 pub(crate) use processes::{Processes, TmuxSays};
 pub(crate) use view::ProcessView;
+#[cfg(test)]
+pub(crate) use view::ProcessInfo;
