@@ -785,10 +785,7 @@ fn the_user_file_is_not_silently_overridden_by_init() {
     let file = project.file(".claudeswarm.toml");
     project.write(
         ".claudeswarm.toml",
-        &written.replace(
-            "# messages_per_minute = 10",
-            "messages_per_minute = 5",
-        ),
+        &written.replace("# messages_per_minute = 10", "messages_per_minute = 5"),
     );
     let json = show(&project);
     assert_eq!(json["rate_limiting"]["messages_per_minute"], 5);

@@ -49,7 +49,9 @@ fn an_edit_under_a_lock_is_refused_however_large_its_payload() {
     let project = Project::new();
     project.register(&["agent-2"]);
     swarm_outside_tmux(&project)
-        .args(["lock", "src/a.py", "--agent", "agent-2", "--reason", "refactor"])
+        .args([
+            "lock", "src/a.py", "--agent", "agent-2", "--reason", "refactor",
+        ])
         .assert()
         .success();
     // Under, at and over the hook's 1 MiB read limit.
@@ -64,10 +66,7 @@ fn an_edit_under_a_lock_is_refused_however_large_its_payload() {
                 "{args:?} with {} bytes: {err}",
                 payload.len()
             );
-            assert!(
-                err.contains("agent-2") && err.contains("refactor"),
-                "{err}"
-            );
+            assert!(err.contains("agent-2") && err.contains("refactor"), "{err}");
             assert!(out.stdout.is_empty());
         }
     }

@@ -76,7 +76,11 @@ fn a_shell_listed_as_an_agent_never_gets_a_message_typed_in() {
         .output()
         .expect("run");
     assert_eq!(discover.status.code(), Some(1), "{}", stderr(&discover));
-    assert!(stderr(&discover).contains("is a shell"), "{}", stderr(&discover));
+    assert!(
+        stderr(&discover).contains("is a shell"),
+        "{}",
+        stderr(&discover)
+    );
     // Whatever discovery did, a registry names the pane as agent-0.
     let pid = server.tmux(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]);
     project.write(

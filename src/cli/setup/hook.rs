@@ -151,7 +151,9 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
 /// True when a payload read in part names Claude Code's `PreToolUse`
 /// event, the one the edit guard answers.
 fn mentions_edit_check(partial: &[u8]) -> bool {
-    partial.windows(b"PreToolUse".len()).any(|w| w == b"PreToolUse")
+    partial
+        .windows(b"PreToolUse".len())
+        .any(|w| w == b"PreToolUse")
 }
 
 /// Logs a hook's trouble where the project is found, and lets the agent

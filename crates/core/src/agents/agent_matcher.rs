@@ -347,7 +347,12 @@ mod tests {
     #[test]
     fn a_shell_is_never_an_agent_whatever_the_commands_say() {
         let m = AgentMatcher::new(
-            ["bash".to_string(), "-zsh".into(), "Fish".into(), "claude".into()],
+            [
+                "bash".to_string(),
+                "-zsh".into(),
+                "Fish".into(),
+                "claude".into(),
+            ],
             Processes::default(),
         );
         for shell in ["bash", "/bin/bash --norc", "-zsh", "fish", "zsh"] {

@@ -210,11 +210,12 @@ pub fn load_with(
             .iter()
             .find(|(k, _, _)| std::ptr::eq(*k, *key))
             .map(|(_, var, value)| (value.clone(), Origin::Env(var.clone())));
-        let mut setters = from_env.into_iter().chain(
-            layers.iter().rev().filter_map(|(parsed, from)| {
-                Some((lookup(&parsed.value, key)?.clone(), from.clone()))
-            }),
-        );
+        let mut setters =
+            from_env
+                .into_iter()
+                .chain(layers.iter().rev().filter_map(|(parsed, from)| {
+                    Some((lookup(&parsed.value, key)?.clone(), from.clone()))
+                }));
         if let Some((value, from)) = setters.next() {
             set(&mut merged, key, value);
             *origin = from;
