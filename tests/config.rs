@@ -53,10 +53,10 @@ fn init_validate_show_round_trips_in_both_formats() {
             json["messaging"]["delivery_pause_ms"],
             serde_json::Value::Null
         );
-        let file = project.file(name).display().to_string();
+        // The file sets nothing until a key is uncommented.
         assert_eq!(
             json["_sources"]["locking.stale_timeout"],
-            serde_json::json!({"from": "file", "path": file})
+            serde_json::json!({"from": "default"})
         );
         assert_eq!(
             json["_sources"]["discovery.auto_refresh_interval"],
@@ -744,4 +744,77 @@ fn a_suspicious_editor_is_ignored_for_a_fallback() {
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("no editor found"), "{}", stderr(&out));
+}
+
+/// `swarm init` writes a project file that sets nothing by itself, so the
+/// per-user file's settings (`notify.events`, as the README suggests) stay
+/// in force; a value the project does set wins, and `config show` says
+/// which file's value it overrode.
+#[test]
+fn the_user_file_is_not_silently_overridden_by_init() {
+    let project = Project::new();
+    let user = project.user_config(
+        "[notify]\nevents = [\"needs_input\"]\n\n[rate_limiting]\nmessages_per_minute = 20\n",
+    );
+    let out = swarm_outside_tmux(&project)
+        .arg("init")
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{}", stderr(&out));
+    let written = project.read(".claudeswarm.toml");
+    assert!(written.contains("# events = ["), "{written}");
+    let show = |project: &Project| {
+        let out = swarm_outside_tmux(project)
+            .args(["config", "show", "--json"])
+            .output()
+            .expect("run");
+        assert!(out.status.success(), "{}", stderr(&out));
+        stdout_json(&out)
+    };
+    let json = show(&project);
+    assert_eq!(json["notify"]["events"], serde_json::json!(["needs_input"]));
+    assert_eq!(json["rate_limiting"]["messages_per_minute"], 20);
+    let user_path = user.display().to_string();
+    assert_eq!(
+        json["_sources"]["notify.events"],
+        serde_json::json!({"from": "user_file", "path": user_path})
+    );
+
+    // The project sets one of the user's keys: its value wins, and says
+    // whose it replaced.
+    let file = project.file(".claudeswarm.toml");
+    project.write(
+        ".claudeswarm.toml",
+        &written.replace("# messages_per_minute = 10", "messages_per_minute = 5"),
+    );
+    let json = show(&project);
+    assert_eq!(json["rate_limiting"]["messages_per_minute"], 5);
+    assert_eq!(
+        json["_sources"]["rate_limiting.messages_per_minute"],
+        serde_json::json!({
+            "from": "file",
+            "path": file.display().to_string(),
+            "overrides": {"from": "user_file", "path": user_path}
+        })
+    );
+    let out = swarm_outside_tmux(&project)
+        .args(["config", "show"])
+        .env("SWARM_NOTIFY_EVENTS", "stuck")
+        .output()
+        .expect("run");
+    let text = stdout(&out);
+    let line = |key: &str| {
+        text.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{key} =")))
+            .unwrap_or_else(|| panic!("no {key} in {text}"))
+            .to_owned()
+    };
+    assert!(
+        line("messages_per_minute").ends_with("file (overrides user file)"),
+        "{text}"
+    );
+    assert!(
+        line("events").ends_with("env SWARM_NOTIFY_EVENTS (overrides user file)"),
+        "{text}"
+    );
 }

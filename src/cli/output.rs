@@ -11,6 +11,7 @@ use serde::Serialize;
 use swarm_core::error::{Error, Result};
 use swarm_core::messaging::SendReport;
 use swarm_core::support::json::{self, Layout};
+use swarm_core::support::sanitize;
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -87,6 +88,7 @@ impl Output {
         } else {
             "warning".to_owned()
         };
+        let message = sanitize::strip_controls(message);
         let _ = writeln!(io::stderr().lock(), "swarm: {label}: {message}");
     }
 
@@ -114,10 +116,13 @@ impl Output {
         } else {
             "error".to_owned()
         };
+        // An error may quote what was typed or read (a path, a value):
+        // no escape sequence in it reaches the terminal.
+        let message = sanitize::strip_controls(&error.to_string());
         let mut err = io::stderr().lock();
-        let _ = writeln!(err, "swarm: {label}: {error}");
+        let _ = writeln!(err, "swarm: {label}: {message}");
         if let Some(hint) = error.hint() {
-            let _ = writeln!(err, "  hint: {hint}");
+            let _ = writeln!(err, "  hint: {}", sanitize::strip_controls(&hint));
         }
     }
 

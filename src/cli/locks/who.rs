@@ -34,6 +34,8 @@ struct WhoJson {
 /// Looks the path up.
 pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     let key = ctx.lock_key(&args.path)?;
+    // The path as typed may hold escape sequences: shown cleaned.
+    let path = shown(key.as_str());
     let table = ctx.locks()?;
     let related = table.related(&key)?;
     let now = now();
@@ -47,7 +49,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     locks.extend(related.others);
     if let Some(problem) = &damaged {
         ctx.out.warn(&format!(
-            "the lock file of {key} ({}) is damaged: {}; `swarm locks --clean` removes it",
+            "the lock file of {path} ({}) is damaged: {}; `swarm locks --clean` removes it",
             table.location(&key),
             shown(problem)
         ));
@@ -64,16 +66,16 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     if locks.is_empty() {
-        ctx.out.print(&format!("No active lock on: {key}\n"))?;
+        ctx.out.print(&format!("No active lock on: {path}\n"))?;
         return Ok(ExitCode::Success);
     }
     let mut s = String::new();
     for held in &locks {
         let filepath = shown(&held.record.filepath);
-        let mut header = if filepath == key.as_str() {
+        let mut header = if filepath == path {
             format!("Lock on: {filepath}")
         } else {
-            format!("Lock on: {filepath} (overlaps {key})")
+            format!("Lock on: {filepath} (overlaps {path})")
         };
         if table.is_stale(&held.record, now) {
             header.push_str(lapsed_mark(&held.record));

@@ -22,8 +22,8 @@ pub(crate) struct ConfigArgs {
 
 #[derive(Debug, Subcommand)]
 enum ConfigCommand {
-    /// Write only the config file, every key with its default and a
-    /// comment (`swarm init` does this and the rest of a project's set-up)
+    /// Write only the config file, every key commented out with its
+    /// default (`swarm init` does this and the rest of a project's set-up)
     Init(init::InitArgs),
     /// Show the effective config and where each value came from
     Show(show::ShowArgs),

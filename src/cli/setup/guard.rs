@@ -128,9 +128,11 @@ fn check_commit(ctx: &Context) -> Result<ExitCode> {
     Err(GuardError::CommitBlocked(conflicts).into())
 }
 
-/// `guard check-edit`: never fails and never blocks because of its own
-/// trouble. Anything it cannot make sense of allows the edit with a note
-/// on stderr; only a live lock of another agent blocks it.
+/// `guard check-edit`: judges the whole hook input. An input it cannot
+/// read is refused (exit 2), since the edit it holds cannot be judged;
+/// input that is no edit request at all, or a project whose state it
+/// cannot read, allows the edit with a note on stderr; a live lock of
+/// another agent blocks it.
 pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     if switched_off() {
         return ExitCode::Success;
@@ -138,9 +140,9 @@ pub(crate) fn check_edit(global: &GlobalArgs, out: &Output) -> ExitCode {
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().read_to_end(&mut input) {
         out.note(&format!(
-            "swarm guard: not checked for locks: could not read the hook input: {e}"
+            "swarm guard: edit refused: could not read the hook input to check it for locks: {e}"
         ));
-        return ExitCode::Success;
+        return ExitCode::Usage;
     }
     check_edit_input(global, out, &input)
 }

@@ -3,10 +3,11 @@
 //! acts for the agent of its pane: raises what the agent needs the person
 //! for, marks its turn's end, confirms the messages its prompt holds; for
 //! Claude Code it also shows the agent its new messages before a prompt
-//! and checks an edit against other agents' locks. It fails open: its own
-//! trouble never stops the agent (the exit code is 0, stdout stays empty
-//! unless the agent's protocol wants output, and the error goes to
-//! `.swarm/hook_errors.log`). With nothing to do (an event swarm ignores,
+//! and checks an edit against other agents' locks, reading the whole
+//! payload to judge it (an edit check it cannot read is refused).
+//! Otherwise it fails open: its own trouble never stops the agent (the
+//! exit code is 0, stdout stays empty unless the agent's protocol wants
+//! output, and the error goes to `.swarm/hook_errors.log`). With nothing to do (an event swarm ignores,
 //! or outside an agent's pane) it ends before reading any state.
 
 use std::ffi::OsString;
@@ -14,7 +15,7 @@ use std::io::Read;
 
 use clap::Args;
 
-use swarm_core::attention::hook_payload::{self, HookEvent, MAX_PAYLOAD_BYTES, Signal, Vendor};
+use swarm_core::attention::hook_payload::{self, HookEvent, Signal, Vendor};
 use swarm_core::attention::hook_sightings;
 use swarm_core::domain::Timestamp;
 use swarm_core::hooks::handle;
@@ -34,7 +35,7 @@ Examples (what the agents' settings run; `swarm hooks install` puts them there):
   swarm hook codex      Codex CLI's
   swarm hook gemini     Gemini CLI's
 
-It always exits 0 (Claude Code's edit guard: 2 to refuse an edit), prints
+It always exits 0 (Claude Code's edit guard: 2 to refuse an edit, also one it cannot read), prints
 nothing unless the agent wants output, and logs its own trouble to
 .swarm/hook_errors.log.")]
 pub(crate) struct HookArgs {
@@ -64,10 +65,19 @@ pub(crate) fn run(global: &GlobalArgs, out: &Output, agent: &str) -> ExitCode {
         return ExitCode::Success;
     };
     let mut input = Vec::new();
-    // One byte past the limit tells a cut payload from a whole one; the
-    // rest is left unread (the agent does not wait for it to be read).
-    let limit = u64::try_from(MAX_PAYLOAD_BYTES + 1).unwrap_or(u64::MAX);
-    if let Err(e) = std::io::stdin().take(limit).read_to_end(&mut input) {
+    // The whole payload, however large: the edit guard judges a tool
+    // call by all of it, and a cut one is no JSON at all (a Write of a
+    // large file would pass unjudged). The event parser keeps only what
+    // it needs of a long prompt.
+    if let Err(e) = std::io::stdin().read_to_end(&mut input) {
+        // Claude Code's edit checks come here too: one that cannot be
+        // read cannot be judged, so it is refused, never let through.
+        if vendor == Vendor::Claude && mentions_edit_check(&input) {
+            out.note(&format!(
+                "swarm guard: edit refused: could not read the hook input to check it for locks: {e}"
+            ));
+            return ExitCode::Usage;
+        }
         return failed(
             global,
             vendor,
@@ -136,6 +146,14 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
         }
     }
     Ok(())
+}
+
+/// True when a payload read in part names Claude Code's `PreToolUse`
+/// event, the one the edit guard answers.
+fn mentions_edit_check(partial: &[u8]) -> bool {
+    partial
+        .windows(b"PreToolUse".len())
+        .any(|w| w == b"PreToolUse")
 }
 
 /// Logs a hook's trouble where the project is found, and lets the agent

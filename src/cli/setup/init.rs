@@ -19,7 +19,7 @@ use crate::cli::context::Context;
 #[derive(Debug, Args)]
 #[command(
     after_help = "What init may change, each asked first on a terminal:\n  \
-    .claudeswarm.toml         the config file, every key with its default\n  \
+    .claudeswarm.toml         the config file, every key commented out with its default\n  \
     .claude/settings.json     the agents' own hooks, running `swarm hook <agent>` (also .codex/hooks.json and\n  \
                               .gemini/settings.json for the agents present): they tell swarm when an agent\n  \
                               needs you or ends a turn; Claude Code also gets its new messages and the edit guard\n  \
@@ -109,7 +109,8 @@ pub(crate) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
                 config::write_template(&path, false)?;
                 done.push(format!("created {}", path.display()));
                 out.print(&format!(
-                    "  {ok} created {} (every key, its default and a comment)\n",
+                    "  {ok} created {} (every key commented out with its default: your own \
+                     ~/.config/swarm/config.toml stays in force until a key is set here)\n",
                     path.display()
                 ))?;
             } else {

@@ -6,15 +6,10 @@ use crate::agents::process::{ProcessError, ProcessView, Processes, TmuxSays};
 use crate::tmux::{PaneId, Tmux};
 
 pub(crate) use crate::config::DEFAULT_AGENT_COMMANDS;
+use crate::config::shells::is_shell;
 
 /// The name discovery reports for swarm's own demo agent.
 pub const DEMO_AGENT: &str = "swarm-demo";
-
-/// Interactive shells: text typed into one of these runs as a command.
-const SHELLS: [&str; 14] = [
-    "bash", "zsh", "sh", "dash", "fish", "ksh", "mksh", "tcsh", "csh", "ash", "nu", "elvish",
-    "xonsh", "pwsh",
-];
 
 /// Interpreters whose script, not the interpreter, names the program
 /// (Claude Code, Gemini CLI and Codex are often `node <script>`).
@@ -70,7 +65,14 @@ impl AgentMatcher {
         commands: impl IntoIterator<Item = String>,
         processes: Processes,
     ) -> AgentMatcher {
-        let mut commands: Vec<String> = commands.into_iter().map(|c| c.to_lowercase()).collect();
+        // The config refuses a shell as an agent command; this keeps one
+        // out from any other source too, since a shell taken for an agent
+        // would have messages typed into it as commands.
+        let mut commands: Vec<String> = commands
+            .into_iter()
+            .map(|c| c.to_lowercase())
+            .filter(|c| !is_shell(c))
+            .collect();
         commands.sort();
         commands.dedup();
         AgentMatcher {
@@ -196,7 +198,7 @@ impl AgentMatcher {
             TmuxSays::Gone => return Ok(None),
             TmuxSays::Command(command) => {
                 let program = program_name(&command);
-                if SHELLS.contains(&program.as_str()) {
+                if is_shell(&program) {
                     return Ok(Some(Foreground {
                         program,
                         kind: ForegroundKind::Shell,
@@ -222,10 +224,12 @@ impl AgentMatcher {
             .map(|a| program_name(a))
             .filter(|p| !p.is_empty())
             .or_else(|| view.info(leader).map(|i| i.name))?;
-        let kind = if let Some(agent) = self.identify(&argv) {
-            ForegroundKind::Agent(agent)
-        } else if SHELLS.contains(&program.as_str()) {
+        // A shell first: whatever else could be said of it, typing into
+        // it runs commands.
+        let kind = if is_shell(&program) {
             ForegroundKind::Shell
+        } else if let Some(agent) = self.identify(&argv) {
+            ForegroundKind::Agent(agent)
         } else {
             self.agent_in_group(view, leader)
                 .map(ForegroundKind::Agent)
@@ -310,6 +314,63 @@ mod tests {
         let m = AgentMatcher::new(["opencode".to_string()], Processes::default());
         assert_eq!(m.identify(&argv("opencode")), Some("opencode".into()));
         assert_eq!(m.identify(&argv("claude")), None);
+    }
+
+    /// A process table of our own: pid -> (argv, parent, group, the
+    /// terminal's foreground group).
+    struct Table(Vec<(u32, &'static str, u32, u32, u32)>);
+
+    impl ProcessView for Table {
+        fn info(&self, pid: u32) -> Option<crate::agents::process::ProcessInfo> {
+            let (_, argv, ppid, pgrp, tpgid) = self.0.iter().find(|p| p.0 == pid)?;
+            Some(crate::agents::process::ProcessInfo {
+                ppid: *ppid,
+                pgrp: *pgrp,
+                tpgid: Some(*tpgid),
+                name: program_name(argv.split(' ').next().unwrap_or_default()),
+            })
+        }
+        fn argv(&self, pid: u32) -> Option<Vec<String>> {
+            let (_, a, ..) = self.0.iter().find(|p| p.0 == pid)?;
+            Some(argv(a))
+        }
+        fn children(&self, pid: u32) -> Vec<u32> {
+            self.0.iter().filter(|p| p.2 == pid).map(|p| p.0).collect()
+        }
+        fn cwd(&self, _pid: u32) -> Option<std::path::PathBuf> {
+            None
+        }
+    }
+
+    /// A shell among the agent commands (from any source) is still a
+    /// shell: never an agent, never typed into.
+    #[test]
+    fn a_shell_is_never_an_agent_whatever_the_commands_say() {
+        let m = AgentMatcher::new(
+            [
+                "bash".to_string(),
+                "-zsh".into(),
+                "Fish".into(),
+                "claude".into(),
+            ],
+            Processes::default(),
+        );
+        for shell in ["bash", "/bin/bash --norc", "-zsh", "fish", "zsh"] {
+            assert_eq!(m.identify(&argv(shell)), None, "{shell}");
+        }
+        // A pane whose root is bash, alone in the foreground.
+        let pane = Table(vec![(10, "bash", 1, 10, 10)]);
+        assert_eq!(
+            m.foreground(&pane, 10).map(|f| f.kind),
+            Some(ForegroundKind::Shell)
+        );
+        assert_eq!(m.find_in_pane(&pane, 10), None);
+        // Claude under that shell is still found and is the foreground.
+        let pane = Table(vec![(10, "bash", 1, 10, 11), (11, "claude", 10, 11, 11)]);
+        assert_eq!(
+            m.foreground(&pane, 10).map(|f| f.kind),
+            Some(ForegroundKind::Agent("claude".into()))
+        );
     }
 
     /// Both backends: `sh -c` keeps a child `sleep`; a matcher for `sleep`

@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use crate::support::sanitize;
 
-/// The largest payload read; a longer one is cut (a prompt hook's payload
-/// holds the whole prompt, and only its message ids matter here).
+/// The most of a submitted prompt kept (a prompt hook's payload holds the
+/// whole prompt, and only its message ids matter here). The payload itself
+/// is always read whole: a cut one is no JSON.
 pub const MAX_PAYLOAD_BYTES: usize = 1 << 20;
 
 /// How many characters of a detail a feed line keeps.
@@ -183,7 +184,6 @@ pub struct HookEvent {
 /// Reads `payload` as `vendor`'s hook input. Errors are for a log line
 /// (the hook still lets the agent go on).
 pub fn parse(vendor: Vendor, payload: &[u8]) -> Result<HookEvent, String> {
-    let payload = &payload[..payload.len().min(MAX_PAYLOAD_BYTES)];
     let value: Value =
         serde_json::from_slice(payload).map_err(|e| format!("the hook input is not JSON: {e}"))?;
     let Some(obj) = value.as_object() else {
@@ -217,7 +217,7 @@ pub fn parse(vendor: Vendor, payload: &[u8]) -> Result<HookEvent, String> {
         }
         (Vendor::Claude | Vendor::Codex, "UserPromptSubmit") | (Vendor::Gemini, "BeforeAgent") => {
             Signal::Prompt {
-                text: text("prompt").to_owned(),
+                text: prefix(text("prompt"), MAX_PAYLOAD_BYTES).to_owned(),
             }
         }
         (Vendor::Claude, "PreToolUse") => Signal::EditCheck,
@@ -295,6 +295,16 @@ fn gemini_permission(obj: &serde_json::Map<String, Value>) -> Signal {
         question: message,
         context,
     }
+}
+
+/// The longest start of `text` of at most `max` bytes that ends on a
+/// character boundary.
+fn prefix(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// One line of untrusted text, fit for a feed line: control characters

@@ -281,7 +281,7 @@ pub const KEYS: &[Key] = &[
             max_items: 100,
             unique: true,
         }),
-        doc: "Program names that make a pane an agent (swarm only).",
+        doc: "Program names that make a pane an agent (swarm only; never a shell).",
         example: None,
     },
     Key {

@@ -88,9 +88,25 @@ pub struct LoadedConfig {
     pub user_file: Option<PathBuf>,
     /// Every key of `schema::KEYS`, in order, with its origin.
     pub origins: Vec<(&'static Key, Origin)>,
+    /// The keys whose value replaced another layer's: the key, and the
+    /// origin of the value it replaced (the next one down that set it; a
+    /// default is not counted).
+    pub overridden: Vec<(&'static Key, Origin)>,
     /// What was ignored and why (a secret in the project's file), each a
     /// line for a warning; the config loads all the same.
     pub warnings: Vec<String>,
+}
+
+impl LoadedConfig {
+    /// The origin of the value `key`'s value replaced, when it replaced
+    /// one (a project file's value over the user's, a variable over a
+    /// file's).
+    pub fn overrode(&self, key: &Key) -> Option<&Origin> {
+        self.overridden
+            .iter()
+            .find(|(k, _)| std::ptr::eq(*k, key))
+            .map(|(_, o)| o)
+    }
 }
 
 #[cfg(test)]
@@ -187,18 +203,25 @@ pub fn load_with(
     let mut merged = serde_json::to_value(Config::default()).unwrap_or(Value::Null);
     let mut origins: Vec<(&'static Key, Origin)> =
         KEYS.iter().map(|k| (k, Origin::Default)).collect();
+    let mut overridden: Vec<(&'static Key, Origin)> = Vec::new();
     for (key, origin) in origins.iter_mut() {
-        let from_files = layers
-            .iter()
-            .rev()
-            .find_map(|(parsed, from)| Some((lookup(&parsed.value, key)?.clone(), from.clone())));
+        // Every layer that sets the key, highest precedence first.
         let from_env = overrides
             .iter()
             .find(|(k, _, _)| std::ptr::eq(*k, *key))
             .map(|(_, var, value)| (value.clone(), Origin::Env(var.clone())));
-        if let Some((value, from)) = from_env.or(from_files) {
+        let mut setters =
+            from_env
+                .into_iter()
+                .chain(layers.iter().rev().filter_map(|(parsed, from)| {
+                    Some((lookup(&parsed.value, key)?.clone(), from.clone()))
+                }));
+        if let Some((value, from)) = setters.next() {
             set(&mut merged, key, value);
             *origin = from;
+        }
+        if let Some((_, below)) = setters.next() {
+            overridden.push((key, below));
         }
     }
     // Profiles and prices are tables of free names (checked as a whole by
@@ -241,6 +264,7 @@ pub fn load_with(
         file: layer_path(false),
         user_file: layer_path(true),
         origins,
+        overridden,
         warnings,
     })
 }

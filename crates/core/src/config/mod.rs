@@ -14,6 +14,7 @@ mod model;
 mod price;
 pub(crate) mod profile;
 pub(crate) mod schema;
+pub(crate) mod shells;
 mod shown;
 mod stamp;
 mod template;

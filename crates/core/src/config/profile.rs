@@ -288,6 +288,8 @@ pub(crate) fn check_spec(spec: &ProfileSpec, builtin: bool) -> Vec<(String, Stri
                         format!("commands[{i}]"),
                         format!("{c:?} is not a program name (no spaces or `/`)"),
                     ));
+                } else if let Some(why) = super::shells::refusal(c) {
+                    out.push((format!("commands[{i}]"), why));
                 }
             }
         }

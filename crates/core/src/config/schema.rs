@@ -291,6 +291,7 @@ fn check_item(item: &Item, v: &Value) -> Option<String> {
         (Item::Program, Value::String(s)) => {
             (s.trim().is_empty() || s.contains('/') || s.chars().any(char::is_whitespace))
                 .then(|| format!("{s:?} is not a program name (no spaces or `/`)"))
+                .or_else(|| super::shells::refusal(s))
         }
         (Item::MessageType, Value::String(s)) => {
             validate::message_type_name(s).err().map(|e| e.to_string())

@@ -1,6 +1,9 @@
-//! The file `swarm config init` writes: every key with its default and a
-//! comment, in TOML or YAML. Values are written as JSON literals, which
-//! both formats read the same way for numbers, booleans, strings and lists.
+//! The file `swarm config init` and `swarm init` write: every key
+//! commented out, with its default and a comment, in TOML or YAML. The file
+//! sets nothing by itself, so the per-user file's values stay in force
+//! until a key is uncommented here. Values are written as JSON literals,
+//! which both formats read the same way for numbers, booleans, strings and
+//! lists.
 
 use std::path::Path;
 
@@ -12,13 +15,17 @@ use super::load::Format;
 use super::model::Config;
 
 const HEADER: &str = "\
-swarm configuration: every key with its default. Unknown keys are errors.
-Any key can be overridden for one command with an environment variable
-SWARM_<SECTION>_<KEY>, e.g. SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE=20.
-Check this file with `swarm config validate`; see the effective values
-with `swarm config show`. Your own settings for every project, and the
-secrets (notify.webhook, notify.command), go in $XDG_CONFIG_HOME/swarm/config.toml
-(else ~/.config/swarm/config.toml), with the same keys.";
+swarm configuration for this project. Every key is commented out with its
+default: uncomment one to set it for this project (in YAML, uncomment its
+section's line too). Unknown keys are errors.
+Where a value comes from, lowest first: the default, your own file
+$XDG_CONFIG_HOME/swarm/config.toml (else ~/.config/swarm/config.toml, same
+keys; the only place for the secrets notify.webhook and notify.command),
+this file, then SWARM_<SECTION>_<KEY> environment variables, e.g.
+SWARM_RATE_LIMITING_MESSAGES_PER_MINUTE=20. A key set here overrides your
+own file's value for everyone working in this project.
+Check this file with `swarm config validate`; see the effective values,
+and where each comes from, with `swarm config show`.";
 
 /// Writes the default configuration to `path` in the format its name
 /// says. An existing file is replaced only with `replace`.
@@ -44,9 +51,11 @@ pub(crate) fn render(format: Format) -> String {
     }
     for (section, doc) in SECTIONS {
         out.push_str(&format!("\n# {doc}\n"));
+        // An empty TOML table sets nothing; a YAML section with every key
+        // commented out would be null, which is not a section.
         match format {
             Format::Toml => out.push_str(&format!("[{section}]\n")),
-            Format::Yaml => out.push_str(&format!("{section}:\n")),
+            Format::Yaml => out.push_str(&format!("# {section}:\n")),
         }
         let indent = match format {
             Format::Toml => "",
@@ -69,18 +78,13 @@ fn write_key(out: &mut String, format: Format, key: &Key, value: Option<&Value>,
         Format::Toml => " =",
         Format::Yaml => ":",
     };
-    match value {
-        Some(v) if !v.is_null() => {
-            out.push_str(&format!("{indent}{}{sep} {}\n", key.name, literal(v)));
-        }
-        // Unset by default: TOML has no null, so both formats show the key
-        // commented out with an example value.
-        _ => out.push_str(&format!(
-            "{indent}# {}{sep} {}\n",
-            key.name,
-            key.example.unwrap_or("")
-        )),
-    }
+    // Every key commented out: with its default, or when it is unset by
+    // default (TOML has no null) with an example value.
+    let shown = match value {
+        Some(v) if !v.is_null() => literal(v),
+        _ => key.example.unwrap_or("").to_owned(),
+    };
+    out.push_str(&format!("{indent}# {}{sep} {shown}\n", key.name));
 }
 
 /// A value as a literal that TOML and YAML both read back as the same

@@ -76,14 +76,21 @@ fn templates_hold_every_key_and_load_as_the_defaults() {
         let path = write(dir.path(), name, &text);
         let loaded = load_with(Some(&path), &[]).expect(name);
         assert_eq!(loaded.config, Config::default(), "{name}");
+        // The file sets nothing: a per-user value is never overridden by a
+        // file nobody edited.
+        for (key, origin) in &loaded.origins {
+            assert_eq!(origin, &Origin::Default, "{name}: {}", key.path());
+        }
+        // A key uncommented (with its section, in YAML) holds its default.
+        let one = text
+            .replace("# rate_limiting:\n", "rate_limiting:\n")
+            .replace("# window_seconds", "window_seconds");
+        let path = write(dir.path(), name, &one);
+        let loaded = load_with(Some(&path), &[]).expect(name);
+        assert_eq!(loaded.config, Config::default(), "{name}");
         assert_eq!(
             loaded.origin("rate_limiting.window_seconds"),
             Some(&Origin::File(path.clone()))
-        );
-        assert_eq!(
-            loaded.origin("discovery.auto_refresh_interval"),
-            Some(&Origin::Default),
-            "{name}: unset keys are commented out"
         );
     }
 }

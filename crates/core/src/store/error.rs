@@ -54,6 +54,22 @@ pub enum StoreError {
         /// As given.
         path: PathBuf,
     },
+    /// The project's `.swarm` is a symlink that leads out of the project:
+    /// state files written through it would land elsewhere.
+    #[error(
+        "{} is a symlink to {}, outside the project {}: swarm keeps its state inside the project (replace the link with a directory, or point it inside)",
+        link.display(),
+        target.display(),
+        root.display()
+    )]
+    StateDirOutside {
+        /// The link (`<root>/.swarm`).
+        link: PathBuf,
+        /// Where it leads.
+        target: PathBuf,
+        /// The project root.
+        root: PathBuf,
+    },
     /// A file that is only ever created, never replaced, exists already.
     #[error("{} already exists", path.display())]
     Exists {

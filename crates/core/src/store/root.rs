@@ -76,7 +76,21 @@ impl ProjectRoot {
     /// that holds a marker (inside a linked git worktree: the same
     /// directory of the main worktree, or its top when the main worktree
     /// lacks that directory), else `cwd` itself.
+    ///
+    /// A `.swarm` in the root that is a symlink leading out of the project
+    /// is refused (`StoreError::StateDirOutside`): every state file swarm
+    /// writes there would land outside it.
     pub fn detect(
+        flag: Option<&Path>,
+        env: Option<&OsStr>,
+        cwd: &Path,
+    ) -> Result<ProjectRoot, StoreError> {
+        let root = Self::find(flag, env, cwd)?;
+        check_state_dir(&root.path)?;
+        Ok(root)
+    }
+
+    fn find(
         flag: Option<&Path>,
         env: Option<&OsStr>,
         cwd: &Path,
@@ -131,6 +145,34 @@ fn in_main_worktree(dir: &Path, marker: &'static str) -> ProjectRoot {
         },
         source: RootSource::LinkedWorktree { marker, worktree },
     }
+}
+
+/// Refuses a `.swarm` in `root` that is a symlink out of `root`; a real
+/// directory, no `.swarm` at all, or a link to a directory inside the
+/// project is fine. A dangling link is judged by where it points.
+fn check_state_dir(root: &Path) -> Result<(), StoreError> {
+    let link = root.join(".swarm");
+    let is_link = std::fs::symlink_metadata(&link).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(());
+    }
+    let target = std::fs::read_link(&link).map_err(|source| StoreError::Read {
+        path: link.clone(),
+        source,
+    })?;
+    let leads_to = link
+        .canonicalize()
+        .unwrap_or_else(|_| resolve(&target, root));
+    // The root is resolved too (see `resolve`), so both compare alike.
+    let inside = leads_to.starts_with(root) && leads_to != root;
+    if inside {
+        return Ok(());
+    }
+    Err(StoreError::StateDirOutside {
+        link,
+        target: leads_to,
+        root: root.to_owned(),
+    })
 }
 
 /// Absolute and symlink-free when it exists; absolute and lexically clean
@@ -241,6 +283,32 @@ mod tests {
         // --root is taken as given.
         let root = ProjectRoot::detect(Some(&linked), None, &main).expect("detect");
         assert_eq!((root.path, root.source), (linked, RootSource::Flag));
+    }
+
+    #[test]
+    fn a_state_dir_linked_out_of_the_project_is_refused() {
+        let dir = tree();
+        let root = dir.path().join("proj").canonicalize().expect("canonical");
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::os::unix::fs::symlink(outside.path(), root.join(".swarm")).expect("symlink");
+        let found = ProjectRoot::detect(None, None, &root);
+        assert!(
+            matches!(found, Err(StoreError::StateDirOutside { .. })),
+            "{found:?}"
+        );
+        // Dangling, and pointing out through `..`.
+        fs::remove_file(root.join(".swarm")).expect("unlink");
+        std::os::unix::fs::symlink("../elsewhere", root.join(".swarm")).expect("symlink");
+        let found = ProjectRoot::detect(None, None, &root);
+        assert!(
+            matches!(found, Err(StoreError::StateDirOutside { .. })),
+            "{found:?}"
+        );
+        // Inside the project: fine.
+        fs::remove_file(root.join(".swarm")).expect("unlink");
+        fs::create_dir(root.join("state")).expect("mkdir");
+        std::os::unix::fs::symlink("state", root.join(".swarm")).expect("symlink");
+        assert!(ProjectRoot::detect(None, None, &root).is_ok());
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! `swarm config init`: write the default configuration, commented.
+//! `swarm config init`: write the default configuration, every key
+//! commented out.
 
 use std::path::PathBuf;
 
@@ -35,7 +36,8 @@ pub(super) fn run(ctx: &Context, args: &InitArgs) -> Result<ExitCode> {
         Format::Yaml => "YAML",
     };
     ctx.out.print(&format!(
-        "{} {} ({name}): every key with its default and a comment.\n\n\
+        "{} {} ({name}): every key commented out with its default; uncomment one to set \
+         it for this project (over your own config file).\n\n\
          See the effective values: swarm config show\n\
          Edit it:                  swarm config edit\n",
         ctx.out.good("Created"),

@@ -1,6 +1,6 @@
 //! `swarm config show`: the effective configuration, and for every value
 //! whether it is the default, from the project's file, from the per-user
-//! file, or from a `SWARM_*` variable. Secrets are shown as
+//! file, or from a `SWARM_*` variable, and which of those it overrode. Secrets are shown as
 //! `config::shown` redacts them.
 
 use std::path::PathBuf;
@@ -80,20 +80,37 @@ fn watcher_lacks(ctx: &Context, loaded: &LoadedConfig) -> Vec<String> {
     record.lacks(&loaded.config)
 }
 
+/// An origin as `--json` names it: `{"from": "file", "path": ...}`.
+fn origin_json(origin: &Origin) -> Value {
+    match origin {
+        Origin::Default => json!({"from": "default"}),
+        Origin::File(p) => json!({"from": "file", "path": p.display().to_string()}),
+        Origin::UserFile(p) => json!({"from": "user_file", "path": p.display().to_string()}),
+        Origin::Env(var) => json!({"from": "env", "variable": var}),
+    }
+}
+
+/// An origin as the table names it: `default`, `file`, `user file`,
+/// `env SWARM_...` (the files are named above the table).
+fn origin_text(origin: &Origin) -> String {
+    match origin {
+        Origin::Default => "default".to_owned(),
+        Origin::File(_) => "file".to_owned(),
+        Origin::UserFile(_) => "user file".to_owned(),
+        Origin::Env(var) => format!("env {var}"),
+    }
+}
+
 fn as_json(loaded: &LoadedConfig) -> Value {
     let mut doc = config::shown(&loaded.config);
     let sources: Map<String, Value> = loaded
         .origins
         .iter()
         .map(|(key, origin)| {
-            let v = match origin {
-                Origin::Default => json!({"from": "default"}),
-                Origin::File(p) => json!({"from": "file", "path": p.display().to_string()}),
-                Origin::UserFile(p) => {
-                    json!({"from": "user_file", "path": p.display().to_string()})
-                }
-                Origin::Env(var) => json!({"from": "env", "variable": var}),
-            };
+            let mut v = origin_json(origin);
+            if let (Some(below), Value::Object(map)) = (loaded.overrode(key), &mut v) {
+                map.insert("overrides".into(), origin_json(below));
+            }
             (key.path(), v)
         })
         .collect();
@@ -135,12 +152,12 @@ fn render(ctx: &Context, loaded: &LoadedConfig, stale: &[String]) -> String {
                 None | Some(Value::Null) => "(not set)".to_owned(),
                 Some(v) => literal(v),
             };
-            let mut origin = match origin {
-                Origin::Default => "default".to_owned(),
-                Origin::File(_) => "file".to_owned(),
-                Origin::UserFile(_) => "user file".to_owned(),
-                Origin::Env(var) => format!("env {var}"),
-            };
+            let mut origin = origin_text(origin);
+            // Say whose value lost, so that a value set in two places is
+            // never replaced without a word.
+            if let Some(below) = loaded.overrode(key) {
+                origin.push_str(&format!(" (overrides {})", origin_text(below)));
+            }
             if stale.contains(&key.path()) {
                 origin.push_str("  * not in the running watcher");
             }

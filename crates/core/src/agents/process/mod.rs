@@ -15,4 +15,6 @@ mod view;
 pub(crate) use backend::{BACKEND_VAR, Backend};
 pub(crate) use error::ProcessError;
 pub(crate) use processes::{Processes, TmuxSays};
+#[cfg(test)]
+pub(crate) use view::ProcessInfo;
 pub(crate) use view::ProcessView;
