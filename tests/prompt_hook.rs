@@ -82,7 +82,9 @@ fn the_prompt_hook_does_not_list_messages_already_typed_into_the_pane() {
         .output()
         .expect("inbox");
     assert_eq!(
-        String::from_utf8_lossy(&out.stdout).matches("typed in").count(),
+        String::from_utf8_lossy(&out.stdout)
+            .matches("typed in")
+            .count(),
         3,
         "{out:?}"
     );
@@ -148,7 +150,13 @@ fn a_message_id_in_a_prompt_is_confirmed_however_far_back_the_message_is() {
     );
     let filler = |from: usize| -> String {
         (from..from + 50)
-            .map(|i| message_line(&format!("f{i:07}-0000-4000-8000-000000000000"), "agent-9", "x"))
+            .map(|i| {
+                message_line(
+                    &format!("f{i:07}-0000-4000-8000-000000000000"),
+                    "agent-9",
+                    "x",
+                )
+            })
             .collect()
     };
     project.write("agent_messages.log.2", &filler(0));
