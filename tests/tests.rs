@@ -43,6 +43,7 @@ mod monitor;
 mod notify;
 mod old_tmux;
 mod print_to_send;
+mod prompt_hook;
 #[cfg(feature = "redis")]
 mod redis_backend;
 #[cfg(feature = "redis")]

@@ -11,6 +11,7 @@ use swarm_core::attention::event::EventKind;
 
 use swarm_core::domain::{AgentId, validate};
 use swarm_core::error::{Error, Result};
+use swarm_core::hooks::prompt_inbox;
 use swarm_core::log::inbox::{InboxView, Selection};
 use swarm_core::log::record::{MessageView, Status};
 use swarm_core::messaging::conversation::{self, SearchRequest};
@@ -252,21 +253,21 @@ fn searched(
 
 fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
     let agent = agent(ctx, args)?;
-    let (view, _) = read(
-        ctx,
-        &agent,
-        &InboxArgs {
-            new: true,
-            ..clone_args(args)
-        },
-    )?;
+    // Only what has not reached the agent another way (typed into its
+    // pane, or shown before), marked read and delivered as it is shown.
+    let pane = ctx
+        .registry()?
+        .and_then(|r| r.find(&agent))
+        .and_then(|a| a.tmux_pane_id.clone());
+    let limit = args.limit.unwrap_or(10) as usize;
+    let view = prompt_inbox::take(ctx.operator()?, &agent, pane.as_ref(), limit)?;
     if view.shown.is_empty() {
         return Ok(String::new());
     }
+    let count = view.shown.len() + view.more;
     let mut s = format!(
-        "📬 swarm: {} new message{} for {agent}\n",
-        view.unread,
-        if view.unread == 1 { "" } else { "s" }
+        "📬 swarm: {count} new message{} for {agent}\n",
+        if count == 1 { "" } else { "s" }
     );
     for v in &view.shown {
         let m = &v.message;
@@ -282,11 +283,8 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
             m.msg_id.short()
         ));
     }
-    if view.held_back > 0 {
-        s.push_str(&format!(
-            "({} more: run `swarm inbox --new`)\n",
-            view.held_back
-        ));
+    if view.more > 0 {
+        s.push_str(&format!("({} more: run `swarm inbox --new`)\n", view.more));
     }
     s.push_str("Reply with: swarm msg <agent-id> <TYPE> --reply-to <id> \"...\"\n");
     Ok(s)
@@ -309,20 +307,6 @@ pub(crate) fn prompt_hook_text(ctx: &Context, agent: &str) -> Result<String> {
             held: false,
         },
     )
-}
-
-fn clone_args(args: &InboxArgs) -> InboxArgs {
-    InboxArgs {
-        agent: args.agent.clone(),
-        new: args.new,
-        limit: args.limit,
-        json: args.json,
-        quiet: args.quiet,
-        hook: args.hook,
-        held: args.held,
-        all_history: args.all_history,
-        search: args.search.clone(),
-    }
 }
 
 fn message_json<'a>(v: &'a MessageView, agent: &str, has_pane: bool) -> MessageJson<'a> {

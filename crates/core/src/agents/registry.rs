@@ -3,7 +3,7 @@
 //! file; and the agent-id high-water mark, so ids are never reused. Where
 //! they are kept is `RegistryStore`'s business.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -156,9 +156,13 @@ impl Registry {
         };
         let mut skipped = Vec::new();
         let mut records: Vec<AgentRecord> = Vec::with_capacity(agents.len());
+        // The ids taken so far, for the duplicate check: looking each one
+        // up among the records kept made a large registry cost the square
+        // of its size (docs/PERFORMANCE.md, "A large registry").
+        let mut seen: HashSet<AgentId> = HashSet::with_capacity(agents.len());
         for (i, agent) in agents.into_iter().enumerate() {
             match serde_json::from_value::<AgentRecord>(agent) {
-                Ok(rec) if records.iter().any(|r| r.id == rec.id) => {
+                Ok(rec) if !seen.insert(rec.id.clone()) => {
                     skipped.push(format!(
                         "agent entry {i}: duplicate id {:?}",
                         rec.id.as_str()
@@ -281,6 +285,30 @@ mod tests {
         let (reg, skipped) = Registry::from_value(v).expect("parse");
         assert_eq!(reg.agents.len(), 1);
         assert_eq!(skipped.len(), 4, "{skipped:?}");
+    }
+
+    #[test]
+    fn a_registry_of_50000_entries_keeps_the_first_of_each_id() {
+        // Every tenth entry repeats the id of the one before it.
+        let entry = |n: usize, pane: &str| {
+            json!({"id": format!("agent-{n}"), "pane_index": pane, "pid": 1,
+                   "status": "stale", "last_seen": "y", "session_name": "s"})
+        };
+        let agents: Vec<Value> = (0..50_000)
+            .map(|i| {
+                let n = if i % 10 == 9 { i - 1 } else { i };
+                entry(n, if i % 10 == 9 { "s:0.1" } else { "s:0.0" })
+            })
+            .collect();
+        let v = json!({"session_name": "s", "updated_at": "x", "agents": agents});
+        let (reg, skipped) = Registry::from_value(v).expect("parse");
+        assert_eq!(reg.agents.len(), 45_000);
+        assert_eq!(skipped.len(), 5_000);
+        assert_eq!(skipped[0], "agent entry 9: duplicate id \"agent-8\"");
+        let kept = reg.find("agent-49998").expect("kept");
+        assert_eq!(kept.pane_index, "s:0.0", "the first entry of an id is kept");
+        assert!(reg.find("agent-49999").is_none());
+        assert_eq!(reg.agents[44_999].id.as_str(), "agent-49998");
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::attention::hook_payload::{self, FailureReason, HookEvent, Signal};
 use crate::attention::hook_sightings::{HookSightings, Report};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
+use crate::log::index::MessageIndex;
 use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 /// What a hook run did.
@@ -147,33 +148,45 @@ pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timesta
     done
 }
 
+/// Messages one short id in a prompt may confirm at most (ids that share
+/// their first eight characters are rare; this bounds a prompt that names
+/// a very short prefix).
+const MAX_PER_ID: usize = 4;
+
 /// Records each message of `short_ids` sent to `agent` as delivered and
-/// confirmed by its hook, in the message log (the messages are looked up
-/// among the log's recent records).
+/// confirmed by its hook, in the message log. The messages are found by
+/// the message index (`log::index`), which catches up with only what was
+/// appended since its last use: the cost does not grow with the log, and a
+/// message is found however long ago it was sent.
 fn confirm(op: &Operator, agent: &str, short_ids: &[String], done: &mut Handled) {
-    let tail = match op.backend.log.follow() {
-        Ok((_, tail)) => tail,
+    let index = match MessageIndex::open(&op.paths, op.backend.log.as_ref()) {
+        Ok(index) => index,
         Err(e) => {
             done.errors
-                .push(format!("could not read the message log: {e}"));
+                .push(format!("could not read the message index: {e}"));
             return;
         }
     };
     let mut records = Vec::new();
-    for r in tail.records.iter().rev() {
-        let Record::Message(m) = r else { continue };
-        let m = m.message();
-        let full = m.msg_id.as_str();
-        if short_ids.iter().any(|s| m.msg_id.starts_with(s))
-            && m.recipients.iter().any(|to| to.as_str() == agent)
-            && !done.confirmed.iter().any(|c| c == full)
-        {
-            done.confirmed.push(full.to_owned());
+    for short in short_ids {
+        let found = match index.ids_to(short, agent, MAX_PER_ID) {
+            Ok(found) => found,
+            Err(e) => {
+                done.errors
+                    .push(format!("could not look up message {short}: {e}"));
+                continue;
+            }
+        };
+        for full in found {
+            if done.confirmed.contains(&full) {
+                continue;
+            }
             records.push(Record::Delivery(DeliveryRecord::new(
-                full,
+                &full,
                 &[(agent.to_owned(), Outcome::delivered().confirmed_by_hook())],
                 Some("confirmed by the agent's prompt hook".into()),
             )));
+            done.confirmed.push(full);
         }
     }
     if !records.is_empty()

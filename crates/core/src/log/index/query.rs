@@ -321,6 +321,47 @@ impl MessageIndex {
         ))
     }
 
+    /// The kept messages to `recipient` whose ids are `prefix` or begin
+    /// with it, newest first, each id once, at most `limit`: what a short
+    /// id in a submitted prompt names. The id's index answers it, so its
+    /// cost does not grow with the history.
+    pub(crate) fn ids_to(
+        &self,
+        prefix: &str,
+        recipient: &str,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        // Only letters, digits, `-` and `_` reach GLOB as a pattern (none
+        // of them a wildcard); anything else is no id swarm gave out.
+        if prefix.is_empty()
+            || !prefix
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Ok(Vec::new());
+        }
+        let conn = self.conn();
+        let mut st = conn
+            .prepare(
+                "SELECT msg_id FROM messages WHERE msg_id GLOB ?1 AND instr(recipients, ?2) > 0 \
+                 GROUP BY msg_id ORDER BY max(id) DESC LIMIT ?3",
+            )
+            .map_err(|e| self.error(&e))?;
+        let ids = st
+            .query_map(
+                params_from_iter([
+                    SqlValue::Text(format!("{prefix}*")),
+                    SqlValue::Text(format!(" {recipient} ")),
+                    SqlValue::Integer(i64::try_from(limit).unwrap_or(i64::MAX)),
+                ]),
+                |r| r.get(0),
+            )
+            .map_err(|e| self.error(&e))?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| self.error(&e))?;
+        Ok(ids)
+    }
+
     /// The kept message whose id is `prefix` or begins with it.
     pub(crate) fn resolve(&self, prefix: &str) -> Result<Resolved, StoreError> {
         let conn = self.conn();
