@@ -5,6 +5,7 @@ mod harness;
 
 mod a2a;
 mod acks;
+mod append_logs;
 mod aliases;
 mod attention;
 mod cli;
@@ -13,6 +14,7 @@ mod config;
 mod conversations;
 mod coord;
 mod crash;
+mod damaged_state;
 #[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;
