@@ -35,7 +35,7 @@ const CASES: &[Case] = &[
     },
     Case {
         file: ".swarm/hook_sightings.json",
-        args: &["agents"],
+        args: &["agents", "--json"],
     },
 ];
 

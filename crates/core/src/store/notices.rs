@@ -1,9 +1,10 @@
-//! Notices of damaged state files set aside by stores whose operations
-//! return no warnings of their own (the held messages, the sessions, the
+//! Notices from stores whose operations return no warnings of their own:
+//! a damaged state file set aside (the held messages, the sessions, the
 //! attention episodes, the usage limits, the hook sightings, the printed
-//! lines): each is handed to the reporter the front door installed (the
-//! command line prints it as a warning, the hook writes it to its error
-//! log), or kept until the front door takes it.
+//! lines), a log that could not be written beside a lock change. Each is
+//! handed to the reporter the front door installed (the command line
+//! prints it as a warning, the hook writes it to its error log), or kept
+//! until the front door takes it.
 
 use std::sync::{Mutex, OnceLock};
 
