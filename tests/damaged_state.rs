@@ -80,9 +80,9 @@ fn a_damaged_state_file_is_reported_and_set_aside_on_first_read() {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         println!("{label}: exit {:?}: {}", out.status.code(), stderr.trim());
         let path = project.file(case.file).display().to_string();
-        let warned = stderr
-            .lines()
-            .any(|l| l.starts_with("swarm: warning: ") && l.contains(&path) && l.contains("damaged"));
+        let warned = stderr.lines().any(|l| {
+            l.starts_with("swarm: warning: ") && l.contains(&path) && l.contains("damaged")
+        });
         if !warned {
             failures.push(format!("{label}: no warning naming {path}: {stderr:?}"));
         }

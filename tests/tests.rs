@@ -5,8 +5,8 @@ mod harness;
 
 mod a2a;
 mod acks;
-mod append_logs;
 mod aliases;
+mod append_logs;
 mod attention;
 mod cli;
 mod concurrency;

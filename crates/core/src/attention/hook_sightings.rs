@@ -17,8 +17,7 @@ use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 const VERSION: u32 = 1;
 
 /// What a damaged file's notice ends with.
-const SIGHTINGS_LOST: &str =
-    ", and agents' screens are read until their hooks report again";
+const SIGHTINGS_LOST: &str = ", and agents' screens are read until their hooks report again";
 
 /// How many confirmed messages are kept per agent (the newest).
 const KEPT_CONFIRMATIONS: usize = 64;

@@ -39,7 +39,10 @@ impl FileLimits {
     /// The limits; a damaged file is moved aside, with a notice, on the
     /// first read that finds it.
     fn load(&self) -> Result<Limits, StoreError> {
-        Ok(self.file.load_or_set_aside::<LimitsFile>(LIMITS_LOST)?.limits)
+        Ok(self
+            .file
+            .load_or_set_aside::<LimitsFile>(LIMITS_LOST)?
+            .limits)
     }
 
     fn save(&self, lock: &StateLock, limits: &Limits) -> Result<(), StoreError> {

@@ -94,7 +94,7 @@ impl AppendFile {
 
     /// Where the lines go.
     #[cfg(test)]
-    pub(crate) fn path(&self) -> &std::path::Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
