@@ -322,24 +322,19 @@ fn a_send_killed_once_its_message_is_logged_keeps_the_acknowledgement_it_asked_f
         if !logged_ack_requests(&project).is_empty() {
             return Some(true);
         }
-        match child.try_wait().expect("try_wait") {
-            Some(_) => Some(false),
-            None => None,
-        }
+        child.try_wait().expect("try_wait").map(|_| false)
     });
     let _ = child.kill();
     let out = child.wait_with_output().expect("wait");
     drop(lock);
     let logged_ids = logged_ack_requests(&project);
     let pending = pending_ids(&project);
-    println!(
-        "logged before the kill: {logged}; logged {logged_ids:?}; pending {pending:?}; stderr {}",
-        String::from_utf8_lossy(&out.stderr).trim()
-    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     for id in &logged_ids {
         assert!(
             pending.contains(id),
-            "message {id} is in the log but its acknowledgement is not pending: {pending:?}"
+            "message {id} is in the log but its acknowledgement is not pending \
+             (logged before the kill: {logged}; pending {pending:?}; stderr {stderr})"
         );
     }
     // Once the lock is free a send records both, the obligation first.

@@ -78,7 +78,6 @@ fn a_damaged_state_file_is_reported_and_set_aside_on_first_read() {
             .output()
             .expect("run");
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-        println!("{label}: exit {:?}: {}", out.status.code(), stderr.trim());
         let path = project.file(case.file).display().to_string();
         let warned = stderr.lines().any(|l| {
             l.starts_with("swarm: warning: ") && l.contains(&path) && l.contains("damaged")
