@@ -3,7 +3,8 @@
 //! state file must still parse and hold a complete version, and the temp
 //! files a killed writer leaves are removed by the next command. The same
 //! kills against a private redis-server: every value still parses, and
-//! every pending ACK's message is in the log (the log is written first).
+//! every message in the log that asks for an answer has its pending ACK
+//! (the obligation is recorded first).
 
 use std::fs;
 use std::process::Stdio;
@@ -48,6 +49,13 @@ fn check_state(project: &Project, trial: usize, seed: u64) {
                 .unwrap_or_else(|e| panic!("{ctx}: torn line {line:?} in {name}: {e}"));
         }
     }
+    let pending = pending_ids(project);
+    for id in logged_ack_requests(project) {
+        assert!(
+            pending.contains(&id),
+            "{ctx}: {id} is in the log but not pending"
+        );
+    }
     if let Ok(text) = fs::read_to_string(project.file(".swarm/message_log.json")) {
         let index: Value = serde_json::from_str(&text)
             .unwrap_or_else(|e| panic!("{ctx}: log index does not parse: {e}"));
@@ -76,24 +84,32 @@ fn check_redis(redis: &RedisServer, trial: usize, seed: u64) {
         .arg("+")
         .query(&mut conn)
         .expect("XRANGE");
-    let mut ids = Vec::new();
+    let mut asked = Vec::new();
     for (_, fields) in &log {
         for (_, line) in fields {
             let v: Value = serde_json::from_str(line)
                 .unwrap_or_else(|e| panic!("{ctx}: torn log entry {line:?}: {e}"));
-            if let Some(id) = v["msg_id"].as_str() {
-                ids.push(id.to_owned());
+            if v["requires_ack"] == true
+                && let Some(id) = v["msg_id"].as_str()
+            {
+                asked.push(id.to_owned());
             }
         }
     }
-    if let Some(pending) = get(&mut conn, "acks") {
-        for p in pending["pending_acks"].as_array().expect("a list") {
-            let id = p["msg_id"].as_str().expect("an id");
-            assert!(
-                ids.iter().any(|i| i == id),
-                "{ctx}: pending {id} is not in the log"
-            );
-        }
+    // The obligation is recorded before the message is logged: a logged
+    // message that asks for an answer is always pending (nothing in these
+    // trials acknowledges one, and none is old enough to escalate).
+    let pending: Vec<String> = get(&mut conn, "acks")
+        .and_then(|p| p["pending_acks"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e["msg_id"].as_str().map(str::to_owned))
+        .collect();
+    for id in &asked {
+        assert!(
+            pending.contains(id),
+            "{ctx}: {id} is in the log but not pending"
+        );
     }
 }
 
@@ -249,5 +265,89 @@ fn state_files_are_private() {
         ".swarm/ack_due",
     ] {
         assert_eq!(mode(rel), 0o600, "{rel}");
+    }
+}
+
+/// The ids of the messages in the live log that ask for an answer.
+fn logged_ack_requests(project: &Project) -> Vec<String> {
+    fs::read_to_string(project.file("agent_messages.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["requires_ack"] == true)
+        .filter_map(|r| r["msg_id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+/// The ids in PENDING_ACKS.json.
+fn pending_ids(project: &Project) -> Vec<String> {
+    fs::read_to_string(project.file("PENDING_ACKS.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .and_then(|v| v["pending_acks"].as_array().cloned())
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|e| e["msg_id"].as_str().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn a_send_killed_once_its_message_is_logged_keeps_the_acknowledgement_it_asked_for() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    server.demo_agent(&project.path(), &project.file("rec.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    // The pending list's lock, held here: a send that needs it waits at
+    // the point where it records the obligation, so the kill below lands
+    // exactly there (whatever the order of the send's writes).
+    let lock = fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(project.file(".PENDING_ACKS.json.lock"))
+        .expect("open the pending list's lock");
+    lock.lock().expect("take the pending list's lock");
+    let mut child = swarm_process(&project, Some(&server))
+        .args([
+            "msg", "agent-0", "QUESTION", "--from", "operator", "--ack", "killed?",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    // Until the message is in the log, or the send gave up waiting for
+    // the lock without logging anything.
+    let logged = crate::harness::wait_for("the message logged or the send ended", || {
+        if !logged_ack_requests(&project).is_empty() {
+            return Some(true);
+        }
+        child.try_wait().expect("try_wait").map(|_| false)
+    });
+    let _ = child.kill();
+    let out = child.wait_with_output().expect("wait");
+    drop(lock);
+    let logged_ids = logged_ack_requests(&project);
+    let pending = pending_ids(&project);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    for id in &logged_ids {
+        assert!(
+            pending.contains(id),
+            "message {id} is in the log but its acknowledgement is not pending \
+             (logged before the kill: {logged}; pending {pending:?}; stderr {stderr})"
+        );
+    }
+    // Once the lock is free a send records both, the obligation first.
+    swarm(&project, &server)
+        .args([
+            "msg", "agent-0", "QUESTION", "--from", "operator", "--ack", "again",
+        ])
+        .assert()
+        .success();
+    let logged_ids = logged_ack_requests(&project);
+    let pending = pending_ids(&project);
+    assert!(!logged_ids.is_empty(), "nothing was logged");
+    for id in &logged_ids {
+        assert!(pending.contains(id), "{id} not pending: {pending:?}");
     }
 }

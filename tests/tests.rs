@@ -6,6 +6,7 @@ mod harness;
 mod a2a;
 mod acks;
 mod aliases;
+mod append_logs;
 mod attention;
 mod cli;
 mod concurrency;
@@ -13,6 +14,7 @@ mod config;
 mod conversations;
 mod coord;
 mod crash;
+mod damaged_state;
 #[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;

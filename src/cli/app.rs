@@ -88,6 +88,10 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
         return run_without_project(&cli, out);
     }
     let ctx = Context::new(&cli.global, out.clone())?;
+    // A damaged state file that a store sets aside is said as a warning
+    // the moment it is found.
+    let warn = out.clone();
+    swarm_core::store::notices::set_reporter(move |note| warn.warn(note));
     match properties.config {
         ConfigCheck::Strict => {
             ctx.config()?;

@@ -110,6 +110,16 @@ pub(crate) fn run(global: &GlobalArgs, out: &Output, agent: &str) -> ExitCode {
 fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Result<()> {
     let at = Timestamp::now();
     let ctx = Context::new(global, out.clone())?;
+    // A hook prints nothing an agent would show: a damaged state file it
+    // sets aside is told in its error log instead.
+    let (paths, vendor, name) = (
+        ctx.paths.clone(),
+        event.vendor.as_str().to_owned(),
+        event.name.clone(),
+    );
+    swarm_core::store::notices::set_reporter(move |note| {
+        hook_sightings::log_error(&paths, None, &vendor, &name, note);
+    });
     ctx.config_or_defaults();
     let Some(agent) = actor::detect(&ctx)? else {
         return Ok(());

@@ -11,10 +11,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::domain::Timestamp;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 
 /// Version of the file's shape.
 const VERSION: u32 = 1;
+
+/// What a damaged file's notice ends with.
+const SIGHTINGS_LOST: &str = ", and agents' screens are read until their hooks report again";
 
 /// How many confirmed messages are kept per agent (the newest).
 const KEPT_CONFIRMATIONS: usize = 64;
@@ -112,21 +115,20 @@ impl HookSightings {
     }
 
     /// Every agent's sighting (none when the file is missing or damaged:
-    /// the screen then does the work, as for an agent without hooks).
+    /// the screen then does the work, as for an agent without hooks). A
+    /// damaged file is moved aside, with a notice, on the first read that
+    /// finds it.
     pub fn load(&self) -> BTreeMap<String, Sighting> {
-        match self.file.read_json::<SightingsFile>() {
-            Ok(Loaded::Valid(f)) => f.agents,
-            _ => BTreeMap::new(),
-        }
+        self.file
+            .load_or_set_aside::<SightingsFile>(SIGHTINGS_LOST)
+            .map(|f| f.agents)
+            .unwrap_or_default()
     }
 
     /// Records what a hook run reported, at `at`.
     pub fn record(&self, report: &Report<'_>, at: Timestamp) -> Result<(), StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = match self.file.read_json::<SightingsFile>()? {
-            Loaded::Valid(f) => f,
-            Loaded::Missing | Loaded::Corrupt(_) => SightingsFile::default(),
-        };
+        let mut data: SightingsFile = self.file.load_for_change(&lock, SIGHTINGS_LOST)?;
         data.version = VERSION;
         let entry = data
             .agents
@@ -178,9 +180,8 @@ impl HookSightings {
             return Ok(());
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let Loaded::Valid(mut data) = self.file.read_json::<SightingsFile>()? else {
-            return Ok(());
-        };
+        let mut data: SightingsFile = self.file.load_for_change(&lock, SIGHTINGS_LOST)?;
+        data.version = VERSION;
         data.agents.retain(|a, _| !agents.contains(a));
         let bytes = serde_json::to_vec_pretty(&data).map_err(|source| StoreError::Encode {
             path: self.file.path().to_owned(),

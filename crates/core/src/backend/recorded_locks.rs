@@ -4,7 +4,9 @@
 //! wrapping the store there records a lock taken, released or forced
 //! whoever did it. Stale locks the watcher removes are recorded by the
 //! watcher (`lock_expired`). A feed that cannot be written never fails
-//! the lock change itself: the lock is the state, the feed its story.
+//! the lock change itself: the lock is the state, the feed its story. It
+//! is said, as a notice (`store::notices`), since a lock store's answers
+//! carry no warnings.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -30,8 +32,10 @@ impl RecordedLocks {
     }
 
     fn record(&self, entries: &[FeedEntry]) {
-        if !entries.is_empty() {
-            let _ = self.feed.append(entries);
+        if !entries.is_empty()
+            && let Err(e) = self.feed.append(entries)
+        {
+            crate::store::notices::report(format!("could not write the activity feed: {e}"));
         }
     }
 }

@@ -4,12 +4,15 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError};
 
 use super::limit_store::{LimitStore, Limits};
 
 /// Version of the file's shape.
 const VERSION: u32 = 1;
+
+/// What a damaged file's notice ends with.
+const LIMITS_LOST: &str = ", and no login is at its usage limit now until one is seen again";
 
 /// The file's shape.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -33,12 +36,13 @@ impl FileLimits {
         }
     }
 
+    /// The limits; a damaged file is moved aside, with a notice, on the
+    /// first read that finds it.
     fn load(&self) -> Result<Limits, StoreError> {
-        Ok(match self.file.read_json::<LimitsFile>()? {
-            Loaded::Valid(f) => f.limits,
-            // A damaged file was moved aside by the read.
-            Loaded::Missing | Loaded::Corrupt(_) => Limits::default(),
-        })
+        Ok(self
+            .file
+            .load_or_set_aside::<LimitsFile>(LIMITS_LOST)?
+            .limits)
     }
 
     fn save(&self, lock: &StateLock, limits: &Limits) -> Result<(), StoreError> {
@@ -61,7 +65,10 @@ impl LimitStore for FileLimits {
 
     fn update(&self, change: &mut dyn FnMut(&mut Limits) -> bool) -> Result<bool, StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut limits = self.load()?;
+        let mut limits = self
+            .file
+            .load_for_change::<LimitsFile>(&lock, LIMITS_LOST)?
+            .limits;
         let changed = change(&mut limits);
         if changed {
             self.save(&lock, &limits)?;

@@ -11,9 +11,9 @@
 //! retention policy (`retention.rs`), never while one holds a message an
 //! agent has not read. docs/MESSAGE_LOG.md describes the files.
 
-use std::fs::{self, OpenOptions};
+use std::fs;
 use std::io::{self, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::time::{Duration, SystemTime};
 
 use crate::log::inbox::{self, Cursor, InboxView, ReadState, Selection};
@@ -24,7 +24,9 @@ use crate::log::segments::{
     INDEX_VERSION, LogIndex, Segment, SegmentKind, SegmentSet, index_file, read_index, summarize,
 };
 use crate::log::tail::LogTail;
-use crate::store::{LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError};
+use crate::store::{
+    AppendMode, LogFiles, Paths, ReadMeter, StateFile, StateLock, StoreError, open_append,
+};
 use crate::support::json::{self, Layout};
 
 /// How long an append waits for other writers.
@@ -108,14 +110,9 @@ impl FileLog {
         {
             self.rotate(&lock, rotate_live)?;
         }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(path)
-            .map_err(write_err)?;
+        // Checked again on the opened handle: a FIFO put there since the
+        // look above is refused, never waited on.
+        let mut file = open_append(path, AppendMode::AppendAndRead)?;
         // A log cut short mid-line (a crash of another tool, a full disk)
         // must not swallow our first line into its torn last one.
         let len = file.metadata().map_err(write_err)?.len();

@@ -256,19 +256,37 @@ impl<'a> Messenger<'a> {
                 message.content
             );
         }
-        warnings.extend(
-            self.log
-                .append(&[Record::Message(LoggedMessage::new(message.clone()))])?,
-        );
         if let Some(timeout) = req.ack_timeout {
-            // Recorded before any delivery attempt: from here on the retry
-            // loop owns it, whatever happens to this process.
+            // Recorded before the message is logged or typed: from here on
+            // the retry loop owns it, whatever happens to this process, so
+            // a message in the log always has its pending acknowledgement.
+            // (A process killed before the log write leaves an obligation
+            // whose retries type the message in all the same.)
             warnings.extend(acks::register(
                 self.acks,
                 &message,
                 &recipients[0].id,
                 timeout,
             )?);
+        }
+        match self
+            .log
+            .append(&[Record::Message(LoggedMessage::new(message.clone()))])
+        {
+            Ok(more) => warnings.extend(more),
+            Err(e) => {
+                // Nothing was sent: the obligation recorded above goes
+                // with it, or its retries would type in a message whose
+                // send failed. Should that fail too, the retries do go
+                // out (once too often rather than never); the error that
+                // stopped the send is the one to report.
+                if req.ack_timeout.is_some() {
+                    let _ = self
+                        .acks
+                        .acknowledge(message.msg_id.as_str(), &recipients[0].id);
+                }
+                return Err(e.into());
+            }
         }
 
         let note = req

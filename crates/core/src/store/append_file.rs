@@ -2,14 +2,83 @@
 //! log). Each line is one `write` to a file opened with `O_APPEND`, under
 //! the file's sidecar lock, so lines from concurrent writers never
 //! interleave and a reader never sees half a line from a live writer.
+//! Every append-only log (this one, the message log, the activity feed,
+//! the hook and watcher logs) is opened by `open_append`, which refuses
+//! anything but a regular file instead of blocking on a FIFO.
 
-use std::fs::OpenOptions;
-use std::io::Write;
-use std::os::unix::fs::OpenOptionsExt;
-use std::path::PathBuf;
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
 
 use super::error::StoreError;
 use super::state_file::{DEFAULT_LOCK_TIMEOUT, StateFile};
+
+/// How an append-only log is opened by `open_append`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AppendMode {
+    /// Appending, the file created (0600) when missing.
+    Append,
+    /// Appending and reading (to look at the last byte written).
+    AppendAndRead,
+    /// Started afresh: created or truncated (a log past its size limit).
+    Truncate,
+}
+
+/// Opens the append-only log at `path` for writing: created with mode
+/// 0600 when missing, never through a symbolic link, and never waiting on
+/// a FIFO, socket or device someone put there. The open is non-blocking
+/// (a FIFO without a reader then fails at once instead of waiting for
+/// one) and the type is checked on the opened handle, so nothing can be
+/// swapped in between a check and the open. A regular file ignores
+/// `O_NONBLOCK`, so the handle behaves as a plain one.
+pub(crate) fn open_append(path: &Path, mode: AppendMode) -> Result<File, StoreError> {
+    let write_err = |source| StoreError::Write {
+        path: path.to_owned(),
+        source,
+    };
+    let not_regular = |kind: &'static str| StoreError::NotRegular {
+        path: path.to_owned(),
+        kind,
+    };
+    let mut options = OpenOptions::new();
+    options
+        .create(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK);
+    match mode {
+        AppendMode::Append => options.append(true),
+        AppendMode::AppendAndRead => options.append(true).read(true),
+        AppendMode::Truncate => options.write(true).truncate(true),
+    };
+    let file = match options.open(path) {
+        Ok(f) => f,
+        Err(e) if crate::support::sys::refused_symlink(&e) => {
+            return Err(not_regular("a symbolic link"));
+        }
+        // What a non-blocking open of a FIFO nobody reads says.
+        Err(e) if e.raw_os_error() == Some(libc::ENXIO) => return Err(not_regular("a FIFO")),
+        Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+            return Err(not_regular("a directory"));
+        }
+        Err(e) => return Err(write_err(e)),
+    };
+    let kind = file.metadata().map_err(write_err)?.file_type();
+    if kind.is_file() {
+        return Ok(file);
+    }
+    Err(not_regular(if kind.is_fifo() {
+        "a FIFO"
+    } else if kind.is_socket() {
+        "a socket"
+    } else if kind.is_char_device() || kind.is_block_device() {
+        "a device"
+    } else if kind.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }))
+}
 
 /// An append-only file of lines.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -25,14 +94,14 @@ impl AppendFile {
 
     /// Where the lines go.
     #[cfg(test)]
-    pub(crate) fn path(&self) -> &std::path::Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
     /// The file opened for a process swarm starts to write its output to
     /// (standard output and error), started afresh when it is larger than
     /// `limit` bytes.
-    pub(crate) fn open_for_child(&self, limit: u64) -> Result<std::fs::File, StoreError> {
+    pub(crate) fn open_for_child(&self, limit: u64) -> Result<File, StoreError> {
         let write_err = |source| StoreError::Write {
             path: self.path.clone(),
             source,
@@ -41,15 +110,14 @@ impl AppendFile {
             super::state_file::ensure_private_dir(dir).map_err(write_err)?;
         }
         let fresh = std::fs::symlink_metadata(&self.path).is_ok_and(|m| m.len() > limit);
-        OpenOptions::new()
-            .create(true)
-            .append(!fresh)
-            .write(true)
-            .truncate(fresh)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&self.path)
-            .map_err(write_err)
+        open_append(
+            &self.path,
+            if fresh {
+                AppendMode::Truncate
+            } else {
+                AppendMode::Append
+            },
+        )
     }
 
     /// Appends each of `lines` (a newline is added to any that lacks one)
@@ -75,13 +143,7 @@ impl AppendFile {
         // The sidecar lock is the same one StateFile would take for this
         // path, so nothing else can be writing it meanwhile.
         let _guard = StateFile::new(&self.path).lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&self.path)
-            .map_err(write_err)?;
+        let mut file = open_append(&self.path, AppendMode::Append)?;
         for line in lines {
             let mut buf = Vec::with_capacity(line.len() + 1);
             buf.extend_from_slice(line);
@@ -92,7 +154,7 @@ impl AppendFile {
             // at the end in one piece.
             let written = file.write(&buf).map_err(write_err)?;
             if written != buf.len() {
-                return Err(write_err(std::io::Error::other(format!(
+                return Err(write_err(io::Error::other(format!(
                     "short write ({written} of {} bytes)",
                     buf.len()
                 ))));

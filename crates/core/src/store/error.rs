@@ -48,6 +48,19 @@ pub enum StoreError {
         /// What is wrong with it.
         reason: String,
     },
+    /// An append-only log is something other than a regular file (a
+    /// FIFO, a socket, a device, a directory, a symbolic link): writing to
+    /// it could block forever or land elsewhere, so nothing is written.
+    #[error(
+        "{} is {kind}, not a regular file: swarm appends only to regular files (move it away and run the command again)",
+        path.display()
+    )]
+    NotRegular {
+        /// The log.
+        path: PathBuf,
+        /// What it is instead ("a FIFO").
+        kind: &'static str,
+    },
     /// `--root` names something that is not a directory.
     #[error("project root {} is not a directory", path.display())]
     BadRoot {

@@ -9,6 +9,7 @@ mod foreign_document;
 mod foreign_records;
 pub mod inspect;
 mod log_files;
+pub mod notices;
 mod paths;
 mod presence_lock;
 mod root;
@@ -16,7 +17,7 @@ mod sqlite_file;
 mod state_dir;
 mod state_file;
 
-pub(crate) use append_file::AppendFile;
+pub(crate) use append_file::{AppendFile, AppendMode, open_append};
 pub(crate) use document::{read_document, write_document};
 pub use error::StoreError;
 pub(crate) use foreign_document::ForeignDocument;

@@ -210,6 +210,41 @@ impl StateFile {
         }
     }
 
+    /// `read_json_for_change` for a store whose operations carry no
+    /// warnings: what it would warn of is reported as a notice
+    /// (`notices.rs`) instead.
+    pub(crate) fn load_for_change<T: DeserializeOwned + Default>(
+        &self,
+        lock: &StateLock,
+        then: &str,
+    ) -> Result<T, StoreError> {
+        let mut warnings = Vec::new();
+        let value = self.read_json_for_change(lock, &mut warnings, then)?;
+        for warning in warnings {
+            super::notices::report(warning);
+        }
+        Ok(value)
+    }
+
+    /// Reads JSON without the lock (writes are atomic renames): a missing
+    /// file is the default. A damaged one is not silently read as empty:
+    /// the lock is taken and it is moved aside by `load_for_change`,
+    /// which says so, so the first read that finds the damage reports it
+    /// and keeps its bytes before any write could replace them.
+    pub(crate) fn load_or_set_aside<T: DeserializeOwned + Default>(
+        &self,
+        then: &str,
+    ) -> Result<T, StoreError> {
+        match self.read_json::<T>()? {
+            Loaded::Valid(v) => Ok(v),
+            Loaded::Missing => Ok(T::default()),
+            Loaded::Corrupt(_) => {
+                let lock = self.lock(DEFAULT_LOCK_TIMEOUT)?;
+                self.load_for_change(&lock, then)
+            }
+        }
+    }
+
     /// Replaces the content atomically (temp file, fsync, rename; mode
     /// 0600). Temp files a crashed writer left behind were removed when the
     /// lock was taken.

@@ -5,10 +5,14 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError};
 
 use super::record::{SessionRecord, VERSION};
 use super::session_store::SessionStore;
+
+/// What a damaged file's notice ends with.
+const SESSIONS_LOST: &str = ", and no session is recorded now (`swarm resume` cannot find the ones it \
+     listed; they are in the copy)";
 
 /// The file's shape.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -33,15 +37,10 @@ impl FileSessions {
         }
     }
 
+    /// The sessions; a damaged file is moved aside, with a notice, on
+    /// the first read that finds it.
     fn load(&self) -> Result<SessionsFile, StoreError> {
-        Ok(match self.file.read_json::<SessionsFile>()? {
-            Loaded::Valid(f) => f,
-            // A damaged file was moved aside by the read.
-            Loaded::Missing | Loaded::Corrupt(_) => SessionsFile {
-                version: VERSION,
-                ..SessionsFile::default()
-            },
-        })
+        self.file.load_or_set_aside(SESSIONS_LOST)
     }
 
     fn save(&self, lock: &StateLock, data: &SessionsFile) -> Result<(), StoreError> {
@@ -59,7 +58,7 @@ impl FileSessions {
         change: impl FnOnce(&mut BTreeMap<String, SessionRecord>) -> (T, bool),
     ) -> Result<T, StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = self.load()?;
+        let mut data: SessionsFile = self.file.load_for_change(&lock, SESSIONS_LOST)?;
         let (out, changed) = change(&mut data.sessions);
         if changed {
             data.version = VERSION;

@@ -11,10 +11,14 @@ use crate::attention::episodes::episode_store::{
 };
 use crate::attention::event::EventKind;
 use crate::domain::Timestamp;
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError};
 
 /// Version of the file's shape.
 const VERSION: u32 = 1;
+
+/// What a damaged file's notice ends with.
+const EPISODES_LOST: &str =
+    ", and the attention episodes start afresh (an open dialog may be told again)";
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct EpisodesFile {
@@ -38,19 +42,19 @@ impl FileEpisodes {
         }
     }
 
+    /// The episodes; a damaged file is moved aside, with a notice, on
+    /// the first read that finds it, and the episodes start afresh (one
+    /// may then be told twice, never lost).
     fn load(&self) -> Result<EpisodesFile, StoreError> {
-        Ok(match self.file.read_json::<EpisodesFile>()? {
-            Loaded::Valid(f) => f,
-            // A damaged file was moved aside by the read; start afresh
-            // (an episode may then be told twice, never lost).
-            Loaded::Missing | Loaded::Corrupt(_) => EpisodesFile {
-                version: VERSION,
-                ..EpisodesFile::default()
-            },
-        })
+        self.file.load_or_set_aside(EPISODES_LOST)
     }
 
-    fn save(&self, lock: &crate::store::StateLock, data: &EpisodesFile) -> Result<(), StoreError> {
+    /// The same under the file's lock, for a change.
+    fn load_locked(&self, lock: &StateLock) -> Result<EpisodesFile, StoreError> {
+        self.file.load_for_change(lock, EPISODES_LOST)
+    }
+
+    fn save(&self, lock: &StateLock, data: &EpisodesFile) -> Result<(), StoreError> {
         let bytes = serde_json::to_vec_pretty(data).map_err(|e| StoreError::Corrupt {
             path: self.file.path().to_owned(),
             reason: e.to_string(),
@@ -79,7 +83,7 @@ impl EpisodeStore for FileEpisodes {
             return Ok(Transition::Unchanged);
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = self.load()?;
+        let mut data = self.load_locked(&lock)?;
         let record = data.agents.get(agent).and_then(|m| m.get(&kind));
         let (t, next) = EpisodeRecord::apply(record, open, seen, detail, key);
         if let Some(next) = next {
@@ -121,7 +125,8 @@ impl EpisodeStore for FileEpisodes {
             return Ok(());
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = self.load()?;
+        let mut data = self.load_locked(&lock)?;
+        data.version = VERSION;
         for a in agents {
             data.agents.remove(a);
         }

@@ -3,14 +3,15 @@
 //! out in that order, each exactly once, when the pane is safe again (see
 //! `release.rs`). Every change is made under the file's lock. A
 //! missing file means nothing is held, so the check after every command
-//! costs one failed `open`.
+//! costs one failed `open`. A damaged one is moved aside, with a notice,
+//! on the first read that finds it (`StateFile::load_or_set_aside`).
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{AgentId, Timestamp};
-use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::store::{Paths, StateFile, StateLock, StoreError};
 
 use super::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
 
@@ -19,6 +20,10 @@ const LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Version of the file's shape.
 const VERSION: u32 = 1;
+
+/// What a damaged file's notice ends with.
+const HELD_LOST: &str =
+    ", and no message is held now (those it held were not typed in; their text is in the copy)";
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct HeldFile {
@@ -47,15 +52,10 @@ impl FileHeld {
     /// it when `change` says it changed something.
     fn update<T>(&self, change: impl FnOnce(&mut HeldFile) -> (T, bool)) -> Result<T, StoreError> {
         let lock = self.file.lock(LOCK_TIMEOUT)?;
-        let mut data = match self.file.read_json::<HeldFile>()? {
-            Loaded::Valid(f) => f,
-            Loaded::Missing | Loaded::Corrupt(_) => HeldFile {
-                version: VERSION,
-                ..HeldFile::default()
-            },
-        };
+        let mut data: HeldFile = self.file.load_for_change(&lock, HELD_LOST)?;
         let (out, changed) = change(&mut data);
         if changed {
+            data.version = VERSION;
             self.save(&lock, &data)?;
         }
         Ok(out)
@@ -72,10 +72,11 @@ impl FileHeld {
 
 impl HeldStore for FileHeld {
     fn list(&self) -> Result<Vec<HeldMessage>, StoreError> {
-        Ok(match self.file.read_json::<HeldFile>()? {
-            Loaded::Valid(f) => f.queue.held,
-            Loaded::Missing | Loaded::Corrupt(_) => Vec::new(),
-        })
+        Ok(self
+            .file
+            .load_or_set_aside::<HeldFile>(HELD_LOST)?
+            .queue
+            .held)
     }
 
     fn any(&self) -> bool {

@@ -8,10 +8,13 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::messaging::printed::printed_store::{KEPT_PER_AGENT, PrintedStore};
-use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StateLock, StoreError};
+use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError};
 
 /// Version of the file's shape.
 const VERSION: u32 = 1;
+
+/// What a damaged file's notice ends with.
+const PRINTED_LOST: &str = ", and a line still on an agent's screen may be sent again";
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct PrintedFile {
@@ -35,16 +38,11 @@ impl FilePrinted {
         }
     }
 
+    /// The claims; a damaged file is moved aside, with a notice, on the
+    /// first read that finds it, and the claims start afresh: a line
+    /// still on screen may then be sent again, never lost.
     fn load(&self) -> Result<PrintedFile, StoreError> {
-        Ok(match self.file.read_json::<PrintedFile>()? {
-            Loaded::Valid(f) => f,
-            // A damaged file was moved aside by the read; start afresh: a
-            // line still on screen may then be sent again, never lost.
-            Loaded::Missing | Loaded::Corrupt(_) => PrintedFile {
-                version: VERSION,
-                ..PrintedFile::default()
-            },
-        })
+        self.file.load_or_set_aside(PRINTED_LOST)
     }
 
     fn save(&self, lock: &StateLock, data: &PrintedFile) -> Result<(), StoreError> {
@@ -69,7 +67,7 @@ impl PrintedStore for FilePrinted {
             return Ok(false);
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = self.load()?;
+        let mut data: PrintedFile = self.file.load_for_change(&lock, PRINTED_LOST)?;
         if claimed(&data) {
             return Ok(false);
         }
@@ -88,7 +86,8 @@ impl PrintedStore for FilePrinted {
             return Ok(());
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let mut data = self.load()?;
+        let mut data: PrintedFile = self.file.load_for_change(&lock, PRINTED_LOST)?;
+        data.version = VERSION;
         for a in agents {
             data.agents.remove(a);
         }
