@@ -266,8 +266,8 @@ pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// shows it under its banner, and `swarm help launch` prints it.
 /// (No longer than the line it replaced: a pane `swarm launch` is still
 /// splitting may have three rows, and the banner must not scroll off.)
-pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy), DEMOLIMIT60 (limit), \
-     DEMOPRINT a || b; end with ? to get a reply";
+pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5, DEMOLIMIT60, DEMOPRINT a || b, \
+     DEMOREDRAW; end with ? for a reply";
 
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";

@@ -238,16 +238,14 @@ impl Operator {
             .iter()
             .map(|id| FeedEntry::new(EventKind::Joined, Some(id), ""))
             .collect();
-        // An agent that is dropped has exited, whoever notices first: of
-        // every watcher and command that sees it, the one whose report
-        // opens the episode raises it, before `left`.
+        // An agent that is dropped, or found stale with no agent program
+        // left in its pane, has exited, whoever notices first: of every
+        // watcher and command that sees it, the one whose report opens the
+        // episode raises it (before `left`, for one dropped). A stale
+        // agent is looked at by no watcher, so the refresh that finds it
+        // so must raise it.
         let now = Timestamp::now();
-        for id in &found.dropped {
-            if stopped {
-                entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
-                continue;
-            }
-            let detail = "its pane or its process is gone";
+        let mut exited = |id: &str, detail: &str, entries: &mut Vec<FeedEntry>| {
             match self
                 .backend
                 .episodes
@@ -262,6 +260,16 @@ impl Operator {
                 }
                 Ok(_) => {}
                 Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
+            }
+        };
+        if !stopped {
+            for id in &found.exited {
+                exited(id, "its program ended; its pane is still open", &mut entries);
+            }
+        }
+        for id in &found.dropped {
+            if !stopped {
+                exited(id, "its pane or its process is gone", &mut entries);
             }
             entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
         }
