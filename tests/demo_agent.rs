@@ -44,9 +44,15 @@ fn the_demo_agent_lists_its_words_and_answers_a_question() {
     server.wait_for_screen(&pane, "agent-0: swarm demo agent");
     let screen = server.capture(&pane);
     assert!(
-        ["DEMOASK", "DEMOSLEEP", "DEMOLIMIT", "DEMOPRINT", "DEMOREDRAW"]
-            .iter()
-            .all(|w| screen.contains(w)),
+        [
+            "DEMOASK",
+            "DEMOSLEEP",
+            "DEMOLIMIT",
+            "DEMOPRINT",
+            "DEMOREDRAW"
+        ]
+        .iter()
+        .all(|w| screen.contains(w)),
         "{screen}"
     );
 

@@ -131,7 +131,11 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
     type_line(
         &server,
         &shell,
-        &format!("'{}' demo-agent --record '{}'", swarm_bin(), project.file("a.jsonl").display()),
+        &format!(
+            "'{}' demo-agent --record '{}'",
+            swarm_bin(),
+            project.file("a.jsonl").display()
+        ),
     );
     server.wait_for_screen(&shell, "waiting for messages");
     let other = server.demo_agent(&project.path(), &project.file("b.jsonl"));
@@ -165,7 +169,11 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
     // is the first to see it, so it raises `exited`.
     swarm(&project, &server).arg("discover").assert().success();
     assert_eq!(
-        project.agents().into_iter().find(|a| a.0 == killed).map(|a| a.2),
+        project
+            .agents()
+            .into_iter()
+            .find(|a| a.0 == killed)
+            .map(|a| a.2),
         Some("stale".to_owned())
     );
     let exited = feed_lines(&project, "exited", &killed);

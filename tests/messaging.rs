@@ -725,7 +725,10 @@ fn a_question_the_message_opened_is_never_answered_by_a_second_enter() {
     assert!(shown.contains("\"delivered\""), "{shown}");
     assert!(!shown.contains("Enter pressed a second time"), "{shown}");
     let got = wait_for_records(&project.file("asked.jsonl"), 1);
-    assert_eq!(parse_submission(got[0]["text"].as_str().expect("text")).2, "DEMOASK");
+    assert_eq!(
+        parse_submission(got[0]["text"].as_str().expect("text")).2,
+        "DEMOASK"
+    );
     // The question is still open: the person's own answer is the first
     // one it gets (a second Enter from swarm, sent before this and
     // waiting in the terminal, would have answered "yes" first).

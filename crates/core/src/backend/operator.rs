@@ -245,26 +245,28 @@ impl Operator {
         // agent is looked at by no watcher, so the refresh that finds it
         // so must raise it.
         let now = Timestamp::now();
-        let mut exited = |id: &str, detail: &str, entries: &mut Vec<FeedEntry>| {
-            match self
-                .backend
-                .episodes
-                .transition(id, EventKind::Exited, true, now, detail, "")
-            {
-                Ok(Transition::Opened { episode, .. }) => {
-                    let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
-                    entry.episode = Some(episode);
-                    entry.context = last_lines.get(id).cloned().unwrap_or_default();
-                    entry.host = self.backend.shared_host().map(str::to_owned);
-                    entries.push(entry);
-                }
-                Ok(_) => {}
-                Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
+        let mut exited = |id: &str, detail: &str, entries: &mut Vec<FeedEntry>| match self
+            .backend
+            .episodes
+            .transition(id, EventKind::Exited, true, now, detail, "")
+        {
+            Ok(Transition::Opened { episode, .. }) => {
+                let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
+                entry.episode = Some(episode);
+                entry.context = last_lines.get(id).cloned().unwrap_or_default();
+                entry.host = self.backend.shared_host().map(str::to_owned);
+                entries.push(entry);
             }
+            Ok(_) => {}
+            Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
         };
         if !stopped {
             for id in &found.exited {
-                exited(id, "its program ended; its pane is still open", &mut entries);
+                exited(
+                    id,
+                    "its program ended; its pane is still open",
+                    &mut entries,
+                );
             }
         }
         for id in &found.dropped {

@@ -411,9 +411,10 @@ impl PaneSession<'_> {
         let Some(id) = msg_id_of(marker) else {
             return false;
         };
-        self.sightings.load().get(&self.agent).is_some_and(|s| {
-            s.serves(Some(self.pane.as_str())) && s.confirmed_at(id).is_some()
-        })
+        self.sightings
+            .load()
+            .get(&self.agent)
+            .is_some_and(|s| s.serves(Some(self.pane.as_str())) && s.confirmed_at(id).is_some())
     }
 
     /// Reads the screen for confirming: the reading and the capture.
