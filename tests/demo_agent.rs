@@ -44,7 +44,15 @@ fn the_demo_agent_lists_its_words_and_answers_a_question() {
     server.wait_for_screen(&pane, "agent-0: swarm demo agent");
     let screen = server.capture(&pane);
     assert!(
-        screen.contains("DEMOASK") && screen.contains("DEMOSLEEP"),
+        [
+            "DEMOASK",
+            "DEMOSLEEP",
+            "DEMOLIMIT",
+            "DEMOPRINT",
+            "DEMOREDRAW"
+        ]
+        .iter()
+        .all(|w| screen.contains(w)),
         "{screen}"
     );
 
@@ -100,7 +108,14 @@ fn help_launch_names_the_demo_agents_words() {
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&out.stdout);
-    for word in ["DEMOASK", "DEMOSLEEP", "DEMOPRINT", "a reply"] {
+    for word in [
+        "DEMOASK",
+        "DEMOSLEEP",
+        "DEMOPRINT",
+        "DEMOLIMIT",
+        "DEMOREDRAW",
+        "a reply",
+    ] {
         assert!(text.contains(word), "{word}: {text}");
     }
 }

@@ -1,6 +1,7 @@
 //! Discovery against real panes: which panes are agents, which ids they
 //! get, and how the registry survives damage.
 
+use crate::attention::type_line;
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin};
 
 fn ids(project: &Project) -> Vec<(String, String)> {
@@ -110,6 +111,88 @@ fn an_agent_that_exits_leaves_a_stale_entry_while_its_pane_lives() {
         .output()
         .expect("run");
     assert_eq!(stdout_json(&out)[0]["status"], "stale");
+}
+
+/// The activity feed's lines of `kind` about `agent`.
+fn feed_lines(project: &Project, kind: &str, agent: &str) -> Vec<serde_json::Value> {
+    crate::harness::records(&project.file(".swarm/feed.jsonl"))
+        .into_iter()
+        .filter(|e| e["event"] == kind && e["agent"] == agent)
+        .collect()
+}
+
+#[test]
+fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // The agent runs under a shell that is left at its prompt when the
+    // agent dies; a second agent shows when the watcher has looked.
+    let shell = server.shell(&project.path());
+    type_line(
+        &server,
+        &shell,
+        &format!(
+            "'{}' demo-agent --record '{}'",
+            swarm_bin(),
+            project.file("a.jsonl").display()
+        ),
+    );
+    server.wait_for_screen(&shell, "waiting for messages");
+    let other = server.demo_agent(&project.path(), &project.file("b.jsonl"));
+    swarm(&project, &server).arg("discover").assert().success();
+    let id_of = |pane: &str| {
+        ids(&project)
+            .into_iter()
+            .find(|(_, p)| p == pane)
+            .map(|(id, _)| id)
+            .expect("registered")
+    };
+    let (killed, alive) = (id_of(&shell), id_of(&other));
+
+    let shell_pid = server.tmux(&["display-message", "-p", "-t", &shell, "#{pane_pid}"]);
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", shell_pid.trim()])
+        .output()
+        .expect("pgrep");
+    let agent_pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    assert!(!agent_pid.is_empty(), "no child of the shell {shell_pid}");
+    let killed_it = std::process::Command::new("kill")
+        .args(["-KILL", &agent_pid])
+        .status()
+        .expect("kill");
+    assert!(killed_it.success());
+    crate::harness::wait_for("the shell to reap the agent", || {
+        (!std::path::Path::new(&format!("/proc/{agent_pid}")).exists()).then_some(())
+    });
+
+    // Discover at once: it finds the agent gone from its pane (stale) and
+    // is the first to see it, so it raises `exited`.
+    swarm(&project, &server).arg("discover").assert().success();
+    assert_eq!(
+        project
+            .agents()
+            .into_iter()
+            .find(|a| a.0 == killed)
+            .map(|a| a.2),
+        Some("stale".to_owned())
+    );
+    let exited = feed_lines(&project, "exited", &killed);
+    assert_eq!(exited.len(), 1, "{exited:?}");
+    assert!(exited[0]["episode"].as_u64().is_some(), "{exited:?}");
+
+    // A watcher round and another discover raise it no more.
+    {
+        let _watch = crate::attention::watch(&project, &server, &[]);
+        type_line(&server, &other, "work DEMOSLEEP1");
+        crate::harness::wait_for("the watcher to see a turn end", || {
+            (!feed_lines(&project, "finished", &alive).is_empty()).then_some(())
+        });
+    }
+    swarm(&project, &server).arg("discover").assert().success();
+    let exited = feed_lines(&project, "exited", &killed);
+    assert_eq!(exited.len(), 1, "{exited:?}");
+    assert!(feed_lines(&project, "exited", &alive).is_empty());
+    assert!(feed_lines(&project, "left", &killed).len() <= 1);
 }
 
 #[test]

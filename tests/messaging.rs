@@ -696,6 +696,54 @@ fn a_paste_the_agent_lost_in_a_redraw_before_enter_goes_in_once_more() {
 }
 
 #[test]
+fn a_question_the_message_opened_is_never_answered_by_a_second_enter() {
+    // The agent takes the message on the first Enter and asks its yes/no
+    // question, but for a moment the message is still drawn in a stale
+    // input row above it, so a look finds text in a box. A second Enter
+    // would pick the highlighted "Yes".
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = faulty_agent(&server, &project, "asked", "--stale-box 1");
+    swarm(&project, &server).arg("discover").assert().success();
+    let id = project
+        .agents()
+        .into_iter()
+        .find(|a| a.1 == pane)
+        .map(|a| a.0)
+        .expect("registered");
+    let out = swarm(&project, &server)
+        .args(["msg", &id, "INFO", "--from", "operator", "--json"])
+        .arg("DEMOASK")
+        .output()
+        .expect("swarm msg");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(shown.contains("\"delivered\""), "{shown}");
+    assert!(!shown.contains("Enter pressed a second time"), "{shown}");
+    let got = wait_for_records(&project.file("asked.jsonl"), 1);
+    assert_eq!(
+        parse_submission(got[0]["text"].as_str().expect("text")).2,
+        "DEMOASK"
+    );
+    // The question is still open: the person's own answer is the first
+    // one it gets (a second Enter from swarm, sent before this and
+    // waiting in the terminal, would have answered "yes" first).
+    server.wait_for_screen(&pane, "Do you want to proceed?");
+    server.tmux(&["send-keys", "-t", &pane, "2"]);
+    server.wait_for_screen(&pane, "(answered ");
+    let answers: Vec<serde_json::Value> = records(&project.file("asked.jsonl"))
+        .into_iter()
+        .filter_map(|r| r.get("answer").cloned())
+        .collect();
+    assert_eq!(answers, ["no"], "{}", server.capture(&pane));
+    assert_eq!(records(&project.file("asked.jsonl")).len(), 2);
+}
+
+#[test]
 fn a_dropped_enter_is_pressed_again_once_and_the_text_is_never_pasted_twice() {
     let server = TmuxServer::start();
     let project = Project::new();

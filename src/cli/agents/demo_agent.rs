@@ -35,6 +35,11 @@ pub(crate) struct DemoAgentArgs {
     /// (for tests)
     #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
     lose_pastes: u32,
+    /// Take the first N submissions but leave each drawn in a stale input
+    /// row for a moment, under which a question it asks already stands,
+    /// like an agent whose redraw lags behind its input (for tests)
+    #[arg(long, value_name = "N", default_value_t = 0, hide = true)]
+    stale_box: u32,
     /// Wait this many milliseconds before drawing the prompt, like an agent
     /// that takes a while to start (for tests)
     #[arg(long, value_name = "MS", default_value_t = 0, hide = true,
@@ -112,8 +117,11 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
     demo_agent::run(
         args.record.as_deref(),
         &name,
-        args.drop_enters,
-        args.lose_pastes,
+        demo_agent::Faults {
+            drop_enters: args.drop_enters,
+            lose_pastes: args.lose_pastes,
+            stale_box: args.stale_box,
+        },
         conversation.as_ref(),
         args.ask_trust,
         replier.as_ref(),

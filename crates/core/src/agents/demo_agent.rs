@@ -266,8 +266,8 @@ pub(crate) const REDRAW_WORD: &str = "DEMOREDRAW";
 /// shows it under its banner, and `swarm help launch` prints it.
 /// (No longer than the line it replaced: a pane `swarm launch` is still
 /// splitting may have three rows, and the banner must not scroll off.)
-pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5 (busy), DEMOLIMIT60 (limit), \
-     DEMOPRINT a || b; end with ? to get a reply";
+pub const TRIGGER_WORDS: &str = "Try: DEMOASK (yes/no), DEMOSLEEP5, DEMOLIMIT60, DEMOPRINT a || b, \
+     DEMOREDRAW; end with ? for a reply";
 
 /// The question's row.
 const QUESTION: &str = "? Do you want to proceed?";
@@ -372,6 +372,28 @@ pub struct Replier<'a> {
 /// long enough for swarm to see it in the box.
 const LOST_PASTE_SHOWN: Duration = Duration::from_millis(400);
 
+/// How long a submission stays drawn in a stale input row (`stale_box`):
+/// longer than swarm watches a box after Enter, so that every look it
+/// takes meanwhile sees the text there.
+const STALE_BOX_SHOWN: Duration = Duration::from_millis(2500);
+
+/// Ways the demo agent misbehaves on purpose, for testing delivery
+/// against what real agents do now and then. The default misbehaves in
+/// no way.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Faults {
+    /// Ignore the first N Enter presses after each paste (see
+    /// `InputParser::dropping_enters`).
+    pub drop_enters: u32,
+    /// Show the first N pastes, then lose each in a redraw before Enter.
+    pub lose_pastes: u32,
+    /// Take the first N submissions (and open what they open, a question
+    /// too) but leave each drawn in a stale input row above it for a
+    /// moment (`STALE_BOX_SHOWN`), as an agent whose redraw lags behind
+    /// its input: a look then finds the text still in a box.
+    pub stale_box: u32,
+}
+
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
 /// prompt, Ctrl-D, or the terminal closing. Each submission is shown and,
 /// with `record`, appended as a JSON line (one `write`, so concurrent
@@ -382,8 +404,7 @@ const LOST_PASTE_SHOWN: Duration = Duration::from_millis(400);
 pub fn run(
     record: Option<&Path>,
     name: &str,
-    drop_enters: u32,
-    lose_pastes: u32,
+    faults: Faults,
     conversation: Option<&Conversation<'_>>,
     ask_trust: bool,
     replier: Option<&Replier<'_>>,
@@ -437,8 +458,9 @@ pub fn run(
         out: &mut out,
         recorder,
         transcript,
-        parser: InputParser::dropping_enters(drop_enters),
-        lose_pastes,
+        parser: InputParser::dropping_enters(faults.drop_enters),
+        lose_pastes: faults.lose_pastes,
+        stale_box: faults.stale_box,
         count: earlier,
         first_byte: None,
         mode: trust.map_or(Mode::Ready, Mode::Asking),
@@ -510,6 +532,9 @@ struct Demo<'a, W: Write> {
     /// an agent that redraws its whole screen just after it starts (for
     /// tests).
     lose_pastes: u32,
+    /// How many more submissions it leaves drawn in a stale input row
+    /// for a moment (for tests; see `Faults::stale_box`).
+    stale_box: u32,
     count: u64,
     first_byte: Option<f64>,
     mode: Mode,
@@ -672,16 +697,37 @@ impl<W: Write> Demo<'_, W> {
             self.hook(DemoEvent::Asks, "");
             self.mode = Mode::Asking(q);
             self.parser.clear();
-            return write!(self.out, "\r\n{}\r\n{}", q.text, q.rows());
+            return self.draw_after(text, &format!("{}\r\n{}", q.text, q.rows()));
         }
         if let Some(secs) = seconds_after(text, BUSY_WORD) {
             self.mode = Mode::Busy(Instant::now() + Duration::from_secs(secs));
-            return write!(self.out, "\r\n{WORKING}\r\n> ");
+            return self.draw_after(text, &format!("{WORKING}\r\n> "));
         }
-        write!(self.out, "\r\n> ")?;
+        self.draw_after(text, "> ")?;
         self.out.flush()?;
         self.hook(DemoEvent::TurnEnd, "");
         Ok(())
+    }
+
+    /// Draws what follows a submission's echo (`after`: the question, the
+    /// working row, the prompt) under a blank row; with the `stale_box`
+    /// fault, under the submission still drawn in a stale input row, which
+    /// a redraw of the whole screen removes a moment later. Input that
+    /// comes meanwhile waits, and then goes to what `after` drew.
+    fn draw_after(&mut self, text: &str, after: &str) -> io::Result<()> {
+        if self.stale_box == 0 {
+            return write!(self.out, "\r\n{after}");
+        }
+        self.stale_box -= 1;
+        let stale = sanitize::one_line(text);
+        write!(self.out, "> {stale}\r\n{after}")?;
+        self.out.flush()?;
+        std::thread::sleep(STALE_BOX_SHOWN);
+        write!(
+            self.out,
+            "\x1b[H\x1b[2J{}\r\n{}\r\n{after}",
+            self.banner, self.drawn
+        )
     }
 
     /// Runs the agent hook of `event`, if hooks are on.

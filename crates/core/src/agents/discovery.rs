@@ -52,6 +52,10 @@ pub struct Discovery {
     pub added: Vec<String>,
     /// Ids that became stale in this run.
     pub went_stale: Vec<String>,
+    /// Those of `went_stale` whose pane no agent program runs in any more:
+    /// their program exited (not those that only work outside the
+    /// project now).
+    pub exited: Vec<String>,
     /// Ids that were dropped in this run.
     pub dropped: Vec<String>,
     /// Things the user should know (damaged files, unparsable panes).
@@ -65,6 +69,8 @@ pub(crate) struct Scan {
     pub panes: Vec<Pane>,
     /// This project's agent panes, in tmux order.
     pub candidates: Vec<Candidate>,
+    /// Every live pane an agent program runs in, this project's or not.
+    pub agent_panes: HashSet<PaneId>,
     /// Listing lines that could not be understood.
     pub warnings: Vec<String>,
 }
@@ -90,11 +96,13 @@ pub(crate) fn scan(
     } else {
         layout::checkouts(root)
     };
+    let mut agent_panes = HashSet::new();
     let candidates = panes
         .iter()
         .filter(|p| !p.dead)
         .filter_map(|pane| {
             let agent = matcher.find_in_pane(&processes, pane.pid)?;
+            agent_panes.insert(pane.id.clone());
             let in_project = cross_project
                 || processes
                     .pane_cwd(pane)
@@ -108,6 +116,7 @@ pub(crate) fn scan(
     Ok(Scan {
         panes,
         candidates,
+        agent_panes,
         warnings,
     })
 }
@@ -123,9 +132,11 @@ pub fn refresh(
     let Scan {
         panes,
         candidates,
+        agent_panes,
         warnings,
     } = scan(tmux, paths.root(), matcher, opts.cross_project)?;
     let mut discovery = commit(store, paths, &panes, candidates, opts, warnings)?;
+    note_exits(&mut discovery, &agent_panes);
     label(tmux, paths, &panes, &mut discovery);
     Ok(discovery)
 }
@@ -143,6 +154,7 @@ pub(crate) fn register_panes(
     let Scan {
         panes,
         mut candidates,
+        agent_panes,
         warnings,
     } = scan(tmux, paths.root(), matcher, opts.cross_project)?;
     for id in new {
@@ -157,8 +169,29 @@ pub(crate) fn register_panes(
         }
     }
     let mut discovery = commit(store, paths, &panes, candidates, opts, warnings)?;
+    note_exits(&mut discovery, &agent_panes);
     label(tmux, paths, &panes, &mut discovery);
     Ok(discovery)
+}
+
+/// Notes which of the agents that went stale exited: no agent program
+/// runs in their pane any more. Whoever runs the refresh is then the first
+/// to see them gone, and `Operator::record_roster` raises `exited` at once
+/// rather than when the stale entry is dropped (which may be never, if
+/// the agent comes back in its pane).
+fn note_exits(discovery: &mut Discovery, agent_panes: &HashSet<PaneId>) {
+    let registry = &discovery.registry;
+    discovery.exited = discovery
+        .went_stale
+        .iter()
+        .filter(|id| {
+            registry
+                .find(id)
+                .and_then(|a| a.tmux_pane_id.as_ref())
+                .is_none_or(|p| !agent_panes.contains(p))
+        })
+        .cloned()
+        .collect();
 }
 
 /// Empties the registry because the tmux server is gone (after `down`
@@ -204,6 +237,7 @@ fn commit(
         registry: merged.registry,
         added: merged.added,
         went_stale: merged.went_stale,
+        exited: Vec::new(),
         dropped: merged.dropped,
         warnings,
     })

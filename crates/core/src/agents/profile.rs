@@ -69,6 +69,25 @@ impl Profile {
         )
     }
 
+    /// True when a capture shows a dialog, even beside an input box (see
+    /// `ScreenRules::shows_dialog`); false when the screen is not read.
+    pub(crate) fn shows_dialog(&self, capture: &str) -> bool {
+        self.rules
+            .as_ref()
+            .is_some_and(|r| r.shows_dialog(&Screen::parse(capture)))
+    }
+
+    /// How many rows of a capture above the input box show `text` (see
+    /// `ScreenRules::rows_above_box_showing`); `None` when the screen is
+    /// not read.
+    pub(crate) fn rows_above_box_showing(&self, capture: &str, text: &str) -> Option<usize> {
+        Some(
+            self.rules
+                .as_ref()?
+                .rows_above_box_showing(&Screen::parse(capture), text),
+        )
+    }
+
     /// How much of the screen a capture must keep for this profile.
     pub(crate) fn screen_detail(&self) -> ScreenDetail {
         if self.rules.as_ref().is_some_and(|r| r.needs_attributes())

@@ -329,6 +329,31 @@ impl ScreenRules {
         h.finish()
     }
 
+    /// True when a dialog marker matches where it counts, whether or not
+    /// an input box is drawn too. `read` lets a drawn box win (a
+    /// transcript that quotes a dialog must not hold messages back); a
+    /// key that would answer a dialog asks this stricter question, since
+    /// a box left over from an earlier frame can stand beside a dialog.
+    pub(crate) fn shows_dialog(&self, screen: &Screen) -> bool {
+        let found = self.find_box(screen);
+        self.dialog
+            .iter()
+            .any(|p| p.found_in(screen, found.as_ref()))
+    }
+
+    /// How many rows above the input box (the agent's transcript) show
+    /// `text`; every row when no box is drawn.
+    pub(crate) fn rows_above_box_showing(&self, screen: &Screen, text: &str) -> usize {
+        if text.is_empty() {
+            return 0;
+        }
+        let end = self.box_start(screen).unwrap_or(screen.rows.len());
+        screen.rows[..end]
+            .iter()
+            .filter(|r| r.plain.contains(text))
+            .count()
+    }
+
     /// The row where the input box starts (its frame row, for a framed
     /// box); `None` when no box is drawn. What is above it is the
     /// agent's transcript.

@@ -238,30 +238,40 @@ impl Operator {
             .iter()
             .map(|id| FeedEntry::new(EventKind::Joined, Some(id), ""))
             .collect();
-        // An agent that is dropped has exited, whoever notices first: of
-        // every watcher and command that sees it, the one whose report
-        // opens the episode raises it, before `left`.
+        // An agent that is dropped, or found stale with no agent program
+        // left in its pane, has exited, whoever notices first: of every
+        // watcher and command that sees it, the one whose report opens the
+        // episode raises it (before `left`, for one dropped). A stale
+        // agent is looked at by no watcher, so the refresh that finds it
+        // so must raise it.
         let now = Timestamp::now();
-        for id in &found.dropped {
-            if stopped {
-                entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
-                continue;
+        let mut exited = |id: &str, detail: &str, entries: &mut Vec<FeedEntry>| match self
+            .backend
+            .episodes
+            .transition(id, EventKind::Exited, true, now, detail, "")
+        {
+            Ok(Transition::Opened { episode, .. }) => {
+                let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
+                entry.episode = Some(episode);
+                entry.context = last_lines.get(id).cloned().unwrap_or_default();
+                entry.host = self.backend.shared_host().map(str::to_owned);
+                entries.push(entry);
             }
-            let detail = "its pane or its process is gone";
-            match self
-                .backend
-                .episodes
-                .transition(id, EventKind::Exited, true, now, detail, "")
-            {
-                Ok(Transition::Opened { episode, .. }) => {
-                    let mut entry = FeedEntry::new(EventKind::Exited, Some(id), detail);
-                    entry.episode = Some(episode);
-                    entry.context = last_lines.get(id).cloned().unwrap_or_default();
-                    entry.host = self.backend.shared_host().map(str::to_owned);
-                    entries.push(entry);
-                }
-                Ok(_) => {}
-                Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
+            Ok(_) => {}
+            Err(e) => warnings.push(format!("could not record that {id} exited: {e}")),
+        };
+        if !stopped {
+            for id in &found.exited {
+                exited(
+                    id,
+                    "its program ended; its pane is still open",
+                    &mut entries,
+                );
+            }
+        }
+        for id in &found.dropped {
+            if !stopped {
+                exited(id, "its pane or its process is gone", &mut entries);
             }
             entries.push(FeedEntry::new(EventKind::Left, Some(id), ""));
         }

@@ -8,7 +8,8 @@
 //! `wait.rs` says what waits for what); paste the text as one bracketed paste from a uniquely
 //! named buffer; wait the profile's pause; press Enter as its own key; then
 //! check that the text left the input box, pressing Enter once more if it
-//! did not. Once Enter was pressed the text is never pasted again; before
+//! did not (and a look just before shows it still waiting, under no
+//! dialog, and the agent's prompt hook has not seen it). Once Enter was pressed the text is never pasted again; before
 //! it, a paste the agent showed and then lost in a redraw goes in once
 //! more. Agents whose profile does not
 //! read screens get today's paste, pause, Enter.
@@ -19,6 +20,7 @@ use std::time::{Duration, Instant};
 use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
+use crate::attention::hook_sightings::HookSightings;
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
@@ -82,6 +84,9 @@ pub(crate) struct PaneSession<'a> {
     prepared: RefCell<Option<PreparedPaste<'a>>>,
     /// The last screen read, until a paste takes it as its baseline.
     last_capture: RefCell<Option<String>>,
+    /// What the agents' own hooks reported: a message the prompt hook saw
+    /// submitted never gets a second Enter.
+    sightings: HookSightings,
     _lock: StateLock,
 }
 
@@ -91,6 +96,7 @@ pub(crate) struct LockedPane<'a> {
     pane: PaneId,
     agent: String,
     pane_pid: u32,
+    sightings: HookSightings,
     lock: StateLock,
 }
 
@@ -169,6 +175,7 @@ pub(crate) fn lock<'a>(
         pane: pane.clone(),
         agent: target.agent.clone(),
         pane_pid: target.pane_pid,
+        sightings: HookSightings::new(paths),
         lock,
     })
 }
@@ -222,6 +229,7 @@ impl<'a> LockedPane<'a> {
             pane,
             agent,
             pane_pid,
+            sightings,
             lock,
         } = self;
         let command = match foreground {
@@ -262,6 +270,7 @@ impl<'a> LockedPane<'a> {
             early: RefCell::new(None),
             prepared: RefCell::new(None),
             last_capture: RefCell::new(None),
+            sightings,
             _lock: lock,
         })
     }
@@ -372,7 +381,40 @@ impl PaneSession<'_> {
                 .is_some_and(|r| r.state == ScreenState::Idle),
             capture,
             marker: marker.to_owned(),
+            profile: Some(self.profile.clone()),
         })
+    }
+
+    /// Just before a second Enter: true only when a look taken now shows
+    /// text in the input box, no dialog anywhere on screen (even beside a
+    /// box: a row left over from an earlier frame can look like one),
+    /// nothing above the box saying the agent took the text (`baseline`),
+    /// and the agent's own prompt hook has not reported the message. An
+    /// Enter the agent does not need lands on whatever the message opened:
+    /// a dialog would take it as its answer.
+    fn may_press_again(&self, marker: &str, baseline: Option<&Baseline>) -> bool {
+        if self.hook_saw(marker) {
+            return false;
+        }
+        let (Some(reading), Some(capture)) = self.look() else {
+            return false;
+        };
+        shows_text(&reading)
+            && reading.state != ScreenState::Dialog
+            && !self.profile.shows_dialog(&capture)
+            && !baseline.is_some_and(|b| b.in_transcript(&capture))
+    }
+
+    /// True when the agent's prompt hook, reporting from this pane, saw
+    /// the message `marker` names submitted.
+    fn hook_saw(&self, marker: &str) -> bool {
+        let Some(id) = msg_id_of(marker) else {
+            return false;
+        };
+        self.sightings
+            .load()
+            .get(&self.agent)
+            .is_some_and(|s| s.serves(Some(self.pane.as_str())) && s.confirmed_at(id).is_some())
     }
 
     /// Reads the screen for confirming: the reading and the capture.
@@ -526,7 +568,7 @@ impl PaneSession<'_> {
     fn after_enter(&self, text: &str, marker: &str, seen: bool, before: Option<String>) -> Outcome {
         if self.profile.reads_screen() {
             let baseline = self.baseline(before, marker);
-            return self.confirm_left_box(BoxWatch::new(seen, baseline));
+            return self.confirm_left_box(BoxWatch::new(seen, baseline), marker);
         }
         if self.confirm {
             confirm(self.tmux, &self.pane, text, marker, self.pause);
@@ -536,12 +578,14 @@ impl PaneSession<'_> {
 
     /// Waits for the text to leave the input box. If it is still there
     /// after a while (the agent dropped the Enter: Gemini CLI does when it
-    /// comes too soon), presses Enter once more. Never presses Enter when
-    /// the box is not on screen (a dialog may have opened). An empty box
+    /// comes too soon), presses Enter once more, but only when a look just
+    /// before shows it still waiting (see `may_press_again`): never when a
+    /// dialog is on screen, the transcript or the agent's hook shows the
+    /// text taken, or the box is not on screen. An empty box
     /// counts once the agent shows the text above it (its transcript), or
     /// the text was seen in the box, or the box stayed empty long enough
     /// that a paste still on its way would have shown.
-    fn confirm_left_box(&self, mut watch: BoxWatch) -> Outcome {
+    fn confirm_left_box(&self, mut watch: BoxWatch, marker: &str) -> Outcome {
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
             let mut looks = 0;
@@ -556,7 +600,10 @@ impl PaneSession<'_> {
                     return watch.outcome(true);
                 }
             }
-            if attempt == 0 && watch.text_in_box {
+            if attempt == 0
+                && watch.text_in_box
+                && self.may_press_again(marker, watch.baseline.as_ref())
+            {
                 if self.tmux.send_keys(&self.pane, &["Enter"]).is_err() {
                     break;
                 }
@@ -737,6 +784,9 @@ fn finish_many(
         }
         let again: Vec<usize> = (0..sessions.len())
             .filter(|&i| outcomes[i].is_none() && watches[i].text_in_box)
+            .filter(|&i| {
+                attempt == 0 && sessions[i].may_press_again(marker, watches[i].baseline.as_ref())
+            })
             .collect();
         if attempt == 1 || again.is_empty() {
             break;
@@ -824,9 +874,32 @@ fn confirm(tmux: &Tmux, pane: &PaneId, text: &str, marker: &str, pause: Duration
     }
 }
 
+/// The message id a marker names: the short id its pane header ends with
+/// (`[#9c2c68bd]`, see `pane_text::pane_header`); `None` for text typed
+/// without one (a resume prompt).
+fn msg_id_of(marker: &str) -> Option<&str> {
+    let (_, rest) = marker.rsplit_once("[#")?;
+    rest.strip_suffix(']').filter(|id| !id.is_empty())
+}
+
 fn describe(pane: &PaneId, what: &str, e: &TmuxError) -> String {
     match e {
         TmuxError::TargetNotFound { .. } => format!("pane {pane} is gone"),
         other => format!("could not {what} pane {pane}: {other}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_id_is_read_off_the_pane_header() {
+        assert_eq!(
+            msg_id_of("[operator][2026-11-23 22:15:31][INFO][#9c2c68bd]"),
+            Some("9c2c68bd")
+        );
+        assert_eq!(msg_id_of("continue where you left off"), None);
+        assert_eq!(msg_id_of("[a][#]"), None);
     }
 }

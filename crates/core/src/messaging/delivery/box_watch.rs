@@ -4,6 +4,7 @@
 use std::time::Instant;
 
 use super::EMPTY_SETTLE;
+use crate::agents::profile::Profile;
 use crate::agents::screen::{Reading, rows_showing};
 use crate::log::record::Outcome;
 
@@ -22,6 +23,9 @@ pub(super) struct Baseline {
     pub(super) idle: bool,
     /// The marker.
     pub(super) marker: String,
+    /// The agent's profile, which finds its input box (`None`: the box
+    /// is not told from the transcript).
+    pub(super) profile: Option<Profile>,
 }
 
 impl Baseline {
@@ -32,6 +36,18 @@ impl Baseline {
     pub(super) fn submitted(&self, capture: &str) -> bool {
         let shown = rows_showing(capture, &self.marker);
         shown > self.shown || (shown > 0 && self.idle && capture != self.capture)
+    }
+
+    /// True when `capture` shows the marker in the agent's transcript,
+    /// above its input box, on more rows than the whole screen showed it
+    /// before the paste: the agent took the text, whatever a box on screen
+    /// still shows (a row left over from an earlier frame can look like a
+    /// box that holds it).
+    pub(super) fn in_transcript(&self, capture: &str) -> bool {
+        self.profile
+            .as_ref()
+            .and_then(|p| p.rows_above_box_showing(capture, &self.marker))
+            .is_some_and(|n| n > self.shown)
     }
 }
 
@@ -91,6 +107,15 @@ impl BoxWatch {
             }
             Some(_) => {
                 self.seen = true;
+                if self
+                    .baseline
+                    .as_ref()
+                    .zip(capture)
+                    .is_some_and(|(b, c)| b.in_transcript(c))
+                {
+                    self.text_in_box = false;
+                    return true;
+                }
                 self.text_in_box = true;
                 self.empty_since = None;
                 false
@@ -116,6 +141,7 @@ mod tests {
             shown: rows_showing(capture, MARK),
             idle,
             marker: MARK.to_owned(),
+            profile: None,
         }
     }
 
@@ -149,6 +175,35 @@ mod tests {
     fn a_screen_without_the_marker_is_no_submission() {
         let before = "> \n";
         assert!(!baseline(before, true).submitted("something else\n> \n"));
+    }
+
+    #[test]
+    fn a_stale_box_beside_the_question_the_text_opened_is_no_text_waiting() {
+        // The agent took the text and asks a question, but a row of its
+        // previous frame still shows the text in a box.
+        let profile = crate::agents::profile::Profiles::default().for_command("swarm-demo");
+        let after = format!(
+            "[12:00:00] submission 1 (60 bytes):\n  {MARK}: DEMOASK\n> {MARK}: DEMOASK\n\
+             ? Do you want to proceed?\n\u{276f} 1. Yes\n  2. No\n  Esc to cancel\n"
+        );
+        let reading = profile.read(&after).expect("the demo screen is read");
+        assert!(shows_text(&reading));
+        assert!(profile.shows_dialog(&after));
+        let mut with_profile = baseline("> \n", true);
+        with_profile.profile = Some(profile.clone());
+        let mut watch = BoxWatch::new(false, Some(with_profile));
+        assert!(watch.look(Some(&reading), Some(&after)));
+        assert!(!watch.text_in_box);
+
+        // A dropped Enter: the text in the box and nowhere above it.
+        let dropped = format!("(ignored Enter 1 after a paste)\n> {MARK}: hi\n");
+        let reading = profile.read(&dropped).expect("read");
+        let mut with_profile = baseline("> \n", true);
+        with_profile.profile = Some(profile.clone());
+        let mut watch = BoxWatch::new(false, Some(with_profile));
+        assert!(!watch.look(Some(&reading), Some(&dropped)));
+        assert!(watch.text_in_box);
+        assert!(!profile.shows_dialog(&dropped));
     }
 
     #[test]
