@@ -30,7 +30,7 @@ use crate::attention::notice::HeldFor;
 use crate::attention::round::{Attention, Raised};
 use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
-use crate::backend::{Chores, Operator};
+use crate::backend::{Chores, Operator, Share};
 use crate::config::ConfigStamp;
 use crate::domain::Timestamp;
 use crate::error::Error;
@@ -306,6 +306,7 @@ impl<'a> Watcher<'a> {
             ack_retries: true,
             held: true,
             relay_wait,
+            share: Share::All,
         };
         self.housekeeping(chores, &mut feed, say);
         let gone = self.look(&mut feed, say);
