@@ -97,7 +97,9 @@ fn damage(project: &Project, how: Damage, outside: &Path) -> bool {
     let write = |text: &str| fs::write(&path, text).expect("write");
     match how {
         Damage::Truncated => write(&good[..good.len() / 2]),
-        Damage::Garbage => fs::write(&path, [0xff, 0x00, 0x1b, b'[', b'2', b'J', 0x80]).expect("write"),
+        Damage::Garbage => {
+            fs::write(&path, [0xff, 0x00, 0x1b, b'[', b'2', b'J', 0x80]).expect("write")
+        }
         Damage::Empty => write(""),
         Damage::WrongShape => write("[1, 2, 3]"),
         Damage::AgentsNotAList => write(
@@ -163,12 +165,17 @@ fn a_damaged_registry_never_drops_a_due_ack_or_a_held_message() {
         }
         let acks = pending(&project);
         if acks.len() != 1 || acks[0]["retry_count"] != 0 {
-            failures.push(format!("{how:?}: the pending ACK changed: {acks:?}\n{stderr}"));
+            failures.push(format!(
+                "{how:?}: the pending ACK changed: {acks:?}\n{stderr}"
+            ));
         }
         if held(&project).len() != 1 {
             failures.push(format!("{how:?}: the held message went: {stderr}"));
         }
-        if project.read("agent_messages.log").contains("UNACKNOWLEDGED") {
+        if project
+            .read("agent_messages.log")
+            .contains("UNACKNOWLEDGED")
+        {
             failures.push(format!("{how:?}: escalated: {stderr}"));
         }
         if !stderr.contains("wait") {
@@ -180,14 +187,21 @@ fn a_damaged_registry_never_drops_a_due_ack_or_a_held_message() {
             .filter(|n| n.starts_with("ACTIVE_AGENTS.json.corrupt-"))
             .collect();
         if whole && (aside.len() != 1 || !stderr.contains("moved it to")) {
-            failures.push(format!("{how:?}: not moved aside once: {aside:?}\n{stderr}"));
+            failures.push(format!(
+                "{how:?}: not moved aside once: {aside:?}\n{stderr}"
+            ));
         }
         if fs::read_to_string(&outside).expect("outside") != "{\"not\": \"a registry\"}" {
             failures.push(format!("{how:?}: wrote through the symlink"));
         }
 
         // A good registry again: the obligations move on.
-        let _ = fs::remove_file(project.file("ACTIVE_AGENTS.json"));
+        let path = project.file("ACTIVE_AGENTS.json");
+        match fs::symlink_metadata(&path) {
+            Ok(m) if m.is_dir() => fs::remove_dir_all(&path).expect("rm dir"),
+            Ok(_) => fs::remove_file(&path).expect("rm"),
+            Err(_) => {}
+        }
         project.register(&["agent-0", "agent-1"]);
         swarm(&project, &server)
             .args(["msg", "agent-0", "INFO", "--from", "operator", "hello"])
@@ -195,7 +209,9 @@ fn a_damaged_registry_never_drops_a_due_ack_or_a_held_message() {
             .code(QUEUED);
         let acks = pending(&project);
         if acks.len() != 1 || acks[0]["retry_count"] != 1 {
-            failures.push(format!("{how:?}: no retry once the registry was good: {acks:?}"));
+            failures.push(format!(
+                "{how:?}: no retry once the registry was good: {acks:?}"
+            ));
         }
         if !held(&project).is_empty() {
             failures.push(format!("{how:?}: the held message was not released"));
@@ -250,7 +266,10 @@ fn a_command_moves_the_oldest_due_acks_on_and_leaves_the_rest_for_the_next() {
             .success();
         commands += 1;
         let now = moved(&project).len();
-        assert!(now > done, "command {commands} moved nothing on ({done}/{ACKS})");
+        assert!(
+            now > done,
+            "command {commands} moved nothing on ({done}/{ACKS})"
+        );
         done = now;
     }
     assert!(commands > 1);

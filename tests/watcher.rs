@@ -629,9 +629,10 @@ fn notifications_written_while_no_watcher_ran_are_sent_late_marked_with_their_ag
     project.write(".swarm/feed.jsonl", &(feed.join("\n") + "\n"));
 
     let (port, received) = http_server(&[200, 200, 200]);
-    ok(swarm(&project, &server)
-        .args(["watcher", "start"])
-        .env("SWARM_NOTIFY_WEBHOOK", format!("http://127.0.0.1:{port}/hook")));
+    ok(swarm(&project, &server).args(["watcher", "start"]).env(
+        "SWARM_NOTIFY_WEBHOOK",
+        format!("http://127.0.0.1:{port}/hook"),
+    ));
     let mut texts: Vec<String> = (0..3)
         .map(|_| {
             let got = received
@@ -643,7 +644,10 @@ fn notifications_written_while_no_watcher_ran_are_sent_late_marked_with_their_ag
     texts.sort();
     for (i, text) in texts.iter().enumerate() {
         assert!(text.contains(&format!("finished part {i}")), "{texts:?}");
-        assert!(text.contains("[from 1m") && text.contains("ago]"), "{texts:?}");
+        assert!(
+            text.contains("[from 1m") && text.contains("ago]"),
+            "{texts:?}"
+        );
     }
 }
 

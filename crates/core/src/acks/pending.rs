@@ -495,8 +495,15 @@ mod tests {
         assert!(work_due(&store, time::now()));
         // The next save replaces the FIFO with the real due time.
         let later = time::now() + chrono::Duration::seconds(31);
-        claim_due(&store, |_| Known::Registered, |_| false, &AckSettings::default(), later, None)
-            .expect("claim");
+        claim_due(
+            &store,
+            |_| Known::Registered,
+            |_| false,
+            &AckSettings::default(),
+            later,
+            None,
+        )
+        .expect("claim");
         assert!(fs::metadata(&due).expect("due file").is_file());
     }
 
@@ -511,8 +518,15 @@ mod tests {
         // and the entry keeps its count.
         for _ in 0..(settings.max_retries + 2) {
             now += chrono::Duration::seconds(3600);
-            let work = claim_due(&store, |_| Known::Registered, |_| true, &settings, now, None)
-                .expect("claim");
+            let work = claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| true,
+                &settings,
+                now,
+                None,
+            )
+            .expect("claim");
             let actions = work.actions;
             assert!(actions.is_empty());
         }
@@ -521,9 +535,16 @@ mod tests {
         assert_eq!(kept[0].retry_count, 0);
         // The limit over: the first retry comes.
         now += chrono::Duration::seconds(3600);
-        let actions = claim_due(&store, |_| Known::Registered, |_| false, &settings, now, None)
-            .expect("claim")
-            .actions;
+        let actions = claim_due(
+            &store,
+            |_| Known::Registered,
+            |_| false,
+            &settings,
+            now,
+            None,
+        )
+        .expect("claim")
+        .actions;
         assert!(matches!(
             actions.as_slice(),
             [DueAction::Retry { n: 1, .. }]
@@ -559,9 +580,16 @@ mod tests {
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let at = |s: i64| start + chrono::Duration::seconds(s);
         let claim = |now| {
-            claim_due(&store, |_| Known::Registered, |_| false, &settings, now, None)
-                .expect("claim")
-                .actions
+            claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| false,
+                &settings,
+                now,
+                None,
+            )
+            .expect("claim")
+            .actions
         };
         assert!(claim(at(29)).is_empty(), "not before its 30 s");
         let first = claim(at(31));
@@ -599,9 +627,16 @@ mod tests {
         let store = FileAcks::new(&Paths::new(dir.path()));
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let later = time::now() + chrono::Duration::seconds(31);
-        let actions = claim_due(&store, |_| Known::Gone, |_| false, &AckSettings::default(), later, None)
-            .expect("claim")
-            .actions;
+        let actions = claim_due(
+            &store,
+            |_| Known::Gone,
+            |_| false,
+            &AckSettings::default(),
+            later,
+            None,
+        )
+        .expect("claim")
+        .actions;
         assert!(
             matches!(
                 actions.as_slice(),
@@ -660,8 +695,15 @@ mod tests {
         let settings = AckSettings::default();
         let mut order = Vec::new();
         for _ in 0..3 {
-            let work = claim_due(&store, |_| Known::Registered, |_| false, &settings, far, Some(1))
-                .expect("claim");
+            let work = claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| false,
+                &settings,
+                far,
+                Some(1),
+            )
+            .expect("claim");
             let [DueAction::Retry { entry, n: 1 }] = work.actions.as_slice() else {
                 panic!("one retry per claim: {:?}", work.actions)
             };

@@ -191,7 +191,11 @@ impl Operator {
         Ok(match store.read()? {
             RegistryState::Valid(registry, skipped) => {
                 let complete = skipped.is_empty();
-                notes.extend(skipped.into_iter().map(|s| format!("{location}: ignored {s}")));
+                notes.extend(
+                    skipped
+                        .into_iter()
+                        .map(|s| format!("{location}: ignored {s}")),
+                );
                 RosterRead { registry, complete }
             }
             RegistryState::Missing => RosterRead {

@@ -102,7 +102,14 @@ pub(crate) fn process_due(
         if work.actions.is_empty() {
             break;
         }
-        send_claimed(messenger, roster.registry, settings, now, work.actions, &mut report)?;
+        send_claimed(
+            messenger,
+            roster.registry,
+            settings,
+            now,
+            work.actions,
+            &mut report,
+        )?;
         match portion {
             None => break,
             Some(p) if report.obligations() >= p.most || Instant::now() >= p.until => break,
@@ -117,9 +124,17 @@ pub(crate) fn process_due(
             "{} due ACK retr{} for {} wait: the registry read cannot say whether {} still \
              there; nothing is escalated until a good registry lists or drops {}",
             report.waiting.len(),
-            if report.waiting.len() == 1 { "y" } else { "ies" },
+            if report.waiting.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
             agents.join(", "),
-            if agents.len() == 1 { "it is" } else { "they are" },
+            if agents.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
             if agents.len() == 1 { "it" } else { "them" },
         ));
     }

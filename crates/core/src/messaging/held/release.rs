@@ -12,8 +12,8 @@ use crate::error::Result;
 use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 use super::held_store::{HeldMessage, ToHold};
-use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Wait};
 use crate::messaging::ack_retry::Roster;
+use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Wait};
 use crate::messaging::messenger::{Messenger, target_of};
 use crate::messaging::send::Typed;
 

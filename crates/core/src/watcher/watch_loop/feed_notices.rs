@@ -35,11 +35,7 @@ impl Watcher<'_> {
             }
         };
         self.feed_cursor = Some(read.cursor);
-        let since = if starting {
-            catch_up::since(now)
-        } else {
-            None
-        };
+        let since = if starting { catch_up::since(now) } else { None };
         let mut due: Vec<FeedEntry> = read
             .entries
             .into_iter()
