@@ -31,6 +31,7 @@ mod hooks;
 mod hostile_input;
 mod hostile_state;
 mod house;
+mod housekeeping;
 mod install;
 mod launch;
 mod leases;

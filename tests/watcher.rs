@@ -596,3 +596,87 @@ fn agents_shows_the_watchers_last_round_while_it_is_fresh() {
     });
     assert_eq!(after[0]["state"], "busy", "{after:?}");
 }
+
+#[test]
+fn notifications_written_while_no_watcher_ran_are_sent_late_marked_with_their_age() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    for i in 0..3 {
+        ok(swarm(&project, &server).args([
+            "msg",
+            "operator",
+            "INFO",
+            &format!("finished part {i}"),
+            "--from",
+            "agent-0",
+        ]));
+    }
+    // Written 75 s before the watcher starts, by their recorded time.
+    let old = (chrono::Utc::now() - chrono::Duration::seconds(75))
+        .format("%Y-%m-%dT%H:%M:%S%.6f+00:00")
+        .to_string();
+    let feed: Vec<String> = project
+        .read(".swarm/feed.jsonl")
+        .lines()
+        .map(|line| {
+            let mut entry: serde_json::Value = serde_json::from_str(line).expect("feed line");
+            entry["time"] = serde_json::Value::String(old.clone());
+            entry.to_string()
+        })
+        .collect();
+    project.write(".swarm/feed.jsonl", &(feed.join("\n") + "\n"));
+
+    let (port, received) = http_server(&[200, 200, 200]);
+    ok(swarm(&project, &server).args(["watcher", "start"]).env(
+        "SWARM_NOTIFY_WEBHOOK",
+        format!("http://127.0.0.1:{port}/hook"),
+    ));
+    let mut texts: Vec<String> = (0..3)
+        .map(|_| {
+            let got = received
+                .recv_timeout(PATIENCE)
+                .expect("a late notification reached the webhook");
+            got.json()["text"].as_str().expect("text").to_owned()
+        })
+        .collect();
+    texts.sort();
+    for (i, text) in texts.iter().enumerate() {
+        assert!(text.contains(&format!("finished part {i}")), "{texts:?}");
+        assert!(
+            text.contains("[from 1m") && text.contains("ago]"),
+            "{texts:?}"
+        );
+    }
+}
+
+#[test]
+fn a_watcher_whose_lock_files_were_replaced_is_still_seen_refused_twice_and_stopped() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    agents(&server, &project, 1);
+    let _stop = Stopper(&project, &server);
+    ok(swarm(&project, &server).args(["watcher", "start"]));
+    let pid = status(&project, &server)["pid"].as_u64().expect("pid");
+
+    // Someone removes the lock files and something creates them again:
+    // no lock is held on the new files.
+    for rel in [".swarm/watcher.lock", ".swarm/watcher-background.lock"] {
+        std::fs::remove_file(project.file(rel)).expect("rm");
+        project.write(rel, "");
+    }
+    let s = status(&project, &server);
+    assert_eq!(s["running"], true, "{s}");
+    assert_eq!(s["pid"].as_u64(), Some(pid), "{s}");
+    let said = ok(swarm(&project, &server).args(["watcher", "start"]));
+    assert!(said.contains("already runs"), "{said}");
+    assert_eq!(status(&project, &server)["pid"].as_u64(), Some(pid));
+
+    let said = ok(swarm(&project, &server).args(["watcher", "stop"]));
+    assert!(
+        said.contains(&format!("Stopped the watcher (process {pid})")),
+        "{said}"
+    );
+    assert_eq!(status(&project, &server)["running"], false);
+}

@@ -13,7 +13,7 @@ use std::time::Duration;
 use swarm_core::agents::pane_state::{self, PaneState, Sight};
 use swarm_core::agents::registry::{AgentRecord, AgentStatus};
 use swarm_core::attention::dialog::{self, Choice};
-use swarm_core::backend::{Chores, Operator};
+use swarm_core::backend::{Chores, Operator, Share};
 use swarm_core::domain::message::MessageType;
 use swarm_core::domain::{AgentId, Timestamp};
 use swarm_core::error::{Error, Result};
@@ -40,6 +40,7 @@ pub(super) const CHORES: Chores = Chores {
     ack_retries: true,
     held: true,
     relay_wait: Some(Duration::from_millis(1)),
+    share: Share::All,
 };
 
 /// A job for the worker.

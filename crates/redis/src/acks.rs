@@ -238,6 +238,7 @@ mod tests {
         let server = TestServer::start();
         contract::records_and_acknowledges(&RedisAcks::new(server.target("records")));
         contract::claims_on_time_and_once(&RedisAcks::new(server.target("claims")));
+        contract::claims_oldest_first_and_leaves_the_rest(&RedisAcks::new(server.target("oldest")));
         contract::racing_claims_have_one_winner(Arc::new(RedisAcks::new(server.target("race"))));
     }
 

@@ -51,27 +51,38 @@ impl PendingDoc {
         }
     }
 
-    /// Claims every entry due at `now` and applies `decide`'s verdict to
-    /// each: a retry advances it, an escalation removes it.
+    /// Claims the entries due at `now`, oldest obligation first (the
+    /// earliest due, then the earliest sent), and applies `decide`'s
+    /// verdict to each: a retry advances it, an escalation removes it, and
+    /// `Leave` keeps it as it is, still due. The entries keep their order
+    /// in the list; the claims come back in the order they were decided.
     pub fn claim_due(
         &mut self,
         now: Timestamp,
         decide: &dyn Fn(&PendingEntry) -> Claim,
     ) -> Vec<Claimed> {
+        let mut order: Vec<usize> = (0..self.pending_acks.len())
+            .filter(|&i| self.pending_acks[i].next_retry_at <= now)
+            .collect();
+        order.sort_by_key(|&i| {
+            let e = &self.pending_acks[i];
+            (e.next_retry_at, e.sent_at)
+        });
         let mut claimed = Vec::new();
-        let mut keep = Vec::new();
-        for mut entry in std::mem::take(&mut self.pending_acks) {
-            if entry.next_retry_at > now {
-                keep.push(entry);
-                continue;
-            }
-            let claim = decide(&entry);
+        let mut gone = vec![false; self.pending_acks.len()];
+        for i in order {
+            let entry = &mut self.pending_acks[i];
+            let claim = decide(entry);
             match claim {
-                Claim::Escalate { .. } => claimed.push(Claimed { entry, claim }),
-                Claim::Postpone { next_retry_at } => {
-                    entry.next_retry_at = next_retry_at;
-                    keep.push(entry);
+                Claim::Leave => {}
+                Claim::Escalate { .. } => {
+                    gone[i] = true;
+                    claimed.push(Claimed {
+                        entry: entry.clone(),
+                        claim,
+                    });
                 }
+                Claim::Postpone { next_retry_at } => entry.next_retry_at = next_retry_at,
                 Claim::Retry { next_retry_at } => {
                     entry.retry_count += 1;
                     entry.next_retry_at = next_retry_at;
@@ -79,11 +90,11 @@ impl PendingDoc {
                         entry: entry.clone(),
                         claim,
                     });
-                    keep.push(entry);
                 }
             }
         }
-        self.pending_acks = keep;
+        let mut gone = gone.into_iter();
+        self.pending_acks.retain(|_| !gone.next().unwrap_or(false));
         claimed
     }
 }
@@ -131,6 +142,10 @@ pub enum Claim {
         /// The next due time.
         next_retry_at: Timestamp,
     },
+    /// Not by this caller: the entry stays as it is, still due, for a
+    /// later one (its recipient cannot be judged now, or this caller's
+    /// share of the work is spent).
+    Leave,
 }
 
 /// One due entry this caller claimed, with the decision applied.
@@ -186,9 +201,10 @@ pub trait AckStore: Send + Sync {
     /// `Unknown`, never later than the truth.
     fn next_due(&self) -> NextDue;
 
-    /// Claims every entry due at `now` (`next_retry_at` not after it),
-    /// applies `decide`'s verdict to each (a retry advances it, an
-    /// escalation removes it) and returns them. Each due entry is claimed
+    /// Claims the entries due at `now` (`next_retry_at` not after it),
+    /// oldest obligation first, applies `decide`'s verdict to each (a
+    /// retry advances it, an escalation removes it, `Leave` keeps it due)
+    /// and returns the claims in that order (`PendingDoc::claim_due`). Each due entry is claimed
     /// by exactly one caller across all processes: the claim and the
     /// change are one atomic step, and the entry is no longer due to
     /// anyone else before the caller sends anything.
@@ -300,6 +316,46 @@ pub mod contract {
         assert_eq!(last.len(), 1);
         assert!(matches!(last[0].claim, Claim::Escalate { .. }));
         assert!(store.list().expect("list").entries.is_empty());
+    }
+
+    /// Due entries are decided oldest first (earliest due), whatever their
+    /// place in the list; an entry left stays due and unchanged, so a
+    /// caller that takes one obligation at a time reaches every one.
+    pub fn claims_oldest_first_and_leaves_the_rest(store: &dyn AckStore) {
+        let now = now();
+        // Recorded newest-due first: the list order is not the due order.
+        let entries: Vec<PendingEntry> = (0..4)
+            .map(|i| entry("agent-1", now, Duration::from_secs(40 - 10 * i)))
+            .collect();
+        for e in &entries {
+            store.record(e.clone()).expect("record");
+        }
+        let at = later(now, 60);
+        let mut taken = Vec::new();
+        for _ in 0..entries.len() {
+            let seen = std::cell::Cell::new(0);
+            let (won, _) = store
+                .claim_due(at, &|_| {
+                    seen.set(seen.get() + 1);
+                    if seen.get() == 1 {
+                        Claim::Retry {
+                            next_retry_at: later(at, 600),
+                        }
+                    } else {
+                        Claim::Leave
+                    }
+                })
+                .expect("claim");
+            assert_eq!(won.len(), 1, "one claimed, the rest left");
+            taken.push(won[0].entry.msg_id.clone());
+        }
+        let oldest_first: Vec<_> = entries.iter().rev().map(|e| e.msg_id.clone()).collect();
+        assert_eq!(taken, oldest_first);
+        let listed = store.list().expect("list").entries;
+        let ids: Vec<_> = listed.iter().map(|e| e.msg_id.clone()).collect();
+        let recorded: Vec<_> = entries.iter().map(|e| e.msg_id.clone()).collect();
+        assert_eq!(ids, recorded, "the list keeps its order");
+        assert!(listed.iter().all(|e| e.retry_count == 1));
     }
 
     /// Many callers claim the same due entries at once: each entry is

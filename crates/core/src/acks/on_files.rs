@@ -191,6 +191,12 @@ mod tests {
     }
 
     #[test]
+    fn contract_claims_oldest_first_and_leaves_the_rest() {
+        let (_dir, s) = store();
+        contract::claims_oldest_first_and_leaves_the_rest(&s);
+    }
+
+    #[test]
     fn contract_racing_claims_have_one_winner() {
         let (_dir, s) = store();
         contract::racing_claims_have_one_winner(Arc::new(s));

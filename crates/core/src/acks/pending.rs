@@ -277,20 +277,58 @@ pub(crate) enum DueAction {
     },
 }
 
-/// Claims every retry and escalation due at `now`, deciding each by the
-/// schedule in `settings`. `registered` says whether an agent is still in
-/// the registry; `paused`, whether it is at its usage limit (its retries
-/// and escalation wait, uncounted, until it is not).
+/// Whether the registry read says an agent is still in the swarm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Known {
+    /// It is registered.
+    Registered,
+    /// A complete registry does not list it: it left.
+    Gone,
+    /// The registry read is damaged, missing or incomplete and does not
+    /// list it: nobody can tell, so its obligations wait.
+    Unsure,
+}
+
+/// What one claiming pass found.
+#[derive(Debug, Default)]
+pub(crate) struct ClaimedWork {
+    /// The retries and escalations claimed, oldest obligation first.
+    pub(crate) actions: Vec<DueAction>,
+    /// Problems worth telling (a damaged pending list set aside).
+    pub(crate) warnings: Vec<String>,
+    /// Due entries left as they are because their recipient could not be
+    /// judged (`Known::Unsure`): (message id, recipient).
+    pub(crate) unsure: Vec<(String, String)>,
+}
+
+/// Claims the retries and escalations due at `now`, oldest obligation
+/// first and at most `most` of them (`None`: all), deciding each by the
+/// schedule in `settings`. `known` says whether an agent is still in the
+/// registry; `paused`, whether it is at its usage limit (its retries and
+/// escalation wait, uncounted, until it is not). An entry whose recipient
+/// is `Unsure` is never escalated: it stays due, untouched, until a good
+/// registry says where its recipient is.
 pub(crate) fn claim_due(
     store: &dyn AckStore,
-    registered: impl Fn(&str) -> bool,
+    known: impl Fn(&str) -> Known,
     paused: impl Fn(&str) -> bool,
     settings: &AckSettings,
     now: DateTime<Utc>,
-) -> Result<(Vec<DueAction>, Vec<String>)> {
+    most: Option<usize>,
+) -> Result<ClaimedWork> {
+    let taken = std::cell::Cell::new(0usize);
+    let unsure = std::cell::RefCell::new(Vec::new());
     let decide = |entry: &PendingEntry| {
-        let recipient_gone = !registered(entry.recipient_id.as_str());
-        if !recipient_gone && paused(entry.recipient_id.as_str()) {
+        let recipient = entry.recipient_id.as_str();
+        let presence = known(recipient);
+        if presence == Known::Unsure {
+            unsure
+                .borrow_mut()
+                .push((entry.msg_id.to_string(), recipient.to_owned()));
+            return Claim::Leave;
+        }
+        let recipient_gone = presence == Known::Gone;
+        if !recipient_gone && paused(recipient) {
             let wait = settings.wait_before(entry.retry_count + 1, settings.timeout);
             let next =
                 now + chrono::Duration::from_std(wait).unwrap_or(chrono::Duration::seconds(60));
@@ -298,6 +336,10 @@ pub(crate) fn claim_due(
                 next_retry_at: Timestamp::from_utc(next),
             };
         }
+        if most.is_some_and(|most| taken.get() >= most) {
+            return Claim::Leave;
+        }
+        taken.set(taken.get() + 1);
         if recipient_gone || entry.retry_count >= settings.max_retries {
             return Claim::Escalate { recipient_gone };
         }
@@ -321,11 +363,15 @@ pub(crate) fn claim_due(
                 entry: c.entry,
                 recipient_gone,
             }),
-            // Never claimed: the store keeps it.
-            Claim::Postpone { .. } => None,
+            // Never claimed: the store keeps them.
+            Claim::Postpone { .. } | Claim::Leave => None,
         })
         .collect();
-    Ok((actions, warnings))
+    Ok(ClaimedWork {
+        actions,
+        warnings,
+        unsure: unsure.into_inner(),
+    })
 }
 
 /// `42s`, `3m05s`, `2h10m`.
@@ -449,7 +495,15 @@ mod tests {
         assert!(work_due(&store, time::now()));
         // The next save replaces the FIFO with the real due time.
         let later = time::now() + chrono::Duration::seconds(31);
-        claim_due(&store, |_| true, |_| false, &AckSettings::default(), later).expect("claim");
+        claim_due(
+            &store,
+            |_| Known::Registered,
+            |_| false,
+            &AckSettings::default(),
+            later,
+            None,
+        )
+        .expect("claim");
         assert!(fs::metadata(&due).expect("due file").is_file());
     }
 
@@ -464,8 +518,16 @@ mod tests {
         // and the entry keeps its count.
         for _ in 0..(settings.max_retries + 2) {
             now += chrono::Duration::seconds(3600);
-            let (actions, _) =
-                claim_due(&store, |_| true, |_| true, &settings, now).expect("claim");
+            let work = claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| true,
+                &settings,
+                now,
+                None,
+            )
+            .expect("claim");
+            let actions = work.actions;
             assert!(actions.is_empty());
         }
         let kept = store.list().expect("list").entries;
@@ -473,7 +535,16 @@ mod tests {
         assert_eq!(kept[0].retry_count, 0);
         // The limit over: the first retry comes.
         now += chrono::Duration::seconds(3600);
-        let (actions, _) = claim_due(&store, |_| true, |_| false, &settings, now).expect("claim");
+        let actions = claim_due(
+            &store,
+            |_| Known::Registered,
+            |_| false,
+            &settings,
+            now,
+            None,
+        )
+        .expect("claim")
+        .actions;
         assert!(matches!(
             actions.as_slice(),
             [DueAction::Retry { n: 1, .. }]
@@ -509,9 +580,16 @@ mod tests {
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let at = |s: i64| start + chrono::Duration::seconds(s);
         let claim = |now| {
-            claim_due(&store, |_| true, |_| false, &settings, now)
-                .expect("claim")
-                .0
+            claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| false,
+                &settings,
+                now,
+                None,
+            )
+            .expect("claim")
+            .actions
         };
         assert!(claim(at(29)).is_empty(), "not before its 30 s");
         let first = claim(at(31));
@@ -549,8 +627,16 @@ mod tests {
         let store = FileAcks::new(&Paths::new(dir.path()));
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let later = time::now() + chrono::Duration::seconds(31);
-        let (actions, _) =
-            claim_due(&store, |_| false, |_| false, &AckSettings::default(), later).expect("claim");
+        let actions = claim_due(
+            &store,
+            |_| Known::Gone,
+            |_| false,
+            &AckSettings::default(),
+            later,
+            None,
+        )
+        .expect("claim")
+        .actions;
         assert!(
             matches!(
                 actions.as_slice(),
@@ -561,6 +647,70 @@ mod tests {
             ),
             "{actions:?}"
         );
+    }
+
+    #[test]
+    fn a_recipient_nobody_can_judge_is_left_due_and_never_escalated() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = FileAcks::new(&Paths::new(dir.path()));
+        register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
+        register(&store, &message("agent-2"), &agent("agent-2"), secs(30)).expect("register");
+        let settings = AckSettings::default();
+        let far = time::now() + chrono::Duration::seconds(100_000);
+        // agent-1 cannot be judged: left as it was, reported; agent-2 is
+        // gone by a complete registry: escalated.
+        let known = |id: &str| {
+            if id == "agent-1" {
+                Known::Unsure
+            } else {
+                Known::Gone
+            }
+        };
+        let work = claim_due(&store, known, |_| false, &settings, far, None).expect("claim");
+        assert!(
+            matches!(work.actions.as_slice(), [DueAction::Escalate { entry, .. }] if entry.recipient_id == "agent-2"),
+            "{:?}",
+            work.actions
+        );
+        assert_eq!(work.unsure.len(), 1);
+        assert_eq!(work.unsure[0].1, "agent-1");
+        let kept = store.list().expect("list").entries;
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept[0].retry_count, 0);
+        assert!(work_due(&store, far), "it is still due");
+    }
+
+    #[test]
+    fn a_limited_claim_takes_the_oldest_due_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = FileAcks::new(&Paths::new(dir.path()));
+        // The later a message is recorded here, the sooner it falls due.
+        let mut ids = Vec::new();
+        for wait in [50, 40, 30] {
+            let m = message("agent-1");
+            ids.push(m.msg_id.clone());
+            register(&store, &m, &agent("agent-1"), secs(wait)).expect("register");
+        }
+        let far = time::now() + chrono::Duration::seconds(100);
+        let settings = AckSettings::default();
+        let mut order = Vec::new();
+        for _ in 0..3 {
+            let work = claim_due(
+                &store,
+                |_| Known::Registered,
+                |_| false,
+                &settings,
+                far,
+                Some(1),
+            )
+            .expect("claim");
+            let [DueAction::Retry { entry, n: 1 }] = work.actions.as_slice() else {
+                panic!("one retry per claim: {:?}", work.actions)
+            };
+            order.push(entry.msg_id.clone());
+        }
+        ids.reverse();
+        assert_eq!(order, ids, "oldest due first");
     }
 
     #[test]

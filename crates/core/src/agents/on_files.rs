@@ -127,6 +127,18 @@ impl RegistryStore for FileRegistry {
     fn location(&self) -> String {
         self.registry.path().display().to_string()
     }
+
+    fn set_aside_damaged(&self) -> Result<Option<String>, StoreError> {
+        let lock = self.registry.lock(DEFAULT_LOCK_TIMEOUT)?;
+        // Looked at again under the lock: a discovery may have replaced it.
+        if !matches!(self.read()?, RegistryState::Corrupt(_)) {
+            return Ok(None);
+        }
+        Ok(self
+            .registry
+            .preserve(&lock)?
+            .map(|p| p.display().to_string()))
+    }
 }
 
 #[cfg(test)]

@@ -129,6 +129,15 @@ pub trait RegistryStore: Send + Sync {
     /// Where the registry lives, for messages (`/p/ACTIVE_AGENTS.json`).
     fn location(&self) -> String;
 
+    /// Moves a stored registry that is still damaged aside, where the
+    /// store can keep it, so that its bytes survive whatever is written
+    /// next; returns where it went (`None`: it was not damaged any more,
+    /// or this store cannot keep a copy). Changes nothing else: no id
+    /// mark, no rebuilt registry (that is discovery's `update`).
+    fn set_aside_damaged(&self) -> Result<Option<String>, StoreError> {
+        Ok(None)
+    }
+
     /// This host's name when the registry is shared by several hosts:
     /// discovery then records it with the agents it finds and leaves the
     /// agents of other hosts alone. `None` for a store of one host.

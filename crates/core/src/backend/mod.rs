@@ -47,7 +47,7 @@ mod recorded_locks;
 mod settings;
 mod watcher_process;
 
-pub use housekeeping::{Chores, Housekeeping};
+pub use housekeeping::{Chores, Housekeeping, Share};
 pub use operator::Operator;
 pub(crate) use watcher_process::is_running as watcher_runs;
 pub use watcher_process::{Started, announce, claim_background, ensure_running as start_watcher};

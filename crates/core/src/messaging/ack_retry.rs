@@ -1,11 +1,15 @@
 //! The ACK retry engine: sends the retries and escalations that the
-//! pending list says are due. Claiming happens in `acks` under the pending
-//! file's lock before anything is sent, so however many processes run this
-//! at once, each retry goes out at most once.
+//! pending list says are due, oldest obligation first, all of them or a
+//! bounded portion. Claiming happens in `acks` under the pending file's
+//! lock before anything is sent, so however many processes run this at
+//! once, each retry goes out at most once.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use crate::acks::{self, AckSettings, DueAction, PendingEntry, format_age, marker};
+use crate::acks::{self, AckSettings, DueAction, Known, PendingEntry, format_age, marker};
 use crate::agents::registry::Registry;
 use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
@@ -25,26 +29,127 @@ pub struct ProcessReport {
     pub escalated: Vec<(String, String, String)>,
     /// Problems worth reporting.
     pub warnings: Vec<String>,
+    /// Due entries left for later because the registry read could not say
+    /// whether their recipient is still there: message id, recipient.
+    pub waiting: Vec<(String, String)>,
 }
 
-/// Sends every retry and escalation that is due, each exactly once even
-/// with several processes doing this at the same time.
+impl ProcessReport {
+    /// Retries and escalations sent.
+    pub fn obligations(&self) -> usize {
+        self.retried.len() + self.escalated.len()
+    }
+}
+
+/// The registry a pass judges recipients by, and whether it can be
+/// trusted to say who left: only a registry read whole, with no entry
+/// skipped, can. Any other (missing, damaged, entries skipped) only says
+/// who is there.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Roster<'r> {
+    /// The agents read.
+    pub(crate) registry: &'r Registry,
+    /// Read whole: an agent it does not list has left.
+    pub(crate) complete: bool,
+}
+
+impl Roster<'_> {
+    fn known(&self, id: &str) -> Known {
+        match self.registry.find(id) {
+            Some(_) => Known::Registered,
+            None if self.complete => Known::Gone,
+            None => Known::Unsure,
+        }
+    }
+}
+
+/// A bounded portion of the due work: the oldest obligation always, then
+/// the next oldest one at a time while fewer than `most` were sent and
+/// `until` has not passed.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Portion {
+    /// At most this many retries and escalations.
+    pub(crate) most: usize,
+    /// None started after this.
+    pub(crate) until: Instant,
+}
+
+/// Sends the retries and escalations that are due, oldest first: every
+/// one, or (with `portion`) a bounded share of them, each exactly once
+/// even with several processes doing this at the same time. An entry
+/// whose recipient `roster` cannot judge stays due and is reported.
 pub(crate) fn process_due(
+    messenger: &Messenger<'_>,
+    roster: Roster<'_>,
+    settings: &AckSettings,
+    now: DateTime<Utc>,
+    portion: Option<Portion>,
+) -> Result<ProcessReport> {
+    let mut report = ProcessReport::default();
+    let limits = messenger.limits.read().unwrap_or_default();
+    let mut waiting = BTreeSet::new();
+    loop {
+        let work = acks::claim_due(
+            messenger.acks,
+            |id| roster.known(id),
+            |id| limits.of_agent(id).is_some(),
+            settings,
+            now,
+            portion.map(|_| 1),
+        )?;
+        report.warnings.extend(work.warnings);
+        waiting.extend(work.unsure);
+        if work.actions.is_empty() {
+            break;
+        }
+        send_claimed(
+            messenger,
+            roster.registry,
+            settings,
+            now,
+            work.actions,
+            &mut report,
+        )?;
+        match portion {
+            None => break,
+            Some(p) if report.obligations() >= p.most || Instant::now() >= p.until => break,
+            Some(_) => {}
+        }
+    }
+    report.waiting = waiting.into_iter().collect();
+    if !report.waiting.is_empty() {
+        let agents: BTreeSet<&str> = report.waiting.iter().map(|(_, a)| a.as_str()).collect();
+        let agents: Vec<&str> = agents.into_iter().collect();
+        report.warnings.push(format!(
+            "{} due ACK retr{} for {} wait: the registry read cannot say whether {} still \
+             there; nothing is escalated until a good registry lists or drops {}",
+            report.waiting.len(),
+            if report.waiting.len() == 1 {
+                "y"
+            } else {
+                "ies"
+            },
+            agents.join(", "),
+            if agents.len() == 1 {
+                "it is"
+            } else {
+                "they are"
+            },
+            if agents.len() == 1 { "it" } else { "them" },
+        ));
+    }
+    Ok(report)
+}
+
+/// Sends what was claimed, into `report`.
+fn send_claimed(
     messenger: &Messenger<'_>,
     registry: &Registry,
     settings: &AckSettings,
     now: DateTime<Utc>,
-) -> Result<ProcessReport> {
-    let mut report = ProcessReport::default();
-    let limits = messenger.limits.read().unwrap_or_default();
-    let (actions, warnings) = acks::claim_due(
-        messenger.acks,
-        |id| registry.find(id).is_some(),
-        |id| limits.of_agent(id).is_some(),
-        settings,
-        now,
-    )?;
-    report.warnings.extend(warnings);
+    actions: Vec<DueAction>,
+    report: &mut ProcessReport,
+) -> Result<()> {
     for action in actions {
         match action {
             DueAction::Retry { entry, n } => {
@@ -88,7 +193,7 @@ pub(crate) fn process_due(
             }
         }
     }
-    Ok(report)
+    Ok(())
 }
 
 fn escalate(

@@ -24,7 +24,7 @@ mod send;
 pub mod topics;
 mod wait;
 
-pub(crate) use ack_retry::{ProcessReport, process_due};
+pub(crate) use ack_retry::{Portion, ProcessReport, Roster, process_due};
 pub use acknowledge::{Acknowledgement, acknowledge};
 pub use held::release::ReleaseReport;
 pub use messenger::{MessagingSettings, Messenger};

@@ -5,6 +5,7 @@
 //! host, in the foreground (`swarm watch`) or started in the background
 //! by the commands that need it.
 
+mod catch_up;
 mod limits_round;
 mod print_to_send;
 pub mod service;

@@ -22,7 +22,7 @@ use crate::agents::discovery::{self, DiscoverOptions};
 use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
 use crate::agents::seen_states::RoundWriter;
-use crate::attention::event::{EventKind, FeedEntry, Source};
+use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::hook_sightings::HookSightings;
 use crate::attention::looks;
@@ -30,7 +30,7 @@ use crate::attention::notice::HeldFor;
 use crate::attention::round::{Attention, Raised};
 use crate::attention::status::session_notices;
 use crate::attention::tracker::{Presence, Timing};
-use crate::backend::{Chores, Operator};
+use crate::backend::{Chores, Operator, Share};
 use crate::config::ConfigStamp;
 use crate::domain::Timestamp;
 use crate::error::Error;
@@ -41,6 +41,8 @@ use crate::tmux::SessionNotice;
 use crate::watcher::limits_round;
 use crate::watcher::print_to_send::{HISTORY_ROWS, send_printed};
 use crate::worktrees;
+
+mod feed_notices;
 
 /// How often a round runs.
 const ROUND: Duration = Duration::from_secs(1);
@@ -95,10 +97,6 @@ pub enum Ended {
     /// goes on with a new loop (`Watcher::resume_from` keeps the place).
     SettingsChanged,
 }
-
-/// How far back a watcher that starts notifies what commands wrote to the
-/// feed: a command that started it has just written what it must notify.
-const CATCH_UP: Duration = Duration::from_secs(60);
 
 /// What a watcher carries over to the next one of the same process (after
 /// its settings changed): where it read the feed to, and the notices it
@@ -306,6 +304,7 @@ impl<'a> Watcher<'a> {
             ack_retries: true,
             held: true,
             relay_wait,
+            share: Share::All,
         };
         self.housekeeping(chores, &mut feed, say);
         let gone = self.look(&mut feed, say);
@@ -733,78 +732,6 @@ impl<'a> Watcher<'a> {
             self.notifier.notify(&last);
             self.last_notice
                 .insert((last.agent.clone().unwrap_or_default(), last.event), now);
-        }
-    }
-
-    /// Notifies what commands wrote to the feed for the person (a message
-    /// to them, a budget crossed): the watcher is the one notifier. Of
-    /// several watchers (one per host), the one that claims an entry first
-    /// sends it. A watcher that starts takes what was written in the last
-    /// minute too: the command that started it has just written it.
-    fn notify_from_feed(&mut self, say: &mut dyn FnMut(Said)) {
-        let feed = &*self.op.backend.feed;
-        let (read, since) = match &self.feed_cursor {
-            Some(cursor) => (feed.read_after(cursor, Duration::ZERO), None),
-            None => (
-                feed.read_all(),
-                Timestamp::from_unix_seconds(
-                    Timestamp::now().unix_seconds() - CATCH_UP.as_secs_f64(),
-                ),
-            ),
-        };
-        let read = match read {
-            Ok(r) => r,
-            Err(e) => {
-                self.outage
-                    .failed(say, "could not read the activity feed", &e.into());
-                return;
-            }
-        };
-        self.feed_cursor = Some(read.cursor);
-        for entry in read.entries {
-            // What an agent's hook raised is notified from the feed too:
-            // the hook run is a short process, the watcher the notifier.
-            let from_hook = entry.source == Some(Source::Hook);
-            if !(from_hook
-                || matches!(
-                    entry.event,
-                    EventKind::Message | EventKind::Budget | EventKind::Exited
-                ))
-                || !self.settings.notify.notifies(entry.event)
-                || since.is_some_and(|s| entry.time < s)
-            {
-                continue;
-            }
-            if !self.claim_notice(&entry, say) {
-                continue;
-            }
-            if from_hook {
-                say(Said::Did(entry.text()));
-                self.notify_or_defer(&entry);
-            } else {
-                self.notifier.notify(&entry);
-            }
-        }
-    }
-
-    /// Claims the notice of `entry`: true for the one watcher (and the one
-    /// path: raised here, or read from the feed) that sends it.
-    fn claim_notice(&mut self, entry: &FeedEntry, say: &mut dyn FnMut(Said)) -> bool {
-        let who = entry.agent.clone().unwrap_or_default();
-        let key = format!(
-            "notify:{}:{}:{}:{}",
-            entry.event.as_str(),
-            entry.msg_id.as_deref().unwrap_or_default(),
-            entry.episode.unwrap_or_default(),
-            entry.time.utc_iso()
-        );
-        match self.op.backend.printed.claim(&who, &key) {
-            Ok(claimed) => claimed,
-            Err(e) => {
-                self.outage
-                    .failed(say, "could not claim a notification", &e.into());
-                false
-            }
         }
     }
 

@@ -4,14 +4,15 @@
 //! typed), with a delivery record for each. Kept by a `HeldStore`
 //! (`held_store.rs`).
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use crate::agents::registry::{AgentStatus, Registry};
+use crate::agents::registry::AgentStatus;
 use crate::domain::{AgentId, MessageId};
 use crate::error::Result;
 use crate::log::record::{DeliveryRecord, Outcome, Record};
 
 use super::held_store::{HeldMessage, ToHold};
+use crate::messaging::ack_retry::Roster;
 use crate::messaging::delivery::{self, DeliverySettings, PaneSession, Wait};
 use crate::messaging::messenger::{Messenger, target_of};
 use crate::messaging::send::Typed;
@@ -144,10 +145,18 @@ impl Messenger<'_> {
     }
 
     /// Delivers held messages whose pane is safe again, for every agent
-    /// that has some, and logs each outcome. Cheap when nothing is held
-    /// (one failed `open`). A pane another delivery is busy with is left
-    /// for the next round.
-    pub(crate) fn release_held(&self, registry: &Registry) -> Result<ReleaseReport> {
+    /// that has some (oldest held first), and logs each outcome. Cheap when
+    /// nothing is held (one failed `open`). A pane another delivery is busy
+    /// with is left for the next round; so are the agents after the first
+    /// once `until` has passed. An agent `roster` does not list keeps its
+    /// messages held unless the roster is complete (then it left, and they
+    /// go to its inbox).
+    pub(crate) fn release_held(
+        &self,
+        roster: Roster<'_>,
+        until: Option<Instant>,
+    ) -> Result<ReleaseReport> {
+        let registry = roster.registry;
         let held = self.held.list()?;
         let mut report = ReleaseReport::default();
         if held.is_empty() {
@@ -163,7 +172,17 @@ impl Messenger<'_> {
             lock_timeout: RELEASE_LOCK_WAIT,
             ..self.settings.delivery.clone()
         };
-        for agent in agents {
+        for (i, agent) in agents.into_iter().enumerate() {
+            if i > 0 && until.is_some_and(|t| Instant::now() >= t) {
+                break;
+            }
+            if registry.find(agent.as_str()).is_none() && !roster.complete {
+                report.still_held.push((
+                    agent.to_string(),
+                    "the registry read cannot say whether it is still there".into(),
+                ));
+                continue;
+            }
             let record = registry
                 .find(agent.as_str())
                 .filter(|a| a.status != AgentStatus::Dead);
