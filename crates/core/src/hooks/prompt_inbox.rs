@@ -46,7 +46,15 @@ pub fn take(
     // shown or nothing is left. Each round takes at least one message, so
     // this ends; each costs only what it reads.
     while out.shown.len() < limit {
-        let (view, note) = log.take_new(agent, Some(limit - out.shown.len()))?;
+        let (view, note) = match log.take_new(agent, Some(limit - out.shown.len())) {
+            Ok(taken) => taken,
+            // What earlier rounds took is read already: it is shown.
+            Err(e) if !out.shown.is_empty() => {
+                out.notes.push(format!("could not read more messages: {e}"));
+                break;
+            }
+            Err(e) => return Err(e.into()),
+        };
         out.notes.extend(note);
         out.more = view.held_back;
         if view.shown.is_empty() {
@@ -56,23 +64,17 @@ pub fn take(
             match v.outcome_for(agent).map(|o| o.status) {
                 // Typed into the pane: in the agent's context already.
                 Some(Status::Delivered) => continue,
-                Some(Status::Held) => {
-                    if held.is_none() {
-                        held = Some(op.backend.held.list()?);
-                    }
-                    let entry = held
-                        .as_deref()
-                        .unwrap_or(&[])
-                        .iter()
-                        .find(|h| h.agent.as_str() == agent && h.msg_id == v.message.msg_id);
-                    // Out of the queue under its lock: of the hook and a
-                    // release, exactly one gets it. No entry, or one a
-                    // release took first: it is being typed in now.
-                    match entry {
-                        Some(h) if op.backend.held.release(h.seq)? => took_held = true,
-                        _ => continue,
-                    }
-                }
+                Some(Status::Held) => match take_held(op, &mut held, agent, &v) {
+                    Ok(true) => took_held = true,
+                    // No entry, or one a release took first: it is being
+                    // typed in now.
+                    Ok(false) => continue,
+                    // It is marked read now: shown, it is not lost (the
+                    // held queue, unreadable, types nothing meanwhile).
+                    Err(e) => out
+                        .notes
+                        .push(format!("could not take a held message: {e}")),
+                },
                 _ => {}
             }
             let mut outcome = Outcome::delivered().confirmed_by_hook();
@@ -89,18 +91,45 @@ pub fn take(
         }
     }
     if !records.is_empty() {
-        out.notes.extend(log.append(&records)?);
+        // Marked read already: the messages are shown whether or not
+        // their record could be written.
+        match log.append(&records) {
+            Ok(notes) => out.notes.extend(notes),
+            Err(e) => out
+                .notes
+                .push(format!("could not record the messages shown: {e}")),
+        }
     }
-    if took_held && let Some(pane) = pane {
-        let left = op
-            .backend
-            .held
-            .list()?
-            .iter()
-            .filter(|h| h.agent.as_str() == agent)
-            .count();
+    if took_held
+        && let Some(pane) = pane
+        && let Ok(all) = op.backend.held.list()
+    {
+        let left = all.iter().filter(|h| h.agent.as_str() == agent).count();
         // Only the pane's own count: nothing depends on it.
         let _ = op.tmux.notify_pane(pane, "", left);
     }
     Ok(out)
+}
+
+/// Takes `v`'s entry for `agent` out of the held queue, under the queue's
+/// lock: of the hook and a release, exactly one gets it. False when there
+/// is none (a release took it). `held`: the queue as first read.
+fn take_held(
+    op: &Operator,
+    held: &mut Option<Vec<HeldMessage>>,
+    agent: &str,
+    v: &MessageView,
+) -> Result<bool> {
+    if held.is_none() {
+        *held = Some(op.backend.held.list()?);
+    }
+    let entry = held
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .find(|h| h.agent.as_str() == agent && h.msg_id == v.message.msg_id);
+    match entry {
+        Some(h) => Ok(op.backend.held.release(h.seq)?),
+        None => Ok(false),
+    }
 }
