@@ -14,7 +14,9 @@ use crate::harness::Project;
 use super::{Dashboard, populated_project};
 
 /// True when the tests run as root, so that they can act as `nobody`;
-/// otherwise says why the test is skipped.
+/// otherwise says why the test is skipped (on stderr, which the test
+/// runner shows).
+#[allow(clippy::print_stderr)]
 fn can_be_nobody(test: &str) -> bool {
     let uid = Command::new("id").arg("-u").output().expect("id -u");
     if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
@@ -60,7 +62,7 @@ fn another_local_account_gets_nothing_and_cannot_act() {
         "/api/v1/attention",
         "/api/v1/stream",
         "/api/agents",
-        "/health?token=guess",
+        "/api/v1/agents?token=guess",
     ] {
         let (status, body) = as_nobody(&[&format!("{base}{path}")]);
         assert!(
@@ -68,19 +70,26 @@ fn another_local_account_gets_nothing_and_cannot_act() {
             "nobody got {status} for {path}: {body}"
         );
         assert!(
-            !body.contains("agent-0") && !body.contains("schema v2") && !body.contains("swarm-token"),
+            !body.contains("agent-0")
+                && !body.contains("schema v2")
+                && !body.contains("swarm-token"),
             "nobody read {path}: {body}"
         );
     }
     // What nobody would send as the operator: the page's own origin, and
     // whatever token the page handed out (none, now), or a guess.
-    let token = dash.page_token_as_anyone().unwrap_or_else(|| "guess".into());
+    let token = dash
+        .page_token_as_anyone()
+        .unwrap_or_else(|| "guess".into());
     for (path, body) in [
         (
             "/api/v1/actions/send",
             json!({"to": "agent-1", "type": "INFO", "content": "sent by nobody"}),
         ),
-        ("/api/v1/actions/answer", json!({"agent": "agent-0", "option": "1"})),
+        (
+            "/api/v1/actions/answer",
+            json!({"agent": "agent-0", "option": "1"}),
+        ),
         ("/api/v1/actions/unlock", json!({"path": "src/a.py"})),
     ] {
         let (status, reply) = as_nobody(&[
@@ -102,8 +111,15 @@ fn another_local_account_gets_nothing_and_cannot_act() {
         );
     }
     let log = project.read("agent_messages.log");
-    assert!(!log.contains("sent by nobody"), "nobody sent a message: {log}");
-    assert_eq!(dash.get("/api/v1/locks").json()["count"], 2, "no lock released");
+    assert!(
+        !log.contains("sent by nobody"),
+        "nobody sent a message: {log}"
+    );
+    assert_eq!(
+        dash.get("/api/v1/locks").json()["count"],
+        2,
+        "no lock released"
+    );
     assert!(!project.file(".swarm/audit.log").exists());
     // The health probe stays open, and tells nothing.
     let (status, body) = as_nobody(&[&format!("{base}/health")]);
@@ -114,7 +130,10 @@ fn another_local_account_gets_nothing_and_cannot_act() {
     );
     // The secret is kept where only its owner can read it.
     let file = project.file(".swarm/dashboard.url");
-    let mode = std::fs::metadata(&file).expect("dashboard.url").permissions().mode();
+    let mode = std::fs::metadata(&file)
+        .expect("dashboard.url")
+        .permissions()
+        .mode();
     assert_eq!(mode & 0o777, 0o600, "{}", file.display());
     let out = Command::new("runuser")
         .args(["-u", "nobody", "--", "cat"])
@@ -134,7 +153,13 @@ fn the_printed_url_lets_its_person_in_and_a_cookie_keeps_them_in() {
     // The same URL, kept for scripts and for a later look.
     assert_eq!(project.read(".swarm/dashboard.url").trim(), printed);
     // Without it: nothing, on every path but the bare health probe.
-    for path in ["/", "/static/dashboard.js", "/api/v1/agents", "/api/v1/stream", "/nope"] {
+    for path in [
+        "/",
+        "/static/dashboard.js",
+        "/api/v1/agents",
+        "/api/v1/stream",
+        "/nope",
+    ] {
         let reply = dash.get_anonymous(path);
         assert_eq!(reply.status, 401, "{path}: {}", reply.text());
         assert!(!reply.text().contains("swarm-token"), "{path}");
@@ -151,7 +176,10 @@ fn the_printed_url_lets_its_person_in_and_a_cookie_keeps_them_in() {
     // A cookie of another dashboard (another port) is not this one's.
     let reply = dash.get_anonymous_with(
         "/api/v1/agents",
-        &format!("Cookie: swarm-dashboard-{}={key}\r\n", dash.addr.port().wrapping_add(1)),
+        &format!(
+            "Cookie: swarm-dashboard-{}={key}\r\n",
+            dash.addr.port().wrapping_add(1)
+        ),
     );
     assert_eq!(reply.status, 401);
     // With it: the page, and a cookie for the rest that scripts cannot read.
@@ -171,10 +199,14 @@ fn the_printed_url_lets_its_person_in_and_a_cookie_keeps_them_in() {
     assert_eq!(reply.status, 200);
     assert_eq!(reply.json()["agents"][0]["id"], "agent-0");
     // A script may send the secret as a bearer token instead.
-    let reply = dash.get_anonymous_with("/api/v1/stats", &format!("Authorization: Bearer {key}\r\n"));
+    let reply =
+        dash.get_anonymous_with("/api/v1/stats", &format!("Authorization: Bearer {key}\r\n"));
     assert_eq!(reply.status, 200);
     // The page can act with its cookie, as the operator.
-    let reply = dash.act("/api/v1/actions/send", &json!({"to": "agent-1", "type": "INFO", "content": "from the page"}));
+    let reply = dash.act(
+        "/api/v1/actions/send",
+        &json!({"to": "agent-1", "type": "INFO", "content": "from the page"}),
+    );
     assert_eq!(reply.status, 200, "{}", reply.text());
     // The secret stops being valid with the run: the file goes too.
     let (status, _, stderr) = dash.stop();

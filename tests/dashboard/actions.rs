@@ -158,7 +158,11 @@ fn a_project_file_cannot_widen_the_allowed_hosts() {
     ] {
         let reply = dash.send(&format!("GET {path} HTTP/1.1\r\n{host}{extra}\r\n"));
         assert_eq!(reply.status, 403, "{path}: {}", reply.text());
-        assert!(reply.text().contains("Host not allowed"), "{}", reply.text());
+        assert!(
+            reply.text().contains("Host not allowed"),
+            "{}",
+            reply.text()
+        );
         assert!(!reply.text().contains("schema v2"), "{}", reply.text());
     }
     let (_, _, stderr) = dash.stop();
