@@ -91,10 +91,7 @@ fn a_foreign_host_is_refused_on_every_path() {
 #[test]
 fn configured_names_are_answered_too() {
     let project = Project::new();
-    project.write(
-        ".claudeswarm.toml",
-        "[dashboard]\nallowed_hosts = [\"dash.example\", \"box.lan:9\"]\n",
-    );
+    project.user_config("[dashboard]\nallowed_hosts = [\"dash.example\", \"box.lan:9\"]\n");
     let dash = Dashboard::start(&project);
     let port = dash.addr.port();
     let status = |host: &str| {
@@ -106,11 +103,21 @@ fn configured_names_are_answered_too() {
     assert_eq!(status("box.lan:9"), 200);
     assert_eq!(status(&format!("box.lan:{port}")), 403);
     assert_eq!(status(&format!("evil.example:{port}")), 403);
-    // A configured entry that is no host name is a clear error.
-    project.write(
-        ".claudeswarm.toml",
-        "[dashboard]\nallowed_hosts = [\"bad host\"]\n",
+    drop(dash);
+    // From the environment too.
+    let dash = Dashboard::with(
+        &project,
+        &[("SWARM_DASHBOARD_ALLOWED_HOSTS", "env.example")],
+        &[],
     );
+    let reply = dash.send(&format!(
+        "GET /health HTTP/1.1\r\nHost: env.example:{}\r\n\r\n",
+        dash.addr.port()
+    ));
+    assert_eq!(reply.status, 200);
+    drop(dash);
+    // A configured entry that is no host name is a clear error.
+    project.user_config("[dashboard]\nallowed_hosts = [\"bad host\"]\n");
     let out = command(
         &project,
         &[
@@ -126,6 +133,49 @@ fn configured_names_are_answered_too() {
     .expect("run");
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("dashboard.allowed_hosts"));
+}
+
+/// A committed project file could name a host an attacker controls and so
+/// re-open DNS rebinding: the names come only from the person's own file
+/// and the environment, and a refused Host is told so before any
+/// question of authentication.
+#[test]
+fn a_project_file_cannot_widen_the_allowed_hosts() {
+    let project = populated_project();
+    project.write(
+        ".claudeswarm.toml",
+        "[dashboard]\nallowed_hosts = [\"rebound.evil.example\"]\n",
+    );
+    let dash = Dashboard::start(&project);
+    let port = dash.addr.port();
+    let host = format!("Host: rebound.evil.example:{port}\r\n");
+    for (path, extra) in [
+        ("/", String::new()),
+        ("/api/v1/messages", String::new()),
+        // Even with the secret: the name is refused, whoever asks.
+        ("/api/v1/messages", dash.cookie()),
+        ("/health", String::new()),
+    ] {
+        let reply = dash.send(&format!("GET {path} HTTP/1.1\r\n{host}{extra}\r\n"));
+        assert_eq!(reply.status, 403, "{path}: {}", reply.text());
+        assert!(
+            reply.text().contains("Host not allowed"),
+            "{}",
+            reply.text()
+        );
+        assert!(!reply.text().contains("schema v2"), "{}", reply.text());
+    }
+    let (_, _, stderr) = dash.stop();
+    assert!(
+        stderr.contains("dashboard.allowed_hosts: ignored"),
+        "the person is told: {stderr}"
+    );
+    // `config show` does not show it in force.
+    let out = command(&project, &["config", "show", "--json"])
+        .output()
+        .expect("config show");
+    let shown: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(shown["dashboard"]["allowed_hosts"], json!([]), "{shown}");
 }
 
 #[test]

@@ -233,8 +233,9 @@ impl BrowserTab {
     }
 }
 
+/// The URL the dashboard printed: its secret lets the browser in.
 pub(super) fn url(dash: &Dashboard) -> String {
-    format!("http://{}/", dash.addr)
+    dash.url()
 }
 
 fn types_into(page: &BrowserTab, selector: &str, text: &str) {

@@ -205,19 +205,35 @@ fn a_browser_is_opened_only_when_one_can_be() {
     );
     cmd.env("PATH", &path).env("DISPLAY", ":0");
     let dash = Dashboard::spawn(cmd);
-    let url = format!("http://{}", dash.addr);
     let opened = wait_for("the browser to be opened", || {
         std::fs::read_to_string(&record)
             .ok()
             .filter(|s| !s.is_empty())
     });
-    assert_eq!(opened, format!("{url}\n"));
+    // The opener is handed a private page that goes on to the URL: the
+    // secret never shows in a process's arguments (`ps` shows those to
+    // every account).
+    let page = project.file(".swarm/dashboard-open.html");
+    assert_eq!(opened, format!("{}\n", page.display()));
+    assert!(!opened.contains(&dash.key()));
+    let mode = std::fs::metadata(&page)
+        .expect("the page")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let html = std::fs::read_to_string(&page).expect("read the page");
+    assert!(
+        html.contains(&format!("content=\"0;url={}\"", dash.url())),
+        "{html}"
+    );
+    let addr = dash.addr;
     let (status, _, stderr) = dash.stop();
     assert!(status.success());
     assert!(
-        stderr.contains(&format!("Opened browser to {url}")),
+        stderr.contains(&format!("Opened browser to http://{addr}/\n")),
         "{stderr}"
     );
+    assert!(!page.exists(), "the page goes with the run");
 
     // No graphical session: nothing is started (xdg-open would run a text
     // browser in this terminal), and the dashboard runs all the same.

@@ -2,6 +2,7 @@
 //! ephemeral loopback port, talked to by a small HTTP client over
 //! `std::net` whose every read is bounded by a time limit.
 
+mod access;
 mod actions;
 mod api;
 mod attention;
@@ -48,6 +49,9 @@ fn command(project: &Project, args: &[&str]) -> Command {
             format!("swarm-test-absent-{}", std::process::id()),
         )
         .env("NO_COLOR", "1")
+        // The per-user config is the project's own `.user-config/`
+        // (`Project::user_config`), never the tester's.
+        .env("XDG_CONFIG_HOME", project.path().join(".user-config"))
         // The dashboard starts the project's watcher unless told not to;
         // tests that want one start `swarm watch` themselves.
         .env("SWARM_WATCHER_AUTOSTART", "false")
@@ -62,6 +66,10 @@ fn command(project: &Project, args: &[&str]) -> Command {
 pub(crate) struct Dashboard {
     child: Child,
     addr: SocketAddr,
+    /// The URL it printed.
+    url: String,
+    /// The secret of that URL (none when a password guards it instead).
+    key: Option<String>,
     lines: mpsc::Receiver<String>,
     printed: Vec<String>,
 }
@@ -112,37 +120,87 @@ impl Dashboard {
             }
             printed
                 .iter()
-                .find_map(|l| l.strip_prefix("Dashboard URL: http://"))
+                .find_map(|l| l.strip_prefix("Dashboard URL: "))
                 .map(str::to_owned)
         });
-        let addr = url.parse().expect("the URL names an address");
+        let rest = url.strip_prefix("http://").expect("an http URL");
+        let (addr, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let addr = addr.parse().expect("the URL names an address");
+        let key = path.split_once("token=").map(|(_, k)| k.to_owned());
         Dashboard {
             child,
             addr,
+            url,
+            key,
             lines: rx,
             printed,
         }
     }
 
-    /// The `Host` header line of a request to this dashboard.
-    fn host(&self) -> String {
-        format!("Host: {}\r\n", self.addr)
+    /// The URL it printed, secret included.
+    pub(crate) fn url(&self) -> String {
+        self.url.clone()
     }
 
-    /// `GET path`.
+    /// The secret of the printed URL.
+    pub(crate) fn key(&self) -> String {
+        self.key
+            .clone()
+            .unwrap_or_else(|| panic!("no secret in the printed URL {}", self.url))
+    }
+
+    /// The name of the cookie the secret is traded for.
+    pub(crate) fn cookie_name(&self) -> String {
+        format!("swarm-dashboard-{}", self.addr.port())
+    }
+
+    /// The `Cookie` header line a browser that opened the printed URL
+    /// sends (none when a password guards the dashboard instead).
+    fn cookie(&self) -> String {
+        match &self.key {
+            Some(key) => format!("Cookie: {}={key}\r\n", self.cookie_name()),
+            None => String::new(),
+        }
+    }
+
+    /// The header lines of a request from the person who started this
+    /// dashboard: its `Host` and the cookie of its printed URL.
+    fn host(&self) -> String {
+        format!("Host: {}\r\n{}", self.addr, self.cookie())
+    }
+
+    /// `GET path`, as the person who started it.
     pub(crate) fn get(&self, path: &str) -> Reply {
-        self.send(&format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\n\r\n",
-            self.addr
-        ))
+        self.get_with(path, "")
     }
 
     /// `GET path` with more header lines (each ending in `\r\n`).
     fn get_with(&self, path: &str, headers: &str) -> Reply {
         self.send(&format!(
+            "GET {path} HTTP/1.1\r\n{}{headers}\r\n",
+            self.host()
+        ))
+    }
+
+    /// `GET path` without the secret: what anyone else sends.
+    fn get_anonymous(&self, path: &str) -> Reply {
+        self.get_anonymous_with(path, "")
+    }
+
+    /// `GET path` without the secret, with more header lines.
+    fn get_anonymous_with(&self, path: &str, headers: &str) -> Reply {
+        self.send(&format!(
             "GET {path} HTTP/1.1\r\nHost: {}\r\n{headers}\r\n",
             self.addr
         ))
+    }
+
+    /// The action token the page hands to a request without the secret,
+    /// if it hands one out.
+    fn page_token_as_anyone(&self) -> Option<String> {
+        let page = self.get_anonymous("/").text();
+        let (_, rest) = page.split_once("name=\"swarm-token\" content=\"")?;
+        rest.split('"').next().map(str::to_owned)
     }
 
     /// Sends `raw` as it is and reads the answer to its end.
@@ -150,9 +208,9 @@ impl Dashboard {
         request(self.addr, raw)
     }
 
-    /// Opens the event stream.
+    /// Opens the event stream, as the person who started it.
     fn events(&self, headers: &str) -> Events {
-        Events::open(self.addr, headers)
+        Events::open(self.addr, &format!("{}{headers}", self.cookie()))
     }
 
     /// Stops it with SIGTERM; returns how it ended, what it printed and

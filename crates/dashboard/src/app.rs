@@ -23,6 +23,7 @@ use swarm_core::support::time;
 use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
 
+use super::access_key;
 use super::action_guard::{self, SessionToken};
 use super::actions;
 use super::activity::{ActivityFeed, FeedQuery};
@@ -61,6 +62,8 @@ pub(super) struct App {
     pub streams: Arc<Semaphore>,
     /// The token this run put into its page; actions must carry it.
     pub token: SessionToken,
+    /// The port listened on (it names the access cookie).
+    pub port: u16,
     feed: Mutex<MessageFeed>,
     activity: Mutex<ActivityFeed>,
     stopping: AtomicBool,
@@ -75,8 +78,8 @@ impl std::fmt::Debug for App {
 }
 
 impl App {
-    /// The state of a server with these settings.
-    pub(super) fn new(settings: Settings) -> App {
+    /// The state of a server with these settings, listening on `port`.
+    pub(super) fn new(settings: Settings, port: u16) -> App {
         App {
             feed: Mutex::new(MessageFeed::new(Arc::clone(&settings.backend))),
             activity: Mutex::new(ActivityFeed::new(Arc::clone(&settings.backend))),
@@ -84,6 +87,7 @@ impl App {
             live: Live::default(),
             streams: Arc::new(Semaphore::new(MAX_STREAMS)),
             token: SessionToken::new(),
+            port,
             stopping: AtomicBool::new(false),
         }
     }
@@ -201,10 +205,11 @@ pub(super) fn service(app: Arc<App>) -> Service {
 /// outside in: the security headers (on every answer, refusals included),
 /// the Host check, the refusal of disallowed preflights, the CORS headers
 /// (which answer allowed preflights before authentication, as browsers
-/// send those without credentials), authentication (on every other path,
-/// so that a client without credentials learns nothing, not even which
-/// paths exist). Actions besides need the
-/// page's origin and token.
+/// send those without credentials), authentication: the password when one
+/// is set, else the URL's secret (on every other path, so that a client
+/// without either learns nothing, not even which paths exist; a bare
+/// health probe excepted). Actions besides need the page's origin and
+/// token.
 fn router(app: Arc<App>) -> Router {
     let actions = Router::new()
         .route("/api/v1/actions/send", post(send))
@@ -240,6 +245,7 @@ fn router(app: Arc<App>) -> Router {
         .merge(actions)
         .fallback(not_found)
         .with_state(Arc::clone(&app))
+        .layer(from_fn_with_state(Arc::clone(&app), access_key::check))
         .layer(ValidateRequestHeaderLayer::custom(RequireAuth(
             app.settings.auth.clone(),
         )))

@@ -2,6 +2,7 @@
 
 use std::io;
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
 use swarm_core::error::{Error, Reported};
 use swarm_core::support::exit_code::ExitCode;
@@ -43,6 +44,14 @@ pub enum DashboardError {
     /// The Ctrl-C and SIGTERM handlers could not be installed.
     #[error("could not install the Ctrl-C handler: {0}")]
     Signals(io::Error),
+    /// A file that keeps the dashboard's URL could not be written.
+    #[error("could not write {}: {source}", path.display())]
+    UrlFile {
+        /// The file (or its directory).
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
 }
 
 impl From<DashboardError> for Error {
@@ -85,7 +94,9 @@ impl Reported for DashboardError {
                  for every interface)"
                     .into(),
             ),
-            DashboardError::Thread(_) | DashboardError::Signals(_) => None,
+            DashboardError::Thread(_)
+            | DashboardError::Signals(_)
+            | DashboardError::UrlFile { .. } => None,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! What every request passes through before its route: the Host check
-//! (DNS rebinding), the refusal of preflights the CORS list does not allow,
+//! (DNS rebinding, answered before any authentication), the refusal of preflights the CORS list does not allow,
 //! the security headers on every answer, and the original's JSON body on
 //! a 405. Authentication and the CORS headers come from tower-http (see
 //! `app::router` for the order).
@@ -55,7 +55,8 @@ pub(super) async fn host_check(State(app): State<Arc<App>>, req: Request, next: 
         return reply::detail(
             StatusCode::FORBIDDEN,
             "Host not allowed: open the dashboard at the address it was started on, or add \
-             this name to dashboard.allowed_hosts",
+             this name to dashboard.allowed_hosts in your own config file (or \
+             SWARM_DASHBOARD_ALLOWED_HOSTS)",
         );
     }
     next.run(req).await

@@ -88,15 +88,14 @@ impl Server {
             listeners.push(listener);
             addrs.push(addr);
         }
-        settings
-            .hosts
-            .set_port(addrs.first().map_or(port, SocketAddr::port));
+        let port = addrs.first().map_or(port, SocketAddr::port);
+        settings.hosts.set_port(port);
         drop(_entered);
         Ok(Server {
             runtime,
             listeners,
             addrs,
-            app: Arc::new(App::new(settings)),
+            app: Arc::new(App::new(settings, port)),
             signals,
         })
     }

@@ -1,6 +1,6 @@
 //! `Settings`: everything the dashboard server needs to know, decided
 //! before it starts: the project, the stale-lock timeout, how often to
-//! look for changes, authentication, CORS, the Host names it answers to,
+//! look for changes, authentication (a password or the URL's secret), CORS, the Host names it answers to,
 //! what the operator acts with, and where to report problems.
 
 use std::sync::Arc;
@@ -9,6 +9,7 @@ use std::time::Duration;
 use swarm_core::backend::{Backend, Operator};
 use swarm_core::store::Paths;
 
+use super::access_key::AccessKey;
 use super::allowed_hosts::AllowedHosts;
 use super::basic_auth::BasicAuth;
 use super::cors::Cors;
@@ -32,6 +33,9 @@ pub struct Settings {
     pub tick: Duration,
     /// Credentials required on every request, when set.
     pub auth: Option<BasicAuth>,
+    /// The secret every request needs when no credentials are set (the
+    /// printed URL carries it).
+    pub key: AccessKey,
     /// Which other origins may read the API from a browser.
     pub cors: Cors,
     /// The Host headers answered; every other one is refused.

@@ -357,7 +357,7 @@ pub const KEYS: &[Key] = &[
             max_items: 100,
             unique: true,
         }),
-        doc: "Names the dashboard answers to besides the address it listens on (`name` or `name:port`); any other Host header is refused.",
+        doc: "Names the dashboard answers to besides the address it listens on (`name` or `name:port`); any other Host header is refused. Read only from SWARM_DASHBOARD_ALLOWED_HOSTS or the per-user file: a project's file is ignored with a warning, since a name in a shared file could let another site's page reach the dashboard (DNS rebinding).",
         example: None,
     },
     Key {
@@ -730,6 +730,11 @@ pub const KEYS: &[Key] = &[
     },
 ];
 
+/// Keys that are no secret but that a project's file may not set either:
+/// a committed file naming a host its author controls would let that
+/// host's pages reach the dashboard through DNS rebinding.
+const USER_ONLY: [&str; 1] = ["dashboard.allowed_hosts"];
+
 impl Key {
     /// `section.name`, or `name` for a top-level key.
     pub fn path(&self) -> String {
@@ -755,6 +760,13 @@ impl Key {
     /// and never shown whole.
     pub(crate) fn is_secret(&self) -> bool {
         matches!(self.kind, Kind::SecretUrl | Kind::SecretCommand { .. })
+    }
+
+    /// Whether only the environment and the per-user file may set it: the
+    /// secrets, and the keys that widen who may reach a server of the
+    /// person's (see `USER_ONLY`).
+    pub(crate) fn is_user_only(&self) -> bool {
+        self.is_secret() || USER_ONLY.contains(&self.path().as_str())
     }
 
     /// The key at `section.name`.

@@ -1,8 +1,9 @@
 //! Loading: find the project's file (project root, then its parents) and
 //! the per-user file, parse and check both, lay the project's over the
 //! user's and `SWARM_<SECTION>_<KEY>` environment overrides over both, and
-//! remember where each value came from. Secrets (`Key::is_secret`) are
-//! taken only from the user's file and the environment.
+//! remember where each value came from. Secrets and the other keys only
+//! the person may set (`Key::is_user_only`) are taken only from the
+//! user's file and the environment.
 
 use std::ffi::OsString;
 use std::fmt;
@@ -373,11 +374,12 @@ fn parse_file(
     Ok(parsed)
 }
 
-/// Takes the secret keys out of a project's file, returning a warning for
-/// each one that was there.
+/// Takes the keys only the person may set (`Key::is_user_only`: the
+/// secrets, and the ones that widen who reaches the dashboard) out of a
+/// project's file, returning a warning for each one that was there.
 fn take_secrets(path: &Path, parsed: &mut Parsed) -> Vec<String> {
     let mut warnings = Vec::new();
-    for key in KEYS.iter().filter(|k| k.is_secret()) {
+    for key in KEYS.iter().filter(|k| k.is_user_only()) {
         let Some(Value::Object(section)) = parsed.value.get_mut(key.section) else {
             continue;
         };
@@ -385,6 +387,13 @@ fn take_secrets(path: &Path, parsed: &mut Parsed) -> Vec<String> {
             continue;
         }
         let var = key.env_var().unwrap_or_default();
+        let why = if key.is_secret() {
+            "a project's config file is no place for a secret (anyone who can read the \
+             project can read it)"
+        } else {
+            "a project's config file may not widen who the dashboard answers to (a name \
+             in a shared file could let another site's page reach it)"
+        };
         let warning = Problem {
             place: Place::File {
                 path: path.to_owned(),
@@ -392,9 +401,8 @@ fn take_secrets(path: &Path, parsed: &mut Parsed) -> Vec<String> {
             },
             key: key.path(),
             message: format!(
-                "ignored: a project's config file is no place for a secret (anyone who \
-                 can read the project can read it); set ${var} or put it in your own \
-                 file, $XDG_CONFIG_HOME/{USER_CONFIG_FILE} (else ~/.config/{USER_CONFIG_FILE})"
+                "ignored: {why}; set ${var} or put it in your own file, \
+                 $XDG_CONFIG_HOME/{USER_CONFIG_FILE} (else ~/.config/{USER_CONFIG_FILE})"
             ),
         };
         warnings.push(warning.to_string());

@@ -470,6 +470,37 @@ fn secrets_in_the_project_file_are_ignored_with_a_warning() {
 }
 
 #[test]
+fn the_dashboards_allowed_hosts_come_only_from_the_person() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(
+        dir.path(),
+        "p.toml",
+        "[dashboard]\nport = 9001\nallowed_hosts = [\"rebound.evil.example\"]\n",
+    );
+    let loaded = load_with(Some(&path), &[]).expect("load");
+    assert_eq!(loaded.config.dashboard.port, 9001, "the rest still counts");
+    assert!(loaded.config.dashboard.allowed_hosts.is_empty());
+    assert_eq!(
+        loaded.origin("dashboard.allowed_hosts"),
+        Some(&Origin::Default)
+    );
+    assert_eq!(loaded.warnings.len(), 1, "{:?}", loaded.warnings);
+    assert!(
+        loaded.warnings[0].contains("dashboard.allowed_hosts: ignored")
+            && loaded.warnings[0].contains("$SWARM_DASHBOARD_ALLOWED_HOSTS"),
+        "{}",
+        loaded.warnings[0]
+    );
+    let user = write_user(dir.path(), "[dashboard]\nallowed_hosts = [\"box.lan\"]\n");
+    let loaded = load_with(Some(&path), &user_env(dir.path(), &[])).expect("load");
+    assert_eq!(loaded.config.dashboard.allowed_hosts, ["box.lan"]);
+    assert_eq!(
+        loaded.origin("dashboard.allowed_hosts"),
+        Some(&Origin::UserFile(user))
+    );
+}
+
+#[test]
 fn a_secret_from_the_environment_still_wins_over_a_project_file() {
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(

@@ -33,6 +33,12 @@
     needs: new Map(),
   };
 
+  // The secret of the URL the dashboard printed is now in an HttpOnly
+  // cookie: take it out of the address bar and the history.
+  if (new URLSearchParams(location.search).has('token')) {
+    history.replaceState(null, '', location.pathname + location.hash);
+  }
+
   // This run's action token and the operator's id, put into the page by
   // the server (a meta element: the CSP allows no inline script).
   function meta(name) {

@@ -10,7 +10,9 @@ use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_dashboard::{AllowedHosts, BasicAuth, Cors, Opened, Server, Settings, open_browser};
+use swarm_dashboard::{
+    AccessKey, AllowedHosts, BasicAuth, Cors, Opened, Server, Settings, UrlFiles, open_browser,
+};
 
 use crate::cli::context::Context;
 
@@ -50,7 +52,7 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
     if auth.is_none() && (user.is_some() || password.is_some()) {
         ctx.out.warn(
             "only one of DASHBOARD_USERNAME and DASHBOARD_PASSWORD is set (or one is empty): \
-             the dashboard runs without authentication",
+             the dashboard runs without a password (the secret of the URL it prints guards it)",
         );
     }
     if auth.is_none() && !is_loopback(&host.name) {
@@ -88,6 +90,7 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         stale_after: config.locking.stale_timeout,
         tick: Duration::from_secs(u64::from(config.dashboard.refresh_interval.max(1))),
         auth,
+        key: AccessKey::random(),
         cors,
         hosts,
         operator: Arc::new(operator),
@@ -112,8 +115,8 @@ fn is_loopback(host: &str) -> bool {
     }
 }
 
-/// The address to type into a browser: the host as given, an IPv6 address
-/// in brackets, and loopback for "every interface".
+/// The address to type into a browser (without its secret): the host as
+/// given, an IPv6 address in brackets, and loopback for "every interface".
 fn url(host: &str, port: u16) -> String {
     let shown = match host.parse::<IpAddr>() {
         Ok(IpAddr::V4(ip)) if ip.is_unspecified() => "127.0.0.1".to_owned(),
@@ -122,16 +125,36 @@ fn url(host: &str, port: u16) -> String {
         Ok(IpAddr::V4(ip)) => ip.to_string(),
         Err(_) => host.to_owned(),
     };
-    format!("http://{shown}:{port}")
+    format!("http://{shown}:{port}/")
 }
 
 /// Serves until stopped.
 pub(super) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
+    // Without a password, the URL's secret is what lets the person in.
+    let key = plan
+        .settings
+        .auth
+        .is_none()
+        .then(|| plan.settings.key.clone());
     // Binding installs the Ctrl-C and SIGTERM handlers too, so that a stop
     // signal at any moment from here on ends the dashboard cleanly.
     let server = Server::bind(&plan.host, plan.port, plan.settings)?;
-    let url = url(&plan.host, server.port());
+    let base = url(&plan.host, server.port());
+    let url = match &key {
+        Some(key) => format!("{base}?token={}", key.as_str()),
+        None => base.clone(),
+    };
+    // Only the person may read the files: the URL is printed (whatever
+    // the output is), kept in one and handed to a browser through the
+    // other, never in an opener's arguments.
+    let files = match UrlFiles::write(&ctx.paths, &url) {
+        Ok(f) => Some(f),
+        Err(e) => {
+            ctx.out.warn(&format!("{e}; the URL above still works"));
+            None
+        }
+    };
     let listening: Vec<String> = server.addrs().iter().map(ToString::to_string).collect();
     ctx.out.print(&format!(
         "swarm dashboard for {}\nDashboard URL: {url}\nListening on {}\nPress Ctrl+C to stop\n",
@@ -139,8 +162,20 @@ pub(super) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
         listening.join(", "),
     ))?;
     if plan.open_browser {
-        match open_browser(&url) {
-            Opened::Started => ctx.out.note(&format!("Opened browser to {url}")),
+        let target = match (&key, &files) {
+            (None, _) => Some(base.clone()),
+            (Some(_), Some(f)) => Some(f.open_page().display().to_string()),
+            // The secret would have to go into the opener's arguments.
+            (Some(_), None) => None,
+        };
+        let opened = match target {
+            Some(t) => open_browser(&t),
+            None => {
+                Opened::Unavailable("the page that hands it the URL could not be written".into())
+            }
+        };
+        match opened {
+            Opened::Started => ctx.out.note(&format!("Opened browser to {base}")),
             Opened::Unavailable(why) => ctx.out.note(&format!("Not opening a browser: {why}")),
             Opened::Failed(why) => ctx.out.warn(&format!("could not open a browser: {why}")),
         }
@@ -148,7 +183,7 @@ pub(super) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
     // While it serves, about every second, held messages whose pane is
     // safe again go in (as `swarm watch` does); the server's end ends that.
     let (done, stopped) = std::sync::mpsc::channel::<()>();
-    std::thread::scope(|s| {
+    let served = std::thread::scope(|s| {
         let serving = s.spawn(move || {
             let served = server.serve();
             drop(done);
@@ -168,7 +203,11 @@ pub(super) fn run(ctx: &Context, args: &DashboardArgs) -> Result<ExitCode> {
                 "the dashboard's server thread stopped unexpectedly".into(),
             )),
         }
-    })?;
+    });
+    if let Some(f) = files {
+        f.remove();
+    }
+    served?;
     ctx.out.print("Dashboard stopped\n")?;
     Ok(ExitCode::Success)
 }
@@ -179,11 +218,11 @@ mod tests {
 
     #[test]
     fn urls_a_browser_can_open() {
-        assert_eq!(url("localhost", 8080), "http://localhost:8080");
-        assert_eq!(url("127.0.0.1", 1), "http://127.0.0.1:1");
-        assert_eq!(url("0.0.0.0", 2), "http://127.0.0.1:2");
-        assert_eq!(url("::", 3), "http://[::1]:3");
-        assert_eq!(url("::1", 4), "http://[::1]:4");
+        assert_eq!(url("localhost", 8080), "http://localhost:8080/");
+        assert_eq!(url("127.0.0.1", 1), "http://127.0.0.1:1/");
+        assert_eq!(url("0.0.0.0", 2), "http://127.0.0.1:2/");
+        assert_eq!(url("::", 3), "http://[::1]:3/");
+        assert_eq!(url("::1", 4), "http://[::1]:4/");
     }
 
     #[test]

@@ -15,11 +15,14 @@ mod live;
 /// Arguments of `swarm dashboard`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Authentication: set DASHBOARD_USERNAME and DASHBOARD_PASSWORD (both) to require
-them on every request; they are required when --host is not a loopback address.
+Access: open the URL it prints; its token is this run's secret (also in
+.swarm/dashboard.url, 0600), without which nothing but /health is served.
+Or set DASHBOARD_USERNAME and DASHBOARD_PASSWORD (both) to require them on
+every request instead; they are required when --host is not a loopback address.
 Other web origins allowed to read the API from a browser: ALLOWED_ORIGINS
 (comma-separated). The dashboard answers only to the host it listens on (and to
-the names in dashboard.allowed_hosts), and takes actions (send, acknowledge,
+the names in dashboard.allowed_hosts, taken from your own config file or
+SWARM_DASHBOARD_ALLOWED_HOSTS only), and takes actions (send, acknowledge,
 force-release) only from its own page.")]
 pub(crate) struct DashboardArgs {
     /// Port to listen on; 0 picks a free one [default: dashboard.port, 8080]
