@@ -49,7 +49,7 @@ impl Watcher<'_> {
                         EventKind::Message | EventKind::Budget | EventKind::Exited
                     ))
                     && self.settings.notify.notifies(entry.event)
-                    && !since.is_some_and(|s| entry.time < s)
+                    && since.is_none_or(|s| entry.time >= s)
             })
             .collect();
         if starting {
