@@ -646,7 +646,11 @@ fn a_blank_reason_counts_as_none() {
     let long = "r".repeat(swarm_core::locks::MAX_REASON_CHARS + 1);
     let out = lock(&project, "agent-1", &["d.py", "--reason", &long]);
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).contains("lock reason too long"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lock reason too long"),
+        "{}",
+        stderr(&out)
+    );
     assert!(lock_file(&project, "d.py").is_none());
 }
 

@@ -97,7 +97,7 @@ pub fn of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
     let label = match (v.dir_var, v.home_dir) {
         (None, ".") => format!(
             "the login of home {}",
-            crate::support::sanitize::one_line(&get("HOME")?)
+            crate::support::sanitize::one_line(get("HOME")?)
         ),
         _ => format!(
             "{} (its configuration)",

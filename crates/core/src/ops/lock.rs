@@ -36,7 +36,11 @@ impl LockPlan {
     /// once when one is in the way; `reason` as typed, held to the
     /// module's reason rule (`LockError::ReasonTooLong` when longer than
     /// `MAX_REASON_CHARS`).
-    pub fn new(keys: Vec<LockKey>, agent: &str, reason: Option<&str>) -> Result<LockPlan, LockError> {
+    pub fn new(
+        keys: Vec<LockKey>,
+        agent: &str,
+        reason: Option<&str>,
+    ) -> Result<LockPlan, LockError> {
         Ok(LockPlan {
             keys,
             agent: agent.to_owned(),
@@ -98,10 +102,7 @@ pub fn lock(operator: &Operator, plan: &LockPlan) -> Result<LockReport, LockErro
     };
     let store = &*operator.backend.locks;
     let now = Instant::now();
-    let deadline = plan
-        .wait
-        .and_then(|w| now.checked_add(w))
-        .unwrap_or(now);
+    let deadline = plan.wait.and_then(|w| now.checked_add(w)).unwrap_or(now);
     let taken = RETRIES.until(deadline, || match store.acquire(&plan.keys, &request) {
         Ok(acquired) => ControlFlow::Break(Ok(acquired)),
         Err(LockError::Held(conflicts)) => ControlFlow::Continue(LockError::Held(conflicts)),
@@ -134,9 +135,15 @@ mod tests {
         assert_eq!(clean_reason(Some(" \t ")).expect("ok"), None);
         assert_eq!(clean_reason(Some("\x1b[31m")).expect("ok"), None);
         let clean = clean_reason(Some("schema\nchange \x1b[31mnow")).expect("ok");
-        assert_eq!(clean, Some(sanitize::one_line("schema\nchange \x1b[31mnow")));
+        assert_eq!(
+            clean,
+            Some(sanitize::one_line("schema\nchange \x1b[31mnow"))
+        );
         let clean = clean.expect("a reason");
-        assert!(!clean.contains('\n') && !clean.contains('\x1b'), "{clean:?}");
+        assert!(
+            !clean.contains('\n') && !clean.contains('\x1b'),
+            "{clean:?}"
+        );
     }
 
     #[test]

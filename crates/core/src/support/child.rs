@@ -245,10 +245,7 @@ mod tests {
         let pid_file = dir.path().join("pid");
         // The shell starts a grandchild and waits for it: killing only the
         // shell would leave the sleep running.
-        let script = format!(
-            "sleep 600 & echo $! > '{}'; wait",
-            pid_file.display()
-        );
+        let script = format!("sleep 600 & echo $! > '{}'; wait", pid_file.display());
         let started = Instant::now();
         let done = ShellChild::new(&script)
             .run(Duration::from_secs(2))

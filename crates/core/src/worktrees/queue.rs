@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::git::MergeTree;
 use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir};
-use crate::support::json::{self, Layout};
 use crate::support::child::{Ended, ShellChild};
+use crate::support::json::{self, Layout};
 use crate::support::{sanitize, time};
 
 use super::error::WorktreeError;
