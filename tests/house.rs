@@ -2,8 +2,9 @@
 //! 900 lines before its test module, no file outside the core's `store/`
 //! spells the name of a state file (docs/ARCHITECTURE.md: `store::Paths`
 //! owns them all, so moving one is a change in one place), each crate's
-//! manifest names only the crates below it, and docs/ARCHITECTURE.md lists
-//! the core's public surface as the code has it.
+//! manifest names only the crates below it, a front door takes and
+//! releases locks only through the core's door (`ops`), and
+//! docs/ARCHITECTURE.md lists the core's public surface as the code has it.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -60,6 +61,57 @@ fn no_file_holds_more_than_900_lines_before_its_tests() {
         })
         .collect();
     assert!(long.is_empty(), "split these along their seams: {long:?}");
+}
+
+/// The code lines of the front doors: the program and the crates above
+/// the core that act for a person or an agent.
+fn front_door_lines() -> Vec<(PathBuf, usize, String)> {
+    let dirs = [
+        "src",
+        "crates/mcp/src",
+        "crates/monitor/src",
+        "crates/dashboard/src",
+    ];
+    let mut out = Vec::new();
+    for dir in dirs {
+        for path in rust_files(&root().join(dir)) {
+            for (n, line) in code_lines(&path).into_iter().enumerate() {
+                let code = line.split("//").next().unwrap_or_default().to_owned();
+                out.push((path.clone(), n + 1, code));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn front_doors_take_locks_only_through_the_door() {
+    // `ops::lock` holds the wait loop and the reason rule; a front door
+    // that called the store itself would grow its own copy of them.
+    let direct: Vec<String> = front_door_lines()
+        .into_iter()
+        .filter(|(_, _, code)| code.contains(".acquire("))
+        .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
+        .collect();
+    assert!(
+        direct.is_empty(),
+        "take locks with swarm_core::ops::lock, not the lock store: {direct:#?}"
+    );
+}
+
+#[test]
+fn the_program_and_the_mcp_server_release_locks_only_through_the_door() {
+    let direct: Vec<String> = front_door_lines()
+        .into_iter()
+        .filter(|(path, _, code)| {
+            !path.starts_with(root().join("crates/dashboard")) && code.contains(".release(")
+        })
+        .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
+        .collect();
+    assert!(
+        direct.is_empty(),
+        "release locks with swarm_core::ops::unlock, not the lock store: {direct:#?}"
+    );
 }
 
 #[test]

@@ -621,6 +621,40 @@ fn wait_retries_until_the_holder_lets_go() {
 }
 
 #[test]
+fn a_blank_reason_counts_as_none() {
+    // The rule of `swarm_core::ops::lock`, the same over MCP: a reason
+    // that cleans to nothing is no reason.
+    let project = registered_project();
+    for (path, blank) in [("a.py", ""), ("b.py", " \t "), ("c.py", "\x1b[31m")] {
+        let out = lock(&project, "agent-1", &[path, "--reason", blank]);
+        assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+        assert_eq!(
+            lock_file(&project, path).expect("lock")["reason"],
+            "working",
+            "a new lock with the reason {blank:?} gets locking.default_reason"
+        );
+    }
+    let out = lock(&project, "agent-1", &["a.py", "--reason", "schema change"]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    let out = lock(&project, "agent-1", &["a.py", "--reason", ""]);
+    assert_eq!(code(&out), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        lock_file(&project, "a.py").expect("lock")["reason"],
+        "schema change",
+        "re-locking with a blank reason keeps the lock's own"
+    );
+    let long = "r".repeat(swarm_core::locks::MAX_REASON_CHARS + 1);
+    let out = lock(&project, "agent-1", &["d.py", "--reason", &long]);
+    assert_eq!(code(&out), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("lock reason too long"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(lock_file(&project, "d.py").is_none());
+}
+
+#[test]
 fn the_python_tools_command_forms_work() {
     let project = registered_project();
     let out = run(

@@ -32,6 +32,7 @@ pub mod locks;
 pub mod log;
 pub mod messaging;
 pub mod notify;
+pub mod ops;
 pub mod setup;
 pub mod snapshot;
 pub mod store;

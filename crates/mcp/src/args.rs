@@ -9,10 +9,6 @@ use serde_json::{Map, Value};
 
 use swarm_core::error::{Error, Result};
 
-/// Longest free text accepted in one argument (characters); message bodies
-/// have their own, smaller limit.
-pub(super) const MAX_TEXT_CHARS: usize = 10_000;
-
 /// Checks `args` against `schema` (an object schema with flat properties,
 /// as the tools declare), then reads them into `T`.
 pub(super) fn parse<T: DeserializeOwned>(

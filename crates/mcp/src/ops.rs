@@ -3,8 +3,7 @@
 //! as, returning a short text and the facts as JSON. Synchronous: the
 //! server runs them off its event loop.
 
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
@@ -16,16 +15,16 @@ use swarm_core::domain::AgentId;
 use swarm_core::domain::message::{self, MessageType, Urgency};
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::{
-    Acquired, HeldLock, LockEntry, LockError, LockKey, LockRecord, LockRequest, LockStore,
-    Released, parse_ttl,
+    Acquired, HeldLock, LockEntry, LockKey, LockRecord, LockStore, Released, parse_ttl,
 };
 use swarm_core::log::inbox::Selection;
 use swarm_core::log::record::{MessageView, Status};
 use swarm_core::messaging::topics::topic_store::{Topic, topics_of};
 use swarm_core::messaging::{Recipients, SendReport, SendRequest};
+use swarm_core::ops::{self, LockPlan, UnlockPlan};
 use swarm_core::support::sanitize;
 
-use super::args::{self, MAX_TEXT_CHARS};
+use super::args;
 use super::conversations;
 use super::project::Project;
 use super::reply::Reply;
@@ -460,58 +459,16 @@ fn ttl(raw: Option<&str>) -> Result<Option<Duration>> {
         .transpose()
 }
 
-/// Free text of at most `MAX_TEXT_CHARS`, one line (a lock reason).
-fn reason(raw: Option<&str>) -> Result<Option<String>> {
-    let Some(r) = raw else { return Ok(None) };
-    let len = r.chars().count();
-    if len > MAX_TEXT_CHARS {
-        return Err(Error::Invalid(format!(
-            "argument `reason` is too long ({len} characters)"
-        )));
-    }
-    Ok(Some(sanitize::one_line(r)).filter(|r| !r.trim().is_empty()))
-}
-
 fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
-    let reason = reason(a.reason.as_deref())?;
-    if reason
-        .as_ref()
-        .is_some_and(|r| r.chars().count() > swarm_core::locks::MAX_REASON_CHARS)
-    {
-        return Err(LockError::ReasonTooLong {
-            len: reason.as_ref().map_or(0, |r| r.chars().count()),
-        }
-        .into());
-    }
-    let default_reason = sanitize::one_line(&project.config.locking.default_reason);
     let ttl = ttl(a.ttl.as_deref())?;
     let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
+    let plan = LockPlan::new(keys, &agent, a.reason.as_deref())?
+        .shared(a.shared)
+        .lease(ttl)
+        .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
+    let acquired = ops::lock(&project.operator, &plan)?.acquired;
     let table = project.locks();
-    let request = LockRequest {
-        agent: &agent,
-        reason: reason.as_deref(),
-        default_reason: &default_reason,
-        shared: a.shared,
-        ttl,
-    };
-    let deadline = a
-        .wait_seconds
-        .map(|s| Instant::now() + Duration::from_secs(u64::from(s)));
-    let mut pause = Duration::from_millis(50);
-    let acquired = loop {
-        match table.acquire(&keys, &request) {
-            Ok(acquired) => break acquired,
-            // Waiting for another agent to finish: a growing pause keeps
-            // the polling cheap (as `swarm lock --wait`).
-            Err(LockError::Held(_)) if deadline.is_some_and(|d| Instant::now() < d) => {
-                let left = deadline.map_or(pause, |d| d.saturating_duration_since(Instant::now()));
-                thread::sleep(pause.min(left));
-                pause = (pause * 2).min(Duration::from_secs(1));
-            }
-            Err(e) => return Err(e.into()),
-        }
-    };
     let now = swarm_core::locks::now();
     let mut text = String::new();
     for l in &acquired {
@@ -569,7 +526,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
 fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
     let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
-    let released = project.locks().release(&keys, &agent, false)?;
+    let released = ops::unlock(&project.operator, &UnlockPlan::new(keys, &agent))?.released;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {

@@ -21,6 +21,7 @@
 //! the same script, and the notes say where. Clearing a damaged memory
 //! moves it there instead of deleting it.
 
+use std::ops::ControlFlow;
 use std::sync::LazyLock;
 use std::time::{Duration, Instant};
 
@@ -31,6 +32,7 @@ use swarm_core::a2a::{A2aError, AgentMemory, Cleared};
 use swarm_core::domain::AgentId;
 use swarm_core::store::{DEFAULT_LOCK_TIMEOUT, StoreError};
 use swarm_core::support::json::{self, Layout};
+use swarm_core::support::poll::Pauses;
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;
@@ -39,6 +41,12 @@ use super::keys::Keys;
 /// killed in the middle of a change): well above any change, below the
 /// time others wait for it.
 const LOCK_TTL: Duration = Duration::from_secs(8);
+
+/// How often a taken lock is tried again: from 2 ms up to 50 ms (a change
+/// under a lock is a few round trips), with jitter, so that racing
+/// waiters do not retry in step.
+const LOCK_RETRIES: Pauses =
+    Pauses::new(Duration::from_millis(2), Duration::from_millis(50)).with_jitter();
 
 /// Writes the value (`ARGV[2]`: `set` with `ARGV[3]`, `del`, or `none`)
 /// only while the lock `KEYS[1]` still holds the token `ARGV[1]`, first
@@ -134,34 +142,28 @@ impl RedisA2a {
         let token = uuid::Uuid::new_v4().simple().to_string();
         let ttl_ms = u64::try_from(LOCK_TTL.as_millis()).unwrap_or(u64::MAX);
         let deadline = Instant::now() + DEFAULT_LOCK_TIMEOUT;
-        let mut pause = Duration::from_millis(2);
-        loop {
-            let set: Option<String> = r.query(
+        let taken = LOCK_RETRIES.until(deadline, || {
+            let set: Result<Option<String>, StoreError> = r.query(
                 redis::cmd("SET")
                     .arg(&slot.lock)
                     .arg(&token)
                     .arg("NX")
                     .arg("PX")
                     .arg(ttl_ms),
-            )?;
-            if set.is_some() {
-                return Ok(token);
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                return Err(StoreError::LockTimeout {
-                    path: slot.lock.clone().into(),
-                    timeout: DEFAULT_LOCK_TIMEOUT,
-                });
-            }
-            // Up to half the pause again at random, so that racing
-            // waiters do not retry in step.
-            let spread = u64::try_from(pause.as_micros() / 2).unwrap_or(1).max(1);
-            let jitter = Duration::from_micros(
-                u64::try_from(uuid::Uuid::new_v4().as_u128() % u128::from(spread)).unwrap_or(0),
             );
-            std::thread::sleep((pause + jitter).min(deadline - now));
-            pause = (pause * 2).min(Duration::from_millis(50));
+            match set {
+                Ok(Some(_)) => ControlFlow::Break(Ok(())),
+                Ok(None) => ControlFlow::Continue(()),
+                Err(e) => ControlFlow::Break(Err(e)),
+            }
+        });
+        match taken {
+            Ok(Ok(())) => Ok(token),
+            Ok(Err(e)) => Err(e),
+            Err(()) => Err(StoreError::LockTimeout {
+                path: slot.lock.clone().into(),
+                timeout: DEFAULT_LOCK_TIMEOUT,
+            }),
         }
     }
 

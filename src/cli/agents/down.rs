@@ -9,6 +9,7 @@ use swarm_core::agents::registry::AgentStatus;
 use swarm_core::agents::sessions::record::RecordedState;
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::{LockEntry, LockKey, Released};
+use swarm_core::ops::{self, UnlockPlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
 use swarm_core::worktrees::{self, Keep, Repository, Verdict};
@@ -285,7 +286,8 @@ fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>
     let mut holders: Vec<String> = Vec::new();
     let mut released = 0;
     if !keys.is_empty() {
-        for (_, how) in locks.release(&keys, &by, true)? {
+        let plan = UnlockPlan::new(keys, &by).force(true);
+        for (_, how) in ops::unlock(ctx.operator()?, &plan)?.released {
             if let Released::Removed(held) | Released::Forced(held) = how {
                 released += 1;
                 holders.extend(held.record.holds().into_iter().map(|h| h.agent_id));
@@ -293,7 +295,8 @@ fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>
         }
     }
     for (key, agent) in claims {
-        for (_, how) in locks.release(std::slice::from_ref(&key), &agent, false)? {
+        let plan = UnlockPlan::new(vec![key], &agent);
+        for (_, how) in ops::unlock(ctx.operator()?, &plan)?.released {
             if let Released::Left(_) | Released::Removed(_) = how {
                 released += 1;
                 holders.push(agent.clone());

@@ -3,19 +3,15 @@
 //! shared (`--shared`), plain or a lease (`--ttl`); or renew the agent's
 //! own (`--renew`).
 
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
 
 use swarm_core::error::{Error, Result};
-use swarm_core::locks::{
-    Acquired, AcquiredLock, LockError, LockKey, LockRequest, LockStore, MAX_REASON_CHARS, now,
-    parse_ttl,
-};
+use swarm_core::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, now, parse_ttl};
+use swarm_core::ops::{self, LockPlan};
 use swarm_core::support::exit_code::ExitCode;
-use swarm_core::support::sanitize;
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -103,16 +99,6 @@ struct Report {
 
 /// Takes the locks, waiting with `--wait`.
 pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
-    // A reason is shown in other agents' terminals: no control sequences.
-    let clean = |r: &str| -> Result<String> {
-        let len = r.chars().count();
-        if len > MAX_REASON_CHARS {
-            return Err(LockError::ReasonTooLong { len }.into());
-        }
-        Ok(sanitize::one_line(r))
-    };
-    let reason = args.reason.as_deref().map(clean).transpose()?;
-    let default_reason = clean(&ctx.config()?.locking.default_reason)?;
     let ttl = args
         .ttl
         .as_deref()
@@ -120,50 +106,36 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         .transpose()?;
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    let plan = LockPlan::new(keys, &actor.id, args.reason.as_deref())?
+        .shared(args.shared)
+        .lease(ttl)
+        .wait(args.wait.map(Duration::from_secs));
     let table = ctx.locks()?;
+    let keys = plan.keys();
     let verb = if args.renew { "lock --renew" } else { "lock" };
-    actor::record_as_other(ctx, &actor, &format!("{verb} {}", joined(&keys)))?;
+    actor::record_as_other(ctx, &actor, &format!("{verb} {}", joined(keys)))?;
     if args.renew {
-        let renewed = table.renew(&keys, &actor.id, ttl)?;
-        report(ctx, args, table, &keys, &renewed, &actor.id)?;
+        let renewed = table.renew(keys, &actor.id, ttl)?;
+        report(ctx, args, table, keys, &renewed, &actor.id)?;
         return Ok(ExitCode::Success);
     }
-    let request = LockRequest {
-        agent: &actor.id,
-        reason: reason.as_deref(),
-        default_reason: &default_reason,
-        shared: args.shared,
-        ttl,
-    };
-    let deadline = args.wait.map(|s| Instant::now() + Duration::from_secs(s));
-    let mut pause = Duration::from_millis(50);
-    let acquired = loop {
-        match table.acquire(&keys, &request) {
-            Ok(acquired) => break acquired,
-            // Waiting for another agent to finish, not for a race to
-            // settle: a growing pause keeps the polling cheap.
-            Err(LockError::Held(_)) if deadline.is_some_and(|d| Instant::now() < d) => {
-                let left = deadline.map_or(pause, |d| d.saturating_duration_since(Instant::now()));
-                thread::sleep(pause.min(left));
-                pause = (pause * 2).min(Duration::from_secs(1));
+    match ops::lock(ctx.operator()?, &plan) {
+        Ok(done) => report(ctx, args, table, keys, &done.acquired, &actor.id)?,
+        Err(LockError::Held(conflicts)) => {
+            if args.json {
+                let now = now();
+                ctx.out.json(&Report {
+                    acquired: Vec::new(),
+                    conflicts: conflicts
+                        .iter()
+                        .map(|c| LockJson::new(&c.held.record, table, now))
+                        .collect(),
+                })?;
             }
-            Err(LockError::Held(conflicts)) => {
-                if args.json {
-                    let now = now();
-                    ctx.out.json(&Report {
-                        acquired: Vec::new(),
-                        conflicts: conflicts
-                            .iter()
-                            .map(|c| LockJson::new(&c.held.record, table, now))
-                            .collect(),
-                    })?;
-                }
-                return Err(LockError::Held(conflicts).into());
-            }
-            Err(e) => return Err(e.into()),
+            return Err(LockError::Held(conflicts).into());
         }
-    };
-    report(ctx, args, table, &keys, &acquired, &actor.id)?;
+        Err(e) => return Err(e.into()),
+    }
     Ok(ExitCode::Success)
 }
 

@@ -5,6 +5,7 @@ use clap::Args;
 
 use swarm_core::error::Result;
 use swarm_core::locks::Released;
+use swarm_core::ops::{self, UnlockPlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
 
@@ -35,12 +36,13 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
-    let table = ctx.locks()?;
-    let released = table.release(&keys, &actor.id, args.force)?;
+    let plan = UnlockPlan::new(keys, &actor.id).force(args.force);
+    let released = ops::unlock(ctx.operator()?, &plan)?.released;
+    let keys = plan.keys();
     let now = swarm_core::locks::now();
     let mut s = String::new();
     for (key, how) in released {
-        let typed = as_typed(&args.paths, &keys, key.as_str());
+        let typed = as_typed(&args.paths, keys, key.as_str());
         let typed = shown(typed);
         let audit_path = ctx.paths.audit_log();
         let audit = ctx.paths.relative(&audit_path).display();

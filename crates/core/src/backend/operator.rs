@@ -58,6 +58,9 @@ pub struct Operator {
     pub usage: UsageSettings,
     /// What happens when a usage limit resets.
     pub limits: crate::config::LimitsConfig,
+    /// The reason of a lock taken without one (`locking.default_reason`,
+    /// on one line: other agents' terminals show it).
+    pub default_lock_reason: String,
 }
 
 impl Operator {
@@ -83,6 +86,7 @@ impl Operator {
             autostart: config.watcher.autostart,
             usage: UsageSettings::from_config(config),
             limits: config.limits.clone(),
+            default_lock_reason: sanitize::one_line(&config.locking.default_reason),
         })
     }
 

@@ -20,24 +20,21 @@
 //! | `SWARM_EVENT_JSON` | the whole feed entry as one JSON object (the webhook's body without `text`, `content` and `link`) |
 
 use std::fmt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Command, ExitStatus, Stdio};
+use std::os::unix::process::ExitStatusExt;
+use std::process::ExitStatus;
 use std::sync::mpsc::Sender;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::attention::event::FeedEntry;
 use crate::config;
-use crate::support::{sanitize, sys};
+use crate::support::child::{Ended, ShellChild};
+use crate::support::sanitize;
 
 use super::delivery::{Channel, Delivery, in_background};
 use super::message;
 
 /// How long the command may run.
 pub(super) const TIME_LIMIT: Duration = Duration::from_secs(30);
-
-/// The longest pause between two looks at whether the command ended.
-const MAX_POLL: Duration = Duration::from_millis(100);
 
 /// The configured command.
 #[derive(Clone)]
@@ -64,42 +61,18 @@ impl ShellCommand {
     /// `TIME_LIMIT` and never past `deadline`; then it is killed.
     pub(super) fn run(&self, entry: &FeedEntry, deadline: Instant) -> Result<(), String> {
         let limit = TIME_LIMIT.min(deadline.saturating_duration_since(Instant::now()));
-        let mut command = Command::new("sh");
-        command
-            .arg("-c")
-            .arg(&self.command)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .env_remove("SWARM_EVENT_EPISODE")
-            .envs(environment(entry));
-        let started = Instant::now();
-        let mut child = command
-            .spawn()
-            .map_err(|e| format!("could not start sh: {e}"))?;
-        let mut pause = Duration::from_millis(5);
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) if status.success() => return Ok(()),
-                Ok(Some(status)) => return Err(Ended(status).to_string()),
-                Ok(None) => {}
-                Err(e) => return Err(format!("could not wait for it: {e}")),
-            }
-            let elapsed = started.elapsed();
-            if elapsed >= limit {
-                // The shell and whatever it started; then the shell is
-                // reaped, so that no zombie is left behind.
-                let _ = sys::kill_process_group(child.id());
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "still running after {:.0} s, so it was stopped",
-                    limit.as_secs_f64()
-                ));
-            }
-            thread::sleep(pause.min(limit - elapsed));
-            pause = (pause * 2).min(MAX_POLL);
+        let mut child = ShellChild::new(&self.command).env_remove("SWARM_EVENT_EPISODE");
+        for (key, value) in environment(entry) {
+            child = child.env(key, value);
+        }
+        let done = child.run(limit).map_err(|e| e.to_string())?;
+        match done.ended {
+            Ended::Exited(status) if status.success() => Ok(()),
+            Ended::Exited(status) => Err(Exit(status).to_string()),
+            Ended::Killed => Err(format!(
+                "still running after {:.0} s, so it was stopped",
+                limit.as_secs_f64()
+            )),
         }
     }
 
@@ -148,9 +121,9 @@ pub(super) fn environment(entry: &FeedEntry) -> Vec<(&'static str, String)> {
 }
 
 /// How a command ended, in words.
-struct Ended(ExitStatus);
+struct Exit(ExitStatus);
 
-impl fmt::Display for Ended {
+impl fmt::Display for Exit {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (self.0.code(), self.0.signal()) {
             (Some(code), _) => write!(f, "exited with status {code}"),

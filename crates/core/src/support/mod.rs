@@ -1,10 +1,13 @@
 //! Small pieces every layer uses and that know nothing of swarm's world:
 //! JSON layouts, time formats, sanitising untrusted text, the exit-code
-//! table and the few operating-system calls std does not offer.
+//! table, the few operating-system calls std does not offer, one way to
+//! wait for what another process does, and one way to run a shell child.
 
 pub(crate) mod as_read;
+pub(crate) mod child;
 pub mod exit_code;
 pub mod json;
+pub mod poll;
 pub mod sanitize;
 pub mod sys;
 pub mod time;

@@ -7,18 +7,16 @@
 //! failing test leaves it exactly as it was; the agent stays queued.
 
 use std::collections::BTreeSet;
-use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::git::MergeTree;
 use crate::store::{Loaded, Paths, StateFile, StateLock, StoreError, ensure_private_dir};
+use crate::support::child::{Ended, ShellChild};
 use crate::support::json::{self, Layout};
-use crate::support::{sanitize, sys, time};
+use crate::support::{sanitize, time};
 
 use super::error::WorktreeError;
 use super::merge::check_main_worktree;
@@ -33,8 +31,6 @@ pub(crate) const TEST_TAIL_LINES: usize = 20;
 const QUEUE_WAIT: Duration = Duration::from_secs(2);
 /// How much of the end of the test's output is read for its last lines.
 const TAIL_BYTES: u64 = 64 * 1024;
-/// The longest pause between two looks at a running test.
-const MAX_POLL: Duration = Duration::from_millis(200);
 
 /// The test every queued merge must pass (`[merge]` in the config).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -526,66 +522,32 @@ fn test_in_scratch(
     result
 }
 
-/// Runs the test command with `sh -c` in `dir`, in a process group of
-/// its own, stderr into stdout (a file, so that a chatty test never
-/// blocks on a full pipe) so the last lines are the test's own, in order;
-/// after the plan's timeout the whole group is killed.
+/// Runs the test command with `sh -c` in `dir` (`support::child`: a
+/// process group of its own, stderr with stdout so the last lines are the
+/// test's own, in order); after the plan's timeout the whole group is
+/// killed.
 fn run_test(
     test: &TestPlan,
     root: &Path,
     agent: &str,
     dir: &PathBuf,
 ) -> Result<Option<Outcome>, WorktreeError> {
-    let failed = |why: String| WorktreeError::QueueFailed(why);
-    let mut output = tempfile::tempfile()
-        .map_err(|e| failed(format!("could not make a file for the output: {e}")))?;
-    let stdout = output
-        .try_clone()
-        .map_err(|e| failed(format!("could not make a file for the output: {e}")))?;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(format!("exec 2>&1\n{}", test.command))
+    let mut done = ShellChild::new(&test.command)
         .current_dir(dir)
         .env("SWARM_ROOT", root)
         .env("SWARM_AGENT", agent)
         .env("SWARM_WORKTREE", dir)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| failed(format!("could not start sh: {e}")))?;
-    let started = Instant::now();
-    let mut pause = Duration::from_millis(10);
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(e) => return Err(failed(format!("could not wait for the test: {e}"))),
-        }
-        let elapsed = started.elapsed();
-        if elapsed >= test.timeout {
-            // The shell and everything it started; then the shell is
-            // reaped, so that no zombie is left behind.
-            let _ = sys::kill_process_group(child.id());
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(pause.min(test.timeout - elapsed));
-        pause = (pause * 2).min(MAX_POLL);
-    };
-    if status.is_some_and(|s| s.success()) {
+        .capture_output()
+        .run(test.timeout)
+        .map_err(|e| WorktreeError::QueueFailed(format!("its test command: {e}")))?;
+    if done.success() {
         return Ok(None);
     }
-    let len = output.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut bytes = Vec::new();
-    let _ = output
-        .seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
-        .and_then(|_| output.read_to_end(&mut bytes));
+    let bytes = done.output_tail(TAIL_BYTES);
     Ok(Some(Outcome::TestFailed {
-        status: match status {
-            Some(s) => s.to_string(),
-            None => format!(
+        status: match done.ended {
+            Ended::Exited(s) => s.to_string(),
+            Ended::Killed => format!(
                 "stopped after {}",
                 time::human_duration(test.timeout.as_secs_f64())
             ),

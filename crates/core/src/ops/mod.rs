@@ -1,0 +1,12 @@
+//! The door into the core: one operation per verb a front door (the
+//! command line, the MCP server, the dashboard) acts on the swarm with,
+//! each in a file of its own. An operation takes the `backend::Operator`
+//! and a checked plan, does the whole verb (its rules, its waits and
+//! retries) and returns a typed report; the front door only parses,
+//! builds the plan, calls and prints (docs/ARCHITECTURE.md, "The door").
+
+mod lock;
+mod unlock;
+
+pub use lock::{LockPlan, LockReport, lock};
+pub use unlock::{UnlockPlan, UnlockReport, unlock};
