@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::demo_hooks::DemoEvent;
+use super::demo_words::{Asked, question_in, seconds_after};
 use crate::support::sanitize;
 use crate::support::sys::{self, RawTerminal};
 use crate::support::time;
@@ -859,54 +860,6 @@ impl<W: Write> Demo<'_, W> {
         }
         Ok(())
     }
-}
-
-/// A question in a message swarm typed in.
-#[derive(Debug, PartialEq, Eq)]
-struct Asked<'a> {
-    /// Who sent it (an agent id, or the operator).
-    sender: &'a str,
-    /// The short form of its id.
-    id: &'a str,
-    /// Its first line, which ends in `?`.
-    question: String,
-}
-
-/// The question in `text` when it is a message as swarm types it
-/// (`[agent-0][2026-11-21 14:30:15][QUESTION][#9c2c68bd]: ready?`, see
-/// docs/FORMATS.md) whose first line ends in `?`.
-fn question_in(text: &str) -> Option<Asked<'_>> {
-    let rest = text.strip_prefix('[')?;
-    let (sender, rest) = rest.split_once(']')?;
-    let (head, body) = rest.split_once("]: ")?;
-    let (_, id) = head.rsplit_once("[#")?;
-    let plain_id = |s: &str, extra: u8| {
-        !s.is_empty()
-            && s.len() <= 64
-            && s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == extra)
-    };
-    if !plain_id(sender, b'_') || !plain_id(id, b'-') || sender.starts_with('-') {
-        return None;
-    }
-    let first = sanitize::one_line(body.lines().next().unwrap_or_default().trim());
-    first.ends_with('?').then_some(Asked {
-        sender,
-        id,
-        question: first,
-    })
-}
-
-/// `DEMOSLEEP<n>` (or another `word` followed by a number) in a
-/// submission: the seconds it names (at most 600).
-fn seconds_after(text: &str, word: &str) -> Option<u64> {
-    let rest = &text[text.find(word)? + word.len()..];
-    let digits: String = rest
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .take(4)
-        .collect();
-    digits.parse::<u64>().ok().map(|n| n.min(600))
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 pub mod agent_matcher;
 pub mod demo_agent;
 pub(crate) mod demo_hooks;
+mod demo_words;
 pub mod discovery;
 pub mod identity;
 pub mod launch;
