@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::demo_hooks::DemoEvent;
-use super::demo_words::{Asked, question_in, seconds_after};
+use super::demo_words::{question_in, seconds_after};
 use crate::support::sanitize;
 use crate::support::sys::{self, RawTerminal};
 use crate::support::time;
