@@ -8,7 +8,7 @@
 
 use std::fs;
 
-use crate::harness::{Project, TmuxServer, swarm};
+use crate::harness::{Project, TmuxServer, corrupt_copies, swarm};
 
 /// A state file and a command that reads it.
 struct Case {
@@ -45,22 +45,7 @@ const DAMAGE: &[u8] = b"{\"version\": 1, \"held\": [{\"seq\": 0, \"text\": \"los
 
 /// The `.corrupt-` copies of `rel` in its directory, with their bytes.
 fn copies(project: &Project, rel: &str) -> Vec<Vec<u8>> {
-    let path = project.file(rel);
-    let name = path
-        .file_name()
-        .expect("name")
-        .to_string_lossy()
-        .into_owned();
-    fs::read_dir(path.parent().expect("parent"))
-        .expect("ls")
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with(&format!("{name}.corrupt-"))
-        })
-        .map(|e| fs::read(e.path()).expect("read the copy"))
-        .collect()
+    corrupt_copies(&project.file(rel))
 }
 
 #[test]

@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::harness::{Project, TmuxServer, swarm};
+use crate::harness::{Project, TmuxServer, corrupt_copies, swarm};
 
 #[derive(Clone, Copy, Debug)]
 enum Damage {
@@ -151,22 +151,8 @@ fn damage(path: &Path, how: Damage, wrong: &str, outside: &Path) -> Option<Vec<u
 
 /// The damaged bytes are still at the path or in a `.corrupt-` sibling.
 fn preserved(path: &Path, bytes: &[u8]) -> bool {
-    if fs::read(path).is_ok_and(|now| now.starts_with(bytes)) {
-        return true;
-    }
-    let name = path
-        .file_name()
-        .expect("name")
-        .to_string_lossy()
-        .into_owned();
-    fs::read_dir(path.parent().expect("parent"))
-        .expect("ls")
-        .flatten()
-        .filter(|e| {
-            let n = e.file_name().to_string_lossy().into_owned();
-            n.starts_with(&format!("{name}.corrupt-"))
-        })
-        .any(|e| fs::read(e.path()).is_ok_and(|b| b == bytes))
+    fs::read(path).is_ok_and(|now| now.starts_with(bytes))
+        || corrupt_copies(path).iter().any(|b| b == bytes)
 }
 
 #[test]

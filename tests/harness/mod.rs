@@ -451,3 +451,21 @@ pub fn listed_commands(help: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// The bytes of each copy swarm set aside of the damaged state file at
+/// `path` (its `<name>.corrupt-<time>` siblings that read as files; a
+/// directory or FIFO set aside has no bytes to compare).
+pub fn corrupt_copies(path: &Path) -> Vec<Vec<u8>> {
+    let name = path
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    let prefix = format!("{name}.corrupt-");
+    fs::read_dir(path.parent().expect("parent"))
+        .expect("ls")
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
+        .filter_map(|e| fs::read(e.path()).ok())
+        .collect()
+}
