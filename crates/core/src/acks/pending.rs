@@ -401,6 +401,18 @@ mod tests {
         Duration::from_secs(n)
     }
 
+    /// Claims everything due at `now` with every recipient registered and
+    /// none at its usage limit; the actions.
+    fn claim_registered(
+        store: &FileAcks,
+        settings: &AckSettings,
+        now: DateTime<Utc>,
+    ) -> Vec<DueAction> {
+        claim_due(store, |_| Known::Registered, |_| false, settings, now, None)
+            .expect("claim")
+            .actions
+    }
+
     #[test]
     fn default_schedule_is_30_60_120_then_240_to_escalate() {
         let s = AckSettings::default();
@@ -535,16 +547,7 @@ mod tests {
         assert_eq!(kept[0].retry_count, 0);
         // The limit over: the first retry comes.
         now += chrono::Duration::seconds(3600);
-        let actions = claim_due(
-            &store,
-            |_| Known::Registered,
-            |_| false,
-            &settings,
-            now,
-            None,
-        )
-        .expect("claim")
-        .actions;
+        let actions = claim_registered(&store, &settings, now);
         assert!(matches!(
             actions.as_slice(),
             [DueAction::Retry { n: 1, .. }]
@@ -579,18 +582,7 @@ mod tests {
         let start = time::now();
         register(&store, &message("agent-1"), &agent("agent-1"), secs(30)).expect("register");
         let at = |s: i64| start + chrono::Duration::seconds(s);
-        let claim = |now| {
-            claim_due(
-                &store,
-                |_| Known::Registered,
-                |_| false,
-                &settings,
-                now,
-                None,
-            )
-            .expect("claim")
-            .actions
-        };
+        let claim = |now| claim_registered(&store, &settings, now);
         assert!(claim(at(29)).is_empty(), "not before its 30 s");
         let first = claim(at(31));
         assert!(
