@@ -11,13 +11,14 @@
 use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
-use std::thread;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::de::DeserializeOwned;
 
 use super::error::StoreError;
+use crate::support::poll::{Pauses, deadline_in};
 
 /// How long a writer waits for another process to finish with a file.
 pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -342,25 +343,24 @@ pub(super) fn flock(lock_path: &Path, timeout: Duration) -> Result<File, StoreEr
         opened => opened,
     }
     .map_err(lock_err)?;
-    let started = Instant::now();
-    let mut pause = Duration::from_micros(200);
-    loop {
-        match file.try_lock() {
-            Ok(()) => return Ok(file),
-            Err(TryLockError::WouldBlock) => {
-                if started.elapsed() >= timeout {
-                    return Err(StoreError::LockTimeout {
-                        path: lock_path.to_owned(),
-                        timeout,
-                    });
-                }
-                thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(10));
-            }
-            Err(TryLockError::Error(e)) => return Err(lock_err(e)),
-        }
+    let taken = LOCK_LOOKS.until(deadline_in(timeout), || match file.try_lock() {
+        Ok(()) => ControlFlow::Break(Ok(())),
+        Err(TryLockError::WouldBlock) => ControlFlow::Continue(()),
+        Err(TryLockError::Error(e)) => ControlFlow::Break(Err(e)),
+    });
+    match taken {
+        Ok(Ok(())) => Ok(file),
+        Ok(Err(e)) => Err(lock_err(e)),
+        Err(()) => Err(StoreError::LockTimeout {
+            path: lock_path.to_owned(),
+            timeout,
+        }),
     }
 }
+
+/// How often a lock another process holds is tried again: soon at first
+/// (most holders are done within a millisecond), then every 10 ms.
+const LOCK_LOOKS: Pauses = Pauses::new(Duration::from_micros(200), Duration::from_millis(10));
 
 /// Removes the files of `dir` whose names start with `prefix`: the temp
 /// files a writer that died left behind (call only while holding the
@@ -385,6 +385,7 @@ mod tests {
     use super::*;
     use std::os::unix::fs::PermissionsExt;
     use std::sync::{Arc, Barrier};
+    use std::thread;
 
     fn file(dir: &tempfile::TempDir, name: &str) -> StateFile {
         StateFile::new(dir.path().join(name))
@@ -476,6 +477,13 @@ mod tests {
         assert!(matches!(err, StoreError::LockTimeout { .. }), "{err}");
         drop(held);
         f.lock(Duration::from_millis(20)).expect("free again");
+    }
+
+    #[test]
+    fn a_lock_whose_wait_is_too_long_for_the_clock_is_still_taken() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let f = file(&dir, "s.json");
+        f.lock(Duration::MAX).expect("a free lock, whatever the wait");
     }
 
     #[test]

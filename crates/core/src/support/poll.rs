@@ -1,14 +1,16 @@
 //! Waiting for something another process does (a lock another agent
 //! holds, a child that is still running, a key another host set): one
 //! loop that looks again after a growing pause and never sleeps past its
-//! deadline. The pauses are backon's exponential schedule, so that every
-//! wait in the tree grows the same way.
+//! deadline, and the same pauses one by one for a wait that spans the
+//! rounds of a longer loop (a store that stopped answering). The pauses
+//! are backon's exponential schedule, so that every wait in the tree
+//! grows the same way.
 
 use std::ops::ControlFlow;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use backon::{BackoffBuilder, ExponentialBuilder};
+use backon::{BackoffBuilder, ExponentialBackoff, ExponentialBuilder};
 
 /// How the pause between two looks grows: from `first`, doubled after
 /// each look, up to `most`; with jitter, each pause is up to as long
@@ -38,6 +40,23 @@ impl Pauses {
         }
     }
 
+    /// The pauses one after another, without end: `first`, then each
+    /// twice the one before, then `most` for ever.
+    pub(crate) fn schedule(self) -> Schedule {
+        let mut builder = ExponentialBuilder::new()
+            .with_min_delay(self.first)
+            .with_max_delay(self.most)
+            .with_factor(2.0)
+            .without_max_times();
+        if self.jitter {
+            builder = builder.with_jitter();
+        }
+        Schedule {
+            pauses: builder.build(),
+            most: self.most,
+        }
+    }
+
     /// Calls `look` until it breaks with an answer, which is returned;
     /// between two looks it sleeps the next pause, cut short at
     /// `deadline`. When `look` says "not yet" at or after `deadline`,
@@ -48,15 +67,7 @@ impl Pauses {
         deadline: Instant,
         mut look: impl FnMut() -> ControlFlow<B, C>,
     ) -> Result<B, C> {
-        let mut builder = ExponentialBuilder::new()
-            .with_min_delay(self.first)
-            .with_max_delay(self.most)
-            .with_factor(2.0)
-            .without_max_times();
-        if self.jitter {
-            builder = builder.with_jitter();
-        }
-        let mut pauses = builder.build();
+        let mut pauses = self.schedule();
         loop {
             let not_yet = match look() {
                 ControlFlow::Break(answer) => return Ok(answer),
@@ -66,19 +77,62 @@ impl Pauses {
             if left.is_zero() {
                 return Err(not_yet);
             }
-            // The schedule has no end (`without_max_times`); `most` is
-            // what it would give anyway.
-            let pause = pauses.next().unwrap_or(self.most);
-            thread::sleep(pause.min(left));
+            thread::sleep(pauses.next_pause().min(left));
         }
     }
 }
+
+/// The pauses of a `Pauses`, one by one (`Pauses::schedule`).
+#[derive(Debug)]
+pub(crate) struct Schedule {
+    pauses: ExponentialBackoff,
+    most: Duration,
+}
+
+impl Schedule {
+    /// The next pause.
+    pub(crate) fn next_pause(&mut self) -> Duration {
+        // The schedule has no end (`without_max_times`); `most` is what it
+        // would give anyway.
+        self.pauses.next().unwrap_or(self.most)
+    }
+}
+
+/// The instant `wait` from now; a wait too long for the clock (a
+/// setting of years) is as good as no end.
+pub(crate) fn deadline_in(wait: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(wait)
+        .or_else(|| now.checked_add(FAR))
+        .unwrap_or(now)
+}
+
+/// A wait no one waits out: a century.
+const FAR: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     const QUICK: Pauses = Pauses::new(Duration::from_millis(1), Duration::from_millis(4));
+
+    #[test]
+    fn a_schedule_doubles_from_the_first_pause_up_to_the_most() {
+        let s = |ms: u64| Duration::from_millis(ms);
+        let mut pauses = Pauses::new(s(1000), s(16_000)).schedule();
+        let got: Vec<Duration> = (0..7).map(|_| pauses.next_pause()).collect();
+        assert_eq!(
+            got,
+            [1000, 2000, 4000, 8000, 16_000, 16_000, 16_000].map(s)
+        );
+    }
+
+    #[test]
+    fn a_deadline_too_far_for_the_clock_is_far_not_a_panic() {
+        let far = deadline_in(Duration::MAX);
+        assert!(far > Instant::now() + Duration::from_secs(365 * 24 * 60 * 60));
+        assert!(deadline_in(Duration::ZERO) <= Instant::now());
+    }
 
     #[test]
     fn the_answer_ends_the_wait() {

@@ -5,10 +5,18 @@
 //! host, in the foreground (`swarm watch`) or started in the background
 //! by the commands that need it.
 
+mod attention_round;
 mod catch_up;
+mod discovery;
+mod ending;
+mod housekeeping;
 mod limits_round;
+mod notices;
+mod outage;
 mod print_to_send;
 pub mod service;
+mod status_lines;
+mod throttle;
 mod watch_loop;
 
 pub use watch_loop::{Carried, Ended, Said, WatchSettings, Watcher};

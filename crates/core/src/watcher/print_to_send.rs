@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 
+use crate::agents::pane_state::Printing;
 use crate::agents::registry::Registry;
 use crate::agents::screen::ScreenState;
 use crate::agents::transcript::{PrintedLine, To};
@@ -16,28 +17,75 @@ use crate::domain::message::{MessageType, clean_content};
 use crate::error::Error;
 use crate::messaging::{Recipients, SendRequest};
 
+use super::outage::Tell;
+
 /// How many rows of history are read above a screen whose `@swarm:` lines
 /// have no prompt in sight (far more than a turn's reply usually fills).
-pub(crate) const HISTORY_ROWS: usize = 2000;
+const HISTORY_ROWS: usize = 2000;
 
 /// The sender of the notices agents get about their printed lines.
 const NOTICE_SENDER: &str = "swarm";
 
+/// What print-to-send remembers between rounds.
+#[derive(Debug, Default)]
+pub(super) struct PrintToSend {
+    /// Agents whose printed lines had no prompt in sight: their history is
+    /// read in the next round.
+    need_history: BTreeSet<String>,
+}
+
+impl PrintToSend {
+    /// What the look captures for print-to-send when it is on (`on`): the
+    /// screens, and the history of the agents that need it.
+    pub(super) fn printing(&self, on: bool) -> Option<Printing<'_>> {
+        on.then_some(Printing {
+            history: &self.need_history,
+            rows: HISTORY_ROWS,
+        })
+    }
+
+    /// Sends what the agents of `printouts` printed (captured as
+    /// `printing` said), and tells what became of it.
+    pub(super) fn round(
+        &mut self,
+        op: &Operator,
+        registry: &Registry,
+        printouts: &[Printout],
+        tell: &mut Tell<'_>,
+    ) {
+        let asked = std::mem::take(&mut self.need_history);
+        let printed = send_printed(op, registry, printouts, &asked);
+        self.told(printed, tell);
+    }
+
+    /// Tells what a round of print-to-send did, and keeps whose history the
+    /// next round reads.
+    fn told(&mut self, printed: PrintReport, tell: &mut Tell<'_>) {
+        for line in printed.done {
+            tell.did(line);
+        }
+        for (what, e) in printed.errors {
+            tell.failed(&what, &e);
+        }
+        self.need_history = printed.need_history;
+    }
+}
+
 /// What one round of print-to-send did.
 #[derive(Debug, Default)]
-pub(crate) struct PrintReport {
+struct PrintReport {
     /// One line per printed line sent (or refused), for the watcher's log.
-    pub done: Vec<String>,
+    done: Vec<String>,
     /// Problems: the store, a notice that could not be sent.
-    pub errors: Vec<(String, Error)>,
+    errors: Vec<(String, Error)>,
     /// Agents whose lines had no prompt in sight: read their history next
     /// round.
-    pub need_history: BTreeSet<String>,
+    need_history: BTreeSet<String>,
 }
 
 /// Sends what the agents of `printouts` printed; `asked` names the agents
 /// whose history was read this round.
-pub(crate) fn send_printed(
+fn send_printed(
     op: &Operator,
     registry: &Registry,
     printouts: &[Printout],
@@ -126,5 +174,37 @@ fn send_line(op: &Operator, registry: &Registry, agent: &str, line: &PrintedLine
         Ok(r) => format!("sent to {named} as {}", r.message.msg_id.short()),
         Err(Error::UnknownAgent { id, .. }) => format!("not sent: no agent named {id}"),
         Err(e) => format!("not sent to {named}: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watcher::outage::tests::heard;
+    use crate::watcher::Said;
+
+    #[test]
+    fn the_history_is_read_once_for_the_agents_whose_lines_had_no_prompt_in_sight() {
+        let mut part = PrintToSend::default();
+        assert!(part.printing(false).is_none());
+        let report = PrintReport {
+            done: vec!["agent-1 printed `@swarm:agent-2 hi`: sent".into()],
+            errors: vec![("could not claim a printed line".into(), Error::Usage("no".into()))],
+            need_history: ["agent-3".to_owned()].into(),
+        };
+        let (said, _) = heard(|tell| part.told(report, tell));
+        assert_eq!(
+            said,
+            [
+                Said::Did("agent-1 printed `@swarm:agent-2 hi`: sent".into()),
+                Said::Warning("could not claim a printed line: no".into()),
+            ]
+        );
+        let printing = part.printing(true).expect("on");
+        assert_eq!(printing.rows, HISTORY_ROWS);
+        assert_eq!(printing.history.iter().collect::<Vec<_>>(), ["agent-3"]);
+        // The next round asks for it and forgets it once it was read.
+        heard(|tell| part.told(PrintReport::default(), tell));
+        assert!(part.printing(true).expect("on").history.is_empty());
     }
 }
