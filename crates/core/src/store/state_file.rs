@@ -10,8 +10,8 @@
 
 use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::ops::ControlFlow;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -483,7 +483,8 @@ mod tests {
     fn a_lock_whose_wait_is_too_long_for_the_clock_is_still_taken() {
         let dir = tempfile::tempdir().expect("tempdir");
         let f = file(&dir, "s.json");
-        f.lock(Duration::MAX).expect("a free lock, whatever the wait");
+        f.lock(Duration::MAX)
+            .expect("a free lock, whatever the wait");
     }
 
     #[test]

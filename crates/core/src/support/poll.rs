@@ -121,10 +121,7 @@ mod tests {
         let s = |ms: u64| Duration::from_millis(ms);
         let mut pauses = Pauses::new(s(1000), s(16_000)).schedule();
         let got: Vec<Duration> = (0..7).map(|_| pauses.next_pause()).collect();
-        assert_eq!(
-            got,
-            [1000, 2000, 4000, 8000, 16_000, 16_000, 16_000].map(s)
-        );
+        assert_eq!(got, [1000, 2000, 4000, 8000, 16_000, 16_000, 16_000].map(s));
     }
 
     #[test]

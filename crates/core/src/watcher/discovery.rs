@@ -184,7 +184,12 @@ fn cleaned(report: CleanReport, tell: &mut Tell<'_>) -> Vec<FeedEntry> {
             sanitize::one_line(&r.agent_id)
         ));
         feed.push(
-            FeedEntry::new(EventKind::LockExpired, Some(&r.agent_id), r.filepath.clone()).by(WHO),
+            FeedEntry::new(
+                EventKind::LockExpired,
+                Some(&r.agent_id),
+                r.filepath.clone(),
+            )
+            .by(WHO),
         );
     }
     for (name, why) in &report.damaged {
@@ -222,7 +227,11 @@ mod tests {
             ..LockRecord::default()
         };
         let report = CleanReport {
-            stale: vec![HeldLock::new("f.lock".into(), record, std::path::Path::new("/p"))],
+            stale: vec![HeldLock::new(
+                "f.lock".into(),
+                record,
+                std::path::Path::new("/p"),
+            )],
             damaged: vec![("g.lock".into(), "not JSON".into())],
             ..CleanReport::default()
         };

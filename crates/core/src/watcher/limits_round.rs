@@ -271,26 +271,43 @@ mod tests {
         };
         let pid_of = |agent: &str| if agent == "agent-0" { 40 } else { 41 };
         let none = BTreeMap::new();
-        let mut first = [look("agent-0", idle(), 1, true), look("agent-1", idle(), 7, true)];
+        let mut first = [
+            look("agent-0", idle(), 1, true),
+            look("agent-1", idle(), 7, true),
+        ];
         let now = part.judge(&mut first, &none, &pid_of, &login);
         assert!(now.iter().all(|a| !a.worked && a.limit.is_some()));
-        assert_eq!(now[1].credential.as_ref().map(|c| c.id.as_str()), Some("login-41"));
+        assert_eq!(
+            now[1].credential.as_ref().map(|c| c.id.as_str()),
+            Some("login-41")
+        );
         // The same screen without the limit row: not worked yet; another
         // screen: worked.
-        let mut second = [look("agent-0", idle(), 1, false), look("agent-1", idle(), 8, false)];
+        let mut second = [
+            look("agent-0", idle(), 1, false),
+            look("agent-1", idle(), 8, false),
+        ];
         let now = part.judge(&mut second, &none, &pid_of, &login);
-        assert_eq!(now.iter().map(|a| a.worked).collect::<Vec<_>>(), [false, true]);
+        assert_eq!(
+            now.iter().map(|a| a.worked).collect::<Vec<_>>(),
+            [false, true]
+        );
         assert_eq!(
             second.iter().map(|l| l.limit_ended).collect::<Vec<_>>(),
             [false, true]
         );
         // A person cleared agent-0: its limit is not taken, and it ended.
-        let cleared: BTreeMap<String, Timestamp> = [("agent-0".to_owned(), Timestamp::now())].into();
+        let cleared: BTreeMap<String, Timestamp> =
+            [("agent-0".to_owned(), Timestamp::now())].into();
         let mut third = [look("agent-0", idle(), 1, true)];
         let now = part.judge(&mut third, &cleared, &pid_of, &login);
         assert!(third[0].limit.is_none() && third[0].limit_ended);
         assert!(now[0].limit.is_none());
-        assert_eq!(logins.get(), 2, "a login is read once per agent and process");
+        assert_eq!(
+            logins.get(),
+            2,
+            "a login is read once per agent and process"
+        );
     }
 
     #[test]
@@ -299,7 +316,12 @@ mod tests {
         let none = BTreeMap::new();
         let mut looks = [look("agent-0", idle(), 1, true)];
         part.judge(&mut looks, &none, &|_| 0, &|_, _| None);
-        let mut busy = look("agent-0", Presence::Agent(Some(ScreenState::Busy)), 1, false);
+        let mut busy = look(
+            "agent-0",
+            Presence::Agent(Some(ScreenState::Busy)),
+            1,
+            false,
+        );
         let mut shell = look("agent-1", Presence::Shell, 2, false);
         shell.profile = None;
         busy.quiet = Some(1);
@@ -312,7 +334,10 @@ mod tests {
     #[test]
     fn a_limited_line_carries_the_reset_time_its_agent_shows() {
         let mut part = LimitsRound::default();
-        let mut looks = [look("agent-0", idle(), 1, true), look("agent-1", idle(), 1, false)];
+        let mut looks = [
+            look("agent-0", idle(), 1, true),
+            look("agent-1", idle(), 1, false),
+        ];
         let agents = part.judge(&mut looks, &BTreeMap::new(), &|_| 0, &|_, _| None);
         let raised = vec![
             FeedEntry::new(EventKind::Limited, Some("agent-0"), "limited"),

@@ -1,9 +1,9 @@
 //! The project's watcher: the one loop that does what must happen while
 //! nobody types a command (held messages, ACK retries, attention events
 //! and notifications, hand-overs between hosts, lines agents printed to
-//! send), one per project and
-//! host, in the foreground (`swarm watch`) or started in the background
-//! by the commands that need it.
+//! send), one per project and host, in the foreground (`swarm watch`) or
+//! started in the background by the commands that need it. The loop
+//! (`watch_loop.rs`) runs one part per job, each in its own file.
 
 mod attention_round;
 mod catch_up;
@@ -19,4 +19,5 @@ mod status_lines;
 mod throttle;
 mod watch_loop;
 
-pub use watch_loop::{Carried, Ended, Said, WatchSettings, Watcher};
+pub use outage::Said;
+pub use watch_loop::{Carried, Ended, WatchSettings, Watcher};

@@ -146,6 +146,10 @@ mod tests {
         assert_ne!(claim_key(&a), claim_key(&later));
         let message = a.clone().with_message("m-1");
         assert_ne!(claim_key(&a), claim_key(&message));
-        assert!(claim_key(&a).starts_with("notify:exited::3:"), "{}", claim_key(&a));
+        assert!(
+            claim_key(&a).starts_with("notify:exited::3:"),
+            "{}",
+            claim_key(&a)
+        );
     }
 }

@@ -1,15 +1,23 @@
-//! How the watcher's parts speak: `Tell` carries what a part did and what
-//! went wrong to the watcher's output, except a shared store that does
-//! not answer, which it keeps for the `Outage` to tell: said once when it
-//! starts and once when the store answers again, the rounds between
-//! spaced out on `support::poll::Pauses`.
+//! How the watcher speaks (`Said`, for the terminal or its log) and how
+//! its parts do: `Tell` carries what a part did and what went wrong,
+//! except a shared store that does not answer, which it keeps for the
+//! `Outage` to tell: said once when it starts and once when the store
+//! answers again, the rounds between spaced out on
+//! `support::poll::Pauses`.
 
 use std::time::Duration;
 
 use crate::error::Error;
 use crate::support::poll::{Pauses, Schedule};
 
-use super::Said;
+/// What the watcher says, for the terminal or its log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Said {
+    /// Something it did.
+    Did(String),
+    /// Something that went wrong (it goes on).
+    Warning(String),
+}
 
 /// The longest wait before trying an unreachable store again.
 const MOST_BACKOFF: Duration = Duration::from_secs(16);

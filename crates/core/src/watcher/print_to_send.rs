@@ -180,8 +180,8 @@ fn send_line(op: &Operator, registry: &Registry, agent: &str, line: &PrintedLine
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::watcher::outage::tests::heard;
     use crate::watcher::Said;
+    use crate::watcher::outage::tests::heard;
 
     #[test]
     fn the_history_is_read_once_for_the_agents_whose_lines_had_no_prompt_in_sight() {
@@ -189,7 +189,10 @@ mod tests {
         assert!(part.printing(false).is_none());
         let report = PrintReport {
             done: vec!["agent-1 printed `@swarm:agent-2 hi`: sent".into()],
-            errors: vec![("could not claim a printed line".into(), Error::Usage("no".into()))],
+            errors: vec![(
+                "could not claim a printed line".into(),
+                Error::Usage("no".into()),
+            )],
             need_history: ["agent-3".to_owned()].into(),
         };
         let (said, _) = heard(|tell| part.told(report, tell));

@@ -173,7 +173,10 @@ mod tests {
             sent[0].detail,
             "third (and 1 earlier within the throttle window)"
         );
-        assert!(!t.any_due(at(1000.0)), "a closed episode's notice is dropped");
+        assert!(
+            !t.any_due(at(1000.0)),
+            "a closed episode's notice is dropped"
+        );
         // The window of agent-1 counts from the notice at the window's end.
         assert!(!t.admit(&entry("agent-1", EventKind::Stuck, 100.0, "again")));
         assert!(t.admit(&entry("agent-1", EventKind::Stuck, 121.0, "later")));

@@ -31,7 +31,7 @@ use super::ending::Ending;
 use super::housekeeping;
 use super::limits_round::LimitsRound;
 use super::notices::Notices;
-use super::outage::{Outage, Tell};
+use super::outage::{Outage, Said, Tell};
 use super::print_to_send::PrintToSend;
 use super::status_lines::StatusLines;
 use super::throttle;
@@ -60,15 +60,6 @@ pub struct WatchSettings {
     /// `Ended::SettingsChanged` when one changes, so that the caller reads
     /// them again.
     pub config: Option<ConfigStamp>,
-}
-
-/// What the watcher says, for the terminal or its log.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Said {
-    /// Something it did.
-    Did(String),
-    /// Something that went wrong (it goes on).
-    Warning(String),
 }
 
 /// Why the loop ended.
@@ -206,10 +197,12 @@ impl<'a> Watcher<'a> {
         let mut feed = self.discovery.round(op, &mut self.last_lines, tell);
         feed.extend(housekeeping::round(op, relay_wait, tell));
         let printing = self.print_to_send.printing(op.messaging.print_to_send);
-        let seen = self.attention.look(op, printing, &mut self.last_lines, tell);
+        let seen = self
+            .attention
+            .look(op, printing, &mut self.last_lines, tell);
         let gone = seen.is_some_and(|seen| self.act_on(seen, &mut feed, tell));
         self.notices.send_deferred(op, tell);
-        self.notices.from_feed(op, tell);
+        self.notices.notify_from_feed(op, tell);
         feed.extend(self.notices.failures());
         write_feed(op, &feed, tell);
         self.outage.saw(tell.unreachable());
@@ -225,7 +218,8 @@ impl<'a> Watcher<'a> {
         let raised = self.limits.settle(op, &seen.registry, raised, tell);
         self.notices.raised(op, &raised, tell);
         feed.extend(raised);
-        self.print_to_send.round(op, &seen.registry, &seen.printouts, tell);
+        self.print_to_send
+            .round(op, &seen.registry, &seen.printouts, tell);
         self.status_lines.round(op, &seen.panes, &seen.held, tell);
         self.ending.after_look(seen.alive)
     }

@@ -21,7 +21,7 @@ impl Notices {
     /// sends it. A watcher that starts catches up on what was written
     /// while none ran, within `catch_up`'s bounds, each late one marked
     /// with its age.
-    pub(in crate::watcher) fn from_feed(&mut self, op: &Operator, tell: &mut Tell<'_>) {
+    pub(in crate::watcher) fn notify_from_feed(&mut self, op: &Operator, tell: &mut Tell<'_>) {
         let feed = &*op.backend.feed;
         let now = Timestamp::now();
         let starting = self.feed_cursor.is_none();
@@ -116,7 +116,11 @@ mod tests {
         }
         assert!(settings.notifies(EventKind::NeedsInput));
         assert!(wanted(&line(EventKind::NeedsInput, true), &settings, None));
-        assert!(!wanted(&line(EventKind::NeedsInput, false), &settings, None));
+        assert!(!wanted(
+            &line(EventKind::NeedsInput, false),
+            &settings,
+            None
+        ));
         let old = line(EventKind::Message, false);
         let after = Timestamp::from_unix_seconds(old.time.unix_seconds() + 1.0);
         assert!(!wanted(&old, &settings, after));
