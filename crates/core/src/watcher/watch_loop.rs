@@ -11,7 +11,7 @@
 //! `outage::Tell` and return their feed lines, which the round writes; a
 //! store that does not answer is waited out with backoff (`outage.rs`).
 //! `swarm watch` runs it in the foreground; commands start it in the
-//! background (`lifecycle.rs`).
+//! background (`backend/watcher_process.rs`).
 
 use std::collections::BTreeMap;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
