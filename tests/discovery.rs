@@ -1,7 +1,6 @@
 //! Discovery against real panes: which panes are agents, which ids they
 //! get, and how the registry survives damage.
 
-use crate::attention::type_line;
 use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin};
 
 fn ids(project: &Project) -> Vec<(String, String)> {
@@ -127,17 +126,7 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
     let project = Project::new();
     // The agent runs under a shell that is left at its prompt when the
     // agent dies; a second agent shows when the watcher has looked.
-    let shell = server.shell(&project.path());
-    type_line(
-        &server,
-        &shell,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            swarm_bin(),
-            project.file("a.jsonl").display()
-        ),
-    );
-    server.wait_for_screen(&shell, "waiting for messages");
+    let shell = server.demo_agent_from_shell(&project.path(), &project.file("a.jsonl"));
     let other = server.demo_agent(&project.path(), &project.file("b.jsonl"));
     swarm(&project, &server).arg("discover").assert().success();
     let id_of = |pane: &str| {
@@ -182,8 +171,8 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
 
     // A watcher round and another discover raise it no more.
     {
-        let _watch = crate::attention::watch(&project, &server, &[]);
-        type_line(&server, &other, "work DEMOSLEEP1");
+        let _watch = crate::harness::watcher::watch(&project, &server, &[]);
+        server.type_line(&other, "work DEMOSLEEP1");
         crate::harness::wait_for("the watcher to see a turn end", || {
             (!feed_lines(&project, "finished", &alive).is_empty()).then_some(())
         });
@@ -265,20 +254,8 @@ fn an_agent_started_from_a_shell_is_found_through_its_parent() {
     let project = Project::new();
     // The pane's root process is a shell that stays; the agent is its
     // child and holds the terminal.
-    let shell = server.shell(&project.path());
     let record = project.file("a.jsonl");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &shell,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            swarm_bin(),
-            record.display()
-        ),
-        "Enter",
-    ]);
-    server.wait_for_screen(&shell, "waiting for messages");
+    let shell = server.demo_agent_from_shell(&project.path(), &record);
     swarm(&project, &server).arg("discover").assert().success();
     assert_eq!(ids(&project), [("agent-0".to_string(), shell.clone())]);
     // And a message reaches it through the same facts.

@@ -6,7 +6,7 @@
 //! tmux server, `ack` from the terminal, times for people and search
 //! relevance.
 
-use crate::attention::{agents, type_line};
+use crate::harness::agents;
 use crate::harness::{Project, TmuxServer, records, stdout_json, swarm, wait_for};
 
 /// Runs `cmd`; returns its exit code, stdout and stderr.
@@ -164,7 +164,7 @@ fn answer_without_a_dialog_or_with_no_such_option_says_what_there_is() {
         "{stderr}"
     );
 
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     server.wait_for_screen(&panes[0], "2. No");
     let (code, _, stderr) = run(swarm(&project, &server).args(["answer", "agent-0", "maybe"]));
     assert_eq!(code, Some(1), "{stderr}");

@@ -15,7 +15,9 @@ use proptest::prelude::*;
 use swarm::{Acquired, FileLocks, LockError, LockKey, lock_file_name};
 use swarm::{Paths, StateDir};
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
+use crate::harness::{
+    Project, TmuxServer, stderr, stdout_json, swarm, swarm_bin, swarm_outside_tmux,
+};
 
 /// A project whose registry holds agent-0 ... agent-31 (in panes that are
 /// not there: these tests need named agents, not running ones).
@@ -46,10 +48,6 @@ fn run(project: &Project, args: &[&str]) -> std::process::Output {
 
 fn code(out: &std::process::Output) -> Option<i32> {
     out.status.code()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The lock file of a normalised path, parsed.

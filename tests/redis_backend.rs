@@ -1193,7 +1193,7 @@ fn watchers_on_two_hosts_notify_a_message_to_the_person_once() {
         let out = on_tmux(p, &server, t, host, &["discover"]);
         assert_eq!(out.status.code(), Some(0), "{out:?}");
     }
-    let (port, received) = crate::notify::http_server(&[200, 200, 200]);
+    let (port, received) = crate::harness::http::http_server(&[200, 200, 200]);
     let url = format!("http://127.0.0.1:{port}/hook");
     let (log_a, log_b) = (a.file("watch.log"), b.file("watch.log"));
     let _wa = watcher_with_webhook(&a, &server, &tmux_a, "host-a", &url, &log_a);

@@ -1,16 +1,8 @@
 //! `swarm init`, `swarm doctor`, help, completions and colour.
 
-use std::process::Output;
-
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::harness::{
+    Project, TmuxServer, stderr, stdout, stdout_json, swarm, swarm_bin, swarm_outside_tmux,
+};
 
 #[test]
 fn init_is_non_interactive_without_a_terminal_and_idempotent() {
