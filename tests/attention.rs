@@ -8,7 +8,7 @@
 
 use crate::harness::http::http_server;
 use crate::harness::watcher::{events, feed, wait_for_event, watch};
-use crate::harness::{Project, TmuxServer, agents, records, swarm, wait_for};
+use crate::harness::{Project, TmuxServer, agents, ok_stdout, outcome, records, swarm, wait_for};
 
 /// The answers the demo agent of `rec<i>.jsonl` recorded.
 fn answers(project: &Project, i: usize) -> Vec<String> {
@@ -382,4 +382,40 @@ fn launch_returns_once_its_agents_are_ready() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn answer_without_a_dialog_or_with_no_such_option_says_what_there_is() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let answers = || -> Vec<String> {
+        records(&project.file("rec0.jsonl"))
+            .into_iter()
+            .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
+            .collect()
+    };
+
+    let (code, _, stderr) = outcome(swarm(&project, &server).args(["answer", "agent-0", "yes"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("shows no dialog"), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("swarm peek agent-0"),
+        "{stderr}"
+    );
+
+    server.type_line(&panes[0], "please DEMOASK");
+    server.wait_for_screen(&panes[0], "2. No");
+    let (code, _, stderr) = outcome(swarm(&project, &server).args(["answer", "agent-0", "maybe"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("maybe") && stderr.contains("1. Yes") && stderr.contains("2. No"),
+        "{stderr}"
+    );
+    assert!(answers().is_empty());
+    assert!(server.capture(&panes[0]).contains("Esc to cancel"));
+    // The dialog is still there to be answered.
+    ok_stdout(swarm(&project, &server).args(["answer", "agent-0", "2"]));
+    wait_for("the answer", || (!answers().is_empty()).then_some(()));
+    assert_eq!(answers(), ["no"]);
 }

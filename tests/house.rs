@@ -6,7 +6,8 @@
 //! releases locks only through the core's door (`ops`),
 //! docs/ARCHITECTURE.md lists the core's public surface as the code has it,
 //! no core module imports one above it in the order docs/ARCHITECTURE.md
-//! states, and every file under tests/ is part of the test binary.
+//! states, every file under tests/ is part of the test binary, and test
+//! modules share helpers only through tests/harness/.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -732,4 +733,68 @@ fn every_test_file_is_part_of_the_test_binary() {
         }
     }
     assert!(missing.is_empty(), "{missing:#?}");
+}
+
+#[test]
+fn test_modules_share_helpers_only_through_the_harness() {
+    // A helper one test module borrows from another is found by nobody
+    // who reads the harness, and moves when that module is split: shared
+    // helpers live in tests/harness/.
+    let tests = root().join("tests");
+    let mut borrowed = Vec::new();
+    for path in rust_files(&tests) {
+        let rel = path.strip_prefix(&tests).expect("under tests");
+        if rel.starts_with("harness") || rel.starts_with("fixtures") {
+            continue;
+        }
+        let parts = rel.iter().count();
+        let depth = parts - usize::from(rel.file_name().is_some_and(|n| n == "mod.rs"));
+        let text = fs::read_to_string(&path).expect("read");
+        for (line, name) in crate_paths(&text, depth) {
+            if name != "harness" {
+                borrowed.push(format!("tests/{}:{line}: crate::{name}", rel.display()));
+            }
+        }
+        // `super::sibling::item`: a module beside this one.
+        let dir = path.parent().expect("parent");
+        let siblings = declared_modules(&if dir == tests {
+            tests.join("tests.rs")
+        } else if dir.join("mod.rs").exists() {
+            dir.join("mod.rs")
+        } else {
+            dir.with_extension("rs")
+        });
+        let toks = tokens(&code_only(&text));
+        for (i, (line, t)) in toks.iter().enumerate() {
+            let at = |k: usize| toks.get(i + k).map(|(_, t)| t.as_str());
+            if t != "super" || at(1) != Some("::") || (i > 0 && toks[i - 1].1 == "::") {
+                continue;
+            }
+            let names = if at(2) == Some("{") {
+                group_heads(&toks[i + 3..])
+                    .into_iter()
+                    .filter(|h| {
+                        // Only a path through the sibling (`a::b`), not
+                        // an item of the parent named like it.
+                        toks[i + 3..]
+                            .windows(2)
+                            .any(|w| w[0].1 == *h && w[1].1 == "::")
+                    })
+                    .collect()
+            } else if at(3) == Some("::") {
+                at(2).map(|n| vec![n.to_owned()]).unwrap_or_default()
+            } else {
+                Vec::new()
+            };
+            for name in names {
+                if siblings.contains(&name) && dir != tests {
+                    borrowed.push(format!("tests/{}:{line}: super::{name}", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        borrowed.is_empty(),
+        "move these helpers into tests/harness/: {borrowed:#?}"
+    );
 }

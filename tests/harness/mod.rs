@@ -2,6 +2,11 @@
 //! a `swarm` command wired to both. Nothing here touches the user's own
 //! tmux server: every call passes `-L swarm-test-<unique>` and `-f
 //! /dev/null`, and `TMUX`/`TMUX_PANE` are removed from the environment.
+//!
+//! Every helper more than one test module uses lives here (the house test
+//! refuses a helper borrowed from another test module): the commands' own
+//! clients in submodules by subject (`dashboard`, `mcp`, `monitor`,
+//! `chromium`, `http`, `repo`, `usage`, `watcher`, Redis servers).
 
 #![allow(dead_code)]
 

@@ -179,3 +179,22 @@ pub fn refused(out: &Output, code: i32, needles: &[&str]) {
         assert!(err.contains(needle), "{needle:?} not in: {err}");
     }
 }
+
+/// git in `dir`, with `dir` as its HOME so that no git config of the
+/// user's or the system's applies; fails the test when git fails; its
+/// stdout.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("HOME", dir)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
