@@ -265,7 +265,7 @@ fn a_webhook_in_the_projects_file_is_ignored_with_a_warning() {
 }
 
 #[test]
-fn bad_input_is_refused() {
+fn notify_event_refuses_what_is_no_feed_entry_and_is_hidden_from_help() {
     let project = Project::new();
     let out = notify_event(&project)
         .write_stdin("not json")
