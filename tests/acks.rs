@@ -9,7 +9,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm, swarm_bin, wait_for, wait_for_records,
+    Project, TmuxServer, fails_with, launch_demo, ok, ok_stdout, records, stdout_json, swarm,
+    swarm_bin, wait_for, wait_for_records,
 };
 
 /// One second to the first retry, then 1 s, 1 s, and 2 s to the escalation.
@@ -452,4 +453,57 @@ fn watch_removes_stale_locks() {
         (!stale.exists()).then_some(())
     });
     assert!(project.read(".swarm/audit.log").contains("src/a.py"));
+}
+
+#[test]
+fn acknowledging_as_the_wrong_agent_says_who_can() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch_demo(&project, &server, 2, "team");
+    let out =
+        ok(swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ok?", "--ack", "--json"]));
+    let id = stdout_json(&out)["msg_id"].as_str().expect("id").to_owned();
+    let stderr = fails_with(
+        swarm(&project, &server).args(["ack", &id[..8], "--agent", "agent-0"]),
+        1,
+    );
+    assert!(
+        stderr.starts_with("swarm: error: only agent-1 can acknowledge"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "hint: agent-1 acknowledges it from its own pane with `swarm ack {}`",
+            &id[..8]
+        )),
+        "{stderr}"
+    );
+    // The hint's command works as given.
+    ok(swarm(&project, &server).args(["ack", &id[..8], "--agent", "agent-1"]));
+}
+
+#[test]
+fn ack_from_the_terminal_acts_as_the_only_recipient() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch_demo(&project, &server, 2, "team");
+    let out = ok_stdout(
+        swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ok?", "--ack", "--json"]),
+    );
+    let id = serde_json::from_str::<Value>(&out).expect("json")["msg_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let stdout = ok_stdout(swarm(&project, &server).args(["ack", &id[..8]]));
+    assert!(stdout.contains("ACK sent"), "{stdout}");
+    // The sender is the person, who has no pane: the ACK waits in their
+    // inbox, and the command says so.
+    assert!(!stdout.contains("delivered to their pane"), "{stdout}");
+    assert!(stdout.contains("kept in their inbox"), "{stdout}");
+    let acks = ok_stdout(swarm(&project, &server).args(["acks", "--json"]));
+    assert!(!acks.contains(&id), "{acks}");
+    // The sender got the ACK.
+    let inbox =
+        ok_stdout(swarm(&project, &server).args(["inbox", "--agent", "operator", "--json"]));
+    assert!(inbox.contains("\"ACK\"") && inbox.contains(&id), "{inbox}");
 }

@@ -6,87 +6,13 @@
 //! `swarm peek` shows the screen; a message to the person lands in their
 //! inbox; a held message goes in by itself once its pane is safe.
 
-use std::collections::BTreeMap;
-use std::process::{Child, Command, Stdio};
+use crate::harness::http::http_server;
+use crate::harness::watcher::{events, feed, wait_for_event, watch};
+use crate::harness::{Project, TmuxServer, agents, ok_stdout, outcome, records, swarm, wait_for};
 
-use crate::harness::{Project, TmuxServer, records, swarm, swarm_process, wait_for};
-use crate::notify::http_server;
-
-/// A `swarm watch` child, stopped (and reaped) when dropped.
-pub(crate) struct Watch(Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-pub(crate) fn watch(project: &Project, server: &TmuxServer, env: &[(&str, &str)]) -> Watch {
-    let mut cmd: Command = swarm_process(project, Some(server));
-    cmd.arg("watch").stdout(Stdio::null()).stderr(Stdio::null());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    Watch(cmd.spawn().expect("start swarm watch"))
-}
-
-/// Demo agents in `n` panes, discovered as agent-0 .. agent-(n-1); the
-/// panes in id order.
-pub(crate) fn agents(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
-    let panes: Vec<String> = (0..n)
-        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec{i}.jsonl"))))
-        .collect();
-    swarm(project, server).arg("discover").assert().success();
-    let by_pane: BTreeMap<String, String> = project
-        .agents()
-        .into_iter()
-        .map(|(id, pane, _)| (pane, id))
-        .collect();
-    let mut order: Vec<(String, String)> = panes
-        .into_iter()
-        .map(|p| (by_pane.get(&p).cloned().expect("registered"), p))
-        .collect();
-    order.sort();
-    order.into_iter().map(|(_, p)| p).collect()
-}
-
-pub(crate) fn type_line(server: &TmuxServer, pane: &str, text: &str) {
-    server.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
-    server.tmux(&["send-keys", "-t", pane, "Enter"]);
-}
-
-/// The feed's lines.
-fn feed(project: &Project) -> Vec<serde_json::Value> {
-    records(&project.file(".swarm/feed.jsonl"))
-}
-
-/// The feed's attention events as (agent, event, episode).
-fn events(project: &Project, kind: &str) -> Vec<(String, u64)> {
-    feed(project)
-        .into_iter()
-        .filter(|e| e["event"] == kind)
-        .map(|e| {
-            (
-                e["agent"].as_str().unwrap_or_default().to_owned(),
-                e["episode"].as_u64().unwrap_or_default(),
-            )
-        })
-        .collect()
-}
-
-pub(crate) fn wait_for_event(project: &Project, kind: &str, n: usize) -> Vec<(String, u64)> {
-    wait_for(&format!("{n} {kind} event(s)"), || {
-        let e = events(project, kind);
-        (e.len() >= n).then_some(e)
-    })
-}
-
+/// The answers the demo agent of `rec<i>.jsonl` recorded.
 fn answers(project: &Project, i: usize) -> Vec<String> {
-    records(&project.file(&format!("rec{i}.jsonl")))
-        .into_iter()
-        .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
-        .collect()
+    crate::harness::answers(&project.file(&format!("rec{i}.jsonl")))
 }
 
 #[test]
@@ -98,7 +24,7 @@ fn every_event_is_raised_once_per_episode() {
     let _a = watch(&project, &server, &[]);
 
     // A dialog: needs_input, carrying the question and the options.
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     let got = wait_for_event(&project, "needs_input", 1);
     assert_eq!(got, [("agent-0".to_owned(), 1)]);
     let line = feed(&project)
@@ -111,17 +37,17 @@ fn every_event_is_raised_once_per_episode() {
     assert!(line["time"].as_str().expect("time").ends_with("+00:00"));
 
     // A turn that ends: finished.
-    type_line(&server, &panes[1], "work DEMOSLEEP1");
+    server.type_line(&panes[1], "work DEMOSLEEP1");
     wait_for_event(&project, "finished", 1);
 
     // A busy screen that does not change: stuck.
-    type_line(&server, &panes[2], "long work DEMOSLEEP300");
+    server.type_line(&panes[2], "long work DEMOSLEEP300");
     wait_for_event(&project, "stuck", 1);
 
     // The dialog is answered, then asked again: a second episode.
     server.tmux(&["send-keys", "-t", &panes[0], "1"]);
     server.wait_for_screen(&panes[0], "(answered yes)");
-    type_line(&server, &panes[0], "again DEMOASK");
+    server.type_line(&panes[0], "again DEMOASK");
     let got = wait_for_event(&project, "needs_input", 2);
     assert_eq!(
         got[..2],
@@ -136,7 +62,7 @@ fn every_event_is_raised_once_per_episode() {
     // watcher has looked at every earlier state for many rounds.
     server.tmux(&["send-keys", "-t", &panes[0], "2"]);
     server.wait_for_screen(&panes[0], "(answered no)");
-    type_line(&server, &panes[0], "last DEMOASK");
+    server.type_line(&panes[0], "last DEMOASK");
     wait_for_event(&project, "needs_input", 3);
     for (kind, n) in [
         ("needs_input", 3),
@@ -160,7 +86,7 @@ fn a_webhook_gets_the_dialog_as_json() {
     let (port, received) = http_server(&[200]);
     let url = format!("http://127.0.0.1:{port}/hook");
     let _w = watch(&project, &server, &[("SWARM_NOTIFY_WEBHOOK", &url)]);
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     let got = received
         .recv_timeout(crate::harness::PATIENCE)
         .expect("the webhook was called");
@@ -199,7 +125,7 @@ fn answer_picks_the_option_by_its_label_and_refuses_without_a_dialog() {
     assert!(answers(&project, 0).is_empty());
 
     // `No` listed first and highlighted: `yes` still picks Yes.
-    type_line(&server, &panes[0], "please DEMOASKNO");
+    server.type_line(&panes[0], "please DEMOASKNO");
     server.wait_for_screen(&panes[0], "Esc to cancel");
     let out = swarm(&project, &server)
         .args(["answer", "agent-0", "yes", "--json"])
@@ -219,7 +145,7 @@ fn answer_picks_the_option_by_its_label_and_refuses_without_a_dialog() {
     assert_eq!(answers(&project, 0), ["yes"]);
 
     // Numbered options: `no` types the digit of No.
-    type_line(&server, &panes[0], "again DEMOASK");
+    server.type_line(&panes[0], "again DEMOASK");
     server.wait_for_screen(&panes[0], "2. No");
     swarm(&project, &server)
         .args(["answer", "agent-0", "no"])
@@ -231,7 +157,7 @@ fn answer_picks_the_option_by_its_label_and_refuses_without_a_dialog() {
     assert_eq!(answers(&project, 0), ["yes", "no"]);
 
     // An option that is not there: refused, nothing typed.
-    type_line(&server, &panes[0], "third DEMOASK");
+    server.type_line(&panes[0], "third DEMOASK");
     server.wait_for_screen(&panes[0], "2. No");
     let out = swarm(&project, &server)
         .args(["answer", "agent-0", "7"])
@@ -265,7 +191,7 @@ fn peek_shows_the_screen_without_escapes() {
     let server = TmuxServer::start();
     let project = Project::new();
     let panes = agents(&server, &project, 1);
-    type_line(&server, &panes[0], "hello \u{1b}[31mred");
+    server.type_line(&panes[0], "hello \u{1b}[31mred");
     server.wait_for_screen(&panes[0], "submission 1");
     let out = swarm(&project, &server)
         .args(["peek", "agent-0", "--json"])
@@ -456,4 +382,40 @@ fn launch_returns_once_its_agents_are_ready() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+#[test]
+fn answer_without_a_dialog_or_with_no_such_option_says_what_there_is() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = agents(&server, &project, 1);
+    let answers = || -> Vec<String> {
+        records(&project.file("rec0.jsonl"))
+            .into_iter()
+            .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
+            .collect()
+    };
+
+    let (code, _, stderr) = outcome(swarm(&project, &server).args(["answer", "agent-0", "yes"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(stderr.contains("shows no dialog"), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("swarm peek agent-0"),
+        "{stderr}"
+    );
+
+    server.type_line(&panes[0], "please DEMOASK");
+    server.wait_for_screen(&panes[0], "2. No");
+    let (code, _, stderr) = outcome(swarm(&project, &server).args(["answer", "agent-0", "maybe"]));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("maybe") && stderr.contains("1. Yes") && stderr.contains("2. No"),
+        "{stderr}"
+    );
+    assert!(answers().is_empty());
+    assert!(server.capture(&panes[0]).contains("Esc to cancel"));
+    // The dialog is still there to be answered.
+    ok_stdout(swarm(&project, &server).args(["answer", "agent-0", "2"]));
+    wait_for("the answer", || (!answers().is_empty()).then_some(()));
+    assert_eq!(answers(), ["no"]);
 }

@@ -1,7 +1,10 @@
 //! The command line itself: help, exit codes, errors for bad input, and
 //! identity detection.
 
-use crate::harness::{Project, TmuxServer, redacted, stdout_json, swarm, swarm_outside_tmux};
+use crate::harness::{
+    Project, TmuxServer, fails_with, launch_demo, ok_stdout, outcome, redacted, stdout_json, swarm,
+    swarm_outside_tmux,
+};
 
 #[test]
 fn help_lists_commands_and_exit_codes() {
@@ -382,4 +385,150 @@ fn help_of_a_command_shows_its_own_options_and_points_to_the_common_ones() {
     let short = opening(&run(&["-h"]));
     assert!(short.len() > 40, "{short}");
     assert!(opening(&run(&["--help"])).starts_with(&short), "{short}");
+}
+
+#[test]
+fn every_agent_argument_must_name_a_registered_agent() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch_demo(&project, &server, 2, "team");
+    for args in [
+        &["lock", "src/a.py", "--agent", "agent-7"][..],
+        &["lock", "src/a.py", "--agent", "claude"],
+        &["unlock", "src/a.py", "--agent", "agent-7"],
+        &["inbox", "--agent", "agent-9"],
+        &["ack", "0000", "--agent", "agent-9"],
+        &["msg", "agent-0", "INFO", "--from", "nobody", "hi"],
+        &["broadcast", "INFO", "--from", "nobody", "hi"],
+    ] {
+        let stderr = fails_with(swarm(&project, &server).args(args), 4);
+        assert!(
+            stderr.contains("swarm: error: no agent") && stderr.contains("agent-0, agent-1"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Nothing was locked for anyone.
+    assert!(!project.file(".agent_locks").exists() || project.ls(".agent_locks").is_empty());
+}
+
+#[test]
+fn every_error_has_one_format_and_a_hint() {
+    let project = Project::new();
+    let run = |args: &[&str]| {
+        let out = swarm_outside_tmux(&project)
+            .args(args)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    for (args, code, hint) in [
+        (&["mgs", "agent-1", "INFO", "x"][..], 2, "`msg`"),
+        (&["lokc", "a.py"], 2, "`lock`"),
+        (&["inbx"], 2, "inbox"),
+        (&["msg", "--bogus"], 2, "`swarm help msg`"),
+        (&["msg"], 2, "usage: swarm msg"),
+        (&["lock", "--wait", "x", "a.py"], 2, "`swarm help lock`"),
+        (&["whoami"], 1, "`swarm agents`"),
+    ] {
+        let (status, stderr) = run(args);
+        assert_eq!(status, Some(code), "{args:?}: {stderr}");
+        let lines: Vec<&str> = stderr.lines().collect();
+        assert!(lines[0].starts_with("swarm: error: "), "{args:?}: {stderr}");
+        assert!(
+            lines[1].starts_with("  hint: ") && lines[1].contains(hint),
+            "{args:?}: {stderr}"
+        );
+        assert!(!stderr.contains("--agent/--from"), "{stderr}");
+    }
+}
+
+#[test]
+fn an_agent_id_with_an_underscore_suggests_the_dash() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    for args in [
+        &["inbox", "--agent", "agent_1"][..],
+        &["msg", "agent_1", "INFO", "hi"],
+        &["lock", "src/a.py", "--agent", "Agent_1"],
+    ] {
+        let (code, _, stderr) = outcome(swarm(&project, &server).args(args));
+        assert_eq!(code, Some(4), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("did you mean `agent-1`?"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// True when `text` holds an ISO 8601 time (`2026-11-28T12:42:48`).
+fn has_iso_time(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(18)).any(|i| {
+        let d = |k: usize| b[i + k].is_ascii_digit();
+        (0..4).all(d)
+            && b[i + 4] == b'-'
+            && d(5)
+            && d(6)
+            && b[i + 7] == b'-'
+            && d(8)
+            && d(9)
+            && b[i + 10] == b'T'
+            && d(11)
+            && d(12)
+            && b[i + 13] == b':'
+    })
+}
+
+/// True when `text` holds a clock time `HH:MM:SS`.
+fn has_clock_time(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len().saturating_sub(7)).any(|i| {
+        let d = |k: usize| b[i + k].is_ascii_digit();
+        d(0) && d(1) && b[i + 2] == b':' && d(3) && d(4) && b[i + 5] == b':' && d(6) && d(7)
+    })
+}
+
+#[test]
+fn times_for_people_are_local_and_short() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch_demo(&project, &server, 1, "team");
+    ok_stdout(swarm(&project, &server).args(["msg", "agent-0", "INFO", "hello there"]));
+    ok_stdout(
+        swarm(&project, &server).args(["msg", "operator", "INFO", "a note", "--from", "agent-0"]),
+    );
+    for args in [
+        &["inbox", "--agent", "agent-0"][..],
+        &["inbox", "--agent", "operator"],
+        &["search", "hello"],
+        &["sessions"],
+    ] {
+        let stdout = ok_stdout(swarm(&project, &server).args(args));
+        assert!(!has_iso_time(&stdout), "{args:?}: {stdout}");
+        assert!(
+            has_clock_time(&stdout) || stdout.contains(" ago"),
+            "{args:?}: {stdout}"
+        );
+    }
+    let id = stdout_json(
+        &swarm(&project, &server)
+            .args(["inbox", "--agent", "agent-0", "--json"])
+            .output()
+            .expect("run"),
+    )["messages"][0]["msg_id"]
+        .as_str()
+        .expect("id")
+        .to_owned();
+    let thread = ok_stdout(swarm(&project, &server).args(["thread", &id[..8]]));
+    assert!(
+        !has_iso_time(&thread) && has_clock_time(&thread),
+        "{thread}"
+    );
+    // JSON keeps the full time.
+    let json = ok_stdout(swarm(&project, &server).args(["inbox", "--agent", "agent-0", "--json"]));
+    assert!(has_iso_time(&json), "{json}");
 }

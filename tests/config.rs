@@ -1,17 +1,7 @@
 //! `swarm config`: the file round-trips in both formats, every bad key,
 //! type or value is reported precisely, and environment overrides work.
 
-use std::process::Output;
-
-use crate::harness::{Project, redacted, stdout_json, swarm_outside_tmux};
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
+use crate::harness::{Project, redacted, stderr, stdout, stdout_json, swarm_outside_tmux};
 
 #[test]
 fn init_validate_show_round_trips_in_both_formats() {

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 use std::fs;
 
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm, swarm_outside_tmux, swarm_process, wait_for,
+    Project, TmuxServer, outcome, records, stdout_json, swarm, swarm_outside_tmux, swarm_process,
+    wait_for,
 };
 
 /// `swarm msg ... --json` outside tmux; returns the message's JSON.
@@ -578,4 +579,58 @@ fn a_damaged_index_is_built_again_from_the_log() {
     assert!(out.status.success());
     let again: BTreeSet<String> = ids(&stdout_json(&out)).into_iter().collect();
     assert_eq!(again, want);
+}
+
+#[test]
+fn a_topic_nobody_follows_points_to_subscribe() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    let (code, _, stderr) = outcome(swarm(&project, &server).args([
+        "broadcast",
+        "--topic",
+        "deploys",
+        "INFO",
+        "v2 is out",
+    ]));
+    assert_eq!(code, Some(4), "{stderr}");
+    assert!(
+        stderr.contains("hint:") && stderr.contains("swarm subscribe deploys"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn search_shows_relevance_not_a_negative_score() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-1"]);
+    for body in ["schema v2 merged", "the schema", "lunch?"] {
+        swarm(&project, &server)
+            .args(["msg", "agent-1", "INFO", body])
+            .output()
+            .expect("run");
+    }
+    let out = swarm(&project, &server)
+        .args(["search", "schema", "--json"])
+        .output()
+        .expect("run");
+    let json = stdout_json(&out);
+    let found = json["messages"].as_array().expect("messages");
+    assert_eq!(found.len(), 2, "{json}");
+    for m in found {
+        assert!(m.get("score").is_none(), "{m}");
+        let r = m["relevance"].as_u64().expect("relevance");
+        assert!((1..=100).contains(&r), "{m}");
+    }
+    assert_eq!(found[0]["relevance"], 100, "best first: {json}");
+    let plain = swarm(&project, &server)
+        .args(["search", "schema"])
+        .output()
+        .expect("run");
+    let plain = String::from_utf8_lossy(&plain.stdout);
+    assert!(
+        plain.contains("relevance 100%") && !plain.contains("-0."),
+        "{plain}"
+    );
 }

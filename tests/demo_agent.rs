@@ -1,7 +1,7 @@
 //! The demo agent as a new user meets it: its trigger words on its screen
 //! and in `swarm help launch`, and a reply to a question sent to it.
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, wait_for};
+use crate::harness::{Project, TmuxServer, launch_demo, stdout_json, swarm, wait_for};
 
 /// The messages in the operator's inbox, as JSON.
 fn operators_inbox(project: &Project, server: &TmuxServer) -> Vec<serde_json::Value> {
@@ -117,5 +117,14 @@ fn help_launch_names_the_demo_agents_words() {
         "a reply",
     ] {
         assert!(text.contains(word), "{word}: {text}");
+    }
+}
+
+#[test]
+fn the_demo_agent_shows_its_agent_id() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    for (id, pane) in launch_demo(&project, &server, 2, "team") {
+        server.wait_for_screen(&pane, &format!("{id}: swarm demo agent"));
     }
 }

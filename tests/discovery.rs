@@ -1,8 +1,9 @@
 //! Discovery against real panes: which panes are agents, which ids they
 //! get, and how the registry survives damage.
 
-use crate::attention::type_line;
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin};
+use crate::harness::{
+    Project, TmuxServer, launch_demo, ok, outcome, stdout_json, swarm, swarm_bin,
+};
 
 fn ids(project: &Project) -> Vec<(String, String)> {
     project
@@ -127,17 +128,7 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
     let project = Project::new();
     // The agent runs under a shell that is left at its prompt when the
     // agent dies; a second agent shows when the watcher has looked.
-    let shell = server.shell(&project.path());
-    type_line(
-        &server,
-        &shell,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            swarm_bin(),
-            project.file("a.jsonl").display()
-        ),
-    );
-    server.wait_for_screen(&shell, "waiting for messages");
+    let shell = server.demo_agent_from_shell(&project.path(), &project.file("a.jsonl"));
     let other = server.demo_agent(&project.path(), &project.file("b.jsonl"));
     swarm(&project, &server).arg("discover").assert().success();
     let id_of = |pane: &str| {
@@ -182,8 +173,8 @@ fn an_agent_killed_and_found_stale_by_discover_is_reported_exited_once() {
 
     // A watcher round and another discover raise it no more.
     {
-        let _watch = crate::attention::watch(&project, &server, &[]);
-        type_line(&server, &other, "work DEMOSLEEP1");
+        let _watch = crate::harness::watcher::watch(&project, &server, &[]);
+        server.type_line(&other, "work DEMOSLEEP1");
         crate::harness::wait_for("the watcher to see a turn end", || {
             (!feed_lines(&project, "finished", &alive).is_empty()).then_some(())
         });
@@ -265,20 +256,8 @@ fn an_agent_started_from_a_shell_is_found_through_its_parent() {
     let project = Project::new();
     // The pane's root process is a shell that stays; the agent is its
     // child and holds the terminal.
-    let shell = server.shell(&project.path());
     let record = project.file("a.jsonl");
-    server.tmux(&[
-        "send-keys",
-        "-t",
-        &shell,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            swarm_bin(),
-            record.display()
-        ),
-        "Enter",
-    ]);
-    server.wait_for_screen(&shell, "waiting for messages");
+    let shell = server.demo_agent_from_shell(&project.path(), &record);
     swarm(&project, &server).arg("discover").assert().success();
     assert_eq!(ids(&project), [("agent-0".to_string(), shell.clone())]);
     // And a message reaches it through the same facts.
@@ -432,4 +411,93 @@ fn the_foreground_decides_delivery_and_tmux_alone_recognises_a_shell() {
         reason.contains("could not tell what runs") && reason.contains("`ps` is not installed"),
         "{reason}"
     );
+}
+
+#[test]
+fn a_restarted_tmux_server_gets_new_agent_ids() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // Launch starts the server, as it does for a user with none running.
+    server.tmux(&["kill-server"]);
+    let first = launch_demo(&project, &server, 2, "team");
+    assert_eq!(first[1].0, "agent-1");
+    // A message goes in once the agent shows its input box.
+    server.wait_for_screen(&first[1].1, "agent-1: swarm demo agent");
+    ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--from", "agent-0"]));
+    ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-1"]));
+
+    server.tmux(&["kill-server"]);
+    let second = launch_demo(&project, &server, 2, "team");
+    // tmux numbers the panes of the new server from %0 again...
+    assert_eq!(
+        second.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>(),
+        first.iter().map(|(_, p)| p.as_str()).collect::<Vec<_>>()
+    );
+    // ...but they are new agents.
+    let ids: Vec<&str> = second.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["agent-2", "agent-3"]);
+    let registered: Vec<String> = project.agents().into_iter().map(|a| a.0).collect();
+    assert_eq!(registered, ["agent-2", "agent-3"]);
+    // The registry keeps the Python tool's exact keys.
+    for agent in project.registry()["agents"].as_array().expect("agents") {
+        let mut keys: Vec<&str> = agent
+            .as_object()
+            .expect("object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort();
+        assert_eq!(
+            keys,
+            [
+                "id",
+                "last_seen",
+                "pane_index",
+                "pid",
+                "session_name",
+                "status",
+                "tmux_pane_id"
+            ]
+        );
+    }
+    // The new agent in the old agent-1's pane has none of its messages...
+    let inbox = ok(swarm(&project, &server).args(["inbox", "--agent", "agent-3", "--json"]));
+    assert!(
+        !String::from_utf8_lossy(&inbox.stdout).contains("hello"),
+        "{}",
+        String::from_utf8_lossy(&inbox.stdout)
+    );
+    // ...and its lock is the old agent's, in the way like any other.
+    let taken = swarm(&project, &server)
+        .args(["lock", "src/a.py", "--agent", "agent-3"])
+        .output()
+        .expect("run");
+    assert_eq!(taken.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&taken.stderr).contains("agent-1"));
+}
+
+#[test]
+fn agents_on_a_server_without_them_names_the_socket_asked() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    project.register(&["agent-0", "agent-1"]);
+    let socket = server
+        .tmux(&["display-message", "-p", "#{socket_path}"])
+        .trim()
+        .to_owned();
+    let (code, stdout, stderr) = outcome(swarm(&project, &server).arg("agents"));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("agent-0") && stdout.contains("gone"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&socket) && stderr.contains("none of the 2 agents"),
+        "{stderr}"
+    );
+    // Agents that are there: no such word.
+    let project = Project::new();
+    launch_demo(&project, &server, 1, "team");
+    let (_, _, stderr) = outcome(swarm(&project, &server).arg("agents"));
+    assert!(!stderr.contains(&socket), "{stderr}");
 }

@@ -432,3 +432,111 @@ fn every_dashboard_variable_the_docs_name_is_read_by_the_program() {
 
 #[cfg(feature = "mcp")]
 mod mcp_table;
+
+#[test]
+fn the_readme_first_session_works_as_written() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+        .expect("README");
+    let part = &readme[readme.find("## A first session").expect("the section")..];
+    let commands: Vec<&str> = part
+        .lines()
+        .skip_while(|l| !l.starts_with("```sh"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert!(commands.len() >= 8 && commands.len() <= 13, "{commands:?}");
+    let bin = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(swarm_bin(), bin.path().join("swarm")).expect("symlink");
+    let path = format!("{}:/usr/local/bin:/usr/bin:/bin", bin.path().display());
+    for command in commands {
+        // The monitor runs until it is stopped: it has tests of its own.
+        if command.starts_with("swarm monitor") {
+            continue;
+        }
+        let out = Command::new("sh")
+            .args(["-c", command])
+            .current_dir(project.path())
+            .env_remove("TMUX")
+            .env_remove("TMUX_PANE")
+            .env_remove("CLAUDESWARM_ROOT")
+            .env("PATH", &path)
+            .env("SWARM_TMUX_SOCKET", &server.socket)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run");
+        // A command that fails on purpose says so: `# exit 3: ...`.
+        let expected = command
+            .split_once("# exit ")
+            .and_then(|(_, rest)| rest.get(..1))
+            .and_then(|code| code.parse().ok())
+            .unwrap_or(0);
+        assert_eq!(
+            out.status.code(),
+            Some(expected),
+            "{command}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(project.agents().is_empty());
+}
+
+/// The Markdown link targets (`](target)`) in `text`, anchors cut off.
+fn link_targets(text: &str) -> Vec<String> {
+    text.split("](")
+        .skip(1)
+        .filter_map(|rest| rest.split(')').next())
+        .map(|t| t.split('#').next().unwrap_or_default().to_owned())
+        .filter(|t| !t.is_empty() && !t.contains("://"))
+        .collect()
+}
+
+/// Every document is reachable: each `docs/*.md` is linked from the
+/// README or from docs/ARCHITECTURE.md (itself linked from the README),
+/// and every relative link of the README and of the documents leads to a
+/// file that exists.
+#[test]
+fn every_document_is_linked_and_every_link_leads_somewhere() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let read = |p: &Path| fs::read_to_string(p).expect("read");
+    let readme = read(&root.join("README.md"));
+    let architecture = read(&root.join("docs/ARCHITECTURE.md"));
+    let mut linked: Vec<String> = link_targets(&readme);
+    linked.extend(
+        link_targets(&architecture)
+            .into_iter()
+            .map(|t| format!("docs/{t}")),
+    );
+    let mut problems = Vec::new();
+    if !linked.iter().any(|t| t == "docs/ARCHITECTURE.md") {
+        problems.push("the README does not link docs/ARCHITECTURE.md".to_owned());
+    }
+    let mut docs: Vec<String> = fs::read_dir(root.join("docs"))
+        .expect("docs")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .collect();
+    docs.sort();
+    for doc in &docs {
+        let rel = format!("docs/{doc}");
+        if rel != "docs/ARCHITECTURE.md" && !linked.contains(&rel) {
+            problems.push(format!(
+                "{rel} is linked from neither the README nor ARCHITECTURE.md"
+            ));
+        }
+        for target in link_targets(&read(&root.join(&rel))) {
+            if !root.join("docs").join(&target).exists() {
+                problems.push(format!("{rel} links {target}, which does not exist"));
+            }
+        }
+    }
+    for target in link_targets(&readme) {
+        if !root.join(&target).exists() {
+            problems.push(format!("README.md links {target}, which does not exist"));
+        }
+    }
+    assert_eq!(problems, Vec::<String>::new());
+}

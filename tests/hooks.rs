@@ -5,12 +5,9 @@
 //! turn's end is `finished` from the hook; a message it takes is
 //! confirmed by its prompt hook, busy or not. The hook fails open.
 
-use std::io::Write;
-use std::process::Stdio;
-
-use crate::attention::{type_line, watch};
+use crate::harness::watcher::watch;
 use crate::harness::{
-    Project, TmuxServer, records, stdout_json, swarm, swarm_bin, swarm_process, wait_for,
+    Project, TmuxServer, records, run_hook, stdout_json, swarm, swarm_bin, wait_for,
 };
 
 /// A demo agent in a new pane whose hooks are `agent`'s, discovered as
@@ -56,7 +53,7 @@ fn a_dialog_is_raised_once_by_the_hook_and_the_turn_ends_from_the_hook() {
     let project = Project::new();
     let pane = hooked_agent(&server, &project, "claude");
 
-    type_line(&server, &pane, "please DEMOASK");
+    server.type_line(&pane, "please DEMOASK");
     let asked = wait_for_feed(&project, "needs_input", 1);
     assert_eq!(asked[0]["source"], "hook", "{:?}", asked[0]);
     assert_eq!(asked[0]["agent"], "agent-0");
@@ -86,7 +83,7 @@ fn a_dialog_is_raised_once_by_the_hook_and_the_turn_ends_from_the_hook() {
         (episode(&project, "needs_input")["open"] == false).then_some(())
     });
     // A second dialog is a second episode, from the hook again.
-    type_line(&server, &pane, "again DEMOASK");
+    server.type_line(&pane, "again DEMOASK");
     let asked = wait_for_feed(&project, "needs_input", 2);
     assert_eq!(asked[1]["episode"], 2);
     assert_eq!(asked[1]["source"], "hook");
@@ -126,7 +123,7 @@ fn deliveries_are_confirmed_by_the_recipient_s_prompt_hook_busy_or_not() {
     let project = Project::new();
     let pane = hooked_agent(&server, &project, "codex");
     // Its prompt hook is seen once: from then on a sender waits for it.
-    type_line(&server, &pane, "hello");
+    server.type_line(&pane, "hello");
     wait_for("the prompt hook seen", || {
         std::fs::read_to_string(project.file(".swarm/hook_sightings.json"))
             .unwrap_or_default()
@@ -147,7 +144,7 @@ fn deliveries_are_confirmed_by_the_recipient_s_prompt_hook_busy_or_not() {
     assert!(hook_confirmed(&project, &id));
 
     // Busy: accepted, and confirmed only once the agent takes it.
-    type_line(&server, &pane, "work DEMOSLEEP2");
+    server.type_line(&pane, "work DEMOSLEEP2");
     server.wait_for_screen(&pane, "working");
     let out = swarm(&project, &server)
         .args(["msg", "agent-0", "INFO", "while busy", "--json"])
@@ -173,30 +170,6 @@ fn hook_confirmed(project: &Project, msg_id: &str) -> bool {
         .filter(|r| r["event"] == "delivery" && r["msg_id"] == msg_id)
         .filter_map(|r| r["outcomes"].get("agent-0").cloned())
         .any(|o| o["confirmed_by"] == "hook" && o["status"] == "delivered")
-}
-
-/// Runs `swarm hook AGENT` in the project with `input` on stdin, as if
-/// in `pane` (none: outside tmux).
-pub(crate) fn run_hook(
-    project: &Project,
-    server: &TmuxServer,
-    agent: &str,
-    pane: Option<&str>,
-    input: &[u8],
-) -> std::process::Output {
-    let mut cmd = swarm_process(project, Some(server));
-    cmd.args(["hook", agent])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    if let Some(pane) = pane {
-        cmd.env("TMUX_PANE", pane);
-    }
-    let mut child = cmd.spawn().expect("swarm hook");
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input);
-    }
-    child.wait_with_output().expect("swarm hook ends")
 }
 
 #[test]
@@ -352,7 +325,7 @@ fn agents_in_worktrees_get_the_project_s_hooks_at_launch_and_at_resume() {
         .to_owned();
     server.wait_for_screen(&pane, "waiting for messages");
     // The hook runs in the worktree and acts in the main project.
-    type_line(&server, &pane, "please DEMOASK");
+    server.type_line(&pane, "please DEMOASK");
     let asked = wait_for_feed(&project, "needs_input", 1);
     assert_eq!(
         (asked[0]["agent"].as_str(), asked[0]["source"].as_str()),
@@ -373,7 +346,7 @@ fn agents_in_worktrees_get_the_project_s_hooks_at_launch_and_at_resume() {
     );
     let pane = wait_for("agent-0's new pane", || pane_of_agent0(&server));
     server.wait_for_screen(&pane, "waiting for messages");
-    type_line(&server, &pane, "again DEMOASK");
+    server.type_line(&pane, "again DEMOASK");
     let asked = wait_for_feed(&project, "needs_input", 2);
     assert_eq!(asked[1]["source"], "hook", "{asked:?}");
 }

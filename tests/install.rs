@@ -216,3 +216,22 @@ fn the_readme_install_commands_name_this_package() {
         );
     }
 }
+
+/// The README and the install guide install from a clone one way
+/// everywhere: with `--locked`, as the Install section says.
+#[test]
+fn the_readmes_cargo_install_commands_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut text = String::new();
+    for page in ["README.md", "docs/guide/install.md"] {
+        text.push_str(&std::fs::read_to_string(root.join(page)).expect(page));
+    }
+    let installs: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("cargo install") && l.contains("--path"))
+        .collect();
+    assert!(installs.len() >= 2, "{installs:?}");
+    for line in installs {
+        assert!(line.contains("cargo install --locked"), "{line}");
+    }
+}

@@ -1,6 +1,6 @@
-//! `swarm launch` and `swarm down` against a private server.
+//! `swarm launch` against a private server (`swarm down`: tests/down.rs).
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm};
+use crate::harness::{Project, TmuxServer, ok, outcome, stdout_json, swarm};
 
 #[test]
 fn launch_four_then_discover_finds_exactly_four() {
@@ -175,36 +175,39 @@ fn launch_validates_its_arguments() {
 }
 
 #[test]
-fn down_stops_the_session_and_drops_its_agents() {
+fn launch_outside_a_project_says_where_it_keeps_its_state() {
     let server = TmuxServer::start();
     let project = Project::new();
-    swarm(&project, &server)
-        .args([
-            "launch",
-            "2",
-            "--agent",
-            "demo",
-            "--session",
-            "gone",
-            "--no-attach",
-        ])
-        .assert()
-        .success();
-    assert_eq!(project.agents().len(), 2);
-    let out = swarm(&project, &server)
-        .args(["down", "--session", "gone"])
-        .output()
-        .expect("run");
+    std::fs::remove_dir(project.file(".git")).expect("remove the marker");
+    let out = ok(swarm(&project, &server).args([
+        "launch",
+        "1",
+        "--cmd",
+        "sleep 600",
+        "--session",
+        "demo",
+        "--no-attach",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let dir = project.path().display().to_string();
     assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        stderr.starts_with("swarm: warning: no project marker")
+            && stderr.contains(&dir)
+            && stderr.contains("--root")
+            && stderr.contains("git init"),
+        "{stderr}"
     );
-    assert!(String::from_utf8_lossy(&out.stdout).contains("2 agents left the registry"));
-    assert!(project.agents().is_empty());
-    let again = swarm(&project, &server)
-        .args(["down", "--session", "gone"])
-        .output()
-        .expect("run");
-    assert_eq!(again.status.code(), Some(4));
+    // It went on.
+    assert_eq!(project.agents().len(), 1);
+}
+
+#[test]
+fn launching_too_many_agents_says_the_limit() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let (code, _, stderr) =
+        outcome(swarm(&project, &server).args(["launch", "20", "--agent", "demo"]));
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("at most 16 agents"), "{stderr}");
+    assert!(stderr.contains("`swarm help launch`"), "{stderr}");
 }

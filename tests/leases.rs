@@ -13,7 +13,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 use swarm::lock_file_name;
 
-use crate::harness::{Project, stdout_json, swarm_bin, swarm_outside_tmux, wait_for};
+use crate::harness::{
+    Project, stderr, stdout, stdout_json, swarm_bin, swarm_outside_tmux, wait_for,
+};
 
 /// A project whose registry holds agent-0 ... agent-15 (no panes: these
 /// tests name the holder with `--agent`).
@@ -41,14 +43,6 @@ fn run(project: &Project, args: &[&str]) -> Output {
 
 fn code(out: &Output) -> Option<i32> {
     out.status.code()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 fn unix_now() -> f64 {

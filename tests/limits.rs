@@ -7,7 +7,8 @@
 //! `on_reset = "resume"` the resume prompt goes in once at the reset,
 //! before the held messages, in order.
 
-use crate::attention::{agents, type_line, wait_for_event, watch};
+use crate::harness::agents;
+use crate::harness::watcher::{wait_for_event, watch};
 use crate::harness::{Project, records, swarm, wait_for};
 
 /// What the demo agent in pane `i` received, in order.
@@ -37,7 +38,7 @@ fn an_agent_at_its_limit_is_parked_with_its_login_until_cleared() {
     let panes = agents(&server, &project, 2);
     let _w = watch(&project, &server, &[]);
 
-    type_line(&server, &panes[0], "work on it DEMOLIMIT3600");
+    server.type_line(&panes[0], "work on it DEMOLIMIT3600");
     let got = wait_for_event(&project, "limited", 1);
     assert_eq!(got, [("agent-0".to_owned(), 1)]);
     let line = records(&project.file(".swarm/feed.jsonl"))
@@ -158,7 +159,7 @@ fn resume_types_the_prompt_once_at_the_reset_then_the_held_messages_in_order() {
     let panes = agents(&server, &project, 1);
     let _w = watch(&project, &server, &[]);
 
-    type_line(&server, &panes[0], "work DEMOLIMIT4");
+    server.type_line(&panes[0], "work DEMOLIMIT4");
     wait_for_event(&project, "limited", 1);
     for text in ["first held", "second held"] {
         swarm(&project, &server)
@@ -188,8 +189,11 @@ fn resume_types_the_prompt_once_at_the_reset_then_the_held_messages_in_order() {
 
 #[cfg(feature = "dashboard")]
 fn dashboard_shows_the_limit(project: &Project, server: &crate::harness::TmuxServer, until: &str) {
-    let dash =
-        crate::dashboard::Dashboard::with(project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
+    let dash = crate::harness::dashboard::Dashboard::with(
+        project,
+        &[("SWARM_TMUX_SOCKET", &server.socket)],
+        &[],
+    );
     let delivery = dash.get("/api/v1/delivery").json();
     for id in ["agent-0", "agent-1"] {
         let said = delivery["screens"][id]["limited"]
@@ -210,7 +214,7 @@ fn an_agents_own_hook_reporting_its_limit_holds_its_messages_at_once() {
     // Claude Code's StopFailure at a rate limit, as if run in agent-0's
     // pane (the demo agent stands in for the agent whose hook it is).
     let failed = br#"{"hook_event_name": "StopFailure", "error": "rate_limit", "last_assistant_message": "You've hit your 5-hour limit"}"#;
-    let out = crate::hooks::run_hook(&project, &server, "claude", Some(&panes[0]), failed);
+    let out = crate::harness::run_hook(&project, &server, "claude", Some(&panes[0]), failed);
     assert!(out.status.success(), "{out:?}");
     let listed = swarm(&project, &server)
         .args(["limits", "--json"])

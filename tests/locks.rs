@@ -15,7 +15,9 @@ use proptest::prelude::*;
 use swarm::{Acquired, FileLocks, LockError, LockKey, lock_file_name};
 use swarm::{Paths, StateDir};
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
+use crate::harness::{
+    Project, TmuxServer, stderr, stdout_json, swarm, swarm_bin, swarm_outside_tmux,
+};
 
 /// A project whose registry holds agent-0 ... agent-31 (in panes that are
 /// not there: these tests need named agents, not running ones).
@@ -46,10 +48,6 @@ fn run(project: &Project, args: &[&str]) -> std::process::Output {
 
 fn code(out: &std::process::Output) -> Option<i32> {
     out.status.code()
-}
-
-fn stderr(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// The lock file of a normalised path, parsed.
@@ -845,4 +843,38 @@ fn the_holder_is_the_agent_of_the_pane_and_acting_for_another_is_recorded() {
     // The pane's own agent releases without naming itself.
     assert_eq!(code(&in_pane(&["unlock", "a.py"])), Some(0));
     assert!(lock_file(&project, "a.py").is_none());
+}
+
+#[test]
+fn lock_paths_longer_than_the_system_allows_are_refused() {
+    let project = Project::new();
+    project.register(&["agent-0"]);
+    let lock = |path: &str| {
+        let out = swarm_outside_tmux(&project)
+            .args(["lock", path, "--agent", "agent-0"])
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let name = "n".repeat(256);
+    let (code, stderr) = lock(&format!("src/{name}.py"));
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("at most 255 per file or directory name"),
+        "{stderr}"
+    );
+    let deep = vec!["d".repeat(200); 21].join("/");
+    let (code, stderr) = lock(&deep);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the system allows at most 4095"),
+        "{stderr}"
+    );
+    // At the limit is fine.
+    let (code, stderr) = lock(&format!("src/{}", "n".repeat(255)));
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(project.ls(".agent_locks").len() == 1);
 }

@@ -6,115 +6,13 @@
 //! through MCP reaches the recipient's pane, and a message arriving marks
 //! the inbox resource updated.
 
-use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ReadResourceRequestParams,
-    ResourceUpdatedNotificationParam, SubscribeRequestParams,
-};
-use rmcp::service::{NotificationContext, RunningService};
+use rmcp::model::{ReadResourceRequestParams, SubscribeRequestParams};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
+use crate::harness::mcp::{Client, call, connect, err, ok, runtime, swarm_of, tmux_env};
 use crate::harness::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, typed_as, wait_for_records};
-
-/// A client that passes on every "resource updated" notification.
-#[derive(Clone)]
-pub(crate) struct Client {
-    updated: mpsc::UnboundedSender<String>,
-}
-
-impl ClientHandler for Client {
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.updated.send(params.uri);
-    }
-}
-
-pub(crate) type Session = RunningService<RoleClient, Client>;
-
-/// A project with `n` demo agents registered as agent-0.., each recording
-/// its submissions into `rec-<i>.jsonl`; returns their panes.
-pub(crate) fn swarm_of(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
-    let panes: Vec<String> = (0..n)
-        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec-{i}.jsonl"))))
-        .collect();
-    swarm(project, server).arg("discover").assert().success();
-    panes
-}
-
-/// `$TMUX` as tmux sets it inside a pane of `server`.
-fn tmux_env(server: &TmuxServer) -> String {
-    let info = server.tmux(&["display-message", "-p", "#{socket_path},#{pid},0"]);
-    info.trim().to_owned()
-}
-
-/// `swarm mcp` started for `pane` as the agent in it would start it, and
-/// a client connected to it; notifications go to the returned receiver.
-pub(crate) async fn connect(
-    server: &TmuxServer,
-    project: &Project,
-    pane: &str,
-) -> (Session, mpsc::UnboundedReceiver<String>) {
-    let mut cmd = tokio::process::Command::new(swarm_bin());
-    cmd.arg("mcp")
-        .current_dir(project.path())
-        .env_remove("CLAUDESWARM_ROOT")
-        .env_remove("SWARM_TMUX_SOCKET")
-        .env("TMUX", tmux_env(server))
-        .env("TMUX_PANE", pane)
-        .env("NO_COLOR", "1");
-    let (tx, rx) = mpsc::unbounded_channel();
-    let transport = TokioChildProcess::new(cmd).expect("start swarm mcp");
-    let session = Client { updated: tx }
-        .serve(transport)
-        .await
-        .expect("MCP handshake");
-    (session, rx)
-}
-
-async fn call(session: &Session, tool: &str, args: Value) -> CallToolResult {
-    let mut params = CallToolRequestParams::new(tool.to_owned());
-    if let Value::Object(map) = args {
-        params = params.with_arguments(map);
-    }
-    session
-        .call_tool(params)
-        .await
-        .unwrap_or_else(|e| panic!("{tool}: protocol error {e}"))
-}
-
-/// The structured result of a successful call.
-pub(crate) async fn ok(session: &Session, tool: &str, args: Value) -> Value {
-    let r = call(session, tool, args).await;
-    assert_ne!(r.is_error, Some(true), "{tool} failed: {r:?}");
-    r.structured_content
-        .unwrap_or_else(|| panic!("{tool}: no structured content"))
-}
-
-/// The text of a failed call (a tool error, not a protocol error).
-pub(crate) async fn err(session: &Session, tool: &str, args: Value) -> String {
-    let r = call(session, tool, args).await;
-    assert_eq!(r.is_error, Some(true), "{tool} should fail: {r:?}");
-    let text = r
-        .content
-        .first()
-        .and_then(|c| c.as_text())
-        .map(|t| t.text.clone())
-        .unwrap_or_default();
-    assert!(text.starts_with("error: "), "{text}");
-    text
-}
-
-pub(crate) fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime")
-}
 
 #[test]
 fn tools_are_listed_for_a_model_and_the_identity_is_the_pane() {

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin};
+use crate::harness::{Project, TmuxServer, launch_demo, ok, stdout_json, swarm, swarm_bin};
 
 /// Registers agents whose panes are shells: every send is logged and
 /// queued at once, so the tests exercise the log, not the delivery.
@@ -269,4 +269,36 @@ fn recent_and_search_reach_into_rotated_segments() {
         .args(["inbox", "--agent", "agent-0", "--new", "--all-history"])
         .assert()
         .code(2);
+}
+
+#[test]
+fn a_python_reader_of_the_log_sees_no_failure_for_a_delivered_message() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let agents = launch_demo(&project, &server, 2, "team");
+    for (_, pane) in &agents {
+        server.wait_for_screen(pane, "waiting for messages");
+    }
+    let out = ok(swarm(&project, &server).args(["msg", "agent-1", "INFO", "hello", "--json"]));
+    let id = stdout_json(&out)["msg_id"].as_str().expect("id").to_owned();
+    let lines: Vec<Value> = project
+        .read("agent_messages.log")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    // The delivery record says it was delivered...
+    assert!(lines.iter().any(|l| l["event"] == "delivery"
+        && l["msg_id"] == id.as_str()
+        && l.to_string().contains("delivered")));
+    // ...and the message line, which is all the Python tool reads, holds
+    // no verdict that says otherwise.
+    let line = lines
+        .iter()
+        .find(|l| l["msg_id"] == id.as_str() && l.get("event").is_none())
+        .expect("the message line");
+    assert_eq!(line["failure_count"], 0, "{line}");
+    let statuses = line["delivery_status"]
+        .as_object()
+        .expect("delivery_status");
+    assert!(statuses.values().all(|v| v != false), "{line}");
 }

@@ -5,7 +5,8 @@
 //! person typed or text swarm typed in, not again after a redraw or a
 //! resize; the printing agent is told what became of its lines.
 
-use crate::attention::{agents, type_line, wait_for_event, watch};
+use crate::harness::agents;
+use crate::harness::watcher::{wait_for_event, watch};
 use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
 
 /// The texts agent `i` was given, in order.
@@ -41,8 +42,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
 
     // A plain line, a line in a code fence, a broadcast, and a line to
     // nobody known.
-    type_line(
-        &server,
+    server.type_line(
         &panes[0],
         "DEMOPRINT @swarm:agent-1 plain hello || ``` || @swarm:agent-1 in a fence || ``` || \
          @swarm:* to everyone || @swarm:nobody lost",
@@ -74,7 +74,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
 
     // A person types an `@swarm:` line as a prompt: its echo is not the
     // agent's output. Swarm types one in as a message: not either.
-    type_line(&server, &panes[2], "@swarm:agent-1 typed by a person");
+    server.type_line(&panes[2], "@swarm:agent-1 typed by a person");
     swarm(&project, &server)
         .args(["send-message", "agent-2", "INFO", "--from", "agent-1", "--"])
         .arg("@swarm:agent-0 typed by swarm")
@@ -83,21 +83,20 @@ fn each_printed_line_arrives_once_with_two_watchers() {
     wait_for_text(&project, 2, "typed by swarm", 1);
 
     // The screen is redrawn (its old rows go to the history) and resized.
-    type_line(&server, &panes[0], "DEMOREDRAW");
+    server.type_line(&panes[0], "DEMOREDRAW");
     server.wait_for_screen(&panes[0], "DEMOREDRAW");
     server.tmux(&["resize-window", "-t", &panes[0], "-x", "60", "-y", "20"]);
     server.tmux(&["resize-window", "-t", &panes[0], "-x", "100", "-y", "30"]);
 
     // The same line in a later turn is a new message.
-    type_line(&server, &panes[0], "DEMOPRINT @swarm:agent-1 plain hello");
+    server.type_line(&panes[0], "DEMOPRINT @swarm:agent-1 plain hello");
     wait_for_text(&project, 1, "plain hello", 2);
     wait_for_text(&project, 0, "sent to agent-1 as ", 2);
 
     // A long reply: its prompt scrolls off the screen while the line is
     // still on it, and is found in the history.
     let filler: Vec<String> = (1..=30).map(|n| format!("row {n}")).collect();
-    type_line(
-        &server,
+    server.type_line(
         &panes[0],
         &format!(
             "DEMOPRINT {} || @swarm:agent-1 after a long reply || tail",
@@ -109,7 +108,7 @@ fn each_printed_line_arrives_once_with_two_watchers() {
 
     // One more line after all of that: by the time it arrives, both
     // watchers have read every earlier screen for many rounds.
-    type_line(&server, &panes[0], "DEMOPRINT @swarm:agent-2 last line");
+    server.type_line(&panes[0], "DEMOPRINT @swarm:agent-2 last line");
     wait_for_text(&project, 2, "last line", 1);
     wait_for_text(&project, 0, "sent to agent-2 as ", 1);
     // Messages, by their text after the header.
@@ -160,13 +159,9 @@ fn a_profile_can_turn_print_to_send_off() {
     // The line is printed, then a short turn ends twice: by the second
     // `finished`, the watcher has read the screen with the line on it
     // and finished the round that would have sent it.
-    type_line(
-        &server,
-        &panes[0],
-        "DEMOPRINT @swarm:agent-1 not read DEMOSLEEP1",
-    );
+    server.type_line(&panes[0], "DEMOPRINT @swarm:agent-1 not read DEMOSLEEP1");
     wait_for_event(&project, "finished", 1);
-    type_line(&server, &panes[0], "again DEMOSLEEP1");
+    server.type_line(&panes[0], "again DEMOSLEEP1");
     wait_for_event(&project, "finished", 2);
     server.wait_for_screen(&panes[0], "@swarm:agent-1 not read DEMOSLEEP1");
     assert_eq!(

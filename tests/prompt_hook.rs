@@ -4,8 +4,8 @@
 //! is not typed in afterwards; and a message id in a submitted prompt is
 //! found however far back in the log the message is.
 
+use crate::harness::run_hook;
 use crate::harness::{Project, TmuxServer, records, stdout_json, swarm, wait_for};
-use crate::hooks::run_hook;
 
 /// One demo agent registered as agent-0, recording into `rec.jsonl`.
 fn one_agent(server: &TmuxServer, project: &Project) -> String {

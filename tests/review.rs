@@ -5,8 +5,8 @@
 
 use std::fs;
 
-use crate::harness::stdout_json;
-use crate::worktrees::{Repo, ok, refused, stdout};
+use crate::harness::repo::{Repo, ok, refused};
+use crate::harness::{stdout, stdout_json};
 
 /// The bodies of the messages of type `ty` in `agent`'s inbox.
 fn messages(repo: &Repo, agent: &str, ty: &str) -> Vec<String> {
@@ -444,7 +444,7 @@ fn commits_in_a_worktree_name_their_agent_and_changes_since_shows_them() {
 #[cfg(feature = "mcp")]
 #[test]
 fn an_agent_reviews_another_through_mcp() {
-    use crate::mcp::{connect, err, ok as mcp_ok, runtime};
+    use crate::harness::mcp::{connect, err, ok as mcp_ok, runtime};
     use serde_json::json;
 
     let repo = Repo::new();

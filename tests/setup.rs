@@ -1,16 +1,10 @@
 //! `swarm init`, `swarm doctor`, help, completions and colour.
 
-use std::process::Output;
-
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, swarm_outside_tmux};
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::harness::repo::git;
+use crate::harness::{
+    Project, TmuxServer, launch_demo, launch_idle, ok, stderr, stdout, stdout_json, swarm,
+    swarm_bin, swarm_outside_tmux,
+};
 
 #[test]
 fn init_is_non_interactive_without_a_terminal_and_idempotent() {
@@ -375,4 +369,213 @@ fn new_commands_honour_color_choices() {
         // Not a terminal (and NO_COLOR set by the harness): plain.
         assert!(!run(args, None, true).contains('\x1b'), "{args:?} auto");
     }
+}
+
+#[test]
+fn hooks_run_swarm_by_one_rule_and_doctor_sees_when_it_is_gone() {
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let copy = dir.path().canonicalize().expect("canonical").join("swarm");
+    std::fs::copy(swarm_bin(), &copy).expect("copy swarm");
+    let init =
+        |path: &str| {
+            // A test running in parallel may fork while the copy is still open
+            // for writing (the child holds it until it execs): the kernel then
+            // refuses to run it ("text file busy") for a moment.
+            let out = crate::harness::wait_for("the copied swarm to run", || {
+                match std::process::Command::new(&copy)
+                    .args(["init", "--yes"])
+                    .current_dir(project.path())
+                    .env_remove("TMUX")
+                    .env_remove("CLAUDESWARM_ROOT")
+                    .env("PATH", path)
+                    .env("NO_COLOR", "1")
+                    .output()
+                {
+                    Err(e) if e.raw_os_error() == Some(26) => None,
+                    other => Some(other.expect("run init")),
+                }
+            });
+            assert!(out.status.success());
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        };
+    // The swarm on PATH is this binary: the hooks run plain `swarm`.
+    let text = init(&format!("{}:/usr/bin:/bin", dir.path().display()));
+    assert!(text.contains("`swarm hook <agent>`"), "{text}");
+    let hook = project.read(".git/hooks/pre-commit");
+    assert!(hook.contains("  swarm guard check-commit"), "{hook}");
+    assert!(
+        project
+            .read(".claude/settings.json")
+            .contains("\"swarm hook claude\"")
+    );
+    // Not on PATH: both hooks name it by its absolute path, and the old
+    // hook entries are replaced, not kept beside the new ones.
+    init("/usr/bin:/bin");
+    let full = copy.display().to_string();
+    let settings = project.read(".claude/settings.json");
+    assert!(
+        settings.contains(&format!("{full} hook claude")),
+        "{settings}"
+    );
+    assert!(!settings.contains("\"swarm hook"), "{settings}");
+    assert!(
+        project
+            .read(".git/hooks/pre-commit")
+            .contains(&format!("{full} guard check-commit"))
+    );
+    let doctor = |project: &Project| {
+        let out = swarm_outside_tmux(project)
+            .args(["doctor", "--json"])
+            .output()
+            .expect("run doctor");
+        stdout_json(&out)["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .filter(|c| c["check"] == "hooks")
+            .map(|c| {
+                (
+                    c["status"].as_str().unwrap_or("").to_owned(),
+                    c["message"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+            .collect::<Vec<_>>()
+    };
+    assert!(
+        doctor(&project).iter().all(|(s, _)| s == "ok"),
+        "{:?}",
+        doctor(&project)
+    );
+    std::fs::remove_file(&copy).expect("remove the binary");
+    let checks = doctor(&project);
+    assert_eq!(checks.len(), 2, "{checks:?}");
+    for (status, message) in &checks {
+        assert_eq!(status, "warn");
+        assert!(
+            message.contains(&full) && message.contains("no longer exists"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn init_keeps_every_state_file_out_of_git_status_and_the_readme_lists_them() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    git(&project.path(), &["init", "-q"]);
+    ok(swarm(&project, &server).args(["init", "--yes"]));
+    // Use every kind of state: agents, messages with an ACK, locks,
+    // cursors, coordination records.
+    launch_demo(&project, &server, 2, "team");
+    ok(swarm(&project, &server).args(["msg", "agent-1", "QUESTION", "ready?", "--ack"]));
+    ok(swarm(&project, &server).args(["lock", "src/a.py", "--agent", "agent-0"]));
+    ok(swarm(&project, &server).args(["inbox", "--agent", "agent-1", "--new"]));
+    ok(swarm(&project, &server).args(["tasks", "create", "a task", "--creator", "agent-0"]));
+    ok(swarm(&project, &server).args([
+        "cards",
+        "register",
+        "--agent-id",
+        "agent-0",
+        "--name",
+        "zero",
+    ]));
+    let status = git(
+        &project.path(),
+        &["status", "--porcelain", "--untracked-files=all"],
+    );
+    let mut files: Vec<&str> = status.lines().map(|l| &l[3..]).collect();
+    files.sort();
+    assert_eq!(
+        files,
+        [".claude/settings.json", ".claudeswarm.toml", ".gitignore"],
+        "{status}"
+    );
+    // The guide's list of files names each of them.
+    let reference = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/guide/reference.md"),
+    )
+    .expect("docs/guide/reference.md");
+    let files_part = &reference[reference.find("## Files").expect("a Files section")..];
+    for line in project
+        .read(".gitignore")
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+    {
+        assert!(
+            files_part.contains(&format!("\n{line}\n")),
+            "{line} is not in the guide's Files (docs/guide/reference.md)"
+        );
+    }
+}
+
+#[test]
+fn doctor_warns_about_locks_of_agents_that_are_gone() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    launch_idle(&project, &server, 1, "demo");
+    ok(swarm(&project, &server).args(["lock", "src/a.rs", "--agent", "agent-0"]));
+    let checks = |project: &Project| {
+        let out = swarm(project, &server)
+            .args(["doctor", "--json"])
+            .output()
+            .expect("run doctor");
+        stdout_json(&out)["checks"]
+            .as_array()
+            .expect("checks")
+            .iter()
+            .filter(|c| c["status"] != "ok")
+            .map(|c| format!("{} {} {}", c["check"], c["message"], c["details"]))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        !checks(&project).contains("agent-0"),
+        "{}",
+        checks(&project)
+    );
+    // The session ends without `down`: its agent leaves the registry, its
+    // lock stays.
+    server.tmux(&["kill-session", "-t", "demo"]);
+    ok(swarm(&project, &server).arg("discover"));
+    let found = checks(&project);
+    assert!(
+        found.contains("agent-0") && found.contains("not in the registry"),
+        "{found}"
+    );
+}
+
+#[test]
+fn init_without_a_terminal_says_once_what_it_did_and_skipped() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let out = ok(swarm(&project, &server).arg("init"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(text.matches("terminal").count(), 1, "{text}");
+    let done = &text[text.find("=== Done ===").expect("a summary")..];
+    let done = &done[..done.find("=== Next steps").expect("next steps")];
+    assert!(done.contains("created"), "{done}");
+    let skipped = done
+        .lines()
+        .find(|l| l.contains("skipped"))
+        .unwrap_or_else(|| panic!("no skipped line in {done}"));
+    for step in ["agent hooks", "git guard", "MCP server", ".gitignore"] {
+        assert!(skipped.contains(step), "{step}: {skipped}");
+    }
+    // With --yes, a step that could not be done (this project's `.git` is
+    // no repository, so there is no hook to guard) is no success.
+    let out = ok(swarm(&project, &server).args(["init", "--yes"]));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    for line in text.lines() {
+        assert!(
+            !(line.contains('✓') && line.contains("skipped")),
+            "a skipped step with a check mark: {line}\n{text}"
+        );
+    }
+    assert!(
+        text.lines()
+            .any(|l| l.contains("skipped") && l.contains("git guard")),
+        "{text}"
+    );
 }

@@ -2,13 +2,7 @@
 //! error, and nothing is typed into a pane whose foreground is a shell,
 //! whatever the config says.
 
-use std::process::Output;
-
-use crate::harness::{Project, TmuxServer, swarm, swarm_outside_tmux};
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::harness::{Project, TmuxServer, stderr, swarm, swarm_outside_tmux};
 
 /// Every way a config can name a shell as an agent program is refused by
 /// `config validate`, naming the key and saying why.

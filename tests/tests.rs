@@ -5,9 +5,11 @@ mod harness;
 
 mod a2a;
 mod acks;
+mod agent_config;
 mod aliases;
 mod append_logs;
 mod attention;
+mod bad_config;
 mod cli;
 mod concurrency;
 mod config;
@@ -18,20 +20,21 @@ mod damaged_state;
 #[cfg(feature = "dashboard")]
 mod dashboard;
 mod delivery_policy;
+mod demo;
 mod demo_agent;
 mod discovery;
 mod docs;
+mod down;
 mod edit_guard;
 mod features;
-mod first_hour;
-mod first_use;
-mod front_door;
 mod guard;
+mod help;
 mod hooks;
 mod hostile_input;
 mod hostile_state;
 mod house;
 mod housekeeping;
+mod inbox;
 mod install;
 mod launch;
 mod leases;
@@ -39,12 +42,14 @@ mod limits;
 mod locks;
 #[cfg(feature = "mcp")]
 mod mcp;
+mod message_input;
 mod message_log;
 mod messaging;
 #[cfg(feature = "monitor")]
 mod monitor;
 mod notify;
 mod old_tmux;
+mod operator;
 mod print_to_send;
 mod prompt_hook;
 #[cfg(feature = "redis")]

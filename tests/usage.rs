@@ -7,13 +7,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::harness::{Project, TmuxServer, stdout_json, swarm, swarm_bin, wait_for};
-
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/usage");
-
-pub(crate) fn fixture(name: &str) -> String {
-    fs::read_to_string(format!("{FIXTURES}/{name}")).expect("fixture")
-}
+use crate::harness::usage::{
+    append, claude_dir, fixture, id_of, pane_with_home, timeless_turns, write,
+};
+use crate::harness::{Project, TmuxServer, demo_agent_command, stdout_json, swarm, wait_for};
 
 /// A program named `name` that sleeps: discovery takes it for that
 /// vendor's agent.
@@ -25,45 +22,6 @@ fn fake_agent(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(name);
     std::os::unix::fs::symlink(sleep, &path).expect("symlink");
     path
-}
-
-/// A pane in the project running `program ARGS` with only `HOME` set.
-pub(crate) fn pane_with_home(
-    server: &TmuxServer,
-    project: &Project,
-    home: &Path,
-    program: &str,
-) -> String {
-    fs::create_dir_all(home).expect("home");
-    server.pane(
-        &project.path(),
-        &format!("exec env -i HOME='{}' TERM=xterm {program}", home.display()),
-    )
-}
-
-/// Claude Code's directory for the project's records under `home`.
-pub(crate) fn claude_dir(home: &Path, project: &Project) -> PathBuf {
-    let name: String = project
-        .path()
-        .to_string_lossy()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    home.join(".claude/projects").join(name)
-}
-
-pub(crate) fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-    fs::write(path, text).expect("write");
-}
-
-pub(crate) fn append(path: &Path, text: &str) {
-    use std::io::Write;
-    let mut f = fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open");
-    f.write_all(text.as_bytes()).expect("append");
 }
 
 fn usage_json(project: &Project, server: &TmuxServer) -> serde_json::Value {
@@ -86,50 +44,6 @@ fn agent<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
         .iter()
         .find(|a| a["agent"] == id)
         .unwrap_or_else(|| panic!("{id} not in {report}"))
-}
-
-/// The agent id discovery gave `pane`.
-pub(crate) fn id_of(project: &Project, pane: &str) -> String {
-    project
-        .agents()
-        .into_iter()
-        .find(|(_, p, _)| p == pane)
-        .map(|(id, _, _)| id)
-        .unwrap_or_else(|| panic!("{pane} not registered"))
-}
-
-/// Claude Code's records of two turns (30 tokens: 20 input, 10 output)
-/// without their times, so that they count as spent when read, today,
-/// whatever day the test runs.
-pub(crate) fn timeless_turns() -> String {
-    fixture("claude-2.1.330.jsonl").replace("\"timestamp\":", "\"at\":")
-}
-
-/// A demo agent in the project, started with `home` as its HOME,
-/// registered, whose records (30 tokens) are in place: its id and its
-/// record file, for appending more.
-#[cfg(any(feature = "monitor", feature = "dashboard"))]
-pub(crate) fn spending_agent(
-    server: &TmuxServer,
-    project: &Project,
-    home: &Path,
-    name: &str,
-) -> (String, PathBuf) {
-    let pane = pane_with_home(
-        server,
-        project,
-        home,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            swarm_bin(),
-            project.file(&format!("{name}.jsonl")).display()
-        ),
-    );
-    server.wait_for_screen(&pane, "waiting for messages");
-    swarm(project, server).arg("discover").assert().success();
-    let file = claude_dir(home, project).join(format!("{name}.jsonl"));
-    write(&file, &timeless_turns());
-    (id_of(project, &pane), file)
 }
 
 #[test]
@@ -258,11 +172,7 @@ fn a_budget_crossing_raises_one_event_and_holds_messages_until_a_reset() {
             &server,
             &project,
             home,
-            &format!(
-                "'{}' demo-agent --record '{}'",
-                swarm_bin(),
-                project.file(record).display()
-            ),
+            &demo_agent_command(&project.file(record)),
         );
         server.wait_for_screen(&pane, "waiting for messages");
         pane

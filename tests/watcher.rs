@@ -8,9 +8,9 @@
 
 use std::time::{Duration, Instant};
 
-use crate::attention::{agents, type_line};
+use crate::harness::agents;
+use crate::harness::http::http_server;
 use crate::harness::{PATIENCE, Project, TmuxServer, stdout_json, swarm, wait_for};
-use crate::notify::http_server;
 
 /// Stops the project's watcher when dropped, so that no background
 /// watcher outlives its test.
@@ -118,7 +118,7 @@ fn a_webhook_exported_after_the_start_reaches_the_receiver_after_a_restart() {
     assert_eq!(s["channels"], serde_json::json!(["tmux", "webhook"]), "{s}");
     assert!(!s.to_string().contains(&port.to_string()), "{s}");
 
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     let got = received
         .recv_timeout(PATIENCE)
         .expect("the webhook was called");
@@ -140,7 +140,7 @@ fn a_changed_project_file_takes_effect_without_a_restart() {
     let before = status(&project, &server)["fingerprint"].clone();
 
     // A dialog while only `finished` is notified: nothing is posted.
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     server.wait_for_screen(&panes[0], "Esc to cancel");
     wait_for("the dialog in the feed", || {
         std::fs::read_to_string(project.file(".swarm/feed.jsonl"))
@@ -163,7 +163,7 @@ fn a_changed_project_file_takes_effect_without_a_restart() {
     wait_for("the watcher to read its settings again", || {
         (status(&project, &server)["fingerprint"] != before).then_some(())
     });
-    type_line(&server, &panes[0], "again DEMOASK");
+    server.type_line(&panes[0], "again DEMOASK");
     let got = received
         .recv_timeout(PATIENCE)
         .expect("the webhook was called");
@@ -240,7 +240,7 @@ fn a_notice_held_back_by_the_throttle_is_sent_when_the_window_ends() {
         .args(["watcher", "start"])
         .env("SWARM_NOTIFY_WEBHOOK", &url));
 
-    type_line(&server, &panes[0], "please DEMOASK");
+    server.type_line(&panes[0], "please DEMOASK");
     let first = received.recv_timeout(PATIENCE).expect("the first notice");
     let first_at = Instant::now();
     assert_eq!(first.json()["episode"], 1);
@@ -248,7 +248,7 @@ fn a_notice_held_back_by_the_throttle_is_sent_when_the_window_ends() {
     // raised at once, its notice held back until the window ends.
     server.tmux(&["send-keys", "-t", &panes[0], "1"]);
     server.wait_for_screen(&panes[0], "(answered yes)");
-    type_line(&server, &panes[0], "again DEMOASK");
+    server.type_line(&panes[0], "again DEMOASK");
     let second = received
         .recv_timeout(PATIENCE)
         .expect("the held-back notice");
@@ -433,17 +433,7 @@ fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
     let dead = server.demo_agent(&project.path(), &project.file("rec1.jsonl"));
     server.tmux(&["set-option", "-p", "-t", &dead, "remain-on-exit", "on"]);
     // Started from a shell, which is left when it ends.
-    let shell = server.shell(&project.path());
-    type_line(
-        &server,
-        &shell,
-        &format!(
-            "'{}' demo-agent --record '{}'",
-            crate::harness::swarm_bin(),
-            project.file("rec2.jsonl").display()
-        ),
-    );
-    server.wait_for_screen(&shell, "waiting for messages");
+    let shell = server.demo_agent_from_shell(&project.path(), &project.file("rec2.jsonl"));
     ok(swarm(&project, &server).arg("discover"));
     let ids: std::collections::BTreeSet<String> =
         project.agents().into_iter().map(|(id, _, _)| id).collect();
@@ -457,7 +447,7 @@ fn an_agent_that_dies_raises_exited_once_however_its_pane_ends() {
         .env("SWARM_NOTIFY_WEBHOOK", &url));
     // A turn that ends (`finished`, not notified here) shows the watcher
     // has read every screen at least once.
-    type_line(&server, &closing, "work DEMOSLEEP1");
+    server.type_line(&closing, "work DEMOSLEEP1");
     wait_for("a finished turn in the feed", || {
         feed_events(&project, &server)
             .iter()
@@ -582,7 +572,7 @@ fn agents_shows_the_watchers_last_round_while_it_is_fresh() {
     }
 
     // A turn the first agent starts is in a later round.
-    type_line(&server, &panes[0], "work DEMOSLEEP8");
+    server.type_line(&panes[0], "work DEMOSLEEP8");
     wait_for("the busy agent in the watcher's round", || {
         let rows = listing(&[]);
         (from(&rows, "watcher") && rows[0]["state"] == "busy" && rows[1]["state"] == "idle")

@@ -1,8 +1,8 @@
 //! Every A2A command with its original argument shape: the happy paths
 //! with their exact output, and the errors with their exit codes.
 
-use super::{ok, run, stderr, stdout};
-use crate::harness::{Project, TmuxServer, swarm};
+use super::{ok, run};
+use crate::harness::{Project, TmuxServer, stderr, stdout, swarm};
 
 /// One command: arguments, the exit code, and text that stdout must be
 /// (`Exact`) or contain, or that stderr must contain.

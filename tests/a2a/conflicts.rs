@@ -4,8 +4,8 @@
 
 use serde_json::Value;
 
-use super::{create_task, ok, run, stderr, stdout};
-use crate::harness::Project;
+use super::{create_task, ok, run};
+use crate::harness::{Project, stderr, stdout};
 
 fn locks_snapshot(project: &Project) -> Vec<(String, String)> {
     project

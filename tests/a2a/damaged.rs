@@ -6,8 +6,8 @@ use std::fs;
 
 use serde_json::Value;
 
-use super::{create_task, ok, run, stderr};
-use crate::harness::Project;
+use super::{create_task, ok, run};
+use crate::harness::{Project, stderr};
 
 /// Ways a file can be damaged: its content, or a symbolic link pointing
 /// out of the project.

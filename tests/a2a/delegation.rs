@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use swarm::{Layout, to_vec};
 
-use super::{create_task, ok, run, stderr};
-use crate::harness::Project;
+use super::{create_task, ok, run};
+use crate::harness::{Project, stderr};
 
 /// Four cards, written the way the Python tool writes them.
 fn cards(project: &Project) {

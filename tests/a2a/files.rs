@@ -5,8 +5,8 @@
 use serde_json::{Value, json};
 use swarm::{Layout, to_vec};
 
-use super::{create_task, ok, run, stderr};
-use crate::harness::{Project, redacted};
+use super::{create_task, ok, run};
+use crate::harness::{Project, redacted, stderr};
 
 /// Writes `value` as the Python tool does: `json.dump(data, f, indent=2)`.
 fn python_file(project: &Project, rel: &str, value: &Value) {

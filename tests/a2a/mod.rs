@@ -13,7 +13,7 @@ mod tasks;
 
 use std::process::Output;
 
-use crate::harness::{Project, swarm_outside_tmux};
+use crate::harness::{Project, stderr, stdout, swarm_outside_tmux};
 
 /// `swarm ARGS...` in `project`, outside tmux.
 pub fn run(project: &Project, args: &[&str]) -> Output {
@@ -34,14 +34,6 @@ pub fn ok(project: &Project, args: &[&str]) -> String {
         stderr(&out)
     );
     stdout(&out)
-}
-
-pub fn stdout(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-pub fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Creates a task and returns its id.

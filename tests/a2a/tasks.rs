@@ -5,8 +5,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-use super::{create_task, ok, run, stderr, stdout};
-use crate::harness::{Project, swarm_bin};
+use super::{create_task, ok, run};
+use crate::harness::{Project, stderr, stdout, swarm_bin};
 
 fn task_json(project: &Project, id: &str) -> Value {
     let file: Value = serde_json::from_str(&project.read("TASKS.json")).expect("TASKS.json");

@@ -11,7 +11,9 @@ use serde_json::json;
 
 use crate::harness::Project;
 
-use super::{Dashboard, populated_project};
+use crate::harness::dashboard::Dashboard;
+
+use super::populated_project;
 
 /// True when the tests run as root, so that they can act as `nobody`;
 /// otherwise says why the test is skipped (on stderr, which the test

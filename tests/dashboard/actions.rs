@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
 
-use super::{Dashboard, Reply, command, lock_file_of, populated_project, swarm_ok};
+use crate::harness::dashboard::{Dashboard, Reply, command};
+
+use super::{lock_file_of, populated_project, swarm_ok};
 
 impl Dashboard {
     /// The token this run put into its page.

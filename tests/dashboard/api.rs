@@ -5,7 +5,9 @@ use serde_json::{Value, json};
 
 use crate::harness::Project;
 
-use super::{Dashboard, append, log_line, populated_project, snapshots};
+use crate::harness::dashboard::Dashboard;
+
+use super::{append, log_line, populated_project, snapshots};
 
 #[test]
 fn every_endpoint_answers_in_the_original_shape() {

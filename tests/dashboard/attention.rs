@@ -6,13 +6,15 @@
 //! real watcher raising the episode and the demo agent asking.
 
 use std::io::Write;
-use std::process::{Child, Stdio};
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, TmuxServer, records, swarm, swarm_process, wait_for};
+use crate::harness::{Project, wait_for};
 
-use super::{Dashboard, populated_project, snapshots};
+use crate::harness::answers;
+use crate::harness::dashboard::{Dashboard, Watched};
+
+use super::{populated_project, snapshots};
 
 /// `.swarm/episodes.json` as the watcher keeps it: agent-0 waits in a
 /// dialog (its second), agent-1 exited, agent-2 (not registered) wrote to
@@ -249,79 +251,6 @@ fn answers_are_checked_before_anything_is_typed() {
     assert_eq!(reply.status, 403, "{}", reply.text());
 }
 
-/// `swarm watch` in the foreground, killed when dropped.
-pub(super) struct Watch(Child);
-
-impl Watch {
-    pub(super) fn start(project: &Project, server: &TmuxServer) -> Watch {
-        let child = swarm_process(project, Some(server))
-            .args(["watch", "--interval", "3600"])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("start swarm watch");
-        Watch(child)
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Types `text` into `pane` and presses Enter.
-pub(super) fn submit(server: &TmuxServer, pane: &str, text: &str) {
-    server.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
-    server.tmux(&["send-keys", "-t", pane, "Enter"]);
-}
-
-/// The answers the demo agent recorded.
-pub(super) fn answers(record: &std::path::Path) -> Vec<String> {
-    records(record)
-        .into_iter()
-        .filter_map(|r| r.get("answer").and_then(Value::as_str).map(str::to_owned))
-        .collect()
-}
-
-/// One demo agent, registered, its project's watcher running, and the
-/// dashboard serving it.
-pub(super) struct Watched {
-    /// The dashboard (stopped first when dropped).
-    pub dash: Dashboard,
-    /// The watcher.
-    pub watch: Watch,
-    /// The agent's pane.
-    pub pane: String,
-    /// The agent's record file.
-    pub record: std::path::PathBuf,
-    /// The project.
-    pub project: Project,
-    /// The tmux server.
-    pub server: TmuxServer,
-}
-
-impl Watched {
-    pub(super) fn start() -> Watched {
-        let server = TmuxServer::start();
-        let project = Project::new();
-        let record = project.file("rec.jsonl");
-        let pane = server.demo_agent(&project.path(), &record);
-        swarm(&project, &server).arg("discover").assert().success();
-        let watch = Watch::start(&project, &server);
-        let dash = Dashboard::with(&project, &[("SWARM_TMUX_SOCKET", &server.socket)], &[]);
-        Watched {
-            dash,
-            watch,
-            pane,
-            record,
-            project,
-            server,
-        }
-    }
-}
-
 #[test]
 fn a_dialog_the_watcher_raised_is_answered_from_the_api() {
     // Bound in this order, they go the other way: the dashboard first,
@@ -349,7 +278,7 @@ fn a_dialog_the_watcher_raised_is_answered_from_the_api() {
         reply.text()
     );
 
-    submit(&server, &pane, "run it DEMOASK");
+    server.type_line(&pane, "run it DEMOASK");
     server.wait_for_screen(&pane, "Do you want to proceed?");
     let item = wait_for("the watcher to raise the dialog", || {
         let body = dash.get("/api/v1/attention").json();

@@ -6,16 +6,12 @@ use std::net::TcpListener;
 use std::os::unix::fs::PermissionsExt;
 use std::process::Output;
 
-use crate::harness::{Project, wait_for};
+use crate::harness::{Project, stderr, wait_for};
 
-use super::{Dashboard, command};
+use crate::harness::dashboard::{Dashboard, command};
 
 fn run(project: &Project, args: &[&str]) -> Output {
     command(project, args).output().expect("run swarm")
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]

@@ -6,7 +6,9 @@ use serde_json::json;
 
 use crate::harness::Project;
 
-use super::{Dashboard, populated_project};
+use crate::harness::dashboard::Dashboard;
+
+use super::populated_project;
 
 /// `Authorization: Basic ...` for `user:password`.
 fn basic(user_password: &str) -> String {

@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 
 use crate::harness::Project;
 
-use super::{Dashboard, append, lock_file_of, log_line, populated_project, registry, swarm_ok};
+use crate::harness::dashboard::Dashboard;
+
+use super::{append, lock_file_of, log_line, populated_project, registry, swarm_ok};
 
 fn lock_paths(body: &Value) -> Vec<String> {
     body["locks"]

@@ -8,11 +8,10 @@ use std::fmt::Write as _;
 
 use serde_json::{Value, json};
 
+use crate::harness::chromium::{BrowserTab, Chromium, assert_fits_a_phone, url};
+use crate::harness::dashboard::Dashboard;
+use crate::harness::usage::{append, spending_agent};
 use crate::harness::{Project, TmuxServer};
-use crate::usage::{append, spending_agent};
-
-use super::Dashboard;
-use super::browser::{Chromium, assert_fits_a_phone, url};
 
 /// `count` Claude Code responses of one input and one output token each,
 /// by a model without a price, without their times (counted when read).
@@ -101,7 +100,7 @@ fn without_usage_the_series_is_empty() {
 }
 
 /// The usage card and chart of agent `id` as the page drew them.
-fn drawn(page: &super::browser::BrowserTab, id: &str) -> Value {
+fn drawn(page: &BrowserTab, id: &str) -> Value {
     page.json(&format!(
         r#"JSON.stringify((() => {{
   const card = Array.from(document.querySelectorAll('#usage .usage-card')).find((c) => c.dataset.agent === {id:?});

@@ -2,8 +2,8 @@
 //! lists to a client: the same names, each with the first sentence of
 //! the server's own description.
 
+use crate::harness::mcp::{connect, runtime, swarm_of};
 use crate::harness::{Project, TmuxServer};
-use crate::mcp::{connect, runtime, swarm_of};
 
 /// The first sentence of `description`.
 fn first_sentence(description: &str) -> &str {

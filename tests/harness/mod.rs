@@ -2,11 +2,28 @@
 //! a `swarm` command wired to both. Nothing here touches the user's own
 //! tmux server: every call passes `-L swarm-test-<unique>` and `-f
 //! /dev/null`, and `TMUX`/`TMUX_PANE` are removed from the environment.
+//!
+//! Every helper more than one test module uses lives here (the house test
+//! refuses a helper borrowed from another test module): the commands' own
+//! clients in submodules by subject (`dashboard`, `mcp`, `monitor`,
+//! `chromium`, `http`, `repo`, `usage`, `watcher`, Redis servers).
 
 #![allow(dead_code)]
 
+#[cfg(feature = "dashboard")]
+pub mod chromium;
+#[cfg(feature = "dashboard")]
+pub mod dashboard;
+pub mod http;
+#[cfg(feature = "mcp")]
+pub mod mcp;
+#[cfg(feature = "monitor")]
+pub mod monitor;
 pub mod redis_cluster;
 pub mod redis_server;
+pub mod repo;
+pub mod usage;
+pub mod watcher;
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -141,14 +158,25 @@ impl TmuxServer {
     /// A pane running the demo agent, recording into `record`; returns
     /// once the agent has switched on bracketed paste.
     pub fn demo_agent(&self, cwd: &Path, record: &Path) -> String {
-        let command = format!(
-            "exec '{}' demo-agent --record '{}'",
-            swarm_bin(),
-            record.display()
-        );
-        let pane = self.pane(cwd, &command);
+        let pane = self.pane(cwd, &format!("exec {}", demo_agent_command(record)));
         self.wait_for_screen(&pane, "waiting for messages");
         pane
+    }
+
+    /// A shell pane in which the demo agent was started from the prompt,
+    /// recording into `record`: the shell stays when the agent ends.
+    /// Returns once the agent is waiting for messages.
+    pub fn demo_agent_from_shell(&self, cwd: &Path, record: &Path) -> String {
+        let shell = self.shell(cwd);
+        self.type_line(&shell, &demo_agent_command(record));
+        self.wait_for_screen(&shell, "waiting for messages");
+        shell
+    }
+
+    /// Types `text` into `pane` as a person would, then presses Enter.
+    pub fn type_line(&self, pane: &str, text: &str) {
+        self.tmux(&["send-keys", "-t", pane, "-l", "--", text]);
+        self.tmux(&["send-keys", "-t", pane, "Enter"]);
     }
 
     /// The visible text of a pane.
@@ -194,6 +222,161 @@ impl Drop for TmuxServer {
     fn drop(&mut self) {
         let _ = self.command().arg("kill-server").output();
     }
+}
+
+/// The shell command that starts the demo agent, recording into `record`.
+pub fn demo_agent_command(record: &Path) -> String {
+    format!(
+        "'{}' demo-agent --record '{}'",
+        swarm_bin(),
+        record.display()
+    )
+}
+
+/// Demo agents in `n` panes, discovered as agent-0 .. agent-(n-1), each
+/// recording into `rec<i>.jsonl`; the panes in id order.
+pub fn agents(server: &TmuxServer, project: &Project, n: usize) -> Vec<String> {
+    let panes: Vec<String> = (0..n)
+        .map(|i| server.demo_agent(&project.path(), &project.file(&format!("rec{i}.jsonl"))))
+        .collect();
+    swarm(project, server).arg("discover").assert().success();
+    let by_pane: std::collections::BTreeMap<String, String> = project
+        .agents()
+        .into_iter()
+        .map(|(id, pane, _)| (pane, id))
+        .collect();
+    let mut order: Vec<(String, String)> = panes
+        .into_iter()
+        .map(|p| (by_pane.get(&p).cloned().expect("registered"), p))
+        .collect();
+    order.sort();
+    order.into_iter().map(|(_, p)| p).collect()
+}
+
+/// `swarm launch N --agent demo` in session `session`: the (id, pane) of
+/// each agent, once each has drawn its banner (until it has, swarm cannot
+/// tell its screen from a starting program's and rightly holds a message).
+pub fn launch_demo(
+    project: &Project,
+    server: &TmuxServer,
+    n: usize,
+    session: &str,
+) -> Vec<(String, String)> {
+    let out = ok(swarm(project, server).args([
+        "launch",
+        &n.to_string(),
+        "--agent",
+        "demo",
+        "--session",
+        session,
+        "--no-attach",
+        "--json",
+    ]));
+    let agents: Vec<(String, String)> = stdout_json(&out)["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| {
+            (
+                a["id"].as_str().expect("id").to_owned(),
+                a["pane"].as_str().expect("pane").to_owned(),
+            )
+        })
+        .collect();
+    for (id, pane) in &agents {
+        server.wait_for_screen(pane, &format!("{id}: swarm demo agent"));
+    }
+    agents
+}
+
+/// `swarm launch N` of panes that run no agent (`sleep 600`; they are
+/// registered all the same) in session `session`.
+pub fn launch_idle(project: &Project, server: &TmuxServer, n: usize, session: &str) {
+    ok(swarm(project, server).args([
+        "launch",
+        &n.to_string(),
+        "--cmd",
+        "sleep 600",
+        "--session",
+        session,
+        "--no-attach",
+    ]));
+}
+
+/// The answers a demo agent recorded into `record`, in order.
+pub fn answers(record: &Path) -> Vec<String> {
+    records(record)
+        .into_iter()
+        .filter_map(|r| r.get("answer").and_then(|a| a.as_str()).map(str::to_owned))
+        .collect()
+}
+
+/// Runs `swarm hook AGENT` in the project with `input` on stdin, as if
+/// in `pane` (none: outside tmux).
+pub fn run_hook(
+    project: &Project,
+    server: &TmuxServer,
+    agent: &str,
+    pane: Option<&str>,
+    input: &[u8],
+) -> Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut cmd = swarm_process(project, Some(server));
+    cmd.args(["hook", agent])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(pane) = pane {
+        cmd.env("TMUX_PANE", pane);
+    }
+    let mut child = cmd.spawn().expect("swarm hook");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input);
+    }
+    child.wait_with_output().expect("swarm hook ends")
+}
+
+/// Runs `cmd`, failing the test unless it succeeds; its output.
+pub fn ok(cmd: &mut assert_cmd::Command) -> Output {
+    let out = cmd.output().expect("run swarm");
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}{}",
+        cmd,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `ok`, and its stdout as text.
+pub fn ok_stdout(cmd: &mut assert_cmd::Command) -> String {
+    stdout(&ok(cmd))
+}
+
+/// Runs `cmd`, failing the test unless it exits with `code`; its stderr.
+pub fn fails_with(cmd: &mut assert_cmd::Command, code: i32) -> String {
+    let out = cmd.output().expect("run swarm");
+    let stderr = stderr(&out);
+    assert_eq!(out.status.code(), Some(code), "{cmd:?}: {stderr}");
+    stderr
+}
+
+/// Runs `cmd`: its exit code, stdout and stderr.
+pub fn outcome(cmd: &mut assert_cmd::Command) -> (Option<i32>, String, String) {
+    let out = cmd.output().expect("run swarm");
+    (out.status.code(), stdout(&out), stderr(&out))
+}
+
+/// A finished command's stdout, as text.
+pub fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A finished command's stderr, as text.
+pub fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// A scratch project: a temp directory with a `.git` marker.

@@ -3,119 +3,12 @@
 //! filters; and a quiet exit when the reader goes away.
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::process::{Child, ChildStdout};
 
 use serde_json::json;
 
-use crate::harness::{Project, redacted, swarm_bin, swarm_outside_tmux, wait_for};
-
-/// A `swarm monitor` whose stdout is a pipe, read line by line.
-pub(super) struct Stream {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    seen: Vec<String>,
-}
-
-fn command(project: &Project, args: &[&str]) -> Command {
-    command_named(project, "monitor", args)
-}
-
-fn command_named(project: &Project, name: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new(swarm_bin());
-    cmd.current_dir(project.path())
-        .env_remove("TMUX")
-        .env_remove("TMUX_PANE")
-        .env_remove("CLAUDESWARM_ROOT")
-        // Never the user's tmux server, should anything ask tmux.
-        .env(
-            "SWARM_TMUX_SOCKET",
-            format!("swarm-test-absent-{}", std::process::id()),
-        )
-        .env("NO_COLOR", "1")
-        .env("TZ", "UTC")
-        // The monitor starts the project's watcher unless told not to,
-        // which would clean the stale locks these tests watch.
-        .env("SWARM_WATCHER_AUTOSTART", "false")
-        .arg(name)
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    cmd
-}
-
-impl Stream {
-    fn start(project: &Project, args: &[&str]) -> Stream {
-        Stream::new(project, args, "monitor")
-    }
-
-    /// The monitor under another of its names.
-    fn new(project: &Project, args: &[&str], name: &str) -> Stream {
-        Stream::spawn(command_named(project, name, args))
-    }
-
-    /// Starts `cmd`, a monitor whose stdout is piped.
-    pub(super) fn spawn(mut cmd: Command) -> Stream {
-        let mut child = cmd.spawn().expect("start the monitor");
-        let stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { return };
-                if tx.send(line).is_err() {
-                    return;
-                }
-            }
-        });
-        Stream {
-            child,
-            lines: rx,
-            seen: Vec::new(),
-        }
-    }
-
-    /// Waits for a line containing `text` and returns it.
-    pub(super) fn expect(&mut self, text: &str) -> String {
-        let lines = &self.lines;
-        let seen = &mut self.seen;
-        wait_for(&format!("a line with {text:?}"), || {
-            while let Ok(line) = lines.try_recv() {
-                seen.push(line);
-            }
-            seen.iter().find(|l| l.contains(text)).cloned()
-        })
-    }
-
-    /// Stops it with SIGTERM; returns its status, everything it printed
-    /// and its stderr.
-    pub(super) fn stop(&mut self) -> (ExitStatus, Vec<String>, String) {
-        let pid = self.child.id().to_string();
-        let killed = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-        let status = wait_exit(&mut self.child);
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
-            self.seen.push(line);
-        }
-        let mut stderr = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            e.read_to_string(&mut stderr).expect("stderr");
-        }
-        (status, std::mem::take(&mut self.seen), stderr)
-    }
-}
-
-impl Drop for Stream {
-    /// A failed test leaves no monitor running.
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::harness::monitor::{Stream, command, wait_exit};
+use crate::harness::{Project, redacted, swarm_outside_tmux, wait_for};
 
 /// Kills the child when a test fails half-way.
 struct Guard(Child);
@@ -125,10 +18,6 @@ impl Drop for Guard {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-fn wait_exit(child: &mut Child) -> ExitStatus {
-    wait_for("the monitor to exit", || child.try_wait().expect("wait"))
 }
 
 /// A message line as the Python tool and swarm write it.

@@ -4,10 +4,9 @@
 
 use std::process::Stdio;
 
+use crate::harness::monitor::Stream;
+use crate::harness::usage::{append, spending_agent, timeless_turns};
 use crate::harness::{Project, TmuxServer, swarm_bin, swarm_process};
-use crate::usage::{append, spending_agent, timeless_turns};
-
-use super::plain::Stream;
 
 #[test]
 fn the_live_view_shows_each_agents_tokens_and_budget_next_to_its_row() {
