@@ -298,7 +298,7 @@ impl Operator {
 
     /// A messenger over this project: what sends, redelivers, releases
     /// held messages and hands deliveries between hosts.
-    pub fn messenger(&self) -> Messenger<'_> {
+    pub(crate) fn messenger(&self) -> Messenger<'_> {
         let backend = &*self.backend;
         Messenger {
             tmux: &self.tmux,

@@ -28,15 +28,8 @@ impl AckPlan {
     /// characters, or with anything but hex digits and `-`, is
     /// `Error::Invalid`.
     pub fn new(id: &str, agent: &str) -> Result<AckPlan> {
-        let prefix = id.trim().to_lowercase();
-        if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
-            return Err(Error::Invalid(format!(
-                "{:?} is not a message id: give at least 4 characters of it (hex digits and `-`)",
-                sanitize::one_line(id)
-            )));
-        }
         Ok(AckPlan {
-            prefix,
+            prefix: message_prefix(id)?,
             agent: AgentId::parse(agent)?,
             note: None,
         })
@@ -55,6 +48,20 @@ impl AckPlan {
     pub fn prefix(&self) -> &str {
         &self.prefix
     }
+}
+
+/// `id` as a prefix of a message id to acknowledge: trimmed, in lower
+/// case, at least 4 characters of hex digits and `-` (else
+/// `Error::Invalid`).
+pub fn message_prefix(id: &str) -> Result<String> {
+    let prefix = id.trim().to_lowercase();
+    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
+        return Err(Error::Invalid(format!(
+            "{:?} is not a message id: give at least 4 characters of it (hex digits and `-`)",
+            sanitize::one_line(id)
+        )));
+    }
+    Ok(prefix)
 }
 
 /// What acknowledging did.

@@ -16,7 +16,7 @@ mod send;
 mod subscribe;
 mod unlock;
 
-pub use ack::{AckPlan, AckReport, Acknowledgement, Settled, ack};
+pub use ack::{AckPlan, AckReport, Acknowledgement, Settled, ack, message_prefix};
 pub use answer::{Answer, AnswerPlan, AnswerReport, Answered, answer};
 pub use broadcast::{BroadcastPlan, broadcast};
 pub use lock::{LockPlan, LockReport, lock};

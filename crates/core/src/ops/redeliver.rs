@@ -95,10 +95,10 @@ pub fn redeliver(
 ) -> Result<RedeliverReport> {
     let chosen = choose(operator, &plan.which)?;
     let mut warnings = Vec::new();
-    if !plan.force {
-        if let Some(done) = refusal(operator, registry, &chosen, &mut warnings)? {
-            return Ok(RedeliverReport { done, warnings });
-        }
+    if !plan.force
+        && let Some(done) = refusal(operator, registry, &chosen, &mut warnings)?
+    {
+        return Ok(RedeliverReport { done, warnings });
     }
     let tried = operator.messenger().redeliver(registry, &chosen)?;
     Ok(RedeliverReport {
