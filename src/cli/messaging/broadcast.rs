@@ -11,7 +11,7 @@ use swarm_core::support::exit_code::ExitCode;
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
 use crate::cli::messaging::msg;
-use crate::cli::messaging::sent_json::SentJson;
+use crate::cli::messaging::sent_json;
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]
@@ -57,13 +57,8 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         .urgency(msg::urgency(args.urgent, false))
         .topic(args.topic.as_deref(), "--topic")?;
     let report = ops::broadcast(ctx.operator()?, &registry, &plan)?;
-    for w in &report.warnings {
-        ctx.out.warn(w);
-    }
-    ctx.out.rate_limit_note(&report);
-    if args.json {
-        ctx.out.json(&SentJson::new(&report))?;
-        return Ok(report.exit_code());
+    if let Some(code) = sent_json::print_first(ctx, &report, args.json)? {
+        return Ok(code);
     }
     let total = report.outcomes.len();
     let ok = report.delivered();

@@ -12,7 +12,7 @@ use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
-use crate::cli::messaging::sent_json::SentJson;
+use crate::cli::messaging::sent_json;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
@@ -87,18 +87,16 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     };
     let plan = SendPlan::new(&actor.id, &recipient, msg_type, content)
         .sent_by(actor.as_other.then(|| actor.pane_agent.clone()).flatten())
-        .ack(args.ack, args.ack_timeout.map(std::time::Duration::from_secs))
+        .ack(
+            args.ack,
+            args.ack_timeout.map(std::time::Duration::from_secs),
+        )
         .reply_to(parent)
         .urgency(urgency(args.urgent, args.interrupt));
     let ack_timeout = plan.ack_timeout(operator);
     let report = ops::send(operator, &registry, &plan)?;
-    for w in &report.warnings {
-        ctx.out.warn(w);
-    }
-    ctx.out.rate_limit_note(&report);
-    if args.json {
-        ctx.out.json(&SentJson::new(&report))?;
-        return Ok(report.exit_code());
+    if let Some(code) = sent_json::print_first(ctx, &report, args.json)? {
+        return Ok(code);
     }
     let outcome = report
         .outcomes

@@ -146,7 +146,11 @@ fn refusal(
         v.outcomes
             .iter()
             .filter(|(_, o)| o.status == Status::Queued)
-            .find_map(|(agent, _)| limits.of_agent(agent).map(|r| (agent.clone(), r.describe())))
+            .find_map(|(agent, _)| {
+                limits
+                    .of_agent(agent)
+                    .map(|r| (agent.clone(), r.describe()))
+            })
     });
     if let Some((agent, why)) = limited {
         return Ok(Some(Redelivered::AtLimit { agent, why }));
