@@ -198,6 +198,49 @@ fn an_ack_by_prefix_stops_the_retries_and_tells_the_sender() {
 }
 
 #[test]
+fn an_ack_to_the_person_from_the_command_line_is_a_message_to_them() {
+    // As the MCP tool's ACK is: in the activity feed as a message to the
+    // person (what notifies them and shows on the status line).
+    let (server, project, panes) = setup(2);
+    let out = swarm(&project, &server)
+        .args(["msg", "agent-1", "BLOCKED", "--ack", "--json", "confirm?"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id = stdout_json(&out)["msg_id"].as_str().expect("id").to_owned();
+    wait_for_records(&rec(&project, 1), 1);
+    let out = swarm(&project, &server)
+        .env("TMUX_PANE", &panes[1])
+        .args(["ack", &id[..8]])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = swarm(&project, &server)
+        .args(["feed", "--json", "--event", "message"])
+        .output()
+        .expect("feed");
+    let messages: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|e| e["agent"] == "agent-1"
+                && e["detail"].as_str().is_some_and(|d| d.contains("ACK"))),
+        "no message event for the ACK: {messages:#?}"
+    );
+}
+
+#[test]
 fn only_the_recipient_may_acknowledge() {
     let (server, project, panes) = setup(3);
     let id = send_with_ack(&project, &server, &panes, "for agent-1 only");

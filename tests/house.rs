@@ -3,7 +3,7 @@
 //! spells the name of a state file (docs/ARCHITECTURE.md: `store::Paths`
 //! owns them all, so moving one is a change in one place), each crate's
 //! manifest names only the crates below it, a front door takes and
-//! releases locks only through the core's door (`ops`),
+//! releases locks and sends only through the core's door (`ops`),
 //! docs/ARCHITECTURE.md lists the core's public surface as the code has it,
 //! no core module imports one above it in the order docs/ARCHITECTURE.md
 //! states, every file under tests/ is part of the test binary, and test
@@ -103,17 +103,35 @@ fn front_doors_take_locks_only_through_the_door() {
 }
 
 #[test]
-fn the_program_and_the_mcp_server_release_locks_only_through_the_door() {
+fn front_doors_release_locks_only_through_the_door() {
+    // The program, the MCP server, the monitor and the dashboard's forced
+    // unlock alike.
     let direct: Vec<String> = front_door_lines()
         .into_iter()
-        .filter(|(path, _, code)| {
-            !path.starts_with(root().join("crates/dashboard")) && code.contains(".release(")
-        })
+        .filter(|(_, _, code)| code.contains(".release("))
         .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
         .collect();
     assert!(
         direct.is_empty(),
         "release locks with swarm_core::ops::unlock, not the lock store: {direct:#?}"
+    );
+}
+
+#[test]
+fn front_doors_send_only_through_the_door() {
+    // Sending, broadcasting, acknowledging, onboarding, redelivering and
+    // telling overlaps are operations in `ops`, over the `Operator`: a
+    // front door that built a `Messenger` would go around what a send
+    // means besides typing (the feed, the person told, the watcher).
+    let direct: Vec<String> = front_door_lines()
+        .into_iter()
+        .filter(|(_, _, code)| code.contains("Messenger") || code.contains(".messenger()"))
+        .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
+        .collect();
+    assert!(
+        direct.is_empty(),
+        "act through swarm_core::ops (send, broadcast, ack, onboard, redeliver, answer, \
+         subscribe, notice_overlaps), not a Messenger: {direct:#?}"
     );
 }
 

@@ -19,7 +19,6 @@ use swarm_core::backend::{Backend, Operator};
 use swarm_core::config::{self, Config, LoadedConfig};
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::{LockKey, LockStore};
-use swarm_core::messaging::Messenger;
 use swarm_core::store::{Paths, ProjectRoot};
 use swarm_core::tmux::{Server, Tmux};
 
@@ -238,11 +237,6 @@ impl Context {
             self.config()?,
         )?;
         Ok(self.operator.get_or_init(|| operator))
-    }
-
-    /// A messenger over this project's backend and tmux server.
-    pub(super) fn messenger(&self) -> Result<Messenger<'_>> {
-        Ok(self.operator()?.messenger())
     }
 
     /// Discovery settings from the config, with an optional override of

@@ -19,9 +19,9 @@ use swarm_core::domain::message::{self, MessageType};
 use swarm_core::domain::validate;
 use swarm_core::error::Error;
 use swarm_core::locks::{LockKey, Released};
-use swarm_core::messaging::answer::Answer;
-use swarm_core::messaging::{
-    self, Acknowledgement, Recipients, ReleaseReport, SendReport, SendRequest,
+use swarm_core::messaging::{ReleaseReport, SendReport};
+use swarm_core::ops::{
+    self, AckPlan, Acknowledgement, Answer, AnswerPlan, BroadcastPlan, SendPlan, UnlockPlan,
 };
 use swarm_core::snapshot;
 use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
@@ -138,7 +138,8 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
         Ok(c) => c,
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
     };
-    let to = if body.to.trim() == "all" {
+    let sender = &settings.operator_id;
+    let report = if body.to.trim() == "all" {
         if body.ack {
             return refused(
                 StatusCode::UNPROCESSABLE_ENTITY,
@@ -146,21 +147,19 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
                  send it to one agent",
             );
         }
-        Recipients::All {
-            include_self: false,
-        }
+        let plan = BroadcastPlan::new(sender, msg_type, content);
+        op.registry()
+            .and_then(|(registry, _)| ops::broadcast(op, &registry, &plan))
     } else {
-        match validate::agent_id(&body.to) {
-            Ok(id) => Recipients::One(id),
+        let to = match validate::agent_id(&body.to) {
+            Ok(id) => id,
             Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
-        }
+        };
+        let plan = SendPlan::new(sender, &to, msg_type, content).ack(body.ack, None);
+        op.registry()
+            .and_then(|(registry, _)| ops::send(op, &registry, &plan))
     };
-    let mut req = SendRequest::new(settings.operator_id.clone(), to, msg_type, content);
-    req.ack_timeout = body.ack.then_some(op.acks.timeout);
-    match op
-        .registry()
-        .and_then(|(registry, _)| op.send(&registry, req))
-    {
+    match report {
         Ok(report) => (StatusCode::OK, report_json(&report)),
         Err(e) => failure(&e),
     }
@@ -215,16 +214,15 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
         },
     };
     let op = &settings.operator;
-    let seen = body
-        .dialog
-        .as_deref()
-        .map(str::trim)
-        .filter(|d| !d.is_empty());
-    let done = op.registry().and_then(|(registry, _)| {
-        op.answer(&registry, &agent, answer, seen, &settings.operator_id)
-    });
+    let plan = AnswerPlan::new(agent, answer, &settings.operator_id).seen(body.dialog.as_deref());
+    let done = op
+        .registry()
+        .and_then(|(registry, _)| ops::answer(op, &registry, &plan));
     match done {
-        Ok((done, warnings)) => (
+        Ok(ops::AnswerReport {
+            answered: done,
+            warnings,
+        }) => (
             StatusCode::OK,
             json!({
                 "ok": true,
@@ -261,10 +259,17 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
     };
     let recipient = entry.recipient_id.to_string();
     let op = &settings.operator;
-    let done = op.registry().and_then(|(registry, _)| {
-        messaging::acknowledge(&op.messenger(), &registry, &id, &recipient, None)
+    let done = AckPlan::new(&id, &recipient).and_then(|plan| {
+        let (registry, _) = op.registry()?;
+        ops::ack(op, &registry, &plan)
     });
-    match done {
+    let not_pending = || {
+        refused(
+            StatusCode::NOT_FOUND,
+            format!("no acknowledgement is pending for message {id}"),
+        )
+    };
+    match done.map(|r| (r.done, r.warnings)) {
         Ok((Acknowledgement::Sent { entry, report }, warnings)) => {
             let mut e = AuditEvent::new(AuditKind::AsOther, Some(&recipient));
             e.detail = Some(format!(
@@ -285,10 +290,10 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
                 }),
             )
         }
-        Ok((Acknowledgement::Refused(AckResult::NotPending), _)) => refused(
-            StatusCode::NOT_FOUND,
-            format!("no acknowledgement is pending for message {id}"),
-        ),
+        // Acknowledged meanwhile, or gone from the log.
+        Ok((Acknowledgement::NotPending(_), _))
+        | Ok((Acknowledgement::Refused(AckResult::NotPending), _))
+        | Err(Error::UnknownMessage(_)) => not_pending(),
         Ok((Acknowledgement::Refused(other), _)) => refused(
             StatusCode::CONFLICT,
             format!("not acknowledged: {}", describe(&other)),
@@ -317,9 +322,9 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         // Whatever is wrong with it, it is the path as given.
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
-    let table = &*settings.backend.locks;
-    let released = match table.release(&[key], &settings.operator_id, true) {
-        Ok(r) => r,
+    let plan = UnlockPlan::new(vec![key], &settings.operator_id).force(true);
+    let released = match ops::unlock(&settings.operator, &plan) {
+        Ok(r) => r.released,
         Err(e) => return failure(&Error::Lock(e)),
     };
     let Some((key, how)) = released.into_iter().next() else {

@@ -7,16 +7,15 @@
 use serde_json::{Value, json};
 
 use swarm_core::domain::AgentId;
-use swarm_core::domain::message::Urgency;
 use swarm_core::error::{Error, Result};
 use swarm_core::log::index::IndexedMessage;
 use swarm_core::messaging::conversation::{self, SearchRequest};
-use swarm_core::messaging::topics::topic_store::{Topic, topics_of};
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::messaging::topics::topic_store::Topic;
+use swarm_core::ops::{self, SendPlan, SubscribePlan, SubscribeReport};
 use swarm_core::support::{sanitize, time};
 
 use super::args;
-use super::ops::{content, message_type, sent};
+use super::ops::{content, message_type, sent, urgency};
 use super::project::Project;
 use super::reply::Reply;
 use super::tools;
@@ -80,12 +79,10 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     };
     let to = args::agent_id("message_id", &to)?;
     let registry = project.registry_or_empty()?;
-    let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
-    req.parent_msg_id = Some(parent.clone());
-    if a.urgent {
-        req.urgency = Urgency::Urgent;
-    }
-    let report = project.operator.send(&registry, req)?;
+    let plan = SendPlan::new(&sender, &to, msg_type, body)
+        .reply_to(Some(parent))
+        .urgency(urgency(a.urgent));
+    let report = ops::send(&project.operator, &registry, &plan)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let text = match report.outcomes.first() {
@@ -157,14 +154,16 @@ pub(super) fn subscription(project: &Project, a: tools::Subscription, on: bool) 
     let topic =
         Topic::parse(&a.topic).map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))?;
     let agent = AgentId::parse(&project.agent()?)?;
-    let store = &project.operator.backend.topics;
-    let changed = if on {
-        store.subscribe(&topic, &agent)?
+    let plan = if on {
+        SubscribePlan::follow(topic, agent)
     } else {
-        store.unsubscribe(&topic, &agent)?
+        SubscribePlan::leave(topic, agent)
     };
-    let mine = topics_of(&store.all()?, agent.as_str());
-    let t = topic.as_str();
+    let SubscribeReport {
+        changed,
+        topics: mine,
+    } = ops::subscribe(&project.operator, &plan)?;
+    let (agent, t) = (plan.agent(), plan.topic().as_str());
     let text = match (on, changed) {
         (true, true) => format!("You follow {t} now."),
         (true, false) => format!("You already follow {t}."),

@@ -11,7 +11,6 @@ use swarm_core::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskS
 use swarm_core::acks::AckResult;
 use swarm_core::agents::identity;
 use swarm_core::backend::Chores;
-use swarm_core::domain::AgentId;
 use swarm_core::domain::message::{self, MessageType, Urgency};
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::{
@@ -19,9 +18,11 @@ use swarm_core::locks::{
 };
 use swarm_core::log::inbox::Selection;
 use swarm_core::log::record::{MessageView, Status};
-use swarm_core::messaging::topics::topic_store::{Topic, topics_of};
-use swarm_core::messaging::{Recipients, SendReport, SendRequest};
-use swarm_core::ops::{self, LockPlan, UnlockPlan};
+use swarm_core::messaging::SendReport;
+use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::ops::{
+    self, AckPlan, Acknowledgement, BroadcastPlan, LockPlan, SendPlan, UnlockPlan,
+};
 use swarm_core::support::sanitize;
 
 use super::args;
@@ -196,18 +197,25 @@ pub(super) fn sent(report: &SendReport) -> Result<Value> {
     }))
 }
 
+/// How urgently a message goes in: at once into a busy pane when `urgent`.
+pub(super) fn urgency(urgent: bool) -> Urgency {
+    if urgent {
+        Urgency::Urgent
+    } else {
+        Urgency::Normal
+    }
+}
+
 fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let to = args::agent_id("to", &a.to)?;
     let msg_type = message_type(project, &a.msg_type)?;
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
-    req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
-    if a.urgent {
-        req.urgency = Urgency::Urgent;
-    }
-    let report = project.operator.send(&registry, req)?;
+    let plan = SendPlan::new(&sender, &to, msg_type, body)
+        .ack(a.ack, None)
+        .urgency(urgency(a.urgent));
+    let report = ops::send(&project.operator, &registry, &plan)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
@@ -235,27 +243,10 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
-    let mut req = SendRequest::new(
-        sender,
-        Recipients::All {
-            include_self: false,
-        },
-        msg_type,
-        body,
-    );
-    req.topic = a
-        .topic
-        .as_deref()
-        .map(|t| {
-            Topic::parse(t)
-                .map(|t| t.as_str().to_owned())
-                .map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))
-        })
-        .transpose()?;
-    if a.urgent {
-        req.urgency = Urgency::Urgent;
-    }
-    let report = project.operator.send(&registry, req)?;
+    let plan = BroadcastPlan::new(&sender, msg_type, body)
+        .urgency(urgency(a.urgent))
+        .topic(a.topic.as_deref(), "argument `topic`")?;
+    let report = ops::broadcast(&project.operator, &registry, &plan)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -340,76 +331,48 @@ fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
 }
 
 fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
-    let prefix = a.message_id.trim().to_lowercase();
-    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
-        return Err(Error::Invalid(format!(
-            "argument `message_id`: {:?} is not a message id (give at least 4 characters of it: \
-             hex digits and `-`)",
-            sanitize::one_line(&a.message_id)
-        )));
-    }
-    let note = a
-        .note
-        .as_deref()
-        .map(sanitize::one_line)
-        .map(|n| n.trim().to_owned())
-        .filter(|n| !n.is_empty());
     let agent = project.agent()?;
-    let (result, _) = project
-        .operator
-        .backend
-        .acks
-        .acknowledge(&prefix, &AgentId::parse(&agent)?)?;
-    match result {
-        AckResult::Acknowledged(entry) => {
-            let registry = project.registry_or_empty()?;
-            let body = match &note {
-                Some(n) => format!("ACK {}: {n}", entry.msg_id),
-                None => format!("ACK {}", entry.msg_id),
-            };
-            let mut req = SendRequest::new(
-                agent.clone(),
-                Recipients::One(entry.sender_id.to_string()),
-                MessageType::builtin("ACK"),
-                body,
-            );
-            req.parent_msg_id = Some(entry.msg_id.to_string());
-            req.system = true;
-            let report = project.operator.send(&registry, req)?;
-            Ok(Reply::new(
-                format!(
-                    "Acknowledged {}; {} was told.",
-                    entry.msg_id, entry.sender_id
-                ),
-                json!({
-                    "msg_id": entry.msg_id,
-                    "acknowledged": true,
-                    "sender": entry.sender_id,
-                    "ack_delivered": report.delivered() > 0,
-                }),
-            ))
-        }
-        AckResult::NotRecipient { msg_id, recipient } => Err(Error::Invalid(format!(
-            "only {recipient} can acknowledge message {msg_id} (you are {agent})"
-        ))),
-        AckResult::Ambiguous(ids) => Err(Error::Invalid(format!(
-            "argument `message_id`: {prefix} matches {} pending messages ({}); give more of the id",
-            ids.len(),
-            ids.join(", ")
-        ))),
-        AckResult::NotPending => {
-            let views = project.operator.backend.log.read_all()?.messages();
-            let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(&prefix))
-            else {
-                return Err(Error::UnknownMessage(prefix));
-            };
-            let id = original.message.msg_id.to_string();
+    let prefix = ops::message_prefix(&a.message_id).map_err(|e| match e {
+        Error::Invalid(why) => Error::Invalid(format!("argument `message_id`: {why}")),
+        e => e,
+    })?;
+    let plan = AckPlan::new(&prefix, &agent)?.note(a.note.as_deref());
+    let registry = project.registry_or_empty()?;
+    match ops::ack(&project.operator, &registry, &plan)?.done {
+        Acknowledgement::Sent { entry, report } => Ok(Reply::new(
+            format!(
+                "Acknowledged {}; {} was told.",
+                entry.msg_id, entry.sender_id
+            ),
+            json!({
+                "msg_id": entry.msg_id,
+                "acknowledged": true,
+                "sender": entry.sender_id,
+                "ack_delivered": report.delivered() > 0,
+            }),
+        )),
+        Acknowledgement::NotPending(settled) => {
+            let id = settled.msg_id.to_string();
             Ok(Reply::new(
                 format!(
                     "Nothing is pending for message {id} (already acknowledged, or it did not ask for it)."
                 ),
                 json!({ "msg_id": id, "acknowledged": false }),
             ))
+        }
+        Acknowledgement::Refused(AckResult::NotRecipient { msg_id, recipient }) => {
+            Err(Error::Invalid(format!(
+                "only {recipient} can acknowledge message {msg_id} (you are {agent})"
+            )))
+        }
+        Acknowledgement::Refused(AckResult::Ambiguous(ids)) => Err(Error::Invalid(format!(
+            "argument `message_id`: {} matches {} pending messages ({}); give more of the id",
+            plan.prefix(),
+            ids.len(),
+            ids.join(", ")
+        ))),
+        Acknowledgement::Refused(AckResult::NotPending | AckResult::Acknowledged(_)) => {
+            Err(Error::UnknownMessage(plan.prefix().to_owned()))
         }
     }
 }

@@ -17,8 +17,8 @@ use swarm_core::backend::{Chores, Operator, Share};
 use swarm_core::domain::message::MessageType;
 use swarm_core::domain::{AgentId, Timestamp};
 use swarm_core::error::{Error, Result};
-use swarm_core::messaging::answer::Answer;
-use swarm_core::messaging::{Recipients, SendReport, SendRequest};
+use swarm_core::messaging::SendReport;
+use swarm_core::ops::{self, Answer, AnswerPlan, BroadcastPlan, SendPlan};
 use swarm_core::support::sanitize;
 use swarm_core::usage::tally::now_secs;
 
@@ -226,16 +226,14 @@ fn answer(setup: &WorkerSetup, a: Answering) -> Vec<(Level, String)> {
         .map_err(|e| Error::Invalid(format!("agent: {e}")))
         .and_then(|agent| {
             let registry = op.registry()?.0;
-            op.answer(
-                &registry,
-                &agent,
-                answer,
-                a.dialog.as_deref(),
-                &setup.sender,
-            )
+            let plan = AnswerPlan::new(agent, answer, &setup.sender).seen(a.dialog.as_deref());
+            ops::answer(op, &registry, &plan)
         });
     match done {
-        Ok((done, warnings)) => {
+        Ok(ops::AnswerReport {
+            answered: done,
+            warnings,
+        }) => {
             let mut lines: Vec<(Level, String)> =
                 warnings.into_iter().map(|w| (Level::Warn, w)).collect();
             let seen = if done.closed {
@@ -354,15 +352,14 @@ fn send(setup: &WorkerSetup, out: Outgoing) -> Vec<(Level, String)> {
 fn try_send(setup: &WorkerSetup, out: Outgoing) -> Result<SendReport> {
     let op = &setup.operator;
     let msg_type = MessageType::parse(&out.msg_type, &op.custom_types)?;
-    let to = if out.to == "all" {
-        Recipients::All {
-            include_self: false,
-        }
+    let registry = op.registry()?.0;
+    if out.to == "all" {
+        let plan = BroadcastPlan::new(&setup.sender, msg_type, out.content);
+        ops::broadcast(op, &registry, &plan)
     } else {
-        Recipients::One(out.to)
-    };
-    let req = SendRequest::new(setup.sender.clone(), to, msg_type, out.content);
-    op.send(&op.registry()?.0, req)
+        let plan = SendPlan::new(&setup.sender, &out.to, msg_type, out.content);
+        ops::send(op, &registry, &plan)
+    }
 }
 
 fn describe(report: &SendReport) -> Vec<(Level, String)> {

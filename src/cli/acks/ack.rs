@@ -8,7 +8,7 @@ use clap::Args;
 use swarm_core::acks::AckResult;
 use swarm_core::agents::identity;
 use swarm_core::error::{Error, Result};
-use swarm_core::messaging::{self, Acknowledgement};
+use swarm_core::ops::{self, AckPlan, Acknowledgement, Settled};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -38,13 +38,7 @@ pub(crate) struct AckArgs {
 
 /// Acknowledges a message.
 pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
-    let prefix = args.id.trim().to_lowercase();
-    if prefix.len() < 4 || !prefix.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-') {
-        return Err(Error::Invalid(format!(
-            "{:?} is not a message id: give at least 4 characters of it (hex digits and `-`)",
-            args.id
-        )));
-    }
+    let prefix = ops::message_prefix(&args.id)?;
     // At the terminal, with no pane to say who acknowledges, the
     // message's only recipient does (the person answers for it).
     let sole = match &args.agent {
@@ -57,18 +51,13 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
         args.as_other,
         "--agent",
     )?;
+    let plan = AckPlan::new(&args.id, &actor.id)?.note(args.note.as_deref());
     let registry = ctx.registry_or_empty()?;
-    let messenger = ctx.messenger()?;
-    let (done, warnings) = messaging::acknowledge(
-        &messenger,
-        &registry,
-        &prefix,
-        &actor.id,
-        args.note.as_deref(),
-    )?;
-    for w in &warnings {
+    let report = ops::ack(ctx.operator()?, &registry, &plan)?;
+    for w in &report.warnings {
         ctx.out.warn(w);
     }
+    let done = report.done;
     match done {
         Acknowledgement::Sent { entry, report } => {
             // The person has no pane: an ACK to them is kept in their
@@ -88,6 +77,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
             Ok(ExitCode::Success)
         }
         Acknowledgement::Refused(AckResult::Acknowledged(_)) => Ok(ExitCode::Success),
+        Acknowledgement::NotPending(settled) => not_pending(ctx, &settled),
         Acknowledgement::Refused(AckResult::NotRecipient { msg_id, recipient }) => {
             Err(Error::Refused {
                 message: format!(
@@ -106,7 +96,9 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
             ids.len(),
             ids.join(", ")
         ))),
-        Acknowledgement::Refused(AckResult::NotPending) => not_pending(ctx, &prefix, &actor.id),
+        Acknowledgement::Refused(AckResult::NotPending) => {
+            Err(Error::UnknownMessage(plan.prefix().to_owned()))
+        }
     }
 }
 
@@ -126,22 +118,13 @@ fn sole_recipient(ctx: &Context, prefix: &str) -> Result<Option<String>> {
     })
 }
 
-/// Nothing pending matches: say whether it was already answered (harmless,
-/// exit 0) or never existed (exit 4).
-fn not_pending(ctx: &Context, prefix: &str, agent: &str) -> Result<ExitCode> {
-    let views = ctx.backend()?.log.read_all()?.messages();
-    let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(prefix)) else {
-        return Err(Error::UnknownMessage(prefix.to_owned()));
-    };
-    let id = &original.message.msg_id;
-    let answered = views.iter().any(|v| {
-        v.message.msg_type.as_str() == "ACK"
-            && v.message.parent_msg_id.as_ref() == Some(id)
-            && v.message.sender == agent
-    });
-    let text = if answered {
+/// Nothing pending matches a logged message: say whether it was already
+/// answered (harmless, exit 0).
+fn not_pending(ctx: &Context, settled: &Settled) -> Result<ExitCode> {
+    let id = &settled.msg_id;
+    let text = if settled.answered {
         format!("Message {id} was already acknowledged; nothing to do.\n")
-    } else if original.message.requires_ack {
+    } else if settled.asked {
         format!("No acknowledgement is pending for message {id} (it was answered or escalated).\n")
     } else {
         format!("Message {id} did not ask for an acknowledgement; nothing to do.\n")

@@ -19,8 +19,7 @@ use swarm_core::domain::message::MessageType;
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::LockEntry;
 use swarm_core::log::inbox::Selection;
-use swarm_core::log::record::Status;
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::ops::{self, RedeliverPlan, Redelivered, SendPlan};
 use swarm_core::setup::agent_hooks;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
@@ -402,23 +401,13 @@ fn redeliver_queued(ctx: &Context, registry: &Registry) -> Result<usize> {
     if registry.agents.is_empty() {
         return Ok(0);
     }
-    let views: Vec<_> = ctx
-        .backend()?
-        .log
-        .read_all()?
-        .messages()
-        .into_iter()
-        .filter(|v| {
-            v.outcomes
-                .iter()
-                .any(|(r, o)| o.status == Status::Queued && registry.find(r).is_some())
-        })
-        .collect();
-    if views.is_empty() {
-        return Ok(0);
-    }
-    let done = ctx.messenger()?.redeliver(registry, &views)?;
-    Ok(done.iter().map(|r| r.outcomes.len()).sum())
+    // Nothing is refused: they were queued while the session was down.
+    let plan = RedeliverPlan::all_queued().force(true);
+    let report = ops::redeliver(ctx.operator()?, registry, &plan)?;
+    Ok(match report.done {
+        Redelivered::Tried(done) => done.iter().map(|r| r.outcomes.len()).sum(),
+        Redelivered::AtLimit { .. } | Redelivered::OverBudget(_) => 0,
+    })
 }
 
 /// Sends `agent`, started afresh, one message saying what it had: its
@@ -481,14 +470,14 @@ fn tell_what_it_had(
         }
     );
     let operator = ctx.config()?.messaging.operator.clone();
-    let mut req = SendRequest::new(
-        operator,
-        Recipients::One(agent.to_owned()),
+    let plan = SendPlan::new(
+        &operator,
+        agent,
         MessageType::builtin("INFO"),
         swarm_core::domain::message::clean_content(&body)?,
-    );
-    req.system = true;
-    let report = ctx.operator()?.send(registry, req)?;
+    )
+    .system(true);
+    let report = ops::send(ctx.operator()?, registry, &plan)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

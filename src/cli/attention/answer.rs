@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use swarm_core::attention::dialog::Choice;
 use swarm_core::error::{Error, Result};
-use swarm_core::messaging::answer::Answer;
+use swarm_core::ops::{self, Answer, AnswerPlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 
@@ -71,10 +71,13 @@ pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
             .unwrap_or_else(|_| "operator".into())
     });
     let registry = ctx.registry_or_empty()?;
-    let (done, warnings) = ctx
-        .operator()?
-        .answer(&registry, &agent, answer, None, &by)?;
-    for w in &warnings {
+    let report = ops::answer(
+        ctx.operator()?,
+        &registry,
+        &AnswerPlan::new(agent, answer, &by),
+    )?;
+    let done = report.answered;
+    for w in &report.warnings {
         ctx.out.warn(w);
     }
     let picked = done.picked();

@@ -3,16 +3,15 @@
 use clap::Args;
 
 use swarm_core::domain::message::MessageType;
-use swarm_core::error::{Error, Result};
+use swarm_core::error::Result;
 use swarm_core::log::record::Status;
-use swarm_core::messaging::topics::topic_store::Topic;
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::ops::{self, BroadcastPlan};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
 use crate::cli::messaging::msg;
-use crate::cli::messaging::sent_json::SentJson;
+use crate::cli::messaging::sent_json;
 
 /// Arguments of `swarm broadcast`.
 #[derive(Debug, Args)]
@@ -52,33 +51,14 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let mut req = SendRequest::new(
-        actor.id.clone(),
-        Recipients::All {
-            include_self: args.include_self,
-        },
-        msg_type,
-        content,
-    );
-    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
-    req.urgency = msg::urgency(args.urgent, false);
-    req.topic = args
-        .topic
-        .as_deref()
-        .map(|t| {
-            Topic::parse(t)
-                .map(|t| t.as_str().to_owned())
-                .map_err(|e| Error::Invalid(format!("--topic: {e}")))
-        })
-        .transpose()?;
-    let report = ctx.operator()?.send(&registry, req)?;
-    for w in &report.warnings {
-        ctx.out.warn(w);
-    }
-    ctx.out.rate_limit_note(&report);
-    if args.json {
-        ctx.out.json(&SentJson::new(&report))?;
-        return Ok(report.exit_code());
+    let plan = BroadcastPlan::new(&actor.id, msg_type, content)
+        .include_self(args.include_self)
+        .sent_by(actor.as_other.then(|| actor.pane_agent.clone()).flatten())
+        .urgency(msg::urgency(args.urgent, false))
+        .topic(args.topic.as_deref(), "--topic")?;
+    let report = ops::broadcast(ctx.operator()?, &registry, &plan)?;
+    if let Some(code) = sent_json::print_first(ctx, &report, args.json)? {
+        return Ok(code);
     }
     let total = report.outcomes.len();
     let ok = report.delivered();

@@ -7,12 +7,12 @@ use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
 use swarm_core::log::record::{ConfirmedBy, Outcome, Status};
 use swarm_core::messaging::conversation;
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::ops::{self, SendPlan};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
-use crate::cli::messaging::sent_json::SentJson;
+use crate::cli::messaging::sent_json;
 
 /// Arguments of `swarm msg`.
 #[derive(Debug, Args)]
@@ -78,15 +78,6 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
     let operator = ctx.operator()?;
-    let ack_timeout = if args.ack {
-        Some(
-            args.ack_timeout
-                .map(std::time::Duration::from_secs)
-                .unwrap_or(ctx.ack_settings()?.timeout),
-        )
-    } else {
-        None
-    };
     let parent = match &args.reply_to {
         Some(raw) => {
             let index = conversation::index(&ctx.paths, ctx.backend()?.log.as_ref())?;
@@ -94,24 +85,18 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         }
         None => None,
     };
-    let mut req = SendRequest::new(
-        actor.id.clone(),
-        Recipients::One(recipient.clone()),
-        msg_type,
-        content,
-    );
-    req.sent_by = actor.as_other.then(|| actor.pane_agent.clone()).flatten();
-    req.ack_timeout = ack_timeout;
-    req.parent_msg_id = parent;
-    req.urgency = urgency(args.urgent, args.interrupt);
-    let report = operator.send(&registry, req)?;
-    for w in &report.warnings {
-        ctx.out.warn(w);
-    }
-    ctx.out.rate_limit_note(&report);
-    if args.json {
-        ctx.out.json(&SentJson::new(&report))?;
-        return Ok(report.exit_code());
+    let plan = SendPlan::new(&actor.id, &recipient, msg_type, content)
+        .sent_by(actor.as_other.then(|| actor.pane_agent.clone()).flatten())
+        .ack(
+            args.ack,
+            args.ack_timeout.map(std::time::Duration::from_secs),
+        )
+        .reply_to(parent)
+        .urgency(urgency(args.urgent, args.interrupt));
+    let ack_timeout = plan.ack_timeout(operator);
+    let report = ops::send(operator, &registry, &plan)?;
+    if let Some(code) = sent_json::print_first(ctx, &report, args.json)? {
+        return Ok(code);
     }
     let outcome = report
         .outcomes

@@ -4,17 +4,11 @@
 
 use clap::Args;
 
-use swarm_core::agents::discovery;
-use swarm_core::domain::message::MessageType;
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::onboarding;
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::error::Result;
+use swarm_core::ops::{self, OnboardPlan, OnboardReport};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
-
-/// The sender id of onboarding messages (the original's).
-const SENDER: &str = "system";
 
 /// Arguments of `swarm onboard`.
 #[derive(Debug, Args)]
@@ -26,54 +20,26 @@ pub(crate) struct OnboardArgs {
 
 /// Onboards every agent.
 pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
-    let matcher = ctx.matcher()?;
-    let found = discovery::refresh(
-        &ctx.tmux,
-        ctx.backend()?.registry.as_ref(),
-        &ctx.paths,
-        &matcher,
-        &ctx.discover_options(None)?,
-    )?;
-    for w in &found.warnings {
-        ctx.out.warn(w);
-    }
-    if let Ok(op) = ctx.operator() {
-        for w in op.record_roster(&found, false) {
-            ctx.out.warn(&w);
-        }
-    }
-    let agents: Vec<String> = found.registry.active().map(|a| a.id.to_string()).collect();
-    if agents.is_empty() {
-        return Err(Error::NoRecipients(
-            "no agents discovered in this project: start agents in tmux panes (or `swarm launch N`)"
-                .into(),
-        ));
-    }
     let extra = ctx
         .config()?
         .onboarding
         .custom_messages
         .clone()
         .unwrap_or_default();
-    let text = onboarding::message(&agents, &extra);
-    if args.dry_run {
-        ctx.out.print(&format!("{text}\n"))?;
-        return Ok(ExitCode::Success);
-    }
-    let content = swarm_core::domain::message::clean_content(&text)?;
-    let report = ctx.messenger()?.send(
-        &found.registry,
-        SendRequest::new(
-            SENDER.into(),
-            Recipients::All { include_self: true },
-            MessageType::builtin("INFO"),
-            content,
-        ),
-    )?;
-    for w in &report.warnings {
+    let plan = OnboardPlan::new(ctx.discover_options(None)?, extra).dry_run(args.dry_run);
+    let done = ops::onboard(ctx.operator()?, &plan)?;
+    for w in &done.warnings {
         ctx.out.warn(w);
     }
-    ctx.out.rate_limit_note(&report);
+    let agents = &done.agents;
+    if agents.is_empty() {
+        return Err(OnboardReport::no_agents());
+    }
+    let Some(report) = &done.sent else {
+        ctx.out.print(&format!("{}\n", done.text))?;
+        return Ok(ExitCode::Success);
+    };
+    ctx.out.rate_limit_note(report);
     let mut s = format!(
         "Onboarded {} agent{}: {} delivered in real time",
         agents.len(),

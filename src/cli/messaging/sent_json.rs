@@ -4,7 +4,30 @@
 use serde::Serialize;
 
 use swarm_core::domain::AgentId;
+use swarm_core::error::Result;
 use swarm_core::messaging::SendReport;
+use swarm_core::support::exit_code::ExitCode;
+
+use crate::cli::context::Context;
+
+/// What `msg` and `broadcast` print first: the send's warnings and its
+/// rate-limit refusal, then, with `json`, its JSON view, returning the
+/// exit code to end with (`None`: the text is theirs to print).
+pub(crate) fn print_first(
+    ctx: &Context,
+    report: &SendReport,
+    json: bool,
+) -> Result<Option<ExitCode>> {
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    ctx.out.rate_limit_note(report);
+    if !json {
+        return Ok(None);
+    }
+    ctx.out.json(&SentJson::new(report))?;
+    Ok(Some(report.exit_code()))
+}
 
 /// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
 #[derive(Serialize)]

@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use swarm_core::error::{Error, Result};
 use swarm_core::messaging::topics::topic_store::Topic;
+use swarm_core::ops::{self, SubscribePlan};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -55,13 +56,13 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
     let verb = if on { "subscribe" } else { "unsubscribe" };
     actor::record_as_other(ctx, &actor, &format!("{verb} {}", topic.as_str()))?;
     let agent = swarm_core::domain::AgentId::parse(&actor.id)?;
-    let store = &ctx.backend()?.topics;
-    let changed = if on {
-        store.subscribe(&topic, &agent)?
+    let plan = if on {
+        SubscribePlan::follow(topic, agent)
     } else {
-        store.unsubscribe(&topic, &agent)?
+        SubscribePlan::leave(topic, agent)
     };
-    let t = topic.as_str();
+    let changed = ops::subscribe(ctx.operator()?, &plan)?.changed;
+    let (agent, t) = (plan.agent(), plan.topic().as_str());
     let text = match (on, changed) {
         (true, true) => format!("{agent} follows topic {t}\n"),
         (true, false) => format!("{agent} already follows topic {t}\n"),

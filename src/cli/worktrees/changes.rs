@@ -11,7 +11,8 @@ use serde::Serialize;
 
 use swarm_core::error::Error;
 use swarm_core::error::Result;
-use swarm_core::messaging::{self, ToldOverlap};
+use swarm_core::messaging::ToldOverlap;
+use swarm_core::ops::{self, OverlapPlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
@@ -113,12 +114,11 @@ fn look(ctx: &Context) -> Result<(Changes, Vec<ToldOverlap>)> {
         .launch
         .tell_overlaps
         .then_some(config.messaging.operator.as_str());
-    let (changes, told, warnings) =
-        messaging::notice_overlaps(&ctx.messenger()?, &registry, &ctx.paths, from)?;
-    for w in &warnings {
+    let report = ops::notice_overlaps(ctx.operator()?, &registry, &OverlapPlan::new(from))?;
+    for w in &report.warnings {
         ctx.out.warn(w);
     }
-    Ok((changes, told))
+    Ok((report.changes, report.told))
 }
 
 fn agent_json(a: &AgentChanges) -> AgentJson<'_> {

@@ -17,11 +17,9 @@ use crate::agents::registry::Registry;
 use crate::attention::episodes::episode_store::Transition;
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
-use crate::domain::AgentId;
 use crate::domain::Timestamp;
 use crate::error::Result;
 use crate::log::record::Status;
-use crate::messaging::answer::{Answer, Answered};
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::notify::NotifySettings;
 use crate::store::Paths;
@@ -184,39 +182,6 @@ impl Operator {
         Ok(report)
     }
 
-    /// Answers the dialog open in `agent`'s pane for the person (see
-    /// `Messenger::answer`: `seen` names the dialog they saw, `by` is
-    /// who answers) and records the answer in the activity feed. The
-    /// warnings say what could not be recorded; the answer went in
-    /// either way.
-    pub fn answer(
-        &self,
-        registry: &Registry,
-        agent: &AgentId,
-        answer: Answer,
-        seen: Option<&str>,
-        by: &str,
-    ) -> Result<(Answered, Vec<String>)> {
-        let done = self.messenger().answer(registry, agent, answer, seen, by)?;
-        let entry = FeedEntry::new(
-            EventKind::Answered,
-            Some(&done.agent),
-            format!(
-                "{} -> {}",
-                sanitize::one_line(&done.question),
-                done.picked()
-            ),
-        )
-        .by(by);
-        let warnings = match self.backend.feed.append(&[entry]) {
-            Ok(()) => Vec::new(),
-            Err(e) => vec![format!(
-                "could not record the answer in the activity feed: {e}"
-            )],
-        };
-        Ok((done, warnings))
-    }
-
     /// Records in the activity feed who a registry refresh found joining
     /// and leaving (whoever ran it: the watcher, `discover`, `launch`,
     /// `resume`, `down`), and forgets the episodes and print-to-send
@@ -333,7 +298,7 @@ impl Operator {
 
     /// A messenger over this project: what sends, redelivers, releases
     /// held messages and hands deliveries between hosts.
-    pub fn messenger(&self) -> Messenger<'_> {
+    pub(crate) fn messenger(&self) -> Messenger<'_> {
         let backend = &*self.backend;
         Messenger {
             tmux: &self.tmux,

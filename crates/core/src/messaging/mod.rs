@@ -5,7 +5,6 @@
 //! message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
-mod acknowledge;
 pub mod answer;
 pub mod conversation;
 pub(crate) mod delivery;
@@ -25,10 +24,10 @@ pub mod topics;
 mod wait;
 
 pub(crate) use ack_retry::{Portion, ProcessReport, Roster, process_due};
-pub use acknowledge::{Acknowledgement, acknowledge};
 pub use held::release::ReleaseReport;
 pub use messenger::{MessagingSettings, Messenger};
-pub use overlap_notice::{ToldOverlap, notice_overlaps};
+pub use overlap_notice::ToldOverlap;
+pub(crate) use overlap_notice::notice_overlaps;
 pub(crate) use relay::hand_over::Relayed;
 pub(crate) use send::feed_detail;
-pub use send::{Recipients, SendReport, SendRequest};
+pub use send::{Recipients, Redelivery, SendReport, SendRequest};

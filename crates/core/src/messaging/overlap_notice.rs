@@ -89,7 +89,7 @@ pub(crate) fn tell_new_overlaps(
 /// the project root, records the overlaps and, with `from`, tells each new
 /// one once (see `tell_new_overlaps`). Returns what it saw, the overlaps
 /// told now and warnings.
-pub fn notice_overlaps(
+pub(crate) fn notice_overlaps(
     messenger: &Messenger<'_>,
     registry: &Registry,
     paths: &Paths,

@@ -5,8 +5,24 @@
 //! retries) and returns a typed report; the front door only parses,
 //! builds the plan, calls and prints (docs/ARCHITECTURE.md, "The door").
 
+mod ack;
+mod answer;
+mod broadcast;
 mod lock;
+mod notice_overlaps;
+mod onboard;
+mod redeliver;
+mod send;
+mod subscribe;
 mod unlock;
 
+pub use ack::{AckPlan, AckReport, Acknowledgement, Settled, ack, message_prefix};
+pub use answer::{Answer, AnswerPlan, AnswerReport, Answered, answer};
+pub use broadcast::{BroadcastPlan, broadcast};
 pub use lock::{LockPlan, LockReport, lock};
+pub use notice_overlaps::{OverlapPlan, OverlapReport, ToldOverlap, notice_overlaps};
+pub use onboard::{OnboardPlan, OnboardReport, onboard};
+pub use redeliver::{RedeliverPlan, RedeliverReport, Redelivered, Redelivery, redeliver};
+pub use send::{SendPlan, SendReport, send};
+pub use subscribe::{SubscribePlan, SubscribeReport, subscribe};
 pub use unlock::{UnlockPlan, UnlockReport, unlock};
