@@ -6,7 +6,16 @@
 //! builds the plan, calls and prints (docs/ARCHITECTURE.md, "The door").
 
 mod lock;
+mod merge;
+mod merge_queue;
+mod review_comment;
 mod unlock;
 
 pub use lock::{LockPlan, LockReport, lock};
+pub use merge::{MergePlan, MergeReport, merge};
+pub use merge_queue::{
+    LeaveReport, MergeQueueOrder, MergeQueuePlan, MergeQueueReport, leave_merge_queue, merge_queue,
+    merge_queue_order,
+};
+pub use review_comment::{ReviewCommentPlan, ReviewCommentReport, review_comment};
 pub use unlock::{UnlockPlan, UnlockReport, unlock};
