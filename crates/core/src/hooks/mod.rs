@@ -6,12 +6,12 @@
 //! `swarm hook <agent>` (`handle.rs`) and what Claude Code's prompt hook
 //! adds to a prompt (`prompt_inbox.rs`).
 //!
-//! The room has two levels. `payload`, `sightings` and `install` need
-//! only the store and the support below them, so the operations (the
-//! sender waiting for a confirmation, the watcher, set-up) reach them
-//! through the names this file re-exports; `source`, `handle` and
-//! `prompt_inbox` stand on the operations and the operator, at the top
-//! with set-up and the watcher (docs/ARCHITECTURE.md, the import order).
+//! The room has two levels. `payload` and `sightings` need only the store
+//! and the support below them, so the operations (the sender waiting for
+//! a prompt hook's confirmation, delivery) reach them through the names
+//! this file re-exports; `install`, `source`, `handle` and `prompt_inbox`
+//! stand on the operations and the operator, below set-up and the watcher
+//! (docs/ARCHITECTURE.md, the import order).
 
 pub mod handle;
 pub mod install;
@@ -20,6 +20,5 @@ pub mod prompt_inbox;
 pub mod sightings;
 pub mod source;
 
-pub use install::Place;
 pub use payload::{HookEvent, Signal, VENDORS, Vendor};
 pub use sightings::{HookSightings, Sighting};

@@ -74,7 +74,7 @@ pub enum SetUp {
 }
 
 fn install_agent_hooks(paths: &Paths) -> Result<SetUp> {
-    use crate::hooks::{Place, install};
+    use crate::hooks::install::{self, Place};
     let swarm = crate::agents::launch::swarm_invocation();
     let vendors = install::present(paths.root());
     let mut done = Vec::new();
