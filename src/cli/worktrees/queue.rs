@@ -1,9 +1,11 @@
 //! `swarm queue [--json]` and `swarm merge --queue [AGENT...]`: the merge
-//! queue. Each queued agent's branch is merged into the base only after
-//! `merge.test_command` passed on the merge, built in a scratch worktree;
-//! a conflict or a failing test leaves the base as it was, tells the
-//! agent once with the conflicting files or the test's last lines, and
-//! keeps it queued. Agents whose changes overlap go after the others.
+//! queue, through `ops::merge_queue_order`, `ops::leave_merge_queue` and
+//! `ops::merge_queue`. Each waiting agent's branch is merged into the base
+//! only after `merge.test_command` passed on the merge, built in a scratch
+//! worktree; a conflict or a failing test leaves the base as it was, tells
+//! the agent once with the conflicting files or the test's last lines, and
+//! keeps it in the merge queue. Agents whose changes overlap go after the
+//! others.
 
 use std::time::Duration;
 
