@@ -514,3 +514,72 @@ fn an_agent_holding_a_lock_on_what_another_changed_goes_after_it() {
     let shown = stdout(&ok(repo.swarm(&["queue"])));
     assert!(shown.contains("empty"), "{shown}");
 }
+
+/// The front doors' sources (the program, the MCP server, the dashboard,
+/// the monitor): each file's path and its lines before its tests.
+fn front_door_sources() -> Vec<(std::path::PathBuf, Vec<String>)> {
+    fn files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in fs::read_dir(dir).expect("read a source folder") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                out.push(path);
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    for dir in [
+        "src",
+        "crates/mcp/src",
+        "crates/dashboard/src",
+        "crates/monitor/src",
+    ] {
+        files(&root.join(dir), &mut paths);
+    }
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = fs::read_to_string(&path).expect("read a source");
+            let lines = text
+                .lines()
+                .take_while(|l| l.trim() != "#[cfg(test)]")
+                .map(|l| l.split("//").next().unwrap_or_default().to_owned())
+                .collect();
+            (path, lines)
+        })
+        .collect()
+}
+
+#[test]
+fn front_doors_merge_and_comment_only_through_the_door() {
+    // The verbs' rules (the checks of their plans, who is behind after a
+    // merge, telling the agents a merge queue's try failed) live in
+    // `swarm_core::ops`; a front door calling the layer below would grow
+    // its own copy of them. Each call is looked for in the files that
+    // import its module from the core.
+    let below = [
+        ("swarm_core::worktrees", "worktrees::merge("),
+        ("swarm_core::merge_queue", "merge_queue::run("),
+        ("swarm_core::merge_queue", "merge_queue::order("),
+        ("swarm_core::merge_queue", "merge_queue::leave("),
+        ("swarm_core::review", "review::comment("),
+    ];
+    let mut direct = Vec::new();
+    for (path, lines) in front_door_sources() {
+        let imports = |module: &str| lines.iter().any(|l| l.contains(module));
+        for (n, code) in lines.iter().enumerate() {
+            if below
+                .iter()
+                .any(|(module, call)| code.contains(call) && imports(module))
+            {
+                direct.push(format!("{}:{}: {}", path.display(), n + 1, code.trim()));
+            }
+        }
+    }
+    assert!(
+        direct.is_empty(),
+        "merge, run the merge queue and comment through swarm_core::ops: {direct:#?}"
+    );
+}

@@ -4,10 +4,10 @@
 
 use serde_json::json;
 
-use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
+use swarm_core::error::Result;
+use swarm_core::ops::{self, ReviewCommentPlan};
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, NewComment, Repository};
+use swarm_core::worktrees::Repository;
 
 use super::project::Project;
 use super::reply::Reply;
@@ -16,23 +16,10 @@ use super::tools;
 /// Makes the comment, authored by the server's agent.
 pub(super) fn comment(project: &Project, a: tools::ReviewComment) -> Result<Reply> {
     let me = project.agent()?;
-    let agent = validate::agent_id(&a.agent)?.to_string();
-    if agent == me {
-        return Err(Error::Invalid(
-            "you cannot review your own branch: comment on another agent's".into(),
-        ));
-    }
+    let location = format!("{}:{}", a.path, a.line);
+    let plan = ReviewCommentPlan::new(&a.agent, &me, &location, &a.text)?.by_another_agent()?;
     let repo = Repository::open(project.operator.paths.root())?;
-    let (c, _) = worktrees::comment(
-        &repo,
-        &project.operator.paths,
-        NewComment {
-            agent,
-            author: me,
-            location: format!("{}:{}", a.path, a.line),
-            text: a.text,
-        },
-    )?;
+    let c = ops::review_comment(&project.operator, &repo, &plan)?.comment;
     Ok(Reply::new(
         format!(
             "Comment {} on {}:{} of {}.",

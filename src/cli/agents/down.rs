@@ -155,7 +155,7 @@ fn remove_worktrees(ctx: &Context, active: &[String]) -> Result<String> {
         return Ok("No agent worktrees to remove.\n".into());
     }
     let repo = Repository::open(ctx.paths.root())?;
-    let verdicts = worktrees::review(&repo, &ctx.paths, active)?;
+    let verdicts = worktrees::removal_verdicts(&repo, &ctx.paths, active)?;
     let verdicts = worktrees::remove(&repo, verdicts);
     let mut s = String::new();
     for v in &verdicts {

@@ -14,9 +14,9 @@ use swarm_core::agents::pane_state;
 use swarm_core::agents::registry::Registry;
 use swarm_core::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
 use swarm_core::agents::sessions::restart;
-use swarm_core::attention::hook_payload::Vendor;
 use swarm_core::error::{Error, Result};
-use swarm_core::setup::agent_hooks;
+use swarm_core::hooks::Vendor;
+use swarm_core::hooks::install;
 use swarm_core::store::RootSource;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
@@ -360,7 +360,7 @@ fn missing_hooks(ctx: &Context, kind: &str, worktrees: &[Prepared]) -> Option<St
         worktrees.iter().map(|p| p.path.as_path()).collect()
     };
     let lacking = roots.iter().any(|root| {
-        agent_hooks::installed_events(&swarm_core::store::Paths::new(*root), vendor).is_empty()
+        install::installed_events(&swarm_core::store::Paths::new(*root), vendor).is_empty()
     });
     lacking.then(|| {
         format!(
@@ -541,7 +541,7 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
         (args.worktrees || (launch.worktrees && !args.no_worktrees)).then(|| WorktreesPlan {
             setup: launch.worktree_setup.clone(),
             ports_per_agent: launch.ports_per_agent,
-            settings: Some(agent_hooks::copy_to_worktree),
+            settings: Some(install::copy_to_worktree),
         });
     let plan = LaunchPlan {
         commands,

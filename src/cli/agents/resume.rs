@@ -17,10 +17,10 @@ use swarm_core::agents::sessions::restart::Restart;
 use swarm_core::agents::sessions::resume::{self, ResumeContext, Resumed, live_panes, liveness};
 use swarm_core::domain::message::MessageType;
 use swarm_core::error::{Error, Result};
+use swarm_core::hooks::install;
 use swarm_core::locks::LockEntry;
 use swarm_core::log::inbox::Selection;
 use swarm_core::ops::{self, RedeliverPlan, Redelivered, SendPlan};
-use swarm_core::setup::agent_hooks;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
 use swarm_core::tmux::PaneId;
@@ -147,7 +147,7 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
     for a in &missing {
         let cwd = std::path::Path::new(&a.cwd);
         if cwd != ctx.paths.root() && cwd.starts_with(ctx.paths.worktrees_dir()) && cwd.is_dir() {
-            for note in agent_hooks::copy_to_worktree(&ctx.paths, cwd) {
+            for note in install::copy_to_worktree(&ctx.paths, cwd) {
                 ctx.out.note(&note);
             }
         }

@@ -15,10 +15,10 @@ use std::io::Read;
 
 use clap::Args;
 
-use swarm_core::attention::hook_payload::{self, HookEvent, Signal, Vendor};
-use swarm_core::attention::hook_sightings;
 use swarm_core::domain::Timestamp;
 use swarm_core::hooks::handle;
+use swarm_core::hooks::payload::{self, HookEvent, Signal, Vendor};
+use swarm_core::hooks::sightings;
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -85,7 +85,7 @@ pub(crate) fn run(global: &GlobalArgs, out: &Output, agent: &str) -> ExitCode {
             &format!("could not read the hook input: {e}"),
         );
     }
-    let event = match hook_payload::parse(vendor, &input) {
+    let event = match payload::parse(vendor, &input) {
         Ok(event) => event,
         Err(why) => return failed(global, vendor, "", &why),
     };
@@ -118,7 +118,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
         event.name.clone(),
     );
     swarm_core::store::notices::set_reporter(move |note| {
-        hook_sightings::log_error(&paths, None, &vendor, &name, note);
+        sightings::log_error(&paths, None, &vendor, &name, note);
     });
     ctx.config_or_defaults();
     let Some(agent) = actor::detect(&ctx)? else {
@@ -131,7 +131,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
     };
     let done = handle::handle(op, &record, event, at);
     for e in &done.errors {
-        hook_sightings::log_error(
+        sightings::log_error(
             &ctx.paths,
             Some(&agent),
             event.vendor.as_str(),
@@ -146,7 +146,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
                 let _ = ctx.out.print(&text);
             }
             Ok(_) => {}
-            Err(e) => hook_sightings::log_error(
+            Err(e) => sightings::log_error(
                 &ctx.paths,
                 Some(&agent),
                 event.vendor.as_str(),
@@ -170,7 +170,7 @@ fn mentions_edit_check(partial: &[u8]) -> bool {
 /// go on.
 fn failed(global: &GlobalArgs, vendor: Vendor, event: &str, why: &str) -> ExitCode {
     if let Ok(ctx) = Context::new(global, Output::new(Default::default())) {
-        hook_sightings::log_error(&ctx.paths, None, vendor.as_str(), event, why);
+        sightings::log_error(&ctx.paths, None, vendor.as_str(), event, why);
     }
     ExitCode::Success
 }

@@ -6,9 +6,9 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use swarm_core::agents::launch;
-use swarm_core::attention::hook_payload::{VENDORS, Vendor};
 use swarm_core::error::{Error, Result};
-use swarm_core::setup::agent_hooks::{self, Change, Place};
+use swarm_core::hooks::install::{self, Change, Place};
+use swarm_core::hooks::{VENDORS, Vendor};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
@@ -71,7 +71,7 @@ struct ChangeJson {
 
 /// Installs or removes the hooks.
 pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
-    let (which, install) = match &args.action {
+    let (which, adding) = match &args.action {
         HooksAction::Install(w) => (w, true),
         HooksAction::Uninstall(w) => (w, false),
     };
@@ -88,9 +88,9 @@ pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
             "--local is Claude Code's place (.claude/settings.local.json): add --claude".into(),
         ));
     }
-    let vendors = match (named.is_empty(), install) {
+    let vendors = match (named.is_empty(), adding) {
         (false, _) => named,
-        (true, true) => agent_hooks::present(ctx.paths.root()),
+        (true, true) => install::present(ctx.paths.root()),
         (true, false) => VENDORS.to_vec(),
     };
     let swarm = launch::swarm_invocation();
@@ -101,11 +101,11 @@ pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
         } else {
             Place::Shared
         };
-        let hooks = agent_hooks::swarm_hooks(&swarm, vendor);
-        let change = if install {
-            agent_hooks::install(&ctx.paths, vendor, place, &hooks)?
+        let hooks = install::swarm_hooks(&swarm, vendor);
+        let change = if adding {
+            install::install(&ctx.paths, vendor, place, &hooks)?
         } else {
-            agent_hooks::uninstall(&ctx.paths, vendor, place, &hooks)?
+            install::uninstall(&ctx.paths, vendor, place, &hooks)?
         };
         changes.push((vendor, change));
     }
@@ -122,7 +122,7 @@ pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
         ctx.out.json(&rows)?;
         return Ok(ExitCode::Success);
     }
-    let verb = if install { "added" } else { "removed" };
+    let verb = if adding { "added" } else { "removed" };
     let mut s = String::new();
     for (vendor, change) in &changes {
         s.push_str(&format!(
@@ -138,7 +138,7 @@ pub(crate) fn run(ctx: &Context, args: &HooksArgs) -> Result<ExitCode> {
         }
     }
     ctx.out.print(&s)?;
-    if install && changes.iter().any(|(_, c)| !c.changed.is_empty()) {
+    if adding && changes.iter().any(|(_, c)| !c.changed.is_empty()) {
         ctx.out.note(
             "Agents read their hooks when they start: restart running agents. Codex CLI asks \
              once to trust new hooks (its \"hooks need review\" screen).",

@@ -9,9 +9,10 @@ use serde::Serialize;
 
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
+use swarm_core::ops::{self, MergePlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, MergeKind, Merged, Repository, WorktreeError};
+use swarm_core::worktrees::{MergeKind, Merged, Repository, WorktreeError};
 
 use crate::cli::context::Context;
 
@@ -99,17 +100,11 @@ pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
             "swarm merge takes one agent; to merge several in turn, use --queue".into(),
         ));
     };
-    let agent = agent.clone();
-    if let Some(into) = &args.into
-        && (into.trim().is_empty() || into.starts_with('-'))
-    {
-        return Err(Error::Invalid(format!(
-            "--into {into:?} is not a branch name"
-        )));
-    }
+    let plan = MergePlan::new(agent, args.into.as_deref())?;
+    let agent = plan.agent();
     let repo = Repository::open(ctx.paths.root())?;
-    let merged = match worktrees::merge(&repo, &agent, args.into.as_deref()) {
-        Ok(m) => m,
+    let report = match ops::merge(&repo, &plan) {
+        Ok(r) => r,
         Err(e) => {
             if args.json {
                 let files: &[String] = match &e {
@@ -119,7 +114,7 @@ pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
                     _ => &[],
                 };
                 ctx.out.json(&RefusedJson {
-                    agent: &agent,
+                    agent,
                     result: "refused",
                     reason: e.to_string(),
                     files,
@@ -128,7 +123,10 @@ pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
             return Err(e.into());
         }
     };
-    let behind = behind_now(ctx, &repo, &merged);
+    for w in &report.warnings {
+        ctx.out.warn(w);
+    }
+    let (merged, behind) = (&report.merged, &report.behind);
     if !merged.uncommitted.is_empty() {
         ctx.out.warn(&format!(
             "{agent} has {} uncommitted file{} in its worktree, not part of this merge and left \
@@ -153,36 +151,17 @@ pub(crate) fn run(ctx: &Context, args: &MergeArgs) -> Result<ExitCode> {
             updated_worktree: merged.updated.as_deref(),
             uncommitted_in_worktree: &merged.uncommitted,
             behind: behind
-                .into_iter()
-                .map(|(agent, behind)| BehindJson { agent, behind })
+                .iter()
+                .map(|(agent, behind)| BehindJson {
+                    agent: agent.clone(),
+                    behind: *behind,
+                })
                 .collect(),
         })?;
         return Ok(ExitCode::Success);
     }
-    ctx.out.print(&text(ctx, &merged, &behind))?;
+    ctx.out.print(&text(ctx, merged, behind))?;
     Ok(ExitCode::Success)
-}
-
-/// The other agents' branches that are behind the target now.
-fn behind_now(ctx: &Context, repo: &Repository, merged: &Merged) -> Vec<(String, u64)> {
-    if merged.kind == MergeKind::UpToDate {
-        return Vec::new();
-    }
-    match worktrees::changes(repo) {
-        Ok(changes) if changes.base.branch.as_deref() == Some(merged.into.as_str()) => changes
-            .agents
-            .into_iter()
-            .filter(|a| a.agent != merged.agent && a.behind > 0)
-            .map(|a| (a.agent, a.behind))
-            .collect(),
-        Ok(_) => Vec::new(),
-        Err(e) => {
-            ctx.out.warn(&format!(
-                "could not tell how far the other agents are behind: {e}"
-            ));
-            Vec::new()
-        }
-    }
 }
 
 fn shown(files: &[String]) -> String {

@@ -1,23 +1,23 @@
 //! `swarm queue [--json]` and `swarm merge --queue [AGENT...]`: the merge
-//! queue. Each queued agent's branch is merged into the base only after
-//! `merge.test_command` passed on the merge, built in a scratch worktree;
-//! a conflict or a failing test leaves the base as it was, tells the
-//! agent once with the conflicting files or the test's last lines, and
-//! keeps it queued. Agents whose changes overlap go after the others.
+//! queue, through `ops::merge_queue_order`, `ops::leave_merge_queue` and
+//! `ops::merge_queue`. Each waiting agent's branch is merged into the base
+//! only after `merge.test_command` passed on the merge, built in a scratch
+//! worktree; a conflict or a failing test leaves the base as it was, tells
+//! the agent once with the conflicting files or the test's last lines, and
+//! keeps it in the merge queue. Agents whose changes overlap go after the
+//! others.
 
 use std::time::Duration;
 
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::domain::message::MessageType;
-use swarm_core::domain::validate;
 use swarm_core::error::Result;
-use swarm_core::locks::LockEntry;
-use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::merge_queue::{LastTry, MergeQueueRun, Outcome, PlannedMerge, TestPlan};
+use swarm_core::ops::{self, MergeQueuePlan};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, LastTry, Outcome, Planned, QueueRun, Repository, TestPlan};
+use swarm_core::worktrees::Repository;
 
 use crate::cli::context::Context;
 
@@ -62,11 +62,11 @@ struct PlannedJson<'a> {
 }
 
 impl<'a> PlannedJson<'a> {
-    fn of(p: &'a Planned) -> PlannedJson<'a> {
+    fn of(p: &'a PlannedMerge) -> PlannedJson<'a> {
         PlannedJson {
             position: p.position,
             agent: &p.entry.agent,
-            queued_at: &p.entry.queued_at,
+            queued_at: &p.entry.joined_at,
             attempts: p.entry.attempts,
             files: &p.files,
             waits_because: p.waits_because.as_deref(),
@@ -81,41 +81,14 @@ struct QueueJson<'a> {
     queue: Vec<PlannedJson<'a>>,
 }
 
-/// Every lock as (holder, path or directory), for the order.
-fn lock_paths(ctx: &Context) -> Vec<(String, String)> {
-    let Ok(locks) = ctx.locks() else {
-        return Vec::new();
-    };
-    match locks.list() {
-        Ok(entries) => entries
-            .into_iter()
-            .filter_map(|e| match e {
-                LockEntry::Held(h) => {
-                    let path = h
-                        .key
-                        .as_ref()
-                        .map_or(h.record.filepath.clone(), |k| k.as_str().to_owned());
-                    Some((h.record.agent_id, path))
-                }
-                _ => None,
-            })
-            .collect(),
-        Err(e) => {
-            ctx.out
-                .warn(&format!("could not read the locks for the order: {e}"));
-            Vec::new()
-        }
-    }
-}
-
 /// Shows the queue in the order the next run takes it.
 pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
     if let Some(agent) = &args.remove {
-        let agent = validate::agent_id(agent)?.to_string();
-        let (removed, warnings) = worktrees::dequeue(&ctx.paths, &agent)?;
-        for w in &warnings {
+        let report = ops::leave_merge_queue(ctx.operator()?, agent)?;
+        for w in &report.warnings {
             ctx.out.warn(w);
         }
+        let (agent, removed) = (&report.agent, report.removed);
         if args.json {
             ctx.out
                 .json(&serde_json::json!({"agent": agent, "removed": removed}))?;
@@ -130,10 +103,11 @@ pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let repo = Repository::open(ctx.paths.root())?;
-    let (plan, note) = worktrees::planned(&repo, &ctx.paths, &lock_paths(ctx))?;
-    if let Some(note) = note {
-        ctx.out.warn(&note);
+    let shown = ops::merge_queue_order(ctx.operator()?, &repo)?;
+    for w in &shown.warnings {
+        ctx.out.warn(w);
     }
+    let plan = &shown.order;
     let test = ctx.config()?.merge.test_command.clone();
     if args.json {
         ctx.out.json(&QueueJson {
@@ -148,7 +122,7 @@ pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let mut s = String::new();
-    for p in &plan {
+    for p in plan {
         s.push_str(&format!(
             "{}. {}  {} file{}",
             p.position,
@@ -159,7 +133,7 @@ pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
         if let Some(last) = &p.entry.last {
             s.push_str(&format!(
                 "  last try: {} ({})",
-                last.result,
+                last.result.as_str(),
                 sanitize::one_line(&last.reason)
             ));
         }
@@ -204,28 +178,24 @@ struct RunJson<'a> {
     still_queued: Vec<&'a str>,
 }
 
-/// `swarm merge --queue [AGENT...]`: queues the agents, runs the queue,
-/// tells each agent whose try failed, and reports. Exit 1 when any try
-/// failed (its agent stays queued).
+/// `swarm merge --queue [AGENT...]`: the agents join the merge queue, it
+/// runs, each agent whose try failed is told, and it reports. Exit 1 when
+/// any try failed (its agent stays in the merge queue).
 pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Result<ExitCode> {
     let repo = Repository::open(ctx.paths.root())?;
     let merge = &ctx.config()?.merge;
     let test = merge.test_command.clone();
-    let plan = test.as_ref().map(|command| TestPlan {
-        command: command.clone(),
-        timeout: Duration::from_secs(u64::from(merge.test_timeout)),
-    });
-    let locks = lock_paths(ctx);
-    let run = worktrees::run_queue(&repo, &ctx.paths, agents, plan.as_ref(), &locks)?;
-    for w in &run.warnings {
+    let plan = MergeQueuePlan::new(agents)?
+        .tested(test.as_ref().map(|command| TestPlan {
+            command: command.clone(),
+            timeout: Duration::from_secs(u64::from(merge.test_timeout)),
+        }))
+        .telling(merge.tell_agents);
+    let report = ops::merge_queue(ctx.operator()?, &repo, &plan)?;
+    for w in &report.warnings {
         ctx.out.warn(w);
     }
-    let told = if ctx.config()?.merge.tell_agents {
-        tell_failures(ctx, &run, test.as_deref())
-    } else {
-        vec![false; run.tried.len()]
-    };
-    let failed = run.tried.iter().any(|t| !t.outcome.done());
+    let (run, told) = (&report.run, &report.told);
     if json {
         ctx.out.json(&RunJson {
             into: &run.into,
@@ -234,20 +204,15 @@ pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Resul
             tried: run
                 .tried
                 .iter()
-                .zip(&told)
+                .zip(told)
                 .map(|(t, told)| tried_json(&t.agent, &t.outcome, *told))
                 .collect(),
-            still_queued: run
-                .tried
-                .iter()
-                .filter(|t| !t.outcome.done())
-                .map(|t| t.agent.as_str())
-                .collect(),
+            still_queued: report.still_waiting(),
         })?;
     } else {
-        ctx.out.print(&text(ctx, &run, &told, test.is_some()))?;
+        ctx.out.print(&text(ctx, run, told, test.is_some()))?;
     }
-    Ok(if failed {
+    Ok(if report.failed() {
         ExitCode::Failure
     } else {
         ExitCode::Success
@@ -290,52 +255,7 @@ fn tried_json<'a>(agent: &'a str, outcome: &'a Outcome, told: bool) -> TriedJson
     j
 }
 
-/// Tells each agent whose try failed, once per try; whether each was told.
-fn tell_failures(ctx: &Context, run: &QueueRun, test: Option<&str>) -> Vec<bool> {
-    let registry = match ctx.registry_or_empty() {
-        Ok(r) => r,
-        Err(e) => {
-            ctx.out.warn(&format!("could not tell the agents: {e}"));
-            return vec![false; run.tried.len()];
-        }
-    };
-    let from = match ctx.config() {
-        Ok(c) => c.messaging.operator.clone(),
-        Err(_) => "operator".into(),
-    };
-    run.tried
-        .iter()
-        .map(|t| {
-            let Some(text) = worktrees::failure_text(&t.agent, &run.into, &t.outcome, test) else {
-                return false;
-            };
-            if !registry.active().any(|r| r.id.as_str() == t.agent) {
-                return false;
-            }
-            let mut req = SendRequest::new(
-                from.clone(),
-                Recipients::One(t.agent.clone()),
-                MessageType::builtin("CONFLICT"),
-                text,
-            );
-            req.system = true;
-            match ctx.operator().and_then(|op| op.send(&registry, req)) {
-                Ok(report) => {
-                    for w in &report.warnings {
-                        ctx.out.warn(w);
-                    }
-                    true
-                }
-                Err(e) => {
-                    ctx.out.warn(&format!("could not tell {}: {e}", t.agent));
-                    false
-                }
-            }
-        })
-        .collect()
-}
-
-fn text(ctx: &Context, run: &QueueRun, told: &[bool], tested: bool) -> String {
+fn text(ctx: &Context, run: &MergeQueueRun, told: &[bool], tested: bool) -> String {
     let into = ctx.out.bold(&sanitize::one_line(&run.into));
     if run.tried.is_empty() {
         return "The merge queue is empty: nothing to merge.\n".into();
@@ -356,8 +276,9 @@ fn text(ctx: &Context, run: &QueueRun, told: &[bool], tested: bool) -> String {
                 files,
                 tested,
             } => format!(
-                "{}: merged into {into} ({kind}, {}), {} file{}{}",
+                "{}: merged into {into} ({}, {}), {} file{}{}",
                 t.agent,
+                kind.as_str(),
                 commit.get(..12).unwrap_or(commit),
                 files.len(),
                 if files.len() == 1 { "" } else { "s" },

@@ -10,9 +10,11 @@ use swarm_core::domain::message::MessageType;
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
 use swarm_core::messaging::{Recipients, SendRequest};
+use swarm_core::ops::{self, ReviewCommentPlan};
+use swarm_core::review::{self, CommentStatus, ReviewComment};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
-use swarm_core::worktrees::{self, CommentStatus, NewComment, Repository, ReviewComment};
+use swarm_core::worktrees::Repository;
 
 use crate::cli::context::Context;
 
@@ -184,20 +186,13 @@ fn comment(ctx: &Context, args: &CommentArgs) -> Result<ExitCode> {
         Some(from) => validate::agent_id(from)?.to_string(),
         None => ctx.config()?.messaging.operator.clone(),
     };
+    let plan = ReviewCommentPlan::new(&agent, &author, &args.location, &args.text)?;
     let repo = Repository::open(ctx.paths.root())?;
-    let (c, warnings) = worktrees::comment(
-        &repo,
-        &ctx.paths,
-        NewComment {
-            agent,
-            author,
-            location: args.location.clone(),
-            text: args.text.clone(),
-        },
-    )?;
-    warn_all(ctx, &warnings);
+    let report = ops::review_comment(ctx.operator()?, &repo, &plan)?;
+    warn_all(ctx, &report.warnings);
+    let c = &report.comment;
     if args.json {
-        ctx.out.json(&CommentJson::of(&c))?;
+        ctx.out.json(&CommentJson::of(c))?;
         return Ok(ExitCode::Success);
     }
     ctx.out.print(&format!(
@@ -220,7 +215,7 @@ fn list(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
         .transpose()?
         .map(|a| a.to_string());
     let repo = Repository::open(ctx.paths.root())?;
-    let (comments, warnings) = worktrees::refresh(&repo, &ctx.paths, agent.as_deref())?;
+    let (comments, warnings) = review::refresh(&repo, &ctx.paths, agent.as_deref())?;
     warn_all(ctx, &warnings);
     if args.json {
         ctx.out.json(&ListJson {
@@ -256,7 +251,7 @@ fn list(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
 }
 
 fn resolve(ctx: &Context, args: &ResolveArgs) -> Result<ExitCode> {
-    let (c, warnings) = worktrees::resolve(&ctx.paths, &args.id)?;
+    let (c, warnings) = review::resolve(&ctx.paths, &args.id)?;
     warn_all(ctx, &warnings);
     if args.json {
         ctx.out.json(&CommentJson::of(&c))?;
@@ -298,7 +293,7 @@ fn tell(ctx: &Context, to: &str, msg_type: &'static str, text: String) -> Result
 fn send(ctx: &Context, args: &SendArgs) -> Result<ExitCode> {
     let agent = validate::agent_id(&args.agent)?.to_string();
     let repo = Repository::open(ctx.paths.root())?;
-    let (comments, warnings) = worktrees::refresh(&repo, &ctx.paths, Some(&agent))?;
+    let (comments, warnings) = review::refresh(&repo, &ctx.paths, Some(&agent))?;
     warn_all(ctx, &warnings);
     let round: Vec<ReviewComment> = comments
         .into_iter()
@@ -322,10 +317,10 @@ fn send(ctx: &Context, args: &SendArgs) -> Result<ExitCode> {
         ctx,
         &agent,
         "REVIEW-FEEDBACK",
-        worktrees::round_text(&agent, &round),
+        review::round_text(&agent, &round),
     )?;
     let ids: Vec<String> = round.iter().map(|c| c.id.clone()).collect();
-    warn_all(ctx, &worktrees::mark_sent(&ctx.paths, &ids)?);
+    warn_all(ctx, &review::mark_sent(&ctx.paths, &ids)?);
     if args.json {
         ctx.out.json(&SentJson {
             agent: &agent,
@@ -361,12 +356,12 @@ fn request(ctx: &Context, args: &RequestArgs) -> Result<ExitCode> {
         )));
     }
     let repo = Repository::open(ctx.paths.root())?;
-    let summary = worktrees::diff_summary(&repo, &agent)?;
+    let summary = review::diff_summary(&repo, &agent)?;
     let id = tell(
         ctx,
         &reviewer,
         "REVIEW-REQUEST",
-        worktrees::request_text(&agent, &reviewer, &summary),
+        review::request_text(&agent, &reviewer, &summary),
     )?;
     if args.json {
         ctx.out.json(&RequestJson {

@@ -56,7 +56,7 @@ pub struct WorktreesPlan {
     /// Ports in each agent's block (`launch.ports_per_agent`).
     pub ports_per_agent: u16,
     /// What gives each worktree the agents' settings the project has
-    /// before its agent starts (their hooks: `setup::agent_hooks`, which
+    /// before its agent starts (their hooks: `hooks::install`, which
     /// this layer sits below); it returns lines for the person.
     pub settings: Option<fn(&Paths, &Path) -> Vec<String>>,
 }

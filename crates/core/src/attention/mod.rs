@@ -8,15 +8,12 @@
 //! `status.rs`). A dialog's question and options are read off the screen
 //! (`dialog.rs`) so that a person can answer it from anywhere. The
 //! agents' own hooks report the same conditions sooner where they are
-//! installed (`hook_payload.rs` reads what they hand over,
-//! `hook_sightings.rs` remembers whose hooks work).
+//! installed (`crate::hooks`).
 
 pub mod dialog;
 pub mod episodes;
 pub mod event;
 pub mod feed;
-pub mod hook_payload;
-pub mod hook_sightings;
 pub(crate) mod looks;
 pub mod notice;
 pub(crate) mod round;

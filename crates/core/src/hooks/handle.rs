@@ -5,11 +5,11 @@
 //! with `"source": "hook"`; a prompt event confirms the deliveries of the
 //! messages it holds. The watcher notifies what the feed gets.
 
+use super::payload::{self, FailureReason, HookEvent, Signal};
+use super::sightings::{HookSightings, Report};
 use crate::agents::registry::AgentRecord;
 use crate::attention::episodes::episode_store::{HOOK_KEY, Transition};
 use crate::attention::event::{EventKind, FeedEntry, Source};
-use crate::attention::hook_payload::{self, FailureReason, HookEvent, Signal};
-use crate::attention::hook_sightings::{HookSightings, Report};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
 use crate::log::index::MessageIndex;
@@ -34,7 +34,7 @@ pub fn handle(op: &Operator, agent: &AgentRecord, event: &HookEvent, at: Timesta
     let mut done = Handled::default();
     let id = agent.id.as_str();
     let short_ids = match &event.signal {
-        Signal::Prompt { text } => hook_payload::message_ids(text),
+        Signal::Prompt { text } => payload::message_ids(text),
         _ => Vec::new(),
     };
     let pane = agent.tmux_pane_id.as_ref().map(|p| p.as_str().to_owned());

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
-use crate::attention::hook_sightings::HookSightings;
+use crate::hooks::HookSightings;
 use crate::log::record::Outcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};

@@ -1,6 +1,6 @@
 //! Delivery confirmed by the recipient: after a message is typed into an
 //! agent whose own prompt hook is known to report (`swarm hook`, see
-//! `attention::hook_sightings`), the sender waits a moment for that hook
+//! `hooks::sightings`), the sender waits a moment for that hook
 //! to say the submitted prompt held the message's id. Only then is the
 //! delivery `confirmed_by: hook`; otherwise the screen's word stands.
 
@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use crate::agents::registry::AgentRecord;
-use crate::attention::hook_sightings::{HookSightings, Sighting};
+use crate::hooks::{HookSightings, Sighting};
 use crate::log::record::ConfirmedBy;
 use crate::store::Paths;
 

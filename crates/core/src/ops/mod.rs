@@ -9,9 +9,12 @@ mod ack;
 mod answer;
 mod broadcast;
 mod lock;
+mod merge;
+mod merge_queue;
 mod notice_overlaps;
 mod onboard;
 mod redeliver;
+mod review_comment;
 mod send;
 mod subscribe;
 mod unlock;
@@ -20,9 +23,15 @@ pub use ack::{AckPlan, AckReport, Acknowledgement, Settled, ack, message_prefix}
 pub use answer::{Answer, AnswerPlan, AnswerReport, Answered, answer};
 pub use broadcast::{BroadcastPlan, broadcast};
 pub use lock::{LockPlan, LockReport, lock};
+pub use merge::{MergePlan, MergeReport, merge};
+pub use merge_queue::{
+    LeaveReport, MergeQueueOrder, MergeQueuePlan, MergeQueueReport, leave_merge_queue, merge_queue,
+    merge_queue_order,
+};
 pub use notice_overlaps::{OverlapPlan, OverlapReport, ToldOverlap, notice_overlaps};
 pub use onboard::{OnboardPlan, OnboardReport, onboard};
 pub use redeliver::{RedeliverPlan, RedeliverReport, Redelivered, Redelivery, redeliver};
+pub use review_comment::{ReviewCommentPlan, ReviewCommentReport, review_comment};
 pub use send::{SendPlan, SendReport, send};
 pub use subscribe::{SubscribePlan, SubscribeReport, subscribe};
 pub use unlock::{UnlockPlan, UnlockReport, unlock};

@@ -1,8 +1,7 @@
-//! Setting a project up and checking it: the agents' own hooks, what
-//! `swarm init` installs, and `swarm doctor`'s checks.
+//! Setting a project up and checking it: what `swarm init` installs
+//! (the agents' own hooks among it, through `crate::hooks`), and `swarm
+//! doctor`'s checks.
 
-pub mod agent_hooks;
 pub mod doctor;
-pub mod hook_source;
 pub mod mcp_config;
 pub mod project;

@@ -74,13 +74,13 @@ pub enum SetUp {
 }
 
 fn install_agent_hooks(paths: &Paths) -> Result<SetUp> {
-    use crate::setup::agent_hooks::{self, Place};
+    use crate::hooks::install::{self, Place};
     let swarm = crate::agents::launch::swarm_invocation();
-    let vendors = agent_hooks::present(paths.root());
+    let vendors = install::present(paths.root());
     let mut done = Vec::new();
     for vendor in vendors {
-        let hooks = agent_hooks::swarm_hooks(&swarm, vendor);
-        let change = agent_hooks::install(paths, vendor, Place::Shared, &hooks)?;
+        let hooks = install::swarm_hooks(&swarm, vendor);
+        let change = install::install(paths, vendor, Place::Shared, &hooks)?;
         done.push(if change.changed.is_empty() {
             format!("swarm's hooks are already in {}", change.file.display())
         } else {

@@ -3,7 +3,7 @@
 //! together, in order) kept in a file, so that a chatty command never
 //! blocks on a full pipe, or discarded; and at its time limit killed with
 //! everything it started. Notifications (`notify/command.rs`) and the
-//! merge queue's test run (`worktrees/queue.rs`) go through it.
+//! merge queue's test run (`merge_queue/train.rs`) go through it.
 
 use std::ffi::OsStr;
 use std::fs::File;

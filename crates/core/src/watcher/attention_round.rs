@@ -12,12 +12,12 @@ use crate::agents::pane_state::Printing;
 use crate::agents::registry::{AgentRecord, Registry};
 use crate::agents::seen_states::RoundWriter;
 use crate::attention::event::{EventKind, FeedEntry};
-use crate::attention::hook_sightings::{HookSightings, Sighting};
 use crate::attention::looks::{self, Printout};
 use crate::attention::round::Attention;
 use crate::attention::tracker::{Look, Presence, Timing};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
+use crate::hooks::{HookSightings, Sighting};
 use crate::messaging::held::held_store::HeldMessage;
 use crate::tmux::Pane;
 

@@ -42,7 +42,7 @@ pub struct Verdict {
 /// Looks at every agent worktree under `.swarm/worktrees/` (on its
 /// `swarm/<id>` branch); `active` are the agents still running, whose
 /// worktrees always stay.
-pub fn review(
+pub fn removal_verdicts(
     repo: &Repository,
     paths: &Paths,
     active: &[String],

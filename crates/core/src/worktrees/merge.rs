@@ -173,7 +173,7 @@ pub fn merge(repo: &Repository, agent: &str, into: Option<&str>) -> Result<Merge
 /// Refuses the merge when the main worktree has uncommitted changes to a
 /// file it changes, or a file git does not track (untracked or ignored)
 /// where it puts one.
-pub(super) fn check_main_worktree(
+pub(crate) fn check_main_worktree(
     root: &Path,
     changes: &[TreeChange],
 ) -> Result<(), WorktreeError> {

@@ -189,7 +189,7 @@ pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
 /// fix is one answer in codex.
 pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
     use crate::attention::event::Source;
-    use crate::setup::hook_source::{self as status, Agent};
+    use crate::hooks::source::{self as status, Agent};
     const CHECK: &str = "attention sources";
     let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();
@@ -214,7 +214,7 @@ pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
         &agents,
         s.backend.shared_host(),
     );
-    let seen = crate::attention::hook_sightings::HookSightings::new(s.paths).load();
+    let seen = crate::hooks::HookSightings::new(s.paths).load();
     // Codex CLI keeps its trust in its own config: the one of the agent's
     // process (its CODEX_HOME or HOME), which may not be this process's.
     let survey = s.matcher.processes().survey().ok();

@@ -12,8 +12,8 @@ use super::report::{Outcome, Subject};
 pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
     const CHECK: &str = "hooks";
     let mut found: Vec<(String, &str)> = Vec::new();
-    for vendor in crate::attention::hook_payload::VENDORS {
-        for swarm in crate::setup::agent_hooks::installed_swarms(s.paths, vendor) {
+    for vendor in crate::hooks::VENDORS {
+        for swarm in crate::hooks::install::installed_swarms(s.paths, vendor) {
             if !found.iter().any(|(f, _)| *f == swarm) {
                 found.push((swarm, "swarm hooks install"));
             }

@@ -22,7 +22,7 @@ fn read(path: &Path) -> Value {
 
 #[test]
 fn each_agent_gets_one_entry_point_for_every_event_and_installing_twice_changes_nothing() {
-    for vendor in crate::attention::hook_payload::VENDORS {
+    for vendor in VENDORS {
         let (dir, paths) = project();
         let hooks = swarm_hooks("swarm", vendor);
         let c = install(&paths, vendor, Place::Shared, &hooks).expect("install");

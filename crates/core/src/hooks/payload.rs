@@ -339,5 +339,5 @@ pub fn message_ids(prompt: &str) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "hook_payload_tests.rs"]
+#[path = "payload_tests.rs"]
 mod tests;

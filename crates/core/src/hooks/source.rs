@@ -6,10 +6,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use super::install::{self, Place};
+use super::payload::Vendor;
+use super::sightings::Sighting;
 use crate::attention::event::Source;
-use crate::attention::hook_payload::Vendor;
-use crate::attention::hook_sightings::Sighting;
-use crate::setup::agent_hooks::{self, Place};
 use crate::store::Paths;
 
 /// The source in use for one agent.
@@ -151,8 +151,8 @@ pub fn source_for(paths: &Paths, agent: &Agent<'_>, seen: &BTreeMap<String, Sigh
             )
         });
     };
-    let events = agent_hooks::installed_events(paths, vendor);
-    let file = agent_hooks::settings_path(paths.root(), vendor, Place::Shared);
+    let events = install::installed_events(paths, vendor);
+    let file = install::settings_path(paths.root(), vendor, Place::Shared);
     if events.is_empty() {
         return screen(format!(
             "no swarm hooks in {}: run `swarm hooks install --{vendor}`, then restart the agent",
@@ -259,8 +259,8 @@ mod tests {
             "{}",
             claude.why
         );
-        let hooks = agent_hooks::swarm_hooks("swarm", Vendor::Codex);
-        agent_hooks::install(&paths, Vendor::Codex, Place::Shared, &hooks).expect("install");
+        let hooks = install::swarm_hooks("swarm", Vendor::Codex);
+        install::install(&paths, Vendor::Codex, Place::Shared, &hooks).expect("install");
         let codex = source_for(&paths, &agent("codex"), &seen);
         assert!(
             codex.why.contains("not trusted: run codex"),

@@ -1,8 +1,8 @@
-//! Review rounds on an agent's branch: comments on `PATH:LINE` of the
-//! agent's worktree, from the person or another agent, kept in
-//! `.swarm/review.json` (docs/FORMATS.md) and re-anchored by their code
-//! line whenever they are read (`anchor.rs`), a round of the unsent open
-//! ones as one message's text, and the diff summary a reviewer is sent.
+//! Review comments: on `PATH:LINE` of an agent's worktree, from the
+//! person or another agent, kept in `.swarm/review.json` (docs/FORMATS.md)
+//! and re-anchored by their code line whenever they are read
+//! (`anchor.rs`); a round of the unsent open ones as one message's text,
+//! and the diff summary a reviewer is sent.
 
 use std::collections::BTreeMap;
 use std::path::{Component, Path};
@@ -13,9 +13,9 @@ use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StateLock, StoreError
 use crate::support::json::{self, Layout};
 use crate::support::{sanitize, time};
 
+use crate::worktrees::{Repository, WorktreeError, branch_of, inside};
+
 use super::anchor::{self, Anchor, Mark};
-use super::error::WorktreeError;
-use super::repository::{Repository, branch_of, inside};
 
 /// The file's layout version.
 const VERSION: u32 = 1;

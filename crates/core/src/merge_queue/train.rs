@@ -1,10 +1,11 @@
-//! The merge queue: agents waiting to be merged into the base branch, kept
+//! The merge train: agents waiting to be merged into the base branch, kept
 //! in `.swarm/merge_queue.json` (docs/FORMATS.md). A run takes them in
 //! order, those whose changes overlap no other's first; each merge is
 //! built as a commit and, when `merge.test_command` is set, tested in a
 //! scratch worktree of its own before the base branch moves to it. So the
 //! main worktree never holds an untested merge, and a conflict or a
-//! failing test leaves it exactly as it was; the agent stays queued.
+//! failing test leaves it exactly as it was; the agent stays in the merge
+//! queue.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,10 +19,9 @@ use crate::support::child::{Ended, ShellChild};
 use crate::support::json::{self, Layout};
 use crate::support::{sanitize, time};
 
-use super::error::WorktreeError;
-use super::merge::check_main_worktree;
-use super::repository::{Repository, branch_of};
-use super::workspace;
+use crate::worktrees::{
+    MergeKind, Repository, WorktreeError, branch_of, check_main_worktree, copy_included,
+};
 
 /// The file's layout version.
 const VERSION: u32 = 1;
@@ -32,7 +32,7 @@ const QUEUE_WAIT: Duration = Duration::from_secs(2);
 /// How much of the end of the test's output is read for its last lines.
 const TAIL_BYTES: u64 = 64 * 1024;
 
-/// The test every queued merge must pass (`[merge]` in the config).
+/// The test every merge of the merge queue must pass (`[merge]` in the config).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TestPlan {
     /// Run with `sh -c` in the scratch worktree.
@@ -41,13 +41,36 @@ pub struct TestPlan {
     pub timeout: Duration,
 }
 
-/// How the last try of a queued agent ended.
+/// How a failed try ended, as the merge queue's file and reports spell it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TryResult {
+    /// The merge does not merge cleanly.
+    Conflict,
+    /// The test command failed on the merge.
+    TestFailed,
+    /// Refused for another reason.
+    Refused,
+}
+
+impl TryResult {
+    /// Its word (`conflict`, `test-failed`, `refused`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TryResult::Conflict => "conflict",
+            TryResult::TestFailed => "test-failed",
+            TryResult::Refused => "refused",
+        }
+    }
+}
+
+/// How the last try of an agent in the merge queue ended.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LastTry {
     /// When (UTC, ISO 8601).
     pub at: String,
     /// `conflict`, `test-failed` or `refused`.
-    pub result: String,
+    pub result: TryResult,
     /// Why, in one line.
     pub reason: String,
     /// The conflicting files, or the main worktree's files in the way.
@@ -58,13 +81,14 @@ pub struct LastTry {
     pub output_tail: String,
 }
 
-/// One agent in the queue.
+/// One agent waiting in the merge queue to be merged.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueEntry {
+pub struct MergeRequest {
     /// The agent.
     pub agent: String,
-    /// When it was queued (UTC, ISO 8601).
-    pub queued_at: String,
+    /// When it joined the merge queue (UTC, ISO 8601).
+    #[serde(rename = "queued_at")]
+    pub joined_at: String,
     /// Tries so far.
     pub attempts: u32,
     /// How the last one ended.
@@ -75,21 +99,21 @@ pub struct QueueEntry {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct QueueDoc {
     version: u32,
-    entries: Vec<QueueEntry>,
+    entries: Vec<MergeRequest>,
 }
 
-/// An entry in the order a run takes it, and why it is there.
+/// A merge request in the order a run takes it, and why it is there.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Planned {
+pub struct PlannedMerge {
     /// The entry.
     #[serde(flatten)]
-    pub entry: QueueEntry,
+    pub entry: MergeRequest,
     /// Its place, from 1.
     pub position: usize,
     /// The files its branch changed.
     pub files: Vec<String>,
     /// Why it waits behind others (overlapping files, locks); `None` when
-    /// it overlaps no other queued agent.
+    /// it overlaps no other agent in the merge queue.
     pub waits_because: Option<String>,
 }
 
@@ -98,8 +122,8 @@ pub struct Planned {
 pub enum Outcome {
     /// Merged: the base branch is at `commit`, built `kind`.
     Merged {
-        /// `fast-forward` or `merge-commit`.
-        kind: &'static str,
+        /// `FastForward` or `MergeCommit`.
+        kind: MergeKind,
         /// The base branch's new commit.
         commit: String,
         /// The files it changed.
@@ -129,7 +153,7 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Whether the agent leaves the queue.
+    /// Whether the agent leaves the merge queue.
     pub fn done(&self) -> bool {
         matches!(self, Outcome::Merged { .. } | Outcome::UpToDate)
     }
@@ -155,13 +179,13 @@ pub struct Tried {
     pub outcome: Outcome,
 }
 
-/// What a run did.
+/// What a run of the merge queue did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct QueueRun {
+pub struct MergeQueueRun {
     /// The branch merged into.
     pub into: String,
     /// The order the run took, with why.
-    pub plan: Vec<Planned>,
+    pub plan: Vec<PlannedMerge>,
     /// Each try, in that order.
     pub tried: Vec<Tried>,
     /// What the user should know.
@@ -182,9 +206,9 @@ impl MergeQueue {
         }
     }
 
-    /// The entries in the order they were queued; a damaged file reads as
-    /// empty, with a note.
-    pub(crate) fn entries(&self) -> (Vec<QueueEntry>, Option<String>) {
+    /// The merge requests in the order they joined; a damaged file reads
+    /// as empty, with a note.
+    pub(crate) fn entries(&self) -> (Vec<MergeRequest>, Option<String>) {
         match self.file.read_json::<QueueDoc>() {
             Ok(Loaded::Valid(d)) => (d.entries, None),
             Ok(Loaded::Missing) => (Vec::new(), None),
@@ -220,9 +244,9 @@ impl MergeQueue {
     }
 }
 
-/// Takes `agent` out of the queue; false when it was not in it. Refused
-/// while a run holds the queue.
-pub fn dequeue(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
+/// Takes `agent` out of the merge queue; false when it was not in it.
+/// Refused while a run holds the queue.
+pub fn leave(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
     let queue = MergeQueue::new(paths);
     let lock = queue.lock()?;
     let mut warnings = Vec::new();
@@ -236,15 +260,15 @@ pub fn dequeue(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), Worktr
     Ok((removed, warnings))
 }
 
-/// Orders `entries`: those whose files overlap no other queued agent's
+/// Orders `entries`: those whose files overlap no other waiting agent's
 /// (and who hold no lock on a file another changed) first, the rest
 /// after, each group in queue order. `files` gives each agent's changed
 /// files, `locks` each lock as (holder, path or directory).
 pub(crate) fn plan(
-    entries: &[QueueEntry],
+    entries: &[MergeRequest],
     files: &dyn Fn(&str) -> Vec<String>,
     locks: &[(String, String)],
-) -> Vec<Planned> {
+) -> Vec<PlannedMerge> {
     let changed: Vec<BTreeSet<String>> = entries
         .iter()
         .map(|e| files(&e.agent).into_iter().collect())
@@ -296,7 +320,7 @@ pub(crate) fn plan(
     free.into_iter()
         .chain(waiting)
         .enumerate()
-        .map(|(n, i)| Planned {
+        .map(|(n, i)| PlannedMerge {
             entry: entries[i].clone(),
             position: n + 1,
             files: changed[i].iter().cloned().collect(),
@@ -312,28 +336,29 @@ fn branch_files(repo: &Repository, base: &str, agent: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The queue's order now, without running anything.
-pub fn planned(
+/// The merge queue's order now, without running anything.
+pub fn order(
     repo: &Repository,
     paths: &Paths,
     locks: &[(String, String)],
-) -> Result<(Vec<Planned>, Option<String>), WorktreeError> {
+) -> Result<(Vec<PlannedMerge>, Option<String>), WorktreeError> {
     let (entries, note) = MergeQueue::new(paths).entries();
     let base = repo.base()?.commit;
     let files = |agent: &str| branch_files(repo, &base, agent);
     Ok((plan(&entries, &files, locks), note))
 }
 
-/// Adds `agents` to the queue (each once, at its end), then tries every
-/// queued agent in planned order, as the module says. Holds the queue for
-/// the whole run; another run at the same time is refused (`QueueBusy`).
-pub fn run_queue(
+/// Adds `agents` to the merge queue (each once, at its end), then tries
+/// every agent in it in planned order, as the module says. Holds the
+/// queue for the whole run; another run at the same time is refused
+/// (`QueueBusy`).
+pub fn run(
     repo: &Repository,
     paths: &Paths,
     add: &[String],
     test: Option<&TestPlan>,
     locks: &[(String, String)],
-) -> Result<QueueRun, WorktreeError> {
+) -> Result<MergeQueueRun, WorktreeError> {
     let queue = MergeQueue::new(paths);
     let lock = queue.lock()?;
     let mut warnings = Vec::new();
@@ -341,9 +366,9 @@ pub fn run_queue(
     let now = time::utc_iso(time::now());
     for agent in add {
         if !doc.entries.iter().any(|e| &e.agent == agent) {
-            doc.entries.push(QueueEntry {
+            doc.entries.push(MergeRequest {
                 agent: agent.clone(),
-                queued_at: now.clone(),
+                joined_at: now.clone(),
                 attempts: 0,
                 last: None,
             });
@@ -356,9 +381,9 @@ pub fn run_queue(
         .ok_or(WorktreeError::Detached)?;
     let base = repo.base()?.commit;
     let files = |agent: &str| branch_files(repo, &base, agent);
-    let order = plan(&doc.entries, &files, locks);
+    let planned = plan(&doc.entries, &files, locks);
     let mut tried = Vec::new();
-    for p in &order {
+    for p in &planned {
         let agent = p.entry.agent.clone();
         let outcome = try_one(repo, paths, &agent, &into, test)?;
         let at = time::utc_iso(time::now());
@@ -366,24 +391,26 @@ pub fn run_queue(
             doc.entries.retain(|e| e.agent != agent);
         } else if let Some(e) = doc.entries.iter_mut().find(|e| e.agent == agent) {
             e.attempts = e.attempts.saturating_add(1);
-            e.last = Some(last_try(&outcome, at));
+            e.last = last_try(&outcome, at);
         }
         // Each result is kept as it comes, so `swarm queue` shows a long
         // run's progress.
         queue.save(&lock, &mut doc)?;
         tried.push(Tried { agent, outcome });
     }
-    Ok(QueueRun {
+    Ok(MergeQueueRun {
         into,
-        plan: order,
+        plan: planned,
         tried,
         warnings,
     })
 }
 
-fn last_try(outcome: &Outcome, at: String) -> LastTry {
-    let (reason, files, output_tail) = match outcome {
+/// The record of a failed try; `None` for a success (the agent leaves).
+fn last_try(outcome: &Outcome, at: String) -> Option<LastTry> {
+    let (result, reason, files, output_tail) = match outcome {
         Outcome::Conflict(files) => (
+            TryResult::Conflict,
             format!(
                 "{} conflicting file{}",
                 files.len(),
@@ -393,20 +420,26 @@ fn last_try(outcome: &Outcome, at: String) -> LastTry {
             String::new(),
         ),
         Outcome::TestFailed { status, tail } => (
+            TryResult::TestFailed,
             format!("the test command failed ({status})"),
             Vec::new(),
             tail.clone(),
         ),
-        Outcome::Refused { reason, files } => (reason.clone(), files.clone(), String::new()),
-        Outcome::Merged { .. } | Outcome::UpToDate => (String::new(), Vec::new(), String::new()),
+        Outcome::Refused { reason, files } => (
+            TryResult::Refused,
+            reason.clone(),
+            files.clone(),
+            String::new(),
+        ),
+        Outcome::Merged { .. } | Outcome::UpToDate => return None,
     };
-    LastTry {
+    Some(LastTry {
         at,
-        result: outcome.as_str().to_owned(),
+        result,
         reason,
         files,
         output_tail,
-    }
+    })
 }
 
 /// One agent's try: build the merge commit, test it in a scratch
@@ -440,11 +473,11 @@ fn try_one(
         return Ok(Outcome::UpToDate);
     }
     let (kind, commit) = if git.is_ancestor(&ours, &theirs)? {
-        ("fast-forward", theirs.clone())
+        (MergeKind::FastForward, theirs.clone())
     } else {
         match git.merge_tree(&ours, &theirs)? {
             MergeTree::Clean(tree) => (
-                "merge-commit",
+                MergeKind::MergeCommit,
                 git.commit_tree(
                     &tree,
                     &[&ours, &theirs],
@@ -515,7 +548,7 @@ fn test_in_scratch(
     }
     repo.git().add_detached_worktree(&scratch, commit)?;
     let result = (|| {
-        workspace::copy_included(repo.root(), &scratch).map(drop)?;
+        copy_included(repo.root(), &scratch).map(drop)?;
         run_test(test, repo.root(), agent, &scratch)
     })();
     let _ = repo.git().remove_worktree_forced(&scratch);
@@ -608,13 +641,50 @@ pub fn failure_text(
 mod tests {
     use super::*;
 
-    fn entry(agent: &str) -> QueueEntry {
-        QueueEntry {
+    fn entry(agent: &str) -> MergeRequest {
+        MergeRequest {
             agent: agent.into(),
-            queued_at: String::new(),
+            joined_at: String::new(),
             attempts: 0,
             last: None,
         }
+    }
+
+    #[test]
+    fn a_merge_request_keeps_the_file_s_words() {
+        let text = r#"{"agent": "agent-0", "queued_at": "2026-01-02T03:04:05Z", "attempts": 2,
+            "last": {"at": "2026-01-02T03:05:00Z", "result": "test-failed", "reason": "r"}}"#;
+        let read: MergeRequest = serde_json::from_str(text).expect("read");
+        assert_eq!(read.joined_at, "2026-01-02T03:04:05Z");
+        let last = read.last.as_ref().expect("a last try");
+        assert_eq!(last.result, TryResult::TestFailed);
+        let written = serde_json::to_value(&read).expect("write");
+        assert_eq!(written["queued_at"], "2026-01-02T03:04:05Z");
+        assert_eq!(written["last"]["result"], "test-failed");
+        for result in [
+            TryResult::Conflict,
+            TryResult::TestFailed,
+            TryResult::Refused,
+        ] {
+            let word = serde_json::to_value(result).expect("write");
+            assert_eq!(word, result.as_str());
+        }
+    }
+
+    #[test]
+    fn a_failed_try_is_recorded_with_its_result_and_a_merge_is_not() {
+        let conflict = last_try(&Outcome::Conflict(vec!["src/a.py".into()]), "t".into());
+        let conflict = conflict.expect("recorded");
+        assert_eq!(conflict.result, TryResult::Conflict);
+        assert_eq!(conflict.files, ["src/a.py"]);
+        let merged = Outcome::Merged {
+            kind: MergeKind::FastForward,
+            commit: "c".into(),
+            files: Vec::new(),
+            tested: false,
+        };
+        assert!(last_try(&merged, "t".into()).is_none());
+        assert!(last_try(&Outcome::UpToDate, "t".into()).is_none());
     }
 
     #[test]

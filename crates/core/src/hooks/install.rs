@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
-use crate::attention::hook_payload::Vendor;
+use super::payload::{VENDORS, Vendor};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, ForeignDocument, Loaded, Paths, StoreError};
 use crate::support::json::{self as pyjson, Layout};
 
@@ -127,7 +127,7 @@ pub struct Change {
 /// `.gemini`) is present at `root` or whose program is on `PATH`; Claude
 /// Code, swarm's default agent, when none is.
 pub fn present(root: &Path) -> Vec<Vendor> {
-    let found: Vec<Vendor> = crate::attention::hook_payload::VENDORS
+    let found: Vec<Vendor> = VENDORS
         .into_iter()
         .filter(|v| {
             let dir = settings_path(root, *v, Place::Shared);
@@ -477,7 +477,7 @@ pub fn uninstall(
 /// failure (a worktree without hooks still works: the screen is read).
 pub fn copy_to_worktree(paths: &Paths, worktree: &Path) -> Vec<String> {
     let mut notes = Vec::new();
-    for vendor in crate::attention::hook_payload::VENDORS {
+    for vendor in VENDORS {
         for place in [Place::Shared, Place::Local] {
             let Ok(doc) = load(&settings_file(paths, vendor, place)) else {
                 continue;
@@ -512,5 +512,5 @@ pub fn copy_to_worktree(paths: &Paths, worktree: &Path) -> Vec<String> {
 }
 
 #[cfg(test)]
-#[path = "agent_hooks_tests.rs"]
+#[path = "install_tests.rs"]
 mod tests;

@@ -1,0 +1,16 @@
+//! Review rounds on an agent's branch: comments on `PATH:LINE` of the
+//! agent's worktree, from the person or another agent, kept in
+//! `.swarm/review.json` (`comments.rs`, docs/FORMATS.md), re-anchored by
+//! their code line whenever they are read (`anchor.rs`); a round of the
+//! unsent open ones as one message's text, and the diff summary a
+//! reviewer is sent. It stands on `worktrees` (the agents' branches and
+//! worktrees); the verbs are `ops::review_comment` and the command line's
+//! `swarm review`.
+
+mod anchor;
+mod comments;
+
+pub use comments::{
+    CommentStatus, DiffSummary, NewComment, ReviewComment, comment, diff_summary, mark_sent,
+    refresh, request_text, resolve, round_text,
+};
