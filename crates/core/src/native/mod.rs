@@ -28,6 +28,7 @@ pub(crate) mod claude;
 pub(crate) mod follow;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -35,9 +36,11 @@ use crate::agents::agent_matcher::{AgentMatcher, DEMO_AGENT};
 use crate::agents::process::ProcessView;
 pub use crate::config::NativeMode;
 use crate::domain::message::Urgency;
-use crate::log::record::{ConfirmedBy, Via};
+use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
+
 use crate::usage::locate::{self, AgentHome};
 use crate::usage::vendor::Vendor;
+use claude::Inbound;
 
 /// How a message reaches an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -251,3 +254,65 @@ impl Confirmation {
         )
     }
 }
+
+/// How long a sender waits for the agent's record of a posted message.
+pub(crate) const RECEIPT_WAIT: Duration = Duration::from_secs(3);
+
+/// The outcome a confirmation state stands for.
+pub(crate) fn outcome_of(
+    state: Confirmation,
+    inbound: Inbound,
+    cut_short: bool,
+    via: Via,
+) -> Outcome {
+    let cut = cut_short.then(|| "only part of the message could be written".to_owned());
+    match state {
+        Confirmation::Delivered(by) => Outcome::native(Status::Delivered, via, Some(by), cut),
+        Confirmation::Accepted => Outcome::native(
+            Status::Accepted,
+            via,
+            None,
+            Some("the agent is busy: it takes the message when its turn ends".into()),
+        ),
+        Confirmation::AwaitingApproval => Outcome::native(
+            Status::AwaitingApproval,
+            via,
+            None,
+            Some(HOLD_NOTE.into()),
+        ),
+        Confirmation::Unconfirmed if inbound == Inbound::Hold => Outcome::native(
+            Status::AwaitingApproval,
+            via,
+            None,
+            Some(HOLD_NOTE.into()),
+        ),
+        Confirmation::Unconfirmed => Outcome::native(
+            Status::Unconfirmed,
+            via,
+            None,
+            Some(cut.unwrap_or_else(|| {
+                format!(
+                    "written to the agent's socket; no record of it in its transcript within {}s (it is never typed as well)",
+                    RECEIPT_WAIT.as_secs()
+                )
+            })),
+        ),
+        Confirmation::Expired => Outcome::native(
+            Status::Expired,
+            via,
+            None,
+            Some("held for the person's approval and never approved".into()),
+        ),
+        Confirmation::Dropped => Outcome::native(
+            Status::Dropped,
+            via,
+            None,
+            Some("the agent removed it from its queue without taking it".into()),
+        ),
+    }
+}
+
+/// Why a message waits for the person in a Claude Code session.
+const HOLD_NOTE: &str = "Claude Code holds messages from other sessions for your approval here \
+     (it bypasses permissions and its crossSessionInbound setting is not \"accept\"): approve it \
+     in the agent, or it expires after 5 minutes";
