@@ -41,6 +41,7 @@ mod locks;
 mod mcp;
 mod message_log;
 mod messaging;
+mod native_delivery;
 #[cfg(feature = "monitor")]
 mod monitor;
 mod notify;
