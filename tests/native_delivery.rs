@@ -8,7 +8,7 @@
 //! agent drops is reported dropped and never typed, `[delivery] native =
 //! "off"` and `--urgent` type as before.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
 
 use crate::attention::watch;
@@ -43,7 +43,11 @@ fn transcript(project: &Project) -> Vec<serde_json::Value> {
     };
     let mut out = Vec::new();
     for dir in dirs.flatten() {
-        for file in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             out.extend(records(&file.path()));
         }
     }
@@ -148,7 +152,11 @@ fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     assert_eq!(logged["confirmed_by"], "transcript", "{logged}");
     let got = submissions(&project);
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(typed_as(got[1]["text"].as_str().unwrap(), "INFO", "after your turn"));
+    assert!(typed_as(
+        got[1]["text"].as_str().unwrap(),
+        "INFO",
+        "after your turn"
+    ));
     let peers = peer_records(&project);
     assert_eq!(peers.len(), 1, "{peers:?}");
     assert_eq!(peers[0]["type"], "attachment", "{peers:?}");
@@ -206,7 +214,10 @@ fn native_off_and_urgent_messages_are_typed() {
     assert_eq!(o["via"], "typed", "{o}");
     let got = submissions(&project);
     assert_eq!(got.len(), 2, "{got:?}");
-    assert!(got.iter().all(|r| r["pastes"].as_u64() >= Some(1)), "{got:?}");
+    assert!(
+        got.iter().all(|r| r["pastes"].as_u64() >= Some(1)),
+        "{got:?}"
+    );
     assert!(peer_records(&project).is_empty());
 }
 
@@ -229,18 +240,68 @@ fn agents_json_and_the_doctor_show_each_agents_channel() {
         .output()
         .expect("run");
     let v = stdout_json(&out);
-    let agent = v["agents"]
+    let agent = v
         .as_array()
         .and_then(|a| a.iter().find(|a| a["id"] == "agent-0"))
         .cloned()
-        .unwrap_or_else(|| v.clone());
+        .expect("agent-0 listed");
     assert_eq!(agent["channel"]["kind"], "socket", "{v}");
     assert!(
         agent["channel"]["why"].as_str().unwrap().contains("bound"),
         "{v}"
     );
-    let doctor = swarm(&project, &server).arg("doctor").output().expect("run");
+    let doctor = swarm(&project, &server)
+        .arg("doctor")
+        .output()
+        .expect("run");
     let text = String::from_utf8_lossy(&doctor.stdout);
-    assert!(text.contains("socket found and bound"), "{text}");
-    let _ = Path::new("");
+    assert!(
+        text.contains("agent-0: socket: socket found and bound"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_doctor_warns_when_claude_code_would_hold_swarms_messages() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let settings = config_dir(&project).join("settings.json");
+    std::fs::create_dir_all(config_dir(&project)).unwrap();
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
+    )
+    .unwrap();
+    native_agent(&server, &project, "");
+    let doctor = swarm(&project, &server)
+        .arg("doctor")
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(
+        text.contains("holds swarm's messages for your approval in agent-0"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\"crossSessionInbound\": \"accept\""),
+        "{text}"
+    );
+    // swarm never changes the agent's settings.
+    assert!(
+        !std::fs::read_to_string(&settings)
+            .unwrap()
+            .contains("crossSessionInbound")
+    );
+
+    std::fs::write(
+        &settings,
+        r#"{"permissions": {"defaultMode": "bypassPermissions"}, "crossSessionInbound": "accept"}"#,
+    )
+    .unwrap();
+    let doctor = swarm(&project, &server)
+        .arg("doctor")
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
+    assert!(!text.contains("holds swarm's messages"), "{text}");
 }

@@ -41,9 +41,9 @@ mod locks;
 mod mcp;
 mod message_log;
 mod messaging;
-mod native_delivery;
 #[cfg(feature = "monitor")]
 mod monitor;
+mod native_delivery;
 mod notify;
 mod old_tmux;
 mod print_to_send;

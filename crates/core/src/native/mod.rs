@@ -34,6 +34,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::agents::agent_matcher::{AgentMatcher, DEMO_AGENT};
 use crate::agents::process::ProcessView;
+use crate::agents::profile::Profiles;
 pub use crate::config::NativeMode;
 use crate::domain::message::Urgency;
 use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
@@ -99,6 +100,13 @@ impl Choice {
     pub fn is_native(&self) -> bool {
         self.channel != Channel::Typed
     }
+
+    /// True when the agent holds what comes on its channel for the
+    /// person's approval (Claude Code bypassing permissions without
+    /// `crossSessionInbound = "accept"`).
+    pub fn holds_for_approval(&self) -> bool {
+        matches!(&self.route, Route::Socket(e) if e.inbound == Inbound::Hold)
+    }
 }
 
 /// Where a native post goes.
@@ -136,7 +144,18 @@ impl Recipient {
         agent: &str,
         pane_pid: u32,
     ) -> Option<Recipient> {
-        let command = matcher.find_in_pane(view, pane_pid)?.command;
+        let found = matcher.find_in_pane(view, pane_pid)?;
+        let command = found.command;
+        if !speaks_claude(&command) {
+            // Nothing else of it is needed to choose.
+            return Some(Recipient {
+                pid: found.pid,
+                command,
+                claude_dir: None,
+                cwd: None,
+                argv: Vec::new(),
+            });
+        }
         let home = locate::agent_home(matcher, view, agent, pane_pid)?;
         let argv = view.argv(home.pid).unwrap_or_default();
         Some(Recipient::from_home(&home, command, argv))
@@ -158,8 +177,35 @@ impl Recipient {
 
     /// True for an agent that speaks Claude Code's socket protocol.
     fn speaks_claude(&self) -> bool {
-        Vendor::of_command(&self.command) == Some(Vendor::Claude) || self.command == DEMO_AGENT
+        speaks_claude(&self.command)
     }
+}
+
+/// True for an agent command that speaks Claude Code's socket protocol
+/// (Claude Code, and the demo agent playing it).
+fn speaks_claude(command: &str) -> bool {
+    Vendor::of_command(command) == Some(Vendor::Claude) || command == DEMO_AGENT
+}
+
+/// The channel a normal message to `agent`, whose pane's root process is
+/// `pane_pid`, would take now under `mode` (`[delivery] native`) and the
+/// agent's profile: what `swarm agents --json` and `swarm doctor` show.
+pub fn channel_of(
+    matcher: &AgentMatcher,
+    profiles: &Profiles,
+    agent: &str,
+    pane_pid: u32,
+    mode: NativeMode,
+) -> Choice {
+    let recipient = matcher
+        .processes()
+        .survey()
+        .ok()
+        .and_then(|view| Recipient::of_pane(matcher, &view, agent, pane_pid));
+    let mode = recipient
+        .as_ref()
+        .map_or(mode, |r| mode.and(profiles.for_command(&r.command).native));
+    choose(mode, recipient.as_ref(), Urgency::Normal)
 }
 
 /// The channel for a message of `urgency` to `recipient` (`None`: no agent
