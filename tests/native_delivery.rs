@@ -305,3 +305,44 @@ fn the_doctor_warns_when_claude_code_would_hold_swarms_messages() {
     let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
     assert!(!text.contains("holds swarm's messages"), "{text}");
 }
+
+#[test]
+fn the_prompt_hook_never_lists_a_message_the_agent_accepted_on_its_socket() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let command = format!(
+        "exec env SWARM_DEMO_HOOKS=claude CLAUDE_CONFIG_DIR='{}' XDG_CONFIG_HOME='{}' '{}' \
+         demo-agent --native --record '{}'",
+        config_dir(&project).display(),
+        project.file(".user-config").display(),
+        swarm_bin(),
+        project.file("rec.jsonl").display()
+    );
+    let pane = server.pane(&project.path(), &command);
+    server.wait_for_screen(&pane, "waiting for messages");
+    swarm(&project, &server).arg("discover").assert().success();
+    type_keys(&server, &pane, "long work DEMOSLEEP3");
+    server.wait_for_screen(&pane, "* working");
+    let out = msg_json(&project, &server, &["--", "accepted on the socket"]);
+    assert_eq!(outcome(&out)["status"], "accepted", "{out:?}");
+    let id = stdout_json(&out)["msg_id"].as_str().unwrap().to_owned();
+    // A prompt of the person's, taken before the accepted message: its
+    // hook lists the agent's unread messages.
+    type_keys(&server, &pane, "a prompt of my own");
+    wait_for("both taken", || {
+        (submissions(&project).len() >= 3).then_some(())
+    });
+    let shown: Vec<_> = records(&project.file("agent_messages.log"))
+        .into_iter()
+        .filter(|r| r["msg_id"] == id.as_str())
+        .filter(|r| r["note"] == "shown by the agent's prompt hook")
+        .collect();
+    assert!(shown.is_empty(), "{shown:?}");
+    let got = submissions(&project);
+    assert_eq!(got[1]["text"], "a prompt of my own", "{got:?}");
+    assert!(typed_as(
+        got[2]["text"].as_str().unwrap(),
+        "INFO",
+        "accepted on the socket"
+    ));
+}
