@@ -32,6 +32,7 @@ pub mod locks;
 pub mod log;
 pub mod merge_queue;
 pub mod messaging;
+pub mod native;
 pub mod notify;
 pub mod ops;
 pub mod review;

@@ -20,7 +20,10 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+pub use super::demo_conversation::Conversation;
 use super::demo_hooks::DemoEvent;
+use super::demo_native::DemoNative;
+pub use super::demo_native::NativeFaults;
 use super::demo_words::{question_in, seconds_after};
 use crate::support::sanitize;
 use crate::support::sys::{self, RawTerminal};
@@ -277,6 +280,9 @@ const QUESTION: &str = "? Do you want to proceed?";
 const TRUST_QUESTION: &str = "? Do you trust the files in this folder?";
 /// The row under the options, as the demo profile recognises a dialog.
 const DIALOG_FOOTER: &str = "  Esc to cancel";
+/// How often the demo agent looks at its socket's messages.
+const PEER_POLL: Duration = Duration::from_millis(10);
+
 /// The row drawn above the input box while busy.
 const WORKING: &str = "* working (esc to interrupt)";
 
@@ -300,62 +306,6 @@ struct Record<'a> {
 struct Answer<'a> {
     at: String,
     answer: &'a str,
-}
-
-/// The conversation the demo agent keeps, as a real agent keeps its own:
-/// every submission appended to `<dir>/<id>.jsonl`, so that it can be
-/// continued after a restart.
-#[derive(Clone, Debug)]
-pub struct Conversation<'a> {
-    /// The directory of the conversations.
-    pub dir: &'a Path,
-    /// The conversation's id.
-    pub id: &'a str,
-    /// Continue it (it must exist), rather than start it (it must not).
-    pub resume: bool,
-}
-
-impl Conversation<'_> {
-    /// Opens the conversation's file; returns it and how many submissions
-    /// it already holds.
-    fn open(&self) -> io::Result<(File, u64)> {
-        let ok = !self.id.is_empty()
-            && self.id.len() <= 64
-            && self
-                .id
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-        if !ok {
-            return Err(io::Error::other(format!(
-                "invalid conversation id {:?}",
-                self.id
-            )));
-        }
-        let path = self.dir.join(format!("{}.jsonl", self.id));
-        if self.resume {
-            let earlier = std::fs::read(&path).map_err(|e| {
-                io::Error::new(
-                    e.kind(),
-                    format!("no conversation {} to resume ({e})", self.id),
-                )
-            })?;
-            let count = earlier.iter().filter(|b| **b == b'\n').count() as u64;
-            Ok((OpenOptions::new().append(true).open(&path)?, count))
-        } else {
-            std::fs::create_dir_all(self.dir)?;
-            let file = OpenOptions::new()
-                .create_new(true)
-                .append(true)
-                .open(&path)
-                .map_err(|e| {
-                    io::Error::new(
-                        e.kind(),
-                        format!("conversation {} already exists ({e})", self.id),
-                    )
-                })?;
-            Ok((file, 0))
-        }
-    }
 }
 
 /// How the demo agent answers questions: the `swarm` program to run and
@@ -393,6 +343,9 @@ pub struct Faults {
     /// moment (`STALE_BOX_SHOWN`), as an agent whose redraw lags behind
     /// its input: a look then finds the text still in a box.
     pub stale_box: u32,
+    /// Listen on a messaging socket as Claude Code does (`demo_native`),
+    /// misbehaving as these say.
+    pub native: Option<NativeFaults>,
 }
 
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
@@ -421,6 +374,7 @@ pub fn run(
         }
         None => (None, 0),
     };
+    let native = faults.native.map(DemoNative::start).transpose()?;
     let _raw = RawTerminal::enable()?;
     let mut out = io::stdout().lock();
     // With `ask_trust`, the question stands where the prompt would, drawn
@@ -467,6 +421,7 @@ pub fn run(
         mode: trust.map_or(Mode::Ready, Mode::Asking),
         queue: std::collections::VecDeque::new(),
         hooks: super::demo_hooks::DemoHooks::from_env(),
+        native,
     };
     let result = agent.event_loop();
     let _ = write!(out, "\x1b[?2004l\r\n");
@@ -542,6 +497,8 @@ struct Demo<'a, W: Write> {
     queue: std::collections::VecDeque<(String, u32, f64)>,
     /// The agent hooks it runs (`SWARM_DEMO_HOOKS`).
     hooks: Option<super::demo_hooks::DemoHooks>,
+    /// Its messaging socket, session file and transcript, when it has them.
+    native: Option<DemoNative>,
 }
 
 impl<W: Write> Demo<'_, W> {
@@ -552,9 +509,17 @@ impl<W: Write> Demo<'_, W> {
                 Mode::Busy(until) => Some(until.saturating_duration_since(Instant::now())),
                 _ => None,
             };
+            // With a socket, a look at what came on it every `PEER_POLL`.
+            let timeout = match (&self.native, timeout) {
+                (Some(_), t) => Some(t.map_or(PEER_POLL, |t| t.min(PEER_POLL))),
+                (None, t) => t,
+            };
             let n = match sys::read_stdin(&mut buf, timeout) {
                 Ok(None) => {
-                    self.finish_work()?;
+                    if matches!(self.mode, Mode::Busy(until) if Instant::now() >= until) {
+                        self.finish_work()?;
+                    }
+                    self.peers()?;
                     continue;
                 }
                 Ok(Some(0)) => return Ok(()),
@@ -614,6 +579,26 @@ impl<W: Write> Demo<'_, W> {
             }
             self.out.flush()?;
         }
+    }
+
+    /// Takes what came on the socket: at once when idle, else at the end
+    /// of the turn (or once the question is answered).
+    fn peers(&mut self) -> io::Result<()> {
+        let Some(native) = self.native.as_mut() else {
+            return Ok(());
+        };
+        let busy = self.mode != Mode::Ready;
+        native.set_busy(busy);
+        let mut take = if busy {
+            Vec::new()
+        } else {
+            native.after_turn()
+        };
+        take.extend(native.arrived(busy));
+        for text in take {
+            self.submit(&text, 0, time::unix_seconds(time::now()))?;
+        }
+        self.out.flush()
     }
 
     /// Draws an empty input box: nothing typed since.
