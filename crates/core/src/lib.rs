@@ -31,6 +31,7 @@ pub mod limits;
 pub mod locks;
 pub mod log;
 pub mod messaging;
+pub mod native;
 pub mod notify;
 pub mod ops;
 pub mod setup;

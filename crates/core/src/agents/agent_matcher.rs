@@ -94,6 +94,11 @@ impl AgentMatcher {
         if program.starts_with("swarm") && argv.get(1).is_some_and(|a| a == "demo-agent") {
             return Some(DEMO_AGENT.to_owned());
         }
+        // A Codex app server runs the agent's own program, but it is not
+        // the agent: its TUI beside it is.
+        if crate::native::codex::is_app_server(argv) {
+            return None;
+        }
         if self.known(&program) {
             return Some(program);
         }
