@@ -29,6 +29,8 @@ pub struct Profile {
     /// How long after a usage limit's reset it may take to carry on by
     /// itself.
     pub continues_after_limit: Duration,
+    /// Whether a message may go through the agent's own channel.
+    pub native: crate::config::NativeMode,
     /// How to read its screen; `None`: it is not read. Shared by every
     /// copy of the profile, so that a broadcast's copies reuse one set of
     /// compiled patterns and their search caches instead of cloning them.
@@ -251,6 +253,7 @@ impl Profiles {
             continues_after_limit: Duration::from_secs(u64::from(
                 spec.continues_after_limit_secs.unwrap_or(0),
             )),
+            native: spec.native.unwrap_or_default(),
             rules,
             print,
         }

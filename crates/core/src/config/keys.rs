@@ -136,7 +136,7 @@ pub enum Item {
 
 /// The sections, in file order, with the comment `config init` writes
 /// above each.
-pub(crate) const SECTIONS: [(&str, &str); 16] = [
+pub(crate) const SECTIONS: [(&str, &str); 17] = [
     (
         "rate_limiting",
         "Message rate limit per sender, shared by every swarm process.",
@@ -151,6 +151,10 @@ pub(crate) const SECTIONS: [(&str, &str); 16] = [
     (
         "messaging",
         "How a message is put into an agent's pane (swarm only).",
+    ),
+    (
+        "delivery",
+        "Which way a message goes into an agent: its own channel where it has one, or typed into its pane (swarm only).",
     ),
     (
         "acks",
@@ -420,6 +424,13 @@ pub const KEYS: &[Key] = &[
             unique: true,
         }),
         doc: "Message types that are always urgent: typed into a busy agent's pane at once, where its own input queue takes them mid-turn, instead of when its turn ends (e.g. [\"BLOCKED\"]).",
+        example: None,
+    },
+    Key {
+        section: "delivery",
+        name: "native",
+        kind: Kind::Choice(&["auto", "off"]),
+        doc: "\"auto\": a message goes through the agent's own channel where it has one (Claude Code's messaging socket), else it is typed; \"off\": every message is typed into the pane. A profile's `native = \"off\"` turns it off for that agent.",
         example: None,
     },
     Key {

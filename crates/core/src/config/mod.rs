@@ -27,8 +27,8 @@ pub use load::{
     process_env, user_file,
 };
 pub use model::{
-    BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, LimitsConfig, OnExceed, OnReset,
-    StoreBackend, StoreConfig,
+    BudgetConfig, BudgetPeriod, Config, DEFAULT_AGENT_COMMANDS, DeliveryConfig, LimitsConfig,
+    NativeMode, OnExceed, OnReset, StoreBackend, StoreConfig,
 };
 pub(crate) use price::Price;
 pub(crate) use profile::{Echo, InputBox, Marker, ProfileSpec};

@@ -28,6 +28,9 @@ pub struct Config {
     pub dashboard: Dashboard,
     /// How messages reach an agent's pane (swarm's own section).
     pub messaging: Messaging,
+    /// Which way a message goes into an agent: its own channel or typed
+    /// (swarm's own section).
+    pub delivery: DeliveryConfig,
     /// Acknowledgements of `--ack` messages (swarm's own section).
     pub acks: Acks,
     /// Rotation and retention of the message log (swarm's own section).
@@ -162,6 +165,39 @@ pub struct Messaging {
     /// pane at once); every other type waits for the end of its turn
     /// unless sent with `--urgent`.
     pub urgent_types: Vec<String>,
+}
+
+/// `[delivery]`: which way a message goes into an agent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DeliveryConfig {
+    /// Use an agent's own channel (Claude Code's messaging socket, Codex
+    /// CLI's app server) where it has one: `auto`; or type every message
+    /// into the pane: `off`.
+    pub native: NativeMode,
+}
+
+/// Whether swarm uses agents' native channels (`[delivery] native`, and a
+/// profile's `native`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NativeMode {
+    /// Where the agent has one and it answers.
+    #[default]
+    Auto,
+    /// Never: every message is typed.
+    Off,
+}
+
+impl NativeMode {
+    /// Both must allow it: off when either is off.
+    pub fn and(self, other: NativeMode) -> NativeMode {
+        if self == NativeMode::Off || other == NativeMode::Off {
+            NativeMode::Off
+        } else {
+            NativeMode::Auto
+        }
+    }
 }
 
 /// `[acks]`: what happens to a message sent with `--ack`.

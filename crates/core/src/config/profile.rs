@@ -126,6 +126,11 @@ pub struct ProfileSpec {
     /// "resume"` types nothing into it before then. Unset: 0.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continues_after_limit_secs: Option<u32>,
+    /// Whether a message may go through this agent's own channel
+    /// (`auto`) or is always typed (`off`); `[delivery] native = "off"`
+    /// turns it off for every agent. Unset: auto.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub native: Option<super::model::NativeMode>,
 }
 
 /// A pattern to look for in the rows of the screen. `plain` is matched
@@ -216,6 +221,7 @@ impl ProfileSpec {
             continues_after_limit_secs: other
                 .continues_after_limit_secs
                 .or(self.continues_after_limit_secs),
+            native: other.native.or(self.native),
         }
     }
 }

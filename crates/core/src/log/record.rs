@@ -14,28 +14,84 @@ use crate::support::json::{self, Layout};
 
 use super::log_line::LoggedMessage;
 
-/// Whether a recipient got the message into its pane.
+/// Whether a recipient got the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum Status {
-    /// Pasted and submitted in the recipient's pane.
+    /// Pasted and submitted in the recipient's pane, or taken by the
+    /// agent as a turn's input through its own channel.
     Delivered,
     /// Not typed into the pane; waits in the inbox (`reason` says why).
     Queued,
     /// Held back because the agent's screen was not safe to type into
     /// (`reason` says why); swarm types it as soon as it is.
     Held,
+    /// Written to the agent's own channel and recorded by the agent, not
+    /// taken yet (it is busy): it takes it when its turn ends.
+    Accepted,
+    /// Written to the agent's own channel, which holds it for the
+    /// person's approval (Claude Code in bypass mode).
+    AwaitingApproval,
+    /// Held for the person's approval and never approved: gone.
+    Expired,
+    /// Recorded by the agent and then removed without being taken.
+    Dropped,
+    /// Written to the agent's own channel, with no record of it from the
+    /// agent (yet). Never typed as well.
+    Unconfirmed,
+    /// The agent's own channel refused it before anything was written,
+    /// and it could not be typed either (`reason` says why).
+    Refused,
+}
+
+/// Which way a message went into an agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Via {
+    /// Claude Code's messaging socket.
+    Socket,
+    /// Codex CLI's app server.
+    AppServer,
+    /// Typed into the pane.
+    Typed,
+}
+
+impl Via {
+    /// Its name, as the log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Via::Socket => "socket",
+            Via::AppServer => "app-server",
+            Via::Typed => "typed",
+        }
+    }
 }
 
 /// What confirmed that a delivered message reached the agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum ConfirmedBy {
     /// The recipient's own prompt hook reported the submitted text holding
     /// the message's id.
     Hook,
     /// Only the screen showed it: the text left the input box.
     Screen,
+    /// The agent's transcript recorded it as a peer message it took.
+    Transcript,
+    /// The agent's app server reported the turn it started.
+    AppServer,
+}
+
+impl ConfirmedBy {
+    /// Its name, as the log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ConfirmedBy::Hook => "hook",
+            ConfirmedBy::Screen => "screen",
+            ConfirmedBy::Transcript => "transcript",
+            ConfirmedBy::AppServer => "app-server",
+        }
+    }
 }
 
 /// The note on a delivery whose Enter was pressed a second time.
@@ -63,9 +119,15 @@ pub struct Outcome {
     /// accepted, it goes in by itself then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn_end: Option<bool>,
-    /// For a confirmed delivery: what confirmed it (`hook` or `screen`).
+    /// For a confirmed delivery: what confirmed it (`hook`, `screen`,
+    /// `transcript`, `app-server`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed_by: Option<ConfirmedBy>,
+    /// Which way it went in (`socket`, `app-server`, `typed`); unset on
+    /// records written before swarm had native channels, and where nothing
+    /// went in (queued, held).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
 }
 
 impl Outcome {
@@ -77,6 +139,7 @@ impl Outcome {
             confirmed: None,
             turn_end: None,
             confirmed_by: None,
+            via: None,
         }
     }
 
@@ -126,6 +189,7 @@ impl Outcome {
             confirmed: None,
             turn_end: None,
             confirmed_by: None,
+            via: None,
         }
     }
 
@@ -139,6 +203,7 @@ impl Outcome {
             confirmed: None,
             turn_end: None,
             confirmed_by: None,
+            via: None,
         }
     }
 
@@ -150,6 +215,7 @@ impl Outcome {
             confirmed: None,
             turn_end: None,
             confirmed_by: None,
+            via: None,
         }
     }
 
@@ -185,7 +251,51 @@ impl Outcome {
             (Status::Delivered, None) => format!("delivered{how}"),
             (Status::Held, _) => format!("held: {why}"),
             (Status::Queued, _) => format!("queued: {why}"),
+            (Status::Accepted, _) => format!("accepted by the agent{how}"),
+            (Status::AwaitingApproval, _) => {
+                format!("accepted, awaiting the person's approval in the agent{how}")
+            }
+            (Status::Expired, _) => format!("expired: {why}"),
+            (Status::Dropped, _) => format!("dropped: {why}"),
+            (Status::Unconfirmed, _) => format!("sent, unconfirmed{how}"),
+            (Status::Refused, _) => format!("refused: {why}"),
         }
+    }
+
+    /// Through an agent's own channel: `status`, which way, what confirmed
+    /// it (for a delivery) and a note.
+    pub fn native(
+        status: Status,
+        via: Via,
+        confirmed_by: Option<ConfirmedBy>,
+        reason: Option<String>,
+    ) -> Outcome {
+        Outcome {
+            status,
+            reason,
+            confirmed: (status == Status::Delivered).then_some(confirmed_by.is_some()),
+            turn_end: (status == Status::Accepted).then_some(true),
+            confirmed_by,
+            via: Some(via),
+        }
+    }
+
+    /// The same outcome, noting which way it went in.
+    pub fn with_via(self, via: Via) -> Outcome {
+        Outcome {
+            via: Some(via),
+            ..self
+        }
+    }
+
+    /// True when the agent has it through its own channel but has not
+    /// taken it yet (accepted, awaiting approval, unconfirmed): swarm will
+    /// never send it again, so a sender must not either.
+    pub fn is_with_agent(&self) -> bool {
+        matches!(
+            self.status,
+            Status::Accepted | Status::AwaitingApproval | Status::Unconfirmed
+        )
     }
 
     /// This outcome, recorded after `earlier` for the same recipient: the

@@ -4,9 +4,10 @@
 //! (`post`), over JSON-RPC on a WebSocket on the server's Unix socket
 //! (`rpc`, `protocol`).
 //!
-//! A pane has this channel when its process tree holds a Codex app server
-//! listening on a socket in swarm's socket directory (`socket`): a Codex
-//! pane swarm did not start has none, and is typed into.
+//! A pane has this channel when its Codex TUI runs against an app server
+//! (`--remote unix://PATH`) listening on a socket in swarm's socket
+//! directory (`socket`): a Codex pane swarm did not start has none, and
+//! is typed into.
 
 mod pane;
 mod post;
@@ -14,21 +15,23 @@ mod protocol;
 mod rpc;
 mod socket;
 
-use std::path::{Path, PathBuf};
+use std::os::unix::net::UnixStream;
+use std::path::PathBuf;
 
 pub use pane::run as run_pane;
 pub use post::{Found, Posted, Taken, Urgency, find, post};
 
-use crate::agents::agent_matcher::MAX_PROCESSES_PER_PANE;
-use crate::agents::process::ProcessView;
+use super::{Channel, Confirmation, Post, Receipt};
+use crate::domain::message::Urgency as DomainUrgency;
+use crate::log::record::ConfirmedBy;
 
 /// The hidden subcommand a Codex pane runs (`swarm codex-pane -- codex`).
 pub const PANE_COMMAND: &str = "codex-pane";
 
-/// A pane's app server: where it listens.
+/// A pane's app server: where it listens, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Endpoint {
-    /// The path the server was told to listen on (in swarm's socket
+pub(crate) struct Endpoint {
+    /// The path the TUI was told to connect to (in swarm's socket
     /// directory).
     pub path: PathBuf,
     /// The socket itself (Codex leaves a symlink at `path`).
@@ -36,58 +39,108 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// The app server in the pane rooted at `pane_pid`, checked; why not
-    /// when there is none or it cannot be trusted.
-    pub(crate) fn find(view: &impl ProcessView, pane_pid: u32) -> Result<Endpoint, String> {
+    /// The app server the Codex TUI with command line `argv` runs
+    /// against, checked and bound; why not when it has none (a Codex
+    /// swarm did not start) or it cannot be trusted.
+    pub(crate) fn of_tui(argv: &[String]) -> Result<Endpoint, String> {
+        let Some(path) = remote_path(argv) else {
+            return Err(
+                "Codex CLI runs without an app server of swarm's (it was not started by `swarm launch --agent codex`)"
+                    .into(),
+            );
+        };
         let dir = socket::directory();
-        let mut queue = std::collections::VecDeque::from([pane_pid]);
-        let mut seen = 0;
-        while let Some(pid) = queue.pop_front() {
-            if let Some(path) = view.argv(pid).and_then(|a| listen_path(&a)) {
-                if !socket::is_pane_socket(&dir, &path) {
-                    return Err(format!(
-                        "its app server listens outside swarm's socket directory ({})",
-                        path.display()
-                    ));
-                }
-                return Endpoint::at(&dir, path);
-            }
-            seen += 1;
-            if seen + queue.len() < MAX_PROCESSES_PER_PANE {
-                let room = MAX_PROCESSES_PER_PANE - seen - queue.len();
-                queue.extend(view.children(pid).into_iter().take(room));
-            }
+        if !socket::is_pane_socket(&dir, &path) {
+            return Err(format!(
+                "its app server's socket {} is not one of swarm's ({})",
+                path.display(),
+                dir.display()
+            ));
         }
-        Err("no app server in its pane (started without `swarm launch --agent codex`)".into())
-    }
-
-    fn at(dir: &Path, path: PathBuf) -> Result<Endpoint, String> {
-        socket::check_directory(dir).map_err(|e| format!("socket directory: {e}"))?;
+        socket::check_directory(&dir).map_err(|e| format!("socket directory: {e}"))?;
         let socket = socket::check_socket(&path).map_err(|e| format!("app server socket: {e}"))?;
+        UnixStream::connect(&socket).map_err(|e| {
+            format!("its app server is not listening on {}: {e}", path.display())
+        })?;
         Ok(Endpoint { path, socket })
     }
 }
 
-/// The socket path of `codex app-server --listen unix://PATH` (the npm
-/// wrapper's `node .../codex app-server ...` too); `None` for any other
-/// command line.
-pub(crate) fn listen_path(argv: &[String]) -> Option<PathBuf> {
-    let at = argv.iter().position(|a| a == "app-server")?;
-    let program = argv[..at].iter().any(|a| {
+impl Endpoint {
+    /// Posts `text` (which carries `marker`, the message's pane header)
+    /// as message `msg_id`: a turn of its own, or into the running turn
+    /// when `urgency` is urgent. What the app server's answer and events
+    /// said of it comes back with the post.
+    pub(crate) fn post(
+        &self,
+        msg_id: &str,
+        marker: &str,
+        text: &str,
+        urgency: DomainUrgency,
+    ) -> (Post, Confirmation) {
+        let urgency = match urgency {
+            DomainUrgency::Normal => Urgency::Normal,
+            DomainUrgency::Urgent | DomainUrgency::Interrupt => Urgency::Urgent,
+        };
+        let state = match post(&self.socket, text, msg_id, urgency) {
+            Posted::Refused(why) => return (Post::Refused(why), Confirmation::Unconfirmed),
+            Posted::Accepted {
+                confirmed: true, ..
+            } => Confirmation::Delivered(ConfirmedBy::AppServer),
+            Posted::Accepted {
+                taken: Taken::Queued(_),
+                ..
+            } => Confirmation::Accepted,
+            Posted::Accepted { .. } | Posted::Unknown(_) => Confirmation::Unconfirmed,
+        };
+        let receipt = Receipt {
+            channel: Channel::AppServer,
+            msg_id: msg_id.to_owned(),
+            marker: marker.to_owned(),
+            record: self.path.clone(),
+            offset: 0,
+            cut_short: false,
+        };
+        (Post::Accepted(receipt), state)
+    }
+}
+
+/// What the app server at `receipt.record` (a pane's socket path) says
+/// now of the message of `receipt`; `before` when it cannot tell.
+pub(crate) fn look(receipt: &Receipt, before: Confirmation) -> Confirmation {
+    let Ok(socket) = socket::check_socket(&receipt.record) else {
+        return before;
+    };
+    match find(&socket, &receipt.msg_id) {
+        Found::Delivered => Confirmation::Delivered(ConfirmedBy::AppServer),
+        Found::Queued => Confirmation::Accepted,
+        Found::Gone => Confirmation::Dropped,
+        Found::Unknown(_) => before,
+    }
+}
+
+/// True for a command line of Codex CLI's own program (the npm wrapper
+/// `node .../codex ...` too) up to `at`.
+fn runs_codex(argv: &[String], at: usize) -> bool {
+    argv[..at.min(argv.len())].iter().take(2).any(|a| {
         let base = a.rsplit('/').next().unwrap_or(a);
         base == "codex" || base == "codex.js"
-    });
-    if !program {
-        return None;
-    }
-    let rest = &argv[at + 1..];
-    let url = rest.iter().enumerate().find_map(|(i, a)| {
-        if a == "--listen" {
-            rest.get(i + 1).map(String::as_str)
+    })
+}
+
+/// The socket path of `codex ... --remote unix://PATH`; `None` for any
+/// other command line.
+pub(crate) fn remote_path(argv: &[String]) -> Option<PathBuf> {
+    let (at, url) = argv.iter().enumerate().find_map(|(i, a)| {
+        if a == "--remote" {
+            argv.get(i + 1).map(|u| (i, u.as_str()))
         } else {
-            a.strip_prefix("--listen=")
+            a.strip_prefix("--remote=").map(|u| (i, u))
         }
     })?;
+    if !runs_codex(argv, at) || is_app_server(argv) {
+        return None;
+    }
     let path = url.strip_prefix("unix://")?;
     (path.starts_with('/') && !path.split('/').any(|p| p == "..")).then(|| PathBuf::from(path))
 }
@@ -95,11 +148,10 @@ pub(crate) fn listen_path(argv: &[String]) -> Option<PathBuf> {
 /// True for the command line of a Codex app server (not the agent a
 /// person talks to, though it runs the same program).
 pub(crate) fn is_app_server(argv: &[String]) -> bool {
-    argv.iter().take(4).any(|a| a == "app-server")
-        && argv.iter().take(3).any(|a| {
-            let base = a.rsplit('/').next().unwrap_or(a);
-            base == "codex" || base == "codex.js"
-        })
+    argv.iter()
+        .take(3)
+        .position(|a| a == "app-server")
+        .is_some_and(|at| runs_codex(argv, at))
 }
 
 #[cfg(test)]
@@ -111,28 +163,47 @@ mod tests {
     }
 
     #[test]
-    fn the_server_command_line_names_its_socket() {
+    fn the_tui_command_line_names_its_server() {
         // As `ps` showed them in a pane (the npm wrapper and its binary).
-        let wrapper = argv(
-            "node /c/node_modules/.bin/codex app-server --listen unix:///tmp/swarm-0/cx-0123456789abcdef.sock",
-        );
-        let binary = argv(
-            "/c/vendor/x86_64-unknown-linux-musl/bin/codex app-server --listen=unix:///tmp/s/a.sock",
-        );
+        let wrapper = argv("node /c/node_modules/.bin/codex --remote unix:///tmp/swarm-0/cx-0123456789abcdef.sock");
+        let binary = argv("/c/vendor/x86_64-unknown-linux-musl/bin/codex resume --remote=unix:///tmp/s/a.sock --last");
         let want = PathBuf::from("/tmp/swarm-0/cx-0123456789abcdef.sock");
-        assert_eq!(listen_path(&wrapper), Some(want));
-        assert_eq!(listen_path(&binary), Some(PathBuf::from("/tmp/s/a.sock")));
-        assert!(is_app_server(&wrapper) && is_app_server(&binary));
+        assert_eq!(remote_path(&wrapper), Some(want));
+        assert_eq!(remote_path(&binary), Some(PathBuf::from("/tmp/s/a.sock")));
+        for other in [
+            "node /c/.bin/codex app-server --listen unix:///tmp/s/a.sock",
+            "codex --remote ws://127.0.0.1:4000",
+            "codex --remote unix://relative.sock",
+            "codex --remote unix:///tmp/../etc/x.sock",
+            "evil --remote unix:///tmp/s/a.sock",
+            "codex --remote",
+        ] {
+            assert_eq!(remote_path(&argv(other)), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn an_app_server_is_told_from_the_tui() {
+        for server in [
+            "node /c/node_modules/.bin/codex app-server --listen unix:///tmp/s/a.sock",
+            "/c/vendor/x86_64-unknown-linux-musl/bin/codex app-server --listen unix:///tmp/s/a.sock",
+        ] {
+            assert!(is_app_server(&argv(server)), "{server}");
+        }
         for other in [
             "node /c/.bin/codex --remote unix:///tmp/s/a.sock",
-            "codex app-server --listen ws://127.0.0.1:4000",
-            "codex app-server --listen unix://relative.sock",
-            "codex app-server --listen unix:///tmp/../etc/x.sock",
-            "evil app-server --listen unix:///tmp/s/a.sock",
-            "codex app-server --listen",
+            "codex exec describe app-server",
+            "vim app-server",
         ] {
-            assert_eq!(listen_path(&argv(other)), None, "{other}");
+            assert!(!is_app_server(&argv(other)), "{other}");
         }
-        assert!(!is_app_server(&argv("node /c/.bin/codex --remote unix:///tmp/s/a.sock")));
+    }
+
+    #[test]
+    fn a_codex_swarm_did_not_start_has_no_endpoint() {
+        let why = Endpoint::of_tui(&argv("node /c/.bin/codex")).unwrap_err();
+        assert!(why.contains("without an app server"), "{why}");
+        let why = Endpoint::of_tui(&argv("codex --remote unix:///tmp/elsewhere.sock")).unwrap_err();
+        assert!(why.contains("not one of swarm's"), "{why}");
     }
 }
