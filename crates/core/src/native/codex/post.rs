@@ -349,3 +349,62 @@ fn the_thread(c: &mut Connection) -> Result<Thread, String> {
 fn deadline(within: Duration) -> Instant {
     Instant::now() + within
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixListener;
+
+    /// A peer on a Unix socket that answers each connection with `reply`
+    /// (after reading what came) and closes it.
+    fn peer(reply: &'static [u8]) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.sock");
+        let listener = UnixListener::bind(&path).unwrap();
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                let Ok(mut conn) = conn else { return };
+                let mut buf = [0u8; 4096];
+                let _ = conn.read(&mut buf);
+                let _ = conn.write_all(reply);
+            }
+        });
+        (dir, path)
+    }
+
+    #[test]
+    fn what_fails_before_the_hand_over_is_refused() {
+        let gone = tempfile::tempdir().unwrap();
+        for (what, posted) in [
+            ("no socket", post(&gone.path().join("none.sock"), "m", "id-1", Urgency::Normal)),
+            ("closed at once", post(&peer(b"").1, "m", "id-1", Urgency::Normal)),
+            (
+                "not a WebSocket",
+                post(&peer(b"HTTP/1.1 400 Bad Request\r\n\r\n").1, "m", "id-1", Urgency::Normal),
+            ),
+        ] {
+            assert!(matches!(posted, Posted::Refused(_)), "{what}: {posted:?}");
+        }
+        let Posted::Refused(why) = post(&gone.path().join("none.sock"), "m", "id", Urgency::Normal)
+        else {
+            panic!("refused")
+        };
+        assert!(why.contains("cannot connect"), "{why}");
+        assert!(matches!(
+            find(&gone.path().join("none.sock"), "id"),
+            Found::Unknown(_)
+        ));
+    }
+
+    #[test]
+    fn a_failure_after_the_hand_over_is_never_a_refusal() {
+        for e in [
+            RpcFailure::Timeout,
+            RpcFailure::Transport("closed".into()),
+            RpcFailure::Protocol("bad answer".into()),
+        ] {
+            assert!(matches!(after_sending(e), Handed::Unknown(_)));
+        }
+    }
+}
