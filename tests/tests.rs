@@ -9,6 +9,7 @@ mod aliases;
 mod append_logs;
 mod attention;
 mod cli;
+mod codex_app_server;
 mod concurrency;
 mod config;
 mod conversations;
