@@ -44,6 +44,7 @@ mod message_log;
 mod messaging;
 #[cfg(feature = "monitor")]
 mod monitor;
+mod native_delivery;
 mod notify;
 mod old_tmux;
 mod print_to_send;

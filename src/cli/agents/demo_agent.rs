@@ -60,6 +60,24 @@ pub(crate) struct DemoAgentArgs {
         conflicts_with = "session_id"
     )]
     resume: Option<String>,
+    /// Listen on a messaging socket as Claude Code does: a session file
+    /// under $CLAUDE_CONFIG_DIR (else ~/.claude), a socket, a transcript
+    #[arg(long)]
+    native: bool,
+    /// With --native: write the session file but never bind the socket
+    /// (for tests)
+    #[arg(long, requires = "native", hide = true)]
+    native_unbound: bool,
+    /// With --native: drop the first N messages, removed from the queue
+    /// without being taken (for tests)
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 0,
+        requires = "native",
+        hide = true
+    )]
+    native_drop: u32,
     /// First ask whether to trust the directory, as the real agents do in
     /// one they have not seen (for tests)
     #[arg(long, hide = true)]
@@ -121,6 +139,10 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
             drop_enters: args.drop_enters,
             lose_pastes: args.lose_pastes,
             stale_box: args.stale_box,
+            native: args.native.then_some(demo_agent::NativeFaults {
+                unbound: args.native_unbound,
+                drop: args.native_drop,
+            }),
         },
         conversation.as_ref(),
         args.ask_trust,

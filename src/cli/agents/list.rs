@@ -13,6 +13,7 @@ use swarm_core::agents::seen_states::SeenStates;
 use swarm_core::attention::hook_sightings::HookSightings;
 use swarm_core::error::Result;
 use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::native;
 use swarm_core::setup::hook_source as status;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
@@ -79,6 +80,9 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
         let subscriptions = ctx.backend()?.topics.all()?;
         let spaces = worktrees::workspaces(&ctx.paths);
         let seen = HookSightings::new(&ctx.paths).load();
+        let matcher = ctx.matcher()?;
+        let profiles = ctx.profiles()?;
+        let native_mode = ctx.config()?.delivery.native;
         let rows: Vec<serde_json::Value> = agents
             .iter()
             .zip(&states)
@@ -112,6 +116,26 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     );
                     map.insert("attention_source".into(), used.source.as_str().into());
                     map.insert("attention_source_why".into(), used.why.into());
+                    // Which way a message goes in: its own channel, or typed.
+                    let channel = if a.pid == 0
+                        || here.is_some_and(|h| a.host.as_deref().is_some_and(|x| x != h))
+                    {
+                        None
+                    } else {
+                        Some(native::channel_of(
+                            &matcher,
+                            &profiles,
+                            a.id.as_str(),
+                            a.pid,
+                            native_mode,
+                        ))
+                    };
+                    if let Some(c) = channel {
+                        map.insert(
+                            "channel".into(),
+                            serde_json::json!({"kind": c.channel.as_str(), "why": c.why}),
+                        );
+                    }
                     map.insert(
                         "topics".into(),
                         topics_of(&subscriptions, a.id.as_str()).into(),

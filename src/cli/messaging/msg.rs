@@ -124,6 +124,12 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             Some(true) if outcome.confirmed_by == Some(ConfirmedBy::Hook) => {
                 ", confirmed by the agent's prompt hook"
             }
+            Some(true) if outcome.confirmed_by == Some(ConfirmedBy::Transcript) => {
+                ", through the agent's socket, confirmed by its transcript"
+            }
+            Some(true) if outcome.confirmed_by == Some(ConfirmedBy::AppServer) => {
+                ", through the agent's app server, confirmed by it"
+            }
             Some(true) => ", confirmed on screen",
             Some(false) => ", not confirmed on screen",
             None => "",
@@ -133,6 +139,17 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             text.push_str(&format!("  note: {note}\n"));
         }
         text
+    } else if outcome.is_with_agent() {
+        let label = match outcome.status {
+            Status::AwaitingApproval => "AWAITING-APPROVAL",
+            Status::Unconfirmed => "UNCONFIRMED",
+            _ => "ACCEPTED",
+        };
+        format!(
+            "[{label}] Message for {recipient} {} (id {id})\n  {}\n  (it went through the agent's own channel and is never typed in as well; `swarm feed` says when it is taken)\n",
+            outcome.describe(),
+            outcome.reason.as_deref().unwrap_or(""),
+        )
     } else if outcome.waits_for_turn() {
         format!(
             "[ACCEPTED] Message for {recipient} accepted (id {id})\n  {}: it is typed in by itself when the turn ends (`swarm msg --urgent` types it in at once)\n",

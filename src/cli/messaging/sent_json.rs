@@ -20,6 +20,8 @@ pub(crate) struct SentJson<'a> {
     parent_msg_id: Option<&'a str>,
     outcomes: serde_json::Map<String, serde_json::Value>,
     delivered: usize,
+    /// Copies the agents have through their own channels, not taken yet.
+    accepted: usize,
     queued: usize,
     rate_limited_for_seconds: Option<u64>,
     body_file: Option<String>,
@@ -44,7 +46,8 @@ impl<'a> SentJson<'a> {
             parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
             outcomes,
             delivered: report.delivered(),
-            queued: report.outcomes.len() - report.delivered(),
+            accepted: report.accepted(),
+            queued: report.outcomes.len() - report.delivered() - report.accepted(),
             rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
             body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
         }

@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use super::demo_hooks::DemoEvent;
+use super::demo_native::DemoNative;
+pub use super::demo_native::NativeFaults;
 use super::demo_words::{question_in, seconds_after};
 use crate::support::sanitize;
 use crate::support::sys::{self, RawTerminal};
@@ -277,6 +279,9 @@ const QUESTION: &str = "? Do you want to proceed?";
 const TRUST_QUESTION: &str = "? Do you trust the files in this folder?";
 /// The row under the options, as the demo profile recognises a dialog.
 const DIALOG_FOOTER: &str = "  Esc to cancel";
+/// How often the demo agent looks at its socket's messages.
+const PEER_POLL: Duration = Duration::from_millis(20);
+
 /// The row drawn above the input box while busy.
 const WORKING: &str = "* working (esc to interrupt)";
 
@@ -393,6 +398,9 @@ pub struct Faults {
     /// moment (`STALE_BOX_SHOWN`), as an agent whose redraw lags behind
     /// its input: a look then finds the text still in a box.
     pub stale_box: u32,
+    /// Listen on a messaging socket as Claude Code does (`demo_native`),
+    /// misbehaving as these say.
+    pub native: Option<NativeFaults>,
 }
 
 /// Runs the demo agent on the controlling terminal until Ctrl-C on an empty
@@ -421,6 +429,7 @@ pub fn run(
         }
         None => (None, 0),
     };
+    let native = faults.native.map(DemoNative::start).transpose()?;
     let _raw = RawTerminal::enable()?;
     let mut out = io::stdout().lock();
     // With `ask_trust`, the question stands where the prompt would, drawn
@@ -467,6 +476,7 @@ pub fn run(
         mode: trust.map_or(Mode::Ready, Mode::Asking),
         queue: std::collections::VecDeque::new(),
         hooks: super::demo_hooks::DemoHooks::from_env(),
+        native,
     };
     let result = agent.event_loop();
     let _ = write!(out, "\x1b[?2004l\r\n");
@@ -542,6 +552,8 @@ struct Demo<'a, W: Write> {
     queue: std::collections::VecDeque<(String, u32, f64)>,
     /// The agent hooks it runs (`SWARM_DEMO_HOOKS`).
     hooks: Option<super::demo_hooks::DemoHooks>,
+    /// Its messaging socket, session file and transcript, when it has them.
+    native: Option<DemoNative>,
 }
 
 impl<W: Write> Demo<'_, W> {
@@ -552,9 +564,17 @@ impl<W: Write> Demo<'_, W> {
                 Mode::Busy(until) => Some(until.saturating_duration_since(Instant::now())),
                 _ => None,
             };
+            // With a socket, a look at what came on it every `PEER_POLL`.
+            let timeout = match (&self.native, timeout) {
+                (Some(_), t) => Some(t.map_or(PEER_POLL, |t| t.min(PEER_POLL))),
+                (None, t) => t,
+            };
             let n = match sys::read_stdin(&mut buf, timeout) {
                 Ok(None) => {
-                    self.finish_work()?;
+                    if matches!(self.mode, Mode::Busy(until) if Instant::now() >= until) {
+                        self.finish_work()?;
+                    }
+                    self.peers()?;
                     continue;
                 }
                 Ok(Some(0)) => return Ok(()),
@@ -614,6 +634,26 @@ impl<W: Write> Demo<'_, W> {
             }
             self.out.flush()?;
         }
+    }
+
+    /// Takes what came on the socket: at once when idle, else at the end
+    /// of the turn (or once the question is answered).
+    fn peers(&mut self) -> io::Result<()> {
+        let Some(native) = self.native.as_mut() else {
+            return Ok(());
+        };
+        let busy = self.mode != Mode::Ready;
+        native.set_busy(busy);
+        let mut take = if busy {
+            Vec::new()
+        } else {
+            native.after_turn()
+        };
+        take.extend(native.arrived(busy));
+        for text in take {
+            self.submit(&text, 0, time::unix_seconds(time::now()))?;
+        }
+        self.out.flush()
     }
 
     /// Draws an empty input box: nothing typed since.

@@ -7,6 +7,7 @@
 pub mod agent_matcher;
 pub mod demo_agent;
 pub(crate) mod demo_hooks;
+pub(crate) mod demo_native;
 mod demo_words;
 pub mod discovery;
 pub mod identity;

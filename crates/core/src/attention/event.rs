@@ -48,6 +48,17 @@ pub enum EventKind {
     MessageHeld,
     /// A held message went in.
     MessageReleased,
+    /// An agent accepted a message through its own channel and has not
+    /// taken it yet (busy, or holding it for the person's approval).
+    MessageAccepted,
+    /// A message written to an agent's own channel left no record there.
+    MessageUnconfirmed,
+    /// An agent took a message it had accepted.
+    MessageTaken,
+    /// A message an agent held for the person's approval expired.
+    MessageExpired,
+    /// An agent removed a message it had accepted without taking it.
+    MessageDropped,
     /// A message asking for an acknowledgement got none in time.
     AckEscalated,
     /// A person answered a dialog (`swarm answer`).
@@ -61,7 +72,7 @@ pub enum EventKind {
 }
 
 /// Every kind, in the order of `swarm feed --help`.
-pub const ALL_KINDS: [EventKind; 21] = [
+pub const ALL_KINDS: [EventKind; 26] = [
     EventKind::NeedsInput,
     EventKind::Finished,
     EventKind::Exited,
@@ -80,6 +91,11 @@ pub const ALL_KINDS: [EventKind; 21] = [
     EventKind::MessageSent,
     EventKind::MessageHeld,
     EventKind::MessageReleased,
+    EventKind::MessageAccepted,
+    EventKind::MessageUnconfirmed,
+    EventKind::MessageTaken,
+    EventKind::MessageExpired,
+    EventKind::MessageDropped,
     EventKind::AckEscalated,
     EventKind::Answered,
     EventKind::NotifyFailed,
@@ -118,6 +134,11 @@ impl EventKind {
             EventKind::MessageSent => "message_sent",
             EventKind::MessageHeld => "message_held",
             EventKind::MessageReleased => "message_released",
+            EventKind::MessageAccepted => "message_accepted",
+            EventKind::MessageUnconfirmed => "message_unconfirmed",
+            EventKind::MessageTaken => "message_taken",
+            EventKind::MessageExpired => "message_expired",
+            EventKind::MessageDropped => "message_dropped",
             EventKind::AckEscalated => "ack_escalated",
             EventKind::Answered => "answered",
             EventKind::NotifyFailed => "notify_failed",
@@ -155,6 +176,11 @@ impl EventKind {
             EventKind::MessageSent => "sent a message",
             EventKind::MessageHeld => "has a message held",
             EventKind::MessageReleased => "got a held message",
+            EventKind::MessageAccepted => "accepted a message",
+            EventKind::MessageUnconfirmed => "left a message unconfirmed",
+            EventKind::MessageTaken => "took an accepted message",
+            EventKind::MessageExpired => "let a held message expire",
+            EventKind::MessageDropped => "dropped an accepted message",
             EventKind::AckEscalated => "did not acknowledge",
             EventKind::Answered => "was answered",
             EventKind::NotifyFailed => "could not be notified",

@@ -49,6 +49,9 @@ pub struct MessagingSettings {
     /// Types that are always urgent (`messaging.urgent_types`), in wire
     /// form.
     pub urgent_types: Vec<String>,
+    /// Whether messages go through agents' own channels where they have
+    /// one (`[delivery] native`).
+    pub native: crate::config::NativeMode,
 }
 
 impl Default for MessagingSettings {
@@ -67,6 +70,7 @@ impl Default for MessagingSettings {
             operator: "operator".into(),
             print_to_send: true,
             urgent_types: Vec::new(),
+            native: crate::config::NativeMode::Auto,
         }
     }
 }
@@ -101,6 +105,7 @@ impl MessagingSettings {
                 .iter()
                 .map(|t| t.trim().to_uppercase().replace('_', "-"))
                 .collect(),
+            native: c.delivery.native,
         }
     }
 }

@@ -13,6 +13,7 @@ pub mod held;
 mod hook_confirm;
 mod interrupt;
 mod messenger;
+mod native_post;
 pub mod onboarding;
 mod overlap_notice;
 mod pane_text;

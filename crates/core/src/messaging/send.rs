@@ -13,7 +13,7 @@ use crate::domain::message::{Message, MessageType, Urgency};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
-use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
+use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::tmux::{PaneId, ScreenDetail};
@@ -21,6 +21,7 @@ use crate::tmux::{PaneId, ScreenDetail};
 use super::delivery::{self, PaneSession, TypingAhead, Wait};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
+use super::native_post::{Native, with_note};
 use super::pane_text::pane_header;
 use super::rates::rate_store::{RateLimit, Verdict};
 
@@ -159,18 +160,30 @@ impl SendReport {
             .count()
     }
 
+    /// Recipients whose agent has the message through its own channel and
+    /// has not taken it yet (accepted, awaiting approval, unconfirmed).
+    pub fn accepted(&self) -> usize {
+        self.outcomes
+            .iter()
+            .filter(|(_, o)| o.is_with_agent())
+            .count()
+    }
+
     /// What a send exits with: `RateLimited` (6) when the sender was over
     /// its rate limit, `NotDelivered` (7) when anyone's copy was queued or
     /// held for another reason than the end of a busy turn (a copy that
     /// waits only for that is accepted: agents take a failing exit for a
-    /// failed send), else `Success`.
+    /// failed send), or was dropped or refused; else `Success`. A copy the
+    /// agent has through its own channel (accepted, awaiting approval,
+    /// unconfirmed) is a success: it is never sent again, so the sender
+    /// must not send it again either.
     pub fn exit_code(&self) -> ExitCode {
         if self.rate_limited.is_some() {
             ExitCode::RateLimited
         } else if self
             .outcomes
             .iter()
-            .any(|(_, o)| !o.is_delivered() && !o.waits_for_turn())
+            .any(|(_, o)| !o.is_delivered() && !o.waits_for_turn() && !o.is_with_agent())
         {
             ExitCode::NotDelivered
         } else {
@@ -427,6 +440,11 @@ impl<'a> Messenger<'a> {
     ) -> Result<(Outcomes, Vec<String>)> {
         let ahead = ahead.or_else(|| self.start_ahead(targets));
         let (mut outcomes, released) = self.deliver_all(typed, targets, ahead);
+        for (agent, o) in &mut outcomes {
+            if o.is_delivered() && o.via.is_none() && *agent != self.settings.operator {
+                o.via = Some(Via::Typed);
+            }
+        }
         // A client started for a capture that no pane needed.
         self.tmux.cool_down();
         super::hook_confirm::await_hooks(self.paths, typed.msg_id, targets, &mut outcomes);
@@ -663,7 +681,9 @@ impl<'a> Messenger<'a> {
         let mut one_by_one: Vec<usize> = Vec::new();
         for i in order {
             let a = &recipients[i];
-            if held.iter().any(|h| a.id == h.agent.as_str()) {
+            // Agents with held messages, and those with a channel of their
+            // own, go one by one.
+            if held.iter().any(|h| a.id == h.agent.as_str()) || self.goes_native(a, &typed) {
                 one_by_one.push(i);
                 continue;
             }
@@ -760,6 +780,15 @@ impl<'a> Messenger<'a> {
         // keeps the held ones back.
         let limit = self.limit_wait(a.id.as_str(), None);
         let passes = limit.is_some() && self.limit_wait(a.id.as_str(), Some(&typed)).is_none();
+        // The agent's own channel, where it has one and nothing of swarm's
+        // waits ahead of this message: a busy agent queues it itself.
+        let mut native_note = None;
+        if (limit.is_none() || passes) && blocked.is_none() {
+            match self.post_native(&session, a, &typed) {
+                Native::Posted(outcome) => return (outcome, released),
+                Native::Typing(note) => native_note = note,
+            }
+        }
         let wait = limit
             .filter(|_| !passes)
             .or_else(|| {
@@ -780,7 +809,8 @@ impl<'a> Messenger<'a> {
                     released,
                 );
             }
-            return (session.type_text(typed.text, typed.marker), released);
+            let outcome = session.type_text(typed.text, typed.marker);
+            return (with_note(outcome, native_note), released);
         };
         (
             self.hold_outcome(&session, a.id.as_str(), typed, &wait),

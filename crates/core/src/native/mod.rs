@@ -29,16 +29,20 @@ pub mod codex;
 pub(crate) mod follow;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
 use crate::agents::agent_matcher::{AgentMatcher, DEMO_AGENT};
 use crate::agents::process::ProcessView;
+use crate::agents::profile::Profiles;
 pub use crate::config::NativeMode;
 use crate::domain::message::Urgency;
-use crate::log::record::{ConfirmedBy, Via};
+use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
+
 use crate::usage::locate::{self, AgentHome};
 use crate::usage::vendor::Vendor;
+use claude::Inbound;
 
 /// How a message reaches an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +101,13 @@ impl Choice {
     pub fn is_native(&self) -> bool {
         self.channel != Channel::Typed
     }
+
+    /// True when the agent holds what comes on its channel for the
+    /// person's approval (Claude Code bypassing permissions without
+    /// `crossSessionInbound = "accept"`).
+    pub fn holds_for_approval(&self) -> bool {
+        matches!(&self.route, Route::Socket(e) if e.inbound == Inbound::Hold)
+    }
 }
 
 /// Where a native post goes.
@@ -136,7 +147,18 @@ impl Recipient {
         agent: &str,
         pane_pid: u32,
     ) -> Option<Recipient> {
-        let command = matcher.find_in_pane(view, pane_pid)?.command;
+        let found = matcher.find_in_pane(view, pane_pid)?;
+        let command = found.command;
+        if !speaks_claude(&command) {
+            // Nothing else of it is needed to choose.
+            return Some(Recipient {
+                pid: found.pid,
+                command,
+                claude_dir: None,
+                cwd: None,
+                argv: Vec::new(),
+            });
+        }
         let home = locate::agent_home(matcher, view, agent, pane_pid)?;
         let argv = view.argv(home.pid).unwrap_or_default();
         Some(Recipient::from_home(&home, command, argv))
@@ -158,8 +180,35 @@ impl Recipient {
 
     /// True for an agent that speaks Claude Code's socket protocol.
     fn speaks_claude(&self) -> bool {
-        Vendor::of_command(&self.command) == Some(Vendor::Claude) || self.command == DEMO_AGENT
+        speaks_claude(&self.command)
     }
+}
+
+/// True for an agent command that speaks Claude Code's socket protocol
+/// (Claude Code, and the demo agent playing it).
+fn speaks_claude(command: &str) -> bool {
+    Vendor::of_command(command) == Some(Vendor::Claude) || command == DEMO_AGENT
+}
+
+/// The channel a normal message to `agent`, whose pane's root process is
+/// `pane_pid`, would take now under `mode` (`[delivery] native`) and the
+/// agent's profile: what `swarm agents --json` and `swarm doctor` show.
+pub fn channel_of(
+    matcher: &AgentMatcher,
+    profiles: &Profiles,
+    agent: &str,
+    pane_pid: u32,
+    mode: NativeMode,
+) -> Choice {
+    let recipient = matcher
+        .processes()
+        .survey()
+        .ok()
+        .and_then(|view| Recipient::of_pane(matcher, &view, agent, pane_pid));
+    let mode = recipient
+        .as_ref()
+        .map_or(mode, |r| mode.and(profiles.for_command(&r.command).native));
+    choose(mode, recipient.as_ref(), Urgency::Normal)
 }
 
 /// The channel for a message of `urgency` to `recipient` (`None`: no agent
@@ -266,3 +315,65 @@ impl Confirmation {
         )
     }
 }
+
+/// How long a sender waits for the agent's record of a posted message.
+pub(crate) const RECEIPT_WAIT: Duration = Duration::from_secs(3);
+
+/// The outcome a confirmation state stands for.
+pub(crate) fn outcome_of(
+    state: Confirmation,
+    inbound: Inbound,
+    cut_short: bool,
+    via: Via,
+) -> Outcome {
+    let cut = cut_short.then(|| "only part of the message could be written".to_owned());
+    match state {
+        Confirmation::Delivered(by) => Outcome::native(Status::Delivered, via, Some(by), cut),
+        Confirmation::Accepted => Outcome::native(
+            Status::Accepted,
+            via,
+            None,
+            Some("the agent is busy: it takes the message when its turn ends".into()),
+        ),
+        Confirmation::AwaitingApproval => Outcome::native(
+            Status::AwaitingApproval,
+            via,
+            None,
+            Some(HOLD_NOTE.into()),
+        ),
+        Confirmation::Unconfirmed if inbound == Inbound::Hold => Outcome::native(
+            Status::AwaitingApproval,
+            via,
+            None,
+            Some(HOLD_NOTE.into()),
+        ),
+        Confirmation::Unconfirmed => Outcome::native(
+            Status::Unconfirmed,
+            via,
+            None,
+            Some(cut.unwrap_or_else(|| {
+                format!(
+                    "written to the agent's socket; no record of it in its transcript within {}s (it is never typed as well)",
+                    RECEIPT_WAIT.as_secs()
+                )
+            })),
+        ),
+        Confirmation::Expired => Outcome::native(
+            Status::Expired,
+            via,
+            None,
+            Some("held for the person's approval and never approved".into()),
+        ),
+        Confirmation::Dropped => Outcome::native(
+            Status::Dropped,
+            via,
+            None,
+            Some("the agent removed it from its queue without taking it".into()),
+        ),
+    }
+}
+
+/// Why a message waits for the person in a Claude Code session.
+const HOLD_NOTE: &str = "Claude Code holds messages from other sessions for your approval here \
+     (it bypasses permissions and its crossSessionInbound setting is not \"accept\"): approve it \
+     in the agent, or it expires after 5 minutes";

@@ -93,6 +93,12 @@ impl Paths {
         self.swarm_dir().join("hook_errors.log")
     }
 
+    /// `.swarm/native_following.json`: the messages agents accepted
+    /// through their own channel and have not taken yet (docs/FORMATS.md).
+    pub fn native_following(&self) -> PathBuf {
+        self.swarm_dir().join("native_following.json")
+    }
+
     /// `.swarm/printed.json`: the lines agents printed that were sent
     /// (print-to-send; docs/FORMATS.md).
     pub fn printed(&self) -> PathBuf {

@@ -307,6 +307,10 @@ impl<'a> Watcher<'a> {
             share: Share::All,
         };
         self.housekeeping(chores, &mut feed, say);
+        let op = self.op;
+        for w in crate::native::follow::follow(&op.paths, &*op.backend.log, &*op.backend.feed) {
+            say(Said::Warning(w));
+        }
         let gone = self.look(&mut feed, say);
         self.send_deferred(say);
         self.notify_from_feed(say);

@@ -36,10 +36,15 @@ pub(crate) struct Endpoint {
     pub pid: u32,
     /// The socket.
     socket: PathBuf,
+    /// The session file that named it.
+    pub session_file: PathBuf,
     /// The session's transcript (it may not exist before its first turn).
     transcript: PathBuf,
     /// What the session does with a peer message.
     pub inbound: Inbound,
+    /// The session file said it was busy: a message waits for its turn
+    /// to end.
+    pub busy: bool,
 }
 
 impl Endpoint {
@@ -73,18 +78,15 @@ impl Endpoint {
                 .join(crate::usage::locate::claude_project_dir(&file.cwd))
                 .join(format!("{}.jsonl", file.session_id)),
             socket,
+            session_file: dir.join("sessions").join(format!("{}.json", r.pid)),
             inbound,
+            busy: file.busy,
         })
     }
 
     /// The socket.
     pub(crate) fn socket_path(&self) -> &Path {
         &self.socket
-    }
-
-    /// The transcript that records what the session takes.
-    pub(crate) fn transcript_path(&self) -> &Path {
-        &self.transcript
     }
 
     /// Writes `text` as one message line. `Refused` when nothing was

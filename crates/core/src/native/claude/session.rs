@@ -32,6 +32,8 @@ pub(super) struct SessionFile {
     pub cwd: PathBuf,
     /// The socket it names, unchecked.
     pub socket: PathBuf,
+    /// Its `status` is `busy`.
+    pub busy: bool,
 }
 
 /// Reads and checks the session file of process `pid` under `dir`.
@@ -87,6 +89,7 @@ pub(super) fn parse(text: &str, pid: u32) -> Result<SessionFile, String> {
         session_id: session_id.to_owned(),
         cwd,
         socket: PathBuf::from(socket),
+        busy: text_of("status") == Some("busy"),
     })
 }
 

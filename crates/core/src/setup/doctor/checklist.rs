@@ -2,6 +2,7 @@
 //! running them. Adding a check is adding a function to `CHECKS`.
 
 use super::agents::{agent_screens, attention_sources, processes, registry_panes};
+use super::channels::channels;
 use super::config::config_file;
 use super::installs::{hook_commands, mcp_servers};
 use super::leftovers::leftover_files;
@@ -35,6 +36,7 @@ pub(crate) const CHECKS: &[Check] = &[
     mcp_servers,
     agent_screens,
     attention_sources,
+    channels,
     leftover_files,
     hook_commands,
 ];

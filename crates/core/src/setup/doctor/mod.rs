@@ -4,6 +4,7 @@
 //! they look at, and `checklist.rs` lists them in the order reported.
 
 mod agents;
+mod channels;
 mod checklist;
 mod config;
 mod installs;
