@@ -130,7 +130,13 @@ impl Messenger<'_> {
                 return Native::Typing(Some(format!("the app server refused it ({why})")));
             }
         };
-        let outcome = outcome_of(state, Inbound::Accept, false, Via::AppServer);
+        let mut outcome = outcome_of(state, Inbound::Accept, false, Via::AppServer);
+        if outcome.status == Status::Unconfirmed {
+            outcome.reason = Some(
+                "the app server took it; no event of a turn taking it yet (it is never typed as well)"
+                    .into(),
+            );
+        }
         if outcome.is_with_agent() {
             self.follow_later(a, &receipt, &endpoint.path, &outcome);
         }

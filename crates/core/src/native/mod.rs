@@ -150,13 +150,14 @@ impl Recipient {
         let found = matcher.find_in_pane(view, pane_pid)?;
         let command = found.command;
         if !speaks_claude(&command) {
-            // Nothing else of it is needed to choose.
+            // Nothing else of it is needed to choose but its command line
+            // (a Codex TUI names its app server there).
             return Some(Recipient {
                 pid: found.pid,
                 command,
                 claude_dir: None,
                 cwd: None,
-                argv: Vec::new(),
+                argv: view.argv(found.pid).unwrap_or_default(),
             });
         }
         let home = locate::agent_home(matcher, view, agent, pane_pid)?;
