@@ -104,8 +104,11 @@ fn launch_codex(project: &Project, server: &TmuxServer, stub: &Stub) {
 
 fn alive(pid: u32) -> bool {
     Path::new(&format!("/proc/{pid}")).exists()
-        && !fs::read_to_string(format!("/proc/{pid}/stat"))
-            .is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')))
+        && !fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
 }
 
 /// The socket path in `--listen unix://PATH` / `--remote unix://PATH`.
@@ -148,7 +151,10 @@ fn launch_runs_codex_behind_an_app_server_and_down_stops_it() {
     assert!(socket.as_os_str().len() < 108, "{}", socket.display());
     let dir = fs::metadata(stub.socket_dir()).expect("the socket directory");
     assert_eq!(dir.permissions().mode() & 0o777, 0o700);
-    assert_eq!(dir.uid(), fs::metadata(project.path()).expect("project").uid());
+    assert_eq!(
+        dir.uid(),
+        fs::metadata(project.path()).expect("project").uid()
+    );
     bind_refusing(&socket);
 
     // Once the socket listens, the TUI starts against it.

@@ -11,7 +11,9 @@ use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
 use super::acks::{ack, list as acks};
-use super::agents::{codex_pane, demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
+use super::agents::{
+    codex_pane, demo_agent, discover, down, launch, list as agents, resume, sessions, whoami,
+};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};

@@ -22,6 +22,8 @@ pub use pane::run as run_pane;
 pub use post::{Found, Posted, Taken, Urgency, find, post};
 
 use super::{Channel, Confirmation, Post, Receipt};
+pub(crate) use crate::agents::agent_matcher::is_codex_app_server as is_app_server;
+use crate::agents::agent_matcher::runs_codex;
 use crate::domain::message::Urgency as DomainUrgency;
 use crate::log::record::ConfirmedBy;
 
@@ -59,9 +61,8 @@ impl Endpoint {
         }
         socket::check_directory(&dir).map_err(|e| format!("socket directory: {e}"))?;
         let socket = socket::check_socket(&path).map_err(|e| format!("app server socket: {e}"))?;
-        UnixStream::connect(&socket).map_err(|e| {
-            format!("its app server is not listening on {}: {e}", path.display())
-        })?;
+        UnixStream::connect(&socket)
+            .map_err(|e| format!("its app server is not listening on {}: {e}", path.display()))?;
         Ok(Endpoint { path, socket })
     }
 }
@@ -119,15 +120,6 @@ pub(crate) fn look(receipt: &Receipt, before: Confirmation) -> Confirmation {
     }
 }
 
-/// True for a command line of Codex CLI's own program (the npm wrapper
-/// `node .../codex ...` too) up to `at`.
-fn runs_codex(argv: &[String], at: usize) -> bool {
-    argv[..at.min(argv.len())].iter().take(2).any(|a| {
-        let base = a.rsplit('/').next().unwrap_or(a);
-        base == "codex" || base == "codex.js"
-    })
-}
-
 /// The socket path of `codex ... --remote unix://PATH`; `None` for any
 /// other command line.
 pub(crate) fn remote_path(argv: &[String]) -> Option<PathBuf> {
@@ -145,15 +137,6 @@ pub(crate) fn remote_path(argv: &[String]) -> Option<PathBuf> {
     (path.starts_with('/') && !path.split('/').any(|p| p == "..")).then(|| PathBuf::from(path))
 }
 
-/// True for the command line of a Codex app server (not the agent a
-/// person talks to, though it runs the same program).
-pub(crate) fn is_app_server(argv: &[String]) -> bool {
-    argv.iter()
-        .take(3)
-        .position(|a| a == "app-server")
-        .is_some_and(|at| runs_codex(argv, at))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,8 +148,12 @@ mod tests {
     #[test]
     fn the_tui_command_line_names_its_server() {
         // As `ps` showed them in a pane (the npm wrapper and its binary).
-        let wrapper = argv("node /c/node_modules/.bin/codex --remote unix:///tmp/swarm-0/cx-0123456789abcdef.sock");
-        let binary = argv("/c/vendor/x86_64-unknown-linux-musl/bin/codex resume --remote=unix:///tmp/s/a.sock --last");
+        let wrapper = argv(
+            "node /c/node_modules/.bin/codex --remote unix:///tmp/swarm-0/cx-0123456789abcdef.sock",
+        );
+        let binary = argv(
+            "/c/vendor/x86_64-unknown-linux-musl/bin/codex resume --remote=unix:///tmp/s/a.sock --last",
+        );
         let want = PathBuf::from("/tmp/swarm-0/cx-0123456789abcdef.sock");
         assert_eq!(remote_path(&wrapper), Some(want));
         assert_eq!(remote_path(&binary), Some(PathBuf::from("/tmp/s/a.sock")));

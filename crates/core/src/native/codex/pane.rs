@@ -35,7 +35,10 @@ pub(crate) fn tui_arguments(args: &[String], socket: &Path) -> Vec<String> {
     let mut out = args.to_vec();
     out.splice(
         at..at,
-        ["--remote".to_owned(), format!("unix://{}", socket.display())],
+        [
+            "--remote".to_owned(),
+            format!("unix://{}", socket.display()),
+        ],
     );
     out
 }

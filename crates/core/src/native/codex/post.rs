@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use super::protocol::{
-    ItemStarted, LoadedList, QueueList, Queued, Steered, Thread, ThreadRead, TurnList,
-    TurnStarted, method, notification, text_input, user_message_client_id,
+    ItemStarted, LoadedList, QueueList, Queued, Steered, Thread, ThreadRead, TurnList, TurnStarted,
+    method, notification, text_input, user_message_client_id,
 };
 use super::rpc::{Connection, RpcFailure};
 
@@ -130,9 +130,7 @@ pub fn post(socket: &Path, text: &str, client_id: &str, urgency: Urgency) -> Pos
     };
     let confirmed = match &taken {
         Taken::Queued(_) => false,
-        Taken::Started(_) | Taken::Steered(_) => {
-            confirm(&mut c, &thread.id, client_id, joined)
-        }
+        Taken::Started(_) | Taken::Steered(_) => confirm(&mut c, &thread.id, client_id, joined),
     };
     Posted::Accepted {
         thread: thread.id,
@@ -377,11 +375,22 @@ mod tests {
     fn what_fails_before_the_hand_over_is_refused() {
         let gone = tempfile::tempdir().unwrap();
         for (what, posted) in [
-            ("no socket", post(&gone.path().join("none.sock"), "m", "id-1", Urgency::Normal)),
-            ("closed at once", post(&peer(b"").1, "m", "id-1", Urgency::Normal)),
+            (
+                "no socket",
+                post(&gone.path().join("none.sock"), "m", "id-1", Urgency::Normal),
+            ),
+            (
+                "closed at once",
+                post(&peer(b"").1, "m", "id-1", Urgency::Normal),
+            ),
             (
                 "not a WebSocket",
-                post(&peer(b"HTTP/1.1 400 Bad Request\r\n\r\n").1, "m", "id-1", Urgency::Normal),
+                post(
+                    &peer(b"HTTP/1.1 400 Bad Request\r\n\r\n").1,
+                    "m",
+                    "id-1",
+                    Urgency::Normal,
+                ),
             ),
         ] {
             assert!(matches!(posted, Posted::Refused(_)), "{what}: {posted:?}");

@@ -44,7 +44,9 @@ impl std::fmt::Display for RpcFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RpcFailure::Transport(why) => write!(f, "{why}"),
-            RpcFailure::Answer(e) => write!(f, "the app server answered error {}: {}", e.code, e.message),
+            RpcFailure::Answer(e) => {
+                write!(f, "the app server answered error {}: {}", e.code, e.message)
+            }
             RpcFailure::Protocol(why) => write!(f, "app server protocol error: {why}"),
             RpcFailure::Timeout => write!(f, "the app server did not answer in time"),
         }
@@ -78,7 +80,11 @@ impl Connection {
         let config = WebSocketConfig::default()
             .max_message_size(Some(MAX_MESSAGE))
             .max_frame_size(Some(MAX_MESSAGE));
-        let socket = match tungstenite::client::client_with_config("ws://localhost/", stream, Some(config)) {
+        let socket = match tungstenite::client::client_with_config(
+            "ws://localhost/",
+            stream,
+            Some(config),
+        ) {
             Ok((socket, _)) => socket,
             Err(e) => {
                 return Err(RpcFailure::Transport(format!(
@@ -206,7 +212,9 @@ impl Connection {
                         .map_err(|e| RpcFailure::Protocol(format!("not a JSON-RPC message: {e}")));
                 }
                 Message::Close(_) => {
-                    return Err(RpcFailure::Transport("the app server closed the connection".into()));
+                    return Err(RpcFailure::Transport(
+                        "the app server closed the connection".into(),
+                    ));
                 }
                 _ => {}
             }
@@ -228,7 +236,10 @@ fn set_deadline(stream: &UnixStream, deadline: Instant) -> io::Result<()> {
 fn failure(e: tungstenite::Error) -> RpcFailure {
     match e {
         tungstenite::Error::Io(io)
-            if matches!(io.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) =>
+            if matches!(
+                io.kind(),
+                io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+            ) =>
         {
             RpcFailure::Timeout
         }

@@ -29,7 +29,11 @@ const SUFFIX: &str = ".sock";
 /// Swarm's socket directory for this user, as named by the environment
 /// (not made).
 pub(crate) fn directory() -> PathBuf {
-    directory_from(std::env::var_os("XDG_RUNTIME_DIR").as_deref().map(Path::new))
+    directory_from(
+        std::env::var_os("XDG_RUNTIME_DIR")
+            .as_deref()
+            .map(Path::new),
+    )
 }
 
 fn directory_from(runtime: Option<&Path>) -> PathBuf {
@@ -145,7 +149,10 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("s");
         ensure_directory(&dir).unwrap();
-        assert_eq!(fs::metadata(&dir).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(
+            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
         assert!(ensure_directory(&dir).is_err());
         let link = tmp.path().join("l");
@@ -162,7 +169,11 @@ mod tests {
         assert!(!is_pane_socket(&dir, &dir.join("cx-zz.sock")));
         assert!(!is_pane_socket(Path::new("/elsewhere"), &p));
         let long = PathBuf::from(format!("/{}", "x".repeat(80)));
-        assert_eq!(directory_from(Some(&long)), dir, "a long runtime dir is not used");
+        assert_eq!(
+            directory_from(Some(&long)),
+            dir,
+            "a long runtime dir is not used"
+        );
         assert_eq!(
             directory_from(Some(Path::new("/run/user/1"))),
             PathBuf::from("/run/user/1/swarm")
