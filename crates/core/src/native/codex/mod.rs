@@ -19,7 +19,7 @@ use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 
 pub use pane::run as run_pane;
-pub use post::{Found, Posted, Taken, Urgency, find, post};
+use post::{Found, Posted, Taken, Urgency, find, post};
 
 use super::{Channel, Confirmation, Post, Receipt};
 pub(crate) use crate::agents::agent_matcher::is_codex_app_server as is_app_server;

@@ -46,7 +46,7 @@ const TURNS_READ: u32 = 8;
 
 /// How a message wants to reach the agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Urgency {
+pub(crate) enum Urgency {
     /// A turn of its own: now when idle, after the running turn otherwise.
     Normal,
     /// Into the running turn when one runs (`turn/steer`), else now.
@@ -55,7 +55,7 @@ pub enum Urgency {
 
 /// How the thread took the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Taken {
+pub(crate) enum Taken {
     /// It started this turn.
     Started(String),
     /// It went into this running turn.
@@ -67,7 +67,7 @@ pub enum Taken {
 
 /// What a post did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Posted {
+pub(crate) enum Posted {
     /// Nothing was sent that could start a turn: typing may go ahead.
     Refused(String),
     /// The thread took it.
@@ -87,7 +87,7 @@ pub enum Posted {
 
 /// What the thread's own records say of a message posted before.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
+pub(crate) enum Found {
     /// A turn took it.
     Delivered,
     /// Still in the thread's queue.
@@ -101,7 +101,7 @@ pub enum Found {
 
 /// Posts `text` to the thread the TUI behind `socket` shows, with
 /// `client_id` (swarm's message id) as its client message id.
-pub fn post(socket: &Path, text: &str, client_id: &str, urgency: Urgency) -> Posted {
+pub(crate) fn post(socket: &Path, text: &str, client_id: &str, urgency: Urgency) -> Posted {
     let mut c = match Connection::open(socket, OPEN_WITHIN) {
         Ok(c) => c,
         Err(e) => return Posted::Refused(e.to_string()),
@@ -141,7 +141,7 @@ pub fn post(socket: &Path, text: &str, client_id: &str, urgency: Urgency) -> Pos
 
 /// What became of the message posted with `client_id` to the TUI behind
 /// `socket`.
-pub fn find(socket: &Path, client_id: &str) -> Found {
+pub(crate) fn find(socket: &Path, client_id: &str) -> Found {
     let mut c = match Connection::open(socket, OPEN_WITHIN) {
         Ok(c) => c,
         Err(e) => return Found::Unknown(e.to_string()),
