@@ -2,6 +2,8 @@
 //! starts runs. Codex's app server on a socket of the pane's own, the TUI
 //! against it, the server stopped when the TUI ends (docs/AGENTS.md).
 
+use std::io::Write;
+
 use clap::Args;
 
 use swarm_core::error::{Error, Result};
@@ -22,7 +24,11 @@ pub(crate) fn run(args: &CodexPaneArgs) -> Result<ExitCode> {
         .command
         .split_first()
         .ok_or_else(|| Error::Invalid("give the Codex program after --".into()))?;
-    let code = codex::run_pane(program, rest).map_err(|source| Error::Io {
+    // Shown in the pane, above the TUI that starts next.
+    let mut warn = |text: &str| {
+        let _ = writeln!(std::io::stderr(), "swarm: warning: {text}");
+    };
+    let code = codex::run_pane(program, rest, &mut warn).map_err(|source| Error::Io {
         what: format!("run {program} behind its app server"),
         source,
     })?;

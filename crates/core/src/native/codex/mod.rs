@@ -188,9 +188,10 @@ mod tests {
 
     #[test]
     fn a_codex_swarm_did_not_start_has_no_endpoint() {
-        let why = Endpoint::of_tui(&argv("node /c/.bin/codex")).unwrap_err();
+        let why = Endpoint::of_tui(&argv("node /c/.bin/codex")).expect_err("an error");
         assert!(why.contains("without an app server"), "{why}");
-        let why = Endpoint::of_tui(&argv("codex --remote unix:///tmp/elsewhere.sock")).unwrap_err();
+        let why = Endpoint::of_tui(&argv("codex --remote unix:///tmp/elsewhere.sock"))
+            .expect_err("an error");
         assert!(why.contains("not one of swarm's"), "{why}");
     }
 }

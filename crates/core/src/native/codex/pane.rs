@@ -44,13 +44,17 @@ pub(crate) fn tui_arguments(args: &[String], socket: &Path) -> Vec<String> {
 }
 
 /// Runs the pane: the server, the TUI against it, the server stopped.
-/// Returns the TUI's exit code (128 + the signal that ended it).
-pub fn run(program: &str, args: &[String]) -> io::Result<i32> {
+/// `warn` is told when the server did not start (the TUI then runs
+/// without it). Returns the TUI's exit code (128 + the signal that ended
+/// it).
+pub fn run(program: &str, args: &[String], warn: &mut dyn FnMut(&str)) -> io::Result<i32> {
     let stops = sys::stop_signals()?;
     let server = match start_server(program) {
         Ok(s) => Some(s),
         Err(e) => {
-            eprintln!("swarm: Codex's app server did not start ({e}); Codex runs without it");
+            warn(&format!(
+                "Codex's app server did not start ({e}); Codex runs without it, and messages are typed"
+            ));
             None
         }
     };

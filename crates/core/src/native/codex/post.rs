@@ -357,9 +357,9 @@ mod tests {
     /// A peer on a Unix socket that answers each connection with `reply`
     /// (after reading what came) and closes it.
     fn peer(reply: &'static [u8]) -> (tempfile::TempDir, std::path::PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("no error");
         let path = dir.path().join("s.sock");
-        let listener = UnixListener::bind(&path).unwrap();
+        let listener = UnixListener::bind(&path).expect("no error");
         std::thread::spawn(move || {
             for conn in listener.incoming() {
                 let Ok(mut conn) = conn else { return };
@@ -373,7 +373,7 @@ mod tests {
 
     #[test]
     fn what_fails_before_the_hand_over_is_refused() {
-        let gone = tempfile::tempdir().unwrap();
+        let gone = tempfile::tempdir().expect("no error");
         for (what, posted) in [
             (
                 "no socket",

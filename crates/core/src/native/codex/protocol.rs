@@ -225,15 +225,16 @@ mod tests {
         let r: ThreadRead = result(THREAD_READ);
         assert_eq!(r.thread.status.kind, "idle");
         assert!(!r.thread.ephemeral && r.thread.parent.is_none());
-        let e: Incoming = serde_json::from_str(RESUME_REFUSED).unwrap();
-        assert_eq!(e.error.unwrap().code, -32600);
+        let e: Incoming = serde_json::from_str(RESUME_REFUSED).expect("no error");
+        assert_eq!(e.error.expect("no error").code, -32600);
     }
 
     #[test]
     fn a_user_message_item_names_the_id_it_was_sent_with() {
-        let m: Incoming = serde_json::from_str(ITEM_STARTED).unwrap();
+        let m: Incoming = serde_json::from_str(ITEM_STARTED).expect("no error");
         assert_eq!(m.method.as_deref(), Some(notification::ITEM_STARTED));
-        let item: ItemStarted = serde_json::from_value(m.params.unwrap()).unwrap();
+        let item: ItemStarted =
+            serde_json::from_value(m.params.expect("no error")).expect("no error");
         assert_eq!(user_message_client_id(&item.item), Some("swarm-2"));
         let agent = serde_json::json!({"type": "agentMessage", "clientId": "swarm-2"});
         assert_eq!(user_message_client_id(&agent), None);
@@ -247,8 +248,8 @@ mod tests {
             r#"{"id": 1, "result": {"turn": null}}"#,
             r#"{"id": 1, "result": []}"#,
         ] {
-            let m: Incoming = serde_json::from_str(text).unwrap();
-            assert!(serde_json::from_value::<TurnStarted>(m.result.unwrap()).is_err());
+            let m: Incoming = serde_json::from_str(text).expect("no error");
+            assert!(serde_json::from_value::<TurnStarted>(m.result.expect("no error")).is_err());
         }
         assert!(serde_json::from_str::<Incoming>("[1,2]").is_err());
     }

@@ -146,24 +146,24 @@ mod tests {
 
     #[test]
     fn the_directory_is_made_private_and_a_loose_one_refused() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("no error");
         let dir = tmp.path().join("s");
-        ensure_directory(&dir).unwrap();
+        ensure_directory(&dir).expect("no error");
         assert_eq!(
-            fs::metadata(&dir).unwrap().permissions().mode() & 0o777,
+            fs::metadata(&dir).expect("no error").permissions().mode() & 0o777,
             0o700
         );
-        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("no error");
         assert!(ensure_directory(&dir).is_err());
         let link = tmp.path().join("l");
-        std::os::unix::fs::symlink(tmp.path(), &link).unwrap();
+        std::os::unix::fs::symlink(tmp.path(), &link).expect("no error");
         assert!(check_directory(&link).is_err(), "a symlink is refused");
     }
 
     #[test]
     fn pane_sockets_are_short_and_named_alike() {
         let dir = directory_from(None);
-        let p = new_path(&dir).unwrap();
+        let p = new_path(&dir).expect("no error");
         assert!(p.as_os_str().len() <= MAX_SOCKET_PATH);
         assert!(is_pane_socket(&dir, &p));
         assert!(!is_pane_socket(&dir, &dir.join("cx-zz.sock")));
@@ -183,21 +183,21 @@ mod tests {
 
     #[test]
     fn only_a_private_socket_of_ours_is_trusted() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = tempfile::tempdir().expect("no error");
         let dir = tmp.path().join("d");
-        ensure_directory(&dir).unwrap();
+        ensure_directory(&dir).expect("no error");
         let sock = dir.join("a.sock");
-        let _l = UnixListener::bind(&sock).unwrap();
-        fs::set_permissions(&sock, fs::Permissions::from_mode(0o600)).unwrap();
-        assert_eq!(check_socket(&sock).unwrap(), sock);
+        let _l = UnixListener::bind(&sock).expect("no error");
+        fs::set_permissions(&sock, fs::Permissions::from_mode(0o600)).expect("no error");
+        assert_eq!(check_socket(&sock).expect("no error"), sock);
         // Codex's layout: a symlink to the socket in a private directory.
         let link = tmp.path().join("link.sock");
-        std::os::unix::fs::symlink(&sock, &link).unwrap();
-        assert_eq!(check_socket(&link).unwrap(), sock);
-        fs::set_permissions(&sock, fs::Permissions::from_mode(0o666)).unwrap();
+        std::os::unix::fs::symlink(&sock, &link).expect("no error");
+        assert_eq!(check_socket(&link).expect("no error"), sock);
+        fs::set_permissions(&sock, fs::Permissions::from_mode(0o666)).expect("no error");
         assert!(check_socket(&sock).is_err(), "open to others");
         let file = dir.join("plain");
-        fs::write(&file, "x").unwrap();
+        fs::write(&file, "x").expect("no error");
         assert!(check_socket(&file).is_err(), "not a socket");
         assert!(check_socket(&dir.join("missing")).is_err());
     }
