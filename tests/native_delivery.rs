@@ -89,7 +89,7 @@ fn logged_outcome(project: &Project, id: &str) -> serde_json::Value {
         .into_iter()
         .filter(|r| r["event"] == "delivery" && r["msg_id"] == id)
         .filter_map(|r| r["outcomes"].get("agent-0").cloned())
-        .last()
+        .next_back()
         .unwrap_or_default()
 }
 
@@ -115,13 +115,16 @@ fn an_idle_agent_takes_a_message_from_its_socket_once_confirmed_by_its_transcrip
 
     let got = submissions(&project);
     assert_eq!(got.len(), 1, "{got:?}");
-    let text = got[0]["text"].as_str().unwrap();
+    let text = got[0]["text"].as_str().expect("as set up");
     assert!(typed_as(text, "INFO", "through the socket"), "{text}");
     // Nothing was pasted into the pane: it came on the socket.
     assert_eq!(got[0]["pastes"], 0, "{got:?}");
     let peers = peer_records(&project);
     assert_eq!(peers.len(), 1, "{peers:?}");
-    let id = stdout_json(&out)["msg_id"].as_str().unwrap().to_owned();
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("as set up")
+        .to_owned();
     assert_eq!(logged_outcome(&project, &id)["via"], "socket");
 }
 
@@ -139,7 +142,10 @@ fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     assert_eq!(o["status"], "accepted", "{o}");
     assert_eq!(o["via"], "socket", "{o}");
     assert_eq!(feed_of(&project, "message_accepted").len(), 1);
-    let id = stdout_json(&out)["msg_id"].as_str().unwrap().to_owned();
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("as set up")
+        .to_owned();
 
     let _watch = watch(&project, &server, &[]);
     let taken = wait_for("the watcher to see it taken", || {
@@ -153,7 +159,7 @@ fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     let got = submissions(&project);
     assert_eq!(got.len(), 2, "{got:?}");
     assert!(typed_as(
-        got[1]["text"].as_str().unwrap(),
+        got[1]["text"].as_str().expect("as set up"),
         "INFO",
         "after your turn"
     ));
@@ -175,7 +181,10 @@ fn a_socket_that_is_not_bound_leaves_the_message_to_typing() {
     assert_eq!(o["via"], "typed", "{o}");
     let got = submissions(&project);
     assert_eq!(got.len(), 1, "{got:?}");
-    assert!(got[0]["pastes"].as_u64().unwrap() >= 1, "{got:?}");
+    assert!(
+        got[0]["pastes"].as_u64().expect("as set up") >= 1,
+        "{got:?}"
+    );
     assert!(peer_records(&project).is_empty());
 }
 
@@ -247,7 +256,10 @@ fn agents_json_and_the_doctor_show_each_agents_channel() {
         .expect("agent-0 listed");
     assert_eq!(agent["channel"]["kind"], "socket", "{v}");
     assert!(
-        agent["channel"]["why"].as_str().unwrap().contains("bound"),
+        agent["channel"]["why"]
+            .as_str()
+            .expect("as set up")
+            .contains("bound"),
         "{v}"
     );
     let doctor = swarm(&project, &server)
@@ -266,12 +278,12 @@ fn the_doctor_warns_when_claude_code_would_hold_swarms_messages() {
     let server = TmuxServer::start();
     let project = Project::new();
     let settings = config_dir(&project).join("settings.json");
-    std::fs::create_dir_all(config_dir(&project)).unwrap();
+    std::fs::create_dir_all(config_dir(&project)).expect("as set up");
     std::fs::write(
         &settings,
         r#"{"permissions": {"defaultMode": "bypassPermissions"}}"#,
     )
-    .unwrap();
+    .expect("as set up");
     native_agent(&server, &project, "");
     let doctor = swarm(&project, &server)
         .arg("doctor")
@@ -289,7 +301,7 @@ fn the_doctor_warns_when_claude_code_would_hold_swarms_messages() {
     // swarm never changes the agent's settings.
     assert!(
         !std::fs::read_to_string(&settings)
-            .unwrap()
+            .expect("as set up")
             .contains("crossSessionInbound")
     );
 
@@ -297,11 +309,55 @@ fn the_doctor_warns_when_claude_code_would_hold_swarms_messages() {
         &settings,
         r#"{"permissions": {"defaultMode": "bypassPermissions"}, "crossSessionInbound": "accept"}"#,
     )
-    .unwrap();
+    .expect("as set up");
     let doctor = swarm(&project, &server)
         .arg("doctor")
         .output()
         .expect("run");
     let text = String::from_utf8_lossy(&doctor.stdout).into_owned();
     assert!(!text.contains("holds swarm's messages"), "{text}");
+}
+
+#[test]
+fn the_prompt_hook_never_lists_a_message_the_agent_accepted_on_its_socket() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let command = format!(
+        "exec env SWARM_DEMO_HOOKS=claude CLAUDE_CONFIG_DIR='{}' XDG_CONFIG_HOME='{}' '{}' \
+         demo-agent --native --record '{}'",
+        config_dir(&project).display(),
+        project.file(".user-config").display(),
+        swarm_bin(),
+        project.file("rec.jsonl").display()
+    );
+    let pane = server.pane(&project.path(), &command);
+    server.wait_for_screen(&pane, "waiting for messages");
+    swarm(&project, &server).arg("discover").assert().success();
+    type_keys(&server, &pane, "long work DEMOSLEEP3");
+    server.wait_for_screen(&pane, "* working");
+    let out = msg_json(&project, &server, &["--", "accepted on the socket"]);
+    assert_eq!(outcome(&out)["status"], "accepted", "{out:?}");
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("as set up")
+        .to_owned();
+    // A prompt of the person's, taken before the accepted message: its
+    // hook lists the agent's unread messages.
+    type_keys(&server, &pane, "a prompt of my own");
+    wait_for("both taken", || {
+        (submissions(&project).len() >= 3).then_some(())
+    });
+    let shown: Vec<_> = records(&project.file("agent_messages.log"))
+        .into_iter()
+        .filter(|r| r["msg_id"] == id.as_str())
+        .filter(|r| r["note"] == "shown by the agent's prompt hook")
+        .collect();
+    assert!(shown.is_empty(), "{shown:?}");
+    let got = submissions(&project);
+    assert_eq!(got[1]["text"], "a prompt of my own", "{got:?}");
+    assert!(typed_as(
+        got[2]["text"].as_str().expect("as set up"),
+        "INFO",
+        "accepted on the socket"
+    ));
 }

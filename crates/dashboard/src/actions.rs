@@ -120,7 +120,8 @@ fn report_json(report: &SendReport) -> Value {
         "requires_ack": m.requires_ack,
         "outcomes": outcomes,
         "delivered": report.delivered(),
-        "queued": report.outcomes.len() - report.delivered(),
+        "accepted": report.accepted(),
+        "queued": report.outcomes.len() - report.delivered() - report.accepted(),
         "rate_limited_for_seconds": report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
         "warnings": report.warnings,
     })

@@ -6,6 +6,7 @@
 
 pub mod agent_matcher;
 pub mod demo_agent;
+mod demo_conversation;
 pub(crate) mod demo_hooks;
 pub(crate) mod demo_native;
 mod demo_words;

@@ -9,7 +9,7 @@
 use crate::backend::Operator;
 use crate::domain::PaneId;
 use crate::error::Result;
-use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status};
+use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
 use crate::messaging::held::held_store::HeldMessage;
 
 /// The note, and the outcome's reason, on a message the hook showed.
@@ -61,6 +61,13 @@ pub fn take(
             break;
         }
         for v in view.shown {
+            // Gone through the agent's own channel: it has it (or dropped
+            // it), and swarm never sends it again.
+            if v.outcome_for(agent)
+                .is_some_and(|o| matches!(o.via, Some(Via::Socket | Via::AppServer)))
+            {
+                continue;
+            }
             match v.outcome_for(agent).map(|o| o.status) {
                 // Typed into the pane: in the agent's context already.
                 Some(Status::Delivered) => continue,

@@ -56,7 +56,7 @@ impl ExitCode {
         ),
         (
             ExitCode::NotDelivered,
-            "message not delivered into the pane (queued in the inbox, or held until the pane is safe)",
+            "message not delivered: queued in the inbox or held by swarm until the pane is safe, or dropped by the agent; one an agent accepted through its own channel (Claude Code's socket) is delivered or accepted (0) and never sent again",
         ),
         (
             ExitCode::StoreUnavailable,

@@ -137,10 +137,10 @@ mod tests {
 
     #[test]
     fn a_session_file_is_read_for_its_own_process_only() {
-        let file = parse(GOOD, 42).unwrap();
+        let file = parse(GOOD, 42).expect("as set up");
         assert_eq!(file.session_id, "74fc2ed9-aa");
         assert_eq!(file.socket, PathBuf::from("/tmp/cc-socks/42.sock"));
-        assert!(parse(GOOD, 43).unwrap_err().contains("pid"));
+        assert!(parse(GOOD, 43).expect_err("refused").contains("pid"));
     }
 
     #[test]
@@ -155,7 +155,7 @@ mod tests {
             ),
             ("\"cwd\":\"/w\"", "\"cwd\":\"w\"", "cwd"),
         ] {
-            let err = parse(&GOOD.replace(from, to), 42).unwrap_err();
+            let err = parse(&GOOD.replace(from, to), 42).expect_err("refused");
             assert!(err.contains(why), "{err}");
         }
         assert!(parse("[]", 42).is_err());
@@ -164,22 +164,40 @@ mod tests {
 
     #[test]
     fn a_socket_must_be_a_private_socket_of_ours() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("as set up");
         let plain = dir.path().join("plain.sock");
-        std::fs::write(&plain, "").unwrap();
-        assert!(checked_socket(&plain).unwrap_err().contains("not a socket"));
+        std::fs::write(&plain, "").expect("as set up");
+        assert!(
+            checked_socket(&plain)
+                .expect_err("refused")
+                .contains("not a socket")
+        );
         let sock = dir.path().join("s.sock");
-        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("as set up");
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
-        assert_eq!(checked_socket(&sock).unwrap(), sock);
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
+            .expect("as set up");
+        assert_eq!(checked_socket(&sock).expect("as set up"), sock);
         let link = dir.path().join("link.sock");
-        std::os::unix::fs::symlink(&sock, &link).unwrap();
-        assert!(checked_socket(&link).unwrap_err().contains("not a socket"));
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(checked_socket(&sock).unwrap_err().contains("not private"));
+        std::os::unix::fs::symlink(&sock, &link).expect("as set up");
+        assert!(
+            checked_socket(&link)
+                .expect_err("refused")
+                .contains("not a socket")
+        );
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
+            .expect("as set up");
+        assert!(
+            checked_socket(&sock)
+                .expect_err("refused")
+                .contains("not private")
+        );
         let long = PathBuf::from(format!("/{}", "x".repeat(200)));
-        assert!(checked_socket(&long).unwrap_err().contains("too long"));
+        assert!(
+            checked_socket(&long)
+                .expect_err("refused")
+                .contains("too long")
+        );
         assert!(checked_socket(Path::new("rel.sock")).is_err());
     }
 }

@@ -123,13 +123,13 @@ mod tests {
     use super::*;
 
     fn write(path: &Path, text: &str) {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, text).unwrap();
+        std::fs::create_dir_all(path.parent().expect("as set up")).expect("as set up");
+        std::fs::write(path, text).expect("as set up");
     }
 
     #[test]
     fn bypass_mode_holds_unless_the_setting_accepts() {
-        let home = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().expect("as set up");
         let dir = home.path().join(".claude");
         let work = home.path().join("w");
         let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
@@ -161,7 +161,7 @@ mod tests {
 
     #[test]
     fn a_bypass_default_mode_in_the_settings_holds() {
-        let home = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().expect("as set up");
         let dir = home.path().join(".claude");
         write(
             &dir.join("settings.json"),

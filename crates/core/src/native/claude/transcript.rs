@@ -135,9 +135,9 @@ mod tests {
     }
 
     fn look_at(text: &str) -> Look {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = tempfile::tempdir().expect("as set up");
         let path = dir.path().join("t.jsonl");
-        std::fs::write(&path, text).unwrap();
+        std::fs::write(&path, text).expect("as set up");
         look(&path, 0, MARKER, Confirmation::Unconfirmed)
     }
 
@@ -184,6 +184,6 @@ mod tests {
         let half = &text[..text.len() - 1];
         let found = look_at(half);
         assert_eq!(found.state, Confirmation::Unconfirmed);
-        assert_eq!(found.next, (text.find('\n').unwrap() + 1) as u64);
+        assert_eq!(found.next, (text.find('\n').expect("as set up") + 1) as u64);
     }
 }
