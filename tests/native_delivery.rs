@@ -135,6 +135,7 @@ fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     let pane = native_agent(&server, &project, "");
     type_keys(&server, &pane, "long work DEMOSLEEP3");
     server.wait_for_screen(&pane, "* working");
+    wait_busy(&project);
 
     let out = msg_json(&project, &server, &["--", "after your turn"]);
     assert!(out.status.success(), "{out:?}");
@@ -228,6 +229,22 @@ fn native_off_and_urgent_messages_are_typed() {
         "{got:?}"
     );
     assert!(peer_records(&project).is_empty());
+}
+
+/// Waits until the agent's session file says it is busy (as Claude Code's
+/// does, a moment after its turn starts).
+fn wait_busy(project: &Project) {
+    wait_for("the session file to say busy", || {
+        session_files(project)
+            .iter()
+            .any(|f| {
+                std::fs::read_to_string(f)
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+                    .is_some_and(|v| v["status"] == "busy")
+            })
+            .then_some(())
+    });
 }
 
 /// The session file of the agent, for the doctor's and agents' view.
@@ -335,6 +352,7 @@ fn the_prompt_hook_never_lists_a_message_the_agent_accepted_on_its_socket() {
     swarm(&project, &server).arg("discover").assert().success();
     type_keys(&server, &pane, "long work DEMOSLEEP3");
     server.wait_for_screen(&pane, "* working");
+    wait_busy(&project);
     let out = msg_json(&project, &server, &["--", "accepted on the socket"]);
     assert_eq!(outcome(&out)["status"], "accepted", "{out:?}");
     let id = stdout_json(&out)["msg_id"]

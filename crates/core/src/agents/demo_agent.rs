@@ -281,7 +281,7 @@ const TRUST_QUESTION: &str = "? Do you trust the files in this folder?";
 /// The row under the options, as the demo profile recognises a dialog.
 const DIALOG_FOOTER: &str = "  Esc to cancel";
 /// How often the demo agent looks at its socket's messages.
-const PEER_POLL: Duration = Duration::from_millis(20);
+const PEER_POLL: Duration = Duration::from_millis(10);
 
 /// The row drawn above the input box while busy.
 const WORKING: &str = "* working (esc to interrupt)";

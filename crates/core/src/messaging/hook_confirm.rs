@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crate::agents::registry::AgentRecord;
 use crate::attention::hook_sightings::{HookSightings, Sighting};
-use crate::log::record::ConfirmedBy;
+use crate::log::record::{ConfirmedBy, Via};
 use crate::store::Paths;
 
 use super::send::Outcomes;
@@ -42,7 +42,9 @@ pub(crate) fn await_hooks(
         .iter()
         .enumerate()
         .filter(|(_, (agent, o))| {
+            // One through the agent's own channel has its own receipt.
             o.is_delivered()
+                && o.via.is_none_or(|v| v == Via::Typed)
                 && o.confirmed_by != Some(ConfirmedBy::Hook)
                 && seen
                     .get(agent)

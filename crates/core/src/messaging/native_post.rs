@@ -24,7 +24,7 @@ use super::messenger::Messenger;
 use super::send::Typed;
 
 /// How often the record is looked at meanwhile.
-const RECEIPT_POLL: Duration = Duration::from_millis(20);
+const RECEIPT_POLL: Duration = Duration::from_millis(5);
 
 /// What a native attempt came to.
 pub(crate) enum Native {
