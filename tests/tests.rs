@@ -11,6 +11,7 @@ mod append_logs;
 mod attention;
 mod bad_config;
 mod cli;
+mod codex_app_server;
 mod concurrency;
 mod config;
 mod conversations;

@@ -11,7 +11,9 @@ use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
 use super::acks::{ack, list as acks};
-use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
+use super::agents::{
+    codex_pane, demo_agent, discover, down, launch, list as agents, resume, sessions, whoami,
+};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
@@ -114,6 +116,7 @@ fn run_without_project(cli: &Cli, out: &Output) -> Result<ExitCode> {
         Command::Completions(args) => completions::run(out, args, Cli::command()),
         Command::Reload(args) => reload::run(out, args),
         Command::DemoAgent(args) => demo_agent::run(args),
+        Command::CodexPane(args) => codex_pane::run(args),
         // Of the guard's subcommands, only `check-edit` comes here.
         Command::Guard(_) => Ok(guard::check_edit(&cli.global, out)),
         Command::Hook(args) => Ok(hook::run(&cli.global, out, &args.agent)),
@@ -187,6 +190,7 @@ fn run_command(ctx: &Context, command: Command) -> Result<ExitCode> {
         | Command::Completions(_)
         | Command::Reload(_)
         | Command::Hook(_)
-        | Command::DemoAgent(_) => Ok(ExitCode::Success),
+        | Command::DemoAgent(_)
+        | Command::CodexPane(_) => Ok(ExitCode::Success),
     }
 }

@@ -8,7 +8,9 @@ use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
 };
 use super::acks::{ack, list as acks};
-use super::agents::{demo_agent, discover, down, launch, list as agents, resume, sessions, whoami};
+use super::agents::{
+    codex_pane, demo_agent, discover, down, launch, list as agents, resume, sessions, whoami,
+};
 use super::attention::{answer, feed, peek};
 use super::locks::{list as locks, lock, unlock, who};
 use super::messaging::{broadcast, inbox, msg, onboard, redeliver, search, thread, topics, watch};
@@ -253,6 +255,10 @@ pub(super) enum Command {
     /// The demo agent `swarm launch --agent demo` runs in each pane
     #[command(hide = true)]
     DemoAgent(demo_agent::DemoAgentArgs),
+    /// What a Codex pane `swarm launch --agent codex` opens runs: Codex's
+    /// app server and its TUI against it
+    #[command(hide = true, name = swarm_core::native::codex::PANE_COMMAND)]
+    CodexPane(codex_pane::CodexPaneArgs),
     /// Deliver one notification read as JSON on stdin (started detached
     /// by short commands)
     #[command(hide = true, name = swarm_core::notify::NOTIFY_EVENT_COMMAND)]
@@ -436,7 +442,8 @@ impl Command {
             | Command::Reload(_)
             | Command::Version
             | Command::Help(_)
-            | Command::DemoAgent(_) => CommandProperties::WITHOUT_PROJECT,
+            | Command::DemoAgent(_)
+            | Command::CodexPane(_) => CommandProperties::WITHOUT_PROJECT,
             // A hook must run (and let its agent go on) even where no
             // project can be set up; it finds its project itself.
             Command::Hook(_) => CommandProperties::WITHOUT_PROJECT,

@@ -440,6 +440,22 @@ pub(super) fn demo_command(ctx: &Context) -> Result<String> {
     ))
 }
 
+/// A Codex pane's command: this very binary starts Codex's app server
+/// and the TUI against it (`swarm codex-pane`), so that messages reach it
+/// as turns of their own rather than typed keys.
+pub(super) fn codex_command(program: &str) -> Result<String> {
+    let exe = std::env::current_exe().map_err(|source| Error::Io {
+        what: "find the swarm executable for the Codex pane".into(),
+        source,
+    })?;
+    Ok(format!(
+        "{} {} -- {}",
+        launch::shell_quote(&exe.to_string_lossy()),
+        swarm_core::native::codex::PANE_COMMAND,
+        launch::shell_quote(program)
+    ))
+}
+
 /// The monitor pane's command.
 pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
     let exe = std::env::current_exe().map_err(|source| Error::Io {
@@ -507,7 +523,10 @@ fn plan(ctx: &Context, args: &LaunchArgs) -> Result<(LaunchPlan, Starting)> {
                     ),
                 });
             }
-            program.to_owned()
+            match kind.unwrap_or(AgentKind::Claude) {
+                AgentKind::Codex => codex_command(program)?,
+                _ => program.to_owned(),
+            }
         }
     };
     let monitor = if args.monitor {

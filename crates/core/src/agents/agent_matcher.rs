@@ -94,6 +94,11 @@ impl AgentMatcher {
         if program.starts_with("swarm") && argv.get(1).is_some_and(|a| a == "demo-agent") {
             return Some(DEMO_AGENT.to_owned());
         }
+        // A Codex app server runs the agent's own program, but it is not
+        // the agent: its TUI beside it is.
+        if is_codex_app_server(argv) {
+            return None;
+        }
         if self.known(&program) {
             return Some(program);
         }
@@ -144,6 +149,25 @@ impl AgentMatcher {
         }
         None
     }
+}
+
+/// True for a command line of Codex CLI's own program (the npm wrapper
+/// `node .../codex ...` too) in its first two words before `at`.
+pub(crate) fn runs_codex(argv: &[String], at: usize) -> bool {
+    argv[..at.min(argv.len())].iter().take(2).any(|a| {
+        let base = a.rsplit('/').next().unwrap_or(a);
+        base == "codex" || base == "codex.js"
+    })
+}
+
+/// True for the command line of a Codex app server (`codex app-server
+/// ...`): it runs the agent's program, but it is not the agent a person
+/// talks to (its TUI beside it is).
+pub(crate) fn is_codex_app_server(argv: &[String]) -> bool {
+    argv.iter()
+        .take(3)
+        .position(|a| a == "app-server")
+        .is_some_and(|at| runs_codex(argv, at))
 }
 
 /// Lower-cased base name of a program path; a login shell's leading `-`

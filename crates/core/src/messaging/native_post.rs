@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::log::record::Status;
+use crate::native::claude::Inbound;
 use crate::native::follow::{self, Followed};
 
 use crate::agents::registry::AgentRecord;
@@ -75,8 +76,10 @@ impl Messenger<'_> {
         typed: &Typed<'_>,
     ) -> Native {
         let choice = self.channel_for(a, typed, session.profile().native);
-        let Route::Socket(endpoint) = &choice.route else {
-            return Native::Typing(None);
+        let endpoint = match &choice.route {
+            Route::Socket(endpoint) => endpoint,
+            Route::AppServer(endpoint) => return self.post_app_server(a, endpoint, typed),
+            Route::Typed => return Native::Typing(None),
         };
         let receipt = match endpoint.post(typed.msg_id, typed.marker, typed.text) {
             Post::Accepted(receipt) => receipt,
@@ -107,6 +110,35 @@ impl Messenger<'_> {
         };
         if outcome.is_with_agent() {
             self.follow_later(a, &receipt, &endpoint.session_file, &outcome);
+        }
+        Native::Posted(outcome)
+    }
+
+    /// Posts `typed` to Codex CLI's app server: the server's answer and
+    /// its events tell at once whether a turn took it or it was queued.
+    /// The socket's path stands for the session: gone, the agent ended.
+    fn post_app_server(
+        &self,
+        a: &AgentRecord,
+        endpoint: &native::codex::Endpoint,
+        typed: &Typed<'_>,
+    ) -> Native {
+        let (post, state) = endpoint.post(typed.msg_id, typed.marker, typed.text, typed.urgency);
+        let receipt = match post {
+            Post::Accepted(receipt) => receipt,
+            Post::Refused(why) => {
+                return Native::Typing(Some(format!("the app server refused it ({why})")));
+            }
+        };
+        let mut outcome = outcome_of(state, Inbound::Accept, false, Via::AppServer);
+        if outcome.status == Status::Unconfirmed {
+            outcome.reason = Some(
+                "the app server took it; no event of a turn taking it yet (it is never typed as well)"
+                    .into(),
+            );
+        }
+        if outcome.is_with_agent() {
+            self.follow_later(a, &receipt, &endpoint.path, &outcome);
         }
         Native::Posted(outcome)
     }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::feed::feed_store::FeedStore;
 use crate::log::log_store::LogStore;
-use crate::log::record::{DeliveryRecord, Record, Status, Via};
+use crate::log::record::{DeliveryRecord, Record, Status};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 
 use super::claude::Inbound;
@@ -122,12 +122,19 @@ pub(crate) fn follow(paths: &Paths, log: &dyn LogStore, feed: &dyn FeedStore) ->
     let mut changed = false;
     all.following.retain_mut(|m| {
         let before = confirmation_of(m.status);
-        let look = super::claude::transcript::look(
-            &m.receipt.record,
-            m.receipt.offset,
-            &m.receipt.marker,
-            before,
-        );
+        let look = match m.receipt.channel {
+            // The app server answers for itself: no file to read on.
+            super::Channel::AppServer => super::claude::transcript::Look {
+                state: super::codex::look(&m.receipt, before),
+                next: m.receipt.offset,
+            },
+            _ => super::claude::transcript::look(
+                &m.receipt.record,
+                m.receipt.offset,
+                &m.receipt.marker,
+                before,
+            ),
+        };
         if look.next != m.receipt.offset {
             m.receipt.offset = look.next;
             changed = true;
@@ -156,7 +163,7 @@ pub(crate) fn follow(paths: &Paths, log: &dyn LogStore, feed: &dyn FeedStore) ->
             return true;
         }
         changed = true;
-        let mut outcome = outcome_of(state, Inbound::Accept, false, Via::Socket);
+        let mut outcome = outcome_of(state, Inbound::Accept, false, m.receipt.channel.via());
         if let Some(note) = note {
             outcome.reason = Some(note);
         }

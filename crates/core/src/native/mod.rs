@@ -25,6 +25,7 @@
 //! the agent accepted but had not taken yet.
 
 pub(crate) mod claude;
+pub mod codex;
 pub(crate) mod follow;
 
 use std::path::PathBuf;
@@ -114,6 +115,8 @@ impl Choice {
 pub(crate) enum Route {
     /// Claude Code's socket, found through its session file.
     Socket(claude::Endpoint),
+    /// Codex CLI's app server, found through its TUI's command line.
+    AppServer(codex::Endpoint),
     /// Typed into the pane.
     Typed,
 }
@@ -147,13 +150,14 @@ impl Recipient {
         let found = matcher.find_in_pane(view, pane_pid)?;
         let command = found.command;
         if !speaks_claude(&command) {
-            // Nothing else of it is needed to choose.
+            // Nothing else of it is needed to choose but its command line
+            // (a Codex TUI names its app server there).
             return Some(Recipient {
                 pid: found.pid,
                 command,
                 claude_dir: None,
                 cwd: None,
-                argv: Vec::new(),
+                argv: view.argv(found.pid).unwrap_or_default(),
             });
         }
         let home = locate::agent_home(matcher, view, agent, pane_pid)?;
@@ -237,7 +241,19 @@ pub(crate) fn choose(mode: NativeMode, recipient: Option<&Recipient>, urgency: U
         };
     }
     if Vendor::of_command(&r.command) == Some(Vendor::Codex) {
-        return Choice::typed("no app server found for this Codex CLI");
+        // An interrupt stops the turn with the key the profile names, as
+        // typed; an urgent message goes into the running turn (steer).
+        if urgency == Urgency::Interrupt {
+            return Choice::typed("an interrupting message is typed: the turn is stopped first");
+        }
+        return match codex::Endpoint::of_tui(&r.argv) {
+            Ok(endpoint) => Choice {
+                channel: Channel::AppServer,
+                why: format!("app server of its pane ({})", endpoint.path.display()),
+                route: Route::AppServer(endpoint),
+            },
+            Err(why) => Choice::typed(why),
+        };
     }
     Choice::typed(format!("{} has no native channel", r.command))
 }

@@ -145,6 +145,13 @@ pub(crate) fn kill_process_group(pgid: u32) -> io::Result<()> {
     signal(pgid, libc::SIGKILL, true)
 }
 
+/// Sends SIGTERM to every process of the process group `pgid` (a Codex
+/// app server a pane started in a group of its own, asked to leave with
+/// its agent). Refuses the groups 0 and 1.
+pub(crate) fn terminate_process_group(pgid: u32) -> io::Result<()> {
+    signal(pgid, SIGTERM, true)
+}
+
 /// Sends SIGTERM to the process `pid` (the project's watcher, asked to
 /// end its round and leave). Refuses 0 and 1, which would name this
 /// process's own group or init.
