@@ -22,7 +22,7 @@ use super::delivery::{self, PaneSession, TypingAhead, Wait};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
 use super::pane_text::pane_header;
-use super::rates::rate_store::{RateLimit, Verdict};
+use super::rates::rate_store::{RateDecision, RateLimit};
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
@@ -222,7 +222,7 @@ impl<'a> Messenger<'a> {
             self.settings.rate
         };
         let verdict = if req.system {
-            Verdict::Allowed
+            RateDecision::Allowed
         } else {
             let (verdict, note) = self.rates.check_and_record(
                 &AgentId::parse(&req.sender)?,
@@ -293,7 +293,7 @@ impl<'a> Messenger<'a> {
             .sent_by
             .as_ref()
             .map(|by| format!("sent by {by} as {} (--as-other)", message.sender));
-        if let Verdict::Limited(wait) = verdict {
+        if let RateDecision::Limited(wait) = verdict {
             let reason = format!(
                 "rate limited: {} sent {} messages in the last {}s",
                 message.sender,

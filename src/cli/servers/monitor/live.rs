@@ -11,7 +11,7 @@ use swarm_core::backend::{Backend, Operator};
 use swarm_core::domain::message::MessageType;
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
-use swarm_core::snapshot::Status;
+use swarm_core::snapshot::SwarmStatus;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sys;
 use swarm_core::support::time;
@@ -206,7 +206,7 @@ fn warn_all(ctx: &Context, notes: impl Iterator<Item = (Level, String)>) {
     }
 }
 
-fn summary(ctx: &Context, status: &Status) -> String {
+fn summary(ctx: &Context, status: &SwarmStatus) -> String {
     let agents = status
         .registry
         .as_ref()
