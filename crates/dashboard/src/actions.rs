@@ -129,7 +129,7 @@ fn report_json(report: &SendReport) -> Value {
 /// Sends a message from the operator, as `swarm msg --from OPERATOR`
 /// (`to` an agent) or `swarm broadcast --from OPERATOR` (`to` = `all`).
 pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
-    let op = &settings.operator;
+    let op = &settings.op;
     let msg_type = match MessageType::parse(&body.msg_type, &op.custom_types) {
         Ok(t) => t,
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
@@ -155,7 +155,7 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
             Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
         }
     };
-    let mut req = SendRequest::new(settings.operator_id.clone(), to, msg_type, content);
+    let mut req = SendRequest::new(settings.person_id.clone(), to, msg_type, content);
     req.ack_timeout = body.ack.then_some(op.acks.timeout);
     match op
         .registry()
@@ -214,15 +214,15 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
             }
         },
     };
-    let op = &settings.operator;
+    let op = &settings.op;
     let seen = body
         .dialog
         .as_deref()
         .map(str::trim)
         .filter(|d| !d.is_empty());
-    let done = op.registry().and_then(|(registry, _)| {
-        op.answer(&registry, &agent, answer, seen, &settings.operator_id)
-    });
+    let done = op
+        .registry()
+        .and_then(|(registry, _)| op.answer(&registry, &agent, answer, seen, &settings.person_id));
     match done {
         Ok((done, warnings)) => (
             StatusCode::OK,
@@ -260,7 +260,7 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
         );
     };
     let recipient = entry.recipient_id.to_string();
-    let op = &settings.operator;
+    let op = &settings.op;
     let done = op.registry().and_then(|(registry, _)| {
         messaging::acknowledge(&op.messenger(), &registry, &id, &recipient, None)
     });
@@ -269,7 +269,7 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
             let mut e = AuditEvent::new(AuditKind::AsOther, Some(&recipient));
             e.detail = Some(format!(
                 "ack {} from the dashboard by {}",
-                entry.msg_id, settings.operator_id
+                entry.msg_id, settings.person_id
             ));
             let audit = AuditLog::new(&settings.paths).record(&[e]);
             (
@@ -318,7 +318,7 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
     let table = &*settings.backend.locks;
-    let released = match table.release(&[key], &settings.operator_id, true) {
+    let released = match table.release(&[key], &settings.person_id, true) {
         Ok(r) => r,
         Err(e) => return failure(&Error::Lock(e)),
     };
@@ -329,12 +329,12 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
     match how {
         Released::Removed(_) => (
             StatusCode::OK,
-            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.person_id}),
         ),
         // The operator's claim on a shared lock; the other readers keep it.
         Released::Left(_) => (
             StatusCode::OK,
-            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.person_id}),
         ),
         Released::Forced(held) => (
             StatusCode::OK,
@@ -359,7 +359,7 @@ pub(super) fn release(settings: &Settings) -> Outcome {
         ..Chores::default()
     };
     // Nothing held: nothing to release.
-    let held = settings.operator.housekeeping(chores).held;
+    let held = settings.op.housekeeping(chores).held;
     match held.unwrap_or_else(|| Ok(ReleaseReport::default())) {
         Ok(report) => {
             let released: Vec<Value> = report

@@ -61,8 +61,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     let msg_type = message_type(project, a.msg_type.as_deref().unwrap_or("INFO"))?;
     let body = content(&a.content)?;
     let sender = project.agent()?;
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let parent = conversation::resolve(&index, &a.message_id, "argument `message_id`")?;
     let original = index
         .thread(&parent)?
@@ -85,7 +85,7 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     if a.urgent {
         req.urgency = Urgency::Urgent;
     }
-    let report = project.operator.send(&registry, req)?;
+    let report = project.op.send(&registry, req)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let text = match report.outcomes.first() {
@@ -104,8 +104,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
 
 /// `thread`: the whole conversation.
 pub(super) fn thread(project: &Project, a: tools::Thread) -> Result<Reply> {
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let messages = conversation::thread(&index, &a.message_id)?;
     Ok(Reply::new(
         format!(
@@ -138,8 +138,8 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
         thread: a.thread.clone(),
         limit: a.limit.map(|n| n as usize),
     };
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let query = conversation::query(&index, &req)?;
     let found = index.search(&query)?;
     Ok(Reply::new(
@@ -157,7 +157,7 @@ pub(super) fn subscription(project: &Project, a: tools::Subscription, on: bool) 
     let topic =
         Topic::parse(&a.topic).map_err(|e| Error::Invalid(format!("argument `topic`: {e}")))?;
     let agent = AgentId::parse(&project.agent()?)?;
-    let store = &project.operator.backend.topics;
+    let store = &project.op.backend.topics;
     let changed = if on {
         store.subscribe(&topic, &agent)?
     } else {

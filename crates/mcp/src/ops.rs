@@ -100,7 +100,7 @@ fn housekeeping(project: &Project) {
         ack_retries: true,
         ..Chores::default()
     };
-    let _ = project.operator.housekeeping(chores);
+    let _ = project.op.housekeeping(chores);
 }
 
 fn whoami(project: &Project) -> Result<Reply> {
@@ -108,7 +108,7 @@ fn whoami(project: &Project) -> Result<Reply> {
     let registry = project.registry()?;
     let record = registry.as_ref().and_then(|r| r.find(&agent));
     let pane = identity::current_pane()?.map(|p| p.as_str().to_owned());
-    let root = project.operator.paths.root().display().to_string();
+    let root = project.op.paths.root().display().to_string();
     Ok(Reply::new(
         format!("You are {agent} in {root}."),
         json!({
@@ -124,7 +124,7 @@ fn whoami(project: &Project) -> Result<Reply> {
 fn list_agents(project: &Project) -> Result<Reply> {
     let me = project.agent().ok();
     let registry = project.registry()?;
-    let subscriptions = project.operator.backend.topics.all()?;
+    let subscriptions = project.op.backend.topics.all()?;
     let agents: Vec<Value> = registry
         .iter()
         .flat_map(|r| r.agents.iter())
@@ -203,11 +203,11 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let sender = project.agent()?;
     let registry = project.registry_or_empty()?;
     let mut req = SendRequest::new(sender, Recipients::One(to.clone()), msg_type, body);
-    req.ack_timeout = a.ack.then_some(project.operator.acks.timeout);
+    req.ack_timeout = a.ack.then_some(project.op.acks.timeout);
     if a.urgent {
         req.urgency = Urgency::Urgent;
     }
-    let report = project.operator.send(&registry, req)?;
+    let report = project.op.send(&registry, req)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
@@ -255,7 +255,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     if a.urgent {
         req.urgency = Urgency::Urgent;
     }
-    let report = project.operator.send(&registry, req)?;
+    let report = project.op.send(&registry, req)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -288,7 +288,7 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
 
 /// The unread messages of `agent`, up to `limit`, without marking them.
 pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result<Value> {
-    let log = &project.operator.backend.log;
+    let log = &project.op.backend.log;
     let (cursor, _) = log.cursor(agent)?;
     let view = log.inbox(agent, cursor.as_ref(), &Selection::New, Some(limit))?;
     Ok(json!({
@@ -301,7 +301,7 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let (view, note) = project.operator.backend.log.take_new(&agent, Some(limit))?;
+    let (view, note) = project.op.backend.log.take_new(&agent, Some(limit))?;
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()
     } else {
@@ -356,7 +356,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
         .filter(|n| !n.is_empty());
     let agent = project.agent()?;
     let (result, _) = project
-        .operator
+        .op
         .backend
         .acks
         .acknowledge(&prefix, &AgentId::parse(&agent)?)?;
@@ -375,7 +375,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             );
             req.parent_msg_id = Some(entry.msg_id.to_string());
             req.system = true;
-            let report = project.operator.send(&registry, req)?;
+            let report = project.op.send(&registry, req)?;
             Ok(Reply::new(
                 format!(
                     "Acknowledged {}; {} was told.",
@@ -398,7 +398,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
             ids.join(", ")
         ))),
         AckResult::NotPending => {
-            let views = project.operator.backend.log.read_all()?.messages();
+            let views = project.op.backend.log.read_all()?.messages();
             let Some(original) = views.iter().find(|v| v.message.msg_id.starts_with(&prefix))
             else {
                 return Err(Error::UnknownMessage(prefix));
@@ -467,7 +467,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .shared(a.shared)
         .lease(ttl)
         .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
-    let acquired = ops::lock(&project.operator, &plan)?.acquired;
+    let acquired = ops::lock(&project.op, &plan)?.acquired;
     let table = project.locks();
     let now = swarm_core::locks::now();
     let mut text = String::new();
@@ -526,7 +526,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
 fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
     let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
-    let released = ops::unlock(&project.operator, &UnlockPlan::new(keys, &agent))?.released;
+    let released = ops::unlock(&project.op, &UnlockPlan::new(keys, &agent))?.released;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {
@@ -610,8 +610,8 @@ fn list_locks(project: &Project) -> Result<Reply> {
 }
 
 fn pending_acks(project: &Project) -> Result<Reply> {
-    let settings = &project.operator.acks;
-    let pending = project.operator.backend.acks.list()?;
+    let settings = &project.op.acks;
+    let pending = project.op.backend.acks.list()?;
     let problem = pending.problem;
     let me = project.agent().ok();
     let rows: Vec<Value> = pending
@@ -694,8 +694,7 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
         files: list_arg(a.files),
         context_id: None,
     };
-    let task =
-        TaskStore::new(project.operator.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
+    let task = TaskStore::new(project.op.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
     Ok(Reply::new(
         format!("Task created: {} ({}).", task.task_id, task.priority),
         json!({ "task": task_json(&task) }),
@@ -704,7 +703,7 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
 
 fn claim_task(project: &Project, a: tools::ClaimTask) -> Result<Reply> {
     let agent = project.agent()?;
-    let task = TaskStore::new(project.operator.backend.a2a.as_ref()).claim(
+    let task = TaskStore::new(project.op.backend.a2a.as_ref()).claim(
         &a.task_id,
         &agent,
         &mut Vec::new(),
@@ -737,7 +736,7 @@ fn update_task(project: &Project, a: tools::UpdateTask) -> Result<Reply> {
     };
     let by = project.agent()?;
     // Assignee first, then the status, as `swarm tasks update` does.
-    let (task, ()) = TaskStore::new(project.operator.backend.a2a.as_ref()).modify(
+    let (task, ()) = TaskStore::new(project.op.backend.a2a.as_ref()).modify(
         &a.task_id,
         &mut Vec::new(),
         |task| {
@@ -782,7 +781,7 @@ fn list_tasks(project: &Project, a: tools::ListTasks) -> Result<Reply> {
             .transpose()?,
         all: a.all,
     };
-    let tasks = TaskStore::new(project.operator.backend.a2a.as_ref()).all(&mut Vec::new())?;
+    let tasks = TaskStore::new(project.op.backend.a2a.as_ref()).all(&mut Vec::new())?;
     let chosen = select(&tasks, &filter);
     let mut text = format!("{} task(s):", chosen.len());
     for t in &chosen {

@@ -22,10 +22,10 @@ pub(super) fn comment(project: &Project, a: tools::ReviewComment) -> Result<Repl
             "you cannot review your own branch: comment on another agent's".into(),
         ));
     }
-    let repo = Repository::open(project.operator.paths.root())?;
+    let repo = Repository::open(project.op.paths.root())?;
     let (c, _) = worktrees::comment(
         &repo,
-        &project.operator.paths,
+        &project.op.paths,
         NewComment {
             agent,
             author: me,

@@ -162,12 +162,12 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
     for w in &resumed.discovery.warnings {
         ctx.out.warn(w);
     }
-    if let Ok(op) = ctx.operator() {
+    if let Ok(op) = ctx.op() {
         for w in op.record_roster(&resumed.discovery, false) {
             ctx.out.warn(&w);
         }
     }
-    if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
+    if let Err(e) = ctx.op().and_then(|op| op.keep_watch()) {
         ctx.out.warn(&format!(
             "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
         ));
@@ -190,7 +190,7 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
             for w in &again.discovery.warnings {
                 ctx.out.warn(w);
             }
-            if let Ok(op) = ctx.operator() {
+            if let Ok(op) = ctx.op() {
                 for w in op.record_roster(&again.discovery, false) {
                     ctx.out.warn(&w);
                 }
@@ -480,15 +480,15 @@ fn tell_what_it_had(
             ""
         }
     );
-    let operator = ctx.config()?.messaging.operator.clone();
+    let person = ctx.config()?.messaging.operator.clone();
     let mut req = SendRequest::new(
-        operator,
+        person,
         Recipients::One(agent.to_owned()),
         MessageType::builtin("INFO"),
         swarm_core::domain::message::clean_content(&body)?,
     );
     req.system = true;
-    let report = ctx.operator()?.send(registry, req)?;
+    let report = ctx.op()?.send(registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -71,9 +71,7 @@ pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
             .unwrap_or_else(|_| "operator".into())
     });
     let registry = ctx.registry_or_empty()?;
-    let (done, warnings) = ctx
-        .operator()?
-        .answer(&registry, &agent, answer, None, &by)?;
+    let (done, warnings) = ctx.op()?.answer(&registry, &agent, answer, None, &by)?;
     for w in &warnings {
         ctx.out.warn(w);
     }

@@ -71,7 +71,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
                 .map_err(|e| Error::Invalid(format!("--topic: {e}")))
         })
         .transpose()?;
-    let report = ctx.operator()?.send(&registry, req)?;
+    let report = ctx.op()?.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

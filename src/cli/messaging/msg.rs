@@ -77,7 +77,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let operator = ctx.operator()?;
+    let op = ctx.op()?;
     let ack_timeout = if args.ack {
         Some(
             args.ack_timeout
@@ -104,7 +104,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     req.ack_timeout = ack_timeout;
     req.parent_msg_id = parent;
     req.urgency = urgency(args.urgent, args.interrupt);
-    let report = operator.send(&registry, req)?;
+    let report = op.send(&registry, req)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -37,7 +37,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
-    if let Ok(op) = ctx.operator() {
+    if let Ok(op) = ctx.op() {
         for w in op.record_roster(&found, false) {
             ctx.out.warn(&w);
         }

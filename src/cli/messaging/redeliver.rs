@@ -151,7 +151,7 @@ fn over_budget(
     ctx: &Context,
     registry: &swarm_core::agents::registry::Registry,
 ) -> Result<Vec<String>> {
-    let op = ctx.operator()?;
+    let op = ctx.op()?;
     if !op.usage.budget.any() {
         return Ok(Vec::new());
     }

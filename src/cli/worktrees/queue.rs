@@ -319,7 +319,7 @@ fn tell_failures(ctx: &Context, run: &QueueRun, test: Option<&str>) -> Vec<bool>
                 text,
             );
             req.system = true;
-            match ctx.operator().and_then(|op| op.send(&registry, req)) {
+            match ctx.op().and_then(|op| op.send(&registry, req)) {
                 Ok(report) => {
                     for w in &report.warnings {
                         ctx.out.warn(w);

@@ -290,7 +290,7 @@ fn tell(ctx: &Context, to: &str, msg_type: &'static str, text: String) -> Result
         text,
     );
     req.system = true;
-    let report = ctx.operator()?.send(&registry, req)?;
+    let report = ctx.op()?.send(&registry, req)?;
     warn_all(ctx, &report.warnings);
     Ok(report.message.msg_id.to_string())
 }

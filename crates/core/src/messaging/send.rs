@@ -216,8 +216,8 @@ impl<'a> Messenger<'a> {
         let mut warnings = Vec::new();
         // The person has a limit of their own: an agent's would stop them
         // answering a busy swarm from the monitor or the dashboard.
-        let limit = if req.sender == self.settings.operator {
-            self.settings.operator_rate
+        let limit = if req.sender == self.settings.person_id {
+            self.settings.person_rate
         } else {
             self.settings.rate
         };
@@ -348,7 +348,7 @@ impl<'a> Messenger<'a> {
                 text: &text,
                 marker: &marker,
                 urgency: req.urgency,
-                from_person: req.sender == self.settings.operator,
+                from_person: req.sender == self.settings.person_id,
             };
             let (typed, more) =
                 self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), ahead)?;
@@ -453,7 +453,7 @@ impl<'a> Messenger<'a> {
                     // swarm's own notices (an ACK to a sender that is not a
                     // registered agent) still go to the log, queued; a
                     // message to the person goes to their inbox.
-                    None if req.system || *id == self.settings.operator => Ok(vec![AgentRecord {
+                    None if req.system || *id == self.settings.person_id => Ok(vec![AgentRecord {
                         id: AgentId::parse(id)?,
                         pane_index: String::new(),
                         pid: 0,
@@ -577,7 +577,7 @@ impl<'a> Messenger<'a> {
             && a.tmux_pane_id.is_none()
             && a.pid == 0
             && !a.session_name.is_empty()
-            && a.id.as_str() != self.settings.operator
+            && a.id.as_str() != self.settings.person_id
         {
             let why = format!(
                 "{}'s session {} is not running: the message waits in its inbox and is typed in \
@@ -589,7 +589,7 @@ impl<'a> Messenger<'a> {
         // The person has no pane: their inbox is where a message to them
         // goes, and being there is its delivery.
         if let [a] = recipients
-            && a.id.as_str() == self.settings.operator
+            && a.id.as_str() == self.settings.person_id
         {
             return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
         }

@@ -86,7 +86,7 @@ pub(super) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {
-        operator: Operator::new(
+        op: Operator::new(
             ctx.tmux.server().clone(),
             ctx.paths.clone(),
             std::sync::Arc::new(Backend::open(
@@ -98,7 +98,7 @@ pub(super) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
         )?,
         sender: plan.sender.clone(),
     };
-    if let Err(e) = setup.operator.keep_watch() {
+    if let Err(e) = setup.op.keep_watch() {
         ctx.out
             .warn(&format!("could not start the project's watcher: {e}"));
     }
