@@ -55,7 +55,7 @@ enum Check<'a> {
     /// Registered agents only.
     Registered,
     /// Registered agents and the operator (a message's sender).
-    OrOperator(&'a str),
+    OrPerson(&'a str),
     /// Any well-formed id.
     Any,
 }
@@ -68,8 +68,8 @@ pub(super) fn resolve_sender(
     as_other: bool,
     flag: &str,
 ) -> Result<Actor> {
-    let operator = ctx.config()?.messaging.operator.clone();
-    resolve_as(ctx, explicit, as_other, flag, Check::OrOperator(&operator))
+    let person = ctx.config()?.messaging.operator.clone();
+    resolve_as(ctx, explicit, as_other, flag, Check::OrPerson(&person))
 }
 
 fn resolve_as(
@@ -83,13 +83,13 @@ fn resolve_as(
         .map(|id| validate::agent_id(id).map_err(|e| Error::Invalid(format!("{flag}: {e}"))))
         .transpose()?;
     let registry = ctx.registry()?;
-    let operator = match check {
-        Check::OrOperator(name) => Some(name),
+    let person = match check {
+        Check::OrPerson(name) => Some(name),
         _ => None,
     };
     if let Some(id) = &explicit
         && !matches!(check, Check::Any)
-        && operator != Some(id.as_str())
+        && person != Some(id.as_str())
     {
         known_agent(ctx, registry, id)?;
     }
@@ -132,8 +132,8 @@ fn resolve_as(
             as_other: false,
             pane_agent: Some(own),
         }),
-        (None, None) if pane.is_none() && operator.is_some() => Ok(Actor {
-            id: operator.unwrap_or_default().to_owned(),
+        (None, None) if pane.is_none() && person.is_some() => Ok(Actor {
+            id: person.unwrap_or_default().to_owned(),
             as_other: false,
             pane_agent: None,
         }),

@@ -40,7 +40,7 @@ pub(super) struct Context {
     config: OnceCell<LoadedConfig>,
     registry: OnceCell<Option<Registry>>,
     backend: OnceCell<Arc<Backend>>,
-    operator: OnceCell<Operator>,
+    op: OnceCell<Operator>,
 }
 
 impl Context {
@@ -69,7 +69,7 @@ impl Context {
             config: OnceCell::new(),
             backend: OnceCell::new(),
             registry: OnceCell::new(),
-            operator: OnceCell::new(),
+            op: OnceCell::new(),
         })
     }
 
@@ -226,17 +226,17 @@ impl Context {
     /// What this command acts on the swarm with: this project's backend,
     /// a client of its tmux server, and the config's settings (built on
     /// first use).
-    pub(super) fn operator(&self) -> Result<&Operator> {
-        if let Some(o) = self.operator.get() {
+    pub(super) fn op(&self) -> Result<&Operator> {
+        if let Some(o) = self.op.get() {
             return Ok(o);
         }
-        let operator = Operator::new(
+        let op = Operator::new(
             self.tmux.server().clone(),
             self.paths.clone(),
             Arc::clone(self.shared_backend()?),
             self.config()?,
         )?;
-        Ok(self.operator.get_or_init(|| operator))
+        Ok(self.op.get_or_init(|| op))
     }
 
     /// Discovery settings from the config, with an optional override of

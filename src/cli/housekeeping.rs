@@ -16,7 +16,7 @@ fn round(ctx: &Context, chores: Chores) -> Result<Option<Housekeeping>> {
     if !chores.due(ctx.backend()?) {
         return Ok(None);
     }
-    let done = ctx.operator()?.housekeeping(chores);
+    let done = ctx.op()?.housekeeping(chores);
     for note in &done.registry_notes {
         ctx.out.warn(note);
     }

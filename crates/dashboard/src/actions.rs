@@ -130,7 +130,7 @@ fn report_json(report: &SendReport) -> Value {
 /// Sends a message from the operator, as `swarm msg --from OPERATOR`
 /// (`to` an agent) or `swarm broadcast --from OPERATOR` (`to` = `all`).
 pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
-    let op = &settings.operator;
+    let op = &settings.op;
     let msg_type = match MessageType::parse(&body.msg_type, &op.custom_types) {
         Ok(t) => t,
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
@@ -139,7 +139,7 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
         Ok(c) => c,
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, why),
     };
-    let sender = &settings.operator_id;
+    let sender = &settings.person_id;
     let report = if body.to.trim() == "all" {
         if body.ack {
             return refused(
@@ -214,8 +214,8 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
             }
         },
     };
-    let op = &settings.operator;
-    let plan = AnswerPlan::new(agent, answer, &settings.operator_id).seen(body.dialog.as_deref());
+    let op = &settings.op;
+    let plan = AnswerPlan::new(agent, answer, &settings.person_id).seen(body.dialog.as_deref());
     let done = op
         .registry()
         .and_then(|(registry, _)| ops::answer(op, &registry, &plan));
@@ -259,7 +259,7 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
         );
     };
     let recipient = entry.recipient_id.to_string();
-    let op = &settings.operator;
+    let op = &settings.op;
     let done = AckPlan::new(&id, &recipient).and_then(|plan| {
         let (registry, _) = op.registry()?;
         ops::ack(op, &registry, &plan)
@@ -275,7 +275,7 @@ pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
             let mut e = AuditEvent::new(AuditKind::AsOther, Some(&recipient));
             e.detail = Some(format!(
                 "ack {} from the dashboard by {}",
-                entry.msg_id, settings.operator_id
+                entry.msg_id, settings.person_id
             ));
             let audit = AuditLog::new(&settings.paths).record(&[e]);
             (
@@ -323,8 +323,8 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
         // Whatever is wrong with it, it is the path as given.
         Err(e) => return refused(StatusCode::UNPROCESSABLE_ENTITY, e),
     };
-    let plan = UnlockPlan::new(vec![key], &settings.operator_id).force(true);
-    let released = match ops::unlock(&settings.operator, &plan) {
+    let plan = UnlockPlan::new(vec![key], &settings.person_id).force(true);
+    let released = match ops::unlock(&settings.op, &plan) {
         Ok(r) => r.released,
         Err(e) => return failure(&Error::Lock(e)),
     };
@@ -335,12 +335,12 @@ pub(super) fn unlock(settings: &Settings, body: UnlockBody) -> Outcome {
     match how {
         Released::Removed(_) => (
             StatusCode::OK,
-            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.person_id}),
         ),
         // The operator's claim on a shared lock; the other readers keep it.
         Released::Left(_) => (
             StatusCode::OK,
-            json!({"ok": true, "path": path, "released": "own", "holder": settings.operator_id}),
+            json!({"ok": true, "path": path, "released": "own", "holder": settings.person_id}),
         ),
         Released::Forced(held) => (
             StatusCode::OK,
@@ -365,7 +365,7 @@ pub(super) fn release(settings: &Settings) -> Outcome {
         ..Chores::default()
     };
     // Nothing held: nothing to release.
-    let held = settings.operator.housekeeping(chores).held;
+    let held = settings.op.housekeeping(chores).held;
     match held.unwrap_or_else(|| Ok(ReleaseReport::default())) {
         Ok(report) => {
             let released: Vec<Value> = report

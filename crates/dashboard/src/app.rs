@@ -268,7 +268,7 @@ async fn not_found() -> Response<Body> {
 async fn page(State(app): State<Arc<App>>) -> Response<Body> {
     reply::asset(
         assets::INDEX.content_type,
-        assets::page(app.token.as_str(), &app.settings.operator_id),
+        assets::page(app.token.as_str(), &app.settings.person_id),
     )
 }
 
@@ -533,7 +533,7 @@ async fn usage(
     blocking(app, move |app| {
         let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
         let registry = registry.unwrap_or_default();
-        let tally = app.settings.operator.tally();
+        let tally = app.settings.op.tally();
         match tally.refresh(&registry, app.settings.backend.shared_host()) {
             Ok((ledger, notes)) => {
                 for n in &notes {

@@ -34,11 +34,11 @@ pub(super) const STYLE: Asset = Asset {
 const TOKEN_SLOT: &str = "content=\"SWARM-TOKEN\"";
 
 /// Where the operator's id goes.
-const OPERATOR_SLOT: &str = "content=\"SWARM-OPERATOR\"";
+const PERSON_SLOT: &str = "content=\"SWARM-OPERATOR\"";
 
 /// The page with this run's token and the operator's id (both made of
 /// letters, digits, `-` and `_`, so nothing needs escaping).
-pub(super) fn page(token: &str, operator: &str) -> String {
+pub(super) fn page(token: &str, person: &str) -> String {
     let safe = |s: &str| {
         s.chars()
             .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -47,7 +47,7 @@ pub(super) fn page(token: &str, operator: &str) -> String {
     INDEX
         .body
         .replacen(TOKEN_SLOT, &format!("content=\"{}\"", safe(token)), 1)
-        .replacen(OPERATOR_SLOT, &format!("content=\"{}\"", safe(operator)), 1)
+        .replacen(PERSON_SLOT, &format!("content=\"{}\"", safe(person)), 1)
 }
 
 #[cfg(test)]
@@ -71,7 +71,7 @@ mod tests {
     }
 
     #[test]
-    fn the_page_carries_the_token_and_operator() {
+    fn the_page_carries_the_token_and_the_person_id() {
         let html = page("abc123", "operator\"><x");
         assert!(html.contains("<meta name=\"swarm-token\" content=\"abc123\">"));
         assert!(html.contains("<meta name=\"swarm-operator\" content=\"operatorx\">"));

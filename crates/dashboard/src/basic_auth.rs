@@ -30,7 +30,7 @@ impl std::fmt::Debug for BasicAuth {
 
 /// What a request's `Authorization` header amounts to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Verdict {
+pub(crate) enum AuthCheck {
     /// The right credentials.
     Allowed,
     /// No Basic credentials at all.
@@ -54,28 +54,28 @@ impl BasicAuth {
     }
 
     /// Judges the value of an `Authorization` header.
-    pub(crate) fn check(&self, header: Option<&str>) -> Verdict {
+    pub(crate) fn check(&self, header: Option<&str>) -> AuthCheck {
         let Some(value) = header else {
-            return Verdict::Missing;
+            return AuthCheck::Missing;
         };
         let value = value.trim();
         let (scheme, rest) = value.split_once(' ').unwrap_or((value, ""));
         if !scheme.eq_ignore_ascii_case("basic") {
-            return Verdict::Missing;
+            return AuthCheck::Missing;
         }
         let Ok(decoded) = LENIENT.decode(rest.trim()) else {
-            return Verdict::Wrong;
+            return AuthCheck::Wrong;
         };
         let Some(colon) = decoded.iter().position(|&b| b == b':') else {
-            return Verdict::Wrong;
+            return AuthCheck::Wrong;
         };
         let user_ok = same(&digest(&decoded[..colon]), &self.user);
         let password_ok = same(&digest(&decoded[colon + 1..]), &self.password);
         // `&`, not `&&`: both comparisons always run.
         if user_ok & password_ok {
-            Verdict::Allowed
+            AuthCheck::Allowed
         } else {
-            Verdict::Wrong
+            AuthCheck::Wrong
         }
     }
 }
@@ -103,9 +103,9 @@ impl<B> ValidateRequest<B> for RequireAuth {
             .get(header::AUTHORIZATION)
             .map(|v| v.to_str().unwrap_or("?"));
         let text = match auth.check(given) {
-            Verdict::Allowed => return Ok(()),
-            Verdict::Missing => "Authentication required",
-            Verdict::Wrong => "Invalid credentials",
+            AuthCheck::Allowed => return Ok(()),
+            AuthCheck::Missing => "Authentication required",
+            AuthCheck::Wrong => "Invalid credentials",
         };
         let mut refusal = reply::detail(axum::http::StatusCode::UNAUTHORIZED, text);
         refusal.headers_mut().insert(
@@ -165,15 +165,15 @@ mod tests {
     #[test]
     fn judges_credentials() {
         let auth = BasicAuth::from_values(Some("alice"), Some("p:ss wörd")).expect("on");
-        assert_eq!(auth.check(None), Verdict::Missing);
-        assert_eq!(auth.check(Some("Bearer abc")), Verdict::Missing);
+        assert_eq!(auth.check(None), AuthCheck::Missing);
+        assert_eq!(auth.check(Some("Bearer abc")), AuthCheck::Missing);
         assert_eq!(
             auth.check(Some(&header("alice:p:ss wörd"))),
-            Verdict::Allowed
+            AuthCheck::Allowed
         );
         assert_eq!(
             auth.check(Some(&header("alice:p:ss wörd").replace("Basic", "basic"))),
-            Verdict::Allowed
+            AuthCheck::Allowed
         );
         for wrong in [
             "alice:p:ss",
@@ -182,8 +182,12 @@ mod tests {
             ":",
             "alicep:ss wörd",
         ] {
-            assert_eq!(auth.check(Some(&header(wrong))), Verdict::Wrong, "{wrong}");
+            assert_eq!(
+                auth.check(Some(&header(wrong))),
+                AuthCheck::Wrong,
+                "{wrong}"
+            );
         }
-        assert_eq!(auth.check(Some("Basic !!!")), Verdict::Wrong);
+        assert_eq!(auth.check(Some("Basic !!!")), AuthCheck::Wrong);
     }
 }

@@ -29,7 +29,7 @@ pub(super) fn states(settings: &Settings, registry: Option<&Registry>) -> Vec<(S
         .iter()
         .filter(|a| a.status != AgentStatus::Dead)
         .collect();
-    let op = &settings.operator;
+    let op = &settings.op;
     let observed = pane_state::observe(
         &op.tmux,
         &op.matcher,
@@ -81,7 +81,7 @@ impl Screen {
 /// more per pane that holds something else than an agent reading its
 /// screen, such as the shell an agent exited to).
 pub(super) fn look(settings: &Settings, agents: &[&AgentRecord]) -> Vec<Screen> {
-    let op = &settings.operator;
+    let op = &settings.op;
     let sights = pane_state::look(
         &op.tmux,
         &op.matcher,
@@ -126,7 +126,7 @@ pub(super) fn screen(
             format!("No agent {id} in the registry"),
         ));
     };
-    if let Some(there) = record.elsewhere(settings.operator.backend.shared_host()) {
+    if let Some(there) = record.elsewhere(settings.op.backend.shared_host()) {
         return Err((
             StatusCode::CONFLICT,
             format!("{id}'s pane is on host {there}: its screen is read there"),

@@ -42,10 +42,10 @@ pub struct Settings {
     pub hosts: AllowedHosts,
     /// What the page's actions run with: the same pieces `swarm msg`,
     /// `swarm ack` and `swarm unlock --force` are given.
-    pub operator: Arc<Operator>,
+    pub op: Arc<Operator>,
     /// The sender id of messages sent from the page, and the agent a
     /// forced release is recorded under.
-    pub operator_id: String,
+    pub person_id: String,
     /// Where problems go (a file that cannot be read, ...).
     pub report: Report,
 }
@@ -59,7 +59,7 @@ impl std::fmt::Debug for Settings {
             .field("auth", &self.auth)
             .field("cors", &self.cors)
             .field("hosts", &self.hosts)
-            .field("operator", &self.operator_id)
+            .field("person_id", &self.person_id)
             .finish_non_exhaustive()
     }
 }

@@ -60,8 +60,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     let msg_type = message_type(project, a.msg_type.as_deref().unwrap_or("INFO"))?;
     let body = content(&a.content)?;
     let sender = project.agent()?;
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let parent = conversation::resolve(&index, &a.message_id, "argument `message_id`")?;
     let original = index
         .thread(&parent)?
@@ -82,7 +82,7 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     let plan = SendPlan::new(&sender, &to, msg_type, body)
         .reply_to(Some(parent))
         .urgency(urgency(a.urgent));
-    let report = ops::send(&project.operator, &registry, &plan)?;
+    let report = ops::send(&project.op, &registry, &plan)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let text = match report.outcomes.first() {
@@ -101,8 +101,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
 
 /// `thread`: the whole conversation.
 pub(super) fn thread(project: &Project, a: tools::Thread) -> Result<Reply> {
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let messages = conversation::thread(&index, &a.message_id)?;
     Ok(Reply::new(
         format!(
@@ -135,8 +135,8 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
         thread: a.thread.clone(),
         limit: a.limit.map(|n| n as usize),
     };
-    let backend = &project.operator.backend;
-    let index = conversation::index(&project.operator.paths, backend.log.as_ref())?;
+    let backend = &project.op.backend;
+    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
     let query = conversation::query(&index, &req)?;
     let found = index.search(&query)?;
     Ok(Reply::new(
@@ -162,7 +162,7 @@ pub(super) fn subscription(project: &Project, a: tools::Subscription, on: bool) 
     let SubscribeReport {
         changed,
         topics: mine,
-    } = ops::subscribe(&project.operator, &plan)?;
+    } = ops::subscribe(&project.op, &plan)?;
     let (agent, t) = (plan.agent(), plan.topic().as_str());
     let text = match (on, changed) {
         (true, true) => format!("You follow {t} now."),

@@ -25,7 +25,7 @@ pub(super) struct InboxWatch {
 pub(super) fn start(project: Arc<Project>, updated: broadcast::Sender<()>) -> Option<InboxWatch> {
     let (tx, rx) = mpsc::channel::<()>();
     let watch = FileWatch::start(
-        &project.operator.paths,
+        &project.op.paths,
         move |dirty| {
             if dirty.log {
                 let _ = tx.send(());
@@ -35,7 +35,7 @@ pub(super) fn start(project: Arc<Project>, updated: broadcast::Sender<()>) -> Op
     )
     .ok()?;
     // Only what is appended from now on counts.
-    let (mut tail, _) = project.operator.backend.log.follow().ok()?;
+    let (mut tail, _) = project.op.backend.log.follow().ok()?;
     thread::Builder::new()
         .name("swarm-mcp-inbox".into())
         .spawn(move || {

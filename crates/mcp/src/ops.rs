@@ -101,7 +101,7 @@ fn housekeeping(project: &Project) {
         ack_retries: true,
         ..Chores::default()
     };
-    let _ = project.operator.housekeeping(chores);
+    let _ = project.op.housekeeping(chores);
 }
 
 fn whoami(project: &Project) -> Result<Reply> {
@@ -109,7 +109,7 @@ fn whoami(project: &Project) -> Result<Reply> {
     let registry = project.registry()?;
     let record = registry.as_ref().and_then(|r| r.find(&agent));
     let pane = identity::current_pane()?.map(|p| p.as_str().to_owned());
-    let root = project.operator.paths.root().display().to_string();
+    let root = project.op.paths.root().display().to_string();
     Ok(Reply::new(
         format!("You are {agent} in {root}."),
         json!({
@@ -125,7 +125,7 @@ fn whoami(project: &Project) -> Result<Reply> {
 fn list_agents(project: &Project) -> Result<Reply> {
     let me = project.agent().ok();
     let registry = project.registry()?;
-    let subscriptions = project.operator.backend.topics.all()?;
+    let subscriptions = project.op.backend.topics.all()?;
     let agents: Vec<Value> = registry
         .iter()
         .flat_map(|r| r.agents.iter())
@@ -215,7 +215,7 @@ fn send_message(project: &Project, a: tools::SendMessage) -> Result<Reply> {
     let plan = SendPlan::new(&sender, &to, msg_type, body)
         .ack(a.ack, None)
         .urgency(urgency(a.urgent));
-    let report = ops::send(&project.operator, &registry, &plan)?;
+    let report = ops::send(&project.op, &registry, &plan)?;
     let data = sent(&report)?;
     let id = &report.message.msg_id;
     let mut text = match report.outcomes.first() {
@@ -246,7 +246,7 @@ fn broadcast(project: &Project, a: tools::Broadcast) -> Result<Reply> {
     let plan = BroadcastPlan::new(&sender, msg_type, body)
         .urgency(urgency(a.urgent))
         .topic(a.topic.as_deref(), "argument `topic`")?;
-    let report = ops::broadcast(&project.operator, &registry, &plan)?;
+    let report = ops::broadcast(&project.op, &registry, &plan)?;
     let data = sent(&report)?;
     let total = report.outcomes.len();
     let ok = report.delivered();
@@ -279,7 +279,7 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
 
 /// The unread messages of `agent`, up to `limit`, without marking them.
 pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result<Value> {
-    let log = &project.operator.backend.log;
+    let log = &project.op.backend.log;
     let (cursor, _) = log.cursor(agent)?;
     let view = log.inbox(agent, cursor.as_ref(), &Selection::New, Some(limit))?;
     Ok(json!({
@@ -292,7 +292,7 @@ pub(super) fn peek_inbox(project: &Project, agent: &str, limit: usize) -> Result
 fn read_messages(project: &Project, a: tools::ReadMessages) -> Result<Reply> {
     let agent = project.agent()?;
     let limit = a.limit.unwrap_or(10) as usize;
-    let (view, note) = project.operator.backend.log.take_new(&agent, Some(limit))?;
+    let (view, note) = project.op.backend.log.take_new(&agent, Some(limit))?;
     let mut text = if view.shown.is_empty() {
         "No new messages.".to_owned()
     } else {
@@ -338,7 +338,7 @@ fn acknowledge(project: &Project, a: tools::Acknowledge) -> Result<Reply> {
     })?;
     let plan = AckPlan::new(&prefix, &agent)?.note(a.note.as_deref());
     let registry = project.registry_or_empty()?;
-    match ops::ack(&project.operator, &registry, &plan)?.done {
+    match ops::ack(&project.op, &registry, &plan)?.done {
         Acknowledgement::Sent { entry, report } => Ok(Reply::new(
             format!(
                 "Acknowledged {}; {} was told.",
@@ -430,7 +430,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .shared(a.shared)
         .lease(ttl)
         .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
-    let acquired = ops::lock(&project.operator, &plan)?.acquired;
+    let acquired = ops::lock(&project.op, &plan)?.acquired;
     let table = project.locks();
     let now = swarm_core::locks::now();
     let mut text = String::new();
@@ -489,7 +489,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
 fn unlock(project: &Project, a: tools::Unlock) -> Result<Reply> {
     let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
-    let released = ops::unlock(&project.operator, &UnlockPlan::new(keys, &agent))?.released;
+    let released = ops::unlock(&project.op, &UnlockPlan::new(keys, &agent))?.released;
     let mut text = String::new();
     let mut rows = Vec::new();
     for (key, how) in released {
@@ -573,8 +573,8 @@ fn list_locks(project: &Project) -> Result<Reply> {
 }
 
 fn pending_acks(project: &Project) -> Result<Reply> {
-    let settings = &project.operator.acks;
-    let pending = project.operator.backend.acks.list()?;
+    let settings = &project.op.acks;
+    let pending = project.op.backend.acks.list()?;
     let problem = pending.problem;
     let me = project.agent().ok();
     let rows: Vec<Value> = pending
@@ -657,8 +657,7 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
         files: list_arg(a.files),
         context_id: None,
     };
-    let task =
-        TaskStore::new(project.operator.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
+    let task = TaskStore::new(project.op.backend.a2a.as_ref()).create(spec, &mut Vec::new())?;
     Ok(Reply::new(
         format!("Task created: {} ({}).", task.task_id, task.priority),
         json!({ "task": task_json(&task) }),
@@ -667,7 +666,7 @@ fn create_task(project: &Project, a: tools::CreateTask) -> Result<Reply> {
 
 fn claim_task(project: &Project, a: tools::ClaimTask) -> Result<Reply> {
     let agent = project.agent()?;
-    let task = TaskStore::new(project.operator.backend.a2a.as_ref()).claim(
+    let task = TaskStore::new(project.op.backend.a2a.as_ref()).claim(
         &a.task_id,
         &agent,
         &mut Vec::new(),
@@ -700,7 +699,7 @@ fn update_task(project: &Project, a: tools::UpdateTask) -> Result<Reply> {
     };
     let by = project.agent()?;
     // Assignee first, then the status, as `swarm tasks update` does.
-    let (task, ()) = TaskStore::new(project.operator.backend.a2a.as_ref()).modify(
+    let (task, ()) = TaskStore::new(project.op.backend.a2a.as_ref()).modify(
         &a.task_id,
         &mut Vec::new(),
         |task| {
@@ -745,7 +744,7 @@ fn list_tasks(project: &Project, a: tools::ListTasks) -> Result<Reply> {
             .transpose()?,
         all: a.all,
     };
-    let tasks = TaskStore::new(project.operator.backend.a2a.as_ref()).all(&mut Vec::new())?;
+    let tasks = TaskStore::new(project.op.backend.a2a.as_ref()).all(&mut Vec::new())?;
     let chosen = select(&tasks, &filter);
     let mut text = format!("{} task(s):", chosen.len());
     for t in &chosen {

@@ -18,7 +18,7 @@ use swarm_core::locks::{LockKey, LockStore};
 pub struct Project {
     /// What the server acts with: the project's files and shared state, a
     /// client of the agents' tmux server, and the config's settings.
-    pub operator: Operator,
+    pub op: Operator,
     /// The directory relative lock paths start from (the agent's).
     pub cwd: PathBuf,
     /// The project's config, as it was when the server started.
@@ -30,12 +30,12 @@ impl Project {
     /// (then every lookup fails as "not registered", as on the command
     /// line).
     pub(crate) fn registry(&self) -> Result<Option<Registry>> {
-        Ok(self.operator.backend.registry.read()?.usable())
+        Ok(self.op.backend.registry.read()?.usable())
     }
 
     /// The registry, empty when there is none (or it is damaged).
     pub(crate) fn registry_or_empty(&self) -> Result<Registry> {
-        Ok(self.operator.registry()?.0)
+        Ok(self.op.registry()?.0)
     }
 
     /// The agent this server acts as: the one whose pane (`$TMUX_PANE`)
@@ -50,9 +50,9 @@ impl Project {
         };
         let registry = self.registry()?;
         identity::identify(
-            &self.operator.tmux,
-            self.operator.backend.registry.as_ref(),
-            &self.operator.paths,
+            &self.op.tmux,
+            self.op.backend.registry.as_ref(),
+            &self.op.paths,
             registry.as_ref(),
             pane.clone(),
         )
@@ -67,15 +67,11 @@ impl Project {
 
     /// The project's file locks.
     pub(crate) fn locks(&self) -> &dyn LockStore {
-        &*self.operator.backend.locks
+        &*self.op.backend.locks
     }
 
     /// A lock path or pattern, normalised against the project.
     pub(crate) fn lock_key(&self, raw: &str) -> Result<LockKey> {
-        Ok(LockKey::resolve(
-            raw,
-            self.operator.paths.root(),
-            &self.cwd,
-        )?)
+        Ok(LockKey::resolve(raw, self.op.paths.root(), &self.cwd)?)
     }
 }

@@ -18,8 +18,8 @@ pub(super) fn comment(project: &Project, a: tools::ReviewComment) -> Result<Repl
     let me = project.agent()?;
     let location = format!("{}:{}", a.path, a.line);
     let plan = ReviewCommentPlan::new(&a.agent, &me, &location, &a.text)?.by_another_agent()?;
-    let repo = Repository::open(project.operator.paths.root())?;
-    let c = ops::review_comment(&project.operator, &repo, &plan)?.comment;
+    let repo = Repository::open(project.op.paths.root())?;
+    let c = ops::review_comment(&project.op, &repo, &plan)?.comment;
     Ok(Reply::new(
         format!(
             "Comment {} on {}:{} of {}.",

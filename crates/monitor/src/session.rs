@@ -151,16 +151,16 @@ impl Session {
         };
         // The wait begins before the follower's first read, so nothing
         // logged in between goes unannounced.
-        let appends = worker.operator.backend.log.append_watch()?.map(|w| {
+        let appends = worker.op.backend.log.append_watch()?.map(|w| {
             let changed = tx.clone();
             AppendWake::start(w, move |dirty| {
                 let _ = changed.send(Event::Files(dirty));
             })
         });
-        let shared = worker.operator.backend.shared_host().is_some();
-        let tail = worker.operator.backend.log.follow_each(first_records)?;
+        let shared = worker.op.backend.shared_host().is_some();
+        let tail = worker.op.backend.log.follow_each(first_records)?;
         let reports = tx.clone();
-        let backend = Arc::clone(&worker.operator.backend);
+        let backend = Arc::clone(&worker.op.backend);
         let worker = Worker::spawn(worker, move |r| {
             let _ = reports.send(Event::Worker(r));
         });

@@ -14,7 +14,7 @@ use swarm_core::agents::registry::Registry;
 use swarm_core::attention::episodes::episode_store::OpenEpisode;
 use swarm_core::domain::message::{Message, MessageType};
 use swarm_core::log::record::{Outcome, Record, TailBatch};
-use swarm_core::snapshot::{LockView, Status};
+use swarm_core::snapshot::{LockView, SwarmStatus};
 use swarm_core::support::sanitize;
 
 use super::changes::Changes;
@@ -202,7 +202,7 @@ pub struct MonitorState {
     /// Latest message per sender (every message read, kept or not).
     pub activity: HashMap<String, Activity>,
     /// Agents, locks and pending acknowledgements.
-    pub status: Status,
+    pub status: SwarmStatus,
     /// Locks older than this are stale.
     pub stale_after: std::time::Duration,
     /// Rows scrolled up from the newest message (0 follows new ones).
@@ -246,7 +246,7 @@ impl MonitorState {
             view: ViewFilter::default(),
             messages: VecDeque::new(),
             activity: HashMap::new(),
-            status: Status::default(),
+            status: SwarmStatus::default(),
             watcher: None,
             stale_after: std::time::Duration::from_secs(300),
             scroll: 0,

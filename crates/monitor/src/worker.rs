@@ -29,7 +29,7 @@ use super::state::{AgentScreen, Answering, Level, Outgoing, Reply, ScreenDialog}
 #[derive(Debug)]
 pub struct WorkerSetup {
     /// What it acts with.
-    pub operator: Operator,
+    pub op: Operator,
     /// Sender id of messages written in the monitor.
     pub sender: String,
 }
@@ -98,12 +98,12 @@ impl Worker {
                     return;
                 }
                 report(match job {
-                    Job::ProcessAcks => Report::Acks(housekeeping(&setup.operator)),
+                    Job::ProcessAcks => Report::Acks(housekeeping(&setup.op)),
                     Job::Send(out) => Report::Sent(send(&setup, out)),
                     Job::Answer(a) => Report::Answered(answer(&setup, a)),
-                    Job::Screens => Report::Screens(screens(&setup.operator)),
+                    Job::Screens => Report::Screens(screens(&setup.op)),
                     Job::Usage => {
-                        let (spend, lines) = usage(&setup.operator);
+                        let (spend, lines) = usage(&setup.op);
                         Report::Usage(spend, lines)
                     }
                 });
@@ -215,7 +215,7 @@ fn usage(op: &Operator) -> (Option<Spending>, Vec<(Level, String)>) {
 
 /// Answers a dialog as `swarm answer` does, for the monitor's sender.
 fn answer(setup: &WorkerSetup, a: Answering) -> Vec<(Level, String)> {
-    let op = &setup.operator;
+    let op = &setup.op;
     let answer = match a.reply {
         Reply::Yes => Answer::Pick(Choice::Yes),
         Reply::No => Answer::Pick(Choice::No),
@@ -350,7 +350,7 @@ fn send(setup: &WorkerSetup, out: Outgoing) -> Vec<(Level, String)> {
 }
 
 fn try_send(setup: &WorkerSetup, out: Outgoing) -> Result<SendReport> {
-    let op = &setup.operator;
+    let op = &setup.op;
     let msg_type = MessageType::parse(&out.msg_type, &op.custom_types)?;
     let registry = op.registry()?.0;
     if out.to == "all" {

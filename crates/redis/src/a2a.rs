@@ -84,7 +84,7 @@ return 0
 });
 
 /// What a change under the lock leaves behind.
-enum Outcome {
+enum SlotChange {
     /// Nothing is written.
     Keep,
     /// The value becomes these bytes.
@@ -183,13 +183,13 @@ impl RedisA2a {
         r: &mut Redis,
         slot: &Slot,
         token: &str,
-        outcome: Outcome,
+        outcome: SlotChange,
         keep_aside: bool,
     ) -> Result<(), StoreError> {
         let (mode, bytes) = match outcome {
-            Outcome::Keep => ("none", Vec::new()),
-            Outcome::Set(bytes) => ("set", bytes),
-            Outcome::Delete => ("del", Vec::new()),
+            SlotChange::Keep => ("none", Vec::new()),
+            SlotChange::Set(bytes) => ("set", bytes),
+            SlotChange::Delete => ("del", Vec::new()),
         };
         let mut store = STORE.prepare_invoke();
         store
@@ -220,7 +220,7 @@ impl RedisA2a {
     fn exclusive<T>(
         &self,
         key: String,
-        body: impl FnOnce(&mut Redis, &Slot) -> Result<(Outcome, bool, T), A2aError>,
+        body: impl FnOnce(&mut Redis, &Slot) -> Result<(SlotChange, bool, T), A2aError>,
     ) -> Result<T, A2aError> {
         let mut r = self.target.connect()?;
         let slot = Self::slot(key);
@@ -298,7 +298,7 @@ impl A2aStore for RedisA2a {
             };
             let records = match change(stored) {
                 Ok(Some(records)) => records,
-                Ok(None) => return Ok((Outcome::Keep, false, ())),
+                Ok(None) => return Ok((SlotChange::Keep, false, ())),
                 Err(e) => {
                     if let Some(why) = damaged {
                         notes.push(format!(
@@ -315,7 +315,7 @@ impl A2aStore for RedisA2a {
                 ));
             }
             let bytes = encode(which, records, &slot.key)?;
-            Ok((Outcome::Set(bytes), damaged.is_some(), ()))
+            Ok((SlotChange::Set(bytes), damaged.is_some(), ()))
         })
     }
 
@@ -333,11 +333,11 @@ impl A2aStore for RedisA2a {
         self.exclusive(self.keys.memory(agent), |r, slot| {
             let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&slot.key))?;
             Ok(match raw {
-                None => (Outcome::Keep, false, Cleared::Nothing),
+                None => (SlotChange::Keep, false, Cleared::Nothing),
                 Some(bytes) => match serde_json::from_slice::<AgentMemory>(&bytes) {
-                    Ok(_) => (Outcome::Delete, false, Cleared::Removed),
+                    Ok(_) => (SlotChange::Delete, false, Cleared::Removed),
                     Err(_) => (
-                        Outcome::Delete,
+                        SlotChange::Delete,
                         true,
                         Cleared::MovedAside(slot.aside.clone()),
                     ),
@@ -366,8 +366,8 @@ impl A2aStore for RedisA2a {
             let raw: Option<Vec<u8>> = r.query(redis::cmd("GET").arg(&slot.key))?;
             let current = raw.map(|b| String::from_utf8_lossy(&b).into_owned());
             Ok(match change(current)? {
-                Some(text) => (Outcome::Set(text.into_bytes()), false, ()),
-                None => (Outcome::Keep, false, ()),
+                Some(text) => (SlotChange::Set(text.into_bytes()), false, ()),
+                None => (SlotChange::Keep, false, ()),
             })
         })
     }

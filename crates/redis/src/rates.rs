@@ -8,7 +8,7 @@
 //! allowed than the limit has room for.
 
 use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::messaging::rates::rate_store::{RateLimit, RateStore, Verdict};
+use swarm_core::messaging::rates::rate_store::{RateDecision, RateLimit, RateStore};
 use swarm_core::store::StoreError;
 
 use super::conn::RedisTarget;
@@ -31,7 +31,7 @@ impl RateStore for RedisRates {
         sender: &AgentId,
         limit: RateLimit,
         now: Timestamp,
-    ) -> Result<(Verdict, Option<String>), StoreError> {
+    ) -> Result<(RateDecision, Option<String>), StoreError> {
         let mut r = self.target.connect()?;
         let key = r.keys.rate(sender);
         let now = now.unix_seconds();
@@ -56,7 +56,7 @@ impl RateStore for RedisRates {
                 },
             };
             let verdict = limit.admit(&mut times, now);
-            if verdict != Verdict::Allowed && note.is_none() {
+            if verdict != RateDecision::Allowed && note.is_none() {
                 return Ok((None, (verdict, note)));
             }
             let body = serde_json::to_vec(&times).map_err(|source| StoreError::Encode {
@@ -109,7 +109,7 @@ mod tests {
         let (verdict, note) = store
             .check_and_record(&agent, limit, Timestamp::now())
             .expect("check");
-        assert_eq!(verdict, Verdict::Allowed);
+        assert_eq!(verdict, RateDecision::Allowed);
         assert!(note.is_some_and(|n| n.contains("damaged")));
         let (_, note) = store
             .check_and_record(&agent, limit, Timestamp::now())

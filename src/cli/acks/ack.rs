@@ -53,7 +53,7 @@ pub(crate) fn run(ctx: &Context, args: &AckArgs) -> Result<ExitCode> {
     )?;
     let plan = AckPlan::new(&args.id, &actor.id)?.note(args.note.as_deref());
     let registry = ctx.registry_or_empty()?;
-    let report = ops::ack(ctx.operator()?, &registry, &plan)?;
+    let report = ops::ack(ctx.op()?, &registry, &plan)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

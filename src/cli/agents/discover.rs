@@ -53,7 +53,7 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
             &opts,
         )?;
         report_warnings(&ctx.out, &found);
-        for w in ctx.operator()?.record_roster(&found, false) {
+        for w in ctx.op()?.record_roster(&found, false) {
             ctx.out.warn(&w);
         }
         if args.json {
@@ -80,7 +80,7 @@ pub(crate) fn run(ctx: &Context, args: &DiscoverArgs) -> Result<ExitCode> {
             &opts,
         )?;
         report_warnings(&ctx.out, &found);
-        for w in ctx.operator()?.record_roster(&found, false) {
+        for w in ctx.op()?.record_roster(&found, false) {
             ctx.out.warn(&w);
         }
         if args.json {

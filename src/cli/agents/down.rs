@@ -80,7 +80,7 @@ pub(crate) fn run(ctx: &Context, args: &DownArgs) -> Result<ExitCode> {
     for w in &found.warnings {
         ctx.out.warn(w);
     }
-    if let Ok(op) = ctx.operator() {
+    if let Ok(op) = ctx.op() {
         for w in op.record_roster(&found, true) {
             ctx.out.warn(&w);
         }
@@ -287,7 +287,7 @@ fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>
     let mut released = 0;
     if !keys.is_empty() {
         let plan = UnlockPlan::new(keys, &by).force(true);
-        for (_, how) in ops::unlock(ctx.operator()?, &plan)?.released {
+        for (_, how) in ops::unlock(ctx.op()?, &plan)?.released {
             if let Released::Removed(held) | Released::Forced(held) = how {
                 released += 1;
                 holders.extend(held.record.holds().into_iter().map(|h| h.agent_id));
@@ -296,7 +296,7 @@ fn release_locks(ctx: &Context, agents: &[String]) -> Result<(usize, Vec<String>
     }
     for (key, agent) in claims {
         let plan = UnlockPlan::new(vec![key], &agent);
-        for (_, how) in ops::unlock(ctx.operator()?, &plan)?.released {
+        for (_, how) in ops::unlock(ctx.op()?, &plan)?.released {
             if let Released::Left(_) | Released::Removed(_) = how {
                 released += 1;
                 holders.push(agent.clone());

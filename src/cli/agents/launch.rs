@@ -202,7 +202,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     for w in &launched.discovery.warnings {
         ctx.out.warn(w);
     }
-    if let Ok(op) = ctx.operator() {
+    if let Ok(op) = ctx.op() {
         for w in op.record_roster(&launched.discovery, false) {
             ctx.out.warn(&w);
         }
@@ -235,7 +235,7 @@ pub(crate) fn run(ctx: &Context, args: &LaunchArgs) -> Result<ExitCode> {
     ctx.backend()?.sessions.put(&record)?;
     // The watcher raises attention events and types held messages in
     // while nobody runs a command.
-    if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
+    if let Err(e) = ctx.op().and_then(|op| op.keep_watch()) {
         ctx.out.warn(&format!(
             "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
         ));

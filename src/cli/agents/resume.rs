@@ -161,12 +161,12 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
     for w in &resumed.discovery.warnings {
         ctx.out.warn(w);
     }
-    if let Ok(op) = ctx.operator() {
+    if let Ok(op) = ctx.op() {
         for w in op.record_roster(&resumed.discovery, false) {
             ctx.out.warn(&w);
         }
     }
-    if let Err(e) = ctx.operator().and_then(|op| op.keep_watch()) {
+    if let Err(e) = ctx.op().and_then(|op| op.keep_watch()) {
         ctx.out.warn(&format!(
             "could not start the project's watcher: {e} (run `swarm watch` in a terminal of its own)"
         ));
@@ -189,7 +189,7 @@ pub(crate) fn run(ctx: &Context, args: &ResumeArgs) -> Result<ExitCode> {
             for w in &again.discovery.warnings {
                 ctx.out.warn(w);
             }
-            if let Ok(op) = ctx.operator() {
+            if let Ok(op) = ctx.op() {
                 for w in op.record_roster(&again.discovery, false) {
                     ctx.out.warn(&w);
                 }
@@ -403,7 +403,7 @@ fn redeliver_queued(ctx: &Context, registry: &Registry) -> Result<usize> {
     }
     // Nothing is refused: they were queued while the session was down.
     let plan = RedeliverPlan::all_queued().force(true);
-    let report = ops::redeliver(ctx.operator()?, registry, &plan)?;
+    let report = ops::redeliver(ctx.op()?, registry, &plan)?;
     Ok(match report.done {
         Redelivered::Tried(done) => done.iter().map(|r| r.outcomes.len()).sum(),
         Redelivered::AtLimit { .. } | Redelivered::OverBudget(_) => 0,
@@ -477,7 +477,7 @@ fn tell_what_it_had(
         swarm_core::domain::message::clean_content(&body)?,
     )
     .system(true);
-    let report = ops::send(ctx.operator()?, registry, &plan)?;
+    let report = ops::send(ctx.op()?, registry, &plan)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -71,11 +71,7 @@ pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
             .unwrap_or_else(|_| "operator".into())
     });
     let registry = ctx.registry_or_empty()?;
-    let report = ops::answer(
-        ctx.operator()?,
-        &registry,
-        &AnswerPlan::new(agent, answer, &by),
-    )?;
+    let report = ops::answer(ctx.op()?, &registry, &AnswerPlan::new(agent, answer, &by))?;
     let done = report.answered;
     for w in &report.warnings {
         ctx.out.warn(w);

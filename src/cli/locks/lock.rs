@@ -119,7 +119,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         report(ctx, args, table, keys, &renewed, &actor.id)?;
         return Ok(ExitCode::Success);
     }
-    match ops::lock(ctx.operator()?, &plan) {
+    match ops::lock(ctx.op()?, &plan) {
         Ok(done) => report(ctx, args, table, keys, &done.acquired, &actor.id)?,
         Err(LockError::Held(conflicts)) => {
             if args.json {

@@ -37,7 +37,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     actor::record_as_other(ctx, &actor, &format!("unlock {}", joined(&keys)))?;
     let plan = UnlockPlan::new(keys, &actor.id).force(args.force);
-    let released = ops::unlock(ctx.operator()?, &plan)?.released;
+    let released = ops::unlock(ctx.op()?, &plan)?.released;
     let keys = plan.keys();
     let now = swarm_core::locks::now();
     let mut s = String::new();

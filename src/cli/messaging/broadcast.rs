@@ -56,7 +56,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
         .sent_by(actor.as_other.then(|| actor.pane_agent.clone()).flatten())
         .urgency(msg::urgency(args.urgent, false))
         .topic(args.topic.as_deref(), "--topic")?;
-    let report = ops::broadcast(ctx.operator()?, &registry, &plan)?;
+    let report = ops::broadcast(ctx.op()?, &registry, &plan)?;
     if let Some(code) = sent_json::print_first(ctx, &report, args.json)? {
         return Ok(code);
     }

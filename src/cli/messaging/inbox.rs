@@ -260,7 +260,7 @@ fn hook_text(ctx: &Context, args: &InboxArgs) -> Result<String> {
         .and_then(|r| r.find(&agent))
         .and_then(|a| a.tmux_pane_id.clone());
     let limit = args.limit.unwrap_or(10) as usize;
-    let view = prompt_inbox::take(ctx.operator()?, &agent, pane.as_ref(), limit)?;
+    let view = prompt_inbox::take(ctx.op()?, &agent, pane.as_ref(), limit)?;
     if view.shown.is_empty() {
         return Ok(String::new());
     }

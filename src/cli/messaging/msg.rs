@@ -77,7 +77,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let content = args.message.body()?;
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
-    let operator = ctx.operator()?;
+    let operator = ctx.op()?;
     let parent = match &args.reply_to {
         Some(raw) => {
             let index = conversation::index(&ctx.paths, ctx.backend()?.log.as_ref())?;

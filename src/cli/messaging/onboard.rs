@@ -27,7 +27,7 @@ pub(crate) fn run(ctx: &Context, args: &OnboardArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_default();
     let plan = OnboardPlan::new(ctx.discover_options(None)?, extra).dry_run(args.dry_run);
-    let done = ops::onboard(ctx.operator()?, &plan)?;
+    let done = ops::onboard(ctx.op()?, &plan)?;
     for w in &done.warnings {
         ctx.out.warn(w);
     }

@@ -33,7 +33,7 @@ pub(crate) fn run(ctx: &Context, args: &RedeliverArgs) -> Result<ExitCode> {
     }
     .force(args.force);
     let registry = ctx.registry_or_empty()?;
-    let report = ops::redeliver(ctx.operator()?, &registry, &plan)?;
+    let report = ops::redeliver(ctx.op()?, &registry, &plan)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -61,7 +61,7 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
     } else {
         SubscribePlan::leave(topic, agent)
     };
-    let changed = ops::subscribe(ctx.operator()?, &plan)?.changed;
+    let changed = ops::subscribe(ctx.op()?, &plan)?.changed;
     let (agent, t) = (plan.agent(), plan.topic().as_str());
     let text = match (on, changed) {
         (true, true) => format!("{agent} follows topic {t}\n"),

@@ -79,7 +79,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         };
         let op = match &op {
             Some(op) => op,
-            None => ctx.operator()?,
+            None => ctx.op()?,
         };
         let notify = NotifySettings::from_config(&config);
         let mut record = WatcherRecord {

@@ -68,7 +68,7 @@ fn serve(ctx: &Context) -> Result<ExitCode> {
 
     let config = ctx.config()?;
     let project = swarm_mcp::Project {
-        operator: Operator::new(
+        op: Operator::new(
             ctx.tmux.server().clone(),
             ctx.paths.clone(),
             Arc::new(Backend::open(

@@ -124,7 +124,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
     let Some(agent) = actor::detect(&ctx)? else {
         return Ok(());
     };
-    let op = ctx.operator()?;
+    let op = ctx.op()?;
     let (registry, _) = op.registry()?;
     let Some(record) = registry.find(&agent).cloned() else {
         return Ok(());

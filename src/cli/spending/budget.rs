@@ -48,8 +48,8 @@ pub(crate) fn run(ctx: &Context, args: &BudgetArgs) -> Result<ExitCode> {
     let BudgetCommand::Reset { agent, json } = &args.command;
     let agent = AgentId::parse(agent).map_err(|e| Error::Invalid(format!("agent: {e}")))?;
     let registry = ctx.registry_or_empty()?;
-    let operator = ctx.operator()?;
-    let tally = operator.tally();
+    let op = ctx.op()?;
+    let tally = op.tally();
     let (ledger, _) = tally.refresh(&registry, ctx.backend()?.shared_host())?;
     if registry.find(agent.as_str()).is_none() && ledger.files_of(agent.as_str()).next().is_none() {
         return Err(Error::UnknownAgent {
@@ -58,7 +58,7 @@ pub(crate) fn run(ctx: &Context, args: &BudgetArgs) -> Result<ExitCode> {
             known: registry.active().map(|a| a.id.to_string()).collect(),
         });
     }
-    let by = actor::detect(ctx)?.unwrap_or_else(|| operator.messaging.operator.clone());
+    let by = actor::detect(ctx)?.unwrap_or_else(|| op.messaging.person_id.clone());
     let mut event = AuditEvent::new(AuditKind::BudgetReset, Some(&by));
     event.holder = Some(agent.to_string());
     // Recorded first: a reset that is not in the audit log does not happen.
@@ -68,8 +68,8 @@ pub(crate) fn run(ctx: &Context, args: &BudgetArgs) -> Result<ExitCode> {
     }
     // The budget episode follows the budget at once: closed now that the
     // period starts afresh, not at the watcher's next look.
-    if operator.usage.budget.any() {
-        match operator.budget_round(&registry) {
+    if op.usage.budget.any() {
+        match op.budget_round(&registry) {
             Ok((_, warnings)) => {
                 for w in warnings {
                     ctx.out.warn(&w);

@@ -87,7 +87,7 @@ pub(crate) fn run(ctx: &Context, args: &LimitsArgs) -> Result<ExitCode> {
 }
 
 fn on_reset_name(ctx: &Context) -> Result<&'static str> {
-    Ok(match ctx.operator()?.limits.on_reset {
+    Ok(match ctx.op()?.limits.on_reset {
         swarm_core::config::OnReset::Notify => "notify",
         swarm_core::config::OnReset::Resume => "resume",
         swarm_core::config::OnReset::Off => "off",
@@ -206,7 +206,7 @@ fn clear(ctx: &Context, agent: &str, json: bool) -> Result<ExitCode> {
         true
     })?;
     // Its held messages go in from the watcher.
-    if cleared && let Err(e) = ctx.operator()?.keep_watch() {
+    if cleared && let Err(e) = ctx.op()?.keep_watch() {
         ctx.out.warn(&format!(
             "could not start the watcher that types held messages in: {e} (run `swarm watcher start`)"
         ));

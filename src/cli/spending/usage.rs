@@ -63,8 +63,8 @@ fn plan(args: &UsageArgs) -> Result<Plan> {
 pub(crate) fn run(ctx: &Context, args: &UsageArgs) -> Result<ExitCode> {
     let plan = plan(args)?;
     let registry = ctx.registry_or_empty()?;
-    let operator = ctx.operator()?;
-    let tally = operator.tally();
+    let op = ctx.op()?;
+    let tally = op.tally();
     let (ledger, notes) = tally.refresh(&registry, ctx.backend()?.shared_host())?;
     if let Some(agent) = &plan.agent
         && registry.find(agent.as_str()).is_none()

@@ -114,7 +114,7 @@ fn look(ctx: &Context) -> Result<(Changes, Vec<ToldOverlap>)> {
         .launch
         .tell_overlaps
         .then_some(config.messaging.operator.as_str());
-    let report = ops::notice_overlaps(ctx.operator()?, &registry, &OverlapPlan::new(from))?;
+    let report = ops::notice_overlaps(ctx.op()?, &registry, &OverlapPlan::new(from))?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -84,7 +84,7 @@ struct QueueJson<'a> {
 /// Shows the queue in the order the next run takes it.
 pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
     if let Some(agent) = &args.remove {
-        let report = ops::leave_merge_queue(ctx.operator()?, agent)?;
+        let report = ops::leave_merge_queue(ctx.op()?, agent)?;
         for w in &report.warnings {
             ctx.out.warn(w);
         }
@@ -103,7 +103,7 @@ pub(crate) fn run(ctx: &Context, args: &QueueArgs) -> Result<ExitCode> {
         return Ok(ExitCode::Success);
     }
     let repo = Repository::open(ctx.paths.root())?;
-    let shown = ops::merge_queue_order(ctx.operator()?, &repo)?;
+    let shown = ops::merge_queue_order(ctx.op()?, &repo)?;
     for w in &shown.warnings {
         ctx.out.warn(w);
     }
@@ -191,7 +191,7 @@ pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Resul
             timeout: Duration::from_secs(u64::from(merge.test_timeout)),
         }))
         .telling(merge.tell_agents);
-    let report = ops::merge_queue(ctx.operator()?, &repo, &plan)?;
+    let report = ops::merge_queue(ctx.op()?, &repo, &plan)?;
     for w in &report.warnings {
         ctx.out.warn(w);
     }

@@ -188,7 +188,7 @@ fn comment(ctx: &Context, args: &CommentArgs) -> Result<ExitCode> {
     };
     let plan = ReviewCommentPlan::new(&agent, &author, &args.location, &args.text)?;
     let repo = Repository::open(ctx.paths.root())?;
-    let report = ops::review_comment(ctx.operator()?, &repo, &plan)?;
+    let report = ops::review_comment(ctx.op()?, &repo, &plan)?;
     warn_all(ctx, &report.warnings);
     let c = &report.comment;
     if args.json {
@@ -285,7 +285,7 @@ fn tell(ctx: &Context, to: &str, msg_type: &'static str, text: String) -> Result
         text,
     );
     req.system = true;
-    let report = ctx.operator()?.send(&registry, req)?;
+    let report = ctx.op()?.send(&registry, req)?;
     warn_all(ctx, &report.warnings);
     Ok(report.message.msg_id.to_string())
 }

@@ -81,7 +81,7 @@ impl Operator {
             Err(e) => return vec![format!("could not record that {agent} was told: {e}")],
         }
         let mut req = SendRequest::new(
-            self.messaging.operator.clone(),
+            self.messaging.person_id.clone(),
             Recipients::One(agent.to_owned()),
             MessageType::builtin("INFO"),
             format!(
@@ -120,7 +120,7 @@ impl Operator {
         // The person's messages, swarm's own and urgent ones still go in.
         if !self.usage.budget.any()
             || req.system
-            || req.sender == self.messaging.operator
+            || req.sender == self.messaging.person_id
             || req.urgency != Urgency::Normal
         {
             return (Vec::new(), Vec::new());

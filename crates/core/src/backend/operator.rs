@@ -136,7 +136,7 @@ impl Operator {
         let to_person = report.rate_limited.is_none()
             && m.recipients
                 .iter()
-                .any(|r| r.as_str() == self.messaging.operator);
+                .any(|r| r.as_str() == self.messaging.person_id);
         if to_person {
             let entry = FeedEntry::new(EventKind::Message, Some(m.sender.as_str()), detail.clone())
                 .with_message(m.msg_id.as_str())

@@ -39,10 +39,10 @@ pub struct MessagingSettings {
     /// The person's own limit (`rate_limiting.operator_per_minute` over a
     /// minute): the terminal, the monitor and the dashboard send as the
     /// operator, who is not held to an agent's pace.
-    pub operator_rate: RateLimit,
+    pub person_rate: RateLimit,
     /// The person's id (`messaging.operator`): a message to them is kept
     /// in their inbox, never typed anywhere.
-    pub operator: String,
+    pub person_id: String,
     /// Whether the watcher reads what agents print and sends their
     /// `@swarm:` lines (`messaging.print_to_send`).
     pub print_to_send: bool,
@@ -63,11 +63,11 @@ impl Default for MessagingSettings {
                 max: 10,
                 window: Duration::from_secs(60),
             },
-            operator_rate: RateLimit {
+            person_rate: RateLimit {
                 max: 60,
                 window: Duration::from_secs(60),
             },
-            operator: "operator".into(),
+            person_id: "operator".into(),
             print_to_send: true,
             urgent_types: Vec::new(),
             native: crate::config::NativeMode::Auto,
@@ -83,7 +83,7 @@ impl MessagingSettings {
                 max: c.rate_limiting.messages_per_minute,
                 window: Duration::from_secs(u64::from(c.rate_limiting.window_seconds)),
             },
-            operator_rate: RateLimit {
+            person_rate: RateLimit {
                 max: c.rate_limiting.operator_per_minute,
                 window: Duration::from_secs(60),
             },
@@ -97,7 +97,7 @@ impl MessagingSettings {
                 ..DeliverySettings::default()
             },
             max_inline_bytes: c.messaging.max_inline_bytes as usize,
-            operator: c.messaging.operator.clone(),
+            person_id: c.messaging.operator.clone(),
             print_to_send: c.messaging.print_to_send,
             urgent_types: c
                 .messaging

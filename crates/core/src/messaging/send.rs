@@ -23,7 +23,7 @@ use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
 use super::native_post::{Native, with_note};
 use super::pane_text::pane_header;
-use super::rates::rate_store::{RateLimit, Verdict};
+use super::rates::rate_store::{RateDecision, RateLimit};
 
 /// Outcome per recipient, in recipient order.
 pub(crate) type Outcomes = Vec<(String, Outcome)>;
@@ -229,13 +229,13 @@ impl<'a> Messenger<'a> {
         let mut warnings = Vec::new();
         // The person has a limit of their own: an agent's would stop them
         // answering a busy swarm from the monitor or the dashboard.
-        let limit = if req.sender == self.settings.operator {
-            self.settings.operator_rate
+        let limit = if req.sender == self.settings.person_id {
+            self.settings.person_rate
         } else {
             self.settings.rate
         };
         let verdict = if req.system {
-            Verdict::Allowed
+            RateDecision::Allowed
         } else {
             let (verdict, note) = self.rates.check_and_record(
                 &AgentId::parse(&req.sender)?,
@@ -306,7 +306,7 @@ impl<'a> Messenger<'a> {
             .sent_by
             .as_ref()
             .map(|by| format!("sent by {by} as {} (--as-other)", message.sender));
-        if let Verdict::Limited(wait) = verdict {
+        if let RateDecision::Limited(wait) = verdict {
             let reason = format!(
                 "rate limited: {} sent {} messages in the last {}s",
                 message.sender,
@@ -361,7 +361,7 @@ impl<'a> Messenger<'a> {
                 text: &text,
                 marker: &marker,
                 urgency: req.urgency,
-                from_person: req.sender == self.settings.operator,
+                from_person: req.sender == self.settings.person_id,
             };
             let (typed, more) =
                 self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), ahead)?;
@@ -441,7 +441,7 @@ impl<'a> Messenger<'a> {
         let ahead = ahead.or_else(|| self.start_ahead(targets));
         let (mut outcomes, released) = self.deliver_all(typed, targets, ahead);
         for (agent, o) in &mut outcomes {
-            if o.is_delivered() && o.via.is_none() && *agent != self.settings.operator {
+            if o.is_delivered() && o.via.is_none() && *agent != self.settings.person_id {
                 o.via = Some(Via::Typed);
             }
         }
@@ -471,7 +471,7 @@ impl<'a> Messenger<'a> {
                     // swarm's own notices (an ACK to a sender that is not a
                     // registered agent) still go to the log, queued; a
                     // message to the person goes to their inbox.
-                    None if req.system || *id == self.settings.operator => Ok(vec![AgentRecord {
+                    None if req.system || *id == self.settings.person_id => Ok(vec![AgentRecord {
                         id: AgentId::parse(id)?,
                         pane_index: String::new(),
                         pid: 0,
@@ -595,7 +595,7 @@ impl<'a> Messenger<'a> {
             && a.tmux_pane_id.is_none()
             && a.pid == 0
             && !a.session_name.is_empty()
-            && a.id.as_str() != self.settings.operator
+            && a.id.as_str() != self.settings.person_id
         {
             let why = format!(
                 "{}'s session {} is not running: the message waits in its inbox and is typed in \
@@ -607,7 +607,7 @@ impl<'a> Messenger<'a> {
         // The person has no pane: their inbox is where a message to them
         // goes, and being there is its delivery.
         if let [a] = recipients
-            && a.id.as_str() == self.settings.operator
+            && a.id.as_str() == self.settings.person_id
         {
             return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
         }

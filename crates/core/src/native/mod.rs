@@ -41,7 +41,7 @@ use crate::domain::message::Urgency;
 use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
 
 use crate::usage::locate::{self, AgentHome};
-use crate::usage::vendor::Vendor;
+use crate::usage::vendor::UsageSource;
 use claude::Inbound;
 
 /// How a message reaches an agent.
@@ -188,7 +188,7 @@ impl Recipient {
 /// True for an agent command that speaks Claude Code's socket protocol
 /// (Claude Code, and the demo agent playing it).
 fn speaks_claude(command: &str) -> bool {
-    Vendor::of_command(command) == Some(Vendor::Claude) || command == DEMO_AGENT
+    UsageSource::of_command(command) == Some(UsageSource::Claude) || command == DEMO_AGENT
 }
 
 /// The channel a normal message to `agent`, whose pane's root process is
@@ -240,7 +240,7 @@ pub(crate) fn choose(mode: NativeMode, recipient: Option<&Recipient>, urgency: U
             Err(why) => Choice::typed(why),
         };
     }
-    if Vendor::of_command(&r.command) == Some(Vendor::Codex) {
+    if UsageSource::of_command(&r.command) == Some(UsageSource::Codex) {
         // An interrupt stops the turn with the key the profile names, as
         // typed; an urgent message goes into the running turn (steer).
         if urgency == Urgency::Interrupt {

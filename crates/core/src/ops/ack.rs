@@ -104,15 +104,12 @@ pub struct AckReport {
 
 /// Acknowledges the plan's message. A prefix that matches nothing
 /// pending and no message in the log is `Error::UnknownMessage`.
-pub fn ack(operator: &Operator, registry: &Registry, plan: &AckPlan) -> Result<AckReport> {
-    let (result, mut warnings) = operator
-        .backend
-        .acks
-        .acknowledge(&plan.prefix, &plan.agent)?;
+pub fn ack(op: &Operator, registry: &Registry, plan: &AckPlan) -> Result<AckReport> {
+    let (result, mut warnings) = op.backend.acks.acknowledge(&plan.prefix, &plan.agent)?;
     let entry = match result {
         AckResult::Acknowledged(entry) => entry,
         AckResult::NotPending => {
-            let settled = settled(operator, plan)?;
+            let settled = settled(op, plan)?;
             return Ok(AckReport {
                 done: Acknowledgement::NotPending(settled),
                 warnings,
@@ -138,7 +135,7 @@ pub fn ack(operator: &Operator, registry: &Registry, plan: &AckPlan) -> Result<A
     );
     req.parent_msg_id = Some(entry.msg_id.to_string());
     req.system = true;
-    let report = operator.send(registry, req)?;
+    let report = op.send(registry, req)?;
     warnings.extend(report.warnings.iter().cloned());
     Ok(AckReport {
         done: Acknowledgement::Sent {
@@ -150,8 +147,8 @@ pub fn ack(operator: &Operator, registry: &Registry, plan: &AckPlan) -> Result<A
 }
 
 /// The logged message the plan's prefix names, with nothing pending.
-fn settled(operator: &Operator, plan: &AckPlan) -> Result<Settled> {
-    let views = operator.backend.log.read_all()?.messages();
+fn settled(op: &Operator, plan: &AckPlan) -> Result<Settled> {
+    let views = op.backend.log.read_all()?.messages();
     let Some(original) = views
         .iter()
         .find(|v| v.message.msg_id.starts_with(&plan.prefix))

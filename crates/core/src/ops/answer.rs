@@ -57,8 +57,8 @@ pub struct AnswerReport {
 /// nothing, when the pane shows no dialog, another one than the plan's,
 /// or one whose options the answer matches none of) and records it in
 /// the activity feed.
-pub fn answer(operator: &Operator, registry: &Registry, plan: &AnswerPlan) -> Result<AnswerReport> {
-    let done = operator.messenger().answer(
+pub fn answer(op: &Operator, registry: &Registry, plan: &AnswerPlan) -> Result<AnswerReport> {
+    let done = op.messenger().answer(
         registry,
         &plan.agent,
         plan.answer.clone(),
@@ -75,7 +75,7 @@ pub fn answer(operator: &Operator, registry: &Registry, plan: &AnswerPlan) -> Re
         ),
     )
     .by(&plan.by);
-    let warnings = match operator.backend.feed.append(&[entry]) {
+    let warnings = match op.backend.feed.append(&[entry]) {
         Ok(()) => Vec::new(),
         Err(e) => vec![format!(
             "could not record the answer in the activity feed: {e}"

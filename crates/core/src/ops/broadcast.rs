@@ -68,10 +68,6 @@ impl BroadcastPlan {
 
 /// Sends the plan's broadcast to the agents of `registry` (see
 /// `Operator::send`).
-pub fn broadcast(
-    operator: &Operator,
-    registry: &Registry,
-    plan: &BroadcastPlan,
-) -> Result<SendReport> {
-    operator.send(registry, plan.request.clone())
+pub fn broadcast(op: &Operator, registry: &Registry, plan: &BroadcastPlan) -> Result<SendReport> {
+    op.send(registry, plan.request.clone())
 }

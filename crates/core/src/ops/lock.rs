@@ -92,15 +92,15 @@ pub struct LockReport {
 /// agent's lock is in the way and the plan's wait has not run out, it
 /// tries again after a growing pause; then `LockError::Held` lists what
 /// is still in the way.
-pub fn lock(operator: &Operator, plan: &LockPlan) -> Result<LockReport, LockError> {
+pub fn lock(op: &Operator, plan: &LockPlan) -> Result<LockReport, LockError> {
     let request = LockRequest {
         agent: &plan.agent,
         reason: plan.reason.as_deref(),
-        default_reason: &operator.default_lock_reason,
+        default_reason: &op.default_lock_reason,
         shared: plan.shared,
         ttl: plan.ttl,
     };
-    let store = &*operator.backend.locks;
+    let store = &*op.backend.locks;
     let now = Instant::now();
     let deadline = plan.wait.and_then(|w| now.checked_add(w)).unwrap_or(now);
     let taken = RETRIES.until(deadline, || match store.acquire(&plan.keys, &request) {

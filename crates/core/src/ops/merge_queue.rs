@@ -90,16 +90,16 @@ impl MergeQueueReport {
 /// Runs the merge queue in `repo` (see `merge_queue::run`), then tells
 /// each agent whose try failed, once per try, when the plan says so.
 pub fn merge_queue(
-    operator: &Operator,
+    op: &Operator,
     repo: &Repository,
     plan: &MergeQueuePlan,
 ) -> Result<MergeQueueReport> {
     let mut warnings = Vec::new();
-    let locks = lock_paths(operator, &mut warnings);
-    let run = merge_queue::run(repo, &operator.paths, &plan.join, plan.test(), &locks)?;
+    let locks = lock_paths(op, &mut warnings);
+    let run = merge_queue::run(repo, &op.paths, &plan.join, plan.test(), &locks)?;
     warnings.extend(run.warnings.iter().cloned());
     let told = if plan.tell {
-        tell_failures(operator, &run, plan.test(), &mut warnings)
+        tell_failures(op, &run, plan.test(), &mut warnings)
     } else {
         vec![false; run.tried.len()]
     };
@@ -120,10 +120,10 @@ pub struct MergeQueueOrder {
 }
 
 /// The merge queue's order now, without running anything.
-pub fn merge_queue_order(operator: &Operator, repo: &Repository) -> Result<MergeQueueOrder> {
+pub fn merge_queue_order(op: &Operator, repo: &Repository) -> Result<MergeQueueOrder> {
     let mut warnings = Vec::new();
-    let locks = lock_paths(operator, &mut warnings);
-    let (order, note) = merge_queue::order(repo, &operator.paths, &locks)?;
+    let locks = lock_paths(op, &mut warnings);
+    let (order, note) = merge_queue::order(repo, &op.paths, &locks)?;
     warnings.extend(note);
     Ok(MergeQueueOrder { order, warnings })
 }
@@ -141,9 +141,9 @@ pub struct LeaveReport {
 
 /// Takes `agent` out of the merge queue. Refused: an agent id that is
 /// not one, or a run holding the queue.
-pub fn leave_merge_queue(operator: &Operator, agent: &str) -> Result<LeaveReport> {
+pub fn leave_merge_queue(op: &Operator, agent: &str) -> Result<LeaveReport> {
     let agent = validate::agent_id(agent)?;
-    let (removed, warnings) = merge_queue::leave(&operator.paths, &agent)?;
+    let (removed, warnings) = merge_queue::leave(&op.paths, &agent)?;
     Ok(LeaveReport {
         agent,
         removed,
@@ -152,8 +152,8 @@ pub fn leave_merge_queue(operator: &Operator, agent: &str) -> Result<LeaveReport
 }
 
 /// Every lock as (holder, path or directory), for the order.
-fn lock_paths(operator: &Operator, warnings: &mut Vec<String>) -> Vec<(String, String)> {
-    match operator.backend.locks.list() {
+fn lock_paths(op: &Operator, warnings: &mut Vec<String>) -> Vec<(String, String)> {
+    match op.backend.locks.list() {
         Ok(entries) => entries
             .into_iter()
             .filter_map(|e| match e {
@@ -176,12 +176,12 @@ fn lock_paths(operator: &Operator, warnings: &mut Vec<String>) -> Vec<(String, S
 
 /// Tells each agent whose try failed, once per try; whether each was told.
 fn tell_failures(
-    operator: &Operator,
+    op: &Operator,
     run: &MergeQueueRun,
     test: Option<&TestPlan>,
     warnings: &mut Vec<String>,
 ) -> Vec<bool> {
-    let registry = match operator.registry() {
+    let registry = match op.registry() {
         Ok((registry, notes)) => {
             warnings.extend(notes);
             registry
@@ -200,13 +200,13 @@ fn tell_failures(
             return false;
         }
         let mut req = SendRequest::new(
-            operator.messaging.operator.clone(),
+            op.messaging.person_id.clone(),
             Recipients::One(t.agent.clone()),
             MessageType::builtin("CONFLICT"),
             text,
         );
         req.system = true;
-        match operator.send(&registry, req) {
+        match op.send(&registry, req) {
             Ok(report) => {
                 warnings.extend(report.warnings);
                 true

@@ -40,14 +40,14 @@ pub struct OverlapReport {
 /// Looks at the branches of the agents of `registry` in the repository
 /// whose main worktree is the project root, and tells what the plan says.
 pub fn notice_overlaps(
-    operator: &Operator,
+    op: &Operator,
     registry: &Registry,
     plan: &OverlapPlan,
 ) -> Result<OverlapReport> {
     let (changes, told, warnings) = crate::messaging::notice_overlaps(
-        &operator.messenger(),
+        &op.messenger(),
         registry,
-        &operator.paths,
+        &op.paths,
         plan.from.as_deref(),
     )?;
     Ok(OverlapReport {

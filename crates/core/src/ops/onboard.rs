@@ -65,16 +65,16 @@ impl OnboardReport {
 /// Refreshes the registry, then sends the onboarding text to every
 /// active agent. With no active agent nothing is sent (`agents` is
 /// empty, and so is `sent`): `no_agents` is the error to tell.
-pub fn onboard(operator: &Operator, plan: &OnboardPlan) -> Result<OnboardReport> {
+pub fn onboard(op: &Operator, plan: &OnboardPlan) -> Result<OnboardReport> {
     let found = discovery::refresh(
-        &operator.tmux,
-        operator.backend.registry.as_ref(),
-        &operator.paths,
-        &operator.matcher,
+        &op.tmux,
+        op.backend.registry.as_ref(),
+        &op.paths,
+        &op.matcher,
         &plan.discover,
     )?;
     let mut warnings = found.warnings.clone();
-    warnings.extend(operator.record_roster(&found, false));
+    warnings.extend(op.record_roster(&found, false));
     let agents: Vec<String> = found.registry.active().map(|a| a.id.to_string()).collect();
     let text = onboarding::message(&agents, &plan.extra);
     if plan.dry_run || agents.is_empty() {
@@ -86,7 +86,7 @@ pub fn onboard(operator: &Operator, plan: &OnboardPlan) -> Result<OnboardReport>
         });
     }
     let content = message::clean_content(&text)?;
-    let report = operator.messenger().send(
+    let report = op.messenger().send(
         &found.registry,
         SendRequest::new(
             SENDER.into(),

@@ -89,18 +89,18 @@ pub struct RedeliverReport {
 /// no message has is `Error::UnknownMessage`; one several have is
 /// `Error::Invalid`.
 pub fn redeliver(
-    operator: &Operator,
+    op: &Operator,
     registry: &Registry,
     plan: &RedeliverPlan,
 ) -> Result<RedeliverReport> {
-    let chosen = choose(operator, &plan.which)?;
+    let chosen = choose(op, &plan.which)?;
     let mut warnings = Vec::new();
     if !plan.force
-        && let Some(done) = refusal(operator, registry, &chosen, &mut warnings)?
+        && let Some(done) = refusal(op, registry, &chosen, &mut warnings)?
     {
         return Ok(RedeliverReport { done, warnings });
     }
-    let tried = operator.messenger().redeliver(registry, &chosen)?;
+    let tried = op.messenger().redeliver(registry, &chosen)?;
     Ok(RedeliverReport {
         done: Redelivered::Tried(tried),
         warnings,
@@ -108,8 +108,8 @@ pub fn redeliver(
 }
 
 /// The messages the plan names.
-fn choose(operator: &Operator, which: &Which) -> Result<Vec<MessageView>> {
-    let views = operator.backend.log.read_all()?.messages();
+fn choose(op: &Operator, which: &Which) -> Result<Vec<MessageView>> {
+    let views = op.backend.log.read_all()?.messages();
     Ok(match which {
         Which::Message(prefix) => {
             let hits: Vec<_> = views
@@ -136,12 +136,12 @@ fn choose(operator: &Operator, which: &Which) -> Result<Vec<MessageView>> {
 /// Why nothing may be typed now, unforced: a queued recipient at its
 /// usage limit, or copies held for a budget still overrun.
 fn refusal(
-    operator: &Operator,
+    op: &Operator,
     registry: &Registry,
     chosen: &[MessageView],
     warnings: &mut Vec<String>,
 ) -> Result<Option<Redelivered>> {
-    let limits = operator.backend.limits.read()?;
+    let limits = op.backend.limits.read()?;
     let limited = chosen.iter().find_map(|v| {
         v.outcomes
             .iter()
@@ -155,7 +155,7 @@ fn refusal(
     if let Some((agent, why)) = limited {
         return Ok(Some(Redelivered::AtLimit { agent, why }));
     }
-    let over = over_budget(operator, registry, warnings)?;
+    let over = over_budget(op, registry, warnings)?;
     let refused: Vec<(String, String)> = chosen
         .iter()
         .flat_map(|v| {
@@ -175,14 +175,14 @@ fn refusal(
 /// The agents of `registry` over their budget now (none without a
 /// `[budget]`).
 fn over_budget(
-    operator: &Operator,
+    op: &Operator,
     registry: &Registry,
     warnings: &mut Vec<String>,
 ) -> Result<Vec<String>> {
-    if !operator.usage.budget.any() {
+    if !op.usage.budget.any() {
         return Ok(Vec::new());
     }
-    let (standing, more) = operator.budget_round(registry)?;
+    let (standing, more) = op.budget_round(registry)?;
     warnings.extend(more);
     Ok(registry
         .agents

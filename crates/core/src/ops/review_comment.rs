@@ -57,11 +57,11 @@ pub struct ReviewCommentReport {
 
 /// Makes the plan's comment in `repo` (see `review::comment`).
 pub fn review_comment(
-    operator: &Operator,
+    op: &Operator,
     repo: &Repository,
     plan: &ReviewCommentPlan,
 ) -> Result<ReviewCommentReport> {
-    let (comment, warnings) = review::comment(repo, &operator.paths, plan.new.clone())?;
+    let (comment, warnings) = review::comment(repo, &op.paths, plan.new.clone())?;
     Ok(ReviewCommentReport { comment, warnings })
 }
 

@@ -85,24 +85,24 @@ impl SendPlan {
 
     /// How long the recipient has before the first retry, when the plan
     /// asks for an acknowledgement, with `operator`'s settings.
-    pub fn ack_timeout(&self, operator: &Operator) -> Option<Duration> {
+    pub fn ack_timeout(&self, op: &Operator) -> Option<Duration> {
         match self.ack {
             AckAsk::No => None,
-            AckAsk::Configured => Some(operator.acks.timeout),
+            AckAsk::Configured => Some(op.acks.timeout),
             AckAsk::After(d) => Some(d),
         }
     }
 
     /// The request the plan sends with `operator`'s settings.
-    pub(crate) fn request(&self, operator: &Operator) -> SendRequest {
+    pub(crate) fn request(&self, op: &Operator) -> SendRequest {
         let mut req = self.request.clone();
-        req.ack_timeout = self.ack_timeout(operator);
+        req.ack_timeout = self.ack_timeout(op);
         req
     }
 }
 
 /// Sends the plan's message to the agents of `registry` (see
 /// `Operator::send`).
-pub fn send(operator: &Operator, registry: &Registry, plan: &SendPlan) -> Result<SendReport> {
-    operator.send(registry, plan.request(operator))
+pub fn send(op: &Operator, registry: &Registry, plan: &SendPlan) -> Result<SendReport> {
+    op.send(registry, plan.request(op))
 }

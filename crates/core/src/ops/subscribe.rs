@@ -55,8 +55,8 @@ pub struct SubscribeReport {
 }
 
 /// Changes the plan's subscription in the topic store.
-pub fn subscribe(operator: &Operator, plan: &SubscribePlan) -> Result<SubscribeReport> {
-    let store = &operator.backend.topics;
+pub fn subscribe(op: &Operator, plan: &SubscribePlan) -> Result<SubscribeReport> {
+    let store = &op.backend.topics;
     let changed = if plan.follow {
         store.subscribe(&plan.topic, &plan.agent)?
     } else {

@@ -44,8 +44,8 @@ pub struct UnlockReport {
 }
 
 /// Releases the plan's locks (see `LockStore::release`).
-pub fn unlock(operator: &Operator, plan: &UnlockPlan) -> Result<UnlockReport, LockError> {
-    let released = operator
+pub fn unlock(op: &Operator, plan: &UnlockPlan) -> Result<UnlockReport, LockError> {
+    let released = op
         .backend
         .locks
         .release(&plan.keys, &plan.agent, plan.force)?;

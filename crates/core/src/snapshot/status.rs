@@ -46,7 +46,7 @@ impl LockView {
 
 /// Everything the status panel shows.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct Status {
+pub struct SwarmStatus {
     /// The registry, when there is a readable one.
     pub registry: Option<Registry>,
     /// Locks, sorted by path.
@@ -278,14 +278,14 @@ impl fmt::Display for StatusChange {
 /// What changed from `old` (read at `old_at`) to `new` (read at `new_at`),
 /// in a stable order: agents, locks, acknowledgements.
 pub fn changes(
-    old: &Status,
+    old: &SwarmStatus,
     old_at: DateTime<Utc>,
-    new: &Status,
+    new: &SwarmStatus,
     new_at: DateTime<Utc>,
     stale_after: Duration,
 ) -> Vec<StatusChange> {
     let mut out = Vec::new();
-    let agents = |s: &Status| -> BTreeMap<String, (AgentStatus, String)> {
+    let agents = |s: &SwarmStatus| -> BTreeMap<String, (AgentStatus, String)> {
         s.registry
             .iter()
             .flat_map(|r| r.agents.iter())
@@ -310,7 +310,7 @@ pub fn changes(
         out.push(StatusChange::AgentLeft { id: id.clone() });
     }
 
-    let locks = |s: &Status| -> BTreeMap<String, LockView> {
+    let locks = |s: &SwarmStatus| -> BTreeMap<String, LockView> {
         s.locks
             .iter()
             .map(|l| (l.filepath.clone(), l.clone()))
@@ -351,7 +351,7 @@ pub fn changes(
         });
     }
 
-    let acks = |s: &Status| -> BTreeMap<(String, String), PendingEntry> {
+    let acks = |s: &SwarmStatus| -> BTreeMap<(String, String), PendingEntry> {
         s.acks
             .iter()
             .map(|e| {
@@ -501,7 +501,7 @@ mod tests {
             ],
             ..Registry::default()
         };
-        let old = Status {
+        let old = SwarmStatus {
             registry: Some(reg.clone()),
             locks: vec![lock("a", "agent-0", 990.0), lock("b", "agent-1", 1200.0)],
             acks: vec![pending("m1", 0), pending("m2", 0)],
@@ -511,7 +511,7 @@ mod tests {
             agent("agent-1", AgentStatus::Stale),
             agent("agent-2", AgentStatus::Active),
         ];
-        let new = Status {
+        let new = SwarmStatus {
             registry: Some(reg),
             locks: vec![lock("b", "agent-2", 1390.0), lock("c", "agent-1", 1050.0)],
             acks: vec![pending("m2", 1), pending("m3", 0)],

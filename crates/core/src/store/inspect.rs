@@ -27,7 +27,7 @@ pub(crate) enum Kind {
 
 /// The kind and permission bits of a path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Status {
+pub(crate) struct PathStatus {
     /// What it is.
     pub kind: Kind,
     /// Permission bits (`0o600`); 0 when missing.
@@ -37,7 +37,7 @@ pub(crate) struct Status {
 }
 
 /// The status of `path`, without following a final symbolic link.
-pub(crate) fn status(path: &Path) -> Result<Status, StoreError> {
+pub(crate) fn status(path: &Path) -> Result<PathStatus, StoreError> {
     match fs::symlink_metadata(path) {
         Ok(m) => {
             let t = m.file_type();
@@ -50,13 +50,13 @@ pub(crate) fn status(path: &Path) -> Result<Status, StoreError> {
             } else {
                 Kind::Other
             };
-            Ok(Status {
+            Ok(PathStatus {
                 kind,
                 mode: m.permissions().mode() & 0o7777,
                 len: m.len(),
             })
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Status {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(PathStatus {
             kind: Kind::Missing,
             mode: 0,
             len: 0,

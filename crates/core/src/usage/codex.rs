@@ -76,11 +76,11 @@ fn tokens(u: &Value) -> Option<Tokens> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::vendor::Vendor;
+    use super::super::vendor::UsageSource;
     use super::*;
 
     fn line(s: &str, memo: &mut Memo) -> Line {
-        Vendor::Codex.read_line(s.as_bytes(), memo)
+        UsageSource::Codex.read_line(s.as_bytes(), memo)
     }
 
     fn count_record(input: u64, cached: u64, output: u64) -> String {

@@ -53,11 +53,11 @@ pub(crate) fn read(record: &Value, memo: &mut Memo) -> Line {
 
 #[cfg(test)]
 mod tests {
-    use super::super::vendor::Vendor;
+    use super::super::vendor::UsageSource;
     use super::*;
 
     fn line(s: &str, memo: &mut Memo) -> Line {
-        Vendor::Gemini.read_line(s.as_bytes(), memo)
+        UsageSource::Gemini.read_line(s.as_bytes(), memo)
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::tokens::Tokens;
-use super::vendor::{Line, Memo, Vendor};
+use super::vendor::{Line, Memo, UsageSource};
 
 /// The ledger's format version.
 pub(crate) const LEDGER_VERSION: u32 = 1;
@@ -44,7 +44,7 @@ pub struct FileCursor {
     /// The agent whose records these are.
     pub agent: String,
     /// Whose format.
-    pub vendor: Option<Vendor>,
+    pub vendor: Option<UsageSource>,
     /// The session (the file's name without its extension).
     pub session: String,
     /// The file's path (also the key of `Ledger::files`).
@@ -111,7 +111,13 @@ pub(crate) fn bucket_of(t: i64) -> i64 {
 
 impl FileCursor {
     /// A cursor at the start of a file.
-    pub(crate) fn new(agent: &str, vendor: Vendor, path: &str, dev: u64, ino: u64) -> FileCursor {
+    pub(crate) fn new(
+        agent: &str,
+        vendor: UsageSource,
+        path: &str,
+        dev: u64,
+        ino: u64,
+    ) -> FileCursor {
         let session = std::path::Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -226,7 +232,7 @@ mod tests {
 
     #[test]
     fn consumes_whole_lines_only() {
-        let mut c = FileCursor::new("agent-1", Vendor::Gemini, "/h/s.jsonl", 1, 2);
+        let mut c = FileCursor::new("agent-1", UsageSource::Gemini, "/h/s.jsonl", 1, 2);
         assert_eq!(c.session, "s");
         let rec = br#"{"id":"a","type":"gemini","tokens":{"input":10,"output":5},"model":"m","timestamp":"2026-11-26T11:00:17Z"}"#;
         let mut bytes = rec.to_vec();

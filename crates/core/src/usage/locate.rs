@@ -21,7 +21,7 @@ use crate::agents::process::ProcessView;
 use crate::store::{self, RecordFile};
 
 use super::ledger::Ledger;
-use super::vendor::{VENDORS, Vendor};
+use super::vendor::{USAGE_SOURCES, UsageSource};
 
 /// How much earlier than its process a file may seem made and still be
 /// its own (file system and process clocks round differently).
@@ -38,7 +38,7 @@ pub(crate) struct AgentHome {
     pub agent: String,
     /// The vendor its command names; `None` for another program (every
     /// vendor's places are then looked at).
-    pub vendor: Option<Vendor>,
+    pub vendor: Option<UsageSource>,
     /// The agent process.
     pub pid: u32,
     /// Its environment's `HOME`.
@@ -78,7 +78,7 @@ pub(crate) fn agent_home(
     };
     Some(AgentHome {
         agent: agent.to_owned(),
-        vendor: Vendor::of_command(&found.command),
+        vendor: UsageSource::of_command(&found.command),
         pid: found.pid,
         home: dir("HOME"),
         claude_dir: dir("CLAUDE_CONFIG_DIR"),
@@ -95,7 +95,7 @@ pub(crate) struct Candidate {
     /// The file.
     pub path: PathBuf,
     /// Whose format.
-    pub vendor: Vendor,
+    pub vendor: UsageSource,
     /// Its identity and size now.
     pub file: RecordFile,
     /// Found by the agent's conversation id: its own for certain.
@@ -104,10 +104,10 @@ pub(crate) struct Candidate {
 
 impl AgentHome {
     /// The vendors whose places are looked at.
-    fn vendors(&self) -> Vec<Vendor> {
+    fn vendors(&self) -> Vec<UsageSource> {
         match self.vendor {
             Some(v) => vec![v],
-            None => VENDORS.to_vec(),
+            None => USAGE_SOURCES.to_vec(),
         }
     }
 
@@ -124,9 +124,9 @@ impl AgentHome {
         let mut out = Vec::new();
         for vendor in self.vendors() {
             let files = match vendor {
-                Vendor::Claude => self.claude_files(cwd),
-                Vendor::Codex => self.codex_files(cwd, ledger),
-                Vendor::Gemini => self.gemini_files(cwd),
+                UsageSource::Claude => self.claude_files(cwd),
+                UsageSource::Codex => self.codex_files(cwd, ledger),
+                UsageSource::Gemini => self.gemini_files(cwd),
             };
             out.extend(self.written_since_start_of(vendor, files, false));
         }
@@ -145,19 +145,19 @@ impl AgentHome {
         let mut out = Vec::new();
         for vendor in self.vendors() {
             let files: Vec<(PathBuf, RecordFile)> = match vendor {
-                Vendor::Claude => self
+                UsageSource::Claude => self
                     .claude_project_files_dir(cwd)
                     .map(|dir| dir.join(format!("{id}.jsonl")))
                     .and_then(|p| store::record_file(&p).map(|f| (p, f)))
                     .into_iter()
                     .collect(),
-                Vendor::Gemini => self
+                UsageSource::Gemini => self
                     .gemini_files(cwd)
                     .into_iter()
                     .filter(|(p, _)| is_gemini_conversation(p, id))
                     .collect(),
                 // Codex CLI picks its own thread id.
-                Vendor::Codex => Vec::new(),
+                UsageSource::Codex => Vec::new(),
             };
             out.extend(self.written_since_start_of(vendor, files, true));
         }
@@ -167,7 +167,7 @@ impl AgentHome {
     /// Those of `files` written since the agent started, as candidates.
     fn written_since_start_of(
         &self,
-        vendor: Vendor,
+        vendor: UsageSource,
         files: Vec<(PathBuf, RecordFile)>,
         exact: bool,
     ) -> impl Iterator<Item = Candidate> + '_ {
@@ -457,7 +457,13 @@ mod tests {
         std::fs::write(path, text).expect("write");
     }
 
-    fn home(agent: &str, vendor: Vendor, dir: &Path, started: u64, id: Option<&str>) -> AgentHome {
+    fn home(
+        agent: &str,
+        vendor: UsageSource,
+        dir: &Path,
+        started: u64,
+        id: Option<&str>,
+    ) -> AgentHome {
         AgentHome {
             agent: agent.into(),
             vendor: Some(vendor),
@@ -521,28 +527,34 @@ mod tests {
             &(turns.clone() + &turns),
         );
         let agents = [
-            home("agent-a", Vendor::Claude, dir.path(), 100, Some(a)),
-            home("agent-b", Vendor::Claude, dir.path(), 200, Some(b)),
+            home("agent-a", UsageSource::Claude, dir.path(), 100, Some(a)),
+            home("agent-b", UsageSource::Claude, dir.path(), 200, Some(b)),
         ];
         // Both files were made after both agents started: by start times
         // alone both would go to agent-b.
         assert_eq!(read_all(&agents), [(20, 10), (40, 20)]);
         let guessed = [
-            home("agent-a", Vendor::Claude, dir.path(), 100, None),
-            home("agent-b", Vendor::Claude, dir.path(), 200, None),
+            home("agent-a", UsageSource::Claude, dir.path(), 100, None),
+            home("agent-b", UsageSource::Claude, dir.path(), 200, None),
         ];
         assert_eq!(read_all(&guessed), [(0, 0), (60, 30)]);
         // An agent swarm did not launch beside them takes neither.
         let mixed = [
-            home("agent-a", Vendor::Claude, dir.path(), 100, Some(a)),
-            home("agent-b", Vendor::Claude, dir.path(), 200, Some(b)),
-            home("agent-c", Vendor::Claude, dir.path(), 300, None),
+            home("agent-a", UsageSource::Claude, dir.path(), 100, Some(a)),
+            home("agent-b", UsageSource::Claude, dir.path(), 200, Some(b)),
+            home("agent-c", UsageSource::Claude, dir.path(), 300, None),
         ];
         assert_eq!(read_all(&mixed), [(20, 10), (40, 20), (0, 0)]);
         // Before its conversation is written, an agent is looked for as
         // one swarm did not launch; a recorded id that is no id is not
         // used as a file name.
-        let mut waiting = home("agent-d", Vendor::Claude, dir.path(), 100, Some("dddd"));
+        let mut waiting = home(
+            "agent-d",
+            UsageSource::Claude,
+            dir.path(),
+            100,
+            Some("dddd"),
+        );
         assert_eq!(waiting.candidates(&mut Ledger::default()).len(), 2);
         waiting.conversation = Some("../aaaaaaaa-1111-4111-8111-111111111111".into());
         assert!(waiting.conversation_files(Path::new("/w/p")).is_none());
@@ -577,8 +589,8 @@ mod tests {
             &turns("aaaaaaaa-9999-4999-8999-999999999999"),
         );
         let agents = [
-            home("agent-a", Vendor::Gemini, dir.path(), 100, Some(a)),
-            home("agent-b", Vendor::Gemini, dir.path(), 200, Some(b)),
+            home("agent-a", UsageSource::Gemini, dir.path(), 100, Some(a)),
+            home("agent-b", UsageSource::Gemini, dir.path(), 200, Some(b)),
         ];
         assert_eq!(read_all(&agents), [(20, 10), (20, 10)]);
         assert!(is_gemini_conversation(

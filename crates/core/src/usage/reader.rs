@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::store::{self, StoreError};
 
 use super::ledger::{FileCursor, Ledger};
-use super::vendor::Vendor;
+use super::vendor::UsageSource;
 
 /// How much of a file one read takes.
 const CHUNK: u64 = 4 << 20;
@@ -23,7 +23,7 @@ const MAX_LINE: u64 = 64 << 20;
 pub(crate) fn read_new(
     ledger: &mut Ledger,
     path: &Path,
-    vendor: Vendor,
+    vendor: UsageSource,
     agent: &str,
     now: i64,
 ) -> Result<(), StoreError> {
@@ -101,11 +101,15 @@ mod tests {
     #[test]
     fn reads_each_vendors_captured_records() {
         let cases = [
-            ("claude-2.1.330.jsonl", Vendor::Claude, "claude-opus-5-5"),
-            ("codex-0.169.0.jsonl", Vendor::Codex, "gpt-6.1-sol"),
+            (
+                "claude-2.1.330.jsonl",
+                UsageSource::Claude,
+                "claude-opus-5-5",
+            ),
+            ("codex-0.169.0.jsonl", UsageSource::Codex, "gpt-6.1-sol"),
             (
                 "gemini-0.61.0.jsonl",
-                Vendor::Gemini,
+                UsageSource::Gemini,
                 "gemini-3.1-pro-preview",
             ),
         ];
@@ -137,11 +141,11 @@ mod tests {
             + 1;
         fs::write(&path, lines[..cut].join("\n") + "\n").expect("write");
         let mut ledger = Ledger::default();
-        read_new(&mut ledger, &path, Vendor::Gemini, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Gemini, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (10, 5, 0));
         let offset = ledger.files.values().next().map(|c| c.offset);
         // Read again with nothing new: nothing changes.
-        read_new(&mut ledger, &path, Vendor::Gemini, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Gemini, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (10, 5, 0));
         // Half a line appended: left for later.
         let mut f = fs::OpenOptions::new()
@@ -151,11 +155,11 @@ mod tests {
         let rest = lines[cut..].join("\n") + "\n";
         let (head, tail) = rest.split_at(rest.len() / 2);
         f.write_all(head.as_bytes()).expect("append");
-        read_new(&mut ledger, &path, Vendor::Gemini, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Gemini, "agent-1", 0).expect("read");
         f.write_all(tail.as_bytes()).expect("append");
         f.write_all(b"{\"what\": \"a record of a shape nobody knows\"}\n")
             .expect("append");
-        read_new(&mut ledger, &path, Vendor::Gemini, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Gemini, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (20, 10, 1));
         let cursor = ledger.files.values().next().expect("cursor");
         assert!(Some(cursor.offset) > offset);
@@ -169,13 +173,13 @@ mod tests {
         let claude = fixture("claude-2.1.330.jsonl");
         fs::write(&path, &claude).expect("write");
         let mut ledger = Ledger::default();
-        read_new(&mut ledger, &path, Vendor::Claude, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Claude, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (20, 10, 0));
         // Rotated: a new file under the same name.
         let other = dir.path().join("new.jsonl");
         fs::write(&other, &claude).expect("write");
         fs::rename(&other, &path).expect("rename");
-        read_new(&mut ledger, &path, Vendor::Claude, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Claude, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (40, 20, 0));
         assert_eq!(ledger.retired.len(), 1);
         // Cut short in place, then written again.
@@ -190,12 +194,12 @@ mod tests {
             .map(|l| format!("{l}\n"))
             .collect();
         fs::write(&path, short).expect("truncate");
-        read_new(&mut ledger, &path, Vendor::Claude, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Claude, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (50, 25, 0));
         assert_eq!(ledger.retired.len(), 2);
         // Gone: what was counted stays.
         fs::remove_file(&path).expect("remove");
-        read_new(&mut ledger, &path, Vendor::Claude, "agent-1", 0).expect("read");
+        read_new(&mut ledger, &path, UsageSource::Claude, "agent-1", 0).expect("read");
         assert_eq!(totals(&ledger, "agent-1"), (50, 25, 0));
     }
 }

@@ -81,7 +81,7 @@ mod tests {
     use super::*;
     use crate::usage::ledger::{Bucket, FileCursor};
     use crate::usage::tokens::Tokens;
-    use crate::usage::vendor::Vendor;
+    use crate::usage::vendor::UsageSource;
 
     fn bucket(start: i64, input: u64) -> Bucket {
         Bucket {
@@ -101,7 +101,7 @@ mod tests {
         let now = 1_795_000_000 - 1_795_000_000 % 3600 + 1800;
         let hour = now - 1800;
         let mut ledger = Ledger::default();
-        let mut f = FileCursor::new("agent-1", Vendor::Claude, "/a.jsonl", 1, 1);
+        let mut f = FileCursor::new("agent-1", UsageSource::Claude, "/a.jsonl", 1, 1);
         // Two quarters of the current hour, one of the first hour shown,
         // one just before the day shown, one in the future.
         f.buckets = vec![

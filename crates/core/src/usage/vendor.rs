@@ -10,10 +10,12 @@ use serde_json::Value;
 
 use super::tokens::Tokens;
 
-/// A vendor of coding agents whose usage records swarm can read.
+/// Where usage records come from: a vendor's coding agent whose records
+/// swarm can read (the agent program itself, as its hooks know it, is
+/// `attention::hook_payload::Vendor`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Vendor {
+pub enum UsageSource {
     /// Claude Code: `~/.claude/projects/<dir>/<session>.jsonl`.
     Claude,
     /// Codex CLI: `~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`.
@@ -22,17 +24,18 @@ pub enum Vendor {
     Gemini,
 }
 
-/// Every vendor, in the order they are looked for.
-pub(crate) const VENDORS: [Vendor; 3] = [Vendor::Claude, Vendor::Codex, Vendor::Gemini];
+/// Every source, in the order they are looked for.
+pub(crate) const USAGE_SOURCES: [UsageSource; 3] =
+    [UsageSource::Claude, UsageSource::Codex, UsageSource::Gemini];
 
-impl Vendor {
+impl UsageSource {
     /// The vendor of an agent command as discovery names it (`claude`,
     /// `claude-code`, `codex`, `gemini`); `None` for any other program.
-    pub(crate) fn of_command(command: &str) -> Option<Vendor> {
+    pub(crate) fn of_command(command: &str) -> Option<UsageSource> {
         match command {
-            "claude" | "claude-code" => Some(Vendor::Claude),
-            "codex" => Some(Vendor::Codex),
-            "gemini" => Some(Vendor::Gemini),
+            "claude" | "claude-code" => Some(UsageSource::Claude),
+            "codex" => Some(UsageSource::Codex),
+            "gemini" => Some(UsageSource::Gemini),
             _ => None,
         }
     }
@@ -40,9 +43,9 @@ impl Vendor {
     /// Its name, as in `swarm usage --json`.
     pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Vendor::Claude => "claude",
-            Vendor::Codex => "codex",
-            Vendor::Gemini => "gemini",
+            UsageSource::Claude => "claude",
+            UsageSource::Codex => "codex",
+            UsageSource::Gemini => "gemini",
         }
     }
 
@@ -54,14 +57,14 @@ impl Vendor {
         };
         let record = Value::Object(record);
         match self {
-            Vendor::Claude => super::claude::read(&record, memo),
-            Vendor::Codex => super::codex::read(&record, memo),
-            Vendor::Gemini => super::gemini::read(&record, memo),
+            UsageSource::Claude => super::claude::read(&record, memo),
+            UsageSource::Codex => super::codex::read(&record, memo),
+            UsageSource::Gemini => super::gemini::read(&record, memo),
         }
     }
 }
 
-impl fmt::Display for Vendor {
+impl fmt::Display for UsageSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -149,17 +152,20 @@ mod tests {
 
     #[test]
     fn commands_name_vendors() {
-        assert_eq!(Vendor::of_command("claude-code"), Some(Vendor::Claude));
-        assert_eq!(Vendor::of_command("codex"), Some(Vendor::Codex));
-        assert_eq!(Vendor::of_command("gemini"), Some(Vendor::Gemini));
-        assert_eq!(Vendor::of_command("swarm-demo"), None);
+        assert_eq!(
+            UsageSource::of_command("claude-code"),
+            Some(UsageSource::Claude)
+        );
+        assert_eq!(UsageSource::of_command("codex"), Some(UsageSource::Codex));
+        assert_eq!(UsageSource::of_command("gemini"), Some(UsageSource::Gemini));
+        assert_eq!(UsageSource::of_command("swarm-demo"), None);
         assert_eq!(model_name(Some("gpt-6.1\u{1b}[31m")), "gpt-6.131m");
         assert_eq!(model_name(None), UNKNOWN_MODEL);
     }
 
     #[test]
     fn lines_that_are_not_records_are_unknown() {
-        for v in VENDORS {
+        for v in USAGE_SOURCES {
             let mut memo = Memo::default();
             for line in [&b"not json"[..], b"[1,2]", b"\"text\"", b"", b"{\"a\":"] {
                 assert_eq!(v.read_line(line, &mut memo), Line::Unknown, "{v} {line:?}");
@@ -170,14 +176,14 @@ mod tests {
     proptest! {
         #[test]
         fn no_line_panics(line in proptest::collection::vec(any::<u8>(), 0..200)) {
-            for v in VENDORS {
+            for v in USAGE_SOURCES {
                 let _ = v.read_line(&line, &mut Memo::default());
             }
         }
 
         #[test]
         fn no_record_panics(s in "\\{\"(type|message|payload|tokens|usage)\":.{0,80}\\}") {
-            for v in VENDORS {
+            for v in USAGE_SOURCES {
                 let _ = v.read_line(s.as_bytes(), &mut Memo::default());
             }
         }

@@ -72,13 +72,13 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         config,
         crate::cli::features::shared_stores(),
     )?);
-    let operator = Operator::new(
+    let op = Operator::new(
         ctx.tmux.server().clone(),
         ctx.paths.clone(),
         Arc::clone(&backend),
         config,
     )?;
-    if let Err(e) = operator.keep_watch() {
+    if let Err(e) = op.keep_watch() {
         ctx.out
             .warn(&format!("could not start the project's watcher: {e}"));
     }
@@ -93,8 +93,8 @@ fn plan(ctx: &Context, args: &DashboardArgs) -> Result<Plan> {
         key: AccessKey::random(),
         cors,
         hosts,
-        operator: Arc::new(operator),
-        operator_id: from,
+        op: Arc::new(op),
+        person_id: from,
         report: Arc::new(move |m: &str| out.warn(&sanitize::one_line(m))),
     };
     Ok(Plan {

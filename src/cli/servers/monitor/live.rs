@@ -11,7 +11,7 @@ use swarm_core::backend::{Backend, Operator};
 use swarm_core::domain::message::MessageType;
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
-use swarm_core::snapshot::Status;
+use swarm_core::snapshot::SwarmStatus;
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sys;
 use swarm_core::support::time;
@@ -86,7 +86,7 @@ pub(super) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
     let plan = plan(ctx, args)?;
     let custom = ctx.custom_types()?;
     let setup = WorkerSetup {
-        operator: Operator::new(
+        op: Operator::new(
             ctx.tmux.server().clone(),
             ctx.paths.clone(),
             std::sync::Arc::new(Backend::open(
@@ -98,7 +98,7 @@ pub(super) fn run(ctx: &Context, args: &MonitorArgs) -> Result<ExitCode> {
         )?,
         sender: plan.sender.clone(),
     };
-    if let Err(e) = setup.operator.keep_watch() {
+    if let Err(e) = setup.op.keep_watch() {
         ctx.out
             .warn(&format!("could not start the project's watcher: {e}"));
     }
@@ -206,7 +206,7 @@ fn warn_all(ctx: &Context, notes: impl Iterator<Item = (Level, String)>) {
     }
 }
 
-fn summary(ctx: &Context, status: &Status) -> String {
+fn summary(ctx: &Context, status: &SwarmStatus) -> String {
     let agents = status
         .registry
         .as_ref()

@@ -10,7 +10,7 @@ use crate::domain::{AgentId, Timestamp};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Loaded, Paths, StateFile, StoreError};
 use crate::support::json::{self, Layout};
 
-use super::rate_store::{RateLimit, RateStore, Verdict};
+use super::rate_store::{RateDecision, RateLimit, RateStore};
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Windows {
@@ -42,7 +42,7 @@ impl RateStore for FileRates {
         sender: &AgentId,
         limit: RateLimit,
         now: Timestamp,
-    ) -> Result<(Verdict, Option<String>), StoreError> {
+    ) -> Result<(RateDecision, Option<String>), StoreError> {
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut note = None;
         let mut windows = match self.file.read_json::<Windows>() {
@@ -118,7 +118,7 @@ mod tests {
         let (v, note) = rl
             .check_and_record(&a, limit, Timestamp::now())
             .expect("check");
-        assert_eq!(v, Verdict::Allowed);
+        assert_eq!(v, RateDecision::Allowed);
         assert!(note.expect("note").contains("damaged"));
     }
 }

@@ -20,7 +20,7 @@ pub struct RateLimit {
 
 /// What a rate check decided.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Verdict {
+pub enum RateDecision {
     /// Allowed, and recorded as a send.
     Allowed,
     /// Refused; the next send is allowed after this long.
@@ -31,15 +31,15 @@ impl RateLimit {
     /// The sliding-window rule: `times` (Unix seconds of one sender's
     /// recent sends) loses what left the window before `now`; a send at
     /// `now` is allowed, and added, while fewer than `max` remain.
-    pub fn admit(&self, times: &mut Vec<f64>, now: f64) -> Verdict {
+    pub fn admit(&self, times: &mut Vec<f64>, now: f64) -> RateDecision {
         let window = self.window.as_secs_f64();
         times.retain(|t| t.is_finite() && now - *t < window);
         if times.len() >= self.max as usize {
             let oldest = times.iter().copied().fold(f64::INFINITY, f64::min);
-            Verdict::Limited(Duration::from_secs_f64((oldest + window - now).max(0.0)))
+            RateDecision::Limited(Duration::from_secs_f64((oldest + window - now).max(0.0)))
         } else {
             times.push(now);
-            Verdict::Allowed
+            RateDecision::Allowed
         }
     }
 }
@@ -56,7 +56,7 @@ pub trait RateStore: Send + Sync {
         sender: &AgentId,
         limit: RateLimit,
         now: Timestamp,
-    ) -> Result<(Verdict, Option<String>), StoreError>;
+    ) -> Result<(RateDecision, Option<String>), StoreError>;
 }
 
 /// The contract every `RateStore` keeps, written against the trait.
@@ -85,14 +85,14 @@ pub mod contract {
             let (v, _) = store
                 .check_and_record(&agent("a"), limit, at(t0, i))
                 .expect("check");
-            assert_eq!(v, Verdict::Allowed);
+            assert_eq!(v, RateDecision::Allowed);
         }
         match store
             .check_and_record(&agent("a"), limit, at(t0, 10))
             .expect("check")
             .0
         {
-            Verdict::Limited(wait) => {
+            RateDecision::Limited(wait) => {
                 assert!((49.0..=50.5).contains(&wait.as_secs_f64()), "{wait:?}")
             }
             other => panic!("{other:?}"),
@@ -102,14 +102,14 @@ pub mod contract {
                 .check_and_record(&agent("b"), limit, t0)
                 .expect("check")
                 .0,
-            Verdict::Allowed
+            RateDecision::Allowed
         );
         assert_eq!(
             store
                 .check_and_record(&agent("a"), limit, at(t0, 61))
                 .expect("check")
                 .0,
-            Verdict::Allowed
+            RateDecision::Allowed
         );
     }
 
@@ -138,7 +138,7 @@ pub mod contract {
         let allowed = handles
             .into_iter()
             .map(|h| h.join().expect("thread"))
-            .filter(|v| *v == Verdict::Allowed)
+            .filter(|v| *v == RateDecision::Allowed)
             .count();
         assert_eq!(allowed, 5);
     }
