@@ -293,7 +293,7 @@ fn native_outcomes_carry_their_status_way_in_and_confirmation() {
     let line = log_line(
         "n1",
         "agent-0",
-        &["agent-1", "agent-2", "agent-3"],
+        &["agent-1", "agent-2", "agent-3", "agent-4"],
         "INFO",
         "2026-11-21T13:30:00+00:00",
         "schema v3",
@@ -306,6 +306,8 @@ fn native_outcomes_carry_their_status_way_in_and_confirmation() {
             "agent-2": {"status": "delivered", "confirmed": true,
                         "confirmed_by": "app-server", "via": "app-server"},
             "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
+            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
+                        "via": "typed"},
         },
     });
     project.write("agent_messages.log", &format!("{line}\n{delivery}\n"));
@@ -326,6 +328,6 @@ fn native_outcomes_carry_their_status_way_in_and_confirmation() {
     // Accepted is not delivered yet: the original field says so.
     assert_eq!(
         m["delivery_status"],
-        json!({"agent-1": false, "agent-2": true, "agent-3": true})
+        json!({"agent-1": false, "agent-2": true, "agent-3": true, "agent-4": true})
     );
 }

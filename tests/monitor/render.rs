@@ -485,6 +485,8 @@ fn native_outcomes_show_their_status_way_in_and_confirmation_per_recipient() {
             "agent-2": {"status": "delivered", "confirmed": true,
                         "confirmed_by": "app-server", "via": "app-server"},
             "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
+            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
+                        "via": "typed"},
         },
     });
     s.ingest(
@@ -492,7 +494,7 @@ fn native_outcomes_show_their_status_way_in_and_confirmation_per_recipient() {
             message(entry(
                 "n1",
                 "agent-0",
-                &["agent-1", "agent-2", "agent-3"],
+                &["agent-1", "agent-2", "agent-3", "agent-4"],
                 "INFO",
                 5.0,
                 "schema v3",
@@ -507,6 +509,7 @@ fn native_outcomes_show_their_status_way_in_and_confirmation_per_recipient() {
         shown.contains("[agent-2 delivered (app-server, confirmed by app-server)]"),
         "{shown}"
     );
-    // A record without `via` (typed before native channels) adds nothing.
+    // Typed, or written before native channels (no `via`): nothing added.
     assert!(!shown.contains("agent-3 delivered"), "{shown}");
+    assert!(!shown.contains("agent-4 delivered"), "{shown}");
 }

@@ -253,15 +253,16 @@ impl Outcome {
     /// Its state in the log's own words, for the monitor's and the
     /// dashboard's feeds: the status, then which way it went in and what
     /// confirmed it (`accepted (socket)`, `delivered (app-server, confirmed
-    /// by app-server)`). `None` for an outcome with no `via` in one of the
-    /// states that came before native channels (delivered, queued, held):
+    /// by app-server)`). `None` for an outcome in one of the states that
+    /// came before native channels (delivered, queued, held) that was
+    /// typed or has no `via` (written before there were native channels):
     /// those feeds show such outcomes as they always did.
     pub fn state_words(&self) -> Option<String> {
         let before_native = matches!(
             self.status,
             Status::Delivered | Status::Queued | Status::Held
         );
-        if before_native && self.via.is_none() {
+        if before_native && self.via.is_none_or(|v| v == Via::Typed) {
             return None;
         }
         let mut how: Vec<String> = self.via.iter().map(|v| v.as_str().to_owned()).collect();
