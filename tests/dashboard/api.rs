@@ -286,3 +286,48 @@ fn doctor_and_the_stats_count_the_same_messages() {
     let dash = Dashboard::start(&project);
     assert_eq!(dash.get("/api/v1/stats").json()["message_count"], json!(3));
 }
+
+#[test]
+fn native_outcomes_carry_their_status_way_in_and_confirmation() {
+    let project = Project::new();
+    let line = log_line(
+        "n1",
+        "agent-0",
+        &["agent-1", "agent-2", "agent-3", "agent-4"],
+        "INFO",
+        "2026-11-21T13:30:00+00:00",
+        "schema v3",
+    );
+    let delivery = json!({
+        "event": "delivery", "msg_id": "n1", "timestamp": "2026-11-21T13:30:01+00:00",
+        "recipients": [],
+        "outcomes": {
+            "agent-1": {"status": "accepted", "via": "socket", "turn_end": true},
+            "agent-2": {"status": "delivered", "confirmed": true,
+                        "confirmed_by": "app-server", "via": "app-server"},
+            "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
+            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
+                        "via": "typed"},
+        },
+    });
+    project.write("agent_messages.log", &format!("{line}\n{delivery}\n"));
+    let dash = Dashboard::start(&project);
+    let reply = dash.get("/api/v1/messages").json();
+    let m = &reply["messages"][0];
+    assert_eq!(
+        m["delivery"],
+        json!({
+            "agent-1": {"status": "accepted", "via": "socket",
+                        "shown": "accepted (socket)"},
+            "agent-2": {"status": "delivered", "via": "app-server",
+                        "confirmed_by": "app-server",
+                        "shown": "delivered (app-server, confirmed by app-server)"},
+        }),
+        "{m}"
+    );
+    // Accepted is not delivered yet: the original field says so.
+    assert_eq!(
+        m["delivery_status"],
+        json!({"agent-1": false, "agent-2": true, "agent-3": true, "agent-4": true})
+    );
+}

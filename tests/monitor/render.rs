@@ -473,3 +473,43 @@ fn who_needs_you_comes_first_and_the_footer_says_how_to_answer() {
     let help = snapshot(&mut s, 120, 30);
     assert!(help.contains("cancel its dialog (Escape)"), "{help}");
 }
+
+#[test]
+fn native_outcomes_show_their_status_way_in_and_confirmation_per_recipient() {
+    let mut s = MonitorState::new("/p".into(), at(0.0), utc());
+    let delivery = json!({
+        "event": "delivery", "msg_id": "n1", "timestamp": time::utc_iso(at(5.0)),
+        "recipients": [],
+        "outcomes": {
+            "agent-1": {"status": "accepted", "via": "socket", "turn_end": true},
+            "agent-2": {"status": "delivered", "confirmed": true,
+                        "confirmed_by": "app-server", "via": "app-server"},
+            "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
+            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
+                        "via": "typed"},
+        },
+    });
+    s.ingest(
+        vec![
+            message(entry(
+                "n1",
+                "agent-0",
+                &["agent-1", "agent-2", "agent-3", "agent-4"],
+                "INFO",
+                5.0,
+                "schema v3",
+            )),
+            parse_line(&delivery.to_string()).expect("a delivery line"),
+        ],
+        None,
+    );
+    let shown = snapshot(&mut s, 200, 12);
+    assert!(shown.contains("[agent-1 accepted (socket)]"), "{shown}");
+    assert!(
+        shown.contains("[agent-2 delivered (app-server, confirmed by app-server)]"),
+        "{shown}"
+    );
+    // Typed, or written before native channels (no `via`): nothing added.
+    assert!(!shown.contains("agent-3 delivered"), "{shown}");
+    assert!(!shown.contains("agent-4 delivered"), "{shown}");
+}

@@ -93,7 +93,7 @@ pub(super) fn acks(pending: &[PendingEntry]) -> Value {
 
 /// `GET /api/v1/messages`: the latest `limit` messages, oldest first.
 pub(super) fn messages(feed: &MessageFeed, limit: usize) -> Value {
-    let list: Vec<Value> = feed.latest(limit).map(LoggedMessage::to_json).collect();
+    let list: Vec<Value> = feed.latest(limit).map(|e| feed.to_json(e)).collect();
     json!({"messages": list, "count": list.len(), "limit": limit})
 }
 
@@ -144,7 +144,7 @@ pub(super) fn search(feed: &MessageFeed, search: &Search, limit: usize) -> Value
         .collect();
     let skip = hits.len().saturating_sub(limit);
     hits.drain(..skip);
-    let list: Vec<Value> = hits.into_iter().map(LoggedMessage::to_json).collect();
+    let list: Vec<Value> = hits.into_iter().map(|e| feed.to_json(e)).collect();
     json!({"messages": list, "count": list.len(), "limit": limit,
            "q": search.text, "agent": search.agent})
 }

@@ -7,12 +7,12 @@
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 
-use serde_json::Value;
+use serde_json::{Map, Value, json};
 
 use swarm_core::backend::Backend;
 use swarm_core::log::log_line::LoggedMessage;
 use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::{Record, TailBatch};
+use swarm_core::log::record::{Outcome, Record, TailBatch};
 use swarm_core::store::StoreError;
 
 /// How many of the latest messages are kept: the largest `limit` the API
@@ -28,6 +28,9 @@ pub(super) struct MessageFeed {
     kept: VecDeque<(u64, LoggedMessage)>,
     /// Message id to the sequence number of the latest message with it.
     by_id: HashMap<String, u64>,
+    /// Per message id, the recipients whose latest outcome went through
+    /// an agent's own channel or ended in one of its states.
+    native: HashMap<String, Map<String, Value>>,
     next_seq: u64,
 }
 
@@ -39,6 +42,7 @@ impl MessageFeed {
             tail: None,
             kept: VecDeque::new(),
             by_id: HashMap::new(),
+            native: HashMap::new(),
             next_seq: 0,
         }
     }
@@ -121,6 +125,7 @@ impl MessageFeed {
                         && self.by_id.get(e.message().msg_id.as_str()) == Some(&old)
                     {
                         self.by_id.remove(e.message().msg_id.as_str());
+                        self.native.remove(e.message().msg_id.as_str());
                     }
                     changed = true;
                 }
@@ -128,10 +133,29 @@ impl MessageFeed {
                     let Some(entry) = self.entry_mut(&d.msg_id) else {
                         continue;
                     };
+                    let mut native = Map::new();
+                    let mut later = Vec::new();
                     for (recipient, outcome) in &d.outcomes {
                         let delivered =
                             outcome.get("status").and_then(Value::as_str) == Some("delivered");
                         entry.set_delivered(recipient, delivered);
+                        let words = serde_json::from_value::<Outcome>(outcome.clone())
+                            .ok()
+                            .and_then(|o| Some((o.state_words()?, o)));
+                        match words {
+                            Some((shown, o)) => {
+                                native.insert(recipient.clone(), state_json(&o, shown));
+                            }
+                            None => later.push(recipient.clone()),
+                        }
+                    }
+                    let kept = self.native.entry(d.msg_id.clone()).or_default();
+                    for recipient in later {
+                        kept.remove(&recipient);
+                    }
+                    kept.extend(native);
+                    if kept.is_empty() {
+                        self.native.remove(&d.msg_id);
                     }
                     changed = true;
                 }
@@ -140,12 +164,39 @@ impl MessageFeed {
         changed
     }
 
+    /// A kept message as the API serves it: its line's fields, and, when
+    /// any recipient's copy went through an agent's own channel or ended
+    /// in one of its states, `delivery`: per such recipient its `status`,
+    /// `via`, `confirmed_by` as the log writes them and `shown`, the words
+    /// the page shows.
+    pub(super) fn to_json(&self, logged: &LoggedMessage) -> Value {
+        let mut out = logged.to_json();
+        if let Some(native) = self.native.get(logged.message().msg_id.as_str())
+            && let Some(fields) = out.as_object_mut()
+        {
+            fields.insert("delivery".into(), Value::Object(native.clone()));
+        }
+        out
+    }
+
     fn entry_mut(&mut self, msg_id: &str) -> Option<&mut LoggedMessage> {
         let seq = *self.by_id.get(msg_id)?;
         let front = self.kept.front()?.0;
         let index = usize::try_from(seq.checked_sub(front)?).ok()?;
         self.kept.get_mut(index).map(|(_, e)| e)
     }
+}
+
+/// One recipient's state in `delivery`.
+fn state_json(o: &Outcome, shown: String) -> Value {
+    let mut v = json!({"status": o.status.as_str(), "shown": shown});
+    if let Some(via) = o.via {
+        v["via"] = via.as_str().into();
+    }
+    if let Some(by) = o.confirmed_by {
+        v["confirmed_by"] = by.as_str().into();
+    }
+    v
 }
 
 #[cfg(test)]

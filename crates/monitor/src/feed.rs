@@ -7,6 +7,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
 use swarm_core::domain::AgentId;
+use swarm_core::log::record::Status as Delivery;
 use swarm_core::support::sanitize;
 
 use super::feed_message::{AckMark, FeedMessage};
@@ -113,6 +114,14 @@ fn tags(state: &MonitorState, msg: &FeedMessage) -> Vec<(String, Style)> {
             format!("[queued {queued}/{}]", msg.outcomes.len())
         };
         out.push((label, Style::new().fg(Color::Yellow)));
+    }
+    for (words, status) in msg.native_states() {
+        let color = match status {
+            Delivery::Delivered => Color::Green,
+            Delivery::Expired | Delivery::Dropped | Delivery::Refused => Color::LightRed,
+            _ => Color::Yellow,
+        };
+        out.push((format!("[{words}]"), Style::new().fg(color)));
     }
     out
 }

@@ -8,7 +8,7 @@ use swarm_core::acks;
 use swarm_core::domain::message::Message;
 use swarm_core::domain::{AgentId, Timestamp};
 use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::record::Status as Delivery;
+use swarm_core::log::record::{Outcome, Status as Delivery};
 use swarm_core::support::sanitize;
 
 /// What became of a request for an acknowledgement, as far as the log
@@ -33,7 +33,7 @@ pub struct FeedMessage {
     /// When it was logged, if its line's time could be read.
     pub when: Option<DateTime<Utc>>,
     /// Delivery per recipient, `None` until an outcome is known.
-    pub outcomes: Vec<(String, Option<Delivery>)>,
+    pub outcomes: Vec<(String, Option<Outcome>)>,
     /// The content made safe to draw (controls removed) and without the
     /// acknowledgement marker, which the feed shows as a tag.
     pub body: String,
@@ -79,9 +79,12 @@ impl FeedMessage {
                     .filter(|_| outcome_in_line);
                 let status = known.map(|d| {
                     if d {
-                        Delivery::Delivered
+                        Outcome::delivered()
                     } else {
-                        Delivery::Queued
+                        Outcome {
+                            reason: None,
+                            ..Outcome::queued("")
+                        }
                     }
                 });
                 (r.to_string(), status)
@@ -114,8 +117,24 @@ impl FeedMessage {
     pub fn queued(&self) -> usize {
         self.outcomes
             .iter()
-            .filter(|(_, o)| *o == Some(Delivery::Queued))
+            .filter(|(_, o)| o.as_ref().is_some_and(|o| o.status == Delivery::Queued))
             .count()
+    }
+
+    /// What the feed says of each recipient whose copy went through an
+    /// agent's own channel or ended in one of its states: the status word
+    /// as the log writes it, then which way it went in and what confirmed
+    /// it (`agent-2 delivered (app-server, confirmed by app-server)`).
+    /// Outcomes without `via` in the old states say nothing here.
+    pub fn native_states(&self) -> Vec<(String, Delivery)> {
+        self.outcomes
+            .iter()
+            .filter_map(|(r, o)| {
+                let o = o.as_ref()?;
+                let word = o.state_words()?;
+                Some((format!("{} {word}", sanitize::one_line(r)), o.status))
+            })
+            .collect()
     }
 }
 

@@ -355,8 +355,8 @@ impl MonitorState {
                             continue;
                         };
                         match msg.outcomes.iter_mut().find(|(r, _)| *r == recipient) {
-                            Some(slot) => slot.1 = Some(outcome.status),
-                            None => msg.outcomes.push((recipient, Some(outcome.status))),
+                            Some(slot) => slot.1 = Some(outcome),
+                            None => msg.outcomes.push((recipient, Some(outcome))),
                         }
                     }
                 }

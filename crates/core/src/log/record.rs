@@ -44,6 +44,23 @@ pub enum Status {
     Refused,
 }
 
+impl Status {
+    /// Its name, as the log writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Delivered => "delivered",
+            Status::Queued => "queued",
+            Status::Held => "held",
+            Status::Accepted => "accepted",
+            Status::AwaitingApproval => "awaiting_approval",
+            Status::Expired => "expired",
+            Status::Dropped => "dropped",
+            Status::Unconfirmed => "unconfirmed",
+            Status::Refused => "refused",
+        }
+    }
+}
+
 /// Which way a message went into an agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -231,6 +248,33 @@ impl Outcome {
     /// True when it waits only for the end of the agent's turn.
     pub fn waits_for_turn(&self) -> bool {
         self.status == Status::Held && self.turn_end == Some(true)
+    }
+
+    /// Its state in the log's own words, for the monitor's and the
+    /// dashboard's feeds: the status, then which way it went in and what
+    /// confirmed it (`accepted (socket)`, `delivered (app-server, confirmed
+    /// by app-server)`). `None` for an outcome in one of the states that
+    /// came before native channels (delivered, queued, held) that was
+    /// typed or has no `via` (written before there were native channels):
+    /// those feeds show such outcomes as they always did.
+    pub fn state_words(&self) -> Option<String> {
+        let before_native = matches!(
+            self.status,
+            Status::Delivered | Status::Queued | Status::Held
+        );
+        if before_native && self.via.is_none_or(|v| v == Via::Typed) {
+            return None;
+        }
+        let mut how: Vec<String> = self.via.iter().map(|v| v.as_str().to_owned()).collect();
+        if let Some(by) = self.confirmed_by {
+            how.push(format!("confirmed by {}", by.as_str()));
+        }
+        let word = self.status.as_str();
+        Some(if how.is_empty() {
+            word.to_owned()
+        } else {
+            format!("{word} ({})", how.join(", "))
+        })
     }
 
     /// How a person reads it: `delivered and confirmed`, `delivered

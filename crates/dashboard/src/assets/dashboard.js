@@ -457,10 +457,17 @@
     );
     if (state.awaitingAck.has(text(m.msg_id))) head.append(el('span', 'flag flag-ack', 'awaiting ACK'));
     const status = m.delivery_status && typeof m.delivery_status === 'object' ? m.delivery_status : {};
-    const queued = Object.keys(status).filter((r) => status[r] === false);
+    const states = m.delivery && typeof m.delivery === 'object' ? m.delivery : {};
+    const queued = Object.keys(status).filter((r) => status[r] === false && !(r in states));
     if (queued.length) {
       const flag = el('span', 'flag flag-queued', 'in inbox: ' + queued.join(', '));
       flag.title = 'not typed into the pane; waiting in the inbox';
+      head.append(flag);
+    }
+    for (const r of Object.keys(states)) {
+      const st = states[r] && typeof states[r] === 'object' ? states[r] : {};
+      const flag = el('span', 'flag flag-state', r + ' ' + text(st.shown));
+      flag.title = 'status, way in and what confirmed it, as the message log says';
       head.append(flag);
     }
     if (m.parent_msg_id) head.append(el('span', 'mono', 'reply to #' + text(m.parent_msg_id).slice(0, 8)));
