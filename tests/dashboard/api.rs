@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::Project;
+use crate::harness::{Project, four_ways_in};
 
 use crate::harness::dashboard::Dashboard;
 
@@ -301,14 +301,7 @@ fn native_outcomes_carry_their_status_way_in_and_confirmation() {
     let delivery = json!({
         "event": "delivery", "msg_id": "n1", "timestamp": "2026-11-21T13:30:01+00:00",
         "recipients": [],
-        "outcomes": {
-            "agent-1": {"status": "accepted", "via": "socket", "turn_end": true},
-            "agent-2": {"status": "delivered", "confirmed": true,
-                        "confirmed_by": "app-server", "via": "app-server"},
-            "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
-            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
-                        "via": "typed"},
-        },
+        "outcomes": four_ways_in(),
     });
     project.write("agent_messages.log", &format!("{line}\n{delivery}\n"));
     let dash = Dashboard::start(&project);

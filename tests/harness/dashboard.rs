@@ -11,7 +11,7 @@ use std::time::Instant;
 use serde_json::Value;
 
 use super::watcher::Watch;
-use super::{PATIENCE, Project, TmuxServer, swarm, swarm_bin, wait_for};
+use super::{PATIENCE, Project, TmuxServer, stop_child, swarm, swarm_bin, wait_for};
 
 /// `swarm ARGS...` in `project` with a clean environment: no tmux, no
 /// dashboard variables, no graphical session.
@@ -198,22 +198,13 @@ impl Dashboard {
     /// Stops it with SIGTERM; returns how it ended, what it printed and
     /// its stderr.
     pub fn stop(mut self) -> (ExitStatus, Vec<String>, String) {
-        let pid = self.child.id().to_string();
-        let killed = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-        let child = &mut self.child;
-        let status = wait_for("the dashboard to exit", || child.try_wait().expect("wait"));
-        while let Ok(line) = self.lines.recv_timeout(PATIENCE) {
-            self.printed.push(line);
-        }
-        let mut stderr = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            e.read_to_string(&mut stderr).expect("stderr");
-        }
-        (status, std::mem::take(&mut self.printed), stderr)
+        stop_child(
+            "the dashboard",
+            &mut self.child,
+            &self.lines,
+            &mut self.printed,
+            PATIENCE,
+        )
     }
 }
 

@@ -57,6 +57,38 @@ pub fn wait_for<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// Stops a child the test started with SIGTERM (as a person's Ctrl-C
+/// does) and waits for it to exit; then its status, every line it printed
+/// (`printed`, the lines read so far, followed by the rest from `lines`,
+/// each waited for at most `drain`) and its stderr. `what` names it in
+/// the wait's failure.
+pub fn stop_child(
+    what: &str,
+    child: &mut std::process::Child,
+    lines: &std::sync::mpsc::Receiver<String>,
+    printed: &mut Vec<String>,
+    drain: Duration,
+) -> (std::process::ExitStatus, Vec<String>, String) {
+    use std::io::Read;
+    let pid = child.id().to_string();
+    let killed = Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let status = wait_for(&format!("{what} to exit"), || {
+        child.try_wait().expect("wait")
+    });
+    while let Ok(line) = lines.recv_timeout(drain) {
+        printed.push(line);
+    }
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        e.read_to_string(&mut stderr).expect("stderr");
+    }
+    (status, std::mem::take(printed), stderr)
+}
+
 /// The process backend the `swarm` commands of this run use: what
 /// `SWARM_PROCESS_BACKEND` says (scripts/test runs the discovery, delivery,
 /// launch and doctor tests once with it unset and once with `portable`),
@@ -651,4 +683,19 @@ pub fn corrupt_copies(path: &Path) -> Vec<Vec<u8>> {
         .filter(|e| e.file_name().to_string_lossy().starts_with(&prefix))
         .filter_map(|e| fs::read(e.path()).ok())
         .collect()
+}
+
+/// A delivery record's outcomes for four recipients, one of each way in:
+/// agent-1 accepted through a socket, agent-2 delivered through an app
+/// server (confirmed by it), agent-3 delivered with no `via` (an older
+/// record, confirmed by the hook), agent-4 typed (confirmed by the screen).
+pub fn four_ways_in() -> serde_json::Value {
+    serde_json::json!({
+        "agent-1": {"status": "accepted", "via": "socket", "turn_end": true},
+        "agent-2": {"status": "delivered", "confirmed": true,
+                    "confirmed_by": "app-server", "via": "app-server"},
+        "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
+        "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
+                    "via": "typed"},
+    })
 }

@@ -2,12 +2,12 @@
 //! line from a pipe, in a clean environment that never reaches the user's
 //! tmux server.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{Project, swarm_bin, wait_for};
+use super::{Project, stop_child, swarm_bin, wait_for};
 
 /// A `swarm monitor` whose stdout is a pipe, read line by line.
 pub struct Stream {
@@ -92,21 +92,13 @@ impl Stream {
     /// Stops it with SIGTERM; returns its status, everything it printed
     /// and its stderr.
     pub fn stop(&mut self) -> (ExitStatus, Vec<String>, String) {
-        let pid = self.child.id().to_string();
-        let killed = Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .expect("kill");
-        assert!(killed.success());
-        let status = wait_exit(&mut self.child);
-        while let Ok(line) = self.lines.recv_timeout(Duration::from_secs(10)) {
-            self.seen.push(line);
-        }
-        let mut stderr = String::new();
-        if let Some(mut e) = self.child.stderr.take() {
-            e.read_to_string(&mut stderr).expect("stderr");
-        }
-        (status, std::mem::take(&mut self.seen), stderr)
+        stop_child(
+            "the monitor",
+            &mut self.child,
+            &self.lines,
+            &mut self.seen,
+            Duration::from_secs(10),
+        )
     }
 }
 

@@ -10,6 +10,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::Color;
 use serde_json::{Value, json};
 
+use crate::harness::four_ways_in;
 use swarm::time;
 use swarm::{AgentRecord, AgentStatus, Registry};
 use swarm::{AgentScreen, EventKind, MonitorState, OpenEpisode, ScreenDialog, Timestamp, render};
@@ -480,14 +481,7 @@ fn native_outcomes_show_their_status_way_in_and_confirmation_per_recipient() {
     let delivery = json!({
         "event": "delivery", "msg_id": "n1", "timestamp": time::utc_iso(at(5.0)),
         "recipients": [],
-        "outcomes": {
-            "agent-1": {"status": "accepted", "via": "socket", "turn_end": true},
-            "agent-2": {"status": "delivered", "confirmed": true,
-                        "confirmed_by": "app-server", "via": "app-server"},
-            "agent-3": {"status": "delivered", "confirmed": true, "confirmed_by": "hook"},
-            "agent-4": {"status": "delivered", "confirmed": true, "confirmed_by": "screen",
-                        "via": "typed"},
-        },
+        "outcomes": four_ways_in(),
     });
     s.ingest(
         vec![
