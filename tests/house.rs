@@ -2,8 +2,8 @@
 //! 900 lines before its test module, no file outside the core's `store/`
 //! spells the name of a state file (docs/ARCHITECTURE.md: `store::Paths`
 //! owns them all, so moving one is a change in one place), each crate's
-//! manifest names only the crates below it, a front door takes and
-//! releases locks and sends only through the core's door (`ops`),
+//! manifest names only the crates below it, a front door takes, releases
+//! and renews locks and sends only through the core's door (`ops`),
 //! docs/ARCHITECTURE.md lists the core's public surface as the code has it,
 //! no core module imports one above it in the order docs/ARCHITECTURE.md
 //! states, every file under tests/ is part of the test binary, and test
@@ -88,32 +88,32 @@ fn front_door_lines() -> Vec<(PathBuf, usize, String)> {
 }
 
 #[test]
-fn front_doors_take_locks_only_through_the_door() {
-    // `ops::lock` holds the wait loop and the reason rule; a front door
-    // that called the store itself would grow its own copy of them.
+fn front_doors_lock_only_through_the_door() {
+    // `ops::lock` holds the wait loop and the reason rule, `ops::unlock`
+    // the forced release, `ops::renew` the renewal: a front door (the
+    // program, the MCP server, the monitor, the dashboard) that called the
+    // lock store itself would grow its own copy of them.
+    let verbs = [
+        (".acquire(", "ops::lock"),
+        (".release(", "ops::unlock"),
+        (".renew(", "ops::renew"),
+    ];
     let direct: Vec<String> = front_door_lines()
         .into_iter()
-        .filter(|(_, _, code)| code.contains(".acquire("))
-        .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
+        .filter_map(|(path, n, code)| {
+            let (call, door) = verbs.iter().find(|(call, _)| code.contains(call))?;
+            Some(format!(
+                "{}:{n}: {} (the lock store's `{}`: call swarm_core::{door})",
+                path.display(),
+                code.trim(),
+                call.trim_matches(|c| c == '.' || c == '(')
+            ))
+        })
         .collect();
     assert!(
         direct.is_empty(),
-        "take locks with swarm_core::ops::lock, not the lock store: {direct:#?}"
-    );
-}
-
-#[test]
-fn front_doors_release_locks_only_through_the_door() {
-    // The program, the MCP server, the monitor and the dashboard's forced
-    // unlock alike.
-    let direct: Vec<String> = front_door_lines()
-        .into_iter()
-        .filter(|(_, _, code)| code.contains(".release("))
-        .map(|(path, n, code)| format!("{}:{n}: {}", path.display(), code.trim()))
-        .collect();
-    assert!(
-        direct.is_empty(),
-        "release locks with swarm_core::ops::unlock, not the lock store: {direct:#?}"
+        "take, release and renew locks through swarm_core::ops, not the lock store: \
+         {direct:#?}"
     );
 }
 

@@ -21,7 +21,7 @@ use swarm_core::log::record::{MessageView, Status};
 use swarm_core::messaging::SendReport;
 use swarm_core::messaging::topics::topic_store::topics_of;
 use swarm_core::ops::{
-    self, AckPlan, Acknowledgement, BroadcastPlan, LockPlan, SendPlan, UnlockPlan,
+    self, AckPlan, Acknowledgement, BroadcastPlan, LockPlan, RenewPlan, SendPlan, UnlockPlan,
 };
 use swarm_core::support::sanitize;
 
@@ -462,8 +462,8 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
     let ttl = ttl(a.ttl.as_deref())?;
     let keys = lock_keys(project, &a.paths)?;
     let agent = project.agent()?;
+    let renewed = ops::renew(&project.op, &RenewPlan::new(keys, &agent).lease(ttl))?.renewed;
     let table = project.locks();
-    let renewed = table.renew(&keys, &agent, ttl)?;
     let now = swarm_core::locks::now();
     let mut text = String::new();
     for l in &renewed {

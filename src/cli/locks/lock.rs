@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use swarm_core::error::{Error, Result};
 use swarm_core::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, now, parse_ttl};
-use swarm_core::ops::{self, LockPlan};
+use swarm_core::ops::{self, LockPlan, RenewPlan};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::actor;
@@ -106,19 +106,25 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         .transpose()?;
     let keys = ctx.lock_keys(&args.paths)?;
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
+    if args.renew {
+        let plan = RenewPlan::new(keys, &actor.id).lease(ttl);
+        let table = ctx.locks()?;
+        actor::record_as_other(
+            ctx,
+            &actor,
+            &format!("lock --renew {}", joined(plan.keys())),
+        )?;
+        let renewed = ops::renew(ctx.op()?, &plan)?.renewed;
+        report(ctx, args, table, plan.keys(), &renewed, &actor.id)?;
+        return Ok(ExitCode::Success);
+    }
     let plan = LockPlan::new(keys, &actor.id, args.reason.as_deref())?
         .shared(args.shared)
         .lease(ttl)
         .wait(args.wait.map(Duration::from_secs));
     let table = ctx.locks()?;
     let keys = plan.keys();
-    let verb = if args.renew { "lock --renew" } else { "lock" };
-    actor::record_as_other(ctx, &actor, &format!("{verb} {}", joined(keys)))?;
-    if args.renew {
-        let renewed = table.renew(keys, &actor.id, ttl)?;
-        report(ctx, args, table, keys, &renewed, &actor.id)?;
-        return Ok(ExitCode::Success);
-    }
+    actor::record_as_other(ctx, &actor, &format!("lock {}", joined(keys)))?;
     match ops::lock(ctx.op()?, &plan) {
         Ok(done) => report(ctx, args, table, keys, &done.acquired, &actor.id)?,
         Err(LockError::Held(conflicts)) => {

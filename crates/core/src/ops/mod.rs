@@ -14,6 +14,7 @@ mod merge_queue;
 mod notice_overlaps;
 mod onboard;
 mod redeliver;
+mod renew;
 mod review_comment;
 mod send;
 mod subscribe;
@@ -31,6 +32,7 @@ pub use merge_queue::{
 pub use notice_overlaps::{OverlapPlan, OverlapReport, ToldOverlap, notice_overlaps};
 pub use onboard::{OnboardPlan, OnboardReport, onboard};
 pub use redeliver::{RedeliverPlan, RedeliverReport, Redelivered, Redelivery, redeliver};
+pub use renew::{RenewPlan, RenewReport, renew};
 pub use review_comment::{ReviewCommentPlan, ReviewCommentReport, review_comment};
 pub use send::{SendPlan, SendReport, send};
 pub use subscribe::{SubscribePlan, SubscribeReport, subscribe};
