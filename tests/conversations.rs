@@ -1,5 +1,6 @@
 //! Conversations: threads of replies (across log rotations, with the
-//! Python tool's lines and ACKs in them), topic broadcasts that reach
+//! Python tool's lines and ACKs in them; a reply's message found however
+//! long its thread, by the command line and MCP alike), topic broadcasts that reach
 //! exactly the subscribers, normal messages that wait for a busy agent's
 //! turn to end while urgent ones go in at once, and search over the whole
 //! kept history, checked against a plain scan and rebuilt when damaged.
@@ -633,4 +634,69 @@ fn search_shows_relevance_not_a_negative_score() {
         plain.contains("relevance 100%") && !plain.contains("-0."),
         "{plain}"
     );
+}
+
+#[cfg(feature = "mcp")]
+#[test]
+fn a_reply_finds_its_message_however_long_the_thread_is() {
+    use crate::harness::mcp::{connect, ok, runtime, swarm_of};
+    // A thread longer than the index gives out at once: its newest message
+    // is still the one a reply names, through either door.
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let panes = swarm_of(&server, &project, 2);
+    let n = 10_001;
+    let mut log = String::new();
+    for i in 0..n {
+        let (from, to) = if i % 2 == 0 {
+            ("agent-0", "agent-1")
+        } else {
+            ("agent-1", "agent-0")
+        };
+        let parent = match i {
+            0 => String::new(),
+            _ => format!(", \"parent_msg_id\": \"long-{}\"", i - 1),
+        };
+        let _ = writeln!(
+            log,
+            "{{\"sender\": \"{from}\", \"timestamp\": \"2026-11-21T13:27:02.029457+00:00\", \"msg_type\": \"INFO\", \"content\": \"step {i}\", \"recipients\": [\"{to}\"], \"msg_id\": \"long-{i}\"{parent}, \"delivery_status\": {{}}, \"success_count\": 0, \"failure_count\": 0}}"
+        );
+    }
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(project.file("agent_messages.log"))
+        .expect("log");
+    std::io::Write::write_all(&mut file, log.as_bytes()).expect("append");
+    let newest = format!("long-{}", n - 1);
+    // Longer than what the index gives out at once: the newest message is
+    // not among those `swarm thread` shows.
+    let shown = ids(&json_of(&project, &["thread", "long-0", "--json"]));
+    assert!(!shown.contains(&newest), "{} shown", shown.len());
+    let by_hand = send(
+        &project,
+        &[
+            "agent-0",
+            "INFO",
+            "--reply-to",
+            &newest,
+            "--from",
+            "agent-1",
+            "by hand",
+        ],
+    );
+    assert_eq!(by_hand["parent_msg_id"], newest.as_str(), "{by_hand}");
+    runtime().block_on(async {
+        // agent-1 answers agent-0's newest message: it goes to agent-0.
+        let (b, _) = connect(&server, &project, &panes[1]).await;
+        let replied = ok(
+            &b,
+            "reply",
+            serde_json::json!({"message_id": newest, "content": "done"}),
+        )
+        .await;
+        assert_eq!(replied["parent_msg_id"], newest.as_str(), "{replied}");
+        assert_eq!(replied["recipients"], serde_json::json!(["agent-0"]));
+        b.cancel().await.expect("close");
+    });
 }

@@ -11,7 +11,7 @@ use swarm_core::error::{Error, Result};
 use swarm_core::log::index::IndexedMessage;
 use swarm_core::messaging::conversation::{self, SearchRequest};
 use swarm_core::messaging::topics::topic_store::Topic;
-use swarm_core::ops::{self, SendPlan, SubscribePlan, SubscribeReport};
+use swarm_core::ops::{self, ReplyTarget, SendPlan, SubscribePlan, SubscribeReport};
 use swarm_core::support::{sanitize, time};
 
 use super::args;
@@ -60,27 +60,11 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     let msg_type = message_type(project, a.msg_type.as_deref().unwrap_or("INFO"))?;
     let body = content(&a.content)?;
     let sender = project.agent()?;
-    let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let parent = conversation::resolve(&index, &a.message_id, "argument `message_id`")?;
-    let original = index
-        .thread(&parent)?
-        .and_then(|t| t.into_iter().find(|m| m.msg_id == parent))
-        .ok_or_else(|| Error::UnknownMessage(parent.clone()))?;
-    // Answering your own message goes to those you sent it to.
-    let to = if original.sender == sender {
-        original
-            .recipients
-            .first()
-            .cloned()
-            .ok_or_else(|| Error::Invalid("the message has no recipient to answer".into()))?
-    } else {
-        original.sender.clone()
-    };
-    let to = args::agent_id("message_id", &to)?;
+    let parent = ReplyTarget::find(&project.op, &a.message_id, "argument `message_id`")?;
+    let to = args::agent_id("message_id", parent.answer_to(&sender)?)?;
     let registry = project.registry_or_empty()?;
     let plan = SendPlan::new(&sender, &to, msg_type, body)
-        .reply_to(Some(parent))
+        .reply_to(Some(&parent))
         .urgency(urgency(a.urgent));
     let report = ops::send(&project.op, &registry, &plan)?;
     let data = sent(&report)?;

@@ -6,8 +6,7 @@ use swarm_core::domain::message::{MessageType, Urgency};
 use swarm_core::domain::validate;
 use swarm_core::error::{Error, Result};
 use swarm_core::log::record::{ConfirmedBy, Outcome, Status};
-use swarm_core::messaging::conversation;
-use swarm_core::ops::{self, SendPlan};
+use swarm_core::ops::{self, ReplyTarget, SendPlan};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
@@ -78,20 +77,18 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let actor = args.message.sender(ctx)?;
     let registry = ctx.registry_or_empty()?;
     let operator = ctx.op()?;
-    let parent = match &args.reply_to {
-        Some(raw) => {
-            let index = conversation::index(&ctx.paths, ctx.backend()?.log.as_ref())?;
-            Some(conversation::resolve(&index, raw, "--reply-to")?)
-        }
-        None => None,
-    };
+    let parent = args
+        .reply_to
+        .as_deref()
+        .map(|raw| ReplyTarget::find(operator, raw, "--reply-to"))
+        .transpose()?;
     let plan = SendPlan::new(&actor.id, &recipient, msg_type, content)
         .sent_by(actor.as_other.then(|| actor.pane_agent.clone()).flatten())
         .ack(
             args.ack,
             args.ack_timeout.map(std::time::Duration::from_secs),
         )
-        .reply_to(parent)
+        .reply_to(parent.as_ref())
         .urgency(urgency(args.urgent, args.interrupt));
     let ack_timeout = plan.ack_timeout(operator);
     let report = ops::send(operator, &registry, &plan)?;

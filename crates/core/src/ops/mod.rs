@@ -15,6 +15,7 @@ mod notice_overlaps;
 mod onboard;
 mod redeliver;
 mod renew;
+mod reply;
 mod review_comment;
 mod send;
 mod subscribe;
@@ -33,6 +34,7 @@ pub use notice_overlaps::{OverlapPlan, OverlapReport, ToldOverlap, notice_overla
 pub use onboard::{OnboardPlan, OnboardReport, onboard};
 pub use redeliver::{RedeliverPlan, RedeliverReport, Redelivered, Redelivery, redeliver};
 pub use renew::{RenewPlan, RenewReport, renew};
+pub use reply::ReplyTarget;
 pub use review_comment::{ReviewCommentPlan, ReviewCommentReport, review_comment};
 pub use send::{SendPlan, SendReport, send};
 pub use subscribe::{SubscribePlan, SubscribeReport, subscribe};

@@ -11,6 +11,7 @@ use crate::backend::Operator;
 use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
 use crate::messaging::{Recipients, SendRequest};
+use crate::ops::ReplyTarget;
 
 pub use crate::messaging::SendReport;
 
@@ -65,9 +66,10 @@ impl SendPlan {
         self
     }
 
-    /// The message it answers (a full id: `conversation::resolve`).
-    pub fn reply_to(mut self, parent: Option<String>) -> SendPlan {
-        self.request.parent_msg_id = parent;
+    /// The message it answers (`ReplyTarget::find`): the new one joins
+    /// its thread.
+    pub fn reply_to(mut self, parent: Option<&ReplyTarget>) -> SendPlan {
+        self.request.parent_msg_id = parent.map(|p| p.msg_id.clone());
         self
     }
 

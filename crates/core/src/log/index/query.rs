@@ -300,6 +300,17 @@ impl MessageIndex {
             .map_err(|e| self.error(&e))
     }
 
+    /// The message `msg_id` as first logged, or `None` when the index has
+    /// no such message: one row however long its thread is.
+    pub(crate) fn message(&self, msg_id: &str) -> Result<Option<IndexedMessage>, StoreError> {
+        let sql =
+            format!("SELECT {COLUMNS} FROM messages m WHERE m.msg_id = ?1 ORDER BY m.id LIMIT 1");
+        self.conn()
+            .query_row(&sql, [msg_id], |r| row(r, false))
+            .optional()
+            .map_err(|e| self.error(&e))
+    }
+
     /// Every message of the thread `msg_id` belongs to, oldest first
     /// (each id once); `None` when the index has no such message.
     pub fn thread(&self, msg_id: &str) -> Result<Option<Vec<IndexedMessage>>, StoreError> {
