@@ -227,7 +227,8 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
             json!({"to": "agent-1", "type": "question", "content": "ready for review; tests pass"}),
         )
         .await;
-        assert_eq!(sent["outcomes"]["agent-1"]["delivered"], true, "{sent}");
+        assert_eq!(sent["outcomes"]["agent-1"]["status"], "delivered", "{sent}");
+        assert_eq!(sent["delivered"], 1, "{sent}");
         let got = wait_for_records(&project.file("rec-1.jsonl"), 1);
         let typed = got[0]["text"].as_str().expect("text");
         assert!(typed.starts_with("[agent-0]["), "{typed}");
@@ -286,6 +287,24 @@ fn messages_reach_panes_and_inboxes_are_read_exactly_once() {
             .output()
             .expect("inbox");
         assert!(String::from_utf8_lossy(&out.stdout).contains("No new messages"));
+        // A send's facts are the view `swarm msg --json` prints, key for
+        // key and in its order.
+        let out = swarm(&project, &server)
+            .args([
+                "msg",
+                "agent-2",
+                "INFO",
+                "and by hand",
+                "--from",
+                "agent-0",
+                "--json",
+            ])
+            .output()
+            .expect("msg");
+        let by_hand: Value = serde_json::from_slice(&out.stdout).expect("msg --json");
+        let keys =
+            |v: &Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
+        assert_eq!(keys(&sent), keys(&by_hand), "{sent} against {by_hand}");
         a.cancel().await.expect("close");
         b.cancel().await.expect("close");
     });

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Project, TmuxServer, records, swarm, wait_for};
+use crate::harness::{Project, TmuxServer, records, swarm, swarm_outside_tmux, wait_for};
 
 use crate::harness::dashboard::{Dashboard, Reply, command};
 
@@ -282,6 +282,21 @@ fn sending_acknowledging_and_releasing_do_what_the_commands_do() {
     assert_eq!(sent["requires_ack"], json!(true));
     // No tmux here: queued in the inbox, as `swarm msg` would.
     assert_eq!(sent["outcomes"]["agent-1"]["status"], json!("queued"));
+    assert_eq!(sent["ok"], json!(true));
+    // After its "ok", the answer is the view `swarm msg --json` prints,
+    // key for key and in its order.
+    let out = swarm_outside_tmux(&project)
+        .args([
+            "msg", "agent-1", "INFO", "by hand", "--from", "agent-0", "--ack", "--json",
+        ])
+        .output()
+        .expect("msg");
+    let by_hand: Value = serde_json::from_slice(&out.stdout).expect("msg --json");
+    let keys =
+        |v: &Value| -> Vec<String> { v.as_object().expect("object").keys().cloned().collect() };
+    let mut want = vec!["ok".to_owned()];
+    want.extend(keys(&by_hand));
+    assert_eq!(keys(&sent), want, "{sent} against {by_hand}");
     let id = sent["msg_id"].as_str().expect("id").to_owned();
     let pending = project.read("PENDING_ACKS.json");
     assert!(pending.contains(&id), "{pending}");

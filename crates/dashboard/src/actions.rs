@@ -104,27 +104,15 @@ fn failure(e: &Error) -> Outcome {
     refused(status, text)
 }
 
+/// A send's answer: `"ok": true` and the core's one JSON view of a send
+/// (`SendReport::view`, as `swarm msg --json` prints it).
 fn report_json(report: &SendReport) -> Value {
-    let m = &report.message;
-    let outcomes: serde_json::Map<String, Value> = report
-        .outcomes
-        .iter()
-        .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
-        .collect();
-    json!({
-        "ok": true,
-        "msg_id": m.msg_id,
-        "sender": m.sender,
-        "recipients": m.recipients,
-        "msg_type": m.msg_type.as_str(),
-        "requires_ack": m.requires_ack,
-        "outcomes": outcomes,
-        "delivered": report.delivered(),
-        "accepted": report.accepted(),
-        "queued": report.outcomes.len() - report.delivered() - report.accepted(),
-        "rate_limited_for_seconds": report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
-        "warnings": report.warnings,
-    })
+    let mut body = serde_json::Map::new();
+    body.insert("ok".into(), Value::Bool(true));
+    if let Value::Object(view) = report.view().to_value() {
+        body.extend(view);
+    }
+    Value::Object(body)
 }
 
 /// Sends a message from the operator, as `swarm msg --from OPERATOR`

@@ -163,38 +163,14 @@ pub(super) fn content(raw: &str) -> Result<String> {
     message::clean_content(raw).map_err(|e| Error::Invalid(format!("argument `content`: {e}")))
 }
 
-/// A send's facts; a rate-limited send is an error (the message is kept
-/// in the inbox, as the error says).
+/// A send's facts: the core's one JSON view of a send (`SendReport::view`,
+/// as `swarm msg --json` prints it); a rate-limited send is an error (the
+/// message is kept in the inbox, as the error says).
 pub(super) fn sent(report: &SendReport) -> Result<Value> {
     if let Some(refused) = report.rate_limit_error() {
         return Err(refused);
     }
-    let outcomes: serde_json::Map<String, Value> = report
-        .outcomes
-        .iter()
-        .map(|(r, o)| {
-            (
-                r.clone(),
-                json!({
-                    "delivered": o.is_delivered(),
-                    "when_turn_ends": o.waits_for_turn(),
-                    "queued_reason": (!o.is_delivered()).then(|| o.reason.clone()).flatten(),
-                }),
-            )
-        })
-        .collect();
-    let m = &report.message;
-    Ok(json!({
-        "msg_id": m.msg_id,
-        "type": m.msg_type.as_str(),
-        "recipients": m.recipients,
-        "outcomes": outcomes,
-        "delivered": report.delivered(),
-        "queued": report.outcomes.len() - report.delivered(),
-        "requires_ack": m.requires_ack,
-        "body_file": report.body_file.as_ref().map(|p| p.display().to_string()),
-        "warnings": report.warnings,
-    }))
+    Ok(report.view().to_value())
 }
 
 /// How urgently a message goes in: at once into a busy pane when `urgent`.

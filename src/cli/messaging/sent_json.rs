@@ -1,9 +1,8 @@
-//! The JSON view of a sent message and its outcomes, printed by
-//! `swarm msg --json` and `swarm broadcast --json`.
+//! What `swarm msg` and `swarm broadcast` print before their text: the
+//! send's warnings, its rate-limit refusal, and with `--json` the core's
+//! one JSON view of a send (`SendReport::view`, which the MCP server and
+//! the dashboard answer with too).
 
-use serde::Serialize;
-
-use swarm_core::domain::AgentId;
 use swarm_core::error::Result;
 use swarm_core::messaging::SendReport;
 use swarm_core::support::exit_code::ExitCode;
@@ -25,54 +24,6 @@ pub(crate) fn print_first(
     if !json {
         return Ok(None);
     }
-    ctx.out.json(&SentJson::new(report))?;
+    ctx.out.json(&report.view())?;
     Ok(Some(report.exit_code()))
-}
-
-/// The JSON shape of a sent message (`msg --json`, `broadcast --json`).
-#[derive(Serialize)]
-pub(crate) struct SentJson<'a> {
-    msg_id: &'a str,
-    sender: &'a str,
-    recipients: &'a [AgentId],
-    msg_type: &'a str,
-    content: &'a str,
-    timestamp: String,
-    /// The message it answers (`--reply-to`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    parent_msg_id: Option<&'a str>,
-    outcomes: serde_json::Map<String, serde_json::Value>,
-    delivered: usize,
-    /// Copies the agents have through their own channels, not taken yet.
-    accepted: usize,
-    queued: usize,
-    rate_limited_for_seconds: Option<u64>,
-    body_file: Option<String>,
-}
-
-impl<'a> SentJson<'a> {
-    /// The JSON view of a report.
-    pub(crate) fn new(report: &'a SendReport) -> SentJson<'a> {
-        let m = &report.message;
-        let outcomes = report
-            .outcomes
-            .iter()
-            .map(|(r, o)| (r.clone(), serde_json::to_value(o).unwrap_or_default()))
-            .collect();
-        SentJson {
-            msg_id: m.msg_id.as_str(),
-            sender: m.sender.as_str(),
-            recipients: &m.recipients,
-            msg_type: m.msg_type.as_str(),
-            content: &m.content,
-            timestamp: m.created.utc_iso(),
-            parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
-            outcomes,
-            delivered: report.delivered(),
-            accepted: report.accepted(),
-            queued: report.outcomes.len() - report.delivered() - report.accepted(),
-            rate_limited_for_seconds: report.rate_limited.map(|d| d.as_secs_f64().ceil() as u64),
-            body_file: report.body_file.as_ref().map(|p| p.display().to_string()),
-        }
-    }
 }

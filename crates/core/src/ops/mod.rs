@@ -18,6 +18,7 @@ mod renew;
 mod reply;
 mod review_comment;
 mod send;
+mod send_json;
 mod subscribe;
 mod unlock;
 
@@ -37,5 +38,6 @@ pub use renew::{RenewPlan, RenewReport, renew};
 pub use reply::ReplyTarget;
 pub use review_comment::{ReviewCommentPlan, ReviewCommentReport, review_comment};
 pub use send::{SendPlan, SendReport, send};
+pub use send_json::SendView;
 pub use subscribe::{SubscribePlan, SubscribeReport, subscribe};
 pub use unlock::{UnlockPlan, UnlockReport, unlock};
