@@ -6,11 +6,14 @@
 //! accepts it and takes it when its turn ends (the watcher follows it), a
 //! socket that is not bound leaves the message to typing, a message the
 //! agent drops is reported dropped and never typed, `[delivery] native =
-//! "off"` and `--urgent` type as before.
+//! "off"` and `--urgent` type as before; another account cannot reach the
+//! socket, and a session file or socket of another user than the agent's
+//! is never posted to.
 
 use std::path::PathBuf;
 use std::process::Output;
 
+use crate::harness::other_account;
 use crate::harness::watcher::watch;
 use crate::harness::{
     Project, TmuxServer, records, stdout_json, swarm, swarm_bin, typed_as, wait_for,
@@ -229,6 +232,107 @@ fn native_off_and_urgent_messages_are_typed() {
         "{got:?}"
     );
     assert!(peer_records(&project).is_empty());
+}
+
+/// The agent's session file and the socket it names.
+fn session_and_socket(project: &Project) -> (PathBuf, PathBuf) {
+    let files = session_files(project);
+    let [file] = files.as_slice() else {
+        panic!("one session file: {files:?}");
+    };
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(file).expect("as set up")).expect("JSON");
+    let socket = PathBuf::from(v["messagingSocketPath"].as_str().expect("a socket"));
+    (file.clone(), socket)
+}
+
+/// agent-0's channel as `swarm agents --json` shows it.
+fn channel(project: &Project, server: &TmuxServer) -> serde_json::Value {
+    let out = swarm(project, server)
+        .args(["agents", "--json"])
+        .output()
+        .expect("run");
+    stdout_json(&out)
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["id"] == "agent-0"))
+        .map(|a| a["channel"].clone())
+        .expect("agent-0 listed")
+}
+
+#[test]
+fn another_account_cannot_connect_to_the_demo_agents_socket() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !other_account::can_switch("another_account_cannot_connect_to_the_demo_agents_socket") {
+        return;
+    }
+    let server = TmuxServer::start();
+    let project = Project::new();
+    native_agent(&server, &project, "");
+    let (_, socket) = session_and_socket(&project);
+    let meta = std::fs::symlink_metadata(&socket).expect("bound");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let dir = std::fs::metadata(socket.parent().expect("a directory")).expect("there");
+    assert_eq!(dir.permissions().mode() & 0o777, 0o700);
+    assert_eq!((meta.uid(), dir.uid()), (0, 0), "root's own");
+
+    other_account::assert_only_its_own_account_connects(&socket);
+}
+
+#[test]
+fn a_session_file_or_socket_of_another_user_than_the_agents_is_never_posted_to() {
+    if !other_account::can_switch(
+        "a_session_file_or_socket_of_another_user_than_the_agents_is_never_posted_to",
+    ) {
+        return;
+    }
+    let server = TmuxServer::start();
+    let project = Project::new();
+    native_agent(&server, &project, "");
+    let (file, socket) = session_and_socket(&project);
+    assert_eq!(channel(&project, &server)["kind"], "socket");
+
+    let uid = other_account::other_uid();
+    let other = Some(uid);
+    std::os::unix::fs::chown(&file, other, other).expect("chown");
+    let c = channel(&project, &server);
+    assert_eq!(c["kind"], "typed", "{c}");
+    let why = c["why"].as_str().expect("a why");
+    assert!(
+        why.contains(&format!(
+            "belongs to another user (uid {uid}) than the agent process (uid 0)"
+        )),
+        "{why}"
+    );
+    let out = msg_json(&project, &server, &["--", "not through their file"]);
+    let o = outcome(&out);
+    assert_eq!(
+        (&o["status"], &o["via"]),
+        (&"delivered".into(), &"typed".into()),
+        "{o}"
+    );
+    assert!(
+        peer_records(&project).is_empty(),
+        "nothing went to the socket"
+    );
+
+    // The file the agent's own again (it may have written a new one), the
+    // socket another user's.
+    std::os::unix::fs::chown(&file, Some(0), Some(0)).expect("chown");
+    std::os::unix::fs::chown(&socket, other, other).expect("chown");
+    let c = channel(&project, &server);
+    assert_eq!(c["kind"], "typed", "{c}");
+    let why = c["why"].as_str().expect("a why");
+    assert!(
+        why.contains(&format!("belongs to another user (uid {uid}, not 0)")),
+        "{why}"
+    );
+    let out = msg_json(&project, &server, &["--", "not through their socket"]);
+    assert_eq!(outcome(&out)["via"], "typed", "{out:?}");
+    assert!(
+        peer_records(&project).is_empty(),
+        "nothing went to the socket"
+    );
+    assert_eq!(submissions(&project).len(), 2);
 }
 
 /// Waits until the agent's session file says it is busy (as Claude Code's

@@ -5,36 +5,21 @@
 //! gets nothing and cannot act.
 
 use std::os::unix::fs::PermissionsExt;
-use std::process::Command;
 
 use serde_json::json;
 
-use crate::harness::Project;
+use crate::harness::{Project, other_account};
 
 use crate::harness::dashboard::Dashboard;
 
 use super::populated_project;
 
-/// True when the tests run as root, so that they can act as `nobody`;
-/// otherwise says why the test is skipped (on stderr, which the test
-/// runner shows).
-#[allow(clippy::print_stderr)]
-fn can_be_nobody(test: &str) -> bool {
-    let uid = Command::new("id").arg("-u").output().expect("id -u");
-    if String::from_utf8_lossy(&uid.stdout).trim() == "0" {
-        return true;
-    }
-    eprintln!("skipping {test}: acting as another user (runuser -u nobody) needs root");
-    false
-}
-
 /// What `curl ARGS...` run as `nobody` got: the status code and the body.
 fn as_nobody(args: &[&str]) -> (u16, String) {
-    let out = Command::new("runuser")
-        .args(["-u", "nobody", "--", "curl", "--silent", "--max-time", "10"])
+    let out = other_account::as_other("curl")
+        .args(["--silent", "--max-time", "10"])
         .args(["--write-out", "\n%{http_code}"])
         .args(args)
-        .current_dir("/")
         .output()
         .expect("runuser -u nobody -- curl");
     let text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -48,7 +33,7 @@ fn as_nobody(args: &[&str]) -> (u16, String) {
 
 #[test]
 fn another_local_account_gets_nothing_and_cannot_act() {
-    if !can_be_nobody("another_local_account_gets_nothing_and_cannot_act") {
+    if !other_account::can_switch("another_local_account_gets_nothing_and_cannot_act") {
         return;
     }
     let project = populated_project();
@@ -137,8 +122,7 @@ fn another_local_account_gets_nothing_and_cannot_act() {
         .permissions()
         .mode();
     assert_eq!(mode & 0o777, 0o600, "{}", file.display());
-    let out = Command::new("runuser")
-        .args(["-u", "nobody", "--", "cat"])
+    let out = other_account::as_other("cat")
         .arg(&file)
         .output()
         .expect("runuser cat");

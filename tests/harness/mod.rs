@@ -6,7 +6,8 @@
 //! Every helper more than one test module uses lives here (the house test
 //! refuses a helper borrowed from another test module): the commands' own
 //! clients in submodules by subject (`dashboard`, `mcp`, `monitor`,
-//! `chromium`, `http`, `repo`, `usage`, `watcher`, Redis servers).
+//! `chromium`, `http`, `repo`, `usage`, `watcher`, Redis servers, another
+//! local account).
 
 #![allow(dead_code)]
 
@@ -19,6 +20,7 @@ pub mod http;
 pub mod mcp;
 #[cfg(feature = "monitor")]
 pub mod monitor;
+pub mod other_account;
 pub mod redis_cluster;
 pub mod redis_server;
 pub mod repo;

@@ -11,14 +11,13 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 use serde_json::{Value, json};
 
-use crate::support::time;
+use crate::support::{private_socket, time};
 
 /// The longest message line read from the socket.
 const MAX_LINE: u64 = 1 << 20;
@@ -73,23 +72,17 @@ impl DemoNative {
         let pid = std::process::id();
         let cwd = std::env::current_dir()?;
         let session_id = format!("demo-{pid}-{}", time::now().timestamp_micros());
-        let socks = std::env::temp_dir().join(format!(
-            "swarm-demo-socks-{}",
-            crate::support::sys::own_uid()
-        ));
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&socks)?;
-        std::fs::set_permissions(&socks, std::fs::Permissions::from_mode(0o700))?;
-        let socket_path = socks.join(format!("{pid}.sock"));
-        let _ = std::fs::remove_file(&socket_path);
+        // Swarm's own socket, made by swarm's one socket rule (0600 in the
+        // private socket directory), like Claude Code's in its own.
+        let socket_path = private_socket::directory().join(format!("demo-{pid}.sock"));
         let (tx, incoming) = channel();
         let socket = if faults.unbound {
+            private_socket::ensure_directory(&private_socket::directory())?;
+            // One a process of the same pid left: nobody listens on it.
+            let _ = std::fs::remove_file(&socket_path);
             None
         } else {
-            let listener = UnixListener::bind(&socket_path)?;
-            std::fs::set_permissions(&socket_path, std::fs::Permissions::from_mode(0o600))?;
+            let listener = private_socket::bind(&socket_path)?;
             std::thread::spawn(move || listen(&listener, &tx));
             Some(socket_path.clone())
         };

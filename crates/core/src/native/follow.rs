@@ -1,9 +1,10 @@
 //! Following the messages an agent accepted through its own channel but
 //! had not taken yet (busy, holding them for the person's approval, or no
 //! record of them yet): `.swarm/native_following.json` lists them, and
-//! each round of the watcher (`follow`) looks at their receipts once more
-//! and records what changed (taken, expired, dropped) in the message log
-//! and the feed. swarm never sends such a message again by itself.
+//! each round of the watcher (`follow`) looks at their receipts once more,
+//! records what changed (taken, expired, dropped) in the message log, and
+//! returns the changes (`Round`): the watcher writes the feed lines they
+//! make. swarm never sends such a message again by itself.
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -11,9 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use crate::attention::event::{EventKind, FeedEntry};
-use crate::attention::feed::feed_store::FeedStore;
 use crate::log::log_store::LogStore;
-use crate::log::record::{DeliveryRecord, Record, Status};
+use crate::log::record::{DeliveryRecord, Outcome, Record, Status};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 
 use super::claude::Inbound;
@@ -96,29 +96,76 @@ fn confirmation_of(status: Status) -> Confirmation {
     }
 }
 
+/// What became of one followed message in a round.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Change {
+    /// The recipient.
+    pub agent: String,
+    /// The message.
+    pub msg_id: String,
+    /// What the agent's records say of it now.
+    pub state: Confirmation,
+    /// The outcome logged for it (a delivery record noted `followed`).
+    pub outcome: Outcome,
+}
+
+impl Change {
+    /// The activity feed's line for it.
+    pub(crate) fn feed_entry(&self) -> FeedEntry {
+        let kind = match self.state {
+            Confirmation::Delivered(_) => EventKind::MessageTaken,
+            Confirmation::Expired => EventKind::MessageExpired,
+            Confirmation::Dropped => EventKind::MessageDropped,
+            _ => EventKind::MessageAccepted,
+        };
+        FeedEntry::new(
+            kind,
+            Some(self.agent.as_str()),
+            format!("{}: {}", self.msg_id, self.outcome.describe()),
+        )
+        .with_message(&self.msg_id)
+    }
+}
+
+/// What one round of following found.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Round {
+    /// The messages whose state changed, as logged.
+    pub changes: Vec<Change>,
+    /// What could not be read or recorded.
+    pub warnings: Vec<String>,
+}
+
+impl Round {
+    fn warning(warning: String) -> Round {
+        Round {
+            changes: Vec::new(),
+            warnings: vec![warning],
+        }
+    }
+}
+
 /// One round: looks at every followed message's receipt, records each
-/// change in the log (a delivery record noted `followed`) and the feed,
-/// and stops following those that are settled. Returns the warnings.
-pub(crate) fn follow(paths: &Paths, log: &dyn LogStore, feed: &dyn FeedStore) -> Vec<String> {
+/// change in the log (a delivery record noted `followed`), and stops
+/// following those that are settled. Returns the changes and warnings.
+pub(crate) fn follow(paths: &Paths, log: &dyn LogStore) -> Round {
     let f = file(paths);
     if !f.path().exists() {
-        return Vec::new();
+        return Round::default();
     }
-    let mut warnings = Vec::new();
     let lock = match f.lock(DEFAULT_LOCK_TIMEOUT) {
         Ok(l) => l,
-        Err(e) => return vec![format!("could not follow accepted messages: {e}")],
+        Err(e) => return Round::warning(format!("could not follow accepted messages: {e}")),
     };
     let mut all: FollowFile = match f.load_for_change(&lock, ", and nothing is followed") {
         Ok(a) => a,
-        Err(e) => return vec![format!("could not follow accepted messages: {e}")],
+        Err(e) => return Round::warning(format!("could not follow accepted messages: {e}")),
     };
+    let mut round = Round::default();
     if all.following.is_empty() {
-        return warnings;
+        return round;
     }
     let now = now_secs();
-    let mut records = Vec::new();
-    let mut entries = Vec::new();
     let mut changed = false;
     all.following.retain_mut(|m| {
         let before = confirmation_of(m.status);
@@ -167,43 +214,166 @@ pub(crate) fn follow(paths: &Paths, log: &dyn LogStore, feed: &dyn FeedStore) ->
         if let Some(note) = note {
             outcome.reason = Some(note);
         }
-        let kind = match state {
-            Confirmation::Delivered(_) => EventKind::MessageTaken,
-            Confirmation::Expired => EventKind::MessageExpired,
-            Confirmation::Dropped => EventKind::MessageDropped,
-            _ => EventKind::MessageAccepted,
-        };
-        entries.push(
-            FeedEntry::new(
-                kind,
-                Some(m.agent.as_str()),
-                format!("{}: {}", m.receipt.msg_id, outcome.describe()),
-            )
-            .with_message(&m.receipt.msg_id),
-        );
-        records.push(Record::Delivery(DeliveryRecord::new(
-            &m.receipt.msg_id,
-            &[(m.agent.clone(), outcome.clone())],
-            Some("followed".into()),
-        )));
         m.status = outcome.status;
+        round.changes.push(Change {
+            agent: m.agent.clone(),
+            msg_id: m.receipt.msg_id.clone(),
+            state,
+            outcome,
+        });
         !state.is_final()
     });
-    if !records.is_empty() {
+    if !round.changes.is_empty() {
+        let records: Vec<Record> = round
+            .changes
+            .iter()
+            .map(|c| {
+                Record::Delivery(DeliveryRecord::new(
+                    &c.msg_id,
+                    &[(c.agent.clone(), c.outcome.clone())],
+                    Some("followed".into()),
+                ))
+            })
+            .collect();
         match log.append(&records) {
-            Ok(more) => warnings.extend(more),
-            Err(e) => warnings.push(format!("could not log what accepted messages came to: {e}")),
+            Ok(more) => round.warnings.extend(more),
+            Err(e) => round
+                .warnings
+                .push(format!("could not log what accepted messages came to: {e}")),
         }
     }
-    if !entries.is_empty()
-        && let Err(e) = feed.append(&entries)
-    {
-        warnings.push(format!("could not write the activity feed: {e}"));
-    }
     if changed && let Err(e) = write(&f, &lock, &all) {
-        warnings.push(format!(
+        round.warnings.push(format!(
             "could not record the accepted messages followed: {e}"
         ));
     }
-    warnings
+    round
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::log::on_files::FileLog;
+    use crate::log::record::ConfirmedBy;
+    use crate::native::Channel;
+
+    const MARKER: &str = "[agent-1][2026-12-01 10:00:00][INFO][#9c2c68bd]";
+
+    struct Setup {
+        _dir: tempfile::TempDir,
+        paths: Paths,
+        transcript: PathBuf,
+        session_file: PathBuf,
+    }
+
+    fn setup() -> Setup {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(dir.path());
+        std::fs::create_dir_all(paths.swarm_dir()).expect("made");
+        let transcript = dir.path().join("t.jsonl");
+        let session_file = dir.path().join("42.json");
+        std::fs::write(&session_file, "{}").expect("written");
+        std::fs::write(&transcript, "").expect("written");
+        Setup {
+            _dir: dir,
+            paths,
+            transcript,
+            session_file,
+        }
+    }
+
+    fn followed(s: &Setup, status: Status) -> Followed {
+        Followed {
+            agent: "agent-0".into(),
+            receipt: Receipt {
+                channel: Channel::Socket,
+                msg_id: "9c2c68bd".into(),
+                marker: MARKER.into(),
+                record: s.transcript.clone(),
+                offset: 0,
+                cut_short: false,
+            },
+            session_file: s.session_file.clone(),
+            status,
+            since: now_secs(),
+        }
+    }
+
+    fn taken_line() -> String {
+        format!(
+            "{{\"type\":\"attachment\",\"origin\":{{\"kind\":\"peer\"}},\"message\":{{\"content\":\"{MARKER} hi\"}}}}\n"
+        )
+    }
+
+    fn followed_notes(log: &FileLog) -> Vec<(String, Option<String>)> {
+        log.read()
+            .expect("read")
+            .records
+            .into_iter()
+            .filter_map(|r| match r {
+                Record::Delivery(d) => Some((d.msg_id, d.note)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_round_returns_what_changed_and_logs_it_but_writes_no_feed() {
+        let s = setup();
+        let log = FileLog::new(&s.paths);
+        track(&s.paths, followed(&s, Status::Accepted)).expect("tracked");
+
+        // Nothing new in the transcript: no change, still followed.
+        let quiet = follow(&s.paths, &log);
+        assert_eq!(quiet, Round::default());
+        assert!(followed_notes(&log).is_empty());
+
+        std::fs::write(&s.transcript, taken_line()).expect("written");
+        let round = follow(&s.paths, &log);
+        assert!(round.warnings.is_empty(), "{:?}", round.warnings);
+        let [change] = round.changes.as_slice() else {
+            panic!("one change: {round:?}");
+        };
+        assert_eq!(change.agent, "agent-0");
+        assert_eq!(change.msg_id, "9c2c68bd");
+        assert_eq!(
+            change.state,
+            Confirmation::Delivered(ConfirmedBy::Transcript)
+        );
+        assert_eq!(change.outcome.status, Status::Delivered);
+        assert_eq!(
+            followed_notes(&log),
+            [("9c2c68bd".to_owned(), Some("followed".to_owned()))]
+        );
+        let entry = change.feed_entry();
+        assert_eq!(entry.event, EventKind::MessageTaken);
+        assert_eq!(entry.msg_id.as_deref(), Some("9c2c68bd"));
+        assert!(
+            !s.paths.feed().exists(),
+            "the feed is the watcher's to write"
+        );
+
+        // Settled: no longer followed, nothing more to tell.
+        assert_eq!(follow(&s.paths, &log), Round::default());
+        assert_eq!(followed_notes(&log).len(), 1);
+    }
+
+    #[test]
+    fn a_message_whose_session_ended_is_dropped_with_a_why() {
+        let s = setup();
+        let log = FileLog::new(&s.paths);
+        track(&s.paths, followed(&s, Status::Accepted)).expect("tracked");
+        std::fs::remove_file(&s.session_file).expect("removed");
+        let round = follow(&s.paths, &log);
+        let [change] = round.changes.as_slice() else {
+            panic!("one change: {round:?}");
+        };
+        assert_eq!(change.state, Confirmation::Dropped);
+        assert_eq!(change.outcome.status, Status::Dropped);
+        assert_eq!(
+            change.outcome.reason.as_deref(),
+            Some("the agent's session ended before it took the message")
+        );
+        assert_eq!(change.feed_entry().event, EventKind::MessageDropped);
+    }
 }

@@ -136,6 +136,9 @@ pub(crate) struct Recipient {
     pub cwd: Option<PathBuf>,
     /// Its command line (a permission mode given there).
     pub argv: Vec<String>,
+    /// The user it runs as, when the process view can tell (its session
+    /// file and socket must be that user's).
+    pub uid: Option<u32>,
 }
 
 impl Recipient {
@@ -158,15 +161,22 @@ impl Recipient {
                 claude_dir: None,
                 cwd: None,
                 argv: view.argv(found.pid).unwrap_or_default(),
+                uid: view.uid(found.pid),
             });
         }
         let home = locate::agent_home(matcher, view, agent, pane_pid)?;
         let argv = view.argv(home.pid).unwrap_or_default();
-        Some(Recipient::from_home(&home, command, argv))
+        let uid = view.uid(home.pid);
+        Some(Recipient::from_home(&home, command, argv, uid))
     }
 
     /// From what the usage reader found of the agent.
-    pub(crate) fn from_home(home: &AgentHome, command: String, argv: Vec<String>) -> Recipient {
+    pub(crate) fn from_home(
+        home: &AgentHome,
+        command: String,
+        argv: Vec<String>,
+        uid: Option<u32>,
+    ) -> Recipient {
         Recipient {
             pid: home.pid,
             command,
@@ -176,6 +186,7 @@ impl Recipient {
                 .or_else(|| home.home.as_ref().map(|h| h.join(".claude"))),
             cwd: home.cwd.clone(),
             argv,
+            uid,
         }
     }
 

@@ -1,13 +1,15 @@
 //! Small pieces every layer uses and that know nothing of swarm's world:
 //! JSON layouts, time formats, sanitising untrusted text, the exit-code
 //! table, the few operating-system calls std does not offer, one way to
-//! wait for what another process does, and one way to run a shell child.
+//! wait for what another process does, one way to run a shell child, and
+//! the one rule for the Unix sockets swarm makes and connects to.
 
 pub(crate) mod as_read;
 pub(crate) mod child;
 pub mod exit_code;
 pub mod json;
 pub mod poll;
+pub(crate) mod private_socket;
 pub mod sanitize;
 pub mod sys;
 pub mod time;

@@ -2,9 +2,9 @@
 //! agent: stop signals turned into messages (signal-hook), a terminal in
 //! raw mode (crossterm), noticing a closed stdout pipe, the demo agent's
 //! read of stdin with a time limit, stopping a process group whose time is
-//! up, and this process's user id (`poll`, `read`, `kill` and `geteuid` on
-//! plain numbers, which no crate swarm names offers: the only `unsafe` in
-//! swarm).
+//! up, a child that ends with this process, and this process's user id
+//! (`poll`, `read`, `kill`, `prctl` and `geteuid` on plain numbers, which no
+//! crate swarm names offers: the only `unsafe` in swarm).
 
 use std::io;
 use std::sync::mpsc;
@@ -137,6 +137,42 @@ pub(crate) fn read_stdin(
     Ok(Some(got as usize))
 }
 
+/// Makes the child `command` starts end with this process: on Linux the
+/// kernel sends it SIGTERM when the thread that started it is gone, even
+/// when this process was killed by SIGKILL and could clean up nothing
+/// (`PR_SET_PDEATHSIG`, set in the child before `exec`, kept across it).
+/// A child whose parent was already gone by the time it asked is told at
+/// once. Elsewhere this does nothing: there the child is stopped when
+/// this process stops it, as before. Start such a child from a thread
+/// that lives as long as the child should (the main thread): the signal
+/// follows the thread, not the process.
+#[allow(unsafe_code)]
+pub(crate) fn end_with_this_process(command: &mut std::process::Command) {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::unix::process::CommandExt;
+        let parent = std::process::id();
+        // SAFETY: the closure runs in the forked child before exec and
+        // makes only async-signal-safe calls (prctl, getppid, kill), on
+        // plain numbers, allocating nothing.
+        unsafe {
+            command.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, SIGTERM as libc::c_ulong) != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                // The parent died between fork and prctl: no signal will
+                // come for it.
+                if u32::try_from(libc::getppid()).ok() != Some(parent) {
+                    libc::kill(libc::getpid(), SIGTERM);
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = command;
+}
+
 /// Sends SIGKILL to every process of the process group `pgid` (a command
 /// started in a group of its own, whose time is up): killing only the
 /// shell would leave what it started running. Refuses the groups 0 and 1,
@@ -211,6 +247,24 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let owner = std::fs::metadata("/proc/self").expect("/proc").uid();
         assert_eq!(own_uid(), owner);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_child_ends_with_the_thread_that_started_it() {
+        use std::os::unix::process::ExitStatusExt;
+        // The thread stands in for a process killed outright: when it is
+        // gone, the kernel tells its child, with no code of ours running.
+        let mut child = std::thread::spawn(|| {
+            let mut command = std::process::Command::new("sleep");
+            command.arg("60");
+            end_with_this_process(&mut command);
+            command.spawn().expect("spawn")
+        })
+        .join()
+        .expect("the thread ends");
+        let status = child.wait().expect("wait");
+        assert_eq!(status.signal(), Some(SIGTERM), "{status:?}");
     }
 
     #[test]

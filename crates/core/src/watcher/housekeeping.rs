@@ -1,14 +1,17 @@
 //! The watcher's housekeeping, each round and while a round waits on the
 //! relay: the ACK retries and escalations that are due, held messages
 //! whose pane is safe again, deliveries other hosts handed to this one
-//! (`Operator::housekeeping`). What it did is told; what the activity
-//! feed records of it (an escalation, a held message that went in) is
-//! returned for the round to write.
+//! (`Operator::housekeeping`), and the messages agents accepted through
+//! their own channels, followed to taken, expired or dropped
+//! (`native::follow`). What it did is told; what the activity feed
+//! records of it (an escalation, a held message that went in, a followed
+//! message taken) is returned for the round to write.
 
 use std::time::Duration;
 
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::backend::{Chores, Housekeeping, Operator, Share};
+use crate::native::follow;
 use crate::support::sanitize;
 
 use super::outage::Tell;
@@ -37,6 +40,21 @@ pub(super) fn handed_over(op: &Operator, wait: Duration, tell: &mut Tell<'_>) ->
         ..Chores::default()
     };
     told(op.housekeeping(chores), tell)
+}
+
+/// Follows the messages agents accepted through their own channels and
+/// had not taken yet: what became of each is logged, and its feed line
+/// returned.
+pub(super) fn followed(op: &Operator, tell: &mut Tell<'_>) -> Vec<FeedEntry> {
+    let round = follow::follow(&op.paths, &*op.backend.log);
+    for w in round.warnings {
+        tell.warn(w);
+    }
+    round
+        .changes
+        .iter()
+        .map(follow::Change::feed_entry)
+        .collect()
 }
 
 /// Tells what one housekeeping did; its feed lines.

@@ -23,7 +23,6 @@ use crate::attention::feed::feed_store::FeedCursor;
 use crate::attention::tracker::Timing;
 use crate::backend::Operator;
 use crate::config::ConfigStamp;
-use crate::native;
 use crate::notify::NotifySettings;
 
 use super::attention_round::{AttentionRound, Seen};
@@ -197,9 +196,7 @@ impl<'a> Watcher<'a> {
         let tell = &mut Tell::new(say);
         let mut feed = self.discovery.round(op, &mut self.last_lines, tell);
         feed.extend(housekeeping::round(op, relay_wait, tell));
-        for w in native::follow::follow(&op.paths, &*op.backend.log, &*op.backend.feed) {
-            tell.warn(w);
-        }
+        feed.extend(housekeeping::followed(op, tell));
         let printing = self.print_to_send.printing(op.messaging.print_to_send);
         let seen = self
             .attention

@@ -130,6 +130,10 @@ impl ProcessView for Survey {
     fn started(&self, pid: u32) -> Option<std::time::SystemTime> {
         self.view().started(pid)
     }
+
+    fn uid(&self, pid: u32) -> Option<u32> {
+        self.view().uid(pid)
+    }
 }
 
 #[cfg(test)]

@@ -44,6 +44,10 @@ impl ProcessView for Live {
     fn started(&self, pid: u32) -> Option<SystemTime> {
         started(pid)
     }
+
+    fn uid(&self, pid: u32) -> Option<u32> {
+        uid(pid)
+    }
 }
 
 /// Whether this system has a readable `/proc` for the current process
@@ -191,6 +195,13 @@ fn start_ticks(text: &str) -> Option<u64> {
         .ok()
 }
 
+/// The user a process runs as: the owner of its `/proc` directory, which
+/// the kernel sets to its effective uid.
+pub(crate) fn uid(pid: u32) -> Option<u32> {
+    use std::os::unix::fs::MetadataExt;
+    fs::metadata(format!("/proc/{pid}")).ok().map(|m| m.uid())
+}
+
 /// The working directory of a process, when we may read it.
 pub(crate) fn cwd(pid: u32) -> Option<PathBuf> {
     fs::read_link(format!("/proc/{pid}/cwd")).ok()
@@ -262,6 +273,8 @@ mod tests {
         assert_eq!(s.pid, me);
         assert!(cmdline(me).is_some_and(|a| !a.is_empty()));
         assert_eq!(cwd(me), std::env::current_dir().ok());
+        assert_eq!(uid(me), Some(crate::support::sys::own_uid()));
+        assert_eq!(uid(u32::MAX), None, "no such process");
     }
 
     #[test]

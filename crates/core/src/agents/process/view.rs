@@ -1,6 +1,7 @@
 //! The questions swarm asks about processes, as one trait that each
 //! backend answers: a process's parent, group and terminal, its argument
-//! vector, its children and its working directory.
+//! vector, its children, its working directory, and what only the fast
+//! path reads (its environment, start and user).
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -38,6 +39,11 @@ pub(crate) trait ProcessView {
     }
     /// When `pid` started, when this backend can tell (the fast path only).
     fn started(&self, _pid: u32) -> Option<SystemTime> {
+        None
+    }
+    /// The user `pid` runs as (its effective uid), when this backend can
+    /// tell (the fast path only).
+    fn uid(&self, _pid: u32) -> Option<u32> {
         None
     }
 }

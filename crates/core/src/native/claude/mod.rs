@@ -21,6 +21,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::{Channel, Post, Receipt, Recipient};
+use crate::support::sys::own_uid;
 
 pub(crate) use settings::Inbound;
 
@@ -55,8 +56,19 @@ impl Endpoint {
             .claude_dir
             .as_deref()
             .ok_or("the agent's environment names no HOME or CLAUDE_CONFIG_DIR")?;
-        let file = session::read(dir, r.pid)?;
-        let socket = session::checked_socket(&file.socket)?;
+        // The agent's files must be its own user's, and that user swarm's:
+        // a message is never handed to another account's session. Where
+        // the process view cannot tell the agent's user (no /proc), the
+        // files must be swarm's user's.
+        let me = own_uid();
+        let owner = r.uid.unwrap_or(me);
+        if owner != me {
+            return Err(format!(
+                "the agent process runs as another user (uid {owner}, swarm runs as {me})"
+            ));
+        }
+        let file = session::read(dir, r.pid, owner)?;
+        let socket = session::checked_socket(&file.socket, owner)?;
         // Bound: a connection is taken. Nothing is written on it.
         UnixStream::connect(&socket).map_err(|e| {
             format!(

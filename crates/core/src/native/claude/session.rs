@@ -1,24 +1,23 @@
 //! A Claude Code session file, `<config dir>/sessions/<pid>.json`, read
-//! as hostile input: at most `MAX_SESSION_BYTES`, a regular file, its
-//! `pid` the agent process's own (the `tmux` field names no server, so it
-//! is not trusted), a `sessionId` that is a plain id, a peer protocol
-//! swarm speaks; and the socket it names checked before anything connects
-//! to it: an absolute path short enough for a socket address, a socket
-//! (not a symlink) owned by swarm's own user, in a directory owned by that
-//! user that nobody else can write to.
+//! as hostile input: at most `MAX_SESSION_BYTES`, a regular file owned by
+//! the agent process's own user, its `pid` the agent process's own (the
+//! `tmux` field names no server, so it is not trusted), a `sessionId` that
+//! is a plain id, a peer protocol swarm speaks; and the socket it names
+//! checked before anything connects to it: an absolute path short enough
+//! for a socket address, then swarm's socket rule
+//! (`support::private_socket`) for the agent's user: a socket (not a
+//! symlink) of that user, 0600, in a 0700 directory of that user.
 
 use std::io::Read;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::support::private_socket::{self, MAX_CONNECT_PATH};
+
 /// The most of a session file read (they are well under a kilobyte).
 const MAX_SESSION_BYTES: u64 = 64 * 1024;
-
-/// The longest socket path a Unix socket address holds on every system
-/// swarm runs on (macOS: 104 bytes with the terminating NUL).
-const MAX_SOCKET_PATH: usize = 103;
 
 /// The peer protocol swarm speaks.
 const PEER_PROTOCOL: u64 = 1;
@@ -36,13 +35,23 @@ pub(super) struct SessionFile {
     pub busy: bool,
 }
 
-/// Reads and checks the session file of process `pid` under `dir`.
-pub(super) fn read(dir: &Path, pid: u32) -> Result<SessionFile, String> {
+/// Reads and checks the session file of process `pid`, which runs as
+/// user `owner`, under `dir`.
+pub(super) fn read(dir: &Path, pid: u32, owner: u32) -> Result<SessionFile, String> {
     let path = dir.join("sessions").join(format!("{pid}.json"));
     let meta = std::fs::symlink_metadata(&path)
         .map_err(|_| format!("no Claude Code session file {}", path.display()))?;
     if !meta.is_file() {
         return Err(format!("{} is not a regular file", path.display()));
+    }
+    // Anyone who could write a session file under another account's name
+    // could point swarm's messages at a socket of their choosing.
+    if meta.uid() != owner {
+        return Err(format!(
+            "the session file {} belongs to another user (uid {}) than the agent process (uid {owner})",
+            path.display(),
+            meta.uid()
+        ));
     }
     let mut text = String::new();
     std::fs::File::open(&path)
@@ -93,44 +102,33 @@ pub(super) fn parse(text: &str, pid: u32) -> Result<SessionFile, String> {
     })
 }
 
-/// `socket` when it is safe to connect to (see the module's doc).
-pub(super) fn checked_socket(socket: &Path) -> Result<PathBuf, String> {
+/// `socket` when it is safe to connect to for an agent process of user
+/// `owner` (see the module's doc).
+pub(super) fn checked_socket(socket: &Path, owner: u32) -> Result<PathBuf, String> {
     let shown = socket.display();
     if !socket.is_absolute() {
         return Err(format!("the socket path {shown} is not absolute"));
     }
-    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+    if socket.as_os_str().len() > MAX_CONNECT_PATH {
         return Err(format!("the socket path {shown} is too long"));
     }
-    let me = crate::support::sys::own_uid();
-    let meta = std::fs::symlink_metadata(socket)
-        .map_err(|_| format!("the session's socket {shown} is not bound (no such file)"))?;
-    if !meta.file_type().is_socket() {
-        return Err(format!("{shown} is not a socket"));
+    match std::fs::symlink_metadata(socket) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!(
+                "the session's socket {shown} is not bound (no such file)"
+            ));
+        }
+        _ => {}
     }
-    if meta.uid() != me {
-        return Err(format!("the socket {shown} belongs to another user"));
-    }
-    let parent = socket
-        .parent()
-        .ok_or_else(|| format!("the socket {shown} has no directory"))?;
-    let dir = std::fs::symlink_metadata(parent)
-        .map_err(|e| format!("could not look at {}: {e}", parent.display()))?;
-    if !dir.is_dir() {
-        return Err(format!("{} is not a directory", parent.display()));
-    }
-    if dir.uid() != me || dir.mode() & 0o022 != 0 {
-        return Err(format!(
-            "the socket's directory {} is not private to this user",
-            parent.display()
-        ));
-    }
+    private_socket::check_socket(socket, owner)
+        .map_err(|e| format!("the session's socket is not the agent's own: {e}"))?;
     Ok(socket.to_path_buf())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::support::sys::own_uid;
 
     const GOOD: &str = r#"{"pid":42,"sessionId":"74fc2ed9-aa","cwd":"/w","peerProtocol":1,
         "tmux":"s:@0.%0","messagingSocketPath":"/tmp/cc-socks/42.sock","status":"idle"}"#;
@@ -163,41 +161,53 @@ mod tests {
     }
 
     #[test]
-    fn a_socket_must_be_a_private_socket_of_ours() {
-        let dir = tempfile::tempdir().expect("as set up");
-        let plain = dir.path().join("plain.sock");
-        std::fs::write(&plain, "").expect("as set up");
-        assert!(
-            checked_socket(&plain)
-                .expect_err("refused")
-                .contains("not a socket")
-        );
-        let sock = dir.path().join("s.sock");
-        let _listener = std::os::unix::net::UnixListener::bind(&sock).expect("as set up");
+    fn a_socket_must_be_a_private_socket_of_the_agents_user() {
         use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700))
-            .expect("as set up");
-        assert_eq!(checked_socket(&sock).expect("as set up"), sock);
-        let link = dir.path().join("link.sock");
+        let me = own_uid();
+        let tmp = tempfile::tempdir().expect("as set up");
+        let dir = tmp.path().join("cc-socks");
+        let sock = dir.join("s.sock");
+        let _listener = private_socket::bind(&sock).expect("as set up");
+        assert_eq!(checked_socket(&sock, me).expect("as set up"), sock);
+        let refused = |path: &Path, owner: u32| checked_socket(path, owner).expect_err("refused");
+        assert!(refused(&sock, me.wrapping_add(1)).contains("belongs to another user"));
+        let plain = dir.join("plain.sock");
+        std::fs::write(&plain, "").expect("as set up");
+        assert!(refused(&plain, me).contains("not a socket"));
+        let link = tmp.path().join("link.sock");
         std::os::unix::fs::symlink(&sock, &link).expect("as set up");
-        assert!(
-            checked_socket(&link)
-                .expect_err("refused")
-                .contains("not a socket")
-        );
-        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777))
-            .expect("as set up");
-        assert!(
-            checked_socket(&sock)
-                .expect_err("refused")
-                .contains("not private")
-        );
+        assert!(refused(&link, me).contains("is a symlink"));
+        assert!(refused(&dir.join("gone.sock"), me).contains("not bound"));
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("as set up");
+        assert!(refused(&sock, me).contains("open to other users"));
         let long = PathBuf::from(format!("/{}", "x".repeat(200)));
-        assert!(
-            checked_socket(&long)
-                .expect_err("refused")
-                .contains("too long")
+        assert!(refused(&long, me).contains("too long"));
+        assert!(refused(Path::new("rel.sock"), me).contains("not absolute"));
+    }
+
+    #[test]
+    fn a_session_file_of_another_user_than_the_agents_is_refused() {
+        let me = own_uid();
+        let tmp = tempfile::tempdir().expect("as set up");
+        let sessions = tmp.path().join("sessions");
+        std::fs::create_dir(&sessions).expect("as set up");
+        std::fs::write(sessions.join("42.json"), GOOD).expect("as set up");
+        assert_eq!(
+            read(tmp.path(), 42, me).expect("as set up").session_id,
+            "74fc2ed9-aa"
         );
-        assert!(checked_socket(Path::new("rel.sock")).is_err());
+        let other = me.wrapping_add(1);
+        let err = read(tmp.path(), 42, other).expect_err("refused");
+        assert!(
+            err.contains(&format!(
+                "belongs to another user (uid {me}) than the agent process (uid {other})"
+            )),
+            "{err}"
+        );
+        assert!(
+            read(tmp.path(), 43, me)
+                .expect_err("refused")
+                .contains("no Claude Code session file")
+        );
     }
 }

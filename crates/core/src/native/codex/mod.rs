@@ -26,6 +26,8 @@ pub(crate) use crate::agents::agent_matcher::is_codex_app_server as is_app_serve
 use crate::agents::agent_matcher::runs_codex;
 use crate::domain::message::Urgency as DomainUrgency;
 use crate::log::record::ConfirmedBy;
+use crate::support::private_socket;
+use crate::support::sys::own_uid;
 
 /// The hidden subcommand a Codex pane runs (`swarm codex-pane -- codex`).
 pub const PANE_COMMAND: &str = "codex-pane";
@@ -51,7 +53,7 @@ impl Endpoint {
                     .into(),
             );
         };
-        let dir = socket::directory();
+        let dir = private_socket::directory();
         if !socket::is_pane_socket(&dir, &path) {
             return Err(format!(
                 "its app server's socket {} is not one of swarm's ({})",
@@ -59,7 +61,8 @@ impl Endpoint {
                 dir.display()
             ));
         }
-        socket::check_directory(&dir).map_err(|e| format!("socket directory: {e}"))?;
+        private_socket::check_directory(&dir, own_uid())
+            .map_err(|e| format!("socket directory: {e}"))?;
         let socket = socket::check_socket(&path).map_err(|e| format!("app server socket: {e}"))?;
         UnixStream::connect(&socket)
             .map_err(|e| format!("its app server is not listening on {}: {e}", path.display()))?;

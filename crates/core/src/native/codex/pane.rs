@@ -7,7 +7,10 @@
 //!
 //! The server runs in a process group of its own, stopped (SIGTERM, then
 //! SIGKILL) as a group when the TUI exits or this process is told to stop
-//! (the pane closing sends SIGHUP; that reaches the TUI too). When the
+//! (the pane closing sends SIGHUP; that reaches the TUI too). When this
+//! process is killed outright (SIGKILL), Linux sends the server SIGTERM
+//! (`sys::end_with_this_process`): started from this process's main
+//! thread, it never outlives the pane's process. When the
 //! server cannot start or does not listen in time, the TUI starts
 //! without it: messages are then typed, as into any Codex pane.
 
@@ -19,7 +22,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use super::socket;
-use crate::support::sys;
+use crate::support::{private_socket, sys};
 
 /// How long the server may take to listen (Codex CLI 0.169 takes about a
 /// second; a busy machine more).
@@ -102,17 +105,21 @@ impl Server {
 }
 
 fn start_server(program: &str) -> io::Result<Server> {
-    let dir = socket::directory();
-    socket::ensure_directory(&dir)?;
+    let dir = private_socket::directory();
+    private_socket::ensure_directory(&dir)?;
     let path = socket::new_path(&dir)?;
-    let child = Command::new(program)
+    let mut command = Command::new(program);
+    command
         .args(["app-server", "--listen"])
         .arg(format!("unix://{}", path.display()))
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()?;
+        .process_group(0);
+    // This process may be killed with no chance to stop the server
+    // (SIGKILL): the kernel then stops it, so no server outlives its pane.
+    sys::end_with_this_process(&mut command);
+    let child = command.spawn()?;
     let mut server = Server {
         child,
         socket: path,
