@@ -5,10 +5,12 @@
 //! message at once (confirmed by its transcript, never typed), a busy one
 //! accepts it and takes it when its turn ends (the watcher follows it), a
 //! socket that is not bound leaves the message to typing, a message the
-//! agent drops is reported dropped and never typed, `[delivery] native =
-//! "off"` and `--urgent` type as before; another account cannot reach the
-//! socket, and a session file or socket of another user than the agent's
-//! is never posted to.
+//! agent drops is reported dropped and never typed, one it holds for the
+//! person's approval is awaiting approval because its record says so, one
+//! it takes into the running turn is delivered (not dropped, although its
+//! queue removed it), `[delivery] native = "off"` and `--urgent` type as
+//! before; another account cannot reach the socket, and a session file or
+//! socket of another user than the agent's is never posted to.
 
 use std::path::PathBuf;
 use std::process::Output;
@@ -482,4 +484,94 @@ fn the_prompt_hook_never_lists_a_message_the_agent_accepted_on_its_socket() {
         "INFO",
         "accepted on the socket"
     ));
+}
+
+#[test]
+fn a_message_the_agent_holds_is_awaiting_approval_from_its_record() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    // No settings of the agent's say it holds messages: only its record
+    // can tell.
+    native_agent(&server, &project, "--native-hold");
+    assert!(!config_dir(&project).join("settings.json").exists());
+
+    let out = msg_json(&project, &server, &["--", "wait for the person"]);
+    assert!(out.status.success(), "{out:?}");
+    let o = outcome(&out);
+    assert_eq!(o["status"], "awaiting_approval", "{o}");
+    assert_eq!(o["via"], "socket", "{o}");
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("as set up")
+        .to_owned();
+    let held: Vec<_> = transcript(&project)
+        .into_iter()
+        .filter(|r| r["type"] == "system")
+        .collect();
+    assert_eq!(held.len(), 1, "{held:?}");
+    assert_eq!(logged_outcome(&project, &id)["status"], "awaiting_approval");
+    let accepted = feed_of(&project, "message_accepted");
+    assert_eq!(accepted.len(), 1, "{accepted:?}");
+    assert_eq!(accepted[0]["msg_id"], id.as_str(), "{accepted:?}");
+    assert!(
+        accepted[0]["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("awaiting the person's approval")),
+        "{accepted:?}"
+    );
+    // Held is not taken, and never typed as well.
+    assert!(submissions(&project).is_empty());
+    assert!(peer_records(&project).is_empty());
+}
+
+#[test]
+fn a_message_taken_into_the_running_turn_is_delivered_not_dropped() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    let pane = native_agent(&server, &project, "--native-absorb");
+    type_keys(&server, &pane, "long work DEMOSLEEP3");
+    server.wait_for_screen(&pane, "* working");
+    wait_busy(&project);
+
+    let out = msg_json(&project, &server, &["--", "into this turn"]);
+    assert!(out.status.success(), "{out:?}");
+    let id = stdout_json(&out)["msg_id"]
+        .as_str()
+        .expect("as set up")
+        .to_owned();
+    let o = outcome(&out);
+    // Queued first (the send sees that, the agent being busy), or already
+    // taken in when the send looked.
+    if o["status"] == "accepted" {
+        let _watch = watch(&project, &server, &[]);
+        wait_for("the watcher to settle it", || {
+            let settled = ["message_taken", "message_dropped"]
+                .iter()
+                .any(|k| !feed_of(&project, k).is_empty());
+            settled.then_some(())
+        });
+    } else {
+        assert_eq!(o["status"], "delivered", "{o}");
+    }
+    let logged = logged_outcome(&project, &id);
+    assert_eq!(logged["status"], "delivered", "{logged}");
+    assert_eq!(logged["confirmed_by"], "transcript", "{logged}");
+    assert!(feed_of(&project, "message_dropped").is_empty());
+    let removed: Vec<_> = transcript(&project)
+        .into_iter()
+        .filter(|r| r["reason"] == "absorbed_mid_turn")
+        .collect();
+    assert_eq!(removed.len(), 1, "{removed:?}");
+    // Taken once, inside the turn: not again when the turn ends (the
+    // next message, taken after the end, comes right after it).
+    server.wait_for_screen(&pane, "* done");
+    let out = msg_json(&project, &server, &["--", "after the turn"]);
+    assert_eq!(outcome(&out)["status"], "delivered", "{out:?}");
+    let got = submissions(&project);
+    assert_eq!(got.len(), 3, "{got:?}");
+    for (n, text) in [(1, "into this turn"), (2, "after the turn")] {
+        let sub = got[n]["text"].as_str().expect("as set up");
+        assert!(typed_as(sub, "INFO", text), "{got:?}");
+        assert_eq!(got[n]["pastes"], 0, "{got:?}");
+    }
 }

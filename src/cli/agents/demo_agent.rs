@@ -78,6 +78,15 @@ pub(crate) struct DemoAgentArgs {
         hide = true
     )]
     native_drop: u32,
+    /// With --native: hold every message for the person's approval, as
+    /// Claude Code bypassing permissions does, and never take it (for
+    /// tests)
+    #[arg(long, requires = "native", hide = true)]
+    native_hold: bool,
+    /// With --native: take a message that comes while busy into the
+    /// running turn, as Claude Code may (for tests)
+    #[arg(long, requires = "native", hide = true)]
+    native_absorb: bool,
     /// First ask whether to trust the directory, as the real agents do in
     /// one they have not seen (for tests)
     #[arg(long, hide = true)]
@@ -142,6 +151,8 @@ pub(crate) fn run(args: &DemoAgentArgs) -> Result<ExitCode> {
             native: args.native.then_some(demo_agent::NativeFaults {
                 unbound: args.native_unbound,
                 drop: args.native_drop,
+                hold: args.native_hold,
+                absorb: args.native_absorb,
             }),
         },
         conversation.as_ref(),

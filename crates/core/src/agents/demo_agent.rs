@@ -594,9 +594,17 @@ impl<W: Write> Demo<'_, W> {
         } else {
             native.after_turn()
         };
-        take.extend(native.arrived(busy));
+        let came = native.arrived(busy);
+        take.extend(came.take);
         for text in take {
             self.submit(&text, 0, time::unix_seconds(time::now()))?;
+        }
+        for text in came.absorbed {
+            self.record_submission(&text, 0, time::unix_seconds(time::now()))?;
+            self.note_above(&format!("(taken into the running turn) {text}"))?;
+        }
+        for text in came.held {
+            self.note_above(&format!("held message from another session: {text}"))?;
         }
         self.out.flush()
     }
@@ -615,23 +623,7 @@ impl<W: Write> Demo<'_, W> {
     /// Records and shows one submission, then acts on it (works, asks).
     fn submit(&mut self, text: &str, pastes: u32, started: f64) -> io::Result<()> {
         self.hook(DemoEvent::Prompt, text);
-        self.count += 1;
-        let now = time::now();
-        let rec = Record {
-            n: self.count,
-            at: time::utc_iso(now),
-            first_byte_unix: started,
-            submitted_unix: time::unix_seconds(now),
-            text,
-            bytes: text.len(),
-            pastes,
-        };
-        self.append(&rec)?;
-        if let Some(file) = self.transcript.as_mut() {
-            let mut line = serde_json::to_vec(&rec).map_err(io::Error::other)?;
-            line.push(b'\n');
-            file.write_all(&line)?;
-        }
+        let now = self.record_submission(text, pastes, started)?;
         let stamp = now.with_timezone(&chrono::Local).format("%H:%M:%S");
         let mut shown = format!(
             "[{stamp}] submission {} ({} bytes):\r\n",
@@ -693,6 +685,45 @@ impl<W: Write> Demo<'_, W> {
         self.out.flush()?;
         self.hook(DemoEvent::TurnEnd, "");
         Ok(())
+    }
+
+    /// Records one submission (the record file, the conversation); when.
+    fn record_submission(
+        &mut self,
+        text: &str,
+        pastes: u32,
+        started: f64,
+    ) -> io::Result<chrono::DateTime<chrono::Utc>> {
+        self.count += 1;
+        let now = time::now();
+        let rec = Record {
+            n: self.count,
+            at: time::utc_iso(now),
+            first_byte_unix: started,
+            submitted_unix: time::unix_seconds(now),
+            text,
+            bytes: text.len(),
+            pastes,
+        };
+        self.append(&rec)?;
+        if let Some(file) = self.transcript.as_mut() {
+            let mut line = serde_json::to_vec(&rec).map_err(io::Error::other)?;
+            line.push(b'\n');
+            file.write_all(&line)?;
+        }
+        Ok(now)
+    }
+
+    /// Shows `line` above the prompt (and the working row, when busy),
+    /// what was typed kept in the box.
+    fn note_above(&mut self, line: &str) -> io::Result<()> {
+        let line = sanitize::one_line(line);
+        if let Mode::Busy(_) = self.mode {
+            write!(self.out, "\r\x1b[K\x1b[A\r\x1b[K  {line}\r\n{WORKING}\r\n")?;
+        } else {
+            write!(self.out, "\r\x1b[K{line}\r\n")?;
+        }
+        self.draw_input()
     }
 
     /// Draws what follows a submission's echo (`after`: the question, the

@@ -7,13 +7,19 @@
 //! each as a `queue-operation` `enqueue`, then `dequeue` and a `user`
 //! record (an `attachment` when it waited for a busy turn) with
 //! `origin.kind` `"peer"`. Faults: register without binding the socket,
-//! or drop the first messages (recorded `remove`, never taken).
+//! drop the first messages (recorded `remove`, never taken), hold each
+//! for the person's approval (a `system` record "Held peer message ..."
+//! quoting its start without square brackets, never taken), or take one
+//! that comes while busy into the running turn (a `remove` for
+//! `absorbed_mid_turn`, then an `attachment` with the origin inside it),
+//! as Claude Code does.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixListener;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
@@ -22,6 +28,11 @@ use crate::support::{private_socket, time};
 /// The longest message line read from the socket.
 const MAX_LINE: u64 = 1 << 20;
 
+/// How long after it came a message is taken into a running turn (the
+/// turn's next step), with `absorb`: as with Claude Code, the message is
+/// first queued, and the queue's record of it comes before the taking.
+const ABSORB_AFTER: Duration = Duration::from_millis(300);
+
 /// How the demo agent's channel misbehaves on purpose.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NativeFaults {
@@ -29,6 +40,21 @@ pub struct NativeFaults {
     pub unbound: bool,
     /// Drop the first N messages: queued, then removed without a turn.
     pub drop: u32,
+    /// Hold every message for the person's approval (never taken).
+    pub hold: bool,
+    /// Take a message that comes while busy into the running turn.
+    pub absorb: bool,
+}
+
+/// What came on the socket since the last look.
+#[derive(Debug, Default)]
+pub(crate) struct Arrivals {
+    /// To take now, each as a turn of its own.
+    pub take: Vec<String>,
+    /// Taken into the running turn.
+    pub absorbed: Vec<String>,
+    /// Held for the person's approval.
+    pub held: Vec<String>,
 }
 
 /// The channel of a running demo agent.
@@ -39,8 +65,13 @@ pub(crate) struct DemoNative {
     session: Value,
     incoming: Receiver<String>,
     drop: u32,
+    hold: bool,
+    absorb: bool,
     /// Messages that came while busy, taken when the turn ends.
     waiting: Vec<String>,
+    /// Messages that came while busy, taken into the running turn at its
+    /// next step (`absorb`): when.
+    absorbing: Vec<(Instant, String)>,
 }
 
 /// Claude Code's folder name for a project: every character other than a
@@ -110,7 +141,10 @@ impl DemoNative {
             session,
             incoming,
             drop: faults.drop,
+            hold: faults.hold,
+            absorb: faults.absorb,
             waiting: Vec::new(),
+            absorbing: Vec::new(),
         };
         native.write_session()?;
         Ok(native)
@@ -138,13 +172,25 @@ impl DemoNative {
         let _ = self.transcript.write_all(line.as_bytes());
     }
 
-    /// The messages that came since the last look, to take now (`busy`:
-    /// they wait for the end of the turn, see `after_turn`). Each is
-    /// recorded as queued; a dropped one as removed too, and not returned.
-    pub(crate) fn arrived(&mut self, busy: bool) -> Vec<String> {
-        let mut take = Vec::new();
+    /// The messages that came since the last look (`busy`: a turn runs,
+    /// and they wait for its end, see `after_turn`, unless absorbed). Each
+    /// is recorded as the faults say: held, or queued (and removed when
+    /// dropped or absorbed).
+    pub(crate) fn arrived(&mut self, busy: bool) -> Arrivals {
+        let mut came = Arrivals::default();
         while let Ok(text) = self.incoming.try_recv() {
             let at = time::utc_iso(time::now());
+            if self.hold {
+                let quote: String = text.chars().filter(|c| !matches!(c, '[' | ']')).collect();
+                let preview: String = quote.chars().take(120).collect();
+                self.record(&json!({"type": "system", "subtype": "informational",
+                    "timestamp": at, "level": "warning",
+                    "content": format!("Held peer message \u{2014} from an unidentified \
+                        session; preview: \u{ab}{preview}\u{bb} \u{2014} not delivered \
+                        (held for the person's approval)")}));
+                came.held.push(text);
+                continue;
+            }
             self.record(&json!({"type": "queue-operation", "operation": "enqueue",
                 "timestamp": at, "content": text}));
             if self.drop > 0 {
@@ -153,18 +199,39 @@ impl DemoNative {
                     "timestamp": at, "content": text}));
                 continue;
             }
-            if busy {
+            if busy && self.absorb {
+                self.absorbing.push((Instant::now() + ABSORB_AFTER, text));
+            } else if busy {
                 self.waiting.push(text);
             } else {
                 self.taken(&text, "user");
-                take.push(text);
+                came.take.push(text);
             }
         }
-        take
+        // The running turn's next step takes in what waits for it.
+        let now = Instant::now();
+        let (due, later) = std::mem::take(&mut self.absorbing)
+            .into_iter()
+            .partition(|(at, _)| busy && *at <= now);
+        self.absorbing = later;
+        for (_, text) in due {
+            let at = time::utc_iso(time::now());
+            self.record(&json!({"type": "queue-operation", "operation": "remove",
+                "timestamp": at, "content": text, "reason": "absorbed_mid_turn"}));
+            self.record(&json!({"type": "attachment", "timestamp": at,
+                "attachment": {"type": "queued_command", "prompt": text,
+                    "origin": {"kind": "peer", "from": "unknown"}}}));
+            came.absorbed.push(text);
+        }
+        came
     }
 
     /// The messages that waited for the turn that just ended.
     pub(crate) fn after_turn(&mut self) -> Vec<String> {
+        // What the turn ended before taking in waits like the rest.
+        let absorbing = std::mem::take(&mut self.absorbing);
+        self.waiting
+            .extend(absorbing.into_iter().map(|(_, text)| text));
         let waiting = std::mem::take(&mut self.waiting);
         for text in &waiting {
             self.taken(text, "attachment");

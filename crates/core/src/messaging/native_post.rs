@@ -98,7 +98,9 @@ impl Messenger<'_> {
             // Queued behind a busy turn: it waits there; no use waiting
             // here for the end of the turn.
             let queued = state == Confirmation::Accepted && endpoint.busy;
-            if state.is_final() || queued || Instant::now() >= deadline {
+            // Held for the person: nothing changes until they act.
+            let held = state == Confirmation::AwaitingApproval;
+            if state.is_final() || queued || held || Instant::now() >= deadline {
                 break;
             }
             std::thread::sleep(RECEIPT_POLL);

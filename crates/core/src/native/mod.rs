@@ -353,11 +353,16 @@ pub(crate) fn outcome_of(
             None,
             Some(HOLD_NOTE.into()),
         ),
+        // Only the agent's own record of a hold says it holds it: the
+        // settings read may be wrong, so they only explain the silence.
         Confirmation::Unconfirmed if inbound == Inbound::Hold => Outcome::native(
-            Status::AwaitingApproval,
+            Status::Unconfirmed,
             via,
             None,
-            Some(HOLD_NOTE.into()),
+            Some(format!(
+                "written to the agent's socket; no record of it in its transcript within {}s. {HOLD_LIKELY}",
+                RECEIPT_WAIT.as_secs()
+            )),
         ),
         Confirmation::Unconfirmed => Outcome::native(
             Status::Unconfirmed,
@@ -384,6 +389,11 @@ pub(crate) fn outcome_of(
         ),
     }
 }
+
+/// Why a Claude Code session that wrote nothing of a message may be
+/// holding it.
+const HOLD_LIKELY: &str = "Its settings suggest it holds messages from other sessions for your \
+     approval (it bypasses permissions and its crossSessionInbound setting is not \"accept\")";
 
 /// Why a message waits for the person in a Claude Code session.
 const HOLD_NOTE: &str = "Claude Code holds messages from other sessions for your approval here \

@@ -1,12 +1,18 @@
 //! The receipt of a message posted to Claude Code's socket: the
 //! session's transcript, read from where it ended before the post. The
 //! session records a peer message as a `queue-operation` `enqueue` holding
-//! its text, then, once a turn takes it, a `user` record (or, taken while
-//! busy, an `attachment`) whose `origin.kind` is `"peer"` and whose text
-//! holds it. The message is found by its pane header (which ends with its
-//! id), never by position. The transcript is the agent's file: lines are
-//! read whole, at most `MAX_READ` bytes a look, and a line that is not
-//! JSON is skipped.
+//! its text, then, once a turn takes it, a `user` record whose
+//! `origin.kind` is `"peer"` and whose text holds it. One that comes while
+//! a turn runs may be taken into that turn instead: a `remove` whose
+//! `reason` is `"absorbed_mid_turn"`, then an `attachment` whose origin
+//! sits under `attachment.origin`; that is a delivery, not a drop. A
+//! session that bypasses permissions and does not accept peer messages
+//! holds each for the person's approval and says so in a `system` record
+//! ("Held peer message ...") quoting the message's start with its square
+//! brackets taken out. The message is found by its pane header (which
+//! ends with its id), never by position. The transcript is the agent's
+//! file: lines are read whole, at most `MAX_READ` bytes a look, and a line
+//! that is not JSON is skipped.
 
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
@@ -74,28 +80,54 @@ pub(crate) fn look(transcript: &Path, from: u64, marker: &str, before: Confirmat
     Look { state, next }
 }
 
+/// How a `system` record saying the session holds a peer message for
+/// the person's approval starts.
+pub(crate) const HELD_RECORD: &str = "Held peer message";
+
+/// The queue removal that means a running turn took the message in.
+const ABSORBED: &str = "absorbed_mid_turn";
+
+/// The pane header `marker` as a held record quotes it: without its
+/// square brackets.
+pub(crate) fn held_quote(marker: &str) -> String {
+    marker.chars().filter(|c| !matches!(c, '[' | ']')).collect()
+}
+
 /// What one transcript line says of the message `marker` names.
 fn read_line(line: &[u8], marker: &str) -> Option<Confirmation> {
     let text = std::str::from_utf8(line).ok()?;
-    if !text.contains(marker) {
+    let quote = held_quote(marker);
+    if !text.contains(marker) && !text.contains(&quote) {
         return None;
     }
     let record: Value = serde_json::from_str(text).ok()?;
     let kind = record.get("type").and_then(Value::as_str)?;
-    let peer = record
+    let field = |v: &Value, name: &str| v.get(name).and_then(Value::as_str).map(str::to_owned);
+    // A message taken before the turn ended is an attachment with the
+    // origin inside it.
+    let origin = record
         .get("origin")
-        .and_then(|o| o.get("kind"))
-        .and_then(Value::as_str)
-        == Some("peer");
+        .or_else(|| record.get("attachment").and_then(|a| a.get("origin")));
+    let peer = origin.and_then(|o| field(o, "kind")).as_deref() == Some("peer");
     let state = record.get("state").and_then(Value::as_str);
     match kind {
         "queue-operation" => {
             let op = record.get("operation").and_then(Value::as_str)?;
             match op {
                 "enqueue" => Some(Confirmation::Accepted),
+                "remove" if field(&record, "reason").as_deref() == Some(ABSORBED) => {
+                    Some(Confirmation::Delivered(ConfirmedBy::Transcript))
+                }
                 "remove" | "popAll" | "clear" => Some(Confirmation::Dropped),
                 _ => None,
             }
+        }
+        "system" => {
+            let content = field(&record, "content")?;
+            // The quote opens the preview: a later message quoting this
+            // one's header further on is not this one.
+            (content.starts_with(HELD_RECORD) && content.contains(&format!("\u{ab}{quote}")))
+                .then_some(Confirmation::AwaitingApproval)
         }
         _ if state == Some("held") => Some(Confirmation::AwaitingApproval),
         _ if state == Some("dropped") => Some(
@@ -175,6 +207,66 @@ mod tests {
         assert_eq!(
             look_at(&format!("{}{removed}", enqueue())).state,
             Confirmation::Dropped
+        );
+    }
+
+    /// A `system` record as Claude Code 2.1.330 writes it on holding the
+    /// message `marker` names.
+    fn held(marker: &str) -> String {
+        let quote = held_quote(marker);
+        format!(
+            "{{\"type\":\"system\",\"subtype\":\"informational\",\"content\":\"{HELD_RECORD} \u{2014} from an unidentified session [verified pid 16381]; preview: \u{ab}{quote}: hi\u{bb} \u{2026}[1 line, 52 chars total \u{2014} expand to review before approving] \u{2014} not delivered to Claude (1 held).\",\"level\":\"warning\"}}\n"
+        )
+    }
+
+    #[test]
+    fn a_held_record_quoting_the_header_is_awaiting_approval_until_it_is_taken() {
+        let text = held(MARKER);
+        assert!(
+            !text.contains(MARKER),
+            "the record quotes it without brackets"
+        );
+        assert_eq!(look_at(&text).state, Confirmation::AwaitingApproval);
+        let other = held(&MARKER.replace("9c2c68bd", "00000000"));
+        assert_eq!(look_at(&other).state, Confirmation::Unconfirmed);
+        // Approved: queued, then taken as a turn's input.
+        let approved = format!("{text}{}{}", enqueue(), taken("user", "peer"));
+        assert_eq!(
+            look_at(&approved).state,
+            Confirmation::Delivered(ConfirmedBy::Transcript)
+        );
+        // A system record that is not a hold says nothing of it.
+        let note = text.replace(HELD_RECORD, "Released 1 held message");
+        assert_eq!(look_at(&note).state, Confirmation::Unconfirmed);
+    }
+
+    #[test]
+    fn an_absorbed_removal_and_its_nested_origin_are_each_a_delivery() {
+        let absorbed = enqueue().replace(
+            "\"operation\":\"enqueue\"",
+            "\"operation\":\"remove\",\"reason\":\"absorbed_mid_turn\"",
+        );
+        let attachment = format!(
+            "{{\"type\":\"attachment\",\"attachment\":{{\"type\":\"queued_command\",\"prompt\":\"{MARKER} hi\",\"origin\":{{\"kind\":\"peer\",\"from\":\"unknown\"}}}}}}\n"
+        );
+        let delivered = Confirmation::Delivered(ConfirmedBy::Transcript);
+        assert_eq!(
+            look_at(&format!("{}{absorbed}{attachment}", enqueue())).state,
+            delivered
+        );
+        // Each alone is the agent's word that a turn took it.
+        assert_eq!(
+            look_at(&format!("{}{absorbed}", enqueue())).state,
+            delivered
+        );
+        assert_eq!(
+            look_at(&format!("{}{attachment}", enqueue())).state,
+            delivered
+        );
+        let typed = attachment.replace("\"peer\"", "\"human\"");
+        assert_eq!(
+            look_at(&format!("{}{typed}", enqueue())).state,
+            Confirmation::Accepted
         );
     }
 
