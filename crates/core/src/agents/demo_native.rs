@@ -7,12 +7,15 @@
 //! each as a `queue-operation` `enqueue`, then `dequeue` and a `user`
 //! record (an `attachment` when it waited for a busy turn) with
 //! `origin.kind` `"peer"`. Faults: register without binding the socket,
-//! or drop the first messages (recorded `remove`, never taken).
+//! or drop the first messages (recorded `remove`, never taken). A message
+//! that comes on the socket wakes the agent's loop at once (`wake`), and
+//! the time it came is kept with it, so that its record can tell how long
+//! the agent itself took to take it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-use std::os::unix::net::UnixListener;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 
@@ -38,11 +41,18 @@ pub(crate) struct DemoNative {
     socket: Option<PathBuf>,
     transcript: File,
     session: Value,
-    incoming: Receiver<String>,
+    /// Each message and when it came on the socket (Unix seconds).
+    incoming: Receiver<Arrival>,
+    /// Readable when a message came: the agent's loop waits on it beside
+    /// its terminal.
+    wake: UnixStream,
     drop: u32,
     /// Messages that came while busy, taken when the turn ends.
-    waiting: Vec<String>,
+    waiting: Vec<Arrival>,
 }
+
+/// A message that came on the socket, and when (Unix seconds).
+pub(crate) type Arrival = (String, f64);
 
 /// Claude Code's folder name for a project: every character other than a
 /// letter or digit made `-`.
@@ -85,12 +95,15 @@ impl DemoNative {
         let socket_path = socks.join(format!("{pid}.sock"));
         let _ = std::fs::remove_file(&socket_path);
         let (tx, incoming) = channel();
+        let (wake, waker) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        waker.set_nonblocking(true)?;
         let socket = if faults.unbound {
             None
         } else {
             let listener = UnixListener::bind(&socket_path)?;
             std::fs::set_permissions(&socket_path, std::fs::Permissions::from_mode(0o600))?;
-            std::thread::spawn(move || listen(&listener, &tx));
+            std::thread::spawn(move || listen(&listener, &tx, &waker));
             Some(socket_path.clone())
         };
         let projects = dir.join("projects").join(project_dir(&cwd));
@@ -116,11 +129,17 @@ impl DemoNative {
             transcript,
             session,
             incoming,
+            wake,
             drop: faults.drop,
             waiting: Vec::new(),
         };
         native.write_session()?;
         Ok(native)
+    }
+
+    /// What wakes the agent's loop when a message came.
+    pub(crate) fn wake(&self) -> &UnixStream {
+        &self.wake
     }
 
     fn write_session(&self) -> io::Result<()> {
@@ -148,9 +167,9 @@ impl DemoNative {
     /// The messages that came since the last look, to take now (`busy`:
     /// they wait for the end of the turn, see `after_turn`). Each is
     /// recorded as queued; a dropped one as removed too, and not returned.
-    pub(crate) fn arrived(&mut self, busy: bool) -> Vec<String> {
+    pub(crate) fn arrived(&mut self, busy: bool) -> Vec<Arrival> {
         let mut take = Vec::new();
-        while let Ok(text) = self.incoming.try_recv() {
+        while let Ok((text, came)) = self.incoming.try_recv() {
             let at = time::utc_iso(time::now());
             self.record(&json!({"type": "queue-operation", "operation": "enqueue",
                 "timestamp": at, "content": text}));
@@ -161,19 +180,19 @@ impl DemoNative {
                 continue;
             }
             if busy {
-                self.waiting.push(text);
+                self.waiting.push((text, came));
             } else {
                 self.taken(&text, "user");
-                take.push(text);
+                take.push((text, came));
             }
         }
         take
     }
 
     /// The messages that waited for the turn that just ended.
-    pub(crate) fn after_turn(&mut self) -> Vec<String> {
+    pub(crate) fn after_turn(&mut self) -> Vec<Arrival> {
         let waiting = std::mem::take(&mut self.waiting);
-        for text in &waiting {
+        for (text, _) in &waiting {
             self.taken(text, "attachment");
         }
         waiting
@@ -198,17 +217,25 @@ impl Drop for DemoNative {
     }
 }
 
-/// Takes connections on `listener`, each a series of message lines.
-fn listen(listener: &UnixListener, tx: &Sender<String>) {
+/// Takes connections on `listener`, each a series of message lines; each
+/// message goes to `tx` with the time it came, and a byte to `waker`
+/// wakes the agent's loop (a full socket already will: it is not waited
+/// for).
+fn listen(listener: &UnixListener, tx: &Sender<Arrival>, waker: &UnixStream) {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let tx = tx.clone();
+        let Ok(mut waker) = waker.try_clone() else {
+            continue;
+        };
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stream.take(MAX_LINE * 16));
             let mut line = String::new();
             while matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
                 if let Some(text) = message_of(&line) {
-                    let _ = tx.send(text);
+                    let came = time::unix_seconds(time::now());
+                    let _ = tx.send((text, came));
+                    let _ = waker.write(b"!");
                 }
                 line.clear();
             }
