@@ -575,3 +575,106 @@ fn a_message_taken_into_the_running_turn_is_delivered_not_dropped() {
         assert_eq!(got[n]["pastes"], 0, "{got:?}");
     }
 }
+
+/// A directory whose `tmux` logs each call to `log` and then runs the
+/// real one: put first on `PATH`, it shows every tmux command swarm runs.
+fn logging_tmux(project: &Project, log: &std::path::Path) -> PathBuf {
+    let real = std::env::var_os("PATH")
+        .and_then(|p| {
+            std::env::split_paths(&p)
+                .map(|d| d.join("tmux"))
+                .find(|t| t.is_file())
+        })
+        .expect("tmux on PATH");
+    let dir = project.file("logging-tmux");
+    std::fs::create_dir_all(&dir).expect("as set up");
+    let script = dir.join("tmux");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$*\" >> '{}'\nexec '{}' \"$@\"\n",
+            log.display(),
+            real.display()
+        ),
+    )
+    .expect("as set up");
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("as set up");
+    dir
+}
+
+#[test]
+fn a_native_message_runs_no_tmux_command_and_its_record_says_when_it_came() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    native_agent(&server, &project, "");
+    let log = project.file("tmux-calls.log");
+    let dir = logging_tmux(&project, &log);
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").expect("PATH"));
+    let send = |args: &[&str]| {
+        let mut all = vec!["msg", "agent-0", "INFO", "--json"];
+        all.extend_from_slice(args);
+        swarm(&project, &server)
+            .env("PATH", &path)
+            .args(&all)
+            .output()
+            .expect("run")
+    };
+
+    let out = send(&["--", "no client at all"]);
+    assert_eq!(outcome(&out)["via"], "socket", "{out:?}");
+    let calls = std::fs::read_to_string(&log).unwrap_or_default();
+    assert!(calls.is_empty(), "tmux was run: {calls}");
+    // The agent's record tells when the message came on its socket, before
+    // it took it; a typed one (urgent) has no such time, and went through
+    // the logging tmux.
+    let out = send(&["--urgent", "--", "typed, urgent"]);
+    assert_eq!(outcome(&out)["via"], "typed", "{out:?}");
+    assert!(std::fs::read_to_string(&log).is_ok_and(|c| c.contains("paste-buffer")));
+    let got = submissions(&project);
+    assert_eq!(got.len(), 2, "{got:?}");
+    let came = got[0]["queued_unix"].as_f64().expect("a time it came");
+    assert!(came <= got[0]["submitted_unix"].as_f64().expect("as set up"));
+    assert!(got[1].get("queued_unix").is_none(), "{got:?}");
+}
+
+#[test]
+fn a_broadcast_reaches_each_native_agent_once_on_its_socket_and_types_for_the_rest() {
+    let server = TmuxServer::start();
+    let project = Project::new();
+    for (i, flags) in ["--native", "--native", ""].iter().enumerate() {
+        let command = format!(
+            "exec env CLAUDE_CONFIG_DIR='{}' '{}' demo-agent {flags} --record '{}'",
+            config_dir(&project).display(),
+            swarm_bin(),
+            project.file(&format!("rec-{i}.jsonl")).display()
+        );
+        let pane = server.pane(&project.path(), &command);
+        server.wait_for_screen(&pane, "waiting for messages");
+    }
+    swarm(&project, &server).arg("discover").assert().success();
+
+    let out = swarm(&project, &server)
+        .args(["broadcast", "INFO", "to everyone", "--json"])
+        .output()
+        .expect("run");
+    assert!(out.status.success(), "{out:?}");
+    let outcomes = stdout_json(&out)["outcomes"].clone();
+    let vias: Vec<&str> = (0..3)
+        .map(|i| outcomes[format!("agent-{i}")]["via"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(vias, ["socket", "socket", "typed"], "{outcomes}");
+    for i in 0..3 {
+        let got: Vec<_> = records(&project.file(&format!("rec-{i}.jsonl")))
+            .into_iter()
+            .filter(|r| r.get("text").is_some())
+            .collect();
+        assert_eq!(got.len(), 1, "agent-{i}: {got:?}");
+        assert!(typed_as(
+            got[0]["text"].as_str().expect("as set up"),
+            "INFO",
+            "to everyone"
+        ));
+    }
+    assert_eq!(peer_records(&project).len(), 2);
+}

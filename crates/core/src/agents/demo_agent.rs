@@ -280,9 +280,6 @@ const QUESTION: &str = "? Do you want to proceed?";
 const TRUST_QUESTION: &str = "? Do you trust the files in this folder?";
 /// The row under the options, as the demo profile recognises a dialog.
 const DIALOG_FOOTER: &str = "  Esc to cancel";
-/// How often the demo agent looks at its socket's messages.
-const PEER_POLL: Duration = Duration::from_millis(10);
-
 /// The row drawn above the input box while busy.
 const WORKING: &str = "* working (esc to interrupt)";
 
@@ -296,6 +293,10 @@ struct Record<'a> {
     first_byte_unix: f64,
     /// Unix seconds when Enter submitted it.
     submitted_unix: f64,
+    /// For a message that came on the socket: Unix seconds when it came
+    /// (until `submitted_unix`, the agent's own time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    queued_unix: Option<f64>,
     text: &'a str,
     bytes: usize,
     pastes: u32,
@@ -422,6 +423,7 @@ pub fn run(
         queue: std::collections::VecDeque::new(),
         hooks: super::demo_hooks::DemoHooks::from_env(),
         native,
+        on_socket: None,
     };
     let result = agent.event_loop();
     let _ = write!(out, "\x1b[?2004l\r\n");
@@ -499,6 +501,8 @@ struct Demo<'a, W: Write> {
     hooks: Option<super::demo_hooks::DemoHooks>,
     /// Its messaging socket, session file and transcript, when it has them.
     native: Option<DemoNative>,
+    /// When the submission being made came on the socket.
+    on_socket: Option<f64>,
 }
 
 impl<W: Write> Demo<'_, W> {
@@ -509,12 +513,9 @@ impl<W: Write> Demo<'_, W> {
                 Mode::Busy(until) => Some(until.saturating_duration_since(Instant::now())),
                 _ => None,
             };
-            // With a socket, a look at what came on it every `PEER_POLL`.
-            let timeout = match (&self.native, timeout) {
-                (Some(_), t) => Some(t.map_or(PEER_POLL, |t| t.min(PEER_POLL))),
-                (None, t) => t,
-            };
-            let n = match sys::read_stdin(&mut buf, timeout) {
+            // A message on the socket wakes the wait at once.
+            let wake = self.native.as_ref().map(DemoNative::wake);
+            let n = match sys::read_stdin(&mut buf, timeout, wake) {
                 Ok(None) => {
                     if matches!(self.mode, Mode::Busy(until) if Instant::now() >= until) {
                         self.finish_work()?;
@@ -578,6 +579,9 @@ impl<W: Write> Demo<'_, W> {
                 }
             }
             self.out.flush()?;
+            // What waited on the socket for this turn's end, or for the
+            // answer to a question, goes in now.
+            self.peers()?;
         }
     }
 
@@ -596,7 +600,8 @@ impl<W: Write> Demo<'_, W> {
         };
         let came = native.arrived(busy);
         take.extend(came.take);
-        for text in take {
+        for (text, when) in take {
+            self.on_socket = Some(when);
             self.submit(&text, 0, time::unix_seconds(time::now()))?;
         }
         for text in came.absorbed {
@@ -605,6 +610,11 @@ impl<W: Write> Demo<'_, W> {
         }
         for text in came.held {
             self.note_above(&format!("held message from another session: {text}"))?;
+        }
+        // A message may have started a turn: the session file says so.
+        let busy = self.mode != Mode::Ready;
+        if let Some(native) = self.native.as_mut() {
+            native.set_busy(busy);
         }
         self.out.flush()
     }
@@ -701,6 +711,7 @@ impl<W: Write> Demo<'_, W> {
             at: time::utc_iso(now),
             first_byte_unix: started,
             submitted_unix: time::unix_seconds(now),
+            queued_unix: self.on_socket.take(),
             text,
             bytes: text.len(),
             pastes,

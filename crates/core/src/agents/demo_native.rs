@@ -12,11 +12,13 @@
 //! quoting its start without square brackets, never taken), or take one
 //! that comes while busy into the running turn (a `remove` for
 //! `absorbed_mid_turn`, then an `attachment` with the origin inside it),
-//! as Claude Code does.
+//! as Claude Code does. A message that comes on the socket wakes the
+//! agent's loop at once (`wake`), and the time it came is kept with it, so
+//! that its record can tell how long the agent itself took to take it.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixListener;
+use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::time::{Duration, Instant};
@@ -49,8 +51,8 @@ pub struct NativeFaults {
 /// What came on the socket since the last look.
 #[derive(Debug, Default)]
 pub(crate) struct Arrivals {
-    /// To take now, each as a turn of its own.
-    pub take: Vec<String>,
+    /// To take now, each as a turn of its own, with when it came.
+    pub take: Vec<Arrival>,
     /// Taken into the running turn.
     pub absorbed: Vec<String>,
     /// Held for the person's approval.
@@ -63,16 +65,23 @@ pub(crate) struct DemoNative {
     socket: Option<PathBuf>,
     transcript: File,
     session: Value,
-    incoming: Receiver<String>,
+    /// Each message and when it came on the socket (Unix seconds).
+    incoming: Receiver<Arrival>,
+    /// Readable when a message came: the agent's loop waits on it beside
+    /// its terminal.
+    wake: UnixStream,
     drop: u32,
     hold: bool,
     absorb: bool,
     /// Messages that came while busy, taken when the turn ends.
-    waiting: Vec<String>,
+    waiting: Vec<Arrival>,
     /// Messages that came while busy, taken into the running turn at its
     /// next step (`absorb`): when.
-    absorbing: Vec<(Instant, String)>,
+    absorbing: Vec<(Instant, Arrival)>,
 }
+
+/// A message that came on the socket, and when (Unix seconds).
+pub(crate) type Arrival = (String, f64);
 
 /// Claude Code's folder name for a project: every character other than a
 /// letter or digit made `-`.
@@ -107,6 +116,9 @@ impl DemoNative {
         // private socket directory), like Claude Code's in its own.
         let socket_path = private_socket::directory().join(format!("demo-{pid}.sock"));
         let (tx, incoming) = channel();
+        let (wake, waker) = UnixStream::pair()?;
+        wake.set_nonblocking(true)?;
+        waker.set_nonblocking(true)?;
         let socket = if faults.unbound {
             private_socket::ensure_directory(&private_socket::directory())?;
             // One a process of the same pid left: nobody listens on it.
@@ -114,7 +126,7 @@ impl DemoNative {
             None
         } else {
             let listener = private_socket::bind(&socket_path)?;
-            std::thread::spawn(move || listen(&listener, &tx));
+            std::thread::spawn(move || listen(&listener, &tx, &waker));
             Some(socket_path.clone())
         };
         let projects = dir.join("projects").join(project_dir(&cwd));
@@ -140,6 +152,7 @@ impl DemoNative {
             transcript,
             session,
             incoming,
+            wake,
             drop: faults.drop,
             hold: faults.hold,
             absorb: faults.absorb,
@@ -148,6 +161,11 @@ impl DemoNative {
         };
         native.write_session()?;
         Ok(native)
+    }
+
+    /// What wakes the agent's loop when a message came.
+    pub(crate) fn wake(&self) -> &UnixStream {
+        &self.wake
     }
 
     fn write_session(&self) -> io::Result<()> {
@@ -178,7 +196,7 @@ impl DemoNative {
     /// dropped or absorbed).
     pub(crate) fn arrived(&mut self, busy: bool) -> Arrivals {
         let mut came = Arrivals::default();
-        while let Ok(text) = self.incoming.try_recv() {
+        while let Ok((text, when)) = self.incoming.try_recv() {
             let at = time::utc_iso(time::now());
             if self.hold {
                 let quote: String = text.chars().filter(|c| !matches!(c, '[' | ']')).collect();
@@ -200,12 +218,12 @@ impl DemoNative {
                 continue;
             }
             if busy && self.absorb {
-                self.absorbing.push((Instant::now() + ABSORB_AFTER, text));
+                self.absorbing.push((Instant::now() + ABSORB_AFTER, (text, when)));
             } else if busy {
-                self.waiting.push(text);
+                self.waiting.push((text, when));
             } else {
                 self.taken(&text, "user");
-                came.take.push(text);
+                came.take.push((text, when));
             }
         }
         // The running turn's next step takes in what waits for it.
@@ -214,7 +232,7 @@ impl DemoNative {
             .into_iter()
             .partition(|(at, _)| busy && *at <= now);
         self.absorbing = later;
-        for (_, text) in due {
+        for (_, (text, _)) in due {
             let at = time::utc_iso(time::now());
             self.record(&json!({"type": "queue-operation", "operation": "remove",
                 "timestamp": at, "content": text, "reason": "absorbed_mid_turn"}));
@@ -227,13 +245,13 @@ impl DemoNative {
     }
 
     /// The messages that waited for the turn that just ended.
-    pub(crate) fn after_turn(&mut self) -> Vec<String> {
+    pub(crate) fn after_turn(&mut self) -> Vec<Arrival> {
         // What the turn ended before taking in waits like the rest.
         let absorbing = std::mem::take(&mut self.absorbing);
         self.waiting
-            .extend(absorbing.into_iter().map(|(_, text)| text));
+            .extend(absorbing.into_iter().map(|(_, arrival)| arrival));
         let waiting = std::mem::take(&mut self.waiting);
-        for text in &waiting {
+        for (text, _) in &waiting {
             self.taken(text, "attachment");
         }
         waiting
@@ -258,17 +276,25 @@ impl Drop for DemoNative {
     }
 }
 
-/// Takes connections on `listener`, each a series of message lines.
-fn listen(listener: &UnixListener, tx: &Sender<String>) {
+/// Takes connections on `listener`, each a series of message lines; each
+/// message goes to `tx` with the time it came, and a byte to `waker`
+/// wakes the agent's loop (a full socket already will: it is not waited
+/// for).
+fn listen(listener: &UnixListener, tx: &Sender<Arrival>, waker: &UnixStream) {
     for stream in listener.incoming() {
         let Ok(stream) = stream else { continue };
         let tx = tx.clone();
+        let Ok(mut waker) = waker.try_clone() else {
+            continue;
+        };
         std::thread::spawn(move || {
             let mut reader = BufReader::new(stream.take(MAX_LINE * 16));
             let mut line = String::new();
             while matches!(reader.read_line(&mut line), Ok(n) if n > 0) {
                 if let Some(text) = message_of(&line) {
-                    let _ = tx.send(text);
+                    let came = time::unix_seconds(time::now());
+                    let _ = tx.send((text, came));
+                    let _ = waker.write(b"!");
                 }
                 line.clear();
             }

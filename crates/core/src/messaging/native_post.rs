@@ -1,10 +1,16 @@
 //! A message through the recipient's own channel (`crate::native`),
 //! under the pane's delivery lock typing takes: the channel is chosen for
-//! this message, the text posted exactly as it would be typed (its pane
-//! header carries the id the agent's record is found by), and the agent's
-//! record waited for a moment. A channel that refused before writing
-//! anything leaves the message to typing; one that took it never does.
+//! this message's recipients before anything else (`Channels`, one look
+//! at the processes for all of them), so that a recipient with a channel
+//! of its own costs no tmux client and no screen capture; the text is
+//! posted exactly as it would be typed (its pane header carries the id the
+//! agent's record is found by), and the agent's record waited for a
+//! moment, looked at soon and then less often. The recipients of a
+//! broadcast that have a channel are posted to at once, each on a thread
+//! of its own. A channel that refused before writing anything leaves the
+//! message to typing; one that took it never does.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -14,17 +20,35 @@ use crate::native::claude::Inbound;
 use crate::native::follow::{self, Followed};
 
 use crate::agents::registry::AgentRecord;
+use crate::domain::message::Urgency;
 use crate::log::record::{Outcome, Via};
 use crate::native::{
     self, Choice, Confirmation, Post, RECEIPT_WAIT, Receipt, Recipient, Route, outcome_of,
 };
 
-use super::delivery::PaneSession;
-use super::messenger::Messenger;
+use super::delivery::{PaneSession, TypingAhead};
+use super::held::release::Released;
+use super::messenger::{Messenger, target_of};
 use super::send::Typed;
+use crate::support::poll::Pauses;
+use crate::tmux::PaneId;
 
-/// How often the record is looked at meanwhile.
-const RECEIPT_POLL: Duration = Duration::from_millis(5);
+/// How often the record is looked at meanwhile: the agent's record of an
+/// idle turn's input comes within a millisecond or two, so the first
+/// looks come soon; a later one is no longer worth looking for often.
+const RECEIPT_POLL: Pauses = Pauses::new(Duration::from_micros(250), Duration::from_millis(5));
+
+/// The channels of one message's recipients that have one of their own
+/// (the others are typed into), chosen once for all of them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Channels(Vec<(String, Choice)>);
+
+impl Channels {
+    /// The channel of `agent`, when it is one of its own.
+    pub(crate) fn of(&self, agent: &str) -> Option<&Choice> {
+        self.0.iter().find(|(a, _)| a == agent).map(|(_, c)| c)
+    }
+}
 
 /// What a native attempt came to.
 pub(crate) enum Native {
@@ -36,46 +60,106 @@ pub(crate) enum Native {
     Typing(Option<String>),
 }
 
-impl Messenger<'_> {
-    /// The channel for `typed` to `a`, whose pane `session` holds, under
-    /// the config's and the profile's word.
-    pub(crate) fn channel_for(
-        &self,
-        a: &AgentRecord,
-        typed: &Typed<'_>,
-        profile_native: native::NativeMode,
-    ) -> Choice {
-        let mode = self.settings.native.and(profile_native);
-        if mode == native::NativeMode::Off {
-            return native::choose(mode, None, typed.urgency);
+impl<'a> Messenger<'a> {
+    /// The channels of `recipients` for a message of `urgency`, under the
+    /// config's and each agent's profile's word: one look at the
+    /// processes for all of them. Agents on other hosts, and those without
+    /// a pane, have none here.
+    pub(crate) fn channels(&self, recipients: &[AgentRecord], urgency: Urgency) -> Channels {
+        let mode = self.settings.native;
+        if mode == native::NativeMode::Off || recipients.is_empty() {
+            return Channels::default();
         }
-        let recipient = self
-            .matcher
-            .processes()
-            .survey()
-            .ok()
-            .and_then(|view| Recipient::of_pane(self.matcher, &view, a.id.as_str(), a.pid));
-        native::choose(mode, recipient.as_ref(), typed.urgency)
+        let Ok(view) = self.matcher.processes().survey() else {
+            return Channels::default();
+        };
+        let mut found = Vec::new();
+        for a in recipients {
+            if a.pid == 0 || a.tmux_pane_id.is_none() || self.elsewhere(a).is_some() {
+                continue;
+            }
+            let Some(r) = Recipient::of_pane(self.matcher, &view, a.id.as_str(), a.pid) else {
+                continue;
+            };
+            let profile = self.settings.delivery.profiles.for_command(&r.command);
+            let choice = native::choose(mode.and(profile.native), Some(&r), urgency);
+            if choice.is_native() {
+                found.push((a.id.to_string(), choice));
+            }
+        }
+        Channels(found)
     }
 
-    /// True when `typed` would go to `a` through the agent's own channel
-    /// (the profile may still say no).
-    pub(crate) fn goes_native(&self, a: &AgentRecord, typed: &Typed<'_>) -> bool {
-        self.settings.native == native::NativeMode::Auto
-            && self
-                .channel_for(a, typed, native::NativeMode::Auto)
-                .is_native()
+    /// Starts the tmux clients a delivery to the panes of `recipients` on
+    /// this host will use, leaving out those that have a channel of their
+    /// own (`channels`): one that will capture their screens
+    /// (`Tmux::warm_up`) and, for agents that need no pause, the paste and
+    /// Enter waiting for its text. Neither touches a pane until the
+    /// delivery has taken the panes' locks and read their screens;
+    /// dropped, they end without a trace.
+    pub(crate) fn start_ahead(
+        &self,
+        recipients: &[AgentRecord],
+        channels: &Channels,
+    ) -> Option<TypingAhead<'a>> {
+        let panes: Vec<PaneId> = recipients
+            .iter()
+            .filter(|a| self.elsewhere(a).is_none() && channels.of(a.id.as_str()).is_none())
+            .filter_map(|a| target_of(a).pane)
+            .collect();
+        if panes.is_empty() {
+            return None;
+        }
+        self.tmux.warm_up();
+        Some(TypingAhead::start(self.tmux, panes))
     }
 
-    /// Tries the agent's own channel for `typed` (the pane's lock is held
-    /// by `session`).
+    /// Delivers to each of `recipients` at `natives` (agents with a channel
+    /// of their own, no messages held for them) at once, each on a thread
+    /// of its own: their posts and the waits for their records overlap.
+    /// The results, in the order of `natives`.
+    pub(crate) fn deliver_natives(
+        &self,
+        recipients: &[AgentRecord],
+        natives: &[usize],
+        typed: Typed<'_>,
+        channels: &Channels,
+    ) -> Vec<(Outcome, Vec<Released>)>
+    where
+        Messenger<'a>: Sync,
+    {
+        std::thread::scope(|scope| {
+            let running: Vec<_> = natives
+                .iter()
+                .map(|&i| {
+                    let a = &recipients[i];
+                    let choice = channels.of(a.id.as_str());
+                    scope.spawn(move || self.deliver_one(a, typed, None, choice))
+                })
+                .collect();
+            running
+                .into_iter()
+                .map(|t| {
+                    t.join().unwrap_or_else(|_| {
+                        (
+                            Outcome::queued("the delivery stopped unexpectedly"),
+                            Vec::new(),
+                        )
+                    })
+                })
+                .collect()
+        })
+    }
+
+    /// Tries the agent's own channel, `choice`, for `typed` (the pane's
+    /// lock is held by `_locked`: typing waits meanwhile).
     pub(crate) fn post_native(
         &self,
-        session: &PaneSession<'_>,
+        _locked: &PaneSession<'_>,
         a: &AgentRecord,
         typed: &Typed<'_>,
+        choice: &Choice,
     ) -> Native {
-        let choice = self.channel_for(a, typed, session.profile().native);
         let endpoint = match &choice.route {
             Route::Socket(endpoint) => endpoint,
             Route::AppServer(endpoint) => return self.post_app_server(a, endpoint, typed),
@@ -90,7 +174,7 @@ impl Messenger<'_> {
         let deadline = Instant::now() + RECEIPT_WAIT;
         let mut state = Confirmation::Unconfirmed;
         let mut at = receipt.offset;
-        loop {
+        let _ = RECEIPT_POLL.until(deadline, || {
             let look =
                 native::claude::transcript::look(&receipt.record, at, &receipt.marker, state);
             state = look.state;
@@ -100,11 +184,12 @@ impl Messenger<'_> {
             let queued = state == Confirmation::Accepted && endpoint.busy;
             // Held for the person: nothing changes until they act.
             let held = state == Confirmation::AwaitingApproval;
-            if state.is_final() || queued || held || Instant::now() >= deadline {
-                break;
+            if state.is_final() || queued || held {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
             }
-            std::thread::sleep(RECEIPT_POLL);
-        }
+        });
         let outcome = outcome_of(state, endpoint.inbound, receipt.cut_short, Via::Socket);
         let receipt = Receipt {
             offset: at,

@@ -14,6 +14,7 @@ use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
 use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
+use crate::native;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::tmux::{PaneId, ScreenDetail};
@@ -21,7 +22,7 @@ use crate::tmux::{PaneId, ScreenDetail};
 use super::delivery::{self, PaneSession, TypingAhead, Wait};
 use super::held::release::Released;
 use super::messenger::{Messenger, target_of};
-use super::native_post::{Native, with_note};
+use super::native_post::{Channels, Native, with_note};
 use super::pane_text::pane_header;
 use super::rates::rate_store::{RateDecision, RateLimit};
 
@@ -218,9 +219,20 @@ impl<'a> Messenger<'a> {
             .iter()
             .filter_map(|a| over(a).map(|(id, why)| (id.clone(), Outcome::queued(why.clone()))))
             .collect();
-        // The tmux clients this delivery will use start now, while the
-        // rate window, the log and the locks are dealt with.
-        let ahead = self.start_ahead(&to_type);
+        if req.urgency == Urgency::Normal
+            && self
+                .settings
+                .urgent_types
+                .iter()
+                .any(|t| t == req.msg_type.as_str())
+        {
+            req.urgency = Urgency::Urgent;
+        }
+        // The channels first: a recipient with one of its own needs no tmux
+        // client. Those the others will use start now, while the rate
+        // window, the log and the locks are dealt with.
+        let channels = self.channels(&to_type, req.urgency);
+        let ahead = self.start_ahead(&to_type, &channels);
         if req.ack_timeout.is_some() && recipients.len() != 1 {
             return Err(Error::Invalid(
                 "an acknowledgement can only be asked of one recipient".into(),
@@ -245,15 +257,6 @@ impl<'a> Messenger<'a> {
             warnings.extend(note);
             verdict
         };
-        if req.urgency == Urgency::Normal
-            && self
-                .settings
-                .urgent_types
-                .iter()
-                .any(|t| t == req.msg_type.as_str())
-        {
-            req.urgency = Urgency::Urgent;
-        }
         let mut message = Message::new(
             AgentId::parse(&req.sender)?,
             recipients.iter().map(|a| a.id.clone()).collect(),
@@ -363,8 +366,9 @@ impl<'a> Messenger<'a> {
                 urgency: req.urgency,
                 from_person: req.sender == self.settings.person_id,
             };
+            let early = Some((ahead, channels));
             let (typed, more) =
-                self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), ahead)?;
+                self.deliver_logged_as(typed, &to_type, note, req.topic.clone(), early)?;
             warnings.extend(more);
             outcomes.extend(typed);
         }
@@ -417,7 +421,8 @@ impl<'a> Messenger<'a> {
     /// Delivers `text` for message `msg_id` to `targets` (in parallel when
     /// there are several) and appends the outcomes to the log. `ahead`: the
     /// tmux clients `start_ahead` started for these targets, when the
-    /// caller started them early; otherwise they start here.
+    /// caller started them early; otherwise the targets' channels are
+    /// chosen and the clients started for the others here.
     pub(crate) fn deliver_logged(
         &self,
         typed: Typed<'_>,
@@ -425,21 +430,27 @@ impl<'a> Messenger<'a> {
         note: Option<String>,
         ahead: Option<TypingAhead<'a>>,
     ) -> Result<(Outcomes, Vec<String>)> {
-        self.deliver_logged_as(typed, targets, note, None, ahead)
+        let early = ahead.map(|a| (Some(a), self.channels(targets, typed.urgency)));
+        self.deliver_logged_as(typed, targets, note, None, early)
     }
 
     /// `deliver_logged`, the outcomes recorded with the topic the message
-    /// was broadcast to.
+    /// was broadcast to. `early`: the tmux clients `start_ahead` started
+    /// and the channels chosen for these targets, when the caller did that
+    /// early; otherwise it is done here.
     fn deliver_logged_as(
         &self,
         typed: Typed<'_>,
         targets: &[AgentRecord],
         note: Option<String>,
         topic: Option<String>,
-        ahead: Option<TypingAhead<'a>>,
+        early: Option<(Option<TypingAhead<'a>>, Channels)>,
     ) -> Result<(Outcomes, Vec<String>)> {
-        let ahead = ahead.or_else(|| self.start_ahead(targets));
-        let (mut outcomes, released) = self.deliver_all(typed, targets, ahead);
+        let (ahead, channels) = early.unwrap_or_else(|| {
+            let channels = self.channels(targets, typed.urgency);
+            (self.start_ahead(targets, &channels), channels)
+        });
+        let (mut outcomes, released) = self.deliver_all(typed, targets, ahead, &channels);
         for (agent, o) in &mut outcomes {
             if o.is_delivered() && o.via.is_none() && *agent != self.settings.person_id {
                 o.via = Some(Via::Typed);
@@ -561,25 +572,6 @@ impl<'a> Messenger<'a> {
             .map(|s| s.name)
     }
 
-    /// Starts the tmux clients a delivery to the panes of `recipients` on
-    /// this host will use: one that will capture their screens
-    /// (`Tmux::warm_up`) and, for agents that need no pause, the paste and
-    /// Enter waiting for its text. Neither touches a pane until the
-    /// delivery has taken the panes' locks and read their screens;
-    /// dropped, they end without a trace.
-    fn start_ahead(&self, recipients: &[AgentRecord]) -> Option<TypingAhead<'a>> {
-        let panes: Vec<PaneId> = recipients
-            .iter()
-            .filter(|a| self.elsewhere(a).is_none())
-            .filter_map(|a| target_of(a).pane)
-            .collect();
-        if panes.is_empty() {
-            return None;
-        }
-        self.tmux.warm_up();
-        Some(TypingAhead::start(self.tmux, panes))
-    }
-
     /// Delivers to every recipient: those on this host by typing (one by
     /// one, or as a batch), those on other hosts by handing over. Returns
     /// the outcomes in recipient order and the held messages released on
@@ -589,6 +581,7 @@ impl<'a> Messenger<'a> {
         typed: Typed<'_>,
         recipients: &[AgentRecord],
         ahead: Option<TypingAhead<'a>>,
+        channels: &Channels,
     ) -> (Outcomes, Vec<Released>) {
         // An agent whose session is down has no pane to type into.
         if let [a] = recipients
@@ -628,7 +621,7 @@ impl<'a> Messenger<'a> {
             let (mut here, released) = if local.is_empty() {
                 (Vec::new(), Vec::new())
             } else {
-                self.deliver_all(typed, &local, ahead)
+                self.deliver_all(typed, &local, ahead, channels)
             };
             let mut outcomes = Vec::with_capacity(recipients.len());
             for a in recipients {
@@ -650,8 +643,8 @@ impl<'a> Messenger<'a> {
             return (outcomes, released);
         }
         let results: Vec<(Outcome, Vec<Released>)> = match recipients {
-            [a] => vec![self.deliver_one(a, typed, ahead)],
-            _ => self.deliver_batch(recipients, typed, ahead),
+            [a] => vec![self.deliver_one(a, typed, ahead, channels.of(a.id.as_str()))],
+            _ => self.deliver_batch(recipients, typed, ahead, channels),
         };
         let mut outcomes = Vec::new();
         let mut released = Vec::new();
@@ -666,12 +659,14 @@ impl<'a> Messenger<'a> {
     /// fixed order (by pane number, so two broadcasts never wait on each
     /// other crosswise), their screens read in one tmux call, and the text
     /// pasted into every pane that is safe in one call and submitted in
-    /// one more. Agents with held messages go one by one, after them.
+    /// one more. Agents with a channel of their own get it then, all at
+    /// once; agents with held messages go one by one, after them.
     fn deliver_batch(
         &self,
         recipients: &[AgentRecord],
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
+        channels: &Channels,
     ) -> Vec<(Outcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
@@ -679,12 +674,17 @@ impl<'a> Messenger<'a> {
         let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
         let mut locked: Vec<(usize, delivery::LockedPane<'_>)> = Vec::new();
         let mut one_by_one: Vec<usize> = Vec::new();
+        let mut natives: Vec<usize> = Vec::new();
         for i in order {
             let a = &recipients[i];
-            // Agents with held messages, and those with a channel of their
-            // own, go one by one.
-            if held.iter().any(|h| a.id == h.agent.as_str()) || self.goes_native(a, &typed) {
+            // Agents with held messages go one by one; those with a
+            // channel of their own are posted to together.
+            if held.iter().any(|h| a.id == h.agent.as_str()) {
                 one_by_one.push(i);
+                continue;
+            }
+            if channels.of(a.id.as_str()).is_some() {
+                natives.push(i);
                 continue;
             }
             match delivery::lock(
@@ -746,8 +746,13 @@ impl<'a> Messenger<'a> {
             results[*i] = Some((outcome, Vec::new()));
         }
         drop(sessions);
+        let posted = self.deliver_natives(recipients, &natives, typed, channels);
+        for (i, result) in natives.into_iter().zip(posted) {
+            results[i] = Some(result);
+        }
         for i in one_by_one {
-            results[i] = Some(self.deliver_one(&recipients[i], typed, None));
+            let a = &recipients[i];
+            results[i] = Some(self.deliver_one(a, typed, None, channels.of(a.id.as_str())));
         }
         results
             .into_iter()
@@ -757,24 +762,29 @@ impl<'a> Messenger<'a> {
 
     /// Delivers one message to one agent, after any messages held for it
     /// (order is kept: while those wait, so does this one, unless it is
-    /// urgent and they wait only for the end of the agent's turn).
-    fn deliver_one(
+    /// urgent and they wait only for the end of the agent's turn), through
+    /// its own channel when it has one (`native`: then no screen is read
+    /// and no tmux client started unless the channel refuses).
+    pub(crate) fn deliver_one(
         &self,
         a: &AgentRecord,
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
+        native: Option<&native::Choice>,
     ) -> (Outcome, Vec<Released>) {
-        let session = match delivery::open(
-            self.tmux,
-            self.paths,
-            self.matcher,
-            &target_of(a),
-            &self.settings.delivery,
-        ) {
+        let (target, settings) = (target_of(a), &self.settings.delivery);
+        let opened = match native {
+            Some(_) => delivery::lock(self.tmux, self.paths, &target, settings)
+                .and_then(|l| l.check(self.matcher, settings)),
+            None => delivery::open(self.tmux, self.paths, self.matcher, &target, settings),
+        };
+        let session = match opened {
             Ok(s) => s,
             Err(outcome) => return (outcome, Vec::new()),
         };
-        session.prepare_typing(ahead);
+        if native.is_none() {
+            session.prepare_typing(ahead);
+        }
         let (released, blocked) = self.release_pending(&session, a.id.as_str());
         // An urgent message from the person passes a usage limit that
         // keeps the held ones back.
@@ -783,8 +793,11 @@ impl<'a> Messenger<'a> {
         // The agent's own channel, where it has one and nothing of swarm's
         // waits ahead of this message: a busy agent queues it itself.
         let mut native_note = None;
-        if (limit.is_none() || passes) && blocked.is_none() {
-            match self.post_native(&session, a, &typed) {
+        if (limit.is_none() || passes)
+            && blocked.is_none()
+            && let Some(choice) = native
+        {
+            match self.post_native(&session, a, &typed, choice) {
                 Native::Posted(outcome) => return (outcome, released),
                 Native::Typing(note) => native_note = note,
             }

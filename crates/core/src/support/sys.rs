@@ -106,28 +106,50 @@ pub fn stop_signals() -> io::Result<mpsc::Receiver<i32>> {
 }
 
 /// Reads from stdin (descriptor 0, unbuffered), waiting at most `timeout`
-/// for input (`None`: as long as it takes). `Ok(None)` when nothing came
-/// in time; `Ok(Some(0))` at end of input.
+/// for input (`None`: as long as it takes), or until `wake` (a socket
+/// another thread writes a byte to when it has something for the caller)
+/// is readable: its bytes are then taken and nothing is read from stdin.
+/// `Ok(None)` when nothing came in time or the wait was woken;
+/// `Ok(Some(0))` at end of input.
 #[allow(unsafe_code)]
 pub(crate) fn read_stdin(
     buf: &mut [u8],
     timeout: Option<std::time::Duration>,
+    wake: Option<&std::os::unix::net::UnixStream>,
 ) -> io::Result<Option<usize>> {
-    let mut fd = libc::pollfd {
-        fd: libc::STDIN_FILENO,
-        events: libc::POLLIN,
-        revents: 0,
-    };
+    use std::os::fd::AsRawFd;
+    let mut fds = [
+        libc::pollfd {
+            fd: libc::STDIN_FILENO,
+            events: libc::POLLIN,
+            revents: 0,
+        },
+        libc::pollfd {
+            fd: wake.map_or(-1, AsRawFd::as_raw_fd),
+            events: libc::POLLIN,
+            revents: 0,
+        },
+    ];
     let ms = timeout.map_or(-1, |t| {
         libc::c_int::try_from(t.as_millis().max(1)).unwrap_or(libc::c_int::MAX)
     });
-    // SAFETY: polls one descriptor we own.
-    let n = unsafe { libc::poll(&mut fd, 1, ms) };
+    // SAFETY: polls descriptors we own (a negative one is skipped).
+    let n = unsafe { libc::poll(fds.as_mut_ptr(), 2, ms) };
     if n < 0 {
         return Err(io::Error::last_os_error());
     }
     if n == 0 {
         return Ok(None);
+    }
+    if fds[1].revents != 0
+        && let Some(mut wake) = wake
+    {
+        // Non-blocking: every byte written so far, then on.
+        let mut drained = [0u8; 64];
+        while matches!(io::Read::read(&mut wake, &mut drained), Ok(n) if n > 0) {}
+        if fds[0].revents == 0 {
+            return Ok(None);
+        }
     }
     // SAFETY: reads into a buffer we own, at most its length.
     let got = unsafe { libc::read(libc::STDIN_FILENO, buf.as_mut_ptr().cast(), buf.len()) };
