@@ -509,10 +509,18 @@ impl<W: Write> Demo<'_, W> {
     fn event_loop(&mut self) -> io::Result<()> {
         let mut buf = [0u8; 8192];
         loop {
-            let timeout = match self.mode {
-                Mode::Busy(until) => Some(until.saturating_duration_since(Instant::now())),
+            let busy_until = match self.mode {
+                Mode::Busy(until) => Some(until),
                 _ => None,
             };
+            // A message the running turn takes in at its next step wakes
+            // the wait then too.
+            let step = self.native.as_ref().and_then(DemoNative::next_step);
+            let timeout = [busy_until, step]
+                .into_iter()
+                .flatten()
+                .min()
+                .map(|at| at.saturating_duration_since(Instant::now()));
             // A message on the socket wakes the wait at once.
             let wake = self.native.as_ref().map(DemoNative::wake);
             let n = match sys::read_stdin(&mut buf, timeout, wake) {

@@ -163,6 +163,12 @@ impl DemoNative {
         Ok(native)
     }
 
+    /// When the running turn next takes in a message waiting for it
+    /// (`absorb`), if one waits.
+    pub(crate) fn next_step(&self) -> Option<Instant> {
+        self.absorbing.iter().map(|(at, _)| *at).min()
+    }
+
     /// What wakes the agent's loop when a message came.
     pub(crate) fn wake(&self) -> &UnixStream {
         &self.wake
