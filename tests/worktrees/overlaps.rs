@@ -8,7 +8,9 @@ use std::fs;
 #[cfg(feature = "dashboard")]
 use crate::harness::dashboard::Dashboard;
 use crate::harness::repo::{Repo, ok};
-use crate::harness::{stdout, stdout_json, wait_for};
+#[cfg(feature = "dashboard")]
+use crate::harness::wait_for;
+use crate::harness::{stdout, stdout_json};
 
 /// The CONFLICT messages in `agent`'s inbox.
 fn conflict_notices(repo: &Repo, agent: &str) -> usize {
