@@ -21,6 +21,13 @@
 //! when no answer came in time. An error answer means the server did not
 //! take it, so a steer refused (the turn had just ended) is queued or
 //! started instead, within the same post.
+//!
+//! A turn that ends by being stopped (the person pressed Escape at an
+//! approval, say) leaves the thread idle with its queue kept: Codex takes
+//! nothing from it until asked. A message of swarm's first in that queue,
+//! the thread still idle a moment later, is started from there
+//! (`thread/queue/start` of that very submission): the same input, once,
+//! as it would have gone in had the turn ended by itself.
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -43,6 +50,10 @@ const CONFIRM_WITHIN: Duration = Duration::from_secs(4);
 const MAX_THREADS: usize = 64;
 /// Turns read back, newest first, to find a message's item.
 const TURNS_READ: u32 = 8;
+
+/// How long a thread found idle with swarm's message first in its queue
+/// must stay so before that message is started from the queue.
+const SETTLE: Duration = Duration::from_secs(1);
 
 /// How a message wants to reach the agent.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,7 +167,15 @@ pub(crate) fn find(socket: &Path, client_id: &str) -> Found {
         deadline(ANSWER_WITHIN),
     );
     match queue {
-        Ok(q) if q.data.iter().any(|s| s.client_id == client_id) => return Found::Queued,
+        Ok(q) if q.data.iter().any(|s| s.client_id == client_id) => {
+            let first = q.data.first().filter(|s| s.client_id == client_id);
+            if let Some(s) = first
+                && thread.status.kind == "idle"
+            {
+                start_if_still_idle(&mut c, &thread.id, &s.id, client_id);
+            }
+            return Found::Queued;
+        }
         Ok(_) => {}
         Err(e) => return Found::Unknown(e.to_string()),
     }
@@ -165,6 +184,35 @@ pub(crate) fn find(socket: &Path, client_id: &str) -> Found {
         Ok(false) if thread.status.kind == "idle" => Found::Gone,
         Ok(false) => Found::Unknown("a turn is running; not in its queue nor its turns yet".into()),
         Err(e) => Found::Unknown(e.to_string()),
+    }
+}
+
+/// Starts the queued submission `submission` (swarm's `client_id`) of
+/// `thread` when, after `SETTLE`, the thread is still idle and it still
+/// heads the queue: a turn that ended by itself is taking its queue by
+/// then, one that was stopped is not. What came of it, the next look says.
+fn start_if_still_idle(c: &mut Connection, thread: &str, submission: &str, client_id: &str) {
+    std::thread::sleep(SETTLE);
+    let idle = c
+        .call::<ThreadRead>(
+            method::READ,
+            json!({"threadId": thread}),
+            deadline(ANSWER_WITHIN),
+        )
+        .is_ok_and(|r| r.thread.status.kind == "idle");
+    let heads = c
+        .call::<QueueList>(
+            method::QUEUE_LIST,
+            json!({"threadId": thread}),
+            deadline(ANSWER_WITHIN),
+        )
+        .is_ok_and(|q| q.data.first().is_some_and(|s| s.client_id == client_id));
+    if idle && heads {
+        let _ = c.call::<serde_json::Value>(
+            method::QUEUE_START,
+            json!({"threadId": thread, "queuedSubmissionId": submission}),
+            deadline(ANSWER_WITHIN),
+        );
     }
 }
 

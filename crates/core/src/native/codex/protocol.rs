@@ -31,6 +31,9 @@ pub(crate) mod method {
     pub(crate) const QUEUE_ADD: &str = "thread/queue/add";
     /// The inputs a thread has queued.
     pub(crate) const QUEUE_LIST: &str = "thread/queue/list";
+    /// Starts a turn with one queued input (a thread whose turn was
+    /// stopped keeps its queue until asked).
+    pub(crate) const QUEUE_START: &str = "thread/queue/start";
 }
 
 /// Notifications swarm reads (every other one is skipped).
