@@ -5,8 +5,17 @@
 //! to know whether a confirmation from the recipient's hook can come.
 //! Hooks run on the agent's host, so the file is per host even on a
 //! shared store.
+//!
+//! Every prompt and turn of every agent runs a hook, so a hook that
+//! changes nothing readers act on does not rewrite the file (`unchanged`):
+//! its pane, program, confirmed messages and which of its hooks were seen
+//! are what they act on; the prompt's time is compared with when the
+//! watcher saw the screen go idle, so it is written again once a watcher
+//! round came after the one recorded; the other times are only shown to
+//! people, and are written again once they are `REFRESH` old.
 
 use std::collections::BTreeMap;
+use std::time::{Duration, SystemTime};
 
 use serde::{Deserialize, Serialize};
 
@@ -21,6 +30,10 @@ const SIGHTINGS_LOST: &str = ", and agents' screens are read until their hooks r
 
 /// How many confirmed messages are kept per agent (the newest).
 const KEPT_CONFIRMATIONS: usize = 64;
+
+/// How old the shown times of a sighting (its last hook, its last turn's
+/// end) grow before a hook that changes nothing else writes them again.
+const REFRESH: Duration = Duration::from_secs(10);
 
 /// One agent's hooks, as last seen.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -104,6 +117,9 @@ pub struct Report<'a> {
 #[derive(Clone, Debug)]
 pub struct HookSightings {
     file: StateFile,
+    /// The watcher's record of its last round (`.swarm/pane_states.json`),
+    /// written once a round: its time says when the watcher last looked.
+    rounds: std::path::PathBuf,
 }
 
 impl HookSightings {
@@ -111,6 +127,7 @@ impl HookSightings {
     pub fn new(paths: &Paths) -> HookSightings {
         HookSightings {
             file: StateFile::new(paths.hook_sightings()),
+            rounds: paths.pane_states(),
         }
     }
 
@@ -125,8 +142,18 @@ impl HookSightings {
             .unwrap_or_default()
     }
 
-    /// Records what a hook run reported, at `at`.
+    /// Records what a hook run reported, at `at`; a report that changes
+    /// nothing readers act on leaves the file as it is (see the module's
+    /// doc), without taking its lock.
     pub fn record(&self, report: &Report<'_>, at: Timestamp) -> Result<(), StoreError> {
+        if let Some(old) = self.load().get(report.agent) {
+            let round = std::fs::metadata(&self.rounds)
+                .and_then(|m| m.modified())
+                .ok();
+            if unchanged(old, report, at, round) {
+                return Ok(());
+            }
+        }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut data: SightingsFile = self.file.load_for_change(&lock, SIGHTINGS_LOST)?;
         data.version = VERSION;
@@ -189,6 +216,44 @@ impl HookSightings {
         })?;
         self.file.write_unsynced(&lock, &bytes)
     }
+}
+
+/// True when recording `report` at `at` over `old` would change nothing
+/// readers act on: the same pane and program, no message newly confirmed,
+/// a prompt or a turn's end seen before if this is one, the shown times
+/// younger than `REFRESH`, and, for a prompt, its recorded time no older
+/// than the watcher's last round (`round`, when a watcher ever ran): the
+/// watcher takes a prompt after it saw the screen go idle for the start
+/// of a turn.
+fn unchanged(
+    old: &Sighting,
+    report: &Report<'_>,
+    at: Timestamp,
+    round: Option<SystemTime>,
+) -> bool {
+    let age = |t: Timestamp| (at.unix_seconds() - t.unix_seconds()).abs();
+    let fresh = |t: Option<Timestamp>| t.is_some_and(|t| age(t) < REFRESH.as_secs_f64());
+    let same_place = old.pane.as_deref() == report.pane && old.vendor == report.vendor;
+    let confirmed = report
+        .confirmed
+        .iter()
+        .all(|id| old.confirmed.iter().any(|c| c.msg_id == *id));
+    let prompt_after_round = || {
+        let Some(prompt) = old.prompt else {
+            return false;
+        };
+        round.is_none_or(|r| {
+            let r = r
+                .duration_since(SystemTime::UNIX_EPOCH)
+                .map_or(f64::MAX, |d| d.as_secs_f64());
+            prompt.unix_seconds() >= r
+        })
+    };
+    same_place
+        && confirmed
+        && fresh(Some(old.last))
+        && (!report.turn_end || fresh(old.turn_end))
+        && (!report.prompt || (fresh(old.prompt) && prompt_after_round()))
 }
 
 /// The most `.swarm/hook_errors.log` grows to; past it, it starts afresh.
@@ -255,5 +320,45 @@ mod tests {
         assert!(seen.turn_end.is_none() && seen.confirmed.is_empty());
         s.forget(&["agent-1".into()]).expect("forget");
         assert!(s.load().is_empty());
+    }
+
+    #[test]
+    fn a_hook_that_changes_nothing_readers_act_on_writes_nothing() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let paths = Paths::new(tmp.path());
+        let s = HookSightings::new(&paths);
+        let t0 = Timestamp::now();
+        let at = |secs: f64| Timestamp::from_unix_seconds(t0.unix_seconds() + secs).expect("time");
+        let near = |t: Option<Timestamp>, secs: f64| {
+            t.is_some_and(|t| (t.unix_seconds() - at(secs).unix_seconds()).abs() < 0.01)
+        };
+        let prompt = || report("%1", "UserPromptSubmit", &[]);
+        s.record(&prompt(), at(-1.0)).expect("record");
+        let written = || std::fs::read_to_string(paths.hook_sightings()).expect("written");
+        let first = written();
+        // The same prompt a moment later, no watcher: nothing to write.
+        s.record(&prompt(), at(-0.5)).expect("record");
+        assert_eq!(written(), first);
+        // A watcher round after the recorded prompt: the next prompt's time
+        // is written, for the watcher compares it with its looks.
+        std::fs::write(paths.pane_states(), "{}").expect("as set up");
+        s.record(&prompt(), at(0.5)).expect("record");
+        assert!(near(s.load()["agent-1"].prompt, 0.5));
+        // A message confirmed, a first turn's end: written.
+        let ids = vec!["abcd1234".to_owned()];
+        s.record(&report("%1", "UserPromptSubmit", &ids), at(1.0))
+            .expect("record");
+        assert!(s.load()["agent-1"].confirmed_at("abcd1234").is_some());
+        s.record(&report("%1", "Stop", &[]), at(2.0))
+            .expect("record");
+        assert!(near(s.load()["agent-1"].turn_end, 2.0));
+        // Times only shown are written again once they are old.
+        let before = written();
+        s.record(&report("%1", "Stop", &[]), at(3.0))
+            .expect("record");
+        assert_eq!(written(), before);
+        s.record(&report("%1", "Stop", &[]), at(20.0))
+            .expect("record");
+        assert!(near(Some(s.load()["agent-1"].last), 20.0));
     }
 }
