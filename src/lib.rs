@@ -34,7 +34,9 @@ pub use swarm_core::domain::{AgentId, MessageId, Timestamp, ValidationError};
 pub use swarm_core::locks::{
     Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
 };
-pub use swarm_core::log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
+pub use swarm_core::log::record::{
+    DeliveryOutcome, DeliveryRecord, LogContents, Record, parse_line,
+};
 pub use swarm_core::snapshot::LockView;
 pub use swarm_core::store::{Paths, StateDir};
 pub use swarm_core::support::json::{Layout, to_vec};

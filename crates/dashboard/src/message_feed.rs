@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use swarm_core::backend::Backend;
 use swarm_core::log::log_line::LoggedMessage;
 use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::{Outcome, Record, TailBatch};
+use swarm_core::log::record::{DeliveryOutcome, Record, TailBatch};
 use swarm_core::store::StoreError;
 
 /// How many of the latest messages are kept: the largest `limit` the API
@@ -139,7 +139,7 @@ impl MessageFeed {
                         let delivered =
                             outcome.get("status").and_then(Value::as_str) == Some("delivered");
                         entry.set_delivered(recipient, delivered);
-                        let words = serde_json::from_value::<Outcome>(outcome.clone())
+                        let words = serde_json::from_value::<DeliveryOutcome>(outcome.clone())
                             .ok()
                             .and_then(|o| Some((o.state_words()?, o)));
                         match words {
@@ -188,7 +188,7 @@ impl MessageFeed {
 }
 
 /// One recipient's state in `delivery`.
-fn state_json(o: &Outcome, shown: String) -> Value {
+fn state_json(o: &DeliveryOutcome, shown: String) -> Value {
     let mut v = json!({"status": o.status.as_str(), "shown": shown});
     if let Some(via) = o.via {
         v["via"] = via.as_str().into();
@@ -204,7 +204,7 @@ mod tests {
     use super::*;
     use swarm_core::domain::message::{Message, MessageType};
     use swarm_core::log::on_files::FileLog;
-    use swarm_core::log::record::{DeliveryRecord, Outcome};
+    use swarm_core::log::record::{DeliveryOutcome, DeliveryRecord};
     use swarm_core::store::Paths;
 
     fn message(n: usize) -> Message {
@@ -268,8 +268,11 @@ mod tests {
         log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
             &[
-                ("agent-1".into(), Outcome::delivered()),
-                ("agent-2".into(), Outcome::queued("shell in foreground")),
+                ("agent-1".into(), DeliveryOutcome::delivered()),
+                (
+                    "agent-2".into(),
+                    DeliveryOutcome::queued("shell in foreground"),
+                ),
             ],
             None,
         ))])

@@ -17,7 +17,7 @@ use swarm_core::locks::{
     Acquired, HeldLock, LockEntry, LockKey, LockRecord, LockStore, Released, parse_ttl,
 };
 use swarm_core::log::inbox::Selection;
-use swarm_core::log::record::{MessageView, Status};
+use swarm_core::log::record::{DeliveryStatus, MessageView};
 use swarm_core::messaging::SendReport;
 use swarm_core::messaging::topics::topic_store::topics_of;
 use swarm_core::ops::{
@@ -272,7 +272,7 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
         "requires_ack": m.requires_ack,
         "delivered_to_pane": outcome.map(|o| o.is_delivered()),
         "queued_reason": outcome
-            .filter(|o| o.status == Status::Queued)
+            .filter(|o| o.status == DeliveryStatus::Queued)
             .and_then(|o| o.reason.clone()),
     })
 }

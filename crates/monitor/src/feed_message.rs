@@ -8,7 +8,7 @@ use swarm_core::acks;
 use swarm_core::domain::message::Message;
 use swarm_core::domain::{AgentId, Timestamp};
 use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::record::{Outcome, Status as Delivery};
+use swarm_core::log::record::{DeliveryOutcome, DeliveryStatus as Delivery};
 use swarm_core::support::sanitize;
 
 /// What became of a request for an acknowledgement, as far as the log
@@ -33,7 +33,7 @@ pub struct FeedMessage {
     /// When it was logged, if its line's time could be read.
     pub when: Option<DateTime<Utc>>,
     /// Delivery per recipient, `None` until an outcome is known.
-    pub outcomes: Vec<(String, Option<Outcome>)>,
+    pub outcomes: Vec<(String, Option<DeliveryOutcome>)>,
     /// The content made safe to draw (controls removed) and without the
     /// acknowledgement marker, which the feed shows as a tag.
     pub body: String,
@@ -79,11 +79,11 @@ impl FeedMessage {
                     .filter(|_| outcome_in_line);
                 let status = known.map(|d| {
                     if d {
-                        Outcome::delivered()
+                        DeliveryOutcome::delivered()
                     } else {
-                        Outcome {
+                        DeliveryOutcome {
                             reason: None,
-                            ..Outcome::queued("")
+                            ..DeliveryOutcome::queued("")
                         }
                     }
                 });

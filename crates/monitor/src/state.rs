@@ -13,7 +13,7 @@ use swarm_core::acks::PendingEntry;
 use swarm_core::agents::registry::Registry;
 use swarm_core::attention::episodes::episode_store::OpenEpisode;
 use swarm_core::domain::message::{Message, MessageType};
-use swarm_core::log::record::{Outcome, Record, TailBatch};
+use swarm_core::log::record::{DeliveryOutcome, Record, TailBatch};
 use swarm_core::snapshot::{LockView, SwarmStatus};
 use swarm_core::support::sanitize;
 
@@ -351,7 +351,7 @@ impl MonitorState {
                         continue;
                     };
                     for (recipient, value) in d.outcomes {
-                        let Ok(outcome) = serde_json::from_value::<Outcome>(value) else {
+                        let Ok(outcome) = serde_json::from_value::<DeliveryOutcome>(value) else {
                             continue;
                         };
                         match msg.outcomes.iter_mut().find(|(r, _)| *r == recipient) {
@@ -634,7 +634,7 @@ mod tests {
             records.push(Record::logged(&m, &[]));
             records.push(Record::Delivery(DeliveryRecord::new(
                 &format!("id-{i}"),
-                &[("agent-9".into(), Outcome::delivered())],
+                &[("agent-9".into(), DeliveryOutcome::delivered())],
                 None,
             )));
         }
@@ -663,7 +663,7 @@ mod tests {
         assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
         let queued = DeliveryRecord::new(
             m.msg_id.as_str(),
-            &[("agent-1".into(), Outcome::queued("shell"))],
+            &[("agent-1".into(), DeliveryOutcome::queued("shell"))],
             None,
         );
         s.ingest(vec![Record::Delivery(queued)], None);

@@ -4,7 +4,7 @@ use clap::Args;
 
 use swarm_core::domain::message::MessageType;
 use swarm_core::error::Result;
-use swarm_core::log::record::Status;
+use swarm_core::log::record::DeliveryStatus;
 use swarm_core::ops::{self, BroadcastPlan};
 use swarm_core::support::exit_code::ExitCode;
 
@@ -81,7 +81,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
             }
         } else if o.waits_for_turn() {
             s.push_str(&format!("  ⏳ when its turn ends: {id}\n"));
-        } else if o.status == Status::Held {
+        } else if o.status == DeliveryStatus::Held {
             s.push_str(&format!(
                 "  ⏸ held: {id} ({})\n",
                 o.reason.as_deref().unwrap_or("not safe to type into")

@@ -13,7 +13,7 @@ use swarm_core::domain::{AgentId, validate};
 use swarm_core::error::{Error, Result};
 use swarm_core::hooks::prompt_inbox;
 use swarm_core::log::inbox::{InboxView, Selection};
-use swarm_core::log::record::{MessageView, Status};
+use swarm_core::log::record::{DeliveryStatus, MessageView};
 use swarm_core::messaging::conversation::{self, SearchRequest};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
@@ -322,7 +322,7 @@ fn message_json<'a>(v: &'a MessageView, agent: &str, has_pane: bool) -> MessageJ
         parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
         delivered_to_pane: outcome.map(|o| o.is_delivered()),
         queued_reason: outcome
-            .filter(|o| has_pane && o.status == Status::Queued)
+            .filter(|o| has_pane && o.status == DeliveryStatus::Queued)
             .and_then(|o| o.reason.as_deref()),
     }
 }
@@ -390,7 +390,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         s.push(')');
         if let Some(o) = v
             .outcome_for(agent)
-            .filter(|o| has_pane && o.status == Status::Queued)
+            .filter(|o| has_pane && o.status == DeliveryStatus::Queued)
         {
             s.push_str(&format!(
                 "  [not typed into your pane: {}]",

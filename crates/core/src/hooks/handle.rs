@@ -13,7 +13,7 @@ use crate::attention::event::{EventKind, FeedEntry, Source};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
 use crate::log::index::MessageIndex;
-use crate::log::record::{DeliveryRecord, Outcome, Record};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
 /// What a hook run did.
 #[derive(Clone, Debug, Default)]
@@ -183,7 +183,10 @@ fn confirm(op: &Operator, agent: &str, short_ids: &[String], done: &mut Handled)
             }
             records.push(Record::Delivery(DeliveryRecord::new(
                 &full,
-                &[(agent.to_owned(), Outcome::delivered().confirmed_by_hook())],
+                &[(
+                    agent.to_owned(),
+                    DeliveryOutcome::delivered().confirmed_by_hook(),
+                )],
                 Some("confirmed by the agent's prompt hook".into()),
             )));
             done.confirmed.push(full);

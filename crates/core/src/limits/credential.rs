@@ -21,15 +21,15 @@ pub struct Credential {
 /// The variables that hold a vendor's key or token, in the order the
 /// agent prefers them, and its configuration directory: the variable that
 /// moves it and where it is under `HOME` otherwise.
-struct Vendor {
+struct CredentialSource {
     keys: &'static [&'static str],
     dir_var: Option<&'static str>,
     home_dir: &'static str,
 }
 
-fn vendor(profile: &str) -> Vendor {
+fn credential_source(profile: &str) -> CredentialSource {
     match profile {
-        "claude" => Vendor {
+        "claude" => CredentialSource {
             keys: &[
                 "ANTHROPIC_API_KEY",
                 "ANTHROPIC_AUTH_TOKEN",
@@ -38,17 +38,17 @@ fn vendor(profile: &str) -> Vendor {
             dir_var: Some("CLAUDE_CONFIG_DIR"),
             home_dir: ".claude",
         },
-        "codex" => Vendor {
+        "codex" => CredentialSource {
             keys: &["CODEX_API_KEY", "OPENAI_API_KEY"],
             dir_var: Some("CODEX_HOME"),
             home_dir: ".codex",
         },
-        "gemini" => Vendor {
+        "gemini" => CredentialSource {
             keys: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
             dir_var: None,
             home_dir: ".gemini",
         },
-        _ => Vendor {
+        _ => CredentialSource {
             keys: &[],
             dir_var: None,
             home_dir: ".",
@@ -75,7 +75,7 @@ pub fn of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
             .find(|(k, v)| k == name && !v.is_empty())
             .map(|(_, v)| v.as_str())
     };
-    let v = vendor(profile);
+    let v = credential_source(profile);
     for key in v.keys {
         if let Some(value) = get(key) {
             let fp = fingerprint("key", value.as_bytes());

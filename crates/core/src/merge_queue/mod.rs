@@ -9,6 +9,6 @@
 mod train;
 
 pub use train::{
-    LastTry, MergeQueueRun, MergeRequest, Outcome, PlannedMerge, TestPlan, Tried, TryResult,
+    LastTry, MergeOutcome, MergeQueueRun, MergeRequest, PlannedMerge, TestPlan, Tried, TryResult,
     failure_text, leave, order, run,
 };

@@ -18,13 +18,13 @@ use crate::support::time;
 use super::messenger::Messenger;
 use super::pane_text::pane_header;
 use super::send::{Recipients, SendRequest, Typed};
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 
 /// What one processing pass did.
 #[derive(Clone, Debug, Default)]
 pub struct ProcessReport {
     /// Retries sent: message id, recipient, retry number, outcome.
-    pub retried: Vec<(String, String, u32, Outcome)>,
+    pub retried: Vec<(String, String, u32, DeliveryOutcome)>,
     /// Escalations: message id, recipient, escalation message id.
     pub escalated: Vec<(String, String, String)>,
     /// Problems worth reporting.

@@ -13,7 +13,9 @@ use crate::domain::message::{Message, MessageType, Urgency};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
-use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
+use crate::log::record::{
+    DeliveryOutcome, DeliveryRecord, DeliveryStatus, MessageView, Record, Via,
+};
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
 use crate::tmux::{PaneId, ScreenDetail};
@@ -25,8 +27,8 @@ use super::native_post::{Native, with_note};
 use super::pane_text::pane_header;
 use super::rates::rate_store::{RateDecision, RateLimit};
 
-/// Outcome per recipient, in recipient order.
-pub(crate) type Outcomes = Vec<(String, Outcome)>;
+/// The outcome per recipient, in recipient order.
+pub(crate) type Outcomes = Vec<(String, DeliveryOutcome)>;
 
 /// What one delivery types into panes, and how urgently.
 #[derive(Clone, Copy, Debug)]
@@ -129,8 +131,8 @@ impl SendRequest {
 pub struct SendReport {
     /// The message as logged.
     pub message: Message,
-    /// Outcome per recipient, in recipient order.
-    pub outcomes: Vec<(String, Outcome)>,
+    /// The outcome per recipient, in recipient order.
+    pub outcomes: Vec<(String, DeliveryOutcome)>,
     /// Set when the sender was over its rate limit: the time until the
     /// next send is allowed. The message is logged, queued for everyone.
     pub rate_limited: Option<Duration>,
@@ -148,7 +150,7 @@ pub struct Redelivery {
     /// The message as it was before.
     pub view: MessageView,
     /// The new outcome per recipient tried.
-    pub outcomes: Vec<(String, Outcome)>,
+    pub outcomes: Vec<(String, DeliveryOutcome)>,
 }
 
 impl SendReport {
@@ -214,9 +216,11 @@ impl<'a> Messenger<'a> {
             .filter(|a| over(a).is_none())
             .cloned()
             .collect();
-        let over_budget: Vec<(String, Outcome)> = recipients
+        let over_budget: Vec<(String, DeliveryOutcome)> = recipients
             .iter()
-            .filter_map(|a| over(a).map(|(id, why)| (id.clone(), Outcome::queued(why.clone()))))
+            .filter_map(|a| {
+                over(a).map(|(id, why)| (id.clone(), DeliveryOutcome::queued(why.clone())))
+            })
             .collect();
         // The tmux clients this delivery will use start now, while the
         // rate window, the log and the locks are dealt with.
@@ -313,10 +317,10 @@ impl<'a> Messenger<'a> {
                 limit.max,
                 limit.window.as_secs()
             );
-            let outcomes: Vec<(String, Outcome)> = message
+            let outcomes: Vec<(String, DeliveryOutcome)> = message
                 .recipients
                 .iter()
-                .map(|r| (r.to_string(), Outcome::queued(reason.clone())))
+                .map(|r| (r.to_string(), DeliveryOutcome::queued(reason.clone())))
                 .collect();
             warnings.extend(
                 self.log.append(&[Record::Delivery(
@@ -387,7 +391,7 @@ impl<'a> Messenger<'a> {
             let targets: Vec<AgentRecord> = view
                 .outcomes
                 .iter()
-                .filter(|(_, o)| o.status == Status::Queued)
+                .filter(|(_, o)| o.status == DeliveryStatus::Queued)
                 .filter_map(|(r, _)| registry.find(r).cloned())
                 .collect();
             if targets.is_empty() {
@@ -602,14 +606,20 @@ impl<'a> Messenger<'a> {
                  after `swarm resume {}`",
                 a.id, a.session_name, a.session_name
             );
-            return (vec![(a.id.to_string(), Outcome::queued(why))], Vec::new());
+            return (
+                vec![(a.id.to_string(), DeliveryOutcome::queued(why))],
+                Vec::new(),
+            );
         }
         // The person has no pane: their inbox is where a message to them
         // goes, and being there is its delivery.
         if let [a] = recipients
             && a.id.as_str() == self.settings.person_id
         {
-            return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
+            return (
+                vec![(a.id.to_string(), DeliveryOutcome::to_person())],
+                Vec::new(),
+            );
         }
         if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
             // The other hosts' shares first, each in one batch: their
@@ -635,7 +645,7 @@ impl<'a> Messenger<'a> {
                 match self.elsewhere(a) {
                     Some(_) => {
                         let outcome = handed.next().unwrap_or_else(|| {
-                            Outcome::queued(format!("{} is on another host", a.id))
+                            DeliveryOutcome::queued(format!("{} is on another host", a.id))
                         });
                         outcomes.push((a.id.to_string(), outcome));
                     }
@@ -649,7 +659,7 @@ impl<'a> Messenger<'a> {
             }
             return (outcomes, released);
         }
-        let results: Vec<(Outcome, Vec<Released>)> = match recipients {
+        let results: Vec<(DeliveryOutcome, Vec<Released>)> = match recipients {
             [a] => vec![self.deliver_one(a, typed, ahead)],
             _ => self.deliver_batch(recipients, typed, ahead),
         };
@@ -672,11 +682,12 @@ impl<'a> Messenger<'a> {
         recipients: &[AgentRecord],
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
-    ) -> Vec<(Outcome, Vec<Released>)> {
+    ) -> Vec<(DeliveryOutcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
         let held = self.held.list().unwrap_or_default();
-        let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
+        let mut results: Vec<Option<(DeliveryOutcome, Vec<Released>)>> =
+            vec![None; recipients.len()];
         let mut locked: Vec<(usize, delivery::LockedPane<'_>)> = Vec::new();
         let mut one_by_one: Vec<usize> = Vec::new();
         for i in order {
@@ -751,7 +762,7 @@ impl<'a> Messenger<'a> {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| (Outcome::queued("not attempted"), Vec::new())))
+            .map(|r| r.unwrap_or_else(|| (DeliveryOutcome::queued("not attempted"), Vec::new())))
             .collect()
     }
 
@@ -763,7 +774,7 @@ impl<'a> Messenger<'a> {
         a: &AgentRecord,
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
-    ) -> (Outcome, Vec<Released>) {
+    ) -> (DeliveryOutcome, Vec<Released>) {
         let session = match delivery::open(
             self.tmux,
             self.paths,
@@ -826,10 +837,10 @@ impl<'a> Messenger<'a> {
         agent: &str,
         typed: Typed<'_>,
         wait: &Wait,
-    ) -> Outcome {
+    ) -> DeliveryOutcome {
         match self.hold(session, agent, typed, wait.reason()) {
             Ok(()) => wait.held(),
-            Err(e) => Outcome::queued(format!(
+            Err(e) => DeliveryOutcome::queued(format!(
                 "{}; could not hold it for later: {e}",
                 wait.reason()
             )),

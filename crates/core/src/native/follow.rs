@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::attention::feed::feed_store::FeedStore;
 use crate::log::log_store::LogStore;
-use crate::log::record::{DeliveryRecord, Record, Status};
+use crate::log::record::{DeliveryRecord, DeliveryStatus, Record};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 
 use super::claude::Inbound;
@@ -43,7 +43,7 @@ pub(crate) struct Followed {
     pub session_file: PathBuf,
     /// Its state as last recorded (`accepted`, `awaiting_approval`,
     /// `unconfirmed`).
-    pub status: Status,
+    pub status: DeliveryStatus,
     /// When it was posted (seconds since the epoch).
     pub since: u64,
 }
@@ -88,10 +88,10 @@ fn write(
 }
 
 /// What the confirmation state of a followed status is.
-fn confirmation_of(status: Status) -> Confirmation {
+fn confirmation_of(status: DeliveryStatus) -> Confirmation {
     match status {
-        Status::Accepted => Confirmation::Accepted,
-        Status::AwaitingApproval => Confirmation::AwaitingApproval,
+        DeliveryStatus::Accepted => Confirmation::Accepted,
+        DeliveryStatus::AwaitingApproval => Confirmation::AwaitingApproval,
         _ => Confirmation::Unconfirmed,
     }
 }
@@ -143,7 +143,7 @@ pub(crate) fn follow(paths: &Paths, log: &dyn LogStore, feed: &dyn FeedStore) ->
         let mut state = look.state;
         let mut note = None;
         if !state.is_final() {
-            if m.status == Status::AwaitingApproval
+            if m.status == DeliveryStatus::AwaitingApproval
                 && state == Confirmation::AwaitingApproval
                 && age > HOLD_EXPIRY + EXPIRY_SLACK
             {

@@ -38,7 +38,7 @@ use crate::agents::process::ProcessView;
 use crate::agents::profile::Profiles;
 pub use crate::config::NativeMode;
 use crate::domain::message::Urgency;
-use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
+use crate::log::record::{ConfirmedBy, DeliveryOutcome, DeliveryStatus, Via};
 
 use crate::usage::locate::{self, AgentHome};
 use crate::usage::vendor::UsageSource;
@@ -326,30 +326,30 @@ pub(crate) fn outcome_of(
     inbound: Inbound,
     cut_short: bool,
     via: Via,
-) -> Outcome {
+) -> DeliveryOutcome {
     let cut = cut_short.then(|| "only part of the message could be written".to_owned());
     match state {
-        Confirmation::Delivered(by) => Outcome::native(Status::Delivered, via, Some(by), cut),
-        Confirmation::Accepted => Outcome::native(
-            Status::Accepted,
+        Confirmation::Delivered(by) => DeliveryOutcome::native(DeliveryStatus::Delivered, via, Some(by), cut),
+        Confirmation::Accepted => DeliveryOutcome::native(
+            DeliveryStatus::Accepted,
             via,
             None,
             Some("the agent is busy: it takes the message when its turn ends".into()),
         ),
-        Confirmation::AwaitingApproval => Outcome::native(
-            Status::AwaitingApproval,
+        Confirmation::AwaitingApproval => DeliveryOutcome::native(
+            DeliveryStatus::AwaitingApproval,
             via,
             None,
             Some(HOLD_NOTE.into()),
         ),
-        Confirmation::Unconfirmed if inbound == Inbound::Hold => Outcome::native(
-            Status::AwaitingApproval,
+        Confirmation::Unconfirmed if inbound == Inbound::Hold => DeliveryOutcome::native(
+            DeliveryStatus::AwaitingApproval,
             via,
             None,
             Some(HOLD_NOTE.into()),
         ),
-        Confirmation::Unconfirmed => Outcome::native(
-            Status::Unconfirmed,
+        Confirmation::Unconfirmed => DeliveryOutcome::native(
+            DeliveryStatus::Unconfirmed,
             via,
             None,
             Some(cut.unwrap_or_else(|| {
@@ -359,14 +359,14 @@ pub(crate) fn outcome_of(
                 )
             })),
         ),
-        Confirmation::Expired => Outcome::native(
-            Status::Expired,
+        Confirmation::Expired => DeliveryOutcome::native(
+            DeliveryStatus::Expired,
             via,
             None,
             Some("held for the person's approval and never approved".into()),
         ),
-        Confirmation::Dropped => Outcome::native(
-            Status::Dropped,
+        Confirmation::Dropped => DeliveryOutcome::native(
+            DeliveryStatus::Dropped,
             via,
             None,
             Some("the agent removed it from its queue without taking it".into()),

@@ -6,14 +6,14 @@
 
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::error::Result;
-use crate::log::record::{DeliveryRecord, Outcome, Record};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
 use super::relay_store::{HandedOver, Handoff, Taken};
 use crate::messaging::messenger::Messenger;
 use crate::messaging::send::Typed;
 
 /// (recipient, message id, outcome) of one delivery taken from the relay.
-pub(crate) type RelayedOne = (String, String, Outcome);
+pub(crate) type RelayedOne = (String, String, DeliveryOutcome);
 
 /// What the deliveries taken from the relay came to.
 pub(crate) type Relayed = Vec<RelayedOne>;
@@ -34,14 +34,14 @@ impl Messenger<'_> {
         &self,
         agents: &[(&AgentRecord, &str)],
         typed: Typed<'_>,
-    ) -> Vec<Outcome> {
+    ) -> Vec<DeliveryOutcome> {
         let Some(relay) = self.relay else {
             return agents
                 .iter()
-                .map(|(a, host)| Outcome::queued(format!("{} is on host {host}", a.id)))
+                .map(|(a, host)| DeliveryOutcome::queued(format!("{} is on host {host}", a.id)))
                 .collect();
         };
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; agents.len()];
+        let mut outcomes: Vec<Option<DeliveryOutcome>> = vec![None; agents.len()];
         let mut hosts: Vec<&str> = agents.iter().map(|(_, h)| *h).collect();
         hosts.sort_unstable();
         hosts.dedup();
@@ -64,14 +64,14 @@ impl Messenger<'_> {
                 let id = &agents[i].0.id;
                 outcomes[i] = Some(match &said {
                     Ok(said) => match said.get(k) {
-                        Some(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
+                        Some(HandedOver::AlreadyWaiting) => DeliveryOutcome::queued(format!(
                             "{id} is on host {host}: it already waits there for its swarm watch"
                         )),
-                        _ => Outcome::queued(format!(
+                        _ => DeliveryOutcome::queued(format!(
                             "{id} is on host {host}: its swarm watch delivers it"
                         )),
                     },
-                    Err(e) => Outcome::queued(format!(
+                    Err(e) => DeliveryOutcome::queued(format!(
                         "{id} is on host {host}, and it could not be handed over ({e})"
                     )),
                 });
@@ -128,7 +128,7 @@ impl Messenger<'_> {
         let mut warnings = Vec::new();
         let mut relayed = Vec::new();
         let mut here: Vec<AgentRecord> = Vec::new();
-        let mut away: Vec<(String, Outcome)> = Vec::new();
+        let mut away: Vec<(String, DeliveryOutcome)> = Vec::new();
         let mut first: Option<&Handoff> = None;
         for t in group {
             let Some(h) = &t.handoff else {
@@ -152,7 +152,7 @@ impl Messenger<'_> {
                 // as waiting in its inbox.
                 found => away.push((
                     h.agent.clone(),
-                    Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                    DeliveryOutcome::queued(match found.and_then(|a| a.host.as_deref()) {
                         Some(host) => format!("{} is now on host {host}", h.agent),
                         None => format!("{} is no longer registered", h.agent),
                     }),
