@@ -21,7 +21,7 @@ pub use swarm_core::{Error, ExitCode, Result};
 
 // What the integration tests and the fuzz targets use to build state files
 // by hand and to check parsers directly.
-pub use swarm_core::acks::{PendingEntry, marker as ack_marker};
+pub use swarm_core::acks::{PendingEntry, ack_marker};
 pub use swarm_core::agents::demo_agent::InputParser;
 pub use swarm_core::agents::launch::find_on_path;
 pub use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};

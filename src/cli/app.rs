@@ -93,7 +93,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     // A damaged state file that a store sets aside is said as a warning
     // the moment it is found.
     let warn = out.clone();
-    swarm_core::store::notices::set_reporter(move |note| warn.warn(note));
+    swarm_core::store::notices::set_notice_reporter(move |note| warn.warn(note));
     match properties.config {
         ConfigCheck::Strict => {
             ctx.config()?;

@@ -142,7 +142,7 @@ impl App {
     }
 
     fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
-        let now = swarm_core::locks::now();
+        let now = swarm_core::locks::unix_now();
         api::locks(
             &*self.settings.backend.locks,
             self.settings.stale_after,

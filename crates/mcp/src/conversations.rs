@@ -61,8 +61,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
     let body = content(&a.content)?;
     let sender = project.agent()?;
     let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let parent = conversation::resolve(&index, &a.message_id, "argument `message_id`")?;
+    let index = conversation::message_index(&project.op.paths, backend.log.as_ref())?;
+    let parent = conversation::resolve_message(&index, &a.message_id, "argument `message_id`")?;
     let original = index
         .thread(&parent)?
         .and_then(|t| t.into_iter().find(|m| m.msg_id == parent))
@@ -102,8 +102,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
 /// `thread`: the whole conversation.
 pub(super) fn thread(project: &Project, a: tools::Thread) -> Result<Reply> {
     let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let messages = conversation::thread(&index, &a.message_id)?;
+    let index = conversation::message_index(&project.op.paths, backend.log.as_ref())?;
+    let messages = conversation::thread_of(&index, &a.message_id)?;
     Ok(Reply::new(
         format!(
             "{} message(s), oldest first:{}",
@@ -136,8 +136,8 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
         limit: a.limit.map(|n| n as usize),
     };
     let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let query = conversation::query(&index, &req)?;
+    let index = conversation::message_index(&project.op.paths, backend.log.as_ref())?;
+    let query = conversation::search_query(&index, &req)?;
     let found = index.search(&query)?;
     Ok(Reply::new(
         format!(

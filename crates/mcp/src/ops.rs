@@ -432,7 +432,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
     let acquired = ops::lock(&project.op, &plan)?.acquired;
     let table = project.locks();
-    let now = swarm_core::locks::now();
+    let now = swarm_core::locks::unix_now();
     let mut text = String::new();
     for l in &acquired {
         let how = match &l.how {
@@ -464,7 +464,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
     let agent = project.agent()?;
     let table = project.locks();
     let renewed = table.renew(&keys, &agent, ttl)?;
-    let now = swarm_core::locks::now();
+    let now = swarm_core::locks::unix_now();
     let mut text = String::new();
     for l in &renewed {
         let mine = l.record.holds().into_iter().find(|h| h.agent_id == agent);
@@ -509,7 +509,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
     let key = project.lock_key(&a.path)?;
     let table = project.locks();
     let related = table.related(&key)?;
-    let now = swarm_core::locks::now();
+    let now = swarm_core::locks::unix_now();
     let mut damaged = None;
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {
@@ -553,7 +553,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
 
 fn list_locks(project: &Project) -> Result<Reply> {
     let table = project.locks();
-    let now = swarm_core::locks::now();
+    let now = swarm_core::locks::unix_now();
     let mut rows = Vec::new();
     let mut text = String::new();
     for entry in table.list()? {

@@ -55,7 +55,7 @@ impl FeedMessage {
     pub fn new(logged: LoggedMessage) -> FeedMessage {
         let m = logged.message();
         let when = logged_at(m);
-        let marker = acks::marker(m.msg_id.as_str());
+        let marker = acks::ack_marker(m.msg_id.as_str());
         let asked = m.requires_ack || m.content.starts_with(&marker);
         let content = m
             .content

@@ -13,7 +13,7 @@ use swarm_core::acks;
 use swarm_core::agents::registry::AgentStatus;
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
-use swarm_core::usage::budget::Level as BudgetLevel;
+use swarm_core::usage::budget::BudgetLevel;
 
 use super::feed;
 use super::layout::{self, Areas};

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use swarm_core::usage::budget::Level as BudgetLevel;
+use swarm_core::usage::budget::BudgetLevel;
 use swarm_core::usage::report::UsageReport;
 
 /// How one agent stands against the worst of its budget lines (its own

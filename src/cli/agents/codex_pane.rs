@@ -28,7 +28,7 @@ pub(crate) fn run(args: &CodexPaneArgs) -> Result<ExitCode> {
     let mut warn = |text: &str| {
         let _ = writeln!(std::io::stderr(), "swarm: warning: {text}");
     };
-    let code = codex::run_pane(program, rest, &mut warn).map_err(|source| Error::Io {
+    let code = codex::run_codex_pane(program, rest, &mut warn).map_err(|source| Error::Io {
         what: format!("run {program} behind its app server"),
         source,
     })?;

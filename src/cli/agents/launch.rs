@@ -451,7 +451,7 @@ pub(super) fn codex_command(program: &str) -> Result<String> {
     Ok(format!(
         "{} {} -- {}",
         launch::shell_quote(&exe.to_string_lossy()),
-        swarm_core::native::codex::PANE_COMMAND,
+        swarm_core::native::codex::CODEX_PANE_COMMAND,
         launch::shell_quote(program)
     ))
 }
@@ -476,7 +476,7 @@ pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
 /// login that is at its usage limit (they start in this environment).
 fn warn_if_limited(ctx: &Context, profile: &str) {
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let Some(login) = swarm_core::limits::credential::of(profile, &env) else {
+    let Some(login) = swarm_core::limits::credential::credential_of(profile, &env) else {
         return;
     };
     let Ok(limits) = ctx.backend().and_then(|b| Ok(b.limits.read()?)) else {

@@ -8,7 +8,7 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::error::Result;
-use swarm_core::locks::{CleanReport, LockEntry, now};
+use swarm_core::locks::{CleanReport, LockEntry, unix_now};
 use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
 
@@ -58,7 +58,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
         let report = table.clean(by.as_deref())?;
         return print_clean(ctx, args, table, &report);
     }
-    let now = now();
+    let now = unix_now();
     let mut shown_locks = Vec::new();
     let mut hidden = 0;
     for entry in table.list()? {
@@ -114,7 +114,7 @@ fn print_clean(
     table: &dyn swarm_core::locks::LockStore,
     report: &CleanReport,
 ) -> Result<ExitCode> {
-    let now = now();
+    let now = unix_now();
     if args.json {
         ctx.out.json(&CleanJson {
             stale_removed: report

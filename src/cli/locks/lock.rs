@@ -9,7 +9,9 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::error::{Error, Result};
-use swarm_core::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, now, parse_ttl};
+use swarm_core::locks::{
+    Acquired, AcquiredLock, LockError, LockKey, LockStore, parse_ttl, unix_now,
+};
 use swarm_core::ops::{self, LockPlan};
 use swarm_core::support::exit_code::ExitCode;
 
@@ -123,7 +125,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         Ok(done) => report(ctx, args, table, keys, &done.acquired, &actor.id)?,
         Err(LockError::Held(conflicts)) => {
             if args.json {
-                let now = now();
+                let now = unix_now();
                 ctx.out.json(&Report {
                     acquired: Vec::new(),
                     conflicts: conflicts
@@ -147,7 +149,7 @@ fn report(
     acquired: &[AcquiredLock],
     agent: &str,
 ) -> Result<()> {
-    let now = now();
+    let now = unix_now();
     if args.json {
         return ctx.out.json(&Report {
             acquired: acquired

@@ -39,7 +39,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let plan = UnlockPlan::new(keys, &actor.id).force(args.force);
     let released = ops::unlock(ctx.op()?, &plan)?.released;
     let keys = plan.keys();
-    let now = swarm_core::locks::now();
+    let now = swarm_core::locks::unix_now();
     let mut s = String::new();
     for (key, how) in released {
         let typed = as_typed(&args.paths, keys, key.as_str());

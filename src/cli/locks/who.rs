@@ -6,7 +6,7 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::error::Result;
-use swarm_core::locks::{HeldLock, LockEntry, now};
+use swarm_core::locks::{HeldLock, LockEntry, unix_now};
 use swarm_core::support::exit_code::ExitCode;
 
 use crate::cli::context::Context;
@@ -38,7 +38,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     let path = shown(key.as_str());
     let table = ctx.locks()?;
     let related = table.related(&key)?;
-    let now = now();
+    let now = unix_now();
     let mut damaged = None;
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {

@@ -218,10 +218,10 @@ fn searched(
     note: Option<String>,
 ) -> Result<(InboxView, Vec<String>)> {
     let log = ctx.backend()?.log.as_ref();
-    let index = conversation::index(&ctx.paths, log)?;
+    let index = conversation::message_index(&ctx.paths, log)?;
     let mut notes: Vec<String> = note.into_iter().collect();
     notes.extend(index.notes().iter().cloned());
-    let mut query = conversation::query(
+    let mut query = conversation::search_query(
         &index,
         &SearchRequest {
             text: text.to_owned(),

@@ -80,8 +80,8 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let operator = ctx.op()?;
     let parent = match &args.reply_to {
         Some(raw) => {
-            let index = conversation::index(&ctx.paths, ctx.backend()?.log.as_ref())?;
-            Some(conversation::resolve(&index, raw, "--reply-to")?)
+            let index = conversation::message_index(&ctx.paths, ctx.backend()?.log.as_ref())?;
+            Some(conversation::resolve_message(&index, raw, "--reply-to")?)
         }
         None => None,
     };

@@ -67,11 +67,11 @@ pub(crate) fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         limit: args.limit.map(|n| n as usize),
     };
     let backend = ctx.backend()?;
-    let index = conversation::index(&ctx.paths, backend.log.as_ref())?;
+    let index = conversation::message_index(&ctx.paths, backend.log.as_ref())?;
     for n in index.notes() {
         ctx.out.warn(n);
     }
-    let query = conversation::query(&index, &req)?;
+    let query = conversation::search_query(&index, &req)?;
     let found = index.search(&query)?;
     if args.json {
         ctx.out.json(&MessagesJson { messages: &found })?;

@@ -36,11 +36,11 @@ pub(crate) struct MessagesJson<'a> {
 /// Shows a thread.
 pub(crate) fn run(ctx: &Context, args: &ThreadArgs) -> Result<ExitCode> {
     let backend = ctx.backend()?;
-    let index = conversation::index(&ctx.paths, backend.log.as_ref())?;
+    let index = conversation::message_index(&ctx.paths, backend.log.as_ref())?;
     for n in index.notes() {
         ctx.out.warn(n);
     }
-    let messages = conversation::thread(&index, &args.id)?;
+    let messages = conversation::thread_of(&index, &args.id)?;
     if args.json {
         ctx.out.json(&MessagesJson {
             messages: &messages,

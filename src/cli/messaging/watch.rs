@@ -58,7 +58,7 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
         }
         return Err(already_runs(ctx)?);
     };
-    let _present = backend::announce(&ctx.paths)?;
+    let _present = backend::announce_watcher(&ctx.paths)?;
     let backend = Arc::clone(ctx.shared_backend()?);
     let since = Timestamp::now().utc_iso();
     let env = config::process_env();

@@ -117,7 +117,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
         event.vendor.as_str().to_owned(),
         event.name.clone(),
     );
-    swarm_core::store::notices::set_reporter(move |note| {
+    swarm_core::store::notices::set_notice_reporter(move |note| {
         sightings::log_error(&paths, None, &vendor, &name, note);
     });
     ctx.config_or_defaults();

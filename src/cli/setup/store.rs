@@ -90,7 +90,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         to_kind,
         crate::cli::features::shared_stores(),
     )?;
-    let occupied = migrate::occupied(&to)?;
+    let occupied = migrate::state_present(&to)?;
     if !occupied.is_empty() && !args.force {
         return Err(Error::Invalid(format!(
             "{} already holds {}: nothing was copied (--force adds to it)",
@@ -99,7 +99,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         )));
     }
     let host = from.shared_host().or(to.shared_host()).unwrap_or("");
-    let moved = migrate::copy(&from, &to, host)?;
+    let moved = migrate::copy_state(&from, &to, host)?;
     for n in &moved.notes {
         ctx.out.warn(n);
     }

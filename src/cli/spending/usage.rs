@@ -177,11 +177,11 @@ fn details(a: &AgentUsage) -> String {
     out
 }
 
-fn level_word(level: swarm_core::usage::budget::Level) -> &'static str {
-    use swarm_core::usage::budget::Level;
+fn level_word(level: swarm_core::usage::budget::BudgetLevel) -> &'static str {
+    use swarm_core::usage::budget::BudgetLevel;
     match level {
-        Level::Ok => "ok",
-        Level::Near => "near",
-        Level::Over => "OVER",
+        BudgetLevel::Ok => "ok",
+        BudgetLevel::Near => "near",
+        BudgetLevel::Over => "OVER",
     }
 }

@@ -50,7 +50,9 @@ mod watcher_process;
 pub use housekeeping::{Chores, Housekeeping, Share};
 pub use operator::Operator;
 pub(crate) use watcher_process::is_running as watcher_runs;
-pub use watcher_process::{Started, announce, claim_background, ensure_running as start_watcher};
+pub use watcher_process::{
+    Started, announce_watcher, claim_background, ensure_running as start_watcher,
+};
 
 pub use settings::{RedisLocation, StoreLocation};
 use settings::{SettingsError, StoreSettings};

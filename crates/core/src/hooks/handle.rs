@@ -214,7 +214,7 @@ fn record_limit(
     done: &mut Handled,
 ) {
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let Some(login) = crate::limits::credential::of(event.vendor.as_str(), &env) else {
+    let Some(login) = crate::limits::credential::credential_of(event.vendor.as_str(), &env) else {
         return;
     };
     let seen = crate::limits::limit_store::Sighting {

@@ -269,7 +269,7 @@ impl<'a> Messenger<'a> {
             message.requires_ack = true;
             message.content = format!(
                 "{} {}",
-                acks::marker(message.msg_id.as_str()),
+                acks::ack_marker(message.msg_id.as_str()),
                 message.content
             );
         }

@@ -65,7 +65,7 @@ impl SendPlan {
         self
     }
 
-    /// The message it answers (a full id: `conversation::resolve`).
+    /// The message it answers (a full id: `conversation::resolve_message`).
     pub fn reply_to(mut self, parent: Option<String>) -> SendPlan {
         self.request.parent_msg_id = parent;
         self

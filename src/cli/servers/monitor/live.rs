@@ -161,7 +161,7 @@ fn plain(
             Some(&mut |m: &FeedMessage| out.push_str(&message_line(ctx, m, &tz))),
         );
         warn_all(ctx, problems.into_iter().chain(update.notes.drain(..)));
-        for change in swarm_core::snapshot::changes(
+        for change in swarm_core::snapshot::status_changes(
             &before,
             before_at,
             &state.status,

@@ -13,7 +13,7 @@ use crate::store::StoreError;
 
 use super::message_index::MessageIndex;
 
-/// The most results one search asks for (`conversation::query` holds
+/// The most results one search asks for (`conversation::search_query` holds
 /// searches to it; the inbox's view of a search asks for all).
 pub const MAX_LIMIT: usize = 1000;
 
