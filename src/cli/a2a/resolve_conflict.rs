@@ -10,9 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::a2a::{Conflict, ConflictLog, HeldBy, TaskFilter, TaskStore, current_task, select};
-use swarm_core::error::Result;
-use swarm_core::locks::{HeldLock, LockEntry, unix_now};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, HeldLock, LockEntry, Result, unix_now};
 
 use crate::cli::a2a::a2a_view::{acting_agent, shown, warn_notes};
 use crate::cli::context::Context;

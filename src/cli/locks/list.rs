@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::locks::{CleanReport, LockEntry, unix_now};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
+use swarm_core::{CleanReport, ExitCode, LockEntry, Result, unix_now};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -111,7 +109,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
 fn print_clean(
     ctx: &Context,
     args: &LocksArgs,
-    table: &dyn swarm_core::locks::LockStore,
+    table: &dyn swarm_core::LockStore,
     report: &CleanReport,
 ) -> Result<ExitCode> {
     let now = unix_now();

@@ -8,12 +8,11 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{
-    Acquired, AcquiredLock, LockError, LockKey, LockStore, parse_ttl, unix_now,
-};
 use swarm_core::ops::{self, LockPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    Acquired, AcquiredLock, Error, ExitCode, LockError, LockKey, LockStore, Result, parse_ttl,
+    unix_now,
+};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

@@ -5,9 +5,7 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::locks::{HeldLock, LockEntry, unix_now};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, HeldLock, LockEntry, Result, unix_now};
 
 use crate::cli::context::Context;
 use crate::cli::locks::lock_view::{LockJson, lapsed_mark, shown, text_block};

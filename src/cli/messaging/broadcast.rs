@@ -2,11 +2,8 @@
 
 use clap::Args;
 
-use swarm_core::domain::message::MessageType;
-use swarm_core::error::Result;
-use swarm_core::log::record::DeliveryStatus;
 use swarm_core::ops::{self, BroadcastPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{DeliveryStatus, ExitCode, MessageType, Result};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;

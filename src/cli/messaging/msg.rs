@@ -2,13 +2,12 @@
 
 use clap::Args;
 
-use swarm_core::domain::message::{MessageType, Urgency};
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::log::record::{ConfirmedBy, DeliveryOutcome, DeliveryStatus};
-use swarm_core::messaging::conversation;
 use swarm_core::ops::{self, SendPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    ConfirmedBy, DeliveryOutcome, DeliveryStatus, Error, ExitCode, MessageType, Result, Urgency,
+    message_index, resolve_message,
+};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
@@ -80,8 +79,8 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
     let operator = ctx.op()?;
     let parent = match &args.reply_to {
         Some(raw) => {
-            let index = conversation::message_index(&ctx.paths, ctx.backend()?.log.as_ref())?;
-            Some(conversation::resolve_message(&index, raw, "--reply-to")?)
+            let index = message_index(&ctx.paths, ctx.backend()?.log.as_ref())?;
+            Some(resolve_message(&index, raw, "--reply-to")?)
         }
         None => None,
     };

@@ -3,10 +3,7 @@
 
 use serde::Serialize;
 
-use swarm_core::domain::AgentId;
-use swarm_core::error::Result;
-use swarm_core::messaging::SendReport;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{AgentId, ExitCode, Result, SendReport};
 
 use crate::cli::context::Context;
 

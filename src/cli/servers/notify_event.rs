@@ -11,11 +11,10 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use swarm_core::attention::event::FeedEntry;
-use swarm_core::attention::{FeedRetention, FeedStore, FileFeed};
-use swarm_core::error::{Error, Result};
-use swarm_core::notify::{Notifier, NotifySettings};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    Error, ExitCode, FeedEntry, FeedRetention, FeedStore, FileFeed, Notifier, NotifySettings,
+    Result,
+};
 
 use crate::cli::context::Context;
 

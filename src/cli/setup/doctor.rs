@@ -5,12 +5,10 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::backend::Backend;
-use swarm_core::config::{self, Config};
-use swarm_core::error::Result;
+use swarm_core::config;
 use swarm_core::setup::doctor::{self, CheckOutcome, CheckStatus, Subject};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{Backend, Config, ExitCode, Result};
 
 use crate::cli::context::Context;
 

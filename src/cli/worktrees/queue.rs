@@ -12,12 +12,10 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::merge_queue::{LastTry, MergeOutcome, MergeQueueRun, PlannedMerge, TestPlan};
 use swarm_core::ops::{self, MergeQueuePlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees::Repository;
+use swarm_core::{ExitCode, LastTry, MergeOutcome, MergeQueueRun, PlannedMerge, Result, TestPlan};
 
 use crate::cli::context::Context;
 
