@@ -8,22 +8,17 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use swarm_core::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskStore, select};
-use swarm_core::acks::AckResult;
 use swarm_core::agents::identity;
-use swarm_core::backend::Chores;
-use swarm_core::domain::message::{self, MessageType, Urgency};
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{
-    Acquired, HeldLock, LockEntry, LockKey, LockRecord, LockStore, Released, parse_ttl,
-};
-use swarm_core::log::inbox::Selection;
-use swarm_core::log::record::{DeliveryStatus, MessageView};
-use swarm_core::messaging::SendReport;
-use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::domain::message;
 use swarm_core::ops::{
     self, AckPlan, Acknowledgement, BroadcastPlan, LockPlan, SendPlan, UnlockPlan,
 };
 use swarm_core::support::sanitize;
+use swarm_core::{
+    AckResult, Acquired, Chores, DeliveryStatus, Error, HeldLock, LockEntry, LockKey, LockRecord,
+    LockStore, MessageType, MessageView, Released, Result, Selection, SendReport, Urgency,
+    parse_ttl, topics_of, unix_now,
+};
 
 use super::args;
 use super::conversations;
@@ -432,7 +427,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
     let acquired = ops::lock(&project.op, &plan)?.acquired;
     let table = project.locks();
-    let now = swarm_core::locks::unix_now();
+    let now = unix_now();
     let mut text = String::new();
     for l in &acquired {
         let how = match &l.how {
@@ -464,7 +459,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
     let agent = project.agent()?;
     let table = project.locks();
     let renewed = table.renew(&keys, &agent, ttl)?;
-    let now = swarm_core::locks::unix_now();
+    let now = unix_now();
     let mut text = String::new();
     for l in &renewed {
         let mine = l.record.holds().into_iter().find(|h| h.agent_id == agent);
@@ -509,7 +504,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
     let key = project.lock_key(&a.path)?;
     let table = project.locks();
     let related = table.related(&key)?;
-    let now = swarm_core::locks::unix_now();
+    let now = unix_now();
     let mut damaged = None;
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {
@@ -553,7 +548,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
 
 fn list_locks(project: &Project) -> Result<Reply> {
     let table = project.locks();
-    let now = swarm_core::locks::unix_now();
+    let now = unix_now();
     let mut rows = Vec::new();
     let mut text = String::new();
     for entry in table.list()? {
