@@ -22,6 +22,7 @@ use swarm_core::snapshot;
 use swarm_core::support::time;
 use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
+use swarm_core::{now_secs, unix_now};
 
 use super::access_key;
 use super::action_guard::{self, SessionToken};
@@ -142,7 +143,7 @@ impl App {
     }
 
     fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
-        let now = swarm_core::locks::unix_now();
+        let now = unix_now();
         api::locks(
             &*self.settings.backend.locks,
             self.settings.stale_after,
@@ -331,7 +332,7 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
                 view["limited"] = limit.map(|r| r.describe()).into();
                 view["limited_until"] = limit
                     .and_then(|r| r.until)
-                    .map(swarm_core::domain::Timestamp::utc_iso)
+                    .map(swarm_core::Timestamp::utc_iso)
                     .into();
                 ok(&view)
             }
@@ -386,7 +387,7 @@ async fn feed(
         &params(&query, "agent"),
         &params(&query, "event"),
         param(&query, "limit").as_deref(),
-        swarm_core::domain::Timestamp::now(),
+        swarm_core::Timestamp::now(),
     );
     blocking(app, move |app| match asked {
         Err(body) => reply::json(StatusCode::UNPROCESSABLE_ENTITY, &body),
@@ -539,7 +540,7 @@ async fn usage(
                 for n in &notes {
                     (app.settings.report)(n);
                 }
-                let now = swarm_core::usage::tally::now_secs();
+                let now = now_secs();
                 let standing = tally.standing(&ledger, &registry, now);
                 let report = tally.report(&ledger, &standing, None, None);
                 let mut body = serde_json::to_value(&report).unwrap_or_default();

@@ -15,11 +15,11 @@ use tokio::time::Instant;
 
 use serde_json::Value;
 
-use swarm_core::agents::registry::Registry;
-use swarm_core::snapshot::{self, AppendWake, Dirty, FileWatch};
+use swarm_core::snapshot;
 use swarm_core::store::inspect::{self, Stamp};
 use swarm_core::support::time;
 use swarm_core::watcher::service;
+use swarm_core::{AppendWake, Dirty, FileWatch, Registry};
 
 use super::activity::{self, FeedQuery, STREAM_ENTRIES};
 use super::api;

@@ -9,11 +9,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use swarm_core::backend::Backend;
-use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::{DeliveryOutcome, Record, TailBatch};
-use swarm_core::store::StoreError;
+use swarm_core::{
+    Backend, DeliveryOutcome, LogFollower, LoggedMessage, Record, StoreError, TailBatch,
+};
 
 /// How many of the latest messages are kept: the largest `limit` the API
 /// serves, and the sample its statistics are taken over.
@@ -202,10 +200,10 @@ fn state_json(o: &DeliveryOutcome, shown: String) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::domain::message::{Message, MessageType};
-    use swarm_core::log::on_files::FileLog;
-    use swarm_core::log::record::{DeliveryOutcome, DeliveryRecord};
-    use swarm_core::store::Paths;
+    use swarm_core::FileLog;
+    use swarm_core::Paths;
+    use swarm_core::{DeliveryOutcome, DeliveryRecord};
+    use swarm_core::{Message, MessageType};
 
     fn message(n: usize) -> Message {
         let id = |s: &str| s.parse().expect("an agent id");
@@ -220,7 +218,7 @@ mod tests {
     fn feed_of(paths: &Paths) -> MessageFeed {
         MessageFeed::new(Arc::new(Backend::files(
             paths,
-            &swarm_core::config::Config::default(),
+            &swarm_core::Config::default(),
         )))
     }
 
@@ -307,7 +305,7 @@ mod tests {
         assert_eq!(contents(&feed, 100), contents(&fresh, 100));
         assert_eq!(contents(&feed, 1), ["message 9"]);
         std::fs::write(paths.message_log(), "").expect("truncate");
-        let files = swarm_core::store::LogFiles::new(paths.message_log());
+        let files = swarm_core::LogFiles::new(paths.message_log());
         for n in files.numbers().expect("list") {
             std::fs::remove_file(files.numbered(n)).expect("rm");
         }

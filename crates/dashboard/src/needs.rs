@@ -10,11 +10,9 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};
-use swarm_core::attention::dialog::{self, Dialog};
-use swarm_core::attention::episodes::episode_store::OpenEpisode;
-use swarm_core::attention::event::{EventKind, FeedEntry};
+use swarm_core::attention::dialog;
 use swarm_core::attention::notice;
+use swarm_core::{AgentRecord, AgentStatus, Dialog, EventKind, FeedEntry, OpenEpisode, Registry};
 
 use super::activity::ActivityFeed;
 use super::screens::{self, Screen};
