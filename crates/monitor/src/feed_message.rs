@@ -4,12 +4,9 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::acks;
-use swarm_core::domain::message::Message;
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::record::{DeliveryOutcome, DeliveryStatus as Delivery};
 use swarm_core::support::sanitize;
+use swarm_core::{AgentId, LoggedMessage, Message, Timestamp, ack_marker};
+use swarm_core::{DeliveryOutcome, DeliveryStatus as Delivery};
 
 /// What became of a request for an acknowledgement, as far as the log
 /// tells.
@@ -55,7 +52,7 @@ impl FeedMessage {
     pub fn new(logged: LoggedMessage) -> FeedMessage {
         let m = logged.message();
         let when = logged_at(m);
-        let marker = acks::ack_marker(m.msg_id.as_str());
+        let marker = ack_marker(m.msg_id.as_str());
         let asked = m.requires_ack || m.content.starts_with(&marker);
         let content = m
             .content

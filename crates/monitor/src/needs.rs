@@ -7,9 +7,8 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::agents::registry::AgentRecord;
-use swarm_core::attention::event::EventKind;
-use swarm_core::attention::notice::{self, HELD_URGENCY};
+use swarm_core::attention::notice;
+use swarm_core::{AgentRecord, EventKind, HELD_URGENCY};
 
 use super::state::MonitorState;
 
@@ -166,9 +165,9 @@ mod tests {
     use super::*;
     use crate::state::{AgentScreen, ScreenDialog};
     use chrono::FixedOffset;
-    use swarm_core::agents::registry::{AgentStatus, Registry};
-    use swarm_core::attention::episodes::episode_store::OpenEpisode;
-    use swarm_core::domain::{AgentId, Timestamp};
+    use swarm_core::OpenEpisode;
+    use swarm_core::{AgentId, Timestamp};
+    use swarm_core::{AgentStatus, Registry};
 
     const NOW: f64 = 1_795_267_578.0;
 

@@ -13,20 +13,17 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use swarm_core::backend::Backend;
-use swarm_core::error::{Error, Result};
-use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::TailBatch;
-use swarm_core::store::Paths;
 use swarm_core::support::sys;
 use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
+use swarm_core::{
+    AppendWake, Backend, Dirty, Error, FileWatch, LogFollower, Paths, Result, TailBatch,
+};
 
 use super::changes::Changes;
 use super::state::Level;
 use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
 use swarm_core::snapshot as status;
-use swarm_core::snapshot::{AppendWake, Dirty, FileWatch};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub(crate) const TICK: Duration = Duration::from_secs(1);
@@ -405,7 +402,7 @@ fn tell_outage(store_down: &mut bool, update: &mut Update) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::store::StoreError;
+    use swarm_core::StoreError;
 
     fn down() -> StoreError {
         StoreError::Unreachable {

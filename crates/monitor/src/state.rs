@@ -9,13 +9,11 @@ use std::collections::{HashMap, VecDeque};
 use chrono::{DateTime, FixedOffset, Utc};
 use ratatui::layout::Rect;
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::agents::registry::Registry;
-use swarm_core::attention::episodes::episode_store::OpenEpisode;
-use swarm_core::domain::message::{Message, MessageType};
-use swarm_core::log::record::{DeliveryOutcome, Record, TailBatch};
-use swarm_core::snapshot::{LockView, SwarmStatus};
 use swarm_core::support::sanitize;
+use swarm_core::{
+    DeliveryOutcome, LockView, Message, MessageType, OpenEpisode, PendingEntry, Record, Registry,
+    SwarmStatus, TailBatch,
+};
 
 use super::changes::Changes;
 use super::feed;
@@ -565,9 +563,9 @@ impl MonitorState {
 mod tests {
     use super::*;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use swarm_core::AgentId;
+    use swarm_core::DeliveryRecord;
     use swarm_core::acks;
-    use swarm_core::domain::AgentId;
-    use swarm_core::log::record::DeliveryRecord;
     use swarm_core::support::time;
 
     fn key(code: KeyCode) -> KeyEvent {
@@ -625,9 +623,9 @@ mod tests {
                 kind,
                 &format!("m{i}"),
             );
-            m.msg_id = swarm_core::domain::MessageId::from_stored(format!("id-{i}"));
+            m.msg_id = swarm_core::MessageId::from_stored(format!("id-{i}"));
             m.parent_msg_id = (i % 11 == 0 && i > 0)
-                .then(|| swarm_core::domain::MessageId::from_stored(format!("id-{}", i - 1)));
+                .then(|| swarm_core::MessageId::from_stored(format!("id-{}", i - 1)));
             if m.parent_msg_id.is_some() {
                 m.msg_type = MessageType::builtin("ACK");
             }
@@ -727,11 +725,11 @@ mod tests {
     fn composing_checks_each_field_then_sends() {
         let mut s = state();
         let mut reg = Registry::empty(String::new());
-        reg.agents = vec![swarm_core::agents::registry::AgentRecord {
+        reg.agents = vec![swarm_core::AgentRecord {
             id: AgentId::numbered(1),
             pane_index: "s:0.0".into(),
             pid: 1,
-            status: swarm_core::agents::registry::AgentStatus::Active,
+            status: swarm_core::AgentStatus::Active,
             last_seen: String::new(),
             session_name: "s".into(),
             tmux_pane_id: None,
