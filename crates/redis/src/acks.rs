@@ -21,13 +21,11 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::acks::ack_store::{
-    AckResult, AckStore, Claim, Claimed, NextDue, PendingDoc, PendingList,
-};
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::store::StoreError;
 use swarm_core::support::json::{self, Layout};
+use swarm_core::{
+    AckResult, AckStore, AgentId, Claim, Claimed, NextDue, PendingDoc, PendingEntry, PendingList,
+    StoreError, Timestamp,
+};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;

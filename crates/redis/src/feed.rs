@@ -6,11 +6,8 @@
 
 use std::time::Duration;
 
-use swarm_core::attention::event::FeedEntry;
-use swarm_core::attention::feed::feed_store::{
-    FeedCursor, FeedRead, FeedRetention, FeedStore, line_of, parse_line,
-};
-use swarm_core::store::StoreError;
+use swarm_core::attention::feed::feed_store::{line_of, parse_line};
+use swarm_core::{FeedCursor, FeedEntry, FeedRead, FeedRetention, FeedStore, StoreError};
 
 use super::conn::RedisTarget;
 

@@ -4,8 +4,7 @@
 //! value that does not parse reads as no limits (and is replaced by the
 //! next change).
 
-use swarm_core::limits::{LimitStore, Limits};
-use swarm_core::store::StoreError;
+use swarm_core::{LimitStore, Limits, StoreError};
 
 use super::conn::{Redis, RedisTarget};
 

@@ -3,9 +3,8 @@
 //! was claimed. `HSETNX` claims a line for exactly one watcher of every
 //! host.
 
-use swarm_core::messaging::printed::printed_store::PrintedStore;
-use swarm_core::store::StoreError;
 use swarm_core::support::time;
+use swarm_core::{PrintedStore, StoreError};
 
 use super::conn::RedisTarget;
 

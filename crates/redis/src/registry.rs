@@ -18,10 +18,10 @@
 
 use serde_json::Value;
 
-use swarm_core::agents::registry::{AgentIds, Registry};
-use swarm_core::agents::registry_store::{IdsState, RegistryDoc, RegistryState, RegistryStore};
-use swarm_core::store::StoreError;
 use swarm_core::support::json::{self, Layout};
+use swarm_core::{
+    AgentIds, IdsState, Registry, RegistryDoc, RegistryState, RegistryStore, StoreError,
+};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;

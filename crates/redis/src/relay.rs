@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use redis::Value;
 
-use swarm_core::messaging::relay::relay_store::{HandedOver, Handoff, RECLAIM_AFTER, Relay, Taken};
-use swarm_core::store::StoreError;
+use swarm_core::messaging::relay::relay_store::Taken;
+use swarm_core::{HandedOver, Handoff, RECLAIM_AFTER, Relay, StoreError};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -281,7 +281,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
-            urgency: swarm_core::domain::message::Urgency::Normal,
+            urgency: swarm_core::Urgency::Normal,
         }
     }
 

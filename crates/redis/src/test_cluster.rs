@@ -242,9 +242,9 @@ mod tests {
         RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisPrinted, RedisRates,
         RedisRegistry, RedisRelay, RedisTopics,
     };
-    use swarm_core::locks::LockStore;
-    use swarm_core::messaging::relay::relay_store::{HandedOver, Handoff, Relay};
-    use swarm_core::store::StoreError;
+    use swarm_core::LockStore;
+    use swarm_core::StoreError;
+    use swarm_core::{HandedOver, Handoff, Relay};
 
     /// The node every store in these tests is pointed at: it never
     /// serves the swarms used, so each connection is redirected.
@@ -341,7 +341,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
-            urgency: swarm_core::domain::message::Urgency::Normal,
+            urgency: swarm_core::Urgency::Normal,
         };
         assert_eq!(
             a.hand_over("host-b", &handoff).expect("hand over"),
@@ -369,9 +369,9 @@ mod tests {
 
     #[test]
     fn while_the_slot_migrates_commands_follow_ask_and_transactions_wait_for_the_move() {
+        use swarm_core::AgentId;
         use swarm_core::a2a::a2a_store::A2aStore;
-        use swarm_core::domain::AgentId;
-        use swarm_core::messaging::topics::topic_store::{Topic, TopicStore};
+        use swarm_core::{Topic, TopicStore};
 
         let cluster = TestCluster::start();
         let name = cluster.name_away_from(SEED, "moving");
@@ -431,10 +431,7 @@ mod tests {
             Some("notes")
         );
         let all = topics.all().expect("topics");
-        assert_eq!(
-            swarm_core::messaging::topics::topic_store::topics_of(&all, "agent-1"),
-            ["deploys"]
-        );
+        assert_eq!(swarm_core::topics_of(&all, "agent-1"), ["deploys"]);
         assert_eq!(keys_on(from), 0);
         assert!(keys_on(to) >= 3, "{}", keys_on(to));
     }
@@ -503,9 +500,6 @@ mod tests {
         let shown = e.to_string();
         assert!(shown.contains("does not serve the swarm's slot"), "{shown}");
         assert!(!shown.contains(PASSWORD), "{shown}");
-        assert_eq!(
-            e.exit_code(),
-            swarm_core::support::exit_code::ExitCode::StoreUnavailable
-        );
+        assert_eq!(e.exit_code(), swarm_core::ExitCode::StoreUnavailable);
     }
 }

@@ -6,9 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use swarm_core::domain::AgentId;
-use swarm_core::messaging::topics::topic_store::{Subscriptions, Topic, TopicStore, TopicTable};
-use swarm_core::store::StoreError;
+use swarm_core::{AgentId, StoreError, Subscriptions, Topic, TopicStore, TopicTable};
 
 use super::conn::RedisTarget;
 
