@@ -1,8 +1,6 @@
 //! `swarm notify-event` (hidden): delivers one feed entry, read as JSON on
 //! stdin, through the configured outside channels (webhook, command,
-//! desktop) with their retries, then exits. A short command hands its
-//! notification to it as a detached child (`notify::spawn_detached`) so
-//! that it can return at once. A failure is said on stderr and recorded in
+//! desktop) with their retries, then exits. A failure is said on stderr and recorded in
 //! the feed as a `notify_failed` entry (exit 1). It changes nothing else
 //! and runs no housekeeping.
 

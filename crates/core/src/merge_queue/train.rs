@@ -246,7 +246,7 @@ impl MergeQueue {
 
 /// Takes `agent` out of the merge queue; false when it was not in it.
 /// Refused while a run holds the queue.
-pub fn leave(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
+pub(crate) fn leave(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
     let queue = MergeQueue::new(paths);
     let lock = queue.lock()?;
     let mut warnings = Vec::new();
@@ -337,7 +337,7 @@ fn branch_files(repo: &Repository, base: &str, agent: &str) -> Vec<String> {
 }
 
 /// The merge queue's order now, without running anything.
-pub fn order(
+pub(crate) fn order(
     repo: &Repository,
     paths: &Paths,
     locks: &[(String, String)],
@@ -352,7 +352,7 @@ pub fn order(
 /// every agent in it in planned order, as the module says. Holds the
 /// queue for the whole run; another run at the same time is refused
 /// (`QueueBusy`).
-pub fn run(
+pub(crate) fn run(
     repo: &Repository,
     paths: &Paths,
     add: &[String],
@@ -597,7 +597,7 @@ fn tail(text: &str, n: usize) -> String {
 }
 
 /// The message an agent gets when its try failed; `None` for a success.
-pub fn failure_text(
+pub(crate) fn failure_text(
     agent: &str,
     into: &str,
     outcome: &MergeOutcome,

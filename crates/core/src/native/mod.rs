@@ -25,7 +25,7 @@
 //! the agent accepted but had not taken yet.
 
 pub(crate) mod claude;
-pub mod codex;
+pub(crate) mod codex;
 pub(crate) mod follow;
 
 use std::path::PathBuf;
@@ -36,7 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::agents::agent_matcher::{AgentMatcher, DEMO_AGENT};
 use crate::agents::process::ProcessView;
 use crate::agents::profile::Profiles;
-pub use crate::config::NativeMode;
+pub(crate) use crate::config::NativeMode;
 use crate::domain::message::Urgency;
 use crate::log::record::{ConfirmedBy, DeliveryOutcome, DeliveryStatus, Via};
 
@@ -271,7 +271,7 @@ pub(crate) enum Post {
 
 /// What finds the agent's record of a posted message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Receipt {
+pub(crate) struct Receipt {
     /// The channel it went through.
     pub channel: Channel,
     /// The message's id.
@@ -292,7 +292,7 @@ pub struct Receipt {
 
 /// What the agent's own records say of a message posted to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Confirmation {
+pub(crate) enum Confirmation {
     /// Taken as a turn's input: delivered, confirmed by this.
     Delivered(ConfirmedBy),
     /// Queued by the agent (busy): it takes it when its turn ends.
@@ -309,7 +309,7 @@ pub enum Confirmation {
 
 impl Confirmation {
     /// True once nothing more can happen to it.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         matches!(
             self,
             Confirmation::Delivered(_) | Confirmation::Expired | Confirmation::Dropped

@@ -91,7 +91,7 @@ struct ReviewDoc {
 
 /// A comment to make, its parts not yet checked.
 #[derive(Clone, Debug)]
-pub struct NewComment {
+pub(crate) struct NewComment {
     /// The agent whose branch it is on (a checked id).
     pub agent: String,
     /// Who writes it.
@@ -228,7 +228,7 @@ fn agent_file(repo: &Repository, agent: &str, path: &str) -> Result<Option<Strin
 /// Makes a comment: checks the location against the agent's file and
 /// keeps the code line it is on. Refused: an agent with no branch, a
 /// path or line the file lacks, empty or overlong text.
-pub fn comment(
+pub(crate) fn comment(
     repo: &Repository,
     paths: &Paths,
     new: NewComment,
