@@ -17,9 +17,9 @@
 #![warn(unreachable_pub)]
 
 pub mod a2a;
-pub mod acks;
+pub(crate) mod acks;
 pub mod agents;
-pub mod attention;
+pub(crate) mod attention;
 pub(crate) mod backend;
 pub mod config;
 pub mod domain;
@@ -27,21 +27,21 @@ pub(crate) mod error;
 pub(crate) mod git;
 pub(crate) mod guard;
 pub mod hooks;
-pub mod limits;
-pub mod locks;
-pub mod log;
+pub(crate) mod limits;
+pub(crate) mod locks;
+pub(crate) mod log;
 pub(crate) mod merge_queue;
-pub mod messaging;
+pub(crate) mod messaging;
 pub(crate) mod native;
 pub(crate) mod notify;
 pub mod ops;
 pub(crate) mod review;
 pub mod setup;
-pub mod snapshot;
-pub mod store;
+pub(crate) mod snapshot;
+pub(crate) mod store;
 pub mod support;
 pub(crate) mod tmux;
-pub mod usage;
+pub(crate) mod usage;
 pub mod watcher;
 pub mod worktrees;
 
@@ -153,6 +153,42 @@ pub use usage::report::{AgentUsage, UsageReport};
 pub use usage::tally::now_secs;
 pub use usage::tokens::Tokens;
 
+// What a store implementation applies besides its trait: the rules of
+// shared locks and leases (`lock_plan`) and of picking an inbox (`inbox`),
+// the lock changes it records, the feed's line form.
+pub use attention::feed::feed_store::{feed_line_of, parse_feed_line};
+pub use locks::{
+    MAX_REASON_CHARS, Pruned, Related, Release, lapse_event, lock_event, lock_plan, renew_event,
+};
+pub use log::inbox;
+pub use messaging::relay::relay_store::TakenHandoff;
+
+// What the dashboard and the monitor read of the state files directly.
+pub use attention::dialog::read_dialog;
+pub use attention::notice::notice_urgency;
+pub use snapshot::{
+    read_acks, read_locks, read_registry, try_read_acks, try_read_locks, try_read_registry,
+};
+pub use store::inspect::{Stamp, dir_entries, file_stamp};
+pub use usage::report::UsageTotal;
+pub use usage::series::{AgentSeries, Series, hourly_series};
+
 // The seams to the world: tmux and git.
 pub use git::Git;
 pub use tmux::{Pane, PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
+
+/// The contracts every implementation of a store trait keeps, run by the
+/// tests of each implementation: the files' here, Redis's in its crate.
+#[cfg(any(test, feature = "testing"))]
+pub mod contracts {
+    pub use crate::a2a::a2a_store::contract as a2a;
+    pub use crate::acks::ack_store::contract as acks;
+    pub use crate::agents::registry_store::contract as registry;
+    pub use crate::limits::limit_store::contract as limits;
+    pub use crate::locks::lock_contract as locks;
+    pub use crate::log::log_store::contract as log;
+    pub use crate::messaging::held::held_store::contract as held;
+    pub use crate::messaging::printed::printed_store::contract as printed;
+    pub use crate::messaging::rates::rate_store::contract as rates;
+    pub use crate::messaging::topics::topic_store::contract as topics;
+}

@@ -17,7 +17,7 @@ use swarm_core::domain::validate;
 use swarm_core::ops::{
     self, AckPlan, Acknowledgement, Answer, AnswerPlan, BroadcastPlan, SendPlan, UnlockPlan,
 };
-use swarm_core::snapshot;
+use swarm_core::read_acks;
 use swarm_core::support::sanitize;
 use swarm_core::{
     AckResult, AuditEvent, AuditKind, AuditLog, Choice, Chores, Error, LockKey, MessageType,
@@ -248,7 +248,7 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
 /// audit log records that the operator acted for the recipient.
 pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
     let id = body.msg_id.trim().to_lowercase();
-    let (pending, _) = snapshot::read_acks(&*settings.backend.acks);
+    let (pending, _) = read_acks(&*settings.backend.acks);
     let Some(entry) = pending.iter().find(|e| e.msg_id.as_str() == id) else {
         return refused(
             StatusCode::NOT_FOUND,

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use swarm_core::store::inspect;
+use swarm_core::file_stamp;
 use swarm_core::support::time;
 use swarm_core::{
     LockEntry, LockError, LockStore, LoggedMessage, PaneState, Paths, PendingEntry, Registry,
@@ -222,7 +222,7 @@ pub(super) fn stats(
 
 /// `GET /health`: whether the three main state files exist.
 pub(super) fn health(paths: &Paths, now: DateTime<Utc>) -> Value {
-    let exists = |p: &std::path::Path| inspect::stamp(p).is_some();
+    let exists = |p: &std::path::Path| file_stamp(p).is_some();
     json!({
         "status": "healthy",
         "timestamp": time::utc_iso(now),

@@ -1,4 +1,4 @@
-//! The dashboard's views of the message index (`swarm_core::log::index`): the
+//! The dashboard's views of the message index (`swarm_core::MessageIndex`): the
 //! search box (`GET /api/v1/messages?q=...`, ranked, every kept message
 //! rotated segments included, as `swarm search`) and a whole thread
 //! (`GET /api/v1/messages/{id}/thread`, as `swarm thread`).

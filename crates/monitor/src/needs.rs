@@ -1,14 +1,13 @@
 //! Who needs the person, as the monitor shows it: each agent's most
 //! urgent need (an open attention episode, messages held for it, a dialog
 //! on its screen that the watcher has not raised yet), on the scale the
-//! tmux status line and the dashboard use (`attention::notice::urgency`);
+//! tmux status line and the dashboard use (`attention::notice::notice_urgency`);
 //! the agents in that order, each with its mark; and which waiting dialog
 //! the answer keys act on.
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::attention::notice;
-use swarm_core::{AgentRecord, EventKind, HELD_URGENCY};
+use swarm_core::{AgentRecord, EventKind, HELD_URGENCY, notice_urgency};
 
 use super::state::MonitorState;
 
@@ -45,7 +44,7 @@ impl MonitorState {
             .iter()
             .filter(|e| e.agent == agent && e.kind.is_attention())
             .map(|e| Need {
-                urgency: notice::urgency(e.kind),
+                urgency: notice_urgency(e.kind),
                 since: Some(e.since.utc()),
                 headline: e.kind.headline(),
                 detail: e.detail.clone(),
@@ -57,7 +56,7 @@ impl MonitorState {
             && !needs.iter().any(|n| n.asks)
         {
             needs.push(Need {
-                urgency: notice::urgency(EventKind::NeedsInput),
+                urgency: notice_urgency(EventKind::NeedsInput),
                 since: None,
                 headline: EventKind::NeedsInput.headline(),
                 detail: s

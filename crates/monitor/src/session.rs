@@ -23,7 +23,7 @@ use swarm_core::{
 use super::changes::Changes;
 use super::state::Level;
 use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
-use swarm_core::snapshot as status;
+use swarm_core::{try_read_acks, try_read_locks, try_read_registry};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub(crate) const TICK: Duration = Duration::from_secs(1);
@@ -300,19 +300,19 @@ impl Session {
         // A store that does not answer is an outage, told once with the
         // log's (`tell_outage`); what was read before stays shown.
         if dirty.registry {
-            match status::try_read_registry(self.backend.registry.as_ref()) {
+            match try_read_registry(self.backend.registry.as_ref()) {
                 Ok(read) => update.changes.registry = Some(read),
                 Err(e) => update.notes.push(failed("could not read the registry", e)),
             }
         }
         if dirty.locks {
-            match status::try_read_locks(&*self.backend.locks) {
+            match try_read_locks(&*self.backend.locks) {
                 Ok(read) => update.changes.locks = Some(read),
                 Err(e) => update.notes.push(failed("could not list the locks", e)),
             }
         }
         if dirty.acks {
-            match status::try_read_acks(&*self.backend.acks) {
+            match try_read_acks(&*self.backend.acks) {
                 Ok(read) => update.changes.acks = Some(read),
                 Err(e) => update
                     .notes

@@ -117,7 +117,7 @@ mod tests {
     use swarm_core::AgentUsage;
     use swarm_core::BudgetLine;
     use swarm_core::Tokens;
-    use swarm_core::usage::report::Total;
+    use swarm_core::UsageTotal;
 
     fn line(budget: &'static str, used: f64, limit: f64, level: BudgetLevel) -> BudgetLine {
         BudgetLine {
@@ -156,7 +156,7 @@ mod tests {
         let b = agent("agent-2", 10, 5, None);
         let report = UsageReport {
             agents: vec![a, b],
-            total: Total::default(),
+            total: UsageTotal::default(),
             swarm_budget: vec![line("swarm_tokens", 735.0, 900.0, BudgetLevel::Near)],
             period: Some("session"),
             since: None,

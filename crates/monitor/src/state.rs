@@ -565,7 +565,7 @@ mod tests {
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
     use swarm_core::AgentId;
     use swarm_core::DeliveryRecord;
-    use swarm_core::acks;
+    use swarm_core::ack_marker;
     use swarm_core::support::time;
 
     fn key(code: KeyCode) -> KeyEvent {
@@ -654,7 +654,7 @@ mod tests {
         let mut s = state();
         let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
         m.requires_ack = true;
-        m.content = format!("{} need a.py", acks::ack_marker(m.msg_id.as_str()));
+        m.content = format!("{} need a.py", ack_marker(m.msg_id.as_str()));
         s.ingest(vec![Record::logged(&m, &[])], None);
         let fm = &s.messages[0];
         assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));

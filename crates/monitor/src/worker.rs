@@ -11,8 +11,8 @@ use std::thread::JoinHandle;
 use std::time::Duration;
 
 use swarm_core::agents::pane_state;
-use swarm_core::attention::dialog;
 use swarm_core::ops::{self, Answer, AnswerPlan, BroadcastPlan, SendPlan};
+use swarm_core::read_dialog;
 use swarm_core::support::sanitize;
 use swarm_core::{
     AgentId, AgentRecord, AgentStatus, Choice, Chores, Error, MessageType, Operator, PaneState,
@@ -159,7 +159,7 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
             let state = PaneState::from_sight(&sight, a.id.as_str()).state;
             let dialog = match &sight {
                 Sight::Screen(_, Some(capture)) if state == "dialog" => {
-                    dialog::read(capture).map(|d| ScreenDialog {
+                    read_dialog(capture).map(|d| ScreenDialog {
                         question: d.question.clone(),
                         options: d
                             .options

@@ -380,7 +380,7 @@ impl A2aStore for RedisA2a {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::a2a::a2a_store::contract;
+    use swarm_core::contracts::a2a as contract;
 
     #[test]
     fn redis_a2a_keeps_the_contract() {

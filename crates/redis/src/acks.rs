@@ -229,7 +229,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::acks::ack_store::contract;
+    use swarm_core::contracts::acks as contract;
 
     #[test]
     fn redis_acks_keep_the_contract() {

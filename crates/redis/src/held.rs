@@ -165,7 +165,7 @@ mod tests {
 
     use super::*;
     use swarm_core::MessageId;
-    use swarm_core::messaging::held::held_store::contract;
+    use swarm_core::contracts::held as contract;
 
     use crate::test_server::TestServer;
 

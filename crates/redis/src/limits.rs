@@ -59,7 +59,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::limits::limit_store::contract;
+    use swarm_core::contracts::limits as contract;
 
     #[test]
     fn contract_keeps_what_it_is_given() {

@@ -12,7 +12,7 @@
 //! stream is never trimmed here, so no unread message is lost.
 
 use std::time::Duration;
-use swarm_core::log::inbox::{self, Cursor, PastCursor};
+use swarm_core::inbox::{self, Cursor, PastCursor};
 use swarm_core::{
     AppendWatch, InboxView, Located, LogContents, LogFollower, LogPos, LogStore, Record, ScanBatch,
     ScanVisitor, Selection, StoreError, TailBatch, parse_line,
@@ -512,7 +512,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::log::log_store::contract;
+    use swarm_core::contracts::log as contract;
 
     #[test]
     fn the_stream_keeps_the_log_store_contract() {

@@ -59,7 +59,7 @@ impl PrintedStore for RedisPrinted {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::printed::printed_store::contract;
+    use swarm_core::contracts::printed as contract;
 
     #[test]
     fn of_racing_watchers_one_claims_each_line() {

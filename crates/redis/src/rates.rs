@@ -79,7 +79,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::rates::rate_store::contract;
+    use swarm_core::contracts::rates as contract;
 
     #[test]
     fn redis_rates_keep_the_contract() {

@@ -191,7 +191,7 @@ impl RegistryStore for RedisRegistry {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::agents::registry_store::contract;
+    use swarm_core::contracts::registry as contract;
 
     #[test]
     fn redis_registry_keeps_the_contract() {

@@ -94,7 +94,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::topics::topic_store::contract;
+    use swarm_core::contracts::topics as contract;
 
     #[test]
     fn redis_topics_keep_the_contract() {

@@ -208,7 +208,7 @@ impl SendReport {
 
 impl<'a> Messenger<'a> {
     /// Sends one message: to one agent or a broadcast.
-    pub fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
         let over = |a: &AgentRecord| req.over_budget.iter().find(|(id, _)| a.id == id.as_str());
         let to_type: Vec<AgentRecord> = recipients
@@ -385,7 +385,11 @@ impl<'a> Messenger<'a> {
     /// Tries again to deliver queued messages: each recipient whose latest
     /// outcome is "queued" and who is still registered. Returns the
     /// attempts per message (messages with nothing to retry are left out).
-    pub fn redeliver(&self, registry: &Registry, views: &[MessageView]) -> Result<Vec<Redelivery>> {
+    pub(crate) fn redeliver(
+        &self,
+        registry: &Registry,
+        views: &[MessageView],
+    ) -> Result<Vec<Redelivery>> {
         let mut done = Vec::new();
         for view in views {
             let targets: Vec<AgentRecord> = view

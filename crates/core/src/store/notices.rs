@@ -41,7 +41,7 @@ pub(crate) fn report(note: String) {
 }
 
 /// The notices no reporter has taken yet, oldest first.
-pub fn take() -> Vec<String> {
+pub(crate) fn take() -> Vec<String> {
     std::mem::take(
         &mut *PENDING
             .lock()

@@ -8,7 +8,7 @@ use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::error::Result;
 use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
-use super::relay_store::{HandedOver, Handoff, Taken};
+use super::relay_store::{HandedOver, Handoff, TakenHandoff};
 use crate::messaging::messenger::Messenger;
 use crate::messaging::send::Typed;
 
@@ -90,7 +90,7 @@ impl Messenger<'_> {
     pub(crate) fn deliver_taken(
         &self,
         registry: &Registry,
-        taken: Vec<Taken>,
+        taken: Vec<TakenHandoff>,
     ) -> Result<(Relayed, Vec<String>)> {
         let Some(relay) = self.relay else {
             return Ok((Vec::new(), Vec::new()));
@@ -123,7 +123,7 @@ impl Messenger<'_> {
     fn deliver_group(
         &self,
         registry: &Registry,
-        group: &[Taken],
+        group: &[TakenHandoff],
     ) -> Result<(Relayed, Vec<String>)> {
         let mut warnings = Vec::new();
         let mut relayed = Vec::new();
@@ -199,8 +199,8 @@ impl Messenger<'_> {
 /// of the same message with the same text, marker and note form one group
 /// (a broadcast's recipients on this host), in the order first taken. A
 /// delivery that cannot be read is a group of its own.
-fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
-    fn key(t: &Taken) -> Option<(&str, &str, &str, Option<&str>)> {
+fn same_delivery(taken: Vec<TakenHandoff>) -> Vec<Vec<TakenHandoff>> {
+    fn key(t: &TakenHandoff) -> Option<(&str, &str, &str, Option<&str>)> {
         t.handoff.as_ref().map(|h| {
             (
                 h.msg_id.as_str(),
@@ -210,7 +210,7 @@ fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
             )
         })
     }
-    let mut groups: Vec<Vec<Taken>> = Vec::new();
+    let mut groups: Vec<Vec<TakenHandoff>> = Vec::new();
     for t in taken {
         let slot = key(&t).and_then(|k| {
             groups
