@@ -21,25 +21,18 @@ pub use swarm_core::{Error, ExitCode, Result};
 
 // What the integration tests and the fuzz targets use to build state files
 // by hand and to check parsers directly.
-pub use swarm_core::acks::{PendingEntry, marker as ack_marker};
-pub use swarm_core::agents::demo_agent::InputParser;
 pub use swarm_core::agents::launch::find_on_path;
-pub use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};
-pub use swarm_core::attention::episodes::episode_store::OpenEpisode;
-pub use swarm_core::attention::event::EventKind;
 pub use swarm_core::config::load_file as load_config_file;
-pub use swarm_core::domain::message::BUILTIN_TYPES;
 pub use swarm_core::domain::validate::agent_id as validate_agent_id;
-pub use swarm_core::domain::{AgentId, MessageId, Timestamp, ValidationError};
-pub use swarm_core::locks::{
-    Acquired, FileLocks, GlobModel, LockError, LockKey, LockRecord, has_glob_chars, lock_file_name,
-};
-pub use swarm_core::log::record::{DeliveryRecord, LogContents, Outcome, Record, parse_line};
-pub use swarm_core::snapshot::LockView;
-pub use swarm_core::store::{Paths, StateDir};
 pub use swarm_core::support::json::{Layout, to_vec};
 pub use swarm_core::support::{sanitize, time};
-pub use swarm_core::tmux::{PaneId, PaneLabel, Server, Tmux, TmuxError, parse_list_panes};
 pub use swarm_core::worktrees::Overlap;
+pub use swarm_core::{
+    Acquired, AgentId, AgentRecord, AgentStatus, BUILTIN_TYPES, DeliveryOutcome, DeliveryRecord,
+    EventKind, FileLocks, GlobModel, InputParser, LockError, LockKey, LockRecord, LockView,
+    LogContents, MessageId, OpenEpisode, PaneId, PaneLabel, Paths, PendingEntry, Record, Registry,
+    Server, StateDir, Timestamp, Tmux, TmuxError, ValidationError, ack_marker, has_glob_chars,
+    lock_file_name, parse_line, parse_list_panes,
+};
 #[cfg(feature = "monitor")]
 pub use swarm_monitor::{AgentScreen, MonitorState, ScreenDialog, render};

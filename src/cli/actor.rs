@@ -6,11 +6,8 @@
 //! the operator (`messaging.operator`), a person outside the agents' panes.
 
 use swarm_core::agents::identity;
-use swarm_core::agents::registry::AgentStatus;
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
-use swarm_core::tmux::PaneId;
+use swarm_core::{AgentStatus, AuditEvent, AuditKind, AuditLog, Error, PaneId, Result};
 
 use crate::cli::context::Context;
 
@@ -151,7 +148,7 @@ fn resolve_as(
 /// for nobody.
 pub(super) fn known_agent(
     ctx: &Context,
-    registry: Option<&swarm_core::agents::registry::Registry>,
+    registry: Option<&swarm_core::Registry>,
     id: &str,
 ) -> Result<()> {
     if registry

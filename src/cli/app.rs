@@ -4,8 +4,7 @@ use std::ffi::OsString;
 
 use clap::{CommandFactory, Parser};
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result, set_notice_reporter};
 
 use super::a2a::{
     cards, coord, delegate, find_agent, learning, memory, resolve_conflict, shared_context, tasks,
@@ -93,7 +92,7 @@ fn dispatch(cli: Cli, out: &Output) -> Result<ExitCode> {
     // A damaged state file that a store sets aside is said as a warning
     // the moment it is found.
     let warn = out.clone();
-    swarm_core::store::notices::set_reporter(move |note| warn.warn(note));
+    set_notice_reporter(move |note| warn.warn(note));
     match properties.config {
         ConfigCheck::Strict => {
             ctx.config()?;

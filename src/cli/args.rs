@@ -257,11 +257,11 @@ pub(super) enum Command {
     DemoAgent(demo_agent::DemoAgentArgs),
     /// What a Codex pane `swarm launch --agent codex` opens runs: Codex's
     /// app server and its TUI against it
-    #[command(hide = true, name = swarm_core::native::codex::PANE_COMMAND)]
+    #[command(hide = true, name = swarm_core::CODEX_PANE_COMMAND)]
     CodexPane(codex_pane::CodexPaneArgs),
     /// Deliver one notification read as JSON on stdin (started detached
     /// by short commands)
-    #[command(hide = true, name = swarm_core::notify::NOTIFY_EVENT_COMMAND)]
+    #[command(hide = true, name = swarm_core::NOTIFY_EVENT_COMMAND)]
     NotifyEvent(notify_event::NotifyEventArgs),
 }
 

@@ -3,8 +3,7 @@
 use clap::{Args, Command};
 use clap_complete::Shell;
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::output::Output;
 

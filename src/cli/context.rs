@@ -9,18 +9,12 @@ use std::env;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use swarm_core::acks::AckSettings;
-use swarm_core::agents::agent_matcher::AgentMatcher;
-use swarm_core::agents::discovery::DiscoverOptions;
-use swarm_core::agents::profile::Profiles;
-use swarm_core::agents::registry::Registry;
-use swarm_core::agents::registry_store::RegistryState;
-use swarm_core::backend::{Backend, Operator};
-use swarm_core::config::{self, Config, LoadedConfig};
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{LockKey, LockStore};
-use swarm_core::store::{Paths, ProjectRoot};
-use swarm_core::tmux::{Server, Tmux};
+use swarm_core::config;
+use swarm_core::{
+    AckSettings, AgentMatcher, Backend, Config, DiscoverOptions, Error, LoadedConfig, LockKey,
+    LockStore, Operator, Paths, Profiles, ProjectRoot, Registry, RegistryState, Result, Server,
+    Tmux,
+};
 
 use crate::cli::global_args::GlobalArgs;
 use crate::cli::output::Output;

@@ -2,7 +2,7 @@
 //! `redis`, `dashboard`, `mcp` and `monitor` features, and the word a
 //! command without its feature says.
 
-use swarm_core::backend::SharedStores;
+use swarm_core::SharedStores;
 
 /// The stores of a `[store]` other than the files.
 pub(super) fn shared_stores() -> &'static dyn SharedStores {
@@ -12,7 +12,7 @@ pub(super) fn shared_stores() -> &'static dyn SharedStores {
     }
     #[cfg(not(feature = "redis"))]
     {
-        &swarm_core::backend::FilesOnly
+        &swarm_core::FilesOnly
     }
 }
 

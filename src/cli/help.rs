@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Args, Command};
 
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::output::Output;
 

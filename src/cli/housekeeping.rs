@@ -4,8 +4,7 @@
 //! `swarm monitor`. Each is a round of the operator's housekeeping
 //! (`backend::Chores`); this says what it found.
 
-use swarm_core::backend::{Chores, Housekeeping};
-use swarm_core::error::Result;
+use swarm_core::{Chores, Housekeeping, Result};
 
 use crate::cli::context::Context;
 
@@ -26,7 +25,7 @@ fn round(ctx: &Context, chores: Chores) -> Result<Option<Housekeeping>> {
 /// Types held messages into panes that are safe again, if any are held
 /// (one failed `open` when none are).
 #[cfg(feature = "dashboard")]
-pub(super) fn release_held(ctx: &Context) -> Result<Option<swarm_core::messaging::ReleaseReport>> {
+pub(super) fn release_held(ctx: &Context) -> Result<Option<swarm_core::ReleaseReport>> {
     let chores = Chores {
         held: true,
         ..Chores::default()

@@ -8,10 +8,9 @@ use clap::ValueEnum;
 use owo_colors::OwoColorize;
 use serde::Serialize;
 
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::SendReport;
 use swarm_core::support::json::{self, Layout};
 use swarm_core::support::sanitize;
+use swarm_core::{Error, Result, SendReport};
 
 /// `--color`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]

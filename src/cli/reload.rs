@@ -7,8 +7,7 @@ use std::path::Path;
 
 use clap::{Args, ValueEnum};
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::build_info::VERSION;
 use crate::cli::output::Output;

@@ -3,8 +3,7 @@
 
 use std::ffi::OsString;
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::build_info::VERSION;
 use crate::cli::output::Output;

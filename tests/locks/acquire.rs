@@ -42,7 +42,7 @@ fn a_blank_reason_counts_as_none() {
         "schema change",
         "re-locking with a blank reason keeps the lock's own"
     );
-    let long = "r".repeat(swarm_core::locks::MAX_REASON_CHARS + 1);
+    let long = "r".repeat(swarm_core::MAX_REASON_CHARS + 1);
     let out = lock(&project, "agent-1", &["d.py", "--reason", &long]);
     assert_eq!(code(&out), Some(1), "{}", stderr(&out));
     assert!(

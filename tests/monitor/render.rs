@@ -15,7 +15,7 @@ use swarm::time;
 use swarm::{AgentRecord, AgentStatus, Registry};
 use swarm::{AgentScreen, EventKind, MonitorState, OpenEpisode, ScreenDialog, Timestamp, render};
 use swarm::{BUILTIN_TYPES, parse_line};
-use swarm::{DeliveryRecord, Outcome, Record};
+use swarm::{DeliveryOutcome, DeliveryRecord, Record};
 use swarm::{LockView, Overlap};
 use swarm::{PendingEntry, ack_marker};
 
@@ -45,9 +45,9 @@ fn message(line: Value) -> Record {
 }
 
 fn delivered(id: &str, to: &[&str]) -> Record {
-    let outcomes: Vec<(String, Outcome)> = to
+    let outcomes: Vec<(String, DeliveryOutcome)> = to
         .iter()
-        .map(|r| (r.to_string(), Outcome::delivered()))
+        .map(|r| (r.to_string(), DeliveryOutcome::delivered()))
         .collect();
     Record::Delivery(DeliveryRecord::new(id, &outcomes, None))
 }
@@ -142,7 +142,7 @@ fn busy_state() -> MonitorState {
                 "m3",
                 &[(
                     "agent-0".into(),
-                    Outcome::queued("a shell is in the foreground"),
+                    DeliveryOutcome::queued("a shell is in the foreground"),
                 )],
                 None,
             )),

@@ -12,20 +12,17 @@ use axum::http::StatusCode;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use swarm_core::acks::AckResult;
-use swarm_core::attention::dialog::Choice;
-use swarm_core::backend::Chores;
-use swarm_core::domain::message::{self, MessageType};
+use swarm_core::domain::message;
 use swarm_core::domain::validate;
-use swarm_core::error::Error;
-use swarm_core::locks::{LockKey, Released};
-use swarm_core::messaging::{ReleaseReport, SendReport};
 use swarm_core::ops::{
     self, AckPlan, Acknowledgement, Answer, AnswerPlan, BroadcastPlan, SendPlan, UnlockPlan,
 };
-use swarm_core::snapshot;
-use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
+use swarm_core::read_acks;
 use swarm_core::support::sanitize;
+use swarm_core::{
+    AckResult, AuditEvent, AuditKind, AuditLog, Choice, Chores, Error, LockKey, MessageType,
+    ReleaseReport, Released, SendReport,
+};
 
 use super::settings::Settings;
 
@@ -160,7 +157,7 @@ pub(super) fn send(settings: &Settings, body: SendBody) -> Outcome {
 /// the keys that pick the option; the activity feed and the audit log
 /// record it. A pane that shows no dialog (or another one) is a 409.
 pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
-    let agent = match swarm_core::domain::AgentId::parse(body.agent.trim()) {
+    let agent = match swarm_core::AgentId::parse(body.agent.trim()) {
         Ok(id) => id,
         Err(why) => return refused(StatusCode::UNPROCESSABLE_ENTITY, format!("agent: {why}")),
     };
@@ -239,7 +236,7 @@ pub(super) fn answer(settings: &Settings, body: AnswerBody) -> Outcome {
 /// audit log records that the operator acted for the recipient.
 pub(super) fn ack(settings: &Settings, body: AckBody) -> Outcome {
     let id = body.msg_id.trim().to_lowercase();
-    let (pending, _) = snapshot::read_acks(&*settings.backend.acks);
+    let (pending, _) = read_acks(&*settings.backend.acks);
     let Some(entry) = pending.iter().find(|e| e.msg_id.as_str() == id) else {
         return refused(
             StatusCode::NOT_FOUND,

@@ -10,12 +10,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use swarm_core::attention::event::{ALL_KINDS, EventKind, FeedEntry};
-use swarm_core::attention::feed::feed_store::FeedCursor;
-use swarm_core::backend::Backend;
-use swarm_core::domain::{Timestamp, validate};
-use swarm_core::store::StoreError;
+use swarm_core::domain::validate;
 use swarm_core::support::time;
+use swarm_core::{ALL_KINDS, Backend, EventKind, FeedCursor, FeedEntry, StoreError, Timestamp};
 
 use super::api;
 

@@ -5,13 +5,11 @@
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::agents::pane_state::PaneState;
-use swarm_core::agents::registry::Registry;
-use swarm_core::locks::{LockEntry, LockError, LockStore};
-use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::store::{Paths, inspect};
+use swarm_core::file_stamp;
 use swarm_core::support::time;
+use swarm_core::{
+    LockEntry, LockError, LockStore, LoggedMessage, PaneState, Paths, PendingEntry, Registry,
+};
 
 use super::message_feed::{KEPT_MESSAGES, MessageFeed};
 
@@ -224,7 +222,7 @@ pub(super) fn stats(
 
 /// `GET /health`: whether the three main state files exist.
 pub(super) fn health(paths: &Paths, now: DateTime<Utc>) -> Value {
-    let exists = |p: &std::path::Path| inspect::stamp(p).is_some();
+    let exists = |p: &std::path::Path| file_stamp(p).is_some();
     json!({
         "status": "healthy",
         "timestamp": time::utc_iso(now),

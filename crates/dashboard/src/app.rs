@@ -18,10 +18,10 @@ use tokio::sync::Semaphore;
 use tower::util::MapResponse;
 use tower_http::validate_request::ValidateRequestHeaderLayer;
 
-use swarm_core::snapshot;
 use swarm_core::support::time;
 use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
+use swarm_core::{hourly_series, now_secs, read_acks, read_registry, unix_now};
 
 use super::access_key;
 use super::action_guard::{self, SessionToken};
@@ -120,7 +120,7 @@ impl App {
             (self.settings.report)(&format!("could not read the open episodes: {e}"));
             Unreadable("Failed to read who needs you")
         })?;
-        let (registry, _) = snapshot::read_registry(self.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(self.settings.backend.registry.as_ref());
         let activity = self.fresh_activity()?;
         Ok(needs::attention(
             &self.settings,
@@ -142,7 +142,7 @@ impl App {
     }
 
     fn live_locks(&self) -> Result<api::LiveLocks, Unreadable> {
-        let now = swarm_core::locks::now();
+        let now = unix_now();
         api::locks(
             &*self.settings.backend.locks,
             self.settings.stale_after,
@@ -289,7 +289,7 @@ async fn health(State(app): State<Arc<App>>) -> Response<Body> {
 
 async fn agents(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(app.settings.backend.registry.as_ref());
         ok(&api::agents(registry.as_ref()))
     })
     .await
@@ -300,12 +300,12 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
         let Ok(id) = swarm_core::domain::validate::agent_id(&id) else {
             return reply::detail(StatusCode::NOT_FOUND, "Not Found");
         };
-        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(app.settings.backend.registry.as_ref());
         let locks = match app.live_locks() {
             Ok(l) => l,
             Err(r) => return r.into(),
         };
-        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
+        let (pending, _) = read_acks(&*app.settings.backend.acks);
         let states = screens::states(&app.settings, registry.as_ref());
         let screen = states.iter().find(|(a, _)| *a == id).map(|(_, s)| s);
         let now = time::now();
@@ -331,7 +331,7 @@ async fn agent(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response<
                 view["limited"] = limit.map(|r| r.describe()).into();
                 view["limited_until"] = limit
                     .and_then(|r| r.until)
-                    .map(swarm_core::domain::Timestamp::utc_iso)
+                    .map(swarm_core::Timestamp::utc_iso)
                     .into();
                 ok(&view)
             }
@@ -346,7 +346,7 @@ async fn screen(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response
         let Ok(id) = swarm_core::domain::validate::agent_id(&id) else {
             return reply::detail(StatusCode::NOT_FOUND, "Not Found");
         };
-        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(app.settings.backend.registry.as_ref());
         match screens::screen(&app.settings, registry.as_ref(), &id) {
             Ok(body) => ok(&body),
             Err((status, why)) => reply::detail(status, &why),
@@ -386,7 +386,7 @@ async fn feed(
         &params(&query, "agent"),
         &params(&query, "event"),
         param(&query, "limit").as_deref(),
-        swarm_core::domain::Timestamp::now(),
+        swarm_core::Timestamp::now(),
     );
     blocking(app, move |app| match asked {
         Err(body) => reply::json(StatusCode::UNPROCESSABLE_ENTITY, &body),
@@ -400,7 +400,7 @@ async fn feed(
 
 async fn delivery(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (registry, _) = snapshot::read_registry(&*app.settings.backend.registry);
+        let (registry, _) = read_registry(&*app.settings.backend.registry);
         let states = screens::states(&app.settings, registry.as_ref());
         let held = screens::held(&app.settings);
         let mut body = screens::delivery(&states, &held, time::now());
@@ -429,7 +429,7 @@ async fn locks(State(app): State<Arc<App>>) -> Response<Body> {
 
 async fn acks(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (pending, _) = snapshot::read_acks(&*app.settings.backend.acks);
+        let (pending, _) = read_acks(&*app.settings.backend.acks);
         ok(&api::acks(&pending))
     })
     .await
@@ -497,7 +497,7 @@ async fn thread(State(app): State<Arc<App>>, Path(id): Path<String>) -> Response
 
 async fn stats(State(app): State<Arc<App>>) -> Response<Body> {
     blocking(app, |app| {
-        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(app.settings.backend.registry.as_ref());
         let locks = match app.live_locks() {
             Ok(l) => l,
             Err(r) => return r.into(),
@@ -531,7 +531,7 @@ async fn usage(
         }
     };
     blocking(app, move |app| {
-        let (registry, _) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, _) = read_registry(app.settings.backend.registry.as_ref());
         let registry = registry.unwrap_or_default();
         let tally = app.settings.op.tally();
         match tally.refresh(&registry, app.settings.backend.shared_host()) {
@@ -539,17 +539,15 @@ async fn usage(
                 for n in &notes {
                     (app.settings.report)(n);
                 }
-                let now = swarm_core::usage::tally::now_secs();
+                let now = now_secs();
                 let standing = tally.standing(&ledger, &registry, now);
                 let report = tally.report(&ledger, &standing, None, None);
                 let mut body = serde_json::to_value(&report).unwrap_or_default();
                 if series {
                     let shown: Vec<String> =
                         report.agents.iter().map(|a| a.agent.clone()).collect();
-                    body["series"] = serde_json::to_value(swarm_core::usage::series::hourly(
-                        &ledger, &shown, now,
-                    ))
-                    .unwrap_or_default();
+                    body["series"] = serde_json::to_value(hourly_series(&ledger, &shown, now))
+                        .unwrap_or_default();
                 }
                 ok(&body)
             }

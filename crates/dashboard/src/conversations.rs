@@ -1,4 +1,4 @@
-//! The dashboard's views of the message index (`swarm_core::log::index`): the
+//! The dashboard's views of the message index (`swarm_core::MessageIndex`): the
 //! search box (`GET /api/v1/messages?q=...`, ranked, every kept message
 //! rotated segments included, as `swarm search`) and a whole thread
 //! (`GET /api/v1/messages/{id}/thread`, as `swarm thread`).
@@ -6,9 +6,9 @@
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use swarm_core::error::Error;
-use swarm_core::log::index::{IndexedMessage, MessageIndex};
-use swarm_core::messaging::conversation::{self, SearchRequest};
+use swarm_core::{
+    Error, IndexedMessage, MessageIndex, SearchRequest, message_index, search_query, thread_of,
+};
 
 use super::settings::Settings;
 
@@ -31,7 +31,7 @@ fn refused(settings: &Settings, e: &Error) -> Refused {
 
 /// The index, caught up with the log; what it had to rebuild is reported.
 fn index(settings: &Settings) -> Result<MessageIndex, Refused> {
-    let index = conversation::index(&settings.paths, settings.backend.log.as_ref())
+    let index = message_index(&settings.paths, settings.backend.log.as_ref())
         .map_err(|e| refused(settings, &e))?;
     for note in index.notes() {
         (settings.report)(note);
@@ -61,7 +61,7 @@ pub(super) fn search(
         limit: Some(limit),
         ..SearchRequest::default()
     };
-    let mut query = conversation::query(&index, &req).map_err(|e| refused(settings, &e))?;
+    let mut query = search_query(&index, &req).map_err(|e| refused(settings, &e))?;
     query.party = (!agent.is_empty()).then(|| agent.to_owned());
     let found = index
         .search(&query)
@@ -77,7 +77,7 @@ pub(super) fn search(
 /// `id` (or a unique beginning of it) belongs to, oldest first.
 pub(super) fn thread(settings: &Settings, id: &str) -> Result<Value, Refused> {
     let index = index(settings)?;
-    let messages = conversation::thread(&index, id).map_err(|e| refused(settings, &e))?;
+    let messages = thread_of(&index, id).map_err(|e| refused(settings, &e))?;
     let list: Vec<Value> = messages.iter().map(message_json).collect();
     Ok(json!({"messages": list, "count": list.len(), "order": "oldest first"}))
 }

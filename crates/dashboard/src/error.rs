@@ -4,8 +4,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
-use swarm_core::error::{Error, Reported};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Reported};
 
 /// A failure to start serving. Messages read after "failed to ...".
 #[derive(Debug, thiserror::Error)]

@@ -15,11 +15,12 @@ use tokio::time::Instant;
 
 use serde_json::Value;
 
-use swarm_core::agents::registry::Registry;
-use swarm_core::snapshot::{self, AppendWake, Dirty, FileWatch};
-use swarm_core::store::inspect::{self, Stamp};
 use swarm_core::support::time;
 use swarm_core::watcher::service;
+use swarm_core::{
+    AppendWake, Dirty, FileWatch, Registry, Stamp, dir_entries, file_stamp, read_acks,
+    read_registry,
+};
 
 use super::activity::{self, FeedQuery, STREAM_ENTRIES};
 use super::api;
@@ -342,18 +343,18 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
     // A shared store (Redis) sends no file events and has no file times:
     // it is read on every tick, and only what changed is published.
     let polled = app.settings.backend.shared_host().is_some();
-    let registry_stamp = inspect::stamp(&paths.registry());
+    let registry_stamp = file_stamp(&paths.registry());
     let registry_changed =
         fresh || polled || dirty.registry || registry_stamp != seen.registry_stamp;
     if registry_changed {
         seen.registry_stamp = registry_stamp;
-        let (registry, note) = snapshot::read_registry(app.settings.backend.registry.as_ref());
+        let (registry, note) = read_registry(app.settings.backend.registry.as_ref());
         notes.extend(note);
         seen.registry = registry;
         out.push((Topic::Agents, api::agents(seen.registry.as_ref())));
     }
 
-    let lock_files = match inspect::dir_entries(&paths.locks_dir(), ".lock") {
+    let lock_files = match dir_entries(&paths.locks_dir(), ".lock") {
         Ok(files) => Some(files),
         Err(e) => {
             problems.push(("could not read the locks", e.to_string()));
@@ -381,10 +382,10 @@ fn scan(app: &App, seen: &mut Seen, dirty: Dirty, fresh: bool) {
         }
     }
 
-    let acks_stamp = inspect::stamp(&paths.pending_acks());
+    let acks_stamp = file_stamp(&paths.pending_acks());
     if fresh || polled || dirty.acks || acks_stamp != seen.acks_stamp {
         seen.acks_stamp = acks_stamp;
-        let (pending, note) = snapshot::read_acks(&*app.settings.backend.acks);
+        let (pending, note) = read_acks(&*app.settings.backend.acks);
         notes.extend(note);
         out.push((Topic::Acks, api::acks(&pending)));
     }

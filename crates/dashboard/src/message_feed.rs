@@ -9,11 +9,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use swarm_core::backend::Backend;
-use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::{Outcome, Record, TailBatch};
-use swarm_core::store::StoreError;
+use swarm_core::{
+    Backend, DeliveryOutcome, LogFollower, LoggedMessage, Record, StoreError, TailBatch,
+};
 
 /// How many of the latest messages are kept: the largest `limit` the API
 /// serves, and the sample its statistics are taken over.
@@ -139,7 +137,7 @@ impl MessageFeed {
                         let delivered =
                             outcome.get("status").and_then(Value::as_str) == Some("delivered");
                         entry.set_delivered(recipient, delivered);
-                        let words = serde_json::from_value::<Outcome>(outcome.clone())
+                        let words = serde_json::from_value::<DeliveryOutcome>(outcome.clone())
                             .ok()
                             .and_then(|o| Some((o.state_words()?, o)));
                         match words {
@@ -188,7 +186,7 @@ impl MessageFeed {
 }
 
 /// One recipient's state in `delivery`.
-fn state_json(o: &Outcome, shown: String) -> Value {
+fn state_json(o: &DeliveryOutcome, shown: String) -> Value {
     let mut v = json!({"status": o.status.as_str(), "shown": shown});
     if let Some(via) = o.via {
         v["via"] = via.as_str().into();
@@ -202,10 +200,10 @@ fn state_json(o: &Outcome, shown: String) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::domain::message::{Message, MessageType};
-    use swarm_core::log::on_files::FileLog;
-    use swarm_core::log::record::{DeliveryRecord, Outcome};
-    use swarm_core::store::Paths;
+    use swarm_core::FileLog;
+    use swarm_core::Paths;
+    use swarm_core::{DeliveryOutcome, DeliveryRecord};
+    use swarm_core::{Message, MessageType};
 
     fn message(n: usize) -> Message {
         let id = |s: &str| s.parse().expect("an agent id");
@@ -220,7 +218,7 @@ mod tests {
     fn feed_of(paths: &Paths) -> MessageFeed {
         MessageFeed::new(Arc::new(Backend::files(
             paths,
-            &swarm_core::config::Config::default(),
+            &swarm_core::Config::default(),
         )))
     }
 
@@ -268,8 +266,11 @@ mod tests {
         log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
             &[
-                ("agent-1".into(), Outcome::delivered()),
-                ("agent-2".into(), Outcome::queued("shell in foreground")),
+                ("agent-1".into(), DeliveryOutcome::delivered()),
+                (
+                    "agent-2".into(),
+                    DeliveryOutcome::queued("shell in foreground"),
+                ),
             ],
             None,
         ))])
@@ -304,7 +305,7 @@ mod tests {
         assert_eq!(contents(&feed, 100), contents(&fresh, 100));
         assert_eq!(contents(&feed, 1), ["message 9"]);
         std::fs::write(paths.message_log(), "").expect("truncate");
-        let files = swarm_core::store::LogFiles::new(paths.message_log());
+        let files = swarm_core::LogFiles::new(paths.message_log());
         for n in files.numbers().expect("list") {
             std::fs::remove_file(files.numbered(n)).expect("rm");
         }

@@ -1,5 +1,5 @@
 //! `GET /api/v1/attention`: who needs the person, most urgent first (the
-//! order of the tmux status line, `attention::notice::urgency`). Each open
+//! order of the tmux status line, `attention::notice::notice_urgency`). Each open
 //! attention episode (the project's watcher raises them; the dashboard
 //! only reads them) comes with its agent's screen as it is now and, for
 //! an open dialog, its question and options read off that screen, or,
@@ -10,11 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};
-use swarm_core::attention::dialog::{self, Dialog};
-use swarm_core::attention::episodes::episode_store::OpenEpisode;
-use swarm_core::attention::event::{EventKind, FeedEntry};
-use swarm_core::attention::notice;
+use swarm_core::{
+    AgentRecord, AgentStatus, Dialog, EventKind, FeedEntry, OpenEpisode, Registry, notice_urgency,
+    read_dialog,
+};
 
 use super::activity::ActivityFeed;
 use super::screens::{self, Screen};
@@ -34,7 +33,7 @@ pub(super) fn attention(
     activity: &ActivityFeed,
 ) -> Value {
     open.retain(|e| e.kind.is_attention());
-    open.sort_by_key(|e| std::cmp::Reverse(notice::urgency(e.kind)));
+    open.sort_by_key(|e| std::cmp::Reverse(notice_urgency(e.kind)));
     let mut agents: Vec<&AgentRecord> = Vec::new();
     for e in &open {
         let record = registry
@@ -69,7 +68,7 @@ fn item(e: &OpenEpisode, screen: Option<&Screen>, activity: &ActivityFeed) -> Va
         "agent": e.agent,
         "event": e.kind,
         "headline": e.kind.headline(),
-        "urgency": notice::urgency(e.kind),
+        "urgency": notice_urgency(e.kind),
         "episode": e.episode,
         "since": e.since.utc_iso(),
         "detail": e.detail,
@@ -88,7 +87,7 @@ fn dialog_of(e: &OpenEpisode, screen: Option<&Screen>, activity: &ActivityFeed) 
             if s.state.state != "dialog" {
                 return Value::Null;
             }
-            match dialog::read(capture) {
+            match read_dialog(capture) {
                 Some(d) => from_screen(&d),
                 // A dialog whose options cannot be read can still be
                 // cancelled.

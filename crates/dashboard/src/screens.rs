@@ -8,11 +8,9 @@ use axum::http::StatusCode;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
-use swarm_core::agents::pane_state::{self, PaneState, Sight};
-use swarm_core::agents::registry::{AgentRecord, AgentStatus, Registry};
-use swarm_core::domain::Timestamp;
-use swarm_core::messaging::held::held_store::HeldMessage;
+use swarm_core::agents::pane_state;
 use swarm_core::support::sanitize;
+use swarm_core::{AgentRecord, AgentStatus, HeldMessage, PaneState, Registry, Sight, Timestamp};
 
 use super::settings::Settings;
 

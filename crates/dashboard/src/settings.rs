@@ -6,8 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use swarm_core::backend::{Backend, Operator};
-use swarm_core::store::Paths;
+use swarm_core::{Backend, Operator, Paths};
 
 use super::access_key::AccessKey;
 use super::allowed_hosts::AllowedHosts;

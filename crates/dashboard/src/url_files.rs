@@ -11,7 +11,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use swarm_core::store::{Paths, ensure_private_dir};
+use swarm_core::{Paths, ensure_private_dir};
 
 use super::error::DashboardError;
 

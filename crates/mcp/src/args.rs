@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use swarm_core::error::{Error, Result};
+use swarm_core::{Error, Result};
 
 /// Checks `args` against `schema` (an object schema with flat properties,
 /// as the tools declare), then reads them into `T`.

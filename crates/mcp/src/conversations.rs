@@ -6,13 +6,12 @@
 
 use serde_json::{Value, json};
 
-use swarm_core::domain::AgentId;
-use swarm_core::error::{Error, Result};
-use swarm_core::log::index::IndexedMessage;
-use swarm_core::messaging::conversation::{self, SearchRequest};
-use swarm_core::messaging::topics::topic_store::Topic;
 use swarm_core::ops::{self, ReplyTarget, SendPlan, SubscribePlan, SubscribeReport};
 use swarm_core::support::{sanitize, time};
+use swarm_core::{
+    AgentId, Error, IndexedMessage, Result, SearchRequest, Topic, message_index, resolve_message,
+    search_query, thread_of,
+};
 
 use super::args;
 use super::ops::{content, message_type, sent, urgency};
@@ -86,8 +85,8 @@ pub(super) fn reply(project: &Project, a: tools::ReplyTo) -> Result<Reply> {
 /// `thread`: the whole conversation.
 pub(super) fn thread(project: &Project, a: tools::Thread) -> Result<Reply> {
     let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let messages = conversation::thread(&index, &a.message_id)?;
+    let index = message_index(&project.op.paths, backend.log.as_ref())?;
+    let messages = thread_of(&index, &a.message_id)?;
     Ok(Reply::new(
         format!(
             "{} message(s), oldest first:{}",
@@ -120,8 +119,8 @@ pub(super) fn search(project: &Project, a: tools::SearchMessages) -> Result<Repl
         limit: a.limit.map(|n| n as usize),
     };
     let backend = &project.op.backend;
-    let index = conversation::index(&project.op.paths, backend.log.as_ref())?;
-    let query = conversation::query(&index, &req)?;
+    let index = message_index(&project.op.paths, backend.log.as_ref())?;
+    let query = search_query(&index, &req)?;
     let found = index.search(&query)?;
     Ok(Reply::new(
         format!(

@@ -8,8 +8,7 @@ use std::thread;
 
 use tokio::sync::broadcast;
 
-use swarm_core::log::record::Record;
-use swarm_core::snapshot::FileWatch;
+use swarm_core::{FileWatch, Record};
 
 use super::project::Project;
 

@@ -8,22 +8,17 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use swarm_core::a2a::{NewTask, Task, TaskFilter, TaskPriority, TaskStatus, TaskStore, select};
-use swarm_core::acks::AckResult;
 use swarm_core::agents::identity;
-use swarm_core::backend::Chores;
-use swarm_core::domain::message::{self, MessageType, Urgency};
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{
-    Acquired, HeldLock, LockEntry, LockKey, LockRecord, LockStore, Released, parse_ttl,
-};
-use swarm_core::log::inbox::Selection;
-use swarm_core::log::record::{MessageView, Status};
-use swarm_core::messaging::SendReport;
-use swarm_core::messaging::topics::topic_store::topics_of;
+use swarm_core::domain::message;
 use swarm_core::ops::{
     self, AckPlan, Acknowledgement, BroadcastPlan, LockPlan, RenewPlan, SendPlan, UnlockPlan,
 };
 use swarm_core::support::sanitize;
+use swarm_core::{
+    AckResult, Acquired, Chores, DeliveryStatus, Error, HeldLock, LockEntry, LockKey, LockRecord,
+    LockStore, MessageType, MessageView, Released, Result, Selection, SendReport, Urgency,
+    parse_ttl, topics_of, unix_now,
+};
 
 use super::args;
 use super::conversations;
@@ -248,7 +243,7 @@ fn message_json(v: &MessageView, agent: &str) -> Value {
         "requires_ack": m.requires_ack,
         "delivered_to_pane": outcome.map(|o| o.is_delivered()),
         "queued_reason": outcome
-            .filter(|o| o.status == Status::Queued)
+            .filter(|o| o.status == DeliveryStatus::Queued)
             .and_then(|o| o.reason.clone()),
     })
 }
@@ -408,7 +403,7 @@ fn lock(project: &Project, a: tools::Lock) -> Result<Reply> {
         .wait(a.wait_seconds.map(|s| Duration::from_secs(u64::from(s))));
     let acquired = ops::lock(&project.op, &plan)?.acquired;
     let table = project.locks();
-    let now = swarm_core::locks::now();
+    let now = unix_now();
     let mut text = String::new();
     for l in &acquired {
         let how = match &l.how {
@@ -440,7 +435,7 @@ fn renew(project: &Project, a: tools::Renew) -> Result<Reply> {
     let agent = project.agent()?;
     let renewed = ops::renew(&project.op, &RenewPlan::new(keys, &agent).lease(ttl))?.renewed;
     let table = project.locks();
-    let now = swarm_core::locks::now();
+    let now = unix_now();
     let mut text = String::new();
     for l in &renewed {
         let mine = l.record.holds().into_iter().find(|h| h.agent_id == agent);
@@ -485,7 +480,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
     let key = project.lock_key(&a.path)?;
     let table = project.locks();
     let related = table.related(&key)?;
-    let now = swarm_core::locks::now();
+    let now = unix_now();
     let mut damaged = None;
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {
@@ -529,7 +524,7 @@ fn who_holds(project: &Project, a: tools::WhoHolds) -> Result<Reply> {
 
 fn list_locks(project: &Project) -> Result<Reply> {
     let table = project.locks();
-    let now = swarm_core::locks::now();
+    let now = unix_now();
     let mut rows = Vec::new();
     let mut text = String::new();
     for entry in table.list()? {

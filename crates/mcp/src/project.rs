@@ -7,11 +7,7 @@
 use std::path::PathBuf;
 
 use swarm_core::agents::identity;
-use swarm_core::agents::registry::Registry;
-use swarm_core::backend::Operator;
-use swarm_core::config::Config;
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{LockKey, LockStore};
+use swarm_core::{Config, Error, LockKey, LockStore, Operator, Registry, Result};
 
 /// The project one server works on.
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::{Value, json};
 
-use swarm_core::error::Error;
+use swarm_core::Error;
 
 /// A successful result.
 #[derive(Debug)]

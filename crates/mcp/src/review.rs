@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use swarm_core::error::Result;
+use swarm_core::Result;
 use swarm_core::ops::{self, ReviewCommentPlan};
 use swarm_core::support::sanitize;
 use swarm_core::worktrees::Repository;

@@ -16,7 +16,7 @@ use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
 use tokio::sync::broadcast;
 
-use swarm_core::error::{Error, Result};
+use swarm_core::{Error, Result};
 
 use super::inbox_watch;
 use super::ops;
@@ -259,9 +259,9 @@ impl ServerHandler for SwarmServer {
 #[error("{0}")]
 pub(crate) struct ServeError(String);
 
-impl swarm_core::error::Reported for ServeError {
-    fn exit_code(&self) -> swarm_core::support::exit_code::ExitCode {
-        swarm_core::support::exit_code::ExitCode::Failure
+impl swarm_core::Reported for ServeError {
+    fn exit_code(&self) -> swarm_core::ExitCode {
+        swarm_core::ExitCode::Failure
     }
 
     fn hint(&self) -> Option<String> {

@@ -2,12 +2,8 @@
 //! last looked (new log records, each status file that changed, who needs
 //! the person), as `MonitorState::absorb` takes it in.
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::agents::registry::Registry;
-use swarm_core::attention::episodes::episode_store::OpenEpisode;
-use swarm_core::log::record::Record;
-use swarm_core::snapshot::LockView;
 use swarm_core::worktrees::Overlap;
+use swarm_core::{LockView, OpenEpisode, PendingEntry, Record, Registry};
 
 /// The log records and status files read since the last wake-up.
 #[derive(Debug, Default)]

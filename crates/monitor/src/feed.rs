@@ -6,8 +6,8 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 
-use swarm_core::domain::AgentId;
-use swarm_core::log::record::Status as Delivery;
+use swarm_core::AgentId;
+use swarm_core::DeliveryStatus as Delivery;
 use swarm_core::support::sanitize;
 
 use super::feed_message::{AckMark, FeedMessage};

@@ -4,12 +4,9 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::acks;
-use swarm_core::domain::message::Message;
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::log::log_line::LoggedMessage;
-use swarm_core::log::record::{Outcome, Status as Delivery};
 use swarm_core::support::sanitize;
+use swarm_core::{AgentId, LoggedMessage, Message, Timestamp, ack_marker};
+use swarm_core::{DeliveryOutcome, DeliveryStatus as Delivery};
 
 /// What became of a request for an acknowledgement, as far as the log
 /// tells.
@@ -33,7 +30,7 @@ pub struct FeedMessage {
     /// When it was logged, if its line's time could be read.
     pub when: Option<DateTime<Utc>>,
     /// Delivery per recipient, `None` until an outcome is known.
-    pub outcomes: Vec<(String, Option<Outcome>)>,
+    pub outcomes: Vec<(String, Option<DeliveryOutcome>)>,
     /// The content made safe to draw (controls removed) and without the
     /// acknowledgement marker, which the feed shows as a tag.
     pub body: String,
@@ -55,7 +52,7 @@ impl FeedMessage {
     pub fn new(logged: LoggedMessage) -> FeedMessage {
         let m = logged.message();
         let when = logged_at(m);
-        let marker = acks::marker(m.msg_id.as_str());
+        let marker = ack_marker(m.msg_id.as_str());
         let asked = m.requires_ack || m.content.starts_with(&marker);
         let content = m
             .content
@@ -79,11 +76,11 @@ impl FeedMessage {
                     .filter(|_| outcome_in_line);
                 let status = known.map(|d| {
                     if d {
-                        Outcome::delivered()
+                        DeliveryOutcome::delivered()
                     } else {
-                        Outcome {
+                        DeliveryOutcome {
                             reason: None,
-                            ..Outcome::queued("")
+                            ..DeliveryOutcome::queued("")
                         }
                     }
                 });

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::domain::message::Message;
+use swarm_core::Message;
 
 /// The command-line filters. A message is kept when it passes all of
 /// them; the others are never buffered.
@@ -72,7 +72,7 @@ pub(super) fn involves(message: &Message, agent: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::domain::message::MessageType;
+    use swarm_core::MessageType;
 
     fn entry(from: &str, to: &[&str], kind: &'static str) -> Message {
         Message::new(

@@ -5,9 +5,10 @@
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
-use swarm_core::domain::message::{self, BUILTIN_TYPES, MessageType};
+use swarm_core::domain::message;
 use swarm_core::domain::validate;
 use swarm_core::support::sanitize;
+use swarm_core::{BUILTIN_TYPES, MessageType};
 
 use super::filter::ViewFilter;
 use super::needs::SELECTED_MARK;

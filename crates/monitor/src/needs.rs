@@ -1,15 +1,13 @@
 //! Who needs the person, as the monitor shows it: each agent's most
 //! urgent need (an open attention episode, messages held for it, a dialog
 //! on its screen that the watcher has not raised yet), on the scale the
-//! tmux status line and the dashboard use (`attention::notice::urgency`);
+//! tmux status line and the dashboard use (`attention::notice::notice_urgency`);
 //! the agents in that order, each with its mark; and which waiting dialog
 //! the answer keys act on.
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::agents::registry::AgentRecord;
-use swarm_core::attention::event::EventKind;
-use swarm_core::attention::notice::{self, HELD_URGENCY};
+use swarm_core::{AgentRecord, EventKind, HELD_URGENCY, notice_urgency};
 
 use super::state::MonitorState;
 
@@ -46,7 +44,7 @@ impl MonitorState {
             .iter()
             .filter(|e| e.agent == agent && e.kind.is_attention())
             .map(|e| Need {
-                urgency: notice::urgency(e.kind),
+                urgency: notice_urgency(e.kind),
                 since: Some(e.since.utc()),
                 headline: e.kind.headline(),
                 detail: e.detail.clone(),
@@ -58,7 +56,7 @@ impl MonitorState {
             && !needs.iter().any(|n| n.asks)
         {
             needs.push(Need {
-                urgency: notice::urgency(EventKind::NeedsInput),
+                urgency: notice_urgency(EventKind::NeedsInput),
                 since: None,
                 headline: EventKind::NeedsInput.headline(),
                 detail: s
@@ -166,9 +164,9 @@ mod tests {
     use super::*;
     use crate::state::{AgentScreen, ScreenDialog};
     use chrono::FixedOffset;
-    use swarm_core::agents::registry::{AgentStatus, Registry};
-    use swarm_core::attention::episodes::episode_store::OpenEpisode;
-    use swarm_core::domain::{AgentId, Timestamp};
+    use swarm_core::OpenEpisode;
+    use swarm_core::{AgentId, Timestamp};
+    use swarm_core::{AgentStatus, Registry};
 
     const NOW: f64 = 1_795_267_578.0;
 

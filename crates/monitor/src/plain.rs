@@ -7,7 +7,7 @@
 use chrono::{DateTime, FixedOffset, Utc};
 
 use super::feed_message::FeedMessage;
-use swarm_core::domain::AgentId;
+use swarm_core::AgentId;
 use swarm_core::support::sanitize;
 
 /// A message line in three parts, so that the type can be coloured.
@@ -60,9 +60,9 @@ pub fn status_line(at: DateTime<Utc>, tz: &FixedOffset, text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::domain::message::{Message, MessageType};
-    use swarm_core::log::log_line::LoggedMessage;
-    use swarm_core::log::record::{Record, parse_line};
+    use swarm_core::LoggedMessage;
+    use swarm_core::{Message, MessageType};
+    use swarm_core::{Record, parse_line};
 
     #[test]
     fn one_safe_line_per_message() {
@@ -73,8 +73,7 @@ mod tests {
             MessageType::builtin("BLOCKED"),
             "need\x1b[2J src/a.py\x1b]0;t\x07\nplease".into(),
         );
-        m.created =
-            swarm_core::domain::Timestamp::from_unix_seconds(1_795_267_578.0).expect("time");
+        m.created = swarm_core::Timestamp::from_unix_seconds(1_795_267_578.0).expect("time");
         let line = message_line(
             &FeedMessage::new(LoggedMessage::new(m)),
             &FixedOffset::east_opt(0).expect("utc"),

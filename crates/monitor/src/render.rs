@@ -9,11 +9,9 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use swarm_core::acks;
-use swarm_core::agents::registry::AgentStatus;
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
-use swarm_core::usage::budget::Level as BudgetLevel;
+use swarm_core::{AgentStatus, BudgetLevel, format_age};
 
 use super::feed;
 use super::layout::{self, Areas};
@@ -230,7 +228,7 @@ fn need_words(state: &MonitorState, agent: &str, need: &Need) -> Option<Span<'st
     } else {
         format!(" {}: {}", need.headline, sanitize::one_line(&need.detail))
     };
-    let color = if need.urgency >= swarm_core::attention::notice::HELD_URGENCY {
+    let color = if need.urgency >= swarm_core::HELD_URGENCY {
         Color::LightRed
     } else {
         Color::LightYellow
@@ -291,7 +289,7 @@ fn agents(state: &MonitorState) -> Section {
         if let Some(s) = screen.filter(|s| s.held > 0) {
             let age = s
                 .held_for
-                .map(|d| acks::format_age(d.as_secs_f64()))
+                .map(|d| format_age(d.as_secs_f64()))
                 .unwrap_or_default();
             spans.push(Span::styled(
                 format!(
@@ -305,7 +303,7 @@ fn agents(state: &MonitorState) -> Section {
         match activity {
             Some(x) => {
                 let age =
-                    x.at.map(|t| acks::format_age(time::age_seconds(t, state.now)))
+                    x.at.map(|t| format_age(time::age_seconds(t, state.now)))
                         .unwrap_or_else(|| "?".into());
                 spans.push(Span::styled(format!(" {age:>6} "), DIM));
                 spans.push(Span::styled(
@@ -378,7 +376,7 @@ fn locks(state: &MonitorState) -> Section {
         let mut spans = vec![
             Span::raw(format!(" {path} ")),
             Span::styled(holder, BOLD),
-            Span::styled(format!(" {}", acks::format_age(l.age(state.now))), DIM),
+            Span::styled(format!(" {}", format_age(l.age(state.now))), DIM),
         ];
         spans.extend(stale);
         if !l.reason.is_empty() {
@@ -402,7 +400,7 @@ fn pending(state: &MonitorState) -> Section {
     let mut items = Vec::new();
     let mut brief = Vec::new();
     for e in &state.status.acks {
-        let age = acks::format_age(time::age_seconds(e.sent_at.utc(), state.now));
+        let age = format_age(time::age_seconds(e.sent_at.utc(), state.now));
         let retries = match e.retry_count {
             0 => "no retry yet".to_owned(),
             1 => "1 retry".to_owned(),

@@ -13,20 +13,17 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::Event as TermEvent;
 
-use swarm_core::backend::Backend;
-use swarm_core::error::{Error, Result};
-use swarm_core::log::log_store::LogFollower;
-use swarm_core::log::record::TailBatch;
-use swarm_core::store::Paths;
 use swarm_core::support::sys;
 use swarm_core::watcher::service;
 use swarm_core::worktrees::OverlapNotices;
+use swarm_core::{
+    AppendWake, Backend, Dirty, Error, FileWatch, LogFollower, Paths, Result, TailBatch,
+};
 
 use super::changes::Changes;
 use super::state::Level;
 use super::worker::{CHORES, Job, Report, Worker, WorkerSetup, failed};
-use swarm_core::snapshot as status;
-use swarm_core::snapshot::{AppendWake, Dirty, FileWatch};
+use swarm_core::{try_read_acks, try_read_locks, try_read_registry};
 
 /// How often ages are redrawn and due ACK retries looked for.
 pub(crate) const TICK: Duration = Duration::from_secs(1);
@@ -303,19 +300,19 @@ impl Session {
         // A store that does not answer is an outage, told once with the
         // log's (`tell_outage`); what was read before stays shown.
         if dirty.registry {
-            match status::try_read_registry(self.backend.registry.as_ref()) {
+            match try_read_registry(self.backend.registry.as_ref()) {
                 Ok(read) => update.changes.registry = Some(read),
                 Err(e) => update.notes.push(failed("could not read the registry", e)),
             }
         }
         if dirty.locks {
-            match status::try_read_locks(&*self.backend.locks) {
+            match try_read_locks(&*self.backend.locks) {
                 Ok(read) => update.changes.locks = Some(read),
                 Err(e) => update.notes.push(failed("could not list the locks", e)),
             }
         }
         if dirty.acks {
-            match status::try_read_acks(&*self.backend.acks) {
+            match try_read_acks(&*self.backend.acks) {
                 Ok(read) => update.changes.acks = Some(read),
                 Err(e) => update
                     .notes
@@ -405,7 +402,7 @@ fn tell_outage(store_down: &mut bool, update: &mut Update) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::store::StoreError;
+    use swarm_core::StoreError;
 
     fn down() -> StoreError {
         StoreError::Unreachable {

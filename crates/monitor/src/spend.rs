@@ -6,8 +6,7 @@
 
 use std::collections::HashMap;
 
-use swarm_core::usage::budget::Level as BudgetLevel;
-use swarm_core::usage::report::UsageReport;
+use swarm_core::{BudgetLevel, UsageReport};
 
 /// How one agent stands against the worst of its budget lines (its own
 /// or the swarm's).
@@ -115,9 +114,10 @@ pub(crate) fn plain_words(agent: &str, spend: &AgentSpend) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use swarm_core::usage::budget::BudgetLine;
-    use swarm_core::usage::report::{AgentUsage, Total};
-    use swarm_core::usage::tokens::Tokens;
+    use swarm_core::AgentUsage;
+    use swarm_core::BudgetLine;
+    use swarm_core::Tokens;
+    use swarm_core::UsageTotal;
 
     fn line(budget: &'static str, used: f64, limit: f64, level: BudgetLevel) -> BudgetLine {
         BudgetLine {
@@ -156,7 +156,7 @@ mod tests {
         let b = agent("agent-2", 10, 5, None);
         let report = UsageReport {
             agents: vec![a, b],
-            total: Total::default(),
+            total: UsageTotal::default(),
             swarm_budget: vec![line("swarm_tokens", 735.0, 900.0, BudgetLevel::Near)],
             period: Some("session"),
             since: None,

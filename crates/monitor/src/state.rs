@@ -9,13 +9,11 @@ use std::collections::{HashMap, VecDeque};
 use chrono::{DateTime, FixedOffset, Utc};
 use ratatui::layout::Rect;
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::agents::registry::Registry;
-use swarm_core::attention::episodes::episode_store::OpenEpisode;
-use swarm_core::domain::message::{Message, MessageType};
-use swarm_core::log::record::{Outcome, Record, TailBatch};
-use swarm_core::snapshot::{LockView, SwarmStatus};
 use swarm_core::support::sanitize;
+use swarm_core::{
+    DeliveryOutcome, LockView, Message, MessageType, OpenEpisode, PendingEntry, Record, Registry,
+    SwarmStatus, TailBatch,
+};
 
 use super::changes::Changes;
 use super::feed;
@@ -351,7 +349,7 @@ impl MonitorState {
                         continue;
                     };
                     for (recipient, value) in d.outcomes {
-                        let Ok(outcome) = serde_json::from_value::<Outcome>(value) else {
+                        let Ok(outcome) = serde_json::from_value::<DeliveryOutcome>(value) else {
                             continue;
                         };
                         match msg.outcomes.iter_mut().find(|(r, _)| *r == recipient) {
@@ -565,9 +563,9 @@ impl MonitorState {
 mod tests {
     use super::*;
     use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-    use swarm_core::acks;
-    use swarm_core::domain::AgentId;
-    use swarm_core::log::record::DeliveryRecord;
+    use swarm_core::AgentId;
+    use swarm_core::DeliveryRecord;
+    use swarm_core::ack_marker;
     use swarm_core::support::time;
 
     fn key(code: KeyCode) -> KeyEvent {
@@ -625,16 +623,16 @@ mod tests {
                 kind,
                 &format!("m{i}"),
             );
-            m.msg_id = swarm_core::domain::MessageId::from_stored(format!("id-{i}"));
+            m.msg_id = swarm_core::MessageId::from_stored(format!("id-{i}"));
             m.parent_msg_id = (i % 11 == 0 && i > 0)
-                .then(|| swarm_core::domain::MessageId::from_stored(format!("id-{}", i - 1)));
+                .then(|| swarm_core::MessageId::from_stored(format!("id-{}", i - 1)));
             if m.parent_msg_id.is_some() {
                 m.msg_type = MessageType::builtin("ACK");
             }
             records.push(Record::logged(&m, &[]));
             records.push(Record::Delivery(DeliveryRecord::new(
                 &format!("id-{i}"),
-                &[("agent-9".into(), Outcome::delivered())],
+                &[("agent-9".into(), DeliveryOutcome::delivered())],
                 None,
             )));
         }
@@ -656,14 +654,14 @@ mod tests {
         let mut s = state();
         let mut m = msg("agent-0", "agent-1", "BLOCKED", "need a.py");
         m.requires_ack = true;
-        m.content = format!("{} need a.py", acks::marker(m.msg_id.as_str()));
+        m.content = format!("{} need a.py", ack_marker(m.msg_id.as_str()));
         s.ingest(vec![Record::logged(&m, &[])], None);
         let fm = &s.messages[0];
         assert_eq!((fm.body.as_str(), fm.ack), ("need a.py", AckMark::Asked));
         assert_eq!(fm.outcomes, vec![("agent-1".into(), None)]);
         let queued = DeliveryRecord::new(
             m.msg_id.as_str(),
-            &[("agent-1".into(), Outcome::queued("shell"))],
+            &[("agent-1".into(), DeliveryOutcome::queued("shell"))],
             None,
         );
         s.ingest(vec![Record::Delivery(queued)], None);
@@ -727,11 +725,11 @@ mod tests {
     fn composing_checks_each_field_then_sends() {
         let mut s = state();
         let mut reg = Registry::empty(String::new());
-        reg.agents = vec![swarm_core::agents::registry::AgentRecord {
+        reg.agents = vec![swarm_core::AgentRecord {
             id: AgentId::numbered(1),
             pane_index: "s:0.0".into(),
             pid: 1,
-            status: swarm_core::agents::registry::AgentStatus::Active,
+            status: swarm_core::AgentStatus::Active,
             last_seen: String::new(),
             session_name: "s".into(),
             tmux_pane_id: None,

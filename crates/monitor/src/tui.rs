@@ -19,8 +19,8 @@ use ratatui::crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
 
-use swarm_core::error::{Error, Result};
 use swarm_core::support::time;
+use swarm_core::{Error, Result};
 
 use super::render::render;
 use super::session::{Event, Session};

@@ -10,17 +10,14 @@ use std::sync::mpsc::{self, Sender};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use swarm_core::agents::pane_state::{self, PaneState, Sight};
-use swarm_core::agents::registry::{AgentRecord, AgentStatus};
-use swarm_core::attention::dialog::{self, Choice};
-use swarm_core::backend::{Chores, Operator, Share};
-use swarm_core::domain::message::MessageType;
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::SendReport;
+use swarm_core::agents::pane_state;
 use swarm_core::ops::{self, Answer, AnswerPlan, BroadcastPlan, SendPlan};
+use swarm_core::read_dialog;
 use swarm_core::support::sanitize;
-use swarm_core::usage::tally::now_secs;
+use swarm_core::{
+    AgentId, AgentRecord, AgentStatus, Choice, Chores, Error, MessageType, Operator, PaneState,
+    Result, SendReport, Share, Sight, Timestamp, now_secs,
+};
 
 use super::spend::{self, Spending};
 use super::state::{AgentScreen, Answering, Level, Outgoing, Reply, ScreenDialog};
@@ -162,7 +159,7 @@ fn screens(op: &Operator) -> Vec<AgentScreen> {
             let state = PaneState::from_sight(&sight, a.id.as_str()).state;
             let dialog = match &sight {
                 Sight::Screen(_, Some(capture)) if state == "dialog" => {
-                    dialog::read(capture).map(|d| ScreenDialog {
+                    read_dialog(capture).map(|d| ScreenDialog {
                         question: d.question.clone(),
                         options: d
                             .options

@@ -29,10 +29,9 @@ use serde_json::Value;
 
 use swarm_core::a2a::a2a_store::{A2aStore, Collection, Stored};
 use swarm_core::a2a::{A2aError, AgentMemory, Cleared};
-use swarm_core::domain::AgentId;
-use swarm_core::store::{DEFAULT_LOCK_TIMEOUT, StoreError};
 use swarm_core::support::json::{self, Layout};
 use swarm_core::support::poll::Pauses;
+use swarm_core::{AgentId, DEFAULT_LOCK_TIMEOUT, StoreError};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;
@@ -381,7 +380,7 @@ impl A2aStore for RedisA2a {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::a2a::a2a_store::contract;
+    use swarm_core::contracts::a2a as contract;
 
     #[test]
     fn redis_a2a_keeps_the_contract() {

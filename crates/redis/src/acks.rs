@@ -21,13 +21,11 @@
 
 use chrono::{DateTime, Utc};
 
-use swarm_core::acks::PendingEntry;
-use swarm_core::acks::ack_store::{
-    AckResult, AckStore, Claim, Claimed, NextDue, PendingDoc, PendingList,
-};
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::store::StoreError;
 use swarm_core::support::json::{self, Layout};
+use swarm_core::{
+    AckResult, AckStore, AgentId, Claim, Claimed, NextDue, PendingDoc, PendingEntry, PendingList,
+    StoreError, Timestamp,
+};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;
@@ -231,7 +229,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::acks::ack_store::contract;
+    use swarm_core::contracts::acks as contract;
 
     #[test]
     fn redis_acks_keep_the_contract() {

@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 
 use redis::{ConnectionAddr, ErrorKind, IntoConnectionInfo, RedisError, RedisResult};
 
+use swarm_core::StoreError;
 use swarm_core::domain::validate;
-use swarm_core::store::StoreError;
 
 use super::keys::Keys;
 
@@ -482,9 +482,6 @@ mod tests {
         let e = t.connect().err().expect("nothing listens on port 1");
         assert!(matches!(e, StoreError::Unreachable { .. }), "{e}");
         assert!(!e.to_string().contains("hunter2"), "{e}");
-        assert_eq!(
-            e.exit_code(),
-            swarm_core::support::exit_code::ExitCode::StoreUnavailable
-        );
+        assert_eq!(e.exit_code(), swarm_core::ExitCode::StoreUnavailable);
     }
 }

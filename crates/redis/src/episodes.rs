@@ -6,12 +6,9 @@
 //! watchers of every host that report the same change, one opens the
 //! episode.
 
-use swarm_core::attention::episodes::episode_store::{
-    EpisodeRecord, EpisodeStore, OpenEpisode, Transition,
+use swarm_core::{
+    EpisodeRecord, EpisodeStore, EventKind, OpenEpisode, StoreError, Timestamp, Transition,
 };
-use swarm_core::attention::event::EventKind;
-use swarm_core::domain::Timestamp;
-use swarm_core::store::StoreError;
 
 use super::conn::{Redis, RedisTarget};
 
@@ -95,11 +92,7 @@ impl EpisodeStore for RedisEpisodes {
         let key = r.keys.episodes();
         let fields: Vec<String> = agents
             .iter()
-            .flat_map(|a| {
-                swarm_core::attention::event::ALL_KINDS
-                    .iter()
-                    .map(move |k| field(a, *k))
-            })
+            .flat_map(|a| swarm_core::ALL_KINDS.iter().map(move |k| field(a, *k)))
             .collect();
         r.query::<()>(redis::cmd("HDEL").arg(&key).arg(fields))
     }

@@ -6,11 +6,10 @@
 
 use std::time::Duration;
 
-use swarm_core::attention::event::FeedEntry;
-use swarm_core::attention::feed::feed_store::{
-    FeedCursor, FeedRead, FeedRetention, FeedStore, line_of, parse_line,
+use swarm_core::{
+    FeedCursor, FeedEntry, FeedRead, FeedRetention, FeedStore, StoreError, feed_line_of,
+    parse_feed_line,
 };
-use swarm_core::store::StoreError;
 
 use super::conn::RedisTarget;
 
@@ -42,7 +41,7 @@ fn take(read: &mut FeedRead, entries: Vec<Entry>) {
         match fields
             .iter()
             .find(|(k, _)| k == "e")
-            .and_then(|(_, v)| parse_line(v))
+            .and_then(|(_, v)| parse_feed_line(v))
         {
             Some(e) => read.entries.push(e),
             None => read.skipped += 1,
@@ -70,7 +69,7 @@ impl FeedStore for RedisFeed {
             .unwrap_or(0);
         let mut pipe = redis::pipe();
         for e in entries {
-            let mut line = line_of(e);
+            let mut line = feed_line_of(e);
             line.pop();
             pipe.cmd("XADD")
                 .arg(&key)

@@ -20,9 +20,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::messaging::held::held_store::{HeldMessage, HeldQueue, HeldStore, Holding, ToHold};
-use swarm_core::store::StoreError;
+use swarm_core::{
+    AgentId, HeldMessage, HeldQueue, HeldStore, Holding, StoreError, Timestamp, ToHold,
+};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;
@@ -164,8 +164,8 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use swarm_core::domain::MessageId;
-    use swarm_core::messaging::held::held_store::contract;
+    use swarm_core::MessageId;
+    use swarm_core::contracts::held as contract;
 
     use crate::test_server::TestServer;
 
@@ -199,7 +199,7 @@ mod tests {
                 text: "one",
                 marker: "[h]",
                 reason: "typing",
-                urgency: swarm_core::domain::message::Urgency::Normal,
+                urgency: swarm_core::Urgency::Normal,
             })
             .expect("hold");
         assert_eq!(
@@ -227,7 +227,7 @@ mod tests {
                 text: "two",
                 marker: "[h]",
                 reason: "typing",
-                urgency: swarm_core::domain::message::Urgency::Normal,
+                urgency: swarm_core::Urgency::Normal,
             })
             .expect("hold");
         assert!(next.first_notice);

@@ -6,8 +6,7 @@
 //! spells a key.
 
 use swarm_core::a2a::a2a_store::Collection;
-use swarm_core::domain::AgentId;
-use swarm_core::messaging::relay::relay_store::Handoff;
+use swarm_core::{AgentId, Handoff};
 
 /// The prefix of every key of the swarm called `swarm`: `{swarm:NAME}:`.
 /// The braces are a Redis Cluster hash tag, so all of a swarm's keys hash
@@ -344,7 +343,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
-            urgency: swarm_core::domain::message::Urgency::Normal,
+            urgency: swarm_core::Urgency::Normal,
         };
         for name in ["proj", "p", "team-api", "x}y", "{odd}"] {
             let k = Keys::new(name);

@@ -30,10 +30,10 @@ mod test_server;
 mod tls;
 mod topics;
 
-use swarm_core::attention::FeedRetention;
-use swarm_core::backend::{Backend, RedisLocation, SharedStores};
-use swarm_core::config::Config;
-use swarm_core::store::Paths;
+use swarm_core::Config;
+use swarm_core::FeedRetention;
+use swarm_core::Paths;
+use swarm_core::{Backend, RedisLocation, SharedStores};
 
 use a2a::RedisA2a;
 use acks::RedisAcks;

@@ -4,8 +4,7 @@
 //! value that does not parse reads as no limits (and is replaced by the
 //! next change).
 
-use swarm_core::limits::{LimitStore, Limits};
-use swarm_core::store::StoreError;
+use swarm_core::{LimitStore, Limits, StoreError};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -60,7 +59,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::limits::limit_store::contract;
+    use swarm_core::contracts::limits as contract;
 
     #[test]
     fn contract_keeps_what_it_is_given() {

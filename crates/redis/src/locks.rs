@@ -22,14 +22,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use swarm_core::locks::{
-    Acquired, AcquiredLock, CleanReport, Conflict, HeldLock, LockEntry, LockError, LockKey,
-    LockRecord, LockRequest, LockStore, Pruned, Related, Release, Released, lapse_event,
-    lock_event, lock_file_name, lock_plan, renew_event,
-};
-use swarm_core::store::StoreError;
-use swarm_core::store::audit::{AuditEvent, AuditKind};
 use swarm_core::support::json::{self, Layout};
+use swarm_core::{
+    Acquired, AcquiredLock, AuditEvent, AuditKind, CleanReport, Conflict, HeldLock, LockEntry,
+    LockError, LockKey, LockRecord, LockRequest, LockStore, Released, StoreError, lock_file_name,
+};
+use swarm_core::{Pruned, Related, Release, lapse_event, lock_event, lock_plan, renew_event};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -356,7 +354,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::locks::lock_contract;
+    use swarm_core::contracts::locks as lock_contract;
 
     fn store(server: &TestServer, name: &str, host: &str, stale: u32) -> RedisLocks {
         RedisLocks::new(server.target(name), Path::new("/nonexistent"), host, stale)
@@ -466,9 +464,6 @@ mod tests {
                 &LockRequest::exclusive("agent-1", None, "w"),
             )
             .expect_err("down");
-        assert_eq!(
-            e.exit_code(),
-            swarm_core::support::exit_code::ExitCode::StoreUnavailable
-        );
+        assert_eq!(e.exit_code(), swarm_core::ExitCode::StoreUnavailable);
     }
 }

@@ -12,11 +12,11 @@
 //! stream is never trimmed here, so no unread message is lost.
 
 use std::time::Duration;
-use swarm_core::log::inbox::{self, Cursor, InboxView, PastCursor, Selection};
-
-use swarm_core::log::log_store::{AppendWatch, LogFollower, LogStore, ScanBatch, ScanVisitor};
-use swarm_core::log::record::{Located, LogContents, LogPos, Record, TailBatch, parse_line};
-use swarm_core::store::StoreError;
+use swarm_core::inbox::{self, Cursor, PastCursor};
+use swarm_core::{
+    AppendWatch, InboxView, Located, LogContents, LogFollower, LogPos, LogStore, Record, ScanBatch,
+    ScanVisitor, Selection, StoreError, TailBatch, parse_line,
+};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -512,7 +512,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::log::log_store::contract;
+    use swarm_core::contracts::log as contract;
 
     #[test]
     fn the_stream_keeps_the_log_store_contract() {
@@ -583,13 +583,13 @@ mod tests {
             .collect();
         assert_eq!(back, lines);
         // A message swarm logs is stored as the line the files hold.
-        let m = swarm_core::domain::message::Message::new(
+        let m = swarm_core::Message::new(
             "agent-0".parse().expect("an agent id"),
             vec!["agent-1".parse().expect("an agent id")],
-            swarm_core::domain::message::MessageType::builtin("INFO"),
+            swarm_core::MessageType::builtin("INFO"),
             "héllo".into(),
         );
-        let record = Record::Message(swarm_core::log::log_line::LoggedMessage::new(m));
+        let record = Record::Message(swarm_core::LoggedMessage::new(m));
         log.append(std::slice::from_ref(&record)).expect("append");
         let mut r = target.connect().expect("connect");
         let last: Vec<Entry> = r

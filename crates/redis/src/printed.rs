@@ -3,9 +3,8 @@
 //! was claimed. `HSETNX` claims a line for exactly one watcher of every
 //! host.
 
-use swarm_core::messaging::printed::printed_store::PrintedStore;
-use swarm_core::store::StoreError;
 use swarm_core::support::time;
+use swarm_core::{PrintedStore, StoreError};
 
 use super::conn::RedisTarget;
 
@@ -60,7 +59,7 @@ impl PrintedStore for RedisPrinted {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::printed::printed_store::contract;
+    use swarm_core::contracts::printed as contract;
 
     #[test]
     fn of_racing_watchers_one_claims_each_line() {

@@ -7,9 +7,7 @@
 //! new window. So of racing sends by one sender, from any host, no more are
 //! allowed than the limit has room for.
 
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::messaging::rates::rate_store::{RateDecision, RateLimit, RateStore};
-use swarm_core::store::StoreError;
+use swarm_core::{AgentId, RateDecision, RateLimit, RateStore, StoreError, Timestamp};
 
 use super::conn::RedisTarget;
 
@@ -81,7 +79,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::rates::rate_store::contract;
+    use swarm_core::contracts::rates as contract;
 
     #[test]
     fn redis_rates_keep_the_contract() {

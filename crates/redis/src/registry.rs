@@ -18,10 +18,10 @@
 
 use serde_json::Value;
 
-use swarm_core::agents::registry::{AgentIds, Registry};
-use swarm_core::agents::registry_store::{IdsState, RegistryDoc, RegistryState, RegistryStore};
-use swarm_core::store::StoreError;
 use swarm_core::support::json::{self, Layout};
+use swarm_core::{
+    AgentIds, IdsState, Registry, RegistryDoc, RegistryState, RegistryStore, StoreError,
+};
 
 use super::conn::{Redis, RedisTarget};
 use super::keys::Keys;
@@ -191,7 +191,7 @@ impl RegistryStore for RedisRegistry {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::agents::registry_store::contract;
+    use swarm_core::contracts::registry as contract;
 
     #[test]
     fn redis_registry_keeps_the_contract() {

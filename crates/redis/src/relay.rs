@@ -16,8 +16,7 @@ use std::time::Duration;
 
 use redis::Value;
 
-use swarm_core::messaging::relay::relay_store::{HandedOver, Handoff, RECLAIM_AFTER, Relay, Taken};
-use swarm_core::store::StoreError;
+use swarm_core::{HandedOver, Handoff, RECLAIM_AFTER, Relay, StoreError, TakenHandoff};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -111,13 +110,13 @@ fn ensure_group(r: &mut Redis, key: &str) -> Result<(), StoreError> {
 /// One stream entry: its id and its fields.
 type Entry = (String, Vec<(String, Vec<u8>)>);
 
-fn taken(entry: Entry) -> Taken {
+fn taken(entry: Entry) -> TakenHandoff {
     let (id, fields) = entry;
     let handoff = fields
         .iter()
         .find(|(f, _)| f == "h")
         .and_then(|(_, raw)| serde_json::from_slice::<Handoff>(raw).ok());
-    Taken { id, handoff }
+    TakenHandoff { id, handoff }
 }
 
 /// Hands `handoffs` over to `host` on `r` in one transaction (see
@@ -173,7 +172,7 @@ fn hand_over_all_on(
 }
 
 impl RedisRelay {
-    fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<Taken>, StoreError> {
+    fn take_on(&self, r: &mut Redis, wait: Duration) -> Result<Vec<TakenHandoff>, StoreError> {
         let key = r.keys.deliver(&self.host);
         ensure_group(r, &key)?;
         // First what a stopped taker left behind.
@@ -235,7 +234,7 @@ impl Relay for RedisRelay {
         self.on_kept(&self.sending, true, |r| hand_over_all_on(r, host, handoffs))
     }
 
-    fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError> {
+    fn take(&self, wait: Duration) -> Result<Vec<TakenHandoff>, StoreError> {
         // A blocking read must end before the connection's own timeout.
         let wait = wait.min(
             self.target
@@ -245,7 +244,7 @@ impl Relay for RedisRelay {
         self.on_kept(&self.conn, false, |r| self.take_on(r, wait))
     }
 
-    fn done(&self, taken: &[Taken]) -> Result<(), StoreError> {
+    fn done(&self, taken: &[TakenHandoff]) -> Result<(), StoreError> {
         if taken.is_empty() {
             return Ok(());
         }
@@ -281,7 +280,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
-            urgency: swarm_core::domain::message::Urgency::Normal,
+            urgency: swarm_core::Urgency::Normal,
         }
     }
 

@@ -5,9 +5,7 @@
 //! change of it comes between. A record that does not parse is left out
 //! of the list (and replaced by the next `put` of its name).
 
-use swarm_core::agents::sessions::record::SessionRecord;
-use swarm_core::agents::sessions::session_store::SessionStore;
-use swarm_core::store::StoreError;
+use swarm_core::{SessionRecord, SessionStore, StoreError};
 
 use super::conn::{Redis, RedisTarget};
 
@@ -95,7 +93,8 @@ impl SessionStore for RedisSessions {
 mod tests {
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::agents::sessions::record::{RecordedState, sample};
+    use swarm_core::RecordedState;
+    use swarm_core::agents::sessions::record::sample;
 
     fn record(name: &str) -> SessionRecord {
         SessionRecord {

@@ -242,9 +242,9 @@ mod tests {
         RedisA2a, RedisAcks, RedisHeld, RedisLocks, RedisLog, RedisPrinted, RedisRates,
         RedisRegistry, RedisRelay, RedisTopics,
     };
-    use swarm_core::locks::LockStore;
-    use swarm_core::messaging::relay::relay_store::{HandedOver, Handoff, Relay};
-    use swarm_core::store::StoreError;
+    use swarm_core::LockStore;
+    use swarm_core::StoreError;
+    use swarm_core::{HandedOver, Handoff, Relay};
 
     /// The node every store in these tests is pointed at: it never
     /// serves the swarms used, so each connection is redirected.
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(moves(&home.clone()), 0);
         assert_eq!(moves(&cluster.target(SEED, &name)), 1);
 
-        use swarm_core::locks::lock_contract;
+        use swarm_core::contracts::locks as lock_contract;
         let locks = |stem: &str, host: &str| {
             RedisLocks::new(target(stem), Path::new("/nonexistent"), host, 300)
         };
@@ -295,37 +295,37 @@ mod tests {
         ];
         lock_contract::shared_and_exclusive_racers_never_mix(&hosts, 8, 50);
 
-        use swarm_core::log::log_store::contract as log;
+        use swarm_core::contracts::log;
         log::appends_in_order_and_shows_each_message_once(&RedisLog::new(target("log")));
         log::racing_appenders_and_readers_lose_nothing(Arc::new(RedisLog::new(target("log-race"))));
         log::racing_takers_take_each_message_once(Arc::new(RedisLog::new(target("takers"))));
 
-        use swarm_core::acks::ack_store::contract as acks;
+        use swarm_core::contracts::acks;
         acks::records_and_acknowledges(&RedisAcks::new(target("acks")));
         acks::claims_on_time_and_once(&RedisAcks::new(target("claims")));
         acks::racing_claims_have_one_winner(Arc::new(RedisAcks::new(target("acks-race"))));
 
-        use swarm_core::messaging::held::held_store::contract as held;
+        use swarm_core::contracts::held;
         held::holds_in_order_and_releases_once(&RedisHeld::new(target("held")));
         held::racing_releases_have_one_winner(Arc::new(RedisHeld::new(target("held-race"))));
 
-        use swarm_core::a2a::a2a_store::contract as a2a;
+        use swarm_core::contracts::a2a;
         a2a::basics(&RedisA2a::new(target("a2a")));
         a2a::racing_updates(&RedisA2a::new(target("a2a-race")));
 
-        use swarm_core::messaging::rates::rate_store::contract as rates;
+        use swarm_core::contracts::rates;
         rates::limits_each_sender_in_a_sliding_window(&RedisRates::new(target("rates")));
         rates::racing_sends_never_exceed_the_limit(Arc::new(RedisRates::new(target("rates-race"))));
 
-        use swarm_core::agents::registry_store::contract as registry;
+        use swarm_core::contracts::registry;
         registry::basics(&RedisRegistry::new(target("registry"), "host-a"));
         registry::racing_allocations(&RedisRegistry::new(target("reg-race"), "host-a"));
 
-        use swarm_core::messaging::topics::topic_store::contract as topics;
+        use swarm_core::contracts::topics;
         topics::subscribes_and_unsubscribes(&RedisTopics::new(target("topics")));
         topics::racing_subscribers_lose_nothing(Arc::new(RedisTopics::new(target("topics-race"))));
 
-        use swarm_core::messaging::printed::printed_store::contract as printed;
+        use swarm_core::contracts::printed;
         let printed_target = target("printed");
         printed::each_line_is_claimed_once(|| Box::new(RedisPrinted::new(printed_target.clone())));
 
@@ -341,7 +341,7 @@ mod tests {
             marker: "[agent-1".into(),
             from: "host-a".into(),
             note: None,
-            urgency: swarm_core::domain::message::Urgency::Normal,
+            urgency: swarm_core::Urgency::Normal,
         };
         assert_eq!(
             a.hand_over("host-b", &handoff).expect("hand over"),
@@ -369,9 +369,9 @@ mod tests {
 
     #[test]
     fn while_the_slot_migrates_commands_follow_ask_and_transactions_wait_for_the_move() {
+        use swarm_core::AgentId;
         use swarm_core::a2a::a2a_store::A2aStore;
-        use swarm_core::domain::AgentId;
-        use swarm_core::messaging::topics::topic_store::{Topic, TopicStore};
+        use swarm_core::{Topic, TopicStore};
 
         let cluster = TestCluster::start();
         let name = cluster.name_away_from(SEED, "moving");
@@ -431,10 +431,7 @@ mod tests {
             Some("notes")
         );
         let all = topics.all().expect("topics");
-        assert_eq!(
-            swarm_core::messaging::topics::topic_store::topics_of(&all, "agent-1"),
-            ["deploys"]
-        );
+        assert_eq!(swarm_core::topics_of(&all, "agent-1"), ["deploys"]);
         assert_eq!(keys_on(from), 0);
         assert!(keys_on(to) >= 3, "{}", keys_on(to));
     }
@@ -503,9 +500,6 @@ mod tests {
         let shown = e.to_string();
         assert!(shown.contains("does not serve the swarm's slot"), "{shown}");
         assert!(!shown.contains(PASSWORD), "{shown}");
-        assert_eq!(
-            e.exit_code(),
-            swarm_core::support::exit_code::ExitCode::StoreUnavailable
-        );
+        assert_eq!(e.exit_code(), swarm_core::ExitCode::StoreUnavailable);
     }
 }

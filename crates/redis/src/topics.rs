@@ -6,9 +6,7 @@
 
 use std::collections::BTreeSet;
 
-use swarm_core::domain::AgentId;
-use swarm_core::messaging::topics::topic_store::{Subscriptions, Topic, TopicStore, TopicTable};
-use swarm_core::store::StoreError;
+use swarm_core::{AgentId, StoreError, Subscriptions, Topic, TopicStore, TopicTable};
 
 use super::conn::RedisTarget;
 
@@ -96,7 +94,7 @@ mod tests {
 
     use super::*;
     use crate::test_server::TestServer;
-    use swarm_core::messaging::topics::topic_store::contract;
+    use swarm_core::contracts::topics as contract;
 
     #[test]
     fn redis_topics_keep_the_contract() {

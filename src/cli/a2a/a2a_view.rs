@@ -7,8 +7,8 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use swarm_core::a2a::{Availability, TaskPriority, TaskStatus};
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
 use swarm_core::support::sanitize;
+use swarm_core::{Error, Result};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

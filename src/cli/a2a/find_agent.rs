@@ -7,8 +7,7 @@ use clap::{ArgGroup, Args};
 use serde::Serialize;
 
 use swarm_core::a2a::{CardRegistry, NewTask, OrderedMap, Task, find_best};
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::a2a::a2a_view::{percent, shown, text, warn_notes};
 use crate::cli::context::Context;

@@ -5,8 +5,7 @@ mod stats;
 
 use clap::{Args, Subcommand};
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::context::Context;
 

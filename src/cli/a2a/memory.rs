@@ -6,8 +6,7 @@ mod get;
 
 use clap::{Args, Subcommand};
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -10,9 +10,7 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::a2a::{Conflict, ConflictLog, HeldBy, TaskFilter, TaskStore, current_task, select};
-use swarm_core::error::Result;
-use swarm_core::locks::{HeldLock, LockEntry, now};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, HeldLock, LockEntry, Result, unix_now};
 
 use crate::cli::a2a::a2a_view::{acting_agent, shown, warn_notes};
 use crate::cli::context::Context;
@@ -46,7 +44,7 @@ pub(crate) fn run(ctx: &Context, args: &ResolveConflictArgs) -> Result<ExitCode>
     let key = ctx.lock_key(&args.path)?;
     let table = ctx.locks()?;
     let related = table.related(&key)?;
-    let now = now();
+    let now = unix_now();
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {
         Some(LockEntry::Held(held)) => locks.push(held),

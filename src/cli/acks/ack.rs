@@ -5,11 +5,9 @@
 
 use clap::Args;
 
-use swarm_core::acks::AckResult;
 use swarm_core::agents::identity;
-use swarm_core::error::{Error, Result};
 use swarm_core::ops::{self, AckPlan, Acknowledgement, Settled};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{AckResult, Error, ExitCode, Result};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

@@ -4,13 +4,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::acks;
-use swarm_core::domain::Timestamp;
-use swarm_core::error::Result;
-use swarm_core::messaging::held::held_store::HeldMessage;
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
+use swarm_core::{ExitCode, HeldMessage, Result, Timestamp, format_age};
 
 use crate::cli::context::Context;
 
@@ -66,7 +62,7 @@ fn held_text(rows: &[HeldJson<'_>]) -> String {
             r.msg_id,
             r.header,
             r.recipient,
-            acks::format_age(r.age_seconds),
+            format_age(r.age_seconds),
             sanitize::one_line(r.reason)
         ));
     }
@@ -159,7 +155,7 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
         let due = if r.due_in_seconds <= 0.0 {
             "due now".to_owned()
         } else {
-            format!("in {}", acks::format_age(r.due_in_seconds))
+            format!("in {}", format_age(r.due_in_seconds))
         };
         s.push_str(&format!(
             "{}  {} -> {}  [{}]\n  sent {} ago, {} of {} retries sent; next {} {due}\n\n",
@@ -167,7 +163,7 @@ pub(crate) fn run(ctx: &Context, args: &AcksArgs) -> Result<ExitCode> {
             r.sender,
             r.recipient,
             r.msg_type,
-            acks::format_age(r.age_seconds),
+            format_age(r.age_seconds),
             r.retry_count,
             r.max_retries,
             r.next_step

@@ -6,9 +6,7 @@ use std::io::Write;
 
 use clap::Args;
 
-use swarm_core::error::{Error, Result};
-use swarm_core::native::codex;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result, run_codex_pane};
 
 /// Arguments of `swarm codex-pane`.
 #[derive(Debug, Args)]
@@ -28,7 +26,7 @@ pub(crate) fn run(args: &CodexPaneArgs) -> Result<ExitCode> {
     let mut warn = |text: &str| {
         let _ = writeln!(std::io::stderr(), "swarm: warning: {text}");
     };
-    let code = codex::run_pane(program, rest, &mut warn).map_err(|source| Error::Io {
+    let code = run_codex_pane(program, rest, &mut warn).map_err(|source| Error::Io {
         what: format!("run {program} behind its app server"),
         source,
     })?;

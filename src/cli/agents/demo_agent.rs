@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 use clap::Args;
 
 use swarm_core::agents::demo_agent;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
-use swarm_core::tmux::{PaneId, Server, Tmux};
+use swarm_core::{Error, ExitCode, PaneId, Result, Server, Tmux};
 
 /// Arguments of `swarm demo-agent`.
 #[derive(Debug, Args)]

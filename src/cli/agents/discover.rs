@@ -5,11 +5,9 @@ use std::time::Duration;
 
 use clap::Args;
 
-use swarm_core::agents::discovery::{self, Discovery};
-use swarm_core::agents::registry::{AgentStatus, Registry};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::agents::discovery;
 use swarm_core::support::{sanitize, sys, time};
+use swarm_core::{AgentStatus, Discovery, Error, ExitCode, Registry, Result};
 
 use crate::cli::context::Context;
 use crate::cli::output::Output;

@@ -5,14 +5,12 @@
 use clap::Args;
 
 use swarm_core::agents::launch;
-use swarm_core::agents::registry::AgentStatus;
-use swarm_core::agents::sessions::record::RecordedState;
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{LockEntry, LockKey, Released};
 use swarm_core::ops::{self, UnlockPlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
-use swarm_core::worktrees::{self, Keep, Repository, Verdict};
+use swarm_core::worktrees::{self, Keep, RemovalVerdict, Repository};
+use swarm_core::{
+    AgentStatus, Error, ExitCode, LockEntry, LockKey, RecordedState, Released, Result,
+};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -183,7 +181,7 @@ fn remove_worktrees(ctx: &Context, active: &[String]) -> Result<String> {
 }
 
 /// Why a worktree stayed, in words.
-fn kept_because(keep: &Keep, v: &Verdict) -> String {
+fn kept_because(keep: &Keep, v: &RemovalVerdict) -> String {
     match keep {
         Keep::Running => format!("{} is still running", v.agent),
         Keep::Uncommitted(files) => {

@@ -7,21 +7,18 @@ use std::time::{Duration, Instant};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use swarm_core::agents::agent_matcher::DEMO_AGENT;
 use swarm_core::agents::demo_agent;
-use swarm_core::agents::launch::{self, LAYOUTS, LaunchPlan, MAX_AGENTS, WorktreesPlan};
+use swarm_core::agents::launch;
 use swarm_core::agents::pane_state;
-use swarm_core::agents::registry::Registry;
-use swarm_core::agents::sessions::record::{RecordedState, SessionAgent, SessionRecord};
 use swarm_core::agents::sessions::restart;
-use swarm_core::error::{Error, Result};
 use swarm_core::hooks::Vendor;
 use swarm_core::hooks::install;
-use swarm_core::store::RootSource;
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
-use swarm_core::tmux::{PaneId, Server};
 use swarm_core::worktrees::Prepared;
+use swarm_core::{
+    DEMO_AGENT, Error, ExitCode, LAYOUTS, LaunchPlan, MAX_AGENTS, PaneId, RecordedState, Registry,
+    Result, RootSource, Server, SessionAgent, SessionRecord, WorktreesPlan, credential_of,
+};
 
 use crate::cli::context::Context;
 
@@ -359,9 +356,9 @@ fn missing_hooks(ctx: &Context, kind: &str, worktrees: &[Prepared]) -> Option<St
     } else {
         worktrees.iter().map(|p| p.path.as_path()).collect()
     };
-    let lacking = roots.iter().any(|root| {
-        install::installed_events(&swarm_core::store::Paths::new(*root), vendor).is_empty()
-    });
+    let lacking = roots
+        .iter()
+        .any(|root| install::installed_events(&swarm_core::Paths::new(*root), vendor).is_empty());
     lacking.then(|| {
         format!(
             "{} here has no swarm hooks: swarm learns that an agent needs you or finished from \
@@ -451,7 +448,7 @@ pub(super) fn codex_command(program: &str) -> Result<String> {
     Ok(format!(
         "{} {} -- {}",
         launch::shell_quote(&exe.to_string_lossy()),
-        swarm_core::native::codex::PANE_COMMAND,
+        swarm_core::CODEX_PANE_COMMAND,
         launch::shell_quote(program)
     ))
 }
@@ -476,7 +473,7 @@ pub(super) fn monitor_command(ctx: &Context) -> Result<String> {
 /// login that is at its usage limit (they start in this environment).
 fn warn_if_limited(ctx: &Context, profile: &str) {
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let Some(login) = swarm_core::limits::credential::of(profile, &env) else {
+    let Some(login) = credential_of(profile, &env) else {
         return;
     };
     let Ok(limits) = ctx.backend().and_then(|b| Ok(b.limits.read()?)) else {

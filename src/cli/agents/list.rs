@@ -8,16 +8,11 @@ use std::time::SystemTime;
 use clap::Args;
 
 use swarm_core::agents::pane_state;
-use swarm_core::agents::registry::{AgentRecord, AgentStatus};
-use swarm_core::agents::seen_states::SeenStates;
-use swarm_core::error::Result;
 use swarm_core::hooks::HookSightings;
 use swarm_core::hooks::source as status;
-use swarm_core::messaging::topics::topic_store::topics_of;
-use swarm_core::native;
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees;
+use swarm_core::{AgentRecord, AgentStatus, ExitCode, Result, SeenStates, channel_of, topics_of};
 
 use crate::cli::context::Context;
 
@@ -122,7 +117,7 @@ pub(crate) fn run(ctx: &Context, args: &AgentsArgs) -> Result<ExitCode> {
                     {
                         None
                     } else {
-                        Some(native::channel_of(
+                        Some(channel_of(
                             &matcher,
                             &profiles,
                             a.id.as_str(),

@@ -11,19 +11,15 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::a2a::TaskStore;
-use swarm_core::agents::registry::Registry;
-use swarm_core::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
 use swarm_core::agents::sessions::restart::Restart;
-use swarm_core::agents::sessions::resume::{self, ResumeContext, Resumed, live_panes, liveness};
-use swarm_core::domain::message::MessageType;
-use swarm_core::error::{Error, Result};
+use swarm_core::agents::sessions::resume::{self, live_panes, liveness};
 use swarm_core::hooks::install;
-use swarm_core::locks::LockEntry;
-use swarm_core::log::inbox::Selection;
 use swarm_core::ops::{self, RedeliverPlan, Redelivered, SendPlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
-use swarm_core::tmux::PaneId;
+use swarm_core::{
+    Error, ExitCode, Liveness, LockEntry, MessageType, PaneId, RecordedState, Registry, Result,
+    ResumeContext, Resumed, Selection, SessionRecord, clean_content,
+};
 
 use super::launch::{attach_command, monitor_command, stop_command, wait_until_ready};
 use super::sessions::recorded_here;
@@ -349,7 +345,7 @@ fn ready(
 fn choose<'a>(
     records: &'a [SessionRecord],
     name: Option<&str>,
-    live: &std::collections::BTreeMap<String, swarm_core::tmux::Pane>,
+    live: &std::collections::BTreeMap<String, swarm_core::Pane>,
 ) -> Result<&'a SessionRecord> {
     if let Some(name) = name {
         return records
@@ -474,7 +470,7 @@ fn tell_what_it_had(
         &operator,
         agent,
         MessageType::builtin("INFO"),
-        swarm_core::domain::message::clean_content(&body)?,
+        clean_content(&body)?,
     )
     .system(true);
     let report = ops::send(ctx.op()?, registry, &plan)?;

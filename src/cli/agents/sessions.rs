@@ -4,11 +4,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::agents::sessions::record::{Liveness, RecordedState, SessionRecord};
 use swarm_core::agents::sessions::resume::{live_panes, liveness};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
+use swarm_core::{Error, ExitCode, Liveness, RecordedState, Result, SessionRecord};
 
 use crate::cli::context::Context;
 

@@ -4,10 +4,8 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::agents::identity::{self, Source};
-use swarm_core::agents::registry::AgentRecord;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
+use swarm_core::{AgentRecord, Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -6,11 +6,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::attention::dialog::Choice;
-use swarm_core::error::{Error, Result};
 use swarm_core::ops::{self, Answer, AnswerPlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{Choice, Error, ExitCode, Result};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -47,7 +45,7 @@ pub(crate) struct AnswerArgs {
 struct AnsweredJson<'a> {
     agent: &'a str,
     question: &'a str,
-    option: Option<&'a swarm_core::attention::event::DialogOption>,
+    option: Option<&'a swarm_core::DialogOption>,
     cancelled: bool,
     keys: &'a [String],
     closed: bool,
@@ -55,7 +53,7 @@ struct AnsweredJson<'a> {
 
 /// Answers the dialog.
 pub(crate) fn run(ctx: &Context, args: &AnswerArgs) -> Result<ExitCode> {
-    let agent = swarm_core::domain::AgentId::parse(&args.agent)
+    let agent = swarm_core::AgentId::parse(&args.agent)
         .map_err(|e| Error::Invalid(format!("agent: {e}")))?;
     let answer = if args.escape {
         Answer::Escape

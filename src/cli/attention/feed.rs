@@ -7,12 +7,9 @@ use std::time::Duration;
 use chrono::Local;
 use clap::Args;
 
-use swarm_core::attention::event::{ALL_KINDS, EventKind, FeedEntry};
-use swarm_core::attention::feed::feed_store::FeedRead;
-use swarm_core::domain::{Timestamp, validate};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::domain::validate;
 use swarm_core::support::{sanitize, sys, time};
+use swarm_core::{ALL_KINDS, Error, EventKind, ExitCode, FeedEntry, FeedRead, Result, Timestamp};
 
 use crate::cli::context::Context;
 

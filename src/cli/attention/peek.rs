@@ -5,8 +5,7 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::agents::pane_state;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 
@@ -35,7 +34,7 @@ struct PeekJson<'a> {
 
 /// Prints the screen.
 pub(crate) fn run(ctx: &Context, args: &PeekArgs) -> Result<ExitCode> {
-    let agent = swarm_core::domain::AgentId::parse(&args.agent)
+    let agent = swarm_core::AgentId::parse(&args.agent)
         .map_err(|e| Error::Invalid(format!("agent: {e}")))?;
     let registry = ctx.registry_or_empty()?;
     let record = registry

@@ -7,10 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::locks::{CleanReport, LockEntry, now};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
+use swarm_core::{CleanReport, ExitCode, LockEntry, Result, unix_now};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -58,7 +56,7 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
         let report = table.clean(by.as_deref())?;
         return print_clean(ctx, args, table, &report);
     }
-    let now = now();
+    let now = unix_now();
     let mut shown_locks = Vec::new();
     let mut hidden = 0;
     for entry in table.list()? {
@@ -111,10 +109,10 @@ pub(crate) fn run(ctx: &Context, args: &LocksArgs) -> Result<ExitCode> {
 fn print_clean(
     ctx: &Context,
     args: &LocksArgs,
-    table: &dyn swarm_core::locks::LockStore,
+    table: &dyn swarm_core::LockStore,
     report: &CleanReport,
 ) -> Result<ExitCode> {
-    let now = now();
+    let now = unix_now();
     if args.json {
         ctx.out.json(&CleanJson {
             stale_removed: report

@@ -8,10 +8,11 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::{Error, Result};
-use swarm_core::locks::{Acquired, AcquiredLock, LockError, LockKey, LockStore, now, parse_ttl};
 use swarm_core::ops::{self, LockPlan, RenewPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    Acquired, AcquiredLock, Error, ExitCode, LockError, LockKey, LockStore, Result, parse_ttl,
+    unix_now,
+};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -129,7 +130,7 @@ pub(crate) fn run(ctx: &Context, args: &LockArgs) -> Result<ExitCode> {
         Ok(done) => report(ctx, args, table, keys, &done.acquired, &actor.id)?,
         Err(LockError::Held(conflicts)) => {
             if args.json {
-                let now = now();
+                let now = unix_now();
                 ctx.out.json(&Report {
                     acquired: Vec::new(),
                     conflicts: conflicts
@@ -153,7 +154,7 @@ fn report(
     acquired: &[AcquiredLock],
     agent: &str,
 ) -> Result<()> {
-    let now = now();
+    let now = unix_now();
     if args.json {
         return ctx.out.json(&Report {
             acquired: acquired

@@ -4,9 +4,9 @@
 
 use serde::Serialize;
 
-use swarm_core::locks::{HeldLock, Hold, LockKey, LockRecord, LockStore, has_glob_chars};
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
+use swarm_core::{HeldLock, Hold, LockKey, LockRecord, LockStore, has_glob_chars};
 
 /// One lock as JSON: the lock file's four keys (docs/FORMATS.md; of a
 /// shared lock, its first holder's) plus what a reader would otherwise

@@ -3,11 +3,9 @@
 
 use clap::Args;
 
-use swarm_core::error::Result;
-use swarm_core::locks::Released;
 use swarm_core::ops::{self, UnlockPlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::time;
+use swarm_core::{ExitCode, Released, Result, unix_now};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -39,7 +37,7 @@ pub(crate) fn run(ctx: &Context, args: &UnlockArgs) -> Result<ExitCode> {
     let plan = UnlockPlan::new(keys, &actor.id).force(args.force);
     let released = ops::unlock(ctx.op()?, &plan)?.released;
     let keys = plan.keys();
-    let now = swarm_core::locks::now();
+    let now = unix_now();
     let mut s = String::new();
     for (key, how) in released {
         let typed = as_typed(&args.paths, keys, key.as_str());

@@ -5,9 +5,7 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::locks::{HeldLock, LockEntry, now};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, HeldLock, LockEntry, Result, unix_now};
 
 use crate::cli::context::Context;
 use crate::cli::locks::lock_view::{LockJson, lapsed_mark, shown, text_block};
@@ -38,7 +36,7 @@ pub(crate) fn run(ctx: &Context, args: &WhoArgs) -> Result<ExitCode> {
     let path = shown(key.as_str());
     let table = ctx.locks()?;
     let related = table.related(&key)?;
-    let now = now();
+    let now = unix_now();
     let mut damaged = None;
     let mut locks: Vec<HeldLock> = Vec::new();
     match related.exact {

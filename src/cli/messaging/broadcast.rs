@@ -2,11 +2,8 @@
 
 use clap::Args;
 
-use swarm_core::domain::message::MessageType;
-use swarm_core::error::Result;
-use swarm_core::log::record::Status;
 use swarm_core::ops::{self, BroadcastPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{DeliveryStatus, ExitCode, MessageType, Result};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
@@ -81,7 +78,7 @@ pub(crate) fn run(ctx: &Context, args: &BroadcastArgs) -> Result<ExitCode> {
             }
         } else if o.waits_for_turn() {
             s.push_str(&format!("  ⏳ when its turn ends: {id}\n"));
-        } else if o.status == Status::Held {
+        } else if o.status == DeliveryStatus::Held {
             s.push_str(&format!(
                 "  ⏸ held: {id} ({})\n",
                 o.reason.as_deref().unwrap_or("not safe to type into")

@@ -7,15 +7,13 @@
 use clap::Args;
 
 use serde::Serialize;
-use swarm_core::attention::event::EventKind;
+use swarm_core::{
+    AgentId, DeliveryStatus, Error, EventKind, ExitCode, InboxView, MessageView, Result,
+    SearchRequest, Selection, message_index, search_query,
+};
 
-use swarm_core::domain::{AgentId, validate};
-use swarm_core::error::{Error, Result};
+use swarm_core::domain::validate;
 use swarm_core::hooks::prompt_inbox;
-use swarm_core::log::inbox::{InboxView, Selection};
-use swarm_core::log::record::{MessageView, Status};
-use swarm_core::messaging::conversation::{self, SearchRequest};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
 use swarm_core::support::time;
 
@@ -218,10 +216,10 @@ fn searched(
     note: Option<String>,
 ) -> Result<(InboxView, Vec<String>)> {
     let log = ctx.backend()?.log.as_ref();
-    let index = conversation::index(&ctx.paths, log)?;
+    let index = message_index(&ctx.paths, log)?;
     let mut notes: Vec<String> = note.into_iter().collect();
     notes.extend(index.notes().iter().cloned());
-    let mut query = conversation::query(
+    let mut query = search_query(
         &index,
         &SearchRequest {
             text: text.to_owned(),
@@ -322,7 +320,7 @@ fn message_json<'a>(v: &'a MessageView, agent: &str, has_pane: bool) -> MessageJ
         parent_msg_id: m.parent_msg_id.as_ref().map(|p| p.as_str()),
         delivered_to_pane: outcome.map(|o| o.is_delivered()),
         queued_reason: outcome
-            .filter(|o| has_pane && o.status == Status::Queued)
+            .filter(|o| has_pane && o.status == DeliveryStatus::Queued)
             .and_then(|o| o.reason.as_deref()),
     }
 }
@@ -390,7 +388,7 @@ fn render(agent: &str, view: &InboxView, args: &InboxArgs, has_pane: bool) -> St
         s.push(')');
         if let Some(o) = v
             .outcome_for(agent)
-            .filter(|o| has_pane && o.status == Status::Queued)
+            .filter(|o| has_pane && o.status == DeliveryStatus::Queued)
         {
             s.push_str(&format!(
                 "  [not typed into your pane: {}]",
@@ -414,7 +412,7 @@ fn seen_by_the_person(ctx: &Context) {
     let Ok(open) = backend.episodes.open() else {
         return;
     };
-    let now = swarm_core::domain::Timestamp::now();
+    let now = swarm_core::Timestamp::now();
     for e in open.iter().filter(|e| e.kind == EventKind::Message) {
         if let Err(err) = backend
             .episodes

@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use swarm_core::domain::message::{self, MAX_CONTENT_BYTES};
-use swarm_core::error::{Error, Result};
+use swarm_core::domain::message;
+use swarm_core::{Error, MAX_CONTENT_BYTES, Result};
 
 use crate::cli::actor::{self, Actor};
 use crate::cli::context::Context;

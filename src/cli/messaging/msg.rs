@@ -2,12 +2,11 @@
 
 use clap::Args;
 
-use swarm_core::domain::message::{MessageType, Urgency};
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::log::record::{ConfirmedBy, Outcome, Status};
 use swarm_core::ops::{self, ReplyTarget, SendPlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    ConfirmedBy, DeliveryOutcome, DeliveryStatus, Error, ExitCode, MessageType, Result, Urgency,
+};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::message_input::MessageArgs;
@@ -99,7 +98,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         .outcomes
         .first()
         .map(|(_, o)| o.clone())
-        .unwrap_or_else(|| Outcome::queued("no recipient"));
+        .unwrap_or_else(|| DeliveryOutcome::queued("no recipient"));
     let id = &report.message.msg_id;
     let mut text = if outcome.is_delivered() {
         let how = match outcome.confirmed {
@@ -123,8 +122,8 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
         text
     } else if outcome.is_with_agent() {
         let label = match outcome.status {
-            Status::AwaitingApproval => "AWAITING-APPROVAL",
-            Status::Unconfirmed => "UNCONFIRMED",
+            DeliveryStatus::AwaitingApproval => "AWAITING-APPROVAL",
+            DeliveryStatus::Unconfirmed => "UNCONFIRMED",
             _ => "ACCEPTED",
         };
         format!(
@@ -137,7 +136,7 @@ pub(crate) fn run(ctx: &Context, args: &MsgArgs) -> Result<ExitCode> {
             "[ACCEPTED] Message for {recipient} accepted (id {id})\n  {}: it is typed in by itself when the turn ends (`swarm msg --urgent` types it in at once)\n",
             outcome.reason.as_deref().unwrap_or("the agent is working"),
         )
-    } else if outcome.status == Status::Held {
+    } else if outcome.status == DeliveryStatus::Held {
         let limited = ctx
             .backend()?
             .limits

@@ -3,9 +3,8 @@
 
 use clap::Args;
 
-use swarm_core::error::Result;
 use swarm_core::ops::{self, RedeliverPlan, Redelivered};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::context::Context;
 

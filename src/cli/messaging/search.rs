@@ -6,11 +6,9 @@
 use clap::Args;
 
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::conversation::{self, SearchRequest};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::one_line;
 use swarm_core::support::time;
+use swarm_core::{Error, ExitCode, Result, SearchRequest, message_index, search_query};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::thread::{MessagesJson, describe};
@@ -67,11 +65,11 @@ pub(crate) fn run(ctx: &Context, args: &SearchArgs) -> Result<ExitCode> {
         limit: args.limit.map(|n| n as usize),
     };
     let backend = ctx.backend()?;
-    let index = conversation::index(&ctx.paths, backend.log.as_ref())?;
+    let index = message_index(&ctx.paths, backend.log.as_ref())?;
     for n in index.notes() {
         ctx.out.warn(n);
     }
-    let query = conversation::query(&index, &req)?;
+    let query = search_query(&index, &req)?;
     let found = index.search(&query)?;
     if args.json {
         ctx.out.json(&MessagesJson { messages: &found })?;

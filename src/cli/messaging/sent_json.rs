@@ -3,9 +3,7 @@
 //! one JSON view of a send (`SendReport::view`, which the MCP server and
 //! the dashboard answer with too).
 
-use swarm_core::error::Result;
-use swarm_core::messaging::SendReport;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result, SendReport};
 
 use crate::cli::context::Context;
 

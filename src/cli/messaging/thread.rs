@@ -5,12 +5,9 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::log::index::IndexedMessage;
-use swarm_core::messaging::conversation;
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize::{one_line, strip_controls};
 use swarm_core::support::time;
+use swarm_core::{ExitCode, IndexedMessage, Result, message_index, thread_of};
 
 use crate::cli::context::Context;
 
@@ -36,11 +33,11 @@ pub(crate) struct MessagesJson<'a> {
 /// Shows a thread.
 pub(crate) fn run(ctx: &Context, args: &ThreadArgs) -> Result<ExitCode> {
     let backend = ctx.backend()?;
-    let index = conversation::index(&ctx.paths, backend.log.as_ref())?;
+    let index = message_index(&ctx.paths, backend.log.as_ref())?;
     for n in index.notes() {
         ctx.out.warn(n);
     }
-    let messages = conversation::thread(&index, &args.id)?;
+    let messages = thread_of(&index, &args.id)?;
     if args.json {
         ctx.out.json(&MessagesJson {
             messages: &messages,

@@ -5,10 +5,8 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::topics::topic_store::Topic;
 use swarm_core::ops::{self, SubscribePlan};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result, Topic};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -55,7 +53,7 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
     let actor = actor::resolve(ctx, args.agent.as_deref(), args.as_other, "--agent")?;
     let verb = if on { "subscribe" } else { "unsubscribe" };
     actor::record_as_other(ctx, &actor, &format!("{verb} {}", topic.as_str()))?;
-    let agent = swarm_core::domain::AgentId::parse(&actor.id)?;
+    let agent = swarm_core::AgentId::parse(&actor.id)?;
     let plan = if on {
         SubscribePlan::follow(topic, agent)
     } else {
@@ -75,7 +73,7 @@ fn change(ctx: &Context, args: &SubscribeArgs, on: bool) -> Result<ExitCode> {
 
 #[derive(Serialize)]
 struct TopicsJson<'a> {
-    topics: &'a swarm_core::messaging::topics::topic_store::Subscriptions,
+    topics: &'a swarm_core::Subscriptions,
 }
 
 /// Lists the topics and their subscribers.

@@ -16,16 +16,15 @@ use std::time::Duration;
 use chrono::Local;
 use clap::Args;
 
-use swarm_core::backend::{self, Operator};
-use swarm_core::config::{self, ConfigStamp};
-use swarm_core::domain::Timestamp;
-use swarm_core::error::{Error, Result};
-use swarm_core::notify::NotifySettings;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::config;
 use swarm_core::support::sys;
 use swarm_core::support::{sanitize, time};
 use swarm_core::watcher::service::{self, Fingerprint, WatcherRecord};
 use swarm_core::watcher::{Carried, Ended, Said, WatchSettings, Watcher};
+use swarm_core::{
+    ConfigStamp, Error, ExitCode, NotifySettings, Operator, Result, Timestamp, announce_watcher,
+    claim_background,
+};
 
 use crate::cli::context::Context;
 
@@ -52,13 +51,13 @@ pub(crate) fn run(ctx: &Context, args: &WatchArgs) -> Result<ExitCode> {
     })?;
     // One watcher per project and host: a second one started in the
     // background leaves at once; one started by a person is told who runs.
-    let Some(_only) = backend::claim_background(&ctx.paths)? else {
+    let Some(_only) = claim_background(&ctx.paths)? else {
         if args.background {
             return Ok(ExitCode::Success);
         }
         return Err(already_runs(ctx)?);
     };
-    let _present = backend::announce(&ctx.paths)?;
+    let _present = announce_watcher(&ctx.paths)?;
     let backend = Arc::clone(ctx.shared_backend()?);
     let since = Timestamp::now().utc_iso();
     let env = config::process_env();

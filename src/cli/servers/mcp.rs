@@ -5,9 +5,8 @@
 use clap::{Args, Subcommand};
 
 use swarm_core::agents::launch::find_on_path;
-use swarm_core::error::{Error, Result};
 use swarm_core::setup::mcp_config::{self, Client};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 
@@ -64,7 +63,7 @@ pub(crate) fn run(ctx: &Context, args: &McpArgs) -> Result<ExitCode> {
 #[cfg(feature = "mcp")]
 fn serve(ctx: &Context) -> Result<ExitCode> {
     use std::sync::Arc;
-    use swarm_core::backend::{Backend, Operator};
+    use swarm_core::{Backend, Operator};
 
     let config = ctx.config()?;
     let project = swarm_mcp::Project {

@@ -1,8 +1,6 @@
 //! `swarm notify-event` (hidden): delivers one feed entry, read as JSON on
 //! stdin, through the configured outside channels (webhook, command,
-//! desktop) with their retries, then exits. A short command hands its
-//! notification to it as a detached child (`notify::spawn_detached`) so
-//! that it can return at once. A failure is said on stderr and recorded in
+//! desktop) with their retries, then exits. A failure is said on stderr and recorded in
 //! the feed as a `notify_failed` entry (exit 1). It changes nothing else
 //! and runs no housekeeping.
 
@@ -11,11 +9,10 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use swarm_core::attention::event::FeedEntry;
-use swarm_core::attention::{FeedRetention, FeedStore, FileFeed};
-use swarm_core::error::{Error, Result};
-use swarm_core::notify::{Notifier, NotifySettings};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    Error, ExitCode, FeedEntry, FeedRetention, FeedStore, FileFeed, Notifier, NotifySettings,
+    Result,
+};
 
 use crate::cli::context::Context;
 

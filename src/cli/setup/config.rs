@@ -8,8 +8,7 @@ mod validate;
 
 use clap::{Args, Subcommand};
 
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -5,12 +5,10 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::backend::Backend;
-use swarm_core::config::{self, Config};
-use swarm_core::error::Result;
-use swarm_core::setup::doctor::{self, Outcome, Status, Subject};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::config;
+use swarm_core::setup::doctor::{self, CheckOutcome, CheckStatus, Subject};
 use swarm_core::support::sanitize;
+use swarm_core::{Backend, Config, ExitCode, Result};
 
 use crate::cli::context::Context;
 
@@ -26,7 +24,7 @@ pub(crate) struct DoctorArgs {
 struct Report<'a> {
     ok: bool,
     counts: Counts,
-    checks: &'a [Outcome],
+    checks: &'a [CheckOutcome],
 }
 
 #[derive(Serialize)]
@@ -73,9 +71,9 @@ pub(crate) fn run(ctx: &Context, args: &DoctorArgs) -> Result<ExitCode> {
         let mut s = String::new();
         for o in &outcomes {
             let label = match o.status {
-                Status::Ok => ctx.out.good("ok  "),
-                Status::Warn => ctx.out.caution("warn"),
-                Status::Fail => ctx.out.bad("FAIL"),
+                CheckStatus::Ok => ctx.out.good("ok  "),
+                CheckStatus::Warn => ctx.out.caution("warn"),
+                CheckStatus::Fail => ctx.out.bad("FAIL"),
             };
             // Details can quote file content and pane names: one clean
             // line each.

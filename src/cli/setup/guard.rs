@@ -15,11 +15,10 @@ use std::path::Path;
 use clap::{Args, Subcommand};
 
 use swarm_core::agents::launch;
-use swarm_core::error::{Error, Result};
-use swarm_core::git::Git;
-use swarm_core::guard::{EditRequest, GuardError, Installed, PreCommitHook, Uninstalled};
-use swarm_core::locks::{Conflict, LockError, LockKey};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{
+    Conflict, EditRequest, Error, ExitCode, Git, GuardError, Installed, LockError, LockKey,
+    PreCommitHook, Result, Uninstalled,
+};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

@@ -15,11 +15,10 @@ use std::io::Read;
 
 use clap::Args;
 
-use swarm_core::domain::Timestamp;
 use swarm_core::hooks::handle;
 use swarm_core::hooks::payload::{self, HookEvent, Signal, Vendor};
 use swarm_core::hooks::sightings;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Timestamp, set_notice_reporter};
 
 use crate::cli::actor;
 use crate::cli::context::Context;
@@ -117,7 +116,7 @@ fn act(global: &GlobalArgs, out: &Output, event: &HookEvent) -> swarm_core::Resu
         event.vendor.as_str().to_owned(),
         event.name.clone(),
     );
-    swarm_core::store::notices::set_reporter(move |note| {
+    set_notice_reporter(move |note| {
         sightings::log_error(&paths, None, &vendor, &name, note);
     });
     ctx.config_or_defaults();

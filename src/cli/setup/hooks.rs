@@ -6,10 +6,9 @@ use clap::{Args, Subcommand};
 use serde::Serialize;
 
 use swarm_core::agents::launch;
-use swarm_core::error::{Error, Result};
 use swarm_core::hooks::install::{self, Change, Place};
 use swarm_core::hooks::{VENDORS, Vendor};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -8,10 +8,8 @@ use clap::Args;
 
 use swarm_core::agents::launch;
 use swarm_core::config;
-use swarm_core::error::{Error, Result};
 use swarm_core::setup::project::{self, SetUp, TmuxState};
-use swarm_core::store::RootSource;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result, RootSource};
 
 use crate::cli::context::Context;
 

@@ -5,12 +5,10 @@
 use clap::{Args, Subcommand, ValueEnum};
 use serde::Serialize;
 
-use swarm_core::backend::Backend;
-use swarm_core::backend::migrate::{self, Moved};
-use swarm_core::config::StoreBackend;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{
+    Backend, Error, ExitCode, Moved, Result, StoreBackend, copy_state, state_present,
+};
 
 use crate::cli::context::Context;
 
@@ -90,7 +88,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         to_kind,
         crate::cli::features::shared_stores(),
     )?;
-    let occupied = migrate::occupied(&to)?;
+    let occupied = state_present(&to)?;
     if !occupied.is_empty() && !args.force {
         return Err(Error::Invalid(format!(
             "{} already holds {}: nothing was copied (--force adds to it)",
@@ -99,7 +97,7 @@ fn run_migrate(ctx: &Context, args: &MigrateArgs) -> Result<ExitCode> {
         )));
     }
     let host = from.shared_host().or(to.shared_host()).unwrap_or("");
-    let moved = migrate::copy(&from, &to, host)?;
+    let moved = copy_state(&from, &to, host)?;
     for n in &moved.notes {
         ctx.out.warn(n);
     }

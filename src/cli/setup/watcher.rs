@@ -9,11 +9,9 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use serde_json::json;
 
-use swarm_core::backend::{self, Started};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
 use swarm_core::watcher::service::{self, Stopped, WatcherStatus};
+use swarm_core::{Error, ExitCode, Result, Started, start_watcher};
 
 use crate::cli::context::Context;
 use crate::cli::messaging::watch::{self, WatchArgs};
@@ -183,7 +181,7 @@ fn status(ctx: &Context, json: bool) -> Result<ExitCode> {
 }
 
 fn start(ctx: &Context) -> Result<()> {
-    match backend::start_watcher(&ctx.paths, ctx.tmux.server())? {
+    match start_watcher(&ctx.paths, ctx.tmux.server())? {
         Started::Already => {
             let status = service::status(&ctx.paths)?;
             ctx.out.print(&format!(

@@ -6,10 +6,7 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use swarm_core::domain::AgentId;
-use swarm_core::error::{Error, Result};
-use swarm_core::store::audit::{AuditEvent, AuditKind, AuditLog};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{AgentId, AuditEvent, AuditKind, AuditLog, Error, ExitCode, Result};
 
 use crate::cli::actor;
 use crate::cli::context::Context;

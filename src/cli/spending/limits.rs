@@ -5,11 +5,10 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use swarm_core::domain::{AgentId, Timestamp};
-use swarm_core::error::{Error, Result};
-use swarm_core::limits::{LimitRecord, Limits, until_for_people};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{
+    AgentId, Error, ExitCode, LimitRecord, Limits, Result, Timestamp, until_for_people,
+};
 
 use crate::cli::context::Context;
 

@@ -4,13 +4,8 @@
 
 use clap::Args;
 
-use swarm_core::domain::AgentId;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::{sanitize, time};
-use swarm_core::usage::report::{AgentUsage, UsageReport};
-use swarm_core::usage::tally::now_secs;
-use swarm_core::usage::tokens::Tokens;
+use swarm_core::{AgentId, AgentUsage, Error, ExitCode, Result, Tokens, UsageReport, now_secs};
 
 use crate::cli::context::Context;
 
@@ -177,11 +172,11 @@ fn details(a: &AgentUsage) -> String {
     out
 }
 
-fn level_word(level: swarm_core::usage::budget::Level) -> &'static str {
-    use swarm_core::usage::budget::Level;
+fn level_word(level: swarm_core::BudgetLevel) -> &'static str {
+    use swarm_core::BudgetLevel;
     match level {
-        Level::Ok => "ok",
-        Level::Near => "near",
-        Level::Over => "OVER",
+        BudgetLevel::Ok => "ok",
+        BudgetLevel::Near => "near",
+        BudgetLevel::Over => "OVER",
     }
 }

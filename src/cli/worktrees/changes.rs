@@ -9,14 +9,11 @@
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Error;
-use swarm_core::error::Result;
-use swarm_core::messaging::ToldOverlap;
 use swarm_core::ops::{self, OverlapPlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::support::time;
 use swarm_core::worktrees::{self, AgentChanges, AgentHistory, Changes, Overlap, Repository};
+use swarm_core::{Error, ExitCode, Result, ToldOverlap};
 
 use crate::cli::context::Context;
 

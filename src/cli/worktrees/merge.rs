@@ -8,11 +8,10 @@ use clap::Args;
 use serde::Serialize;
 
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
 use swarm_core::ops::{self, MergePlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees::{MergeKind, Merged, Repository, WorktreeError};
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -12,12 +12,10 @@ use std::time::Duration;
 use clap::Args;
 use serde::Serialize;
 
-use swarm_core::error::Result;
-use swarm_core::merge_queue::{LastTry, MergeQueueRun, Outcome, PlannedMerge, TestPlan};
 use swarm_core::ops::{self, MergeQueuePlan};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees::Repository;
+use swarm_core::{ExitCode, LastTry, MergeOutcome, MergeQueueRun, PlannedMerge, Result, TestPlan};
 
 use crate::cli::context::Context;
 
@@ -219,7 +217,7 @@ pub(crate) fn merge_queue(ctx: &Context, agents: &[String], json: bool) -> Resul
     })
 }
 
-fn tried_json<'a>(agent: &'a str, outcome: &'a Outcome, told: bool) -> TriedJson<'a> {
+fn tried_json<'a>(agent: &'a str, outcome: &'a MergeOutcome, told: bool) -> TriedJson<'a> {
     let mut j = TriedJson {
         agent,
         result: outcome.as_str(),
@@ -231,7 +229,7 @@ fn tried_json<'a>(agent: &'a str, outcome: &'a Outcome, told: bool) -> TriedJson
         told,
     };
     match outcome {
-        Outcome::Merged {
+        MergeOutcome::Merged {
             commit,
             files,
             tested,
@@ -241,13 +239,13 @@ fn tried_json<'a>(agent: &'a str, outcome: &'a Outcome, told: bool) -> TriedJson
             j.files = files;
             j.tested = Some(*tested);
         }
-        Outcome::UpToDate => {}
-        Outcome::Conflict(files) => j.files = files,
-        Outcome::TestFailed { status, tail } => {
+        MergeOutcome::UpToDate => {}
+        MergeOutcome::Conflict(files) => j.files = files,
+        MergeOutcome::TestFailed { status, tail } => {
             j.reason = Some(format!("the test command failed ({status})"));
             j.output_tail = Some(tail);
         }
-        Outcome::Refused { reason, files } => {
+        MergeOutcome::Refused { reason, files } => {
             j.reason = Some(reason.clone());
             j.files = files;
         }
@@ -270,7 +268,7 @@ fn text(ctx: &Context, run: &MergeQueueRun, told: &[bool], tested: bool) -> Stri
     }
     for (t, told) in run.tried.iter().zip(told) {
         let line = match &t.outcome {
-            Outcome::Merged {
+            MergeOutcome::Merged {
                 kind,
                 commit,
                 files,
@@ -288,8 +286,8 @@ fn text(ctx: &Context, run: &MergeQueueRun, told: &[bool], tested: bool) -> Stri
                     ", untested"
                 }
             ),
-            Outcome::UpToDate => format!("{}: {into} has it all already", t.agent),
-            Outcome::Conflict(files) => format!(
+            MergeOutcome::UpToDate => format!("{}: {into} has it all already", t.agent),
+            MergeOutcome::Conflict(files) => format!(
                 "{}: conflicts on {}; {into} unchanged, still queued",
                 t.agent,
                 files
@@ -298,7 +296,7 @@ fn text(ctx: &Context, run: &MergeQueueRun, told: &[bool], tested: bool) -> Stri
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            Outcome::TestFailed { status, tail } => {
+            MergeOutcome::TestFailed { status, tail } => {
                 let last = tail.lines().last().unwrap_or_default();
                 format!(
                     "{}: the tests failed ({status}; last line: {}); {into} unchanged, still queued",
@@ -306,7 +304,7 @@ fn text(ctx: &Context, run: &MergeQueueRun, told: &[bool], tested: bool) -> Stri
                     sanitize::one_line(last)
                 )
             }
-            Outcome::Refused { reason, .. } => format!(
+            MergeOutcome::Refused { reason, .. } => format!(
                 "{}: not merged: {}; still queued",
                 t.agent,
                 sanitize::one_line(reason)

@@ -6,15 +6,15 @@
 use clap::{Args, Subcommand};
 use serde::Serialize;
 
-use swarm_core::domain::message::MessageType;
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::messaging::{Recipients, SendRequest};
 use swarm_core::ops::{self, ReviewCommentPlan};
-use swarm_core::review::{self, CommentStatus, ReviewComment};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
 use swarm_core::worktrees::Repository;
+use swarm_core::{
+    CommentStatus, Error, ExitCode, MessageType, Recipients, Result, ReviewComment, SendRequest,
+    diff_summary, mark_comments_sent, refresh_comments, resolve_comment, review_request_text,
+    review_round_text,
+};
 
 use crate::cli::context::Context;
 
@@ -215,7 +215,7 @@ fn list(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
         .transpose()?
         .map(|a| a.to_string());
     let repo = Repository::open(ctx.paths.root())?;
-    let (comments, warnings) = review::refresh(&repo, &ctx.paths, agent.as_deref())?;
+    let (comments, warnings) = refresh_comments(&repo, &ctx.paths, agent.as_deref())?;
     warn_all(ctx, &warnings);
     if args.json {
         ctx.out.json(&ListJson {
@@ -251,7 +251,7 @@ fn list(ctx: &Context, args: &ListArgs) -> Result<ExitCode> {
 }
 
 fn resolve(ctx: &Context, args: &ResolveArgs) -> Result<ExitCode> {
-    let (c, warnings) = review::resolve(&ctx.paths, &args.id)?;
+    let (c, warnings) = resolve_comment(&ctx.paths, &args.id)?;
     warn_all(ctx, &warnings);
     if args.json {
         ctx.out.json(&CommentJson::of(&c))?;
@@ -293,7 +293,7 @@ fn tell(ctx: &Context, to: &str, msg_type: &'static str, text: String) -> Result
 fn send(ctx: &Context, args: &SendArgs) -> Result<ExitCode> {
     let agent = validate::agent_id(&args.agent)?.to_string();
     let repo = Repository::open(ctx.paths.root())?;
-    let (comments, warnings) = review::refresh(&repo, &ctx.paths, Some(&agent))?;
+    let (comments, warnings) = refresh_comments(&repo, &ctx.paths, Some(&agent))?;
     warn_all(ctx, &warnings);
     let round: Vec<ReviewComment> = comments
         .into_iter()
@@ -317,10 +317,10 @@ fn send(ctx: &Context, args: &SendArgs) -> Result<ExitCode> {
         ctx,
         &agent,
         "REVIEW-FEEDBACK",
-        review::round_text(&agent, &round),
+        review_round_text(&agent, &round),
     )?;
     let ids: Vec<String> = round.iter().map(|c| c.id.clone()).collect();
-    warn_all(ctx, &review::mark_sent(&ctx.paths, &ids)?);
+    warn_all(ctx, &mark_comments_sent(&ctx.paths, &ids)?);
     if args.json {
         ctx.out.json(&SentJson {
             agent: &agent,
@@ -356,12 +356,12 @@ fn request(ctx: &Context, args: &RequestArgs) -> Result<ExitCode> {
         )));
     }
     let repo = Repository::open(ctx.paths.root())?;
-    let summary = review::diff_summary(&repo, &agent)?;
+    let summary = diff_summary(&repo, &agent)?;
     let id = tell(
         ctx,
         &reviewer,
         "REVIEW-REQUEST",
-        review::request_text(&agent, &reviewer, &summary),
+        review_request_text(&agent, &reviewer, &summary),
     )?;
     if args.json {
         ctx.out.json(&RequestJson {

@@ -3,10 +3,10 @@
 //! (`on_files.rs`) keeps it in `PENDING_ACKS.json`. Retries are claimed
 //! through the store and sent by `messaging::ack_retry`.
 
-pub mod ack_store;
+pub(crate) mod ack_store;
 mod on_files;
 mod pending;
 
 pub use ack_store::{AckResult, AckStore};
-pub use on_files::FileAcks;
+pub(crate) use on_files::FileAcks;
 pub use pending::*;

@@ -19,7 +19,7 @@ use super::pending::PendingEntry;
 
 /// The pending list of one project, in its files.
 #[derive(Clone, Debug)]
-pub struct FileAcks {
+pub(crate) struct FileAcks {
     file: StateFile,
     due: StateFile,
 }

@@ -23,7 +23,7 @@ use crate::support::as_read::AsRead;
 use super::ack_store::{AckStore, Claim, NextDue};
 
 /// The marker put before the content of a message that needs an answer.
-pub fn marker(msg_id: &str) -> String {
+pub fn ack_marker(msg_id: &str) -> String {
     format!("[REQUIRES-ACK id={msg_id}]")
 }
 

@@ -79,7 +79,7 @@ const BLOCK_ROWS: usize = 10;
 
 /// Reads the dialog at the bottom of a screen (`capture-pane -p -J`
 /// output, with or without `-e`); `None` when no options can be found.
-pub fn read(capture: &str) -> Option<Dialog> {
+pub fn read_dialog(capture: &str) -> Option<Dialog> {
     let rows: Vec<String> = capture.lines().map(unframe).collect();
     // The open dialog is the bottom-most one: an answered dialog of the
     // other shape may still be on screen above it.
@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn claude_code_numbered_dialog() {
-        let d = read(CLAUDE).expect("test value");
+        let d = read_dialog(CLAUDE).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert!(d.numbered);
         assert_eq!(d.options.len(), 4);
@@ -490,7 +490,7 @@ mod tests {
 
     #[test]
     fn claude_code_with_no_listed_first() {
-        let d = read(CLAUDE_NO_FIRST).expect("test value");
+        let d = read_dialog(CLAUDE_NO_FIRST).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert!(!d.numbered);
         let labels: Vec<&str> = d.options.iter().map(|o| o.label.as_str()).collect();
@@ -531,7 +531,7 @@ mod tests {
 
   Press enter to confirm or esc to cancel
 ";
-        let d = read(screen).expect("test value");
+        let d = read_dialog(screen).expect("test value");
         assert_eq!(d.question, "Would you like to run the following command?");
         assert!(
             d.context.iter().any(|r| r.starts_with("Reason:")),
@@ -542,7 +542,7 @@ mod tests {
 
     #[test]
     fn codex_dialog_asks_its_own_question() {
-        let d = read(CODEX).expect("test value");
+        let d = read_dialog(CODEX).expect("test value");
         assert_eq!(d.question, "Would you like to run the following command?");
         assert_eq!(d.options.len(), 3);
         assert_eq!(d.pick(Choice::Yes).expect("test value").number, 1);
@@ -551,7 +551,7 @@ mod tests {
 
     #[test]
     fn gemini_dialog_inside_a_frame() {
-        let d = read(GEMINI).expect("test value");
+        let d = read_dialog(GEMINI).expect("test value");
         assert_eq!(d.question, "Allow execution of [Shell]?");
         assert_eq!(d.pick(Choice::Yes).expect("test value").label, "Allow once");
         assert_eq!(d.pick(Choice::No).expect("test value").number, 3);
@@ -569,7 +569,7 @@ mod tests {
 
     #[test]
     fn a_missing_option_is_explained() {
-        let d = read(GEMINI).expect("test value");
+        let d = read_dialog(GEMINI).expect("test value");
         let e = d.pick(Choice::Number(7)).expect_err("no option 7");
         assert!(
             e.contains("no option 7") && e.contains("1. Allow once"),
@@ -592,7 +592,7 @@ mod tests {
   Yes
   Esc to cancel
 ";
-        let d = read(screen).expect("test value");
+        let d = read_dialog(screen).expect("test value");
         assert!(!d.numbered);
         let labels: Vec<&str> = d.options.iter().map(|o| o.label.as_str()).collect();
         assert_eq!(labels, ["No", "Yes"]);
@@ -607,7 +607,7 @@ mod tests {
 ❯ 1. Yes
   2. No
 ";
-        let d = read(screen).expect("test value");
+        let d = read_dialog(screen).expect("test value");
         assert!(d.numbered);
         assert_eq!(d.options[1].label, "No");
     }
@@ -626,7 +626,7 @@ mod tests {
   2. No
   Esc to cancel
 ";
-        let d = read(screen).expect("test value");
+        let d = read_dialog(screen).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert!(
             d.context.iter().any(|r| r.contains("DEMOASK")),
@@ -643,31 +643,33 @@ mod tests {
 │ ❯ 1. Yes                              │
 │   2. No                               │
 ";
-        let d = read(framed).expect("test value");
+        let d = read_dialog(framed).expect("test value");
         assert_eq!(d.question, "Do you want to proceed?");
         assert_eq!(d.context, ["Bash command", "touch foo"]);
     }
 
     #[test]
     fn a_fingerprint_names_the_dialog_not_its_highlight() {
-        let d = read(CLAUDE).expect("test value");
-        let moved =
-            read(&CLAUDE.replace(" ❯ 1. Yes\n   2.", "   1. Yes\n ❯ 2.")).expect("test value");
+        let d = read_dialog(CLAUDE).expect("test value");
+        let moved = read_dialog(&CLAUDE.replace(" ❯ 1. Yes\n   2.", "   1. Yes\n ❯ 2."))
+            .expect("test value");
         assert!(moved.options[1].highlighted);
         assert_eq!(d.fingerprint(), moved.fingerprint());
         assert_eq!(d.fingerprint().len(), 16);
         let other =
-            read(&CLAUDE.replace("canary-claude-x", "canary-claude-y")).expect("test value");
+            read_dialog(&CLAUDE.replace("canary-claude-x", "canary-claude-y")).expect("test value");
         assert_ne!(d.fingerprint(), other.fingerprint());
         assert_ne!(
             d.fingerprint(),
-            read(CLAUDE_NO_FIRST).expect("test value").fingerprint()
+            read_dialog(CLAUDE_NO_FIRST)
+                .expect("test value")
+                .fingerprint()
         );
     }
 
     #[test]
     fn no_dialog_no_options() {
-        assert_eq!(read("> \n\nsome text\n"), None);
+        assert_eq!(read_dialog("> \n\nsome text\n"), None);
         assert!(!says("Nothing", NO_WORDS));
         assert!(says("No, keep manual mode", NO_WORDS));
     }

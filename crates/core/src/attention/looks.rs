@@ -139,7 +139,7 @@ pub(crate) fn take(
                     states.push(SeenState::of(a, shown));
                     let state = reading.map_or(ScreenState::Unknown, |r| r.state);
                     let dialog = (state == ScreenState::Dialog)
-                        .then(|| dialog::read(&capture))
+                        .then(|| dialog::read_dialog(&capture))
                         .flatten();
                     limit = crate::limits::seen(&profile, &capture, at);
                     (

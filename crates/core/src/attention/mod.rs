@@ -10,12 +10,12 @@
 //! agents' own hooks report the same conditions sooner where they are
 //! installed (`crate::hooks`).
 
-pub mod dialog;
-pub mod episodes;
-pub mod event;
-pub mod feed;
+pub(crate) mod dialog;
+pub(crate) mod episodes;
+pub(crate) mod event;
+pub(crate) mod feed;
 pub(crate) mod looks;
-pub mod notice;
+pub(crate) mod notice;
 pub(crate) mod round;
 pub(crate) mod status;
 pub(crate) mod tracker;

@@ -40,7 +40,7 @@ pub(crate) fn notices(open: &[OpenEpisode], held: &[HeldFor]) -> Vec<Notice> {
         .filter(|e| e.kind.is_attention())
         .map(|e| Notice {
             agent: e.agent.clone(),
-            urgency: urgency(e.kind),
+            urgency: notice_urgency(e.kind),
             text: if e.detail.is_empty() {
                 format!("{} {}", e.agent, e.kind.headline())
             } else {
@@ -86,7 +86,7 @@ pub(crate) fn status_text(notices: &[&Notice], max_chars: usize) -> Option<Strin
 /// How urgent a condition of `kind` is, on the scale shared with held
 /// messages (higher first): the order the status line, the monitor and
 /// the dashboard all show notices in.
-pub fn urgency(kind: EventKind) -> u8 {
+pub fn notice_urgency(kind: EventKind) -> u8 {
     match kind {
         EventKind::NeedsInput => 7,
         EventKind::Exited => 6,

@@ -415,7 +415,7 @@ mod tests {
         t.look(look(0.0, agent(ScreenState::Idle)));
         let ask = |secs: f64, context: &str| {
             let mut l = look(secs, agent(ScreenState::Dialog));
-            l.dialog = crate::attention::dialog::read(&format!(
+            l.dialog = crate::attention::dialog::read_dialog(&format!(
                 "{context}\n? Do you want to proceed?\n❯ 1. Yes\n  2. No\n"
             ));
             l

@@ -15,7 +15,7 @@ use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
 use crate::messaging::{Recipients, SendRequest};
 use crate::usage::Standing;
-use crate::usage::budget::Level;
+use crate::usage::budget::BudgetLevel;
 use crate::usage::tally::now_secs;
 
 use super::Operator;
@@ -33,11 +33,11 @@ impl Operator {
         let mut feed = Vec::new();
         for agent in &agents {
             let worst = standing.worst(agent);
-            let near = worst.is_some_and(|l| l.level >= Level::Near);
+            let near = worst.is_some_and(|l| l.level >= BudgetLevel::Near);
             // "over" past 100 %, "near" below: the words follow the budget.
             let detail = worst
                 .map(|l| {
-                    let word = if l.level == Level::Over {
+                    let word = if l.level == BudgetLevel::Over {
                         "over"
                     } else {
                         "near"
@@ -61,7 +61,7 @@ impl Operator {
                 Ok(_) => {}
                 Err(e) => warnings.push(format!("could not record {agent}'s budget event: {e}")),
             }
-            if worst.is_some_and(|l| l.level == Level::Over) {
+            if worst.is_some_and(|l| l.level == BudgetLevel::Over) {
                 warnings.extend(self.tell_over(registry, agent, &detail));
             }
         }
@@ -144,7 +144,7 @@ impl Operator {
             .into_iter()
             .filter_map(|agent| {
                 let line = standing.worst(&agent)?;
-                (line.level == Level::Over).then(|| {
+                (line.level == BudgetLevel::Over).then(|| {
                     let reason = format!("{agent} is over its budget: {}", line.describe());
                     (agent, reason)
                 })

@@ -59,7 +59,7 @@ pub struct Moved {
 }
 
 /// What of the target already holds state (empty: nothing).
-pub fn occupied(target: &Backend) -> Result<Vec<&'static str>> {
+pub fn state_present(target: &Backend) -> Result<Vec<&'static str>> {
     let mut found = Vec::new();
     if !matches!(target.registry.read()?, RegistryState::Missing) {
         found.push("agent registry");
@@ -108,7 +108,7 @@ fn is_empty(v: &serde_json::Value) -> bool {
 /// agents moved onto a shared store are recorded as this host's, and only
 /// this host's agents move back onto the files (the others' panes are not
 /// on this machine).
-pub fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
+pub fn copy_state(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
     let mut moved = Moved::default();
     let registry = copy_registry(from, to, host, &mut moved)?;
 
@@ -124,7 +124,7 @@ pub fn copy(from: &Backend, to: &Backend, host: &str) -> Result<Moved> {
                 };
                 // Each claim is taken again by its holder, a lease for
                 // what is left of it (one already ended stays behind).
-                let now = crate::locks::now();
+                let now = crate::locks::unix_now();
                 for hold in held.record.holds() {
                     let ttl = match hold.expires_at {
                         None => None,

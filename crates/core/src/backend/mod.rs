@@ -41,7 +41,7 @@ use std::sync::Arc;
 
 mod budgets;
 mod housekeeping;
-pub mod migrate;
+pub(crate) mod migrate;
 mod operator;
 mod recorded_locks;
 mod settings;
@@ -50,9 +50,12 @@ mod watcher_process;
 pub use housekeeping::{Chores, Housekeeping, Share};
 pub use operator::Operator;
 pub(crate) use watcher_process::is_running as watcher_runs;
-pub use watcher_process::{Started, announce, claim_background, ensure_running as start_watcher};
+pub use watcher_process::{
+    Started, announce_watcher, claim_background, ensure_running as start_watcher,
+};
 
-pub use settings::{RedisLocation, StoreLocation};
+pub use settings::RedisLocation;
+pub(crate) use settings::StoreLocation;
 use settings::{SettingsError, StoreSettings};
 
 /// What builds the stores of a `[store]` that is not the project's files:

@@ -19,7 +19,7 @@ use crate::attention::event::{EventKind, FeedEntry};
 use crate::config::Config;
 use crate::domain::Timestamp;
 use crate::error::Result;
-use crate::log::record::Status;
+use crate::log::record::DeliveryStatus;
 use crate::messaging::{MessagingSettings, Messenger, Recipients, SendReport, SendRequest};
 use crate::notify::NotifySettings;
 use crate::store::Paths;
@@ -120,7 +120,7 @@ impl Operator {
         let mut feed = Vec::new();
         let mut held = false;
         for (to, outcome) in &report.outcomes {
-            if outcome.status == Status::Held {
+            if outcome.status == DeliveryStatus::Held {
                 held = true;
                 feed.push(
                     FeedEntry::new(

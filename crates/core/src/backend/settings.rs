@@ -9,7 +9,7 @@ use crate::domain::validate::{self, ValidationError};
 
 /// Where this project's shared state lives.
 #[derive(Clone, Debug)]
-pub enum StoreLocation {
+pub(crate) enum StoreLocation {
     /// The project's state files.
     Files,
     /// A Redis server.

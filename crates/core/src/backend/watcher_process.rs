@@ -71,7 +71,7 @@ fn holds_open(pid: u32, path: &Path) -> bool {
 }
 
 /// A watcher's presence, held while it runs.
-pub fn announce(paths: &Paths) -> Result<Present> {
+pub fn announce_watcher(paths: &Paths) -> Result<Present> {
     Ok(PresenceLock::new(paths.watcher_lock()).announce()?)
 }
 

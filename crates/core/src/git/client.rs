@@ -35,7 +35,7 @@ pub struct Git {
 
 /// What `merge-tree --write-tree` decided.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum MergeTree {
+pub(crate) enum MergeTree {
     /// The merge is clean; this is the merged tree.
     Clean(String),
     /// These files conflict (each once).
@@ -44,7 +44,7 @@ pub enum MergeTree {
 
 /// How a file differs between two trees (`git diff --name-status`).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TreeChange {
+pub(crate) struct TreeChange {
     /// `A` added, `D` deleted, `M` modified, `T` type changed.
     pub status: char,
     /// Its path, relative to the top of the repository.

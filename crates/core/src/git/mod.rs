@@ -11,7 +11,8 @@ mod status;
 mod version;
 mod worktree_list;
 
-pub use client::{Git, MergeTree, TreeChange};
+pub use client::Git;
+pub(crate) use client::{MergeTree, TreeChange};
 pub(crate) use error::GitError;
 pub(crate) use history::AGENT_TRAILER;
 pub(crate) use version::MERGE_TREE as MERGE_TREE_VERSION;

@@ -9,4 +9,5 @@ mod pre_commit;
 
 pub use edit_request::EditRequest;
 pub use error::GuardError;
-pub use pre_commit::{Installed, PreCommitHook, Uninstalled, installed_swarm};
+pub(crate) use pre_commit::installed_swarm;
+pub use pre_commit::{Installed, PreCommitHook, Uninstalled};

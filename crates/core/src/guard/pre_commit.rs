@@ -76,7 +76,7 @@ pub(crate) fn block(swarm: &str, created: bool) -> String {
 }
 
 /// The swarm command (a shell word) that the guard block in `text` runs.
-pub fn installed_swarm(text: &str) -> Option<String> {
+pub(crate) fn installed_swarm(text: &str) -> Option<String> {
     let (_, inner, _) = split_block(text)?;
     inner.lines().find_map(|l| {
         l.trim()

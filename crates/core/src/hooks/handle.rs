@@ -13,7 +13,7 @@ use crate::attention::event::{EventKind, FeedEntry, Source};
 use crate::backend::Operator;
 use crate::domain::Timestamp;
 use crate::log::index::MessageIndex;
-use crate::log::record::{DeliveryRecord, Outcome, Record};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
 /// What a hook run did.
 #[derive(Clone, Debug, Default)]
@@ -183,7 +183,10 @@ fn confirm(op: &Operator, agent: &str, short_ids: &[String], done: &mut Handled)
             }
             records.push(Record::Delivery(DeliveryRecord::new(
                 &full,
-                &[(agent.to_owned(), Outcome::delivered().confirmed_by_hook())],
+                &[(
+                    agent.to_owned(),
+                    DeliveryOutcome::delivered().confirmed_by_hook(),
+                )],
                 Some("confirmed by the agent's prompt hook".into()),
             )));
             done.confirmed.push(full);
@@ -211,7 +214,7 @@ fn record_limit(
     done: &mut Handled,
 ) {
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let Some(login) = crate::limits::credential::of(event.vendor.as_str(), &env) else {
+    let Some(login) = crate::limits::credential::credential_of(event.vendor.as_str(), &env) else {
         return;
     };
     let seen = crate::limits::limit_store::Sighting {

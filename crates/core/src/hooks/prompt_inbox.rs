@@ -9,7 +9,9 @@
 use crate::backend::Operator;
 use crate::domain::PaneId;
 use crate::error::Result;
-use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
+use crate::log::record::{
+    DeliveryOutcome, DeliveryRecord, DeliveryStatus, MessageView, Record, Via,
+};
 use crate::messaging::held::held_store::HeldMessage;
 
 /// The note, and the outcome's reason, on a message the hook showed.
@@ -70,8 +72,8 @@ pub fn take(
             }
             match v.outcome_for(agent).map(|o| o.status) {
                 // Typed into the pane: in the agent's context already.
-                Some(Status::Delivered) => continue,
-                Some(Status::Held) => match take_held(op, &mut held, agent, &v) {
+                Some(DeliveryStatus::Delivered) => continue,
+                Some(DeliveryStatus::Held) => match take_held(op, &mut held, agent, &v) {
                     Ok(true) => took_held = true,
                     // No entry, or one a release took first: it is being
                     // typed in now.
@@ -84,7 +86,7 @@ pub fn take(
                 },
                 _ => {}
             }
-            let mut outcome = Outcome::delivered().confirmed_by_hook();
+            let mut outcome = DeliveryOutcome::delivered().confirmed_by_hook();
             outcome.reason = Some(SHOWN_BY_HOOK.to_owned());
             records.push(Record::Delivery(DeliveryRecord::new(
                 v.message.msg_id.as_str(),

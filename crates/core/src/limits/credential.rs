@@ -21,15 +21,15 @@ pub struct Credential {
 /// The variables that hold a vendor's key or token, in the order the
 /// agent prefers them, and its configuration directory: the variable that
 /// moves it and where it is under `HOME` otherwise.
-struct Vendor {
+struct CredentialSource {
     keys: &'static [&'static str],
     dir_var: Option<&'static str>,
     home_dir: &'static str,
 }
 
-fn vendor(profile: &str) -> Vendor {
+fn credential_source(profile: &str) -> CredentialSource {
     match profile {
-        "claude" => Vendor {
+        "claude" => CredentialSource {
             keys: &[
                 "ANTHROPIC_API_KEY",
                 "ANTHROPIC_AUTH_TOKEN",
@@ -38,17 +38,17 @@ fn vendor(profile: &str) -> Vendor {
             dir_var: Some("CLAUDE_CONFIG_DIR"),
             home_dir: ".claude",
         },
-        "codex" => Vendor {
+        "codex" => CredentialSource {
             keys: &["CODEX_API_KEY", "OPENAI_API_KEY"],
             dir_var: Some("CODEX_HOME"),
             home_dir: ".codex",
         },
-        "gemini" => Vendor {
+        "gemini" => CredentialSource {
             keys: &["GEMINI_API_KEY", "GOOGLE_API_KEY"],
             dir_var: None,
             home_dir: ".gemini",
         },
-        _ => Vendor {
+        _ => CredentialSource {
             keys: &[],
             dir_var: None,
             home_dir: ".",
@@ -69,13 +69,13 @@ fn fingerprint(kind: &str, value: &[u8]) -> String {
 
 /// The login of an agent of `profile` running with `env`; `None` when
 /// the environment names neither a key nor a home.
-pub fn of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
+pub fn credential_of(profile: &str, env: &[(String, String)]) -> Option<Credential> {
     let get = |name: &str| {
         env.iter()
             .find(|(k, v)| k == name && !v.is_empty())
             .map(|(_, v)| v.as_str())
     };
-    let v = vendor(profile);
+    let v = credential_source(profile);
     for key in v.keys {
         if let Some(value) = get(key) {
             let fp = fingerprint("key", value.as_bytes());
@@ -127,7 +127,7 @@ pub(crate) fn of_pane(profile: &str, pane_pid: u32) -> Option<Credential> {
     let env = front
         .and_then(|p| survey.environment(p))
         .or_else(|| survey.environment(pane_pid))?;
-    of(profile, &env)
+    credential_of(profile, &env)
 }
 
 #[cfg(test)]
@@ -143,26 +143,26 @@ mod tests {
 
     #[test]
     fn one_key_is_one_login_and_the_key_never_shows() {
-        let a = of(
+        let a = credential_of(
             "claude",
             &env(&[("HOME", "/h/a"), ("ANTHROPIC_API_KEY", "sk-secret-1")]),
         )
         .expect("a login");
-        let b = of(
+        let b = credential_of(
             "claude",
             &env(&[("HOME", "/h/b"), ("ANTHROPIC_API_KEY", "sk-secret-1")]),
         )
         .expect("a login");
         assert_eq!(a, b);
         assert!(!a.id.contains("secret") && !a.label.contains("secret"));
-        let c = of(
+        let c = credential_of(
             "claude",
             &env(&[("HOME", "/h/a"), ("ANTHROPIC_API_KEY", "sk-secret-2")]),
         )
         .expect("a login");
         assert_ne!(a.id, c.id);
         // Another vendor's key is another login.
-        let d = of(
+        let d = credential_of(
             "codex",
             &env(&[("HOME", "/h/a"), ("OPENAI_API_KEY", "sk-secret-1")]),
         )
@@ -172,26 +172,29 @@ mod tests {
 
     #[test]
     fn without_a_key_the_home_decides() {
-        let a = of("gemini", &env(&[("HOME", "/h/a")])).expect("a login");
-        let b = of("gemini", &env(&[("HOME", "/h/a")])).expect("a login");
-        let c = of("gemini", &env(&[("HOME", "/h/c")])).expect("a login");
+        let a = credential_of("gemini", &env(&[("HOME", "/h/a")])).expect("a login");
+        let b = credential_of("gemini", &env(&[("HOME", "/h/a")])).expect("a login");
+        let c = credential_of("gemini", &env(&[("HOME", "/h/c")])).expect("a login");
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert!(a.label.starts_with("/h/a/.gemini"));
-        let moved = of(
+        let moved = credential_of(
             "codex",
             &env(&[("HOME", "/h/a"), ("CODEX_HOME", "/elsewhere")]),
         )
         .expect("a login");
         assert!(moved.label.starts_with("/elsewhere"));
-        assert_eq!(of("claude", &env(&[("PATH", "/bin")])), None);
+        assert_eq!(credential_of("claude", &env(&[("PATH", "/bin")])), None);
     }
 
     #[test]
     fn a_vendor_without_a_known_directory_is_named_by_its_home() {
-        let a = of("demo", &env(&[("HOME", "/h/a")])).expect("a login");
+        let a = credential_of("demo", &env(&[("HOME", "/h/a")])).expect("a login");
         assert_eq!(a.label, "the login of home /h/a");
         assert!(!a.label.contains("/."), "{}", a.label);
-        assert_ne!(a, of("demo", &env(&[("HOME", "/h/b")])).expect("a login"));
+        assert_ne!(
+            a,
+            credential_of("demo", &env(&[("HOME", "/h/b")])).expect("a login")
+        );
     }
 }

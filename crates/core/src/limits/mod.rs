@@ -6,13 +6,13 @@
 //! (`round.rs`: notify, or type a resume prompt and let the held messages
 //! go).
 
-pub mod credential;
-pub mod limit_store;
+pub(crate) mod credential;
+pub(crate) mod limit_store;
 pub(crate) mod on_files;
 pub(crate) mod reset_time;
 pub(crate) mod round;
 
-pub use credential::Credential;
+pub(crate) use credential::Credential;
 pub use limit_store::{LimitRecord, LimitStore, Limits, until_for_people};
 
 use crate::agents::profile::Profile;

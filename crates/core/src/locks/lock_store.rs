@@ -101,7 +101,7 @@ pub struct Related {
 }
 
 /// The current time as Unix seconds (the unit of `locked_at`).
-pub fn now() -> f64 {
+pub fn unix_now() -> f64 {
     time::unix_seconds(time::now())
 }
 

@@ -40,6 +40,6 @@ pub use lock_request::{LockRequest, parse_ttl};
 pub use lock_store::Acquired;
 #[cfg(any(test, feature = "testing"))]
 pub use lock_store::contract as lock_contract;
-pub use lock_store::{AcquiredLock, CleanReport, LockStore, Related, Released, now};
+pub use lock_store::{AcquiredLock, CleanReport, LockStore, Related, Released, unix_now};
 pub(crate) use on_files::DAMAGED_GRACE;
 pub use on_files::FileLocks;

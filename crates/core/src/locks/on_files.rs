@@ -31,7 +31,9 @@ use super::lock_key::{KeyKind, LockKey, lock_file_name};
 use super::lock_plan::{self, Pruned, Release};
 use super::lock_record::LockRecord;
 use super::lock_request::LockRequest;
-use super::lock_store::{Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, now};
+use super::lock_store::{
+    Acquired, AcquiredLock, CleanReport, LockStore, Related, Released, unix_now,
+};
 
 /// How old a damaged lock file must be before `clean` removes it: the
 /// Python tool creates a lock file first and writes it afterwards, so a
@@ -111,7 +113,7 @@ impl FileLocks {
         request: &LockRequest<'_>,
     ) -> Result<Vec<AcquiredLock>, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let now = now();
+        let now = unix_now();
         let mut view = self.view()?;
         let mut plans = Vec::new();
         let mut conflicts = Vec::new();
@@ -211,7 +213,7 @@ impl FileLocks {
         ttl: Option<Duration>,
     ) -> Result<Vec<AcquiredLock>, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let now = now();
+        let now = unix_now();
         let mut plans = Vec::new();
         for key in dedup(keys) {
             let exact = match self.files.entry(&key.file_name())? {
@@ -341,7 +343,7 @@ impl FileLocks {
         keys: &[LockKey],
         agent: Option<&str>,
     ) -> Result<Vec<Conflict>, LockError> {
-        let now = now();
+        let now = unix_now();
         let mut view = self.view()?;
         let mut found = Vec::new();
         for key in dedup(keys) {
@@ -384,7 +386,7 @@ impl FileLocks {
     /// terms that belong to no lock file.
     pub fn clean(&self, by: Option<&str>) -> Result<CleanReport, LockError> {
         let guard = self.index.lock(DEFAULT_LOCK_TIMEOUT)?;
-        let now = now();
+        let now = unix_now();
         let names = self.files.names()?;
         let all = self.files.scan(&names)?;
         let mut report = CleanReport::default();

@@ -197,7 +197,10 @@ pub mod contract {
         store
             .append(&[Record::Delivery(DeliveryRecord::new(
                 &id,
-                &[("agent-1".into(), crate::log::record::Outcome::delivered())],
+                &[(
+                    "agent-1".into(),
+                    crate::log::record::DeliveryOutcome::delivered(),
+                )],
                 None,
             ))])
             .expect("append outcome");

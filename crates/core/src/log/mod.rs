@@ -7,11 +7,11 @@
 //! message searchable, and threads whole, in a cache beside the log.
 
 pub mod inbox;
-pub mod index;
-pub mod log_line;
-pub mod log_store;
-pub mod on_files;
-pub mod record;
+pub(crate) mod index;
+pub(crate) mod log_line;
+pub(crate) mod log_store;
+pub(crate) mod on_files;
+pub(crate) mod record;
 pub(crate) mod retention;
 pub(crate) mod segments;
 pub(crate) mod tail;

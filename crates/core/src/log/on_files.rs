@@ -19,7 +19,7 @@ use std::time::{Duration, SystemTime};
 use crate::log::inbox::{self, Cursor, InboxView, ReadState, Selection};
 use crate::log::log_store::{LogFollower, LogStore, ScanBatch, ScanVisitor};
 use crate::log::record::{LogContents, LogPos, Record, TailBatch};
-use crate::log::retention::{self, LogPolicy, Readers, Verdict};
+use crate::log::retention::{self, LogPolicy, Readers, SegmentVerdict};
 use crate::log::segments::{
     INDEX_VERSION, LogIndex, Segment, SegmentKind, SegmentSet, index_file, read_index, summarize,
 };
@@ -197,7 +197,7 @@ impl FileLog {
     }
 
     /// What the retention policy would do with each rotated segment now.
-    pub(crate) fn retention(&self) -> Result<Vec<Verdict>, StoreError> {
+    pub(crate) fn retention(&self) -> Result<Vec<SegmentVerdict>, StoreError> {
         let set = SegmentSet::load(&self.paths)?;
         let meter = ReadMeter::default();
         let mut segments = Vec::new();
@@ -410,7 +410,7 @@ mod tests {
     }
     use crate::domain::AgentId;
     use crate::domain::message::{Message, MessageType};
-    use crate::log::record::{DeliveryRecord, Outcome};
+    use crate::log::record::{DeliveryOutcome, DeliveryRecord};
     use std::sync::{Arc, Barrier};
 
     fn id(s: &str) -> AgentId {
@@ -434,13 +434,16 @@ mod tests {
         log.append(&[Record::logged(&m, &[false])]).expect("append");
         log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
-            &[("agent-1".into(), Outcome::queued("shell in foreground"))],
+            &[(
+                "agent-1".into(),
+                DeliveryOutcome::queued("shell in foreground"),
+            )],
             None,
         ))])
         .expect("append");
         log.append(&[Record::Delivery(DeliveryRecord::new(
             m.msg_id.as_str(),
-            &[("agent-1".into(), Outcome::delivered())],
+            &[("agent-1".into(), DeliveryOutcome::delivered())],
             None,
         ))])
         .expect("append");
@@ -448,7 +451,10 @@ mod tests {
         assert_eq!(contents.records.len(), 3);
         let views = contents.messages();
         assert_eq!(views.len(), 1);
-        assert_eq!(views[0].outcome_for("agent-1"), Some(&Outcome::delivered()));
+        assert_eq!(
+            views[0].outcome_for("agent-1"),
+            Some(&DeliveryOutcome::delivered())
+        );
     }
 
     #[test]

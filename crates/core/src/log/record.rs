@@ -1,6 +1,6 @@
 //! The message log's vocabulary, shared by every store of it and every
 //! reader: a parsed line (`Record`: a message or a delivery outcome), the
-//! outcome of one delivery (`Outcome`, `Status`), a message with its latest
+//! outcome of one delivery (`DeliveryOutcome`, `DeliveryStatus`), a message with its latest
 //! outcomes (`MessageView`), what a read or a follow returns (`LogContents`,
 //! `TailBatch`), and a place in the log (`LogPos`, `Located`).
 //! docs/FORMATS.md describes the lines.
@@ -17,7 +17,7 @@ use super::log_line::LoggedMessage;
 /// Whether a recipient got the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub enum DeliveryStatus {
     /// Pasted and submitted in the recipient's pane, or taken by the
     /// agent as a turn's input through its own channel.
     Delivered,
@@ -44,19 +44,19 @@ pub enum Status {
     Refused,
 }
 
-impl Status {
+impl DeliveryStatus {
     /// Its name, as the log writes it.
     pub fn as_str(self) -> &'static str {
         match self {
-            Status::Delivered => "delivered",
-            Status::Queued => "queued",
-            Status::Held => "held",
-            Status::Accepted => "accepted",
-            Status::AwaitingApproval => "awaiting_approval",
-            Status::Expired => "expired",
-            Status::Dropped => "dropped",
-            Status::Unconfirmed => "unconfirmed",
-            Status::Refused => "refused",
+            DeliveryStatus::Delivered => "delivered",
+            DeliveryStatus::Queued => "queued",
+            DeliveryStatus::Held => "held",
+            DeliveryStatus::Accepted => "accepted",
+            DeliveryStatus::AwaitingApproval => "awaiting_approval",
+            DeliveryStatus::Expired => "expired",
+            DeliveryStatus::Dropped => "dropped",
+            DeliveryStatus::Unconfirmed => "unconfirmed",
+            DeliveryStatus::Refused => "refused",
         }
     }
 }
@@ -121,9 +121,9 @@ pub(crate) const PASTED_AGAIN: &str =
 
 /// The outcome of one delivery attempt to one recipient.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Outcome {
+pub struct DeliveryOutcome {
     /// Delivered or queued.
-    pub status: Status,
+    pub status: DeliveryStatus,
     /// Why it was queued or held; for a delivery, what it took beyond a
     /// paste and one Enter (`SECOND_ENTER`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,11 +147,11 @@ pub struct Outcome {
     pub via: Option<Via>,
 }
 
-impl Outcome {
+impl DeliveryOutcome {
     /// Delivered.
-    pub fn delivered() -> Outcome {
-        Outcome {
-            status: Status::Delivered,
+    pub fn delivered() -> DeliveryOutcome {
+        DeliveryOutcome {
+            status: DeliveryStatus::Delivered,
             reason: None,
             confirmed: None,
             turn_end: None,
@@ -161,19 +161,19 @@ impl Outcome {
     }
 
     /// Delivered, and whether the text was seen leaving the input box.
-    pub fn delivered_confirmed(confirmed: bool) -> Outcome {
-        Outcome {
+    pub fn delivered_confirmed(confirmed: bool) -> DeliveryOutcome {
+        DeliveryOutcome {
             confirmed: Some(confirmed),
             confirmed_by: confirmed.then_some(ConfirmedBy::Screen),
-            ..Outcome::delivered()
+            ..DeliveryOutcome::delivered()
         }
     }
 
     /// Delivered, as the recipient's own prompt hook reported: the agent
     /// took the text as a prompt.
-    pub fn confirmed_by_hook(self) -> Outcome {
-        Outcome {
-            status: Status::Delivered,
+    pub fn confirmed_by_hook(self) -> DeliveryOutcome {
+        DeliveryOutcome {
+            status: DeliveryStatus::Delivered,
             confirmed: Some(true),
             confirmed_by: Some(ConfirmedBy::Hook),
             ..self
@@ -182,8 +182,8 @@ impl Outcome {
 
     /// This delivery's Enter was pressed a second time: the text was still
     /// in the input box after the first (the agent had dropped it).
-    pub fn after_second_enter(self) -> Outcome {
-        Outcome {
+    pub fn after_second_enter(self) -> DeliveryOutcome {
+        DeliveryOutcome {
             reason: Some(SECOND_ENTER.to_owned()),
             ..self
         }
@@ -191,17 +191,17 @@ impl Outcome {
 
     /// The same, noting that the text was pasted again before Enter (a
     /// reason already there, such as a second Enter, stays).
-    pub(crate) fn after_second_paste(self) -> Outcome {
-        Outcome {
+    pub(crate) fn after_second_paste(self) -> DeliveryOutcome {
+        DeliveryOutcome {
             reason: self.reason.or_else(|| Some(PASTED_AGAIN.to_owned())),
             ..self
         }
     }
 
     /// Queued, with the reason.
-    pub fn queued(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Queued,
+    pub fn queued(reason: impl Into<String>) -> DeliveryOutcome {
+        DeliveryOutcome {
+            status: DeliveryStatus::Queued,
             reason: Some(reason.into()),
             confirmed: None,
             turn_end: None,
@@ -211,9 +211,9 @@ impl Outcome {
     }
 
     /// Kept in the person's inbox (they have no pane): delivered there.
-    pub fn to_person() -> Outcome {
-        Outcome {
-            status: Status::Delivered,
+    pub fn to_person() -> DeliveryOutcome {
+        DeliveryOutcome {
+            status: DeliveryStatus::Delivered,
             reason: Some(
                 "kept in the operator's inbox (a person has no pane; they were told)".into(),
             ),
@@ -225,9 +225,9 @@ impl Outcome {
     }
 
     /// Held until the pane is safe, with the reason.
-    pub fn held(reason: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Held,
+    pub fn held(reason: impl Into<String>) -> DeliveryOutcome {
+        DeliveryOutcome {
+            status: DeliveryStatus::Held,
             reason: Some(reason.into()),
             confirmed: None,
             turn_end: None,
@@ -238,16 +238,16 @@ impl Outcome {
 
     /// Held until the agent's turn ends, with the reason: a normal
     /// message to a busy agent, accepted.
-    pub fn held_for_turn(reason: impl Into<String>) -> Outcome {
-        Outcome {
+    pub fn held_for_turn(reason: impl Into<String>) -> DeliveryOutcome {
+        DeliveryOutcome {
             turn_end: Some(true),
-            ..Outcome::held(reason)
+            ..DeliveryOutcome::held(reason)
         }
     }
 
     /// True when it waits only for the end of the agent's turn.
     pub fn waits_for_turn(&self) -> bool {
-        self.status == Status::Held && self.turn_end == Some(true)
+        self.status == DeliveryStatus::Held && self.turn_end == Some(true)
     }
 
     /// Its state in the log's own words, for the monitor's and the
@@ -260,7 +260,7 @@ impl Outcome {
     pub fn state_words(&self) -> Option<String> {
         let before_native = matches!(
             self.status,
-            Status::Delivered | Status::Queued | Status::Held
+            DeliveryStatus::Delivered | DeliveryStatus::Queued | DeliveryStatus::Held
         );
         if before_native && self.via.is_none_or(|v| v == Via::Typed) {
             return None;
@@ -287,46 +287,48 @@ impl Outcome {
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
         match (self.status, self.confirmed) {
-            (Status::Delivered, Some(true)) if self.confirmed_by == Some(ConfirmedBy::Hook) => {
+            (DeliveryStatus::Delivered, Some(true))
+                if self.confirmed_by == Some(ConfirmedBy::Hook) =>
+            {
                 format!("delivered and confirmed by the agent's hook{how}")
             }
-            (Status::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
-            (Status::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
-            (Status::Delivered, None) => format!("delivered{how}"),
-            (Status::Held, _) => format!("held: {why}"),
-            (Status::Queued, _) => format!("queued: {why}"),
-            (Status::Accepted, _) => format!("accepted by the agent{how}"),
-            (Status::AwaitingApproval, _) => {
+            (DeliveryStatus::Delivered, Some(true)) => format!("delivered and confirmed{how}"),
+            (DeliveryStatus::Delivered, Some(false)) => format!("delivered (unconfirmed){how}"),
+            (DeliveryStatus::Delivered, None) => format!("delivered{how}"),
+            (DeliveryStatus::Held, _) => format!("held: {why}"),
+            (DeliveryStatus::Queued, _) => format!("queued: {why}"),
+            (DeliveryStatus::Accepted, _) => format!("accepted by the agent{how}"),
+            (DeliveryStatus::AwaitingApproval, _) => {
                 format!("accepted, awaiting the person's approval in the agent{how}")
             }
-            (Status::Expired, _) => format!("expired: {why}"),
-            (Status::Dropped, _) => format!("dropped: {why}"),
-            (Status::Unconfirmed, _) => format!("sent, unconfirmed{how}"),
-            (Status::Refused, _) => format!("refused: {why}"),
+            (DeliveryStatus::Expired, _) => format!("expired: {why}"),
+            (DeliveryStatus::Dropped, _) => format!("dropped: {why}"),
+            (DeliveryStatus::Unconfirmed, _) => format!("sent, unconfirmed{how}"),
+            (DeliveryStatus::Refused, _) => format!("refused: {why}"),
         }
     }
 
     /// Through an agent's own channel: `status`, which way, what confirmed
     /// it (for a delivery) and a note.
     pub fn native(
-        status: Status,
+        status: DeliveryStatus,
         via: Via,
         confirmed_by: Option<ConfirmedBy>,
         reason: Option<String>,
-    ) -> Outcome {
-        Outcome {
+    ) -> DeliveryOutcome {
+        DeliveryOutcome {
             status,
             reason,
-            confirmed: (status == Status::Delivered).then_some(confirmed_by.is_some()),
-            turn_end: (status == Status::Accepted).then_some(true),
+            confirmed: (status == DeliveryStatus::Delivered).then_some(confirmed_by.is_some()),
+            turn_end: (status == DeliveryStatus::Accepted).then_some(true),
             confirmed_by,
             via: Some(via),
         }
     }
 
     /// The same outcome, noting which way it went in.
-    pub fn with_via(self, via: Via) -> Outcome {
-        Outcome {
+    pub fn with_via(self, via: Via) -> DeliveryOutcome {
+        DeliveryOutcome {
             via: Some(via),
             ..self
         }
@@ -338,7 +340,9 @@ impl Outcome {
     pub fn is_with_agent(&self) -> bool {
         matches!(
             self.status,
-            Status::Accepted | Status::AwaitingApproval | Status::Unconfirmed
+            DeliveryStatus::Accepted
+                | DeliveryStatus::AwaitingApproval
+                | DeliveryStatus::Unconfirmed
         )
     }
 
@@ -346,7 +350,7 @@ impl Outcome {
     /// latest one stands, except that a delivery the recipient's hook
     /// confirmed stays so when a sender's own record of it (the screen's
     /// word) comes later.
-    pub fn after(self, earlier: &Outcome) -> Outcome {
+    pub fn after(self, earlier: &DeliveryOutcome) -> DeliveryOutcome {
         if earlier.confirmed_by == Some(ConfirmedBy::Hook)
             && self.is_delivered()
             && self.confirmed_by != Some(ConfirmedBy::Hook)
@@ -359,7 +363,7 @@ impl Outcome {
 
     /// True when delivered.
     pub fn is_delivered(&self) -> bool {
-        self.status == Status::Delivered
+        self.status == DeliveryStatus::Delivered
     }
 }
 
@@ -375,7 +379,7 @@ pub struct DeliveryRecord {
     pub timestamp: String,
     /// Always empty (see the type's doc).
     pub recipients: Vec<String>,
-    /// Outcome per recipient attempted.
+    /// The outcome per recipient attempted.
     pub outcomes: Map<String, Value>,
     /// Who sent it when an agent spoke for another (`--as-other`), or
     /// what kind of attempt this was (`redelivery`).
@@ -396,7 +400,7 @@ impl DeliveryRecord {
     /// A record of `outcomes` for `msg_id`, stamped now.
     pub fn new(
         msg_id: &str,
-        outcomes: &[(String, Outcome)],
+        outcomes: &[(String, DeliveryOutcome)],
         note: Option<String>,
     ) -> DeliveryRecord {
         let mut map = Map::new();
@@ -481,14 +485,14 @@ pub struct MessageView {
     pub timestamp: String,
     /// Latest outcome per recipient (from delivery records, else from the
     /// message line's `delivery_status`).
-    pub outcomes: Vec<(String, Outcome)>,
+    pub outcomes: Vec<(String, DeliveryOutcome)>,
     /// The topic it was broadcast to, when a delivery record names one.
     pub topic: Option<String>,
 }
 
 impl MessageView {
     /// The latest outcome for one recipient.
-    pub fn outcome_for(&self, recipient: &str) -> Option<&Outcome> {
+    pub fn outcome_for(&self, recipient: &str) -> Option<&DeliveryOutcome> {
         self.outcomes
             .iter()
             .find(|(r, _)| r == recipient)
@@ -522,9 +526,9 @@ impl LogContents {
                             let delivered =
                                 status.get(r.as_str()).and_then(Value::as_bool) == Some(true);
                             let o = if delivered {
-                                Outcome::delivered()
+                                DeliveryOutcome::delivered()
                             } else {
-                                Outcome::queued("not delivered in real time")
+                                DeliveryOutcome::queued("not delivered in real time")
                             };
                             (r.to_string(), o)
                         })
@@ -545,7 +549,8 @@ impl LogContents {
                         views[i].topic.clone_from(&d.topic);
                     }
                     for (recipient, value) in &d.outcomes {
-                        let Ok(outcome) = serde_json::from_value::<Outcome>(value.clone()) else {
+                        let Ok(outcome) = serde_json::from_value::<DeliveryOutcome>(value.clone())
+                        else {
                             continue;
                         };
                         let view = &mut views[i];

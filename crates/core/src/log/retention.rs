@@ -48,7 +48,7 @@ impl Default for LogPolicy {
 
 /// What happens to one rotated segment.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Verdict {
+pub(crate) struct SegmentVerdict {
     /// The segment's number.
     pub number: u64,
     /// Its size.
@@ -118,7 +118,7 @@ pub(crate) fn plan(
     policy: &LogPolicy,
     readers: &Readers,
     now: SystemTime,
-) -> Vec<Verdict> {
+) -> Vec<SegmentVerdict> {
     let mut total: u64 = segments.iter().map(|(s, _)| s.bytes).sum();
     let mut out = Vec::new();
     for (s, modified) in segments {
@@ -127,7 +127,7 @@ pub(crate) fn plan(
             .unwrap_or_default();
         let over_size = total > policy.keep_bytes;
         let too_old = age > policy.keep_age;
-        let mut verdict = Verdict {
+        let mut verdict = SegmentVerdict {
             number: s.number,
             bytes: s.bytes,
             age_secs: age.as_secs(),

@@ -8,7 +8,5 @@
 
 mod train;
 
-pub use train::{
-    LastTry, MergeQueueRun, MergeRequest, Outcome, PlannedMerge, TestPlan, Tried, TryResult,
-    failure_text, leave, order, run,
-};
+pub use train::{LastTry, MergeOutcome, MergeQueueRun, PlannedMerge, TestPlan};
+pub(crate) use train::{Tried, failure_text, leave, order, run};

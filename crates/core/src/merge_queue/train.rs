@@ -119,7 +119,7 @@ pub struct PlannedMerge {
 
 /// What one try did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
+pub enum MergeOutcome {
     /// Merged: the base branch is at `commit`, built `kind`.
     Merged {
         /// `FastForward` or `MergeCommit`.
@@ -152,20 +152,20 @@ pub enum Outcome {
     },
 }
 
-impl Outcome {
+impl MergeOutcome {
     /// Whether the agent leaves the merge queue.
     pub fn done(&self) -> bool {
-        matches!(self, Outcome::Merged { .. } | Outcome::UpToDate)
+        matches!(self, MergeOutcome::Merged { .. } | MergeOutcome::UpToDate)
     }
 
     /// Its word in reports (`merged`, `conflict`, ...).
     pub fn as_str(&self) -> &'static str {
         match self {
-            Outcome::Merged { .. } => "merged",
-            Outcome::UpToDate => "up-to-date",
-            Outcome::Conflict(_) => "conflict",
-            Outcome::TestFailed { .. } => "test-failed",
-            Outcome::Refused { .. } => "refused",
+            MergeOutcome::Merged { .. } => "merged",
+            MergeOutcome::UpToDate => "up-to-date",
+            MergeOutcome::Conflict(_) => "conflict",
+            MergeOutcome::TestFailed { .. } => "test-failed",
+            MergeOutcome::Refused { .. } => "refused",
         }
     }
 }
@@ -176,7 +176,7 @@ pub struct Tried {
     /// The agent.
     pub agent: String,
     /// What happened.
-    pub outcome: Outcome,
+    pub outcome: MergeOutcome,
 }
 
 /// What a run of the merge queue did.
@@ -246,7 +246,7 @@ impl MergeQueue {
 
 /// Takes `agent` out of the merge queue; false when it was not in it.
 /// Refused while a run holds the queue.
-pub fn leave(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
+pub(crate) fn leave(paths: &Paths, agent: &str) -> Result<(bool, Vec<String>), WorktreeError> {
     let queue = MergeQueue::new(paths);
     let lock = queue.lock()?;
     let mut warnings = Vec::new();
@@ -337,7 +337,7 @@ fn branch_files(repo: &Repository, base: &str, agent: &str) -> Vec<String> {
 }
 
 /// The merge queue's order now, without running anything.
-pub fn order(
+pub(crate) fn order(
     repo: &Repository,
     paths: &Paths,
     locks: &[(String, String)],
@@ -352,7 +352,7 @@ pub fn order(
 /// every agent in it in planned order, as the module says. Holds the
 /// queue for the whole run; another run at the same time is refused
 /// (`QueueBusy`).
-pub fn run(
+pub(crate) fn run(
     repo: &Repository,
     paths: &Paths,
     add: &[String],
@@ -407,9 +407,9 @@ pub fn run(
 }
 
 /// The record of a failed try; `None` for a success (the agent leaves).
-fn last_try(outcome: &Outcome, at: String) -> Option<LastTry> {
+fn last_try(outcome: &MergeOutcome, at: String) -> Option<LastTry> {
     let (result, reason, files, output_tail) = match outcome {
-        Outcome::Conflict(files) => (
+        MergeOutcome::Conflict(files) => (
             TryResult::Conflict,
             format!(
                 "{} conflicting file{}",
@@ -419,19 +419,19 @@ fn last_try(outcome: &Outcome, at: String) -> Option<LastTry> {
             files.clone(),
             String::new(),
         ),
-        Outcome::TestFailed { status, tail } => (
+        MergeOutcome::TestFailed { status, tail } => (
             TryResult::TestFailed,
             format!("the test command failed ({status})"),
             Vec::new(),
             tail.clone(),
         ),
-        Outcome::Refused { reason, files } => (
+        MergeOutcome::Refused { reason, files } => (
             TryResult::Refused,
             reason.clone(),
             files.clone(),
             String::new(),
         ),
-        Outcome::Merged { .. } | Outcome::UpToDate => return None,
+        MergeOutcome::Merged { .. } | MergeOutcome::UpToDate => return None,
     };
     Some(LastTry {
         at,
@@ -450,12 +450,12 @@ fn try_one(
     agent: &str,
     into: &str,
     test: Option<&TestPlan>,
-) -> Result<Outcome, WorktreeError> {
+) -> Result<MergeOutcome, WorktreeError> {
     let git = repo.git();
     let branch = match repo.agent_branch(agent) {
         Ok(b) => b,
         Err(e @ WorktreeError::NoBranch { .. }) => {
-            return Ok(Outcome::Refused {
+            return Ok(MergeOutcome::Refused {
                 reason: e.to_string(),
                 files: Vec::new(),
             });
@@ -464,13 +464,13 @@ fn try_one(
     };
     let ours = repo.base()?.commit;
     let Some(theirs) = git.commit_of(&format!("refs/heads/{branch}"))? else {
-        return Ok(Outcome::Refused {
+        return Ok(MergeOutcome::Refused {
             reason: format!("there is no branch {branch}"),
             files: Vec::new(),
         });
     };
     if git.is_ancestor(&theirs, &ours)? {
-        return Ok(Outcome::UpToDate);
+        return Ok(MergeOutcome::UpToDate);
     }
     let (kind, commit) = if git.is_ancestor(&ours, &theirs)? {
         (MergeKind::FastForward, theirs.clone())
@@ -484,7 +484,7 @@ fn try_one(
                     &format!("Merge branch '{branch}' into {into}"),
                 )?,
             ),
-            MergeTree::Conflicts(files) => return Ok(Outcome::Conflict(files)),
+            MergeTree::Conflicts(files) => return Ok(MergeOutcome::Conflict(files)),
         }
     };
     let changes = git.tree_changes(&ours, &commit)?;
@@ -495,7 +495,7 @@ fn try_one(
             }
             _ => Vec::new(),
         };
-        return Ok(Outcome::Refused {
+        return Ok(MergeOutcome::Refused {
             reason: e.to_string(),
             files,
         });
@@ -512,12 +512,12 @@ fn try_one(
     // `--ff-only` from the commit the merge was built on: a base that
     // moved meanwhile, or a file put in the way, refuses it untouched.
     if let Err(e) = git.fast_forward_to(&commit) {
-        return Ok(Outcome::Refused {
+        return Ok(MergeOutcome::Refused {
             reason: format!("the main worktree could not be moved to the tested merge: {e}"),
             files: Vec::new(),
         });
     }
-    Ok(Outcome::Merged {
+    Ok(MergeOutcome::Merged {
         kind,
         commit,
         files: changes.into_iter().map(|c| c.path).collect(),
@@ -534,7 +534,7 @@ fn test_in_scratch(
     agent: &str,
     commit: &str,
     test: &TestPlan,
-) -> Result<Option<Outcome>, WorktreeError> {
+) -> Result<Option<MergeOutcome>, WorktreeError> {
     let dir = paths.merge_scratch_dir();
     ensure_private_dir(&dir).map_err(|source| WorktreeError::Io {
         path: dir.clone(),
@@ -564,7 +564,7 @@ fn run_test(
     root: &Path,
     agent: &str,
     dir: &PathBuf,
-) -> Result<Option<Outcome>, WorktreeError> {
+) -> Result<Option<MergeOutcome>, WorktreeError> {
     let mut done = ShellChild::new(&test.command)
         .current_dir(dir)
         .env("SWARM_ROOT", root)
@@ -577,7 +577,7 @@ fn run_test(
         return Ok(None);
     }
     let bytes = done.output_tail(TAIL_BYTES);
-    Ok(Some(Outcome::TestFailed {
+    Ok(Some(MergeOutcome::TestFailed {
         status: match done.ended {
             Ended::Exited(s) => s.to_string(),
             Ended::Killed => format!(
@@ -597,10 +597,10 @@ fn tail(text: &str, n: usize) -> String {
 }
 
 /// The message an agent gets when its try failed; `None` for a success.
-pub fn failure_text(
+pub(crate) fn failure_text(
     agent: &str,
     into: &str,
-    outcome: &Outcome,
+    outcome: &MergeOutcome,
     test_command: Option<&str>,
 ) -> Option<String> {
     let branch = branch_of(agent);
@@ -618,18 +618,18 @@ pub fn failure_text(
             .join(", ")
     };
     Some(match outcome {
-        Outcome::Merged { .. } | Outcome::UpToDate => return None,
-        Outcome::Conflict(files) => format!(
+        MergeOutcome::Merged { .. } | MergeOutcome::UpToDate => return None,
+        MergeOutcome::Conflict(files) => format!(
             "merge queue: {branch} does not merge cleanly into {into}; {into} is unchanged. \
              Conflicting files: {}. {rebase}",
             list(files)
         ),
-        Outcome::TestFailed { status, tail } => format!(
+        MergeOutcome::TestFailed { status, tail } => format!(
             "merge queue: {branch} merged into {into} fails the tests (`{}`, {status}); {into} \
              is unchanged. The last lines:\n{tail}\n\n{rebase}",
             sanitize::one_line(test_command.unwrap_or_default())
         ),
-        Outcome::Refused { reason, .. } => format!(
+        MergeOutcome::Refused { reason, .. } => format!(
             "merge queue: {branch} was not merged into {into}: {}. {into} is unchanged; you stay \
              in the queue.",
             sanitize::one_line(reason)
@@ -673,18 +673,18 @@ mod tests {
 
     #[test]
     fn a_failed_try_is_recorded_with_its_result_and_a_merge_is_not() {
-        let conflict = last_try(&Outcome::Conflict(vec!["src/a.py".into()]), "t".into());
+        let conflict = last_try(&MergeOutcome::Conflict(vec!["src/a.py".into()]), "t".into());
         let conflict = conflict.expect("recorded");
         assert_eq!(conflict.result, TryResult::Conflict);
         assert_eq!(conflict.files, ["src/a.py"]);
-        let merged = Outcome::Merged {
+        let merged = MergeOutcome::Merged {
             kind: MergeKind::FastForward,
             commit: "c".into(),
             files: Vec::new(),
             tested: false,
         };
         assert!(last_try(&merged, "t".into()).is_none());
-        assert!(last_try(&Outcome::UpToDate, "t".into()).is_none());
+        assert!(last_try(&MergeOutcome::UpToDate, "t".into()).is_none());
     }
 
     #[test]
@@ -749,7 +749,7 @@ mod tests {
         let dir = dir.path().to_path_buf();
         let plan = plan_of("echo started; sleep 30", Duration::from_millis(300));
         match run_test(&plan, &dir, "agent-0", &dir).expect("ran") {
-            Some(Outcome::TestFailed { status, tail }) => {
+            Some(MergeOutcome::TestFailed { status, tail }) => {
                 assert!(status.starts_with("stopped after"), "{status}");
                 assert_eq!(tail, "started");
             }
@@ -767,7 +767,7 @@ mod tests {
             long,
         );
         match run_test(&chatty, &dir, "agent-0", &dir).expect("ran") {
-            Some(Outcome::TestFailed { status, tail }) => {
+            Some(MergeOutcome::TestFailed { status, tail }) => {
                 assert!(status.contains('4'), "{status}");
                 assert!(tail.ends_with("line 99999\noops"), "{tail}");
                 assert_eq!(tail.lines().count(), TEST_TAIL_LINES);

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::{DateTime, Utc};
 
-use crate::acks::{self, AckSettings, DueAction, Known, PendingEntry, format_age, marker};
+use crate::acks::{self, AckSettings, DueAction, Known, PendingEntry, ack_marker, format_age};
 use crate::agents::registry::Registry;
 use crate::domain::message::{MessageType, Urgency};
 use crate::error::Result;
@@ -18,13 +18,13 @@ use crate::support::time;
 use super::messenger::Messenger;
 use super::pane_text::pane_header;
 use super::send::{Recipients, SendRequest, Typed};
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 
 /// What one processing pass did.
 #[derive(Clone, Debug, Default)]
 pub struct ProcessReport {
     /// Retries sent: message id, recipient, retry number, outcome.
-    pub retried: Vec<(String, String, u32, Outcome)>,
+    pub retried: Vec<(String, String, u32, DeliveryOutcome)>,
     /// Escalations: message id, recipient, escalation message id.
     pub escalated: Vec<(String, String, String)>,
     /// Problems worth reporting.
@@ -207,7 +207,7 @@ fn escalate(
     let age = format_age(time::age_seconds(entry.sent_at.utc(), now));
     let original = &entry.message().content;
     let original = original
-        .strip_prefix(&format!("{} ", marker(entry.msg_id.as_str())))
+        .strip_prefix(&format!("{} ", ack_marker(entry.msg_id.as_str())))
         .unwrap_or(original);
     let content = if recipient_gone {
         format!(

@@ -123,7 +123,7 @@ impl Messenger<'_> {
                 ),
             });
         }
-        let read = dialog::read(&capture);
+        let read = dialog::read_dialog(&capture);
         if let Some(seen) = seen
             && read.as_ref().is_none_or(|d| d.fingerprint() != seen)
         {
@@ -239,12 +239,12 @@ fn label_says(label: &str, word: &str) -> bool {
 /// Watches the screen until it differs from `before` and no longer reads
 /// as the same dialog; false when it did not within `SETTLE`.
 fn wait_for_change(session: &delivery::PaneSession<'_>, before: &str) -> bool {
-    let old = dialog::read(before);
+    let old = dialog::read_dialog(before);
     let deadline = Instant::now() + SETTLE;
     loop {
         if let Some((reading, now)) = session.look_now()
             && now != before
-            && (reading.state != ScreenState::Dialog || dialog::read(&now) != old)
+            && (reading.state != ScreenState::Dialog || dialog::read_dialog(&now) != old)
         {
             return true;
         }

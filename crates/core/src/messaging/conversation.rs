@@ -14,13 +14,13 @@ const MIN_PREFIX: usize = 4;
 
 /// The message index of the project laid out by `paths`, caught up with
 /// `log`.
-pub fn index(paths: &Paths, log: &dyn LogStore) -> Result<MessageIndex> {
+pub fn message_index(paths: &Paths, log: &dyn LogStore) -> Result<MessageIndex> {
     Ok(MessageIndex::open(paths, log)?)
 }
 
 /// The id of the one kept message whose id is `raw` or begins with it
 /// (at least 4 characters); `what` names the argument in errors.
-pub fn resolve(index: &MessageIndex, raw: &str, what: &str) -> Result<String> {
+pub fn resolve_message(index: &MessageIndex, raw: &str, what: &str) -> Result<String> {
     let id = raw.trim();
     let plain = id
         .chars()
@@ -46,8 +46,8 @@ pub fn resolve(index: &MessageIndex, raw: &str, what: &str) -> Result<String> {
 }
 
 /// The whole thread of the message `raw` names, oldest first.
-pub fn thread(index: &MessageIndex, raw: &str) -> Result<Vec<IndexedMessage>> {
-    let id = resolve(index, raw, "message id")?;
+pub fn thread_of(index: &MessageIndex, raw: &str) -> Result<Vec<IndexedMessage>> {
+    let id = resolve_message(index, raw, "message id")?;
     index
         .thread(&id)?
         .ok_or_else(|| Error::UnknownMessage(id.clone()))
@@ -75,11 +75,11 @@ pub struct SearchRequest {
 /// Checks `req` into a query against `index` (the thread named by its
 /// message, the type in wire form). A search with no words at all is
 /// refused unless a filter narrows it.
-pub fn query(index: &MessageIndex, req: &SearchRequest) -> Result<SearchQuery> {
+pub fn search_query(index: &MessageIndex, req: &SearchRequest) -> Result<SearchQuery> {
     let words = SearchQuery::words(&req.text);
     let thread = match &req.thread {
         Some(raw) => {
-            let id = resolve(index, raw, "--thread")?;
+            let id = resolve_message(index, raw, "--thread")?;
             Some(
                 index
                     .thread_of(&id)?

@@ -21,7 +21,7 @@ use crate::agents::agent_matcher::{AgentMatcher, Foreground, ForegroundKind};
 use crate::agents::profile::{Profile, Profiles};
 use crate::agents::screen::{Reading, ScreenState, rows_showing};
 use crate::hooks::HookSightings;
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 use crate::store::{Paths, StateFile, StateLock};
 use crate::tmux::{PaneId, PendingScreens, PreparedPaste, ScreenDetail, Tmux, TmuxError};
 
@@ -111,7 +111,7 @@ pub(crate) fn open<'a>(
     matcher: &AgentMatcher,
     target: &Target,
     settings: &DeliverySettings,
-) -> Result<PaneSession<'a>, Outcome> {
+) -> Result<PaneSession<'a>, DeliveryOutcome> {
     let session = lock(tmux, paths, target, settings)?.check(matcher, settings)?;
     if session.profile.reads_screen() {
         *session.early.borrow_mut() = Some(tmux.start_capture_screens(&[session.screen_request()]));
@@ -160,16 +160,16 @@ pub(crate) fn lock<'a>(
     paths: &Paths,
     target: &Target,
     settings: &DeliverySettings,
-) -> Result<LockedPane<'a>, Outcome> {
+) -> Result<LockedPane<'a>, DeliveryOutcome> {
     let Some(pane) = &target.pane else {
-        return Err(Outcome::queued(
+        return Err(DeliveryOutcome::queued(
             "the registry has no tmux pane id for this agent (run `swarm discover`)",
         ));
     };
     let lock_file = StateFile::new(paths.delivery_lock(pane.number()));
-    let lock = lock_file
-        .lock_only(settings.lock_timeout)
-        .map_err(|e| Outcome::queued(format!("could not take the delivery lock of {pane}: {e}")))?;
+    let lock = lock_file.lock_only(settings.lock_timeout).map_err(|e| {
+        DeliveryOutcome::queued(format!("could not take the delivery lock of {pane}: {e}"))
+    })?;
     Ok(LockedPane {
         tmux,
         pane: pane.clone(),
@@ -187,7 +187,7 @@ impl<'a> LockedPane<'a> {
         self,
         matcher: &AgentMatcher,
         settings: &DeliverySettings,
-    ) -> Result<PaneSession<'a>, Outcome> {
+    ) -> Result<PaneSession<'a>, DeliveryOutcome> {
         let foreground = matcher.pane_foreground(self.tmux, &self.pane, self.pane_pid);
         self.check_foreground(foreground, settings)
     }
@@ -198,7 +198,7 @@ impl<'a> LockedPane<'a> {
         locked: Vec<LockedPane<'a>>,
         matcher: &AgentMatcher,
         settings: &DeliverySettings,
-    ) -> Vec<Result<PaneSession<'a>, Outcome>> {
+    ) -> Vec<Result<PaneSession<'a>, DeliveryOutcome>> {
         if locked.len() < 2 {
             return locked
                 .into_iter()
@@ -223,7 +223,7 @@ impl<'a> LockedPane<'a> {
         self,
         foreground: Result<Option<Foreground>, E>,
         settings: &DeliverySettings,
-    ) -> Result<PaneSession<'a>, Outcome> {
+    ) -> Result<PaneSession<'a>, DeliveryOutcome> {
         let LockedPane {
             tmux,
             pane,
@@ -234,25 +234,25 @@ impl<'a> LockedPane<'a> {
         } = self;
         let command = match foreground {
             Err(e) => {
-                return Err(Outcome::queued(format!(
+                return Err(DeliveryOutcome::queued(format!(
                     "could not tell what runs in pane {pane}: {e}"
                 )));
             }
             Ok(None) => {
-                return Err(Outcome::queued(format!(
+                return Err(DeliveryOutcome::queued(format!(
                     "pane {pane} is gone (its process {pane_pid} no longer runs)"
                 )));
             }
             Ok(Some(fg)) => match fg.kind {
                 ForegroundKind::Agent(command) => command,
                 ForegroundKind::Shell => {
-                    return Err(Outcome::queued(format!(
+                    return Err(DeliveryOutcome::queued(format!(
                         "a shell ({}) is in the foreground of pane {pane}: typing there would run the message as commands",
                         fg.program
                     )));
                 }
                 ForegroundKind::Other => {
-                    return Err(Outcome::queued(format!(
+                    return Err(DeliveryOutcome::queued(format!(
                         "{} is in the foreground of pane {pane}, not an agent",
                         fg.program
                     )));
@@ -460,7 +460,7 @@ impl PaneSession<'_> {
 
     /// Pastes `text`, waits the pause, presses Enter, and checks the text
     /// left the input box. `marker` identifies the text on screen.
-    pub(crate) fn type_text(&self, text: &str, marker: &str) -> Outcome {
+    pub(crate) fn type_text(&self, text: &str, marker: &str) -> DeliveryOutcome {
         // A prompt that starts with one of these runs as a command; the
         // swarm header never does, but a leading space makes sure.
         let guarded;
@@ -483,7 +483,7 @@ impl PaneSession<'_> {
             let call = prepared
                 .unwrap_or_else(|| TypingAhead::start(self.tmux, vec![self.pane.clone()]).call);
             if let Err(e) = call.send(text.as_bytes()) {
-                return Outcome::queued(describe(&self.pane, "paste into", &e));
+                return DeliveryOutcome::queued(describe(&self.pane, "paste into", &e));
             }
             return self.after_enter(text, marker, false, before);
         }
@@ -502,7 +502,7 @@ impl PaneSession<'_> {
             };
         }
         if let Err(e) = self.tmux.send_keys(&self.pane, &["Enter"]) {
-            return Outcome::queued(describe(&self.pane, "press Enter in", &e));
+            return DeliveryOutcome::queued(describe(&self.pane, "press Enter in", &e));
         }
         let outcome = self.after_enter(text, marker, seen, before);
         if again {
@@ -516,10 +516,11 @@ impl PaneSession<'_> {
     /// showing it. An agent that needs a pause (Gemini CLI) also drops an
     /// Enter that comes before its box shows the paste: that is waited for
     /// too, up to `VISIBLE_WINDOW`.
-    fn paste_and_pause(&self, text: &str) -> Result<bool, Outcome> {
+    fn paste_and_pause(&self, text: &str) -> Result<bool, DeliveryOutcome> {
         let pasted = Instant::now();
         if let Err(e) = self.tmux.paste_text(&self.pane, text.as_bytes()) {
-            return Err(Outcome::queued(describe(&self.pane, "paste into", &e)));
+            let why = describe(&self.pane, "paste into", &e);
+            return Err(DeliveryOutcome::queued(why));
         }
         let mut seen = false;
         if self.profile.reads_screen() {
@@ -565,7 +566,13 @@ impl PaneSession<'_> {
     /// After Enter: checks that the text left the input box (`seen`: it
     /// was seen in the box before Enter; `before`: the screen before the
     /// paste).
-    fn after_enter(&self, text: &str, marker: &str, seen: bool, before: Option<String>) -> Outcome {
+    fn after_enter(
+        &self,
+        text: &str,
+        marker: &str,
+        seen: bool,
+        before: Option<String>,
+    ) -> DeliveryOutcome {
         if self.profile.reads_screen() {
             let baseline = self.baseline(before, marker);
             return self.confirm_left_box(BoxWatch::new(seen, baseline), marker);
@@ -573,7 +580,7 @@ impl PaneSession<'_> {
         if self.confirm {
             confirm(self.tmux, &self.pane, text, marker, self.pause);
         }
-        Outcome::delivered()
+        DeliveryOutcome::delivered()
     }
 
     /// Waits for the text to leave the input box. If it is still there
@@ -585,7 +592,7 @@ impl PaneSession<'_> {
     /// counts once the agent shows the text above it (its transcript), or
     /// the text was seen in the box, or the box stayed empty long enough
     /// that a paste still on its way would have shown.
-    fn confirm_left_box(&self, mut watch: BoxWatch, marker: &str) -> Outcome {
+    fn confirm_left_box(&self, mut watch: BoxWatch, marker: &str) -> DeliveryOutcome {
         for attempt in 0..2 {
             let deadline = Instant::now() + CONFIRM_WINDOW;
             let mut looks = 0;
@@ -645,7 +652,7 @@ pub(crate) fn type_text_many<'a>(
     text: &str,
     marker: &str,
     prepared: Option<TypingAhead<'a>>,
-) -> Vec<Outcome> {
+) -> Vec<DeliveryOutcome> {
     let Some(first) = sessions.first() else {
         return Vec::new();
     };
@@ -672,13 +679,13 @@ pub(crate) fn type_text_many<'a>(
             let why = format!("could not paste the broadcast: {e}");
             return sessions
                 .iter()
-                .map(|_| Outcome::queued(why.clone()))
+                .map(|_| DeliveryOutcome::queued(why.clone()))
                 .collect();
         }
     } else if let Err(e) = paste_wait_press(sessions, &panes, &mut watches, text, pause) {
         return sessions
             .iter()
-            .map(|_| Outcome::queued(e.clone()))
+            .map(|_| DeliveryOutcome::queued(e.clone()))
             .collect();
     }
     finish_many(sessions, &panes, watches, befores, text, marker)
@@ -743,19 +750,19 @@ fn finish_many(
     befores: Vec<Option<String>>,
     text: &str,
     marker: &str,
-) -> Vec<Outcome> {
+) -> Vec<DeliveryOutcome> {
     let tmux = sessions[0].tmux;
     for ((watch, s), before) in watches.iter_mut().zip(sessions).zip(befores) {
         watch.baseline = s.baseline(before, marker);
     }
-    let mut outcomes: Vec<Option<Outcome>> = sessions
+    let mut outcomes: Vec<Option<DeliveryOutcome>> = sessions
         .iter()
         .map(|s| {
             (!s.profile.reads_screen()).then(|| {
                 if s.confirm {
                     confirm(tmux, &s.pane, text, marker, s.pause);
                 }
-                Outcome::delivered()
+                DeliveryOutcome::delivered()
             })
         })
         .collect();

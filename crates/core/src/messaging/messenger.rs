@@ -112,7 +112,7 @@ impl MessagingSettings {
 
 /// The world a delivery needs; its operations are in `send.rs`,
 /// `held/release.rs` and `relay/hand_over.rs`.
-pub struct Messenger<'a> {
+pub(crate) struct Messenger<'a> {
     /// The tmux server.
     pub tmux: &'a Tmux,
     /// The project's files.

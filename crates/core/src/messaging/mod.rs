@@ -5,28 +5,28 @@
 //! message log they write is `crate::log`.
 
 pub(crate) mod ack_retry;
-pub mod answer;
-pub mod conversation;
+pub(crate) mod answer;
+pub(crate) mod conversation;
 pub(crate) mod delivery;
-pub mod held;
+pub(crate) mod held;
 mod hook_confirm;
 mod interrupt;
 mod messenger;
 mod native_post;
-pub mod onboarding;
+pub(crate) mod onboarding;
 mod overlap_notice;
 mod pane_text;
-pub mod printed;
-pub mod rates;
-pub mod relay;
+pub(crate) mod printed;
+pub(crate) mod rates;
+pub(crate) mod relay;
 mod resume_prompt;
 mod send;
-pub mod topics;
+pub(crate) mod topics;
 mod wait;
 
 pub(crate) use ack_retry::{Portion, ProcessReport, Roster, process_due};
 pub use held::release::ReleaseReport;
-pub use messenger::{MessagingSettings, Messenger};
+pub(crate) use messenger::{MessagingSettings, Messenger};
 pub use overlap_notice::ToldOverlap;
 pub(crate) use overlap_notice::notice_overlaps;
 pub(crate) use relay::hand_over::Relayed;

@@ -15,13 +15,13 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::attention::event::{EventKind, FeedEntry};
-use crate::log::record::Status;
+use crate::log::record::DeliveryStatus;
 use crate::native::claude::Inbound;
 use crate::native::follow::{self, Followed};
 
 use crate::agents::registry::AgentRecord;
 use crate::domain::message::Urgency;
-use crate::log::record::{Outcome, Via};
+use crate::log::record::{DeliveryOutcome, Via};
 use crate::native::{
     self, Choice, Confirmation, Post, RECEIPT_WAIT, Receipt, Recipient, Route, outcome_of,
 };
@@ -54,7 +54,7 @@ impl Channels {
 pub(crate) enum Native {
     /// Posted: the outcome (the watcher follows it while the agent has
     /// not taken it).
-    Posted(Outcome),
+    Posted(DeliveryOutcome),
     /// Not posted: typing goes ahead; why the agent's channel was not
     /// used, when it was tried.
     Typing(Option<String>),
@@ -124,7 +124,7 @@ impl<'a> Messenger<'a> {
         natives: &[usize],
         typed: Typed<'_>,
         channels: &Channels,
-    ) -> Vec<(Outcome, Vec<Released>)>
+    ) -> Vec<(DeliveryOutcome, Vec<Released>)>
     where
         Messenger<'a>: Sync,
     {
@@ -142,7 +142,7 @@ impl<'a> Messenger<'a> {
                 .map(|t| {
                     t.join().unwrap_or_else(|_| {
                         (
-                            Outcome::queued("the delivery stopped unexpectedly"),
+                            DeliveryOutcome::queued("the delivery stopped unexpectedly"),
                             Vec::new(),
                         )
                     })
@@ -218,7 +218,7 @@ impl<'a> Messenger<'a> {
             }
         };
         let mut outcome = outcome_of(state, Inbound::Accept, false, Via::AppServer);
-        if outcome.status == Status::Unconfirmed {
+        if outcome.status == DeliveryStatus::Unconfirmed {
             outcome.reason = Some(
                 "the app server took it; no event of a turn taking it yet (it is never typed as well)"
                     .into(),
@@ -237,7 +237,7 @@ impl<'a> Messenger<'a> {
         a: &AgentRecord,
         receipt: &Receipt,
         session_file: &Path,
-        outcome: &Outcome,
+        outcome: &DeliveryOutcome,
     ) {
         let followed = Followed {
             agent: a.id.to_string(),
@@ -252,7 +252,7 @@ impl<'a> Messenger<'a> {
                 receipt.msg_id, a.id
             ));
         }
-        let kind = if outcome.status == Status::Unconfirmed {
+        let kind = if outcome.status == DeliveryStatus::Unconfirmed {
             EventKind::MessageUnconfirmed
         } else {
             EventKind::MessageAccepted
@@ -271,9 +271,9 @@ impl<'a> Messenger<'a> {
 
 /// A typed outcome, noting why the agent's own channel was not used
 /// when it was tried (a reason already there stays).
-pub(crate) fn with_note(outcome: Outcome, note: Option<String>) -> Outcome {
+pub(crate) fn with_note(outcome: DeliveryOutcome, note: Option<String>) -> DeliveryOutcome {
     match note {
-        Some(note) if outcome.reason.is_none() => Outcome {
+        Some(note) if outcome.reason.is_none() => DeliveryOutcome {
             reason: Some(format!("typed: {note}")),
             ..outcome
         },

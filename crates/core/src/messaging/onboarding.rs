@@ -2,7 +2,7 @@
 //! swarm, written for swarm's real commands and message types.
 
 /// The text sent to every agent by `swarm onboard`.
-pub fn message(agents: &[String], extra: &[String]) -> String {
+pub(crate) fn message(agents: &[String], extra: &[String]) -> String {
     let mut s = format!(
         "=== SWARM COORDINATION ACTIVE ===\n\
          You are one of {n} agents on this project: {list}.\n\

@@ -5,7 +5,7 @@
 
 use crate::agents::registry::AgentRecord;
 use crate::agents::screen::ScreenState;
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 
 use super::delivery;
 use super::messenger::{Messenger, target_of};
@@ -13,7 +13,7 @@ use super::messenger::{Messenger, target_of};
 impl Messenger<'_> {
     /// Types `prompt` into `agent`'s pane when its screen is idle; `None`
     /// when it is not (nothing was typed), else what became of it.
-    pub(crate) fn type_prompt(&self, agent: &AgentRecord, prompt: &str) -> Option<Outcome> {
+    pub(crate) fn type_prompt(&self, agent: &AgentRecord, prompt: &str) -> Option<DeliveryOutcome> {
         let session = delivery::open(
             self.tmux,
             self.paths,

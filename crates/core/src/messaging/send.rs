@@ -13,7 +13,9 @@ use crate::domain::message::{Message, MessageType, Urgency};
 use crate::domain::{AgentId, MessageId, Timestamp};
 use crate::error::{Error, Result};
 use crate::log::log_line::LoggedMessage;
-use crate::log::record::{DeliveryRecord, MessageView, Outcome, Record, Status, Via};
+use crate::log::record::{
+    DeliveryOutcome, DeliveryRecord, DeliveryStatus, MessageView, Record, Via,
+};
 use crate::native;
 use crate::support::exit_code::ExitCode;
 use crate::support::sanitize;
@@ -26,8 +28,8 @@ use super::native_post::{Channels, Native, with_note};
 use super::pane_text::pane_header;
 use super::rates::rate_store::{RateDecision, RateLimit};
 
-/// Outcome per recipient, in recipient order.
-pub(crate) type Outcomes = Vec<(String, Outcome)>;
+/// The outcome per recipient, in recipient order.
+pub(crate) type Outcomes = Vec<(String, DeliveryOutcome)>;
 
 /// What one delivery types into panes, and how urgently.
 #[derive(Clone, Copy, Debug)]
@@ -130,8 +132,8 @@ impl SendRequest {
 pub struct SendReport {
     /// The message as logged.
     pub message: Message,
-    /// Outcome per recipient, in recipient order.
-    pub outcomes: Vec<(String, Outcome)>,
+    /// The outcome per recipient, in recipient order.
+    pub outcomes: Vec<(String, DeliveryOutcome)>,
     /// Set when the sender was over its rate limit: the time until the
     /// next send is allowed. The message is logged, queued for everyone.
     pub rate_limited: Option<Duration>,
@@ -149,7 +151,7 @@ pub struct Redelivery {
     /// The message as it was before.
     pub view: MessageView,
     /// The new outcome per recipient tried.
-    pub outcomes: Vec<(String, Outcome)>,
+    pub outcomes: Vec<(String, DeliveryOutcome)>,
 }
 
 impl SendReport {
@@ -207,7 +209,7 @@ impl SendReport {
 
 impl<'a> Messenger<'a> {
     /// Sends one message: to one agent or a broadcast.
-    pub fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
+    pub(crate) fn send(&self, registry: &Registry, mut req: SendRequest) -> Result<SendReport> {
         let recipients = self.resolve(registry, &req)?;
         let over = |a: &AgentRecord| req.over_budget.iter().find(|(id, _)| a.id == id.as_str());
         let to_type: Vec<AgentRecord> = recipients
@@ -215,9 +217,11 @@ impl<'a> Messenger<'a> {
             .filter(|a| over(a).is_none())
             .cloned()
             .collect();
-        let over_budget: Vec<(String, Outcome)> = recipients
+        let over_budget: Vec<(String, DeliveryOutcome)> = recipients
             .iter()
-            .filter_map(|a| over(a).map(|(id, why)| (id.clone(), Outcome::queued(why.clone()))))
+            .filter_map(|a| {
+                over(a).map(|(id, why)| (id.clone(), DeliveryOutcome::queued(why.clone())))
+            })
             .collect();
         if req.urgency == Urgency::Normal
             && self
@@ -268,7 +272,7 @@ impl<'a> Messenger<'a> {
             message.requires_ack = true;
             message.content = format!(
                 "{} {}",
-                acks::marker(message.msg_id.as_str()),
+                acks::ack_marker(message.msg_id.as_str()),
                 message.content
             );
         }
@@ -316,10 +320,10 @@ impl<'a> Messenger<'a> {
                 limit.max,
                 limit.window.as_secs()
             );
-            let outcomes: Vec<(String, Outcome)> = message
+            let outcomes: Vec<(String, DeliveryOutcome)> = message
                 .recipients
                 .iter()
-                .map(|r| (r.to_string(), Outcome::queued(reason.clone())))
+                .map(|r| (r.to_string(), DeliveryOutcome::queued(reason.clone())))
                 .collect();
             warnings.extend(
                 self.log.append(&[Record::Delivery(
@@ -385,13 +389,17 @@ impl<'a> Messenger<'a> {
     /// Tries again to deliver queued messages: each recipient whose latest
     /// outcome is "queued" and who is still registered. Returns the
     /// attempts per message (messages with nothing to retry are left out).
-    pub fn redeliver(&self, registry: &Registry, views: &[MessageView]) -> Result<Vec<Redelivery>> {
+    pub(crate) fn redeliver(
+        &self,
+        registry: &Registry,
+        views: &[MessageView],
+    ) -> Result<Vec<Redelivery>> {
         let mut done = Vec::new();
         for view in views {
             let targets: Vec<AgentRecord> = view
                 .outcomes
                 .iter()
-                .filter(|(_, o)| o.status == Status::Queued)
+                .filter(|(_, o)| o.status == DeliveryStatus::Queued)
                 .filter_map(|(r, _)| registry.find(r).cloned())
                 .collect();
             if targets.is_empty() {
@@ -595,14 +603,20 @@ impl<'a> Messenger<'a> {
                  after `swarm resume {}`",
                 a.id, a.session_name, a.session_name
             );
-            return (vec![(a.id.to_string(), Outcome::queued(why))], Vec::new());
+            return (
+                vec![(a.id.to_string(), DeliveryOutcome::queued(why))],
+                Vec::new(),
+            );
         }
         // The person has no pane: their inbox is where a message to them
         // goes, and being there is its delivery.
         if let [a] = recipients
             && a.id.as_str() == self.settings.person_id
         {
-            return (vec![(a.id.to_string(), Outcome::to_person())], Vec::new());
+            return (
+                vec![(a.id.to_string(), DeliveryOutcome::to_person())],
+                Vec::new(),
+            );
         }
         if recipients.iter().any(|a| self.elsewhere(a).is_some()) {
             // The other hosts' shares first, each in one batch: their
@@ -628,7 +642,7 @@ impl<'a> Messenger<'a> {
                 match self.elsewhere(a) {
                     Some(_) => {
                         let outcome = handed.next().unwrap_or_else(|| {
-                            Outcome::queued(format!("{} is on another host", a.id))
+                            DeliveryOutcome::queued(format!("{} is on another host", a.id))
                         });
                         outcomes.push((a.id.to_string(), outcome));
                     }
@@ -642,7 +656,7 @@ impl<'a> Messenger<'a> {
             }
             return (outcomes, released);
         }
-        let results: Vec<(Outcome, Vec<Released>)> = match recipients {
+        let results: Vec<(DeliveryOutcome, Vec<Released>)> = match recipients {
             [a] => vec![self.deliver_one(a, typed, ahead, channels.of(a.id.as_str()))],
             _ => self.deliver_batch(recipients, typed, ahead, channels),
         };
@@ -667,11 +681,12 @@ impl<'a> Messenger<'a> {
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
         channels: &Channels,
-    ) -> Vec<(Outcome, Vec<Released>)> {
+    ) -> Vec<(DeliveryOutcome, Vec<Released>)> {
         let mut order: Vec<usize> = (0..recipients.len()).collect();
         order.sort_by_key(|&i| target_of(&recipients[i]).pane.map(|p| p.number()));
         let held = self.held.list().unwrap_or_default();
-        let mut results: Vec<Option<(Outcome, Vec<Released>)>> = vec![None; recipients.len()];
+        let mut results: Vec<Option<(DeliveryOutcome, Vec<Released>)>> =
+            vec![None; recipients.len()];
         let mut locked: Vec<(usize, delivery::LockedPane<'_>)> = Vec::new();
         let mut one_by_one: Vec<usize> = Vec::new();
         let mut natives: Vec<usize> = Vec::new();
@@ -756,7 +771,7 @@ impl<'a> Messenger<'a> {
         }
         results
             .into_iter()
-            .map(|r| r.unwrap_or_else(|| (Outcome::queued("not attempted"), Vec::new())))
+            .map(|r| r.unwrap_or_else(|| (DeliveryOutcome::queued("not attempted"), Vec::new())))
             .collect()
     }
 
@@ -771,7 +786,7 @@ impl<'a> Messenger<'a> {
         typed: Typed<'_>,
         ahead: Option<TypingAhead<'a>>,
         native: Option<&native::Choice>,
-    ) -> (Outcome, Vec<Released>) {
+    ) -> (DeliveryOutcome, Vec<Released>) {
         let (target, settings) = (target_of(a), &self.settings.delivery);
         let opened = match native {
             Some(_) => delivery::lock(self.tmux, self.paths, &target, settings)
@@ -839,10 +854,10 @@ impl<'a> Messenger<'a> {
         agent: &str,
         typed: Typed<'_>,
         wait: &Wait,
-    ) -> Outcome {
+    ) -> DeliveryOutcome {
         match self.hold(session, agent, typed, wait.reason()) {
             Ok(()) => wait.held(),
-            Err(e) => Outcome::queued(format!(
+            Err(e) => DeliveryOutcome::queued(format!(
                 "{}; could not hold it for later: {e}",
                 wait.reason()
             )),

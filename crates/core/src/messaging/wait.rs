@@ -5,7 +5,7 @@
 
 use crate::agents::screen::{Reading, ScreenState};
 use crate::domain::message::Urgency;
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 
 /// Why a message waits before it is typed into a pane.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,10 +39,10 @@ impl Wait {
     }
 
     /// The outcome of a message held for this.
-    pub(crate) fn held(&self) -> Outcome {
+    pub(crate) fn held(&self) -> DeliveryOutcome {
         match self {
-            Wait::Turn(r) => Outcome::held_for_turn(r.clone()),
-            Wait::Unsafe(r) | Wait::Limited(r) => Outcome::held(r.clone()),
+            Wait::Turn(r) => DeliveryOutcome::held_for_turn(r.clone()),
+            Wait::Unsafe(r) | Wait::Limited(r) => DeliveryOutcome::held(r.clone()),
         }
     }
 }

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::attention::event::{EventKind, FeedEntry};
 use crate::log::log_store::LogStore;
-use crate::log::record::{DeliveryRecord, Outcome, Record, Status};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, DeliveryStatus, Record};
 use crate::store::{DEFAULT_LOCK_TIMEOUT, Paths, StateFile, StoreError};
 
 use super::claude::Inbound;
@@ -43,7 +43,7 @@ pub(crate) struct Followed {
     pub session_file: PathBuf,
     /// Its state as last recorded (`accepted`, `awaiting_approval`,
     /// `unconfirmed`).
-    pub status: Status,
+    pub status: DeliveryStatus,
     /// When it was posted (seconds since the epoch).
     pub since: u64,
 }
@@ -88,10 +88,10 @@ fn write(
 }
 
 /// What the confirmation state of a followed status is.
-fn confirmation_of(status: Status) -> Confirmation {
+fn confirmation_of(status: DeliveryStatus) -> Confirmation {
     match status {
-        Status::Accepted => Confirmation::Accepted,
-        Status::AwaitingApproval => Confirmation::AwaitingApproval,
+        DeliveryStatus::Accepted => Confirmation::Accepted,
+        DeliveryStatus::AwaitingApproval => Confirmation::AwaitingApproval,
         _ => Confirmation::Unconfirmed,
     }
 }
@@ -106,7 +106,7 @@ pub(crate) struct Change {
     /// What the agent's records say of it now.
     pub state: Confirmation,
     /// The outcome logged for it (a delivery record noted `followed`).
-    pub outcome: Outcome,
+    pub outcome: DeliveryOutcome,
 }
 
 impl Change {
@@ -190,7 +190,7 @@ pub(crate) fn follow(paths: &Paths, log: &dyn LogStore) -> Round {
         let mut state = look.state;
         let mut note = None;
         if !state.is_final() {
-            if m.status == Status::AwaitingApproval
+            if m.status == DeliveryStatus::AwaitingApproval
                 && state == Confirmation::AwaitingApproval
                 && age > HOLD_EXPIRY + EXPIRY_SLACK
             {
@@ -282,7 +282,7 @@ mod tests {
         }
     }
 
-    fn followed(s: &Setup, status: Status) -> Followed {
+    fn followed(s: &Setup, status: DeliveryStatus) -> Followed {
         Followed {
             agent: "agent-0".into(),
             receipt: Receipt {
@@ -321,7 +321,7 @@ mod tests {
     fn a_round_returns_what_changed_and_logs_it_but_writes_no_feed() {
         let s = setup();
         let log = FileLog::new(&s.paths);
-        track(&s.paths, followed(&s, Status::Accepted)).expect("tracked");
+        track(&s.paths, followed(&s, DeliveryStatus::Accepted)).expect("tracked");
 
         // Nothing new in the transcript: no change, still followed.
         let quiet = follow(&s.paths, &log);
@@ -340,7 +340,7 @@ mod tests {
             change.state,
             Confirmation::Delivered(ConfirmedBy::Transcript)
         );
-        assert_eq!(change.outcome.status, Status::Delivered);
+        assert_eq!(change.outcome.status, DeliveryStatus::Delivered);
         assert_eq!(
             followed_notes(&log),
             [("9c2c68bd".to_owned(), Some("followed".to_owned()))]
@@ -362,14 +362,14 @@ mod tests {
     fn a_message_whose_session_ended_is_dropped_with_a_why() {
         let s = setup();
         let log = FileLog::new(&s.paths);
-        track(&s.paths, followed(&s, Status::Accepted)).expect("tracked");
+        track(&s.paths, followed(&s, DeliveryStatus::Accepted)).expect("tracked");
         std::fs::remove_file(&s.session_file).expect("removed");
         let round = follow(&s.paths, &log);
         let [change] = round.changes.as_slice() else {
             panic!("one change: {round:?}");
         };
         assert_eq!(change.state, Confirmation::Dropped);
-        assert_eq!(change.outcome.status, Status::Dropped);
+        assert_eq!(change.outcome.status, DeliveryStatus::Dropped);
         assert_eq!(
             change.outcome.reason.as_deref(),
             Some("the agent's session ended before it took the message")

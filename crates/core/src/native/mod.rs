@@ -25,7 +25,7 @@
 //! the agent accepted but had not taken yet.
 
 pub(crate) mod claude;
-pub mod codex;
+pub(crate) mod codex;
 pub(crate) mod follow;
 
 use std::path::PathBuf;
@@ -36,9 +36,9 @@ use serde::{Deserialize, Serialize};
 use crate::agents::agent_matcher::{AgentMatcher, DEMO_AGENT};
 use crate::agents::process::ProcessView;
 use crate::agents::profile::Profiles;
-pub use crate::config::NativeMode;
+pub(crate) use crate::config::NativeMode;
 use crate::domain::message::Urgency;
-use crate::log::record::{ConfirmedBy, Outcome, Status, Via};
+use crate::log::record::{ConfirmedBy, DeliveryOutcome, DeliveryStatus, Via};
 
 use crate::usage::locate::{self, AgentHome};
 use crate::usage::vendor::UsageSource;
@@ -282,7 +282,7 @@ pub(crate) enum Post {
 
 /// What finds the agent's record of a posted message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Receipt {
+pub(crate) struct Receipt {
     /// The channel it went through.
     pub channel: Channel,
     /// The message's id.
@@ -303,7 +303,7 @@ pub struct Receipt {
 
 /// What the agent's own records say of a message posted to it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Confirmation {
+pub(crate) enum Confirmation {
     /// Taken as a turn's input: delivered, confirmed by this.
     Delivered(ConfirmedBy),
     /// Queued by the agent (busy): it takes it when its turn ends.
@@ -320,7 +320,7 @@ pub enum Confirmation {
 
 impl Confirmation {
     /// True once nothing more can happen to it.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         matches!(
             self,
             Confirmation::Delivered(_) | Confirmation::Expired | Confirmation::Dropped
@@ -337,26 +337,26 @@ pub(crate) fn outcome_of(
     inbound: Inbound,
     cut_short: bool,
     via: Via,
-) -> Outcome {
+) -> DeliveryOutcome {
     let cut = cut_short.then(|| "only part of the message could be written".to_owned());
     match state {
-        Confirmation::Delivered(by) => Outcome::native(Status::Delivered, via, Some(by), cut),
-        Confirmation::Accepted => Outcome::native(
-            Status::Accepted,
+        Confirmation::Delivered(by) => DeliveryOutcome::native(DeliveryStatus::Delivered, via, Some(by), cut),
+        Confirmation::Accepted => DeliveryOutcome::native(
+            DeliveryStatus::Accepted,
             via,
             None,
             Some("the agent is busy: it takes the message when its turn ends".into()),
         ),
-        Confirmation::AwaitingApproval => Outcome::native(
-            Status::AwaitingApproval,
+        Confirmation::AwaitingApproval => DeliveryOutcome::native(
+            DeliveryStatus::AwaitingApproval,
             via,
             None,
             Some(HOLD_NOTE.into()),
         ),
         // Only the agent's own record of a hold says it holds it: the
         // settings read may be wrong, so they only explain the silence.
-        Confirmation::Unconfirmed if inbound == Inbound::Hold => Outcome::native(
-            Status::Unconfirmed,
+        Confirmation::Unconfirmed if inbound == Inbound::Hold => DeliveryOutcome::native(
+            DeliveryStatus::Unconfirmed,
             via,
             None,
             Some(format!(
@@ -364,8 +364,8 @@ pub(crate) fn outcome_of(
                 RECEIPT_WAIT.as_secs()
             )),
         ),
-        Confirmation::Unconfirmed => Outcome::native(
-            Status::Unconfirmed,
+        Confirmation::Unconfirmed => DeliveryOutcome::native(
+            DeliveryStatus::Unconfirmed,
             via,
             None,
             Some(cut.unwrap_or_else(|| {
@@ -375,14 +375,14 @@ pub(crate) fn outcome_of(
                 )
             })),
         ),
-        Confirmation::Expired => Outcome::native(
-            Status::Expired,
+        Confirmation::Expired => DeliveryOutcome::native(
+            DeliveryStatus::Expired,
             via,
             None,
             Some("held for the person's approval and never approved".into()),
         ),
-        Confirmation::Dropped => Outcome::native(
-            Status::Dropped,
+        Confirmation::Dropped => DeliveryOutcome::native(
+            DeliveryStatus::Dropped,
             via,
             None,
             Some("the agent removed it from its queue without taking it".into()),

@@ -14,9 +14,9 @@
 //!
 //! `Notifier` (`notifier.rs`) sends to every channel for the kinds
 //! `[notify] events` names, never blocking its caller; a failed delivery
-//! comes back as a `notify_failed` feed entry (`delivery.rs`). A short
-//! command hands its notification to a detached `swarm notify-event`
-//! (`detached.rs`) so that it can exit at once. The webhook URL and the
+//! comes back as a `notify_failed` feed entry (`delivery.rs`). `swarm
+//! notify-event` (named in `detached.rs`) delivers one event in a process
+//! of its own. The webhook URL and the
 //! command are secrets: they come only from the environment or the user's
 //! own config file, and a failure names a webhook's host, never its URL.
 
@@ -29,6 +29,6 @@ mod notifier;
 mod settings;
 mod webhook;
 
-pub use detached::{NOTIFY_EVENT_COMMAND, spawn_detached};
+pub use detached::NOTIFY_EVENT_COMMAND;
 pub use notifier::Notifier;
 pub use settings::NotifySettings;

@@ -8,7 +8,7 @@
 use crate::agents::registry::Registry;
 use crate::backend::Operator;
 use crate::error::{Error, Result};
-use crate::log::record::{MessageView, Status};
+use crate::log::record::{DeliveryStatus, MessageView};
 
 pub use crate::messaging::Redelivery;
 
@@ -128,7 +128,11 @@ fn choose(op: &Operator, which: &Which) -> Result<Vec<MessageView>> {
         }
         Which::AllQueued => views
             .into_iter()
-            .filter(|v| v.outcomes.iter().any(|(_, o)| o.status == Status::Queued))
+            .filter(|v| {
+                v.outcomes
+                    .iter()
+                    .any(|(_, o)| o.status == DeliveryStatus::Queued)
+            })
             .collect(),
     })
 }
@@ -145,7 +149,7 @@ fn refusal(
     let limited = chosen.iter().find_map(|v| {
         v.outcomes
             .iter()
-            .filter(|(_, o)| o.status == Status::Queued)
+            .filter(|(_, o)| o.status == DeliveryStatus::Queued)
             .find_map(|(agent, _)| {
                 limits
                     .of_agent(agent)
@@ -162,7 +166,7 @@ fn refusal(
             v.outcomes
                 .iter()
                 .filter(|(agent, o)| {
-                    o.status == Status::Queued
+                    o.status == DeliveryStatus::Queued
                         && o.reason.as_deref().is_some_and(|r| r.contains("budget"))
                         && over.iter().any(|a| a == agent)
                 })

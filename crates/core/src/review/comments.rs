@@ -91,7 +91,7 @@ struct ReviewDoc {
 
 /// A comment to make, its parts not yet checked.
 #[derive(Clone, Debug)]
-pub struct NewComment {
+pub(crate) struct NewComment {
     /// The agent whose branch it is on (a checked id).
     pub agent: String,
     /// Who writes it.
@@ -228,7 +228,7 @@ fn agent_file(repo: &Repository, agent: &str, path: &str) -> Result<Option<Strin
 /// Makes a comment: checks the location against the agent's file and
 /// keeps the code line it is on. Refused: an agent with no branch, a
 /// path or line the file lacks, empty or overlong text.
-pub fn comment(
+pub(crate) fn comment(
     repo: &Repository,
     paths: &Paths,
     new: NewComment,
@@ -293,7 +293,7 @@ pub fn comment(
 /// Re-anchors the open comments (of `agent`, or all) in the agents'
 /// files as they are now, records what moved or went outdated, and
 /// returns the comments (of `agent`, or all) in the order they were made.
-pub fn refresh(
+pub fn refresh_comments(
     repo: &Repository,
     paths: &Paths,
     agent: Option<&str>,
@@ -346,7 +346,10 @@ pub fn refresh(
 
 /// Marks one comment resolved (`c3`, or `3`); a comment resolved already
 /// stays as it is.
-pub fn resolve(paths: &Paths, id: &str) -> Result<(ReviewComment, Vec<String>), WorktreeError> {
+pub fn resolve_comment(
+    paths: &Paths,
+    id: &str,
+) -> Result<(ReviewComment, Vec<String>), WorktreeError> {
     let wanted = if id.starts_with('c') {
         id.to_owned()
     } else {
@@ -363,7 +366,7 @@ pub fn resolve(paths: &Paths, id: &str) -> Result<(ReviewComment, Vec<String>), 
 }
 
 /// Records that the comments `ids` went out in a round.
-pub fn mark_sent(paths: &Paths, ids: &[String]) -> Result<Vec<String>, WorktreeError> {
+pub fn mark_comments_sent(paths: &Paths, ids: &[String]) -> Result<Vec<String>, WorktreeError> {
     let now = time::utc_iso(time::now());
     let ((), warnings) = ReviewBook::new(paths).update(|doc| {
         for c in doc.comments.iter_mut().filter(|c| ids.contains(&c.id)) {
@@ -376,7 +379,7 @@ pub fn mark_sent(paths: &Paths, ids: &[String]) -> Result<Vec<String>, WorktreeE
 
 /// The text of a round: each comment as `PATH:LINE`, the code line it is
 /// on, and its text; every part sanitised again (it was read from a file).
-pub fn round_text(agent: &str, comments: &[ReviewComment]) -> String {
+pub fn review_round_text(agent: &str, comments: &[ReviewComment]) -> String {
     let mut s = format!(
         "review: {} comment{} on your branch {}:\n",
         comments.len(),
@@ -434,7 +437,7 @@ pub fn diff_summary(repo: &Repository, agent: &str) -> Result<DiffSummary, Workt
 }
 
 /// The request `reviewer` gets: the summary and how to comment.
-pub fn request_text(agent: &str, reviewer: &str, summary: &DiffSummary) -> String {
+pub fn review_request_text(agent: &str, reviewer: &str, summary: &DiffSummary) -> String {
     let mut s = format!(
         "review request: please review {} ({} commit{} ahead of {}).\n",
         summary.branch,
@@ -511,7 +514,7 @@ mod tests {
             after: None,
             unique: true,
         };
-        let text = round_text("agent-0", &[c]);
+        let text = review_round_text("agent-0", &[c]);
         assert!(text.contains("[c1] src/a.py:2 (from agent-1)"), "{text}");
         assert!(text.contains("> return x\n"), "{text}");
         assert!(!text.contains('\u{1b}'), "{text}");

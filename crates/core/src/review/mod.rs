@@ -11,6 +11,7 @@ mod anchor;
 mod comments;
 
 pub use comments::{
-    CommentStatus, DiffSummary, NewComment, ReviewComment, comment, diff_summary, mark_sent,
-    refresh, request_text, resolve, round_text,
+    CommentStatus, DiffSummary, ReviewComment, diff_summary, mark_comments_sent, refresh_comments,
+    resolve_comment, review_request_text, review_round_text,
 };
+pub(crate) use comments::{NewComment, comment};

@@ -11,6 +11,6 @@ pub use append_wake::AppendWake;
 pub use file_watch::{Dirty, FileWatch};
 pub use status::LockView;
 pub use status::{
-    SwarmStatus, changes, read_acks, read_locks, read_registry, try_read_acks, try_read_locks,
-    try_read_registry,
+    SwarmStatus, read_acks, read_locks, read_registry, status_changes, try_read_acks,
+    try_read_locks, try_read_registry,
 };

@@ -277,7 +277,7 @@ impl fmt::Display for StatusChange {
 
 /// What changed from `old` (read at `old_at`) to `new` (read at `new_at`),
 /// in a stable order: agents, locks, acknowledgements.
-pub fn changes(
+pub fn status_changes(
     old: &SwarmStatus,
     old_at: DateTime<Utc>,
     new: &SwarmStatus,
@@ -517,7 +517,7 @@ mod tests {
             acks: vec![pending("m2", 1), pending("m3", 0)],
             overlaps: Vec::new(),
         };
-        let lines: Vec<String> = changes(&old, t0, &new, t1, stale)
+        let lines: Vec<String> = status_changes(&old, t0, &new, t1, stale)
             .iter()
             .map(|c| c.to_string())
             .collect();
@@ -538,9 +538,9 @@ mod tests {
             ]
         );
         // Nothing changed, and a stale lock is reported once.
-        assert!(changes(&new, t1, &new, t1, stale).is_empty());
+        assert!(status_changes(&new, t1, &new, t1, stale).is_empty());
         let later = time::from_unix_seconds(1700.0).expect("time");
-        let aged: Vec<String> = changes(&new, t1, &new, later, stale)
+        let aged: Vec<String> = status_changes(&new, t1, &new, later, stale)
             .iter()
             .map(|c| c.to_string())
             .collect();

@@ -99,7 +99,7 @@ pub(crate) fn list_dir(dir: &Path) -> Result<Vec<String>, StoreError> {
 pub type Stamp = Option<(u64, u64, u64, i128)>;
 
 /// The stamp of `path` (a final symbolic link is not followed).
-pub fn stamp(path: &Path) -> Stamp {
+pub fn file_stamp(path: &Path) -> Stamp {
     let m = fs::symlink_metadata(path).ok()?;
     let mtime = i128::from(m.mtime()) * 1_000_000_000 + i128::from(m.mtime_nsec());
     Some((m.dev(), m.ino(), m.len(), mtime))
@@ -139,15 +139,15 @@ mod tests {
     fn stamps_change_with_every_new_version() {
         let dir = tempfile::tempdir().expect("tempdir");
         let f = dir.path().join("f");
-        assert_eq!(stamp(&f), None);
+        assert_eq!(file_stamp(&f), None);
         fs::write(&f, "one").expect("write");
-        let first = stamp(&f);
+        let first = file_stamp(&f);
         assert!(first.is_some());
         // Replaced by rename within the same clock tick: a new inode.
         let t = dir.path().join("t");
         fs::write(&t, "two").expect("write");
         fs::rename(&t, &f).expect("rename");
-        assert_ne!(stamp(&f), first);
+        assert_ne!(file_stamp(&f), first);
 
         let locks = dir.path().join("locks");
         assert!(dir_entries(&locks, ".lock").expect("missing").is_empty());

@@ -19,7 +19,7 @@ use super::state_file::{StateLock, open_for_read};
 
 /// What `stat` says about one segment file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct FileStat {
+pub(crate) struct FileStat {
     /// Its inode: stays the same across a rename.
     pub ino: u64,
     /// Its size in bytes.
@@ -30,7 +30,7 @@ pub struct FileStat {
 
 /// Counts the bytes read from segment files.
 #[derive(Debug, Default)]
-pub struct ReadMeter {
+pub(crate) struct ReadMeter {
     bytes: Cell<u64>,
 }
 
@@ -184,7 +184,7 @@ impl LogFiles {
 
 /// Reads `len` bytes at `offset` (fewer at the end of the file), counting
 /// them on `meter`.
-pub fn read_at(
+pub(crate) fn read_at(
     file: &File,
     path: &Path,
     offset: u64,

@@ -2,14 +2,14 @@
 //! each file lives, and atomic, lock-protected reads and writes.
 
 mod append_file;
-pub mod audit;
+pub(crate) mod audit;
 mod document;
 mod error;
 mod foreign_document;
 mod foreign_records;
-pub mod inspect;
+pub(crate) mod inspect;
 mod log_files;
-pub mod notices;
+pub(crate) mod notices;
 mod paths;
 mod presence_lock;
 mod root;
@@ -22,11 +22,13 @@ pub(crate) use document::{read_document, write_document};
 pub use error::StoreError;
 pub(crate) use foreign_document::ForeignDocument;
 pub(crate) use foreign_records::{RecordFile, read_records, record_file, record_files_in};
-pub use log_files::{FileStat, LogFiles, ReadMeter, read_at};
+pub use log_files::LogFiles;
+pub(crate) use log_files::{FileStat, ReadMeter, read_at};
 pub use paths::Paths;
 pub(crate) use paths::a2a_names;
 pub(crate) use presence_lock::{PresenceLock, Present};
 pub use root::{ProjectRoot, RootSource};
 pub(crate) use sqlite_file::{SqliteFile, is_damage};
 pub use state_dir::StateDir;
-pub use state_file::{DEFAULT_LOCK_TIMEOUT, Loaded, StateFile, StateLock, ensure_private_dir};
+pub use state_file::{DEFAULT_LOCK_TIMEOUT, ensure_private_dir};
+pub(crate) use state_file::{Loaded, StateFile, StateLock};

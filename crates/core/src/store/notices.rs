@@ -18,7 +18,7 @@ static PENDING: Mutex<Vec<String>> = Mutex::new(Vec::new());
 
 /// Installs the process's reporter of notices (the first one installed
 /// stays) and hands it the notices made so far.
-pub fn set_reporter(reporter: impl Fn(&str) + Send + Sync + 'static) {
+pub fn set_notice_reporter(reporter: impl Fn(&str) + Send + Sync + 'static) {
     let _ = REPORTER.set(Box::new(reporter));
     for note in take() {
         report(note);
@@ -41,7 +41,7 @@ pub(crate) fn report(note: String) {
 }
 
 /// The notices no reporter has taken yet, oldest first.
-pub fn take() -> Vec<String> {
+pub(crate) fn take() -> Vec<String> {
     std::mem::take(
         &mut *PENDING
             .lock()

@@ -25,7 +25,7 @@ pub const DEFAULT_LOCK_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What reading a state file found.
 #[derive(Debug, PartialEq)]
-pub enum Loaded<T> {
+pub(crate) enum Loaded<T> {
     /// No file: a fresh project.
     Missing,
     /// A valid file.
@@ -37,7 +37,7 @@ pub enum Loaded<T> {
 
 /// One state file.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StateFile {
+pub(crate) struct StateFile {
     path: PathBuf,
 }
 

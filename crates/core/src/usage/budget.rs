@@ -19,7 +19,7 @@ pub(crate) const NEAR_SHARE: f64 = 0.8;
 /// How far a budget is used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Level {
+pub enum BudgetLevel {
     /// Under 80%.
     Ok,
     /// 80% or more.
@@ -41,7 +41,7 @@ pub struct BudgetLine {
     /// `used / limit`.
     pub share: f64,
     /// How far it is used.
-    pub level: Level,
+    pub level: BudgetLevel,
 }
 
 impl BudgetLine {
@@ -52,11 +52,11 @@ impl BudgetLine {
             f64::INFINITY
         };
         let level = if share >= 1.0 {
-            Level::Over
+            BudgetLevel::Over
         } else if share >= NEAR_SHARE {
-            Level::Near
+            BudgetLevel::Near
         } else {
-            Level::Ok
+            BudgetLevel::Ok
         };
         BudgetLine {
             budget,
@@ -259,9 +259,9 @@ mod tests {
         };
         let lines = agent_lines(&config, &spent);
         assert_eq!(lines.len(), 2);
-        assert_eq!(lines[0].level, Level::Near);
+        assert_eq!(lines[0].level, BudgetLevel::Near);
         assert_eq!(lines[0].used, 80.0);
-        assert_eq!(lines[1].level, Level::Over);
+        assert_eq!(lines[1].level, BudgetLevel::Over);
         assert_eq!(lines[0].describe(), "agent_tokens 80 of 100 (80%)");
         assert_eq!(lines[1].describe(), "agent_cost $1.50 of $1.00 (150%)");
         assert!(swarm_lines(&config, &spent).is_empty());

@@ -4,7 +4,7 @@
 //! `[budget]` limits (docs/USAGE.md). The ledger of what was read is
 //! `.swarm/usage.json`.
 
-pub mod budget;
+pub(crate) mod budget;
 mod claude;
 mod codex;
 mod gemini;
@@ -13,10 +13,10 @@ pub(crate) mod locate;
 mod on_files;
 pub(crate) mod prices;
 mod reader;
-pub mod report;
-pub mod series;
-pub mod tally;
-pub mod tokens;
+pub(crate) mod report;
+pub(crate) mod series;
+pub(crate) mod tally;
+pub(crate) mod tokens;
 pub(crate) mod vendor;
 
 pub(crate) use tally::{Standing, Tally, UsageSettings};

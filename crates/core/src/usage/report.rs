@@ -21,7 +21,7 @@ pub struct UsageReport {
     /// Each agent with records, by id.
     pub agents: Vec<AgentUsage>,
     /// Every agent shown, together.
-    pub total: Total,
+    pub total: UsageTotal,
     /// The swarm's budget lines (empty when none is set).
     pub swarm_budget: Vec<BudgetLine>,
     /// The budget period (`day` or `session`), when a budget is set.
@@ -124,7 +124,7 @@ pub struct SessionUsage {
 
 /// Every agent shown, together.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
-pub struct Total {
+pub struct UsageTotal {
     /// Tokens by kind.
     pub tokens: Tokens,
     /// US dollars, for the models with a price.
@@ -144,7 +144,7 @@ impl Tally<'_> {
     ) -> UsageReport {
         let prices = &self.settings.prices;
         let mut agents = Vec::new();
-        let mut total = Total::default();
+        let mut total = UsageTotal::default();
         let names: Vec<String> = match only {
             Some(a) => vec![a.to_owned()],
             None => ledger.agents_with_records(),

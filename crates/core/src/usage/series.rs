@@ -43,7 +43,7 @@ pub struct AgentSeries {
 }
 
 /// The series of `agents` in `ledger`, for the day up to `now`.
-pub fn hourly(ledger: &Ledger, agents: &[String], now: i64) -> Series {
+pub fn hourly_series(ledger: &Ledger, agents: &[String], now: i64) -> Series {
     let first = now.div_euclid(STEP_SECS) * STEP_SECS - STEP_SECS * (STEPS as i64 - 1);
     let agents = agents
         .iter()
@@ -113,7 +113,7 @@ mod tests {
         ];
         ledger.files.insert(f.path.clone(), f);
         let agents = vec!["agent-1".to_owned(), "agent-2".to_owned()];
-        let s = hourly(&ledger, &agents, now);
+        let s = hourly_series(&ledger, &agents, now);
         assert_eq!(s.start_unix, hour - 23 * 3600);
         assert_eq!(s.agents.len(), 2);
         let one = &s.agents[0].tokens;

@@ -113,7 +113,7 @@ impl Standing {
     /// Whether `agent` is over a budget now.
     pub fn is_over(&self, agent: &str) -> bool {
         self.worst(agent)
-            .is_some_and(|l| l.level == budget::Level::Over)
+            .is_some_and(|l| l.level == budget::BudgetLevel::Over)
     }
 
     /// The worst level of `agent`'s limits and the swarm's, with the line

@@ -149,7 +149,7 @@ pub(super) fn short(id: &str) -> String {
 mod tests {
     use super::*;
     use crate::error::Error;
-    use crate::log::record::Outcome;
+    use crate::log::record::DeliveryOutcome;
     use crate::messaging::held::held_store::HeldMessage;
     use crate::messaging::held::release::Released;
     use crate::messaging::{ProcessReport, ReleaseReport};
@@ -158,7 +158,7 @@ mod tests {
 
     const ID: &str = "0123456789abcdef0123456789abcdef";
 
-    fn held(outcome: Outcome) -> Released {
+    fn held(outcome: DeliveryOutcome) -> Released {
         Released {
             held: HeldMessage {
                 seq: 1,
@@ -178,12 +178,15 @@ mod tests {
     fn an_escalation_and_a_message_that_went_in_are_the_feed_lines() {
         let done = Housekeeping {
             acks: Some(Ok(ProcessReport {
-                retried: vec![(ID.into(), "agent-2".into(), 2, Outcome::delivered())],
+                retried: vec![(ID.into(), "agent-2".into(), 2, DeliveryOutcome::delivered())],
                 escalated: vec![(ID.into(), "agent-3".into(), "esc".into())],
                 ..ProcessReport::default()
             })),
             held: Some(Ok(ReleaseReport {
-                released: vec![held(Outcome::delivered()), held(Outcome::queued("busy"))],
+                released: vec![
+                    held(DeliveryOutcome::delivered()),
+                    held(DeliveryOutcome::queued("busy")),
+                ],
                 ..ReleaseReport::default()
             })),
             handed_over: None,
@@ -215,7 +218,7 @@ mod tests {
         let done = Housekeeping {
             acks: Some(Err(Error::Usage("the acks are damaged".into()))),
             held: Some(Ok(ReleaseReport {
-                released: vec![held(Outcome::delivered())],
+                released: vec![held(DeliveryOutcome::delivered())],
                 ..ReleaseReport::default()
             })),
             ..Housekeeping::default()

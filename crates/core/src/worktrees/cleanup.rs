@@ -25,7 +25,7 @@ pub enum Keep {
 
 /// One agent worktree of `.swarm/worktrees/`, and whether it may go.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Verdict {
+pub struct RemovalVerdict {
     /// The agent.
     pub agent: String,
     /// The worktree.
@@ -46,7 +46,7 @@ pub fn removal_verdicts(
     repo: &Repository,
     paths: &Paths,
     active: &[String],
-) -> Result<Vec<Verdict>, WorktreeError> {
+) -> Result<Vec<RemovalVerdict>, WorktreeError> {
     let base = repo.base()?;
     let dir = paths.worktrees_dir();
     let mut out = Vec::new();
@@ -84,7 +84,7 @@ pub fn removal_verdicts(
                 None
             }
         };
-        out.push(Verdict {
+        out.push(RemovalVerdict {
             agent: b.agent,
             path: worktree.path,
             branch: b.branch,
@@ -105,7 +105,7 @@ fn canonical_starts_with(path: &std::path::Path, dir: &std::path::Path) -> bool 
 /// Removes each worktree `review` let go, then its branch; one git
 /// refuses (it checks again) is kept with git's reason. Returns every
 /// verdict as it ended.
-pub fn remove(repo: &Repository, verdicts: Vec<Verdict>) -> Vec<Verdict> {
+pub fn remove(repo: &Repository, verdicts: Vec<RemovalVerdict>) -> Vec<RemovalVerdict> {
     verdicts
         .into_iter()
         .map(|mut v| {

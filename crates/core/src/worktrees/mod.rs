@@ -21,7 +21,7 @@ mod workspace;
 
 pub use changes::Overlap;
 pub use changes::{AgentChanges, Changes, changes};
-pub use cleanup::{Keep, Verdict, removal_verdicts, remove};
+pub use cleanup::{Keep, RemovalVerdict, removal_verdicts, remove};
 pub use error::WorktreeError;
 pub(crate) use merge::check_main_worktree;
 pub use merge::{MergeKind, Merged, merge};

@@ -4,8 +4,7 @@
 use clap::{ArgGroup, Args};
 
 use swarm_core::a2a::{Availability, CardChanges, CardRegistry};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::a2a::a2a_view::{
     acting_agent, availability_parser, csv, optional_text, warn_notes,

@@ -3,8 +3,7 @@
 use clap::Args;
 
 use swarm_core::a2a::coordination;
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::context::Context;
 

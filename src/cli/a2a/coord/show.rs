@@ -3,9 +3,8 @@
 use clap::Args;
 
 use swarm_core::a2a::coordination;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{Error, ExitCode, Result};
 
 use crate::cli::context::Context;
 

@@ -4,8 +4,7 @@
 use clap::Args;
 
 use swarm_core::a2a::{Cleared, MemoryStore};
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::a2a::a2a_view::acting_agent;
 use crate::cli::context::Context;

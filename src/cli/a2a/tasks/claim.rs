@@ -6,8 +6,7 @@
 use clap::Args;
 
 use swarm_core::a2a::TaskStore;
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::a2a::a2a_view::{acting_agent, shown, warn_notes};
 use crate::cli::context::Context;

@@ -5,8 +5,7 @@
 use clap::{ArgGroup, Args};
 
 use swarm_core::a2a::{TaskStatus, TaskStore};
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use crate::cli::a2a::a2a_view::{agent_arg, optional_text, shown, status_parser, warn_notes};
 use crate::cli::actor;

@@ -5,11 +5,9 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use swarm_core::backend::{Backend, Operator};
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sanitize;
+use swarm_core::{Backend, Error, ExitCode, Operator, Result};
 use swarm_dashboard::{
     AccessKey, AllowedHosts, BasicAuth, Cors, Opened, Server, Settings, UrlFiles, open_browser,
 };

@@ -6,15 +6,13 @@ use std::time::Duration;
 use chrono::{FixedOffset, Local, Offset};
 use owo_colors::OwoColorize;
 
-use swarm_core::agents::registry::AgentStatus;
-use swarm_core::backend::{Backend, Operator};
-use swarm_core::domain::message::MessageType;
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::snapshot::SwarmStatus;
-use swarm_core::support::exit_code::ExitCode;
 use swarm_core::support::sys;
 use swarm_core::support::time;
+use swarm_core::{
+    AgentStatus, Backend, Error, ExitCode, MessageType, Operator, Result, SwarmStatus,
+    status_changes,
+};
 use swarm_monitor::{
     self, BaseFilter, FeedMessage, Level, MonitorState, Report, Session, TypeColor, Update,
     WorkerSetup,
@@ -161,7 +159,7 @@ fn plain(
             Some(&mut |m: &FeedMessage| out.push_str(&message_line(ctx, m, &tz))),
         );
         warn_all(ctx, problems.into_iter().chain(update.notes.drain(..)));
-        for change in swarm_core::snapshot::changes(
+        for change in status_changes(
             &before,
             before_at,
             &state.status,

@@ -10,8 +10,7 @@ use clap::Args;
 use swarm_core::agents::launch::find_on_path;
 use swarm_core::config;
 use swarm_core::domain::validate;
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use swarm_core::error::{Error, Result};
+use swarm_core::{Error, Result};
 
 /// `path` made absolute against the current directory (for messages; the
 /// file is the same either way).

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use swarm_core::config::{self, Format};
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{ExitCode, Result};
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

@@ -8,10 +8,9 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Map, Value, json};
 
-use swarm_core::config::{self, LoadedConfig, Origin};
-use swarm_core::error::Result;
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::config::{self, Origin};
 use swarm_core::watcher::service;
+use swarm_core::{ExitCode, LoadedConfig, Result};
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

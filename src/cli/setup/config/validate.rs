@@ -8,8 +8,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use swarm_core::config::{self, Origin};
-use swarm_core::error::{Error, Result};
-use swarm_core::support::exit_code::ExitCode;
+use swarm_core::{Error, ExitCode, Result};
 
 use super::file_arg::absolute;
 use crate::cli::context::Context;

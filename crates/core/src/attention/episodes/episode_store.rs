@@ -41,7 +41,7 @@ pub struct EpisodeRecord {
 }
 
 /// How a hook's episode key starts (see `EpisodeRecord::key`).
-pub const HOOK_KEY: &str = "hook:";
+pub(crate) const HOOK_KEY: &str = "hook:";
 
 /// What a reported change did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

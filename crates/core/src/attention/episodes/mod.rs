@@ -2,5 +2,5 @@
 //! `EpisodeStore` trait (`episode_store.rs`) and its files
 //! (`on_files.rs`); the Redis one is `crates/redis/src/episodes.rs`.
 
-pub mod episode_store;
+pub(crate) mod episode_store;
 pub(crate) mod on_files;

@@ -76,12 +76,12 @@ pub trait FeedStore: Send + Sync {
 }
 
 /// Parses one feed line; `None` for anything that is not an entry.
-pub fn parse_line(line: &[u8]) -> Option<FeedEntry> {
+pub fn parse_feed_line(line: &[u8]) -> Option<FeedEntry> {
     serde_json::from_slice(line).ok()
 }
 
 /// The bytes of one feed line (JSON and a newline).
-pub fn line_of(entry: &FeedEntry) -> Vec<u8> {
+pub fn feed_line_of(entry: &FeedEntry) -> Vec<u8> {
     let mut line = serde_json::to_vec(entry).unwrap_or_default();
     line.push(b'\n');
     line
@@ -100,7 +100,7 @@ pub(crate) fn parse_lines(bytes: &[u8]) -> (Vec<FeedEntry>, usize, usize) {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match parse_line(line) {
+        match parse_feed_line(line) {
             Some(e) => entries.push(e),
             None => skipped += 1,
         }

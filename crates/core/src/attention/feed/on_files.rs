@@ -7,7 +7,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use crate::attention::event::FeedEntry;
 use crate::attention::feed::feed_store::{
-    FeedCursor, FeedRead, FeedRetention, FeedStore, line_of, parse_lines,
+    FeedCursor, FeedRead, FeedRetention, FeedStore, feed_line_of, parse_lines,
 };
 use crate::store::{
     AppendFile, DEFAULT_LOCK_TIMEOUT, LogFiles, Paths, ReadMeter, StateFile, StoreError, read_at,
@@ -153,7 +153,7 @@ impl FeedStore for FileFeed {
             return Ok(());
         }
         self.rotate_if_due()?;
-        let lines: Vec<Vec<u8>> = entries.iter().map(line_of).collect();
+        let lines: Vec<Vec<u8>> = entries.iter().map(feed_line_of).collect();
         AppendFile::new(self.files.current()).append_lines_unsynced(&lines)
     }
 

@@ -6,4 +6,5 @@ mod message_index;
 mod query;
 
 pub use message_index::MessageIndex;
-pub use query::{IndexedMessage, MAX_LIMIT, Resolved, SearchQuery};
+pub use query::IndexedMessage;
+pub(crate) use query::{MAX_LIMIT, Resolved, SearchQuery};

@@ -13,9 +13,9 @@ use crate::store::StoreError;
 
 use super::message_index::MessageIndex;
 
-/// The most results one search asks for (`conversation::query` holds
+/// The most results one search asks for (`conversation::search_query` holds
 /// searches to it; the inbox's view of a search asks for all).
-pub const MAX_LIMIT: usize = 1000;
+pub(crate) const MAX_LIMIT: usize = 1000;
 
 /// Messages a thread shows at most (a runaway chain of replies).
 const MAX_THREAD: usize = 10_000;
@@ -146,7 +146,7 @@ fn rate(found: &mut [IndexedMessage]) {
 
 /// What a beginning of an id names.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     /// Exactly this message.
     One(String),
     /// No kept message.

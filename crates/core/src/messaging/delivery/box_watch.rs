@@ -6,7 +6,7 @@ use std::time::Instant;
 use super::EMPTY_SETTLE;
 use crate::agents::profile::Profile;
 use crate::agents::screen::{Reading, rows_showing};
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 
 /// True when the reading shows text in the input box.
 pub(super) fn shows_text(r: &Reading) -> bool {
@@ -80,8 +80,8 @@ impl BoxWatch {
 
     /// The delivery's outcome once confirming is over: whether the text was
     /// seen leaving the box, and whether Enter had to be pressed again.
-    pub(super) fn outcome(&self, left_box: bool) -> Outcome {
-        let outcome = Outcome::delivered_confirmed(left_box);
+    pub(super) fn outcome(&self, left_box: bool) -> DeliveryOutcome {
+        let outcome = DeliveryOutcome::delivered_confirmed(left_box);
         if self.pressed_again {
             outcome.after_second_enter()
         } else {

@@ -2,6 +2,6 @@
 //! store's seam (`held_store.rs`), its file (`on_files.rs`), and holding and
 //! releasing them (`release.rs`).
 
-pub mod held_store;
+pub(crate) mod held_store;
 pub(crate) mod on_files;
 pub(crate) mod release;

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use crate::agents::registry::AgentStatus;
 use crate::domain::{AgentId, MessageId};
 use crate::error::Result;
-use crate::log::record::{DeliveryRecord, Outcome, Record};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
 use super::held_store::{HeldMessage, ToHold};
 use crate::messaging::ack_retry::Roster;
@@ -26,7 +26,7 @@ pub struct Released {
     /// The message as it was held.
     pub held: HeldMessage,
     /// Its outcome.
-    pub outcome: Outcome,
+    pub outcome: DeliveryOutcome,
 }
 
 /// What one `release_held` round did.
@@ -198,7 +198,9 @@ impl Messenger<'_> {
                     &target_of(a),
                     &settings,
                 ),
-                None => Err(Outcome::queued(format!("{agent} is no longer registered"))),
+                None => Err(DeliveryOutcome::queued(format!(
+                    "{agent} is no longer registered"
+                ))),
             };
             match opened {
                 Ok(session) => {

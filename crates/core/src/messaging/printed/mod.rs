@@ -3,4 +3,4 @@
 //! (`PrintedStore`; files: `FilePrinted`).
 
 pub(crate) mod on_files;
-pub mod printed_store;
+pub(crate) mod printed_store;

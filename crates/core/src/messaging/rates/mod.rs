@@ -3,4 +3,4 @@
 //! `.swarm/rate_limits.json` by `on_files.rs`.
 
 pub(crate) mod on_files;
-pub mod rate_store;
+pub(crate) mod rate_store;

@@ -6,14 +6,14 @@
 
 use crate::agents::registry::{AgentRecord, AgentStatus, Registry};
 use crate::error::Result;
-use crate::log::record::{DeliveryRecord, Outcome, Record};
+use crate::log::record::{DeliveryOutcome, DeliveryRecord, Record};
 
-use super::relay_store::{HandedOver, Handoff, Taken};
+use super::relay_store::{HandedOver, Handoff, TakenHandoff};
 use crate::messaging::messenger::Messenger;
 use crate::messaging::send::Typed;
 
 /// (recipient, message id, outcome) of one delivery taken from the relay.
-pub(crate) type RelayedOne = (String, String, Outcome);
+pub(crate) type RelayedOne = (String, String, DeliveryOutcome);
 
 /// What the deliveries taken from the relay came to.
 pub(crate) type Relayed = Vec<RelayedOne>;
@@ -34,14 +34,14 @@ impl Messenger<'_> {
         &self,
         agents: &[(&AgentRecord, &str)],
         typed: Typed<'_>,
-    ) -> Vec<Outcome> {
+    ) -> Vec<DeliveryOutcome> {
         let Some(relay) = self.relay else {
             return agents
                 .iter()
-                .map(|(a, host)| Outcome::queued(format!("{} is on host {host}", a.id)))
+                .map(|(a, host)| DeliveryOutcome::queued(format!("{} is on host {host}", a.id)))
                 .collect();
         };
-        let mut outcomes: Vec<Option<Outcome>> = vec![None; agents.len()];
+        let mut outcomes: Vec<Option<DeliveryOutcome>> = vec![None; agents.len()];
         let mut hosts: Vec<&str> = agents.iter().map(|(_, h)| *h).collect();
         hosts.sort_unstable();
         hosts.dedup();
@@ -64,14 +64,14 @@ impl Messenger<'_> {
                 let id = &agents[i].0.id;
                 outcomes[i] = Some(match &said {
                     Ok(said) => match said.get(k) {
-                        Some(HandedOver::AlreadyWaiting) => Outcome::queued(format!(
+                        Some(HandedOver::AlreadyWaiting) => DeliveryOutcome::queued(format!(
                             "{id} is on host {host}: it already waits there for its swarm watch"
                         )),
-                        _ => Outcome::queued(format!(
+                        _ => DeliveryOutcome::queued(format!(
                             "{id} is on host {host}: its swarm watch delivers it"
                         )),
                     },
-                    Err(e) => Outcome::queued(format!(
+                    Err(e) => DeliveryOutcome::queued(format!(
                         "{id} is on host {host}, and it could not be handed over ({e})"
                     )),
                 });
@@ -90,7 +90,7 @@ impl Messenger<'_> {
     pub(crate) fn deliver_taken(
         &self,
         registry: &Registry,
-        taken: Vec<Taken>,
+        taken: Vec<TakenHandoff>,
     ) -> Result<(Relayed, Vec<String>)> {
         let Some(relay) = self.relay else {
             return Ok((Vec::new(), Vec::new()));
@@ -123,12 +123,12 @@ impl Messenger<'_> {
     fn deliver_group(
         &self,
         registry: &Registry,
-        group: &[Taken],
+        group: &[TakenHandoff],
     ) -> Result<(Relayed, Vec<String>)> {
         let mut warnings = Vec::new();
         let mut relayed = Vec::new();
         let mut here: Vec<AgentRecord> = Vec::new();
-        let mut away: Vec<(String, Outcome)> = Vec::new();
+        let mut away: Vec<(String, DeliveryOutcome)> = Vec::new();
         let mut first: Option<&Handoff> = None;
         for t in group {
             let Some(h) = &t.handoff else {
@@ -152,7 +152,7 @@ impl Messenger<'_> {
                 // as waiting in its inbox.
                 found => away.push((
                     h.agent.clone(),
-                    Outcome::queued(match found.and_then(|a| a.host.as_deref()) {
+                    DeliveryOutcome::queued(match found.and_then(|a| a.host.as_deref()) {
                         Some(host) => format!("{} is now on host {host}", h.agent),
                         None => format!("{} is no longer registered", h.agent),
                     }),
@@ -199,8 +199,8 @@ impl Messenger<'_> {
 /// of the same message with the same text, marker and note form one group
 /// (a broadcast's recipients on this host), in the order first taken. A
 /// delivery that cannot be read is a group of its own.
-fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
-    fn key(t: &Taken) -> Option<(&str, &str, &str, Option<&str>)> {
+fn same_delivery(taken: Vec<TakenHandoff>) -> Vec<Vec<TakenHandoff>> {
+    fn key(t: &TakenHandoff) -> Option<(&str, &str, &str, Option<&str>)> {
         t.handoff.as_ref().map(|h| {
             (
                 h.msg_id.as_str(),
@@ -210,7 +210,7 @@ fn same_delivery(taken: Vec<Taken>) -> Vec<Vec<Taken>> {
             )
         })
     }
-    let mut groups: Vec<Vec<Taken>> = Vec::new();
+    let mut groups: Vec<Vec<TakenHandoff>> = Vec::new();
     for t in taken {
         let slot = key(&t).and_then(|k| {
             groups

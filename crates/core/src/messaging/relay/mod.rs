@@ -3,4 +3,4 @@
 //! what other hosts handed over (`hand_over.rs`).
 
 pub(crate) mod hand_over;
-pub mod relay_store;
+pub(crate) mod relay_store;

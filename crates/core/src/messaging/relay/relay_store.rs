@@ -76,7 +76,7 @@ pub enum HandedOver {
 
 /// One delivery taken by this host.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Taken {
+pub struct TakenHandoff {
     /// The store's id for it, for `done`.
     pub id: String,
     /// The delivery; `None` when what was stored cannot be read (it is
@@ -108,8 +108,8 @@ pub trait Relay: Send + Sync {
 
     /// Deliveries for this host, waiting up to `wait` when none is there
     /// yet (see the trait's guarantees).
-    fn take(&self, wait: Duration) -> Result<Vec<Taken>, StoreError>;
+    fn take(&self, wait: Duration) -> Result<Vec<TakenHandoff>, StoreError>;
 
     /// Marks taken deliveries finished: their outcome is recorded.
-    fn done(&self, taken: &[Taken]) -> Result<(), StoreError>;
+    fn done(&self, taken: &[TakenHandoff]) -> Result<(), StoreError>;
 }

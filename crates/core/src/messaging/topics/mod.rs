@@ -3,4 +3,4 @@
 //! file (`on_files.rs`); Redis keeps them in `crates/redis/src/topics.rs`.
 
 pub(crate) mod on_files;
-pub mod topic_store;
+pub(crate) mod topic_store;

@@ -18,7 +18,7 @@ mod socket;
 use std::os::unix::net::UnixStream;
 use std::path::PathBuf;
 
-pub use pane::run as run_pane;
+pub use pane::run as run_codex_pane;
 use post::{Found, Posted, Taken, Urgency, find, post};
 
 use super::{Channel, Confirmation, Post, Receipt};
@@ -30,7 +30,7 @@ use crate::support::private_socket;
 use crate::support::sys::own_uid;
 
 /// The hidden subcommand a Codex pane runs (`swarm codex-pane -- codex`).
-pub const PANE_COMMAND: &str = "codex-pane";
+pub const CODEX_PANE_COMMAND: &str = "codex-pane";
 
 /// A pane's app server: where it listens, checked.
 #[derive(Clone, Debug, PartialEq, Eq)]

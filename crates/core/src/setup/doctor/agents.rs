@@ -10,11 +10,11 @@ use crate::agents::registry::{AgentRecord, AgentStatus};
 use crate::agents::registry_store::RegistryState;
 use crate::tmux::TmuxError;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// Whether swarm can see which programs run in the panes: the backend that
 /// `SWARM_PROCESS_BACKEND` picks, made to find this very process.
-pub(super) fn processes(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn processes(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "processes";
     let value = s
         .env
@@ -24,7 +24,7 @@ pub(super) fn processes(s: &Subject<'_>) -> Vec<Outcome> {
     let backend = match Backend::choose(value) {
         Ok(b) => b,
         Err(e) => {
-            return vec![Outcome::fail(
+            return vec![CheckOutcome::fail(
                 CHECK,
                 format!("{e}; every command that looks at panes will fail"),
                 format!("unset {BACKEND_VAR}, or set it to auto, proc (Linux) or portable"),
@@ -43,16 +43,16 @@ pub(super) fn processes(s: &Subject<'_>) -> Vec<Outcome> {
     };
     let me = std::process::id();
     vec![match Processes::new(backend).survey() {
-        Ok(view) if view.info(me).is_some() && view.argv(me).is_some() => Outcome::ok(
+        Ok(view) if view.info(me).is_some() && view.argv(me).is_some() => CheckOutcome::ok(
             CHECK,
             format!("backend {backend}{forced}: reads processes through {how}"),
         ),
-        Ok(_) => Outcome::fail(
+        Ok(_) => CheckOutcome::fail(
             CHECK,
             format!("backend {backend}{forced} cannot see swarm's own process"),
             format!("try {BACKEND_VAR}=portable, and check that `ps -A` lists every process"),
         ),
-        Err(e) => Outcome::fail(
+        Err(e) => CheckOutcome::fail(
             CHECK,
             format!("backend {backend}{forced} does not work: {e}"),
             crate::error::Reported::hint(&e)
@@ -63,7 +63,7 @@ pub(super) fn processes(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// Whether every agent registered on this host still has its pane on
 /// the tmux server.
-pub(super) fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn registry_panes(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "registered panes";
     let Ok(RegistryState::Valid(mut reg, _)) = s.backend.registry.read() else {
         return Vec::new();
@@ -97,12 +97,12 @@ pub(super) fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
         }
     }
     vec![if gone.is_empty() {
-        Outcome::ok(
+        CheckOutcome::ok(
             CHECK,
             format!("all {} registered agent pane(s) exist", reg.agents.len()),
         )
     } else {
-        Outcome::warn(
+        CheckOutcome::warn(
             CHECK,
             format!(
                 "{} of {} registered agent(s) have no live pane on {}",
@@ -118,7 +118,7 @@ pub(super) fn registry_panes(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// For each active agent: which profile applies, and whether a message
 /// would be typed into its pane right now (or held, and why).
-pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "agent screens";
     let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();
@@ -172,7 +172,7 @@ pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
         })
         .collect();
     vec![
-        Outcome::ok(
+        CheckOutcome::ok(
             CHECK,
             format!(
                 "{ready} of {} active agent(s) can take a message right now",
@@ -187,7 +187,7 @@ pub(super) fn agent_screens(s: &Subject<'_>) -> Vec<Outcome> {
 /// person, ends a turn or takes a message (its own hooks, or its screen),
 /// and why. A Codex CLI whose hooks wait to be trusted is a warning: the
 /// fix is one answer in codex.
-pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<CheckOutcome> {
     use crate::attention::event::Source;
     use crate::hooks::source::{self as status, Agent};
     const CHECK: &str = "attention sources";
@@ -254,13 +254,13 @@ pub(super) fn attention_sources(s: &Subject<'_>) -> Vec<Outcome> {
         agents.len()
     );
     vec![if untrusted {
-        Outcome::warn(
+        CheckOutcome::warn(
             CHECK,
             summary,
             "start codex in the project and accept its \"hooks need review\" screen",
         )
         .with_details(details)
     } else {
-        Outcome::ok(CHECK, summary).with_details(details)
+        CheckOutcome::ok(CHECK, summary).with_details(details)
     }]
 }

@@ -9,10 +9,10 @@ use crate::agents::registry_store::RegistryState;
 use crate::config::{self, NativeMode};
 use crate::native;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// Each active agent's channel.
-pub(super) fn channels(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn channels(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "delivery channels";
     let Ok(RegistryState::Valid(reg, _)) = s.backend.registry.read() else {
         return Vec::new();
@@ -55,9 +55,9 @@ pub(super) fn channels(s: &Subject<'_>) -> Vec<Outcome> {
         agents.len()
     );
     let outcome = if holding.is_empty() {
-        Outcome::ok(CHECK, summary)
+        CheckOutcome::ok(CHECK, summary)
     } else {
-        Outcome::warn(
+        CheckOutcome::warn(
             CHECK,
             format!(
                 "{summary}; Claude Code holds swarm's messages for your approval in {} (it \

@@ -8,7 +8,7 @@ use super::installs::{hook_commands, mcp_servers};
 use super::leftovers::leftover_files;
 use super::message_log::{message_log, message_log_segments};
 use super::project::{project_root, shared_store};
-use super::report::{Check, Outcome, Subject};
+use super::report::{Check, CheckOutcome, Subject};
 use super::state_files::{
     a2a_files, agent_ids_file, lock_dir, lock_holders, pending_acks, registry_file,
 };
@@ -42,6 +42,6 @@ pub(crate) const CHECKS: &[Check] = &[
 ];
 
 /// Runs every check.
-pub fn run(subject: &Subject<'_>) -> Vec<Outcome> {
+pub fn run(subject: &Subject<'_>) -> Vec<CheckOutcome> {
     CHECKS.iter().flat_map(|check| check(subject)).collect()
 }

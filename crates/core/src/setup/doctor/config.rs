@@ -2,11 +2,11 @@
 
 use crate::config;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// Whether the configuration loads: the file, if any, and the `SWARM_*`
 /// overrides.
-pub(super) fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn config_file(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "config";
     vec![match config::load(s.paths.root(), s.env) {
         Ok(loaded) => {
@@ -34,9 +34,9 @@ pub(super) fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
                 (None, None) => format!("no config file, defaults in use{env_note}"),
             };
             if loaded.warnings.is_empty() {
-                Outcome::ok(CHECK, summary)
+                CheckOutcome::ok(CHECK, summary)
             } else {
-                Outcome::warn(
+                CheckOutcome::warn(
                     CHECK,
                     format!("{summary}, but some values are ignored"),
                     "move each secret out of the project's file, as said below",
@@ -44,7 +44,7 @@ pub(super) fn config_file(s: &Subject<'_>) -> Vec<Outcome> {
                 .with_details(loaded.warnings)
             }
         }
-        Err(e) => Outcome::fail(
+        Err(e) => CheckOutcome::fail(
             CHECK,
             "the configuration is invalid: commands that change the swarm's state (msg, \
              lock, launch, discover, ...) refuse to start until it is fixed; the others warn \

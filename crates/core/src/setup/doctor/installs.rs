@@ -4,12 +4,12 @@
 
 use std::path::Path;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// swarm's agent hooks and git guard run swarm by name or by path:
 /// warns when that command no longer exists (a rebuilt or moved binary),
 /// since the hooks then do nothing.
-pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "hooks";
     let mut found: Vec<(String, &str)> = Vec::new();
     for vendor in crate::hooks::VENDORS {
@@ -29,12 +29,12 @@ pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
         .into_iter()
         .map(|(swarm, reinstall)| {
             if crate::agents::launch::invocation_exists(&swarm) {
-                Outcome::ok(
+                CheckOutcome::ok(
                     CHECK,
                     format!("`{reinstall}` hooks run {swarm}, which exists"),
                 )
             } else {
-                Outcome::warn(
+                CheckOutcome::warn(
                     CHECK,
                     format!("hooks run {swarm}, which no longer exists: they do nothing"),
                     format!("run `{reinstall}` again with the swarm you use now"),
@@ -46,7 +46,7 @@ pub(super) fn hook_commands(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// swarm's MCP server in the agents' project configuration: optional, but
 /// where it is configured, the program it names must run.
-pub(super) fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn mcp_servers(s: &Subject<'_>) -> Vec<CheckOutcome> {
     use crate::setup::mcp_config::{self, Client, Installed, SERVER_ARGS};
     const CHECK: &str = "MCP server";
     let root = s.paths.root();
@@ -61,7 +61,7 @@ pub(super) fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
         let check = format!("{CHECK} ({})", client.name());
         match mcp_config::status(root, client) {
             Installed::No => {}
-            Installed::Unreadable(why) => out.push(Outcome::warn(
+            Installed::Unreadable(why) => out.push(CheckOutcome::warn(
                 &check,
                 format!("{shown} cannot be read: {why}"),
                 "fix the file by hand, then run `swarm mcp install` again",
@@ -78,19 +78,19 @@ pub(super) fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
                             .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
                 };
                 out.push(if !runs {
-                    Outcome::fail(
+                    CheckOutcome::fail(
                         &check,
                         format!("{shown} starts {command:?}, which is not an executable file"),
                         "run `swarm mcp install` again with the swarm you use",
                     )
                 } else if args != SERVER_ARGS {
-                    Outcome::warn(
+                    CheckOutcome::warn(
                         &check,
                         format!("{shown} starts swarm with arguments {args:?}, not [\"mcp\"]"),
                         "run `swarm mcp install` again",
                     )
                 } else if !approved {
-                    Outcome::warn(
+                    CheckOutcome::warn(
                         &check,
                         format!(
                             "{shown} lists the server but .claude/settings.local.json does not \
@@ -99,13 +99,13 @@ pub(super) fn mcp_servers(s: &Subject<'_>) -> Vec<Outcome> {
                         "run `swarm mcp install --claude`",
                     )
                 } else {
-                    Outcome::ok(&check, format!("{shown} starts {command} mcp"))
+                    CheckOutcome::ok(&check, format!("{shown} starts {command} mcp"))
                 });
             }
         }
     }
     if out.is_empty() {
-        out.push(Outcome::ok(
+        out.push(CheckOutcome::ok(
             CHECK,
             "not configured for any agent (optional: `swarm mcp install` lets agents use swarm as tools)",
         ));

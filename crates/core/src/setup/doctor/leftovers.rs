@@ -5,11 +5,11 @@ use std::path::PathBuf;
 
 use crate::store::inspect;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// Temporary files of interrupted writes and damaged copies moved aside,
 /// in the root and the state directories.
-pub(super) fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn leftover_files(s: &Subject<'_>) -> Vec<CheckOutcome> {
     let dirs = [
         s.paths.root().to_owned(),
         s.paths.swarm_dir(),
@@ -31,7 +31,7 @@ pub(super) fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
     let mut out = Vec::new();
     if !temps.is_empty() {
         out.push(
-            Outcome::warn(
+            CheckOutcome::warn(
                 "temp files",
                 format!(
                     "{} temporary file(s) left by interrupted writes",
@@ -44,7 +44,7 @@ pub(super) fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
     }
     if !corrupt.is_empty() {
         out.push(
-            Outcome::warn(
+            CheckOutcome::warn(
                 "damaged copies",
                 format!("{} damaged state file(s) were moved aside", corrupt.len()),
                 "look at them for anything worth keeping, then delete them",
@@ -53,7 +53,7 @@ pub(super) fn leftover_files(s: &Subject<'_>) -> Vec<Outcome> {
         );
     }
     if out.is_empty() {
-        out.push(Outcome::ok(
+        out.push(CheckOutcome::ok(
             "leftovers",
             "no temporary or damaged files left behind",
         ));

@@ -4,23 +4,23 @@
 use crate::config;
 use crate::log::on_files::FileLog;
 use crate::log::record::Record;
-use crate::log::retention::{LogPolicy, Verdict};
+use crate::log::retention::{LogPolicy, SegmentVerdict};
 use crate::store::{LogFiles, StateFile};
 
 use super::project::on_shared_store;
-use super::report::{Outcome, Status, Subject};
+use super::report::{CheckOutcome, CheckStatus, Subject};
 use super::state_files::{file_itself, shown, unreadable};
 
 /// Whether the message log is a plain file whose every line is JSON,
 /// and how many messages and delivery records it holds.
-pub(super) fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn message_log(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
     let path = s.paths.message_log();
     let check = &shown(s, &path);
-    let mut out: Vec<Outcome> = file_itself(check, &path).into_iter().collect();
-    if out.iter().any(|o| o.status == Status::Fail) {
+    let mut out: Vec<CheckOutcome> = file_itself(check, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == CheckStatus::Fail) {
         return out;
     }
     let bytes = match StateFile::new(&path).read() {
@@ -54,14 +54,14 @@ pub(super) fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
         Err(e) => return vec![unreadable(check, &path, &e)],
     };
     out.push(if bad.is_empty() {
-        Outcome::ok(
+        CheckOutcome::ok(
             check,
             format!(
                 "readable, {messages} message(s) and {deliveries} delivery record(s), every line JSON"
             ),
         )
     } else {
-        Outcome::warn(
+        CheckOutcome::warn(
             check,
             format!(
                 "{} of {total} line(s) are not JSON (first at line {}); those messages cannot be read",
@@ -80,7 +80,7 @@ pub(super) fn message_log(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// The rotated segments of the message log: what is kept and why (the
 /// decision the next rotation will make).
-pub(super) fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn message_log_segments(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
@@ -101,10 +101,10 @@ pub(super) fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
         Err(e) => return vec![unreadable(CHECK, &s.paths.message_log(), &e)],
     };
     if verdicts.is_empty() {
-        return vec![Outcome::ok(CHECK, "no rotated segments yet")];
+        return vec![CheckOutcome::ok(CHECK, "no rotated segments yet")];
     }
     let total: u64 = verdicts.iter().map(|v| v.bytes).sum();
-    let pinned: Vec<&Verdict> = verdicts
+    let pinned: Vec<&SegmentVerdict> = verdicts
         .iter()
         .filter(|v| v.keep && v.reason.contains("but"))
         .collect();
@@ -139,9 +139,9 @@ pub(super) fn message_log_segments(s: &Subject<'_>) -> Vec<Outcome> {
         }
     );
     let outcome = if pinned.is_empty() {
-        Outcome::ok(CHECK, message)
+        CheckOutcome::ok(CHECK, message)
     } else {
-        Outcome::warn(
+        CheckOutcome::warn(
             CHECK,
             format!(
                 "{message}; {} kept past the limits for unread messages",

@@ -17,4 +17,4 @@ mod tmux;
 mod watcher;
 
 pub use checklist::run;
-pub use report::{Outcome, Status, Subject, tally};
+pub use report::{CheckOutcome, CheckStatus, Subject, tally};

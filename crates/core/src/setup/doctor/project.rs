@@ -4,25 +4,25 @@
 use crate::agents::registry_store::RegistryState;
 use crate::store::RootSource;
 
-use super::report::{Outcome, Subject};
+use super::report::{CheckOutcome, Subject};
 
 /// The project root, how it was found, and whether it is a directory.
-pub(super) fn project_root(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn project_root(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "project root";
     let path = s.root.path.display();
     vec![match &s.root.source {
-        RootSource::CurrentDir => Outcome::warn(
+        RootSource::CurrentDir => CheckOutcome::warn(
             CHECK,
             format!("{path}: no project marker found, so the current directory is used"),
             "run swarm from the project (a directory with .git or another marker), or pass \
              --root / set CLAUDESWARM_ROOT so every agent uses the same root",
         ),
-        source if !s.root.path.is_dir() => Outcome::fail(
+        source if !s.root.path.is_dir() => CheckOutcome::fail(
             CHECK,
             format!("{path} (from {source}) is not a directory"),
             "point --root or CLAUDESWARM_ROOT at the project directory",
         ),
-        source => Outcome::ok(CHECK, format!("{path} (found by {source})")),
+        source => CheckOutcome::ok(CHECK, format!("{path} (found by {source})")),
     }]
 }
 
@@ -34,11 +34,11 @@ pub(super) fn on_shared_store(s: &Subject<'_>) -> bool {
 
 /// Where the shared state lives, and for a server whether it answers
 /// (one read of the locks, which every host shares).
-pub(super) fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn shared_store(s: &Subject<'_>) -> Vec<CheckOutcome> {
     let store = s.backend.describe();
     let host = s.backend.host();
     if store == "files" {
-        return vec![Outcome::ok(
+        return vec![CheckOutcome::ok(
             "store",
             format!("the project's state files (this host: {host})"),
         )];
@@ -58,7 +58,7 @@ pub(super) fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
                 }
                 Ok(RegistryState::Missing) => "no registry yet".to_owned(),
                 Ok(RegistryState::Corrupt(why)) => {
-                    return vec![Outcome::fail(
+                    return vec![CheckOutcome::fail(
                         "store",
                         format!("{store}: the registry is damaged ({why})"),
                         "run `swarm discover`: it keeps the damaged value aside and rebuilds the registry",
@@ -68,7 +68,7 @@ pub(super) fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
             };
             let acks = s.backend.acks.list().map_or(0, |l| l.entries.len());
             let held = s.held.list().map_or(0, |h| h.len());
-            Outcome::ok(
+            CheckOutcome::ok(
                 "store",
                 format!(
                     "{store}, this host: {host}; it answers: {agents}, {} lock(s), {acks} pending ACK(s), {held} held message(s)",
@@ -76,7 +76,7 @@ pub(super) fn shared_store(s: &Subject<'_>) -> Vec<Outcome> {
                 ),
             )
         }
-        Err(e) => Outcome::fail(
+        Err(e) => CheckOutcome::fail(
             "store",
             format!("{store}: {e}"),
             "start the server or fix [store] url (SWARM_STORE_URL); every command that shares state fails until it answers",

@@ -1,5 +1,5 @@
-//! The words of `swarm doctor`'s report: how a check came out (`Status`),
-//! one result with its fix (`Outcome`), what the checks may look at
+//! The words of `swarm doctor`'s report: how a check came out (`CheckStatus`),
+//! one result with its fix (`CheckOutcome`), what the checks may look at
 //! (`Subject`) and what a check is (`Check`).
 
 use std::ffi::OsString;
@@ -16,7 +16,7 @@ use crate::tmux::Tmux;
 /// How a check came out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Status {
+pub enum CheckStatus {
     /// Nothing to do.
     Ok,
     /// Works, but something deserves a look.
@@ -27,11 +27,11 @@ pub enum Status {
 
 /// The result of one check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Outcome {
+pub struct CheckOutcome {
     /// What was checked (`tmux`, `config`, `ACTIVE_AGENTS.json`, ...).
     pub check: String,
     /// How it came out.
-    pub status: Status,
+    pub status: CheckStatus,
     /// One line saying what was found.
     pub message: String,
     /// Further lines (each problem of a config file, each lost pane).
@@ -40,33 +40,41 @@ pub struct Outcome {
     pub fix: Option<String>,
 }
 
-impl Outcome {
-    pub(super) fn ok(check: &str, message: impl Into<String>) -> Outcome {
-        Outcome {
+impl CheckOutcome {
+    pub(super) fn ok(check: &str, message: impl Into<String>) -> CheckOutcome {
+        CheckOutcome {
             check: check.into(),
-            status: Status::Ok,
+            status: CheckStatus::Ok,
             message: message.into(),
             details: Vec::new(),
             fix: None,
         }
     }
 
-    pub(super) fn warn(check: &str, message: impl Into<String>, fix: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Warn,
+    pub(super) fn warn(
+        check: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> CheckOutcome {
+        CheckOutcome {
+            status: CheckStatus::Warn,
             fix: Some(fix.into()),
-            ..Outcome::ok(check, message)
+            ..CheckOutcome::ok(check, message)
         }
     }
 
-    pub(super) fn fail(check: &str, message: impl Into<String>, fix: impl Into<String>) -> Outcome {
-        Outcome {
-            status: Status::Fail,
-            ..Outcome::warn(check, message, fix)
+    pub(super) fn fail(
+        check: &str,
+        message: impl Into<String>,
+        fix: impl Into<String>,
+    ) -> CheckOutcome {
+        CheckOutcome {
+            status: CheckStatus::Fail,
+            ..CheckOutcome::warn(check, message, fix)
         }
     }
 
-    pub(super) fn with_details(mut self, details: Vec<String>) -> Outcome {
+    pub(super) fn with_details(mut self, details: Vec<String>) -> CheckOutcome {
         self.details = details;
         self
     }
@@ -94,12 +102,16 @@ pub struct Subject<'a> {
 
 /// A check: looks, never changes anything, and returns one or more
 /// outcomes (none when it does not apply).
-pub(crate) type Check = fn(&Subject<'_>) -> Vec<Outcome>;
+pub(crate) type Check = fn(&Subject<'_>) -> Vec<CheckOutcome>;
 
 /// Counts of each status.
-pub fn tally(outcomes: &[Outcome]) -> (usize, usize, usize) {
+pub fn tally(outcomes: &[CheckOutcome]) -> (usize, usize, usize) {
     let n = |s| outcomes.iter().filter(|o| o.status == s).count();
-    (n(Status::Ok), n(Status::Warn), n(Status::Fail))
+    (
+        n(CheckStatus::Ok),
+        n(CheckStatus::Warn),
+        n(CheckStatus::Fail),
+    )
 }
 
 #[cfg(test)]
@@ -108,10 +120,10 @@ mod tests {
 
     #[test]
     fn outcomes_carry_fixes_unless_ok() {
-        assert_eq!(Outcome::ok("a", "b").fix, None);
-        assert_eq!(Outcome::warn("a", "b", "c").fix.as_deref(), Some("c"));
-        let f = Outcome::fail("a", "b", "c");
-        assert_eq!((f.status, f.fix.as_deref()), (Status::Fail, Some("c")));
-        assert_eq!(tally(&[Outcome::ok("a", "b"), f]), (1, 0, 1));
+        assert_eq!(CheckOutcome::ok("a", "b").fix, None);
+        assert_eq!(CheckOutcome::warn("a", "b", "c").fix.as_deref(), Some("c"));
+        let f = CheckOutcome::fail("a", "b", "c");
+        assert_eq!((f.status, f.fix.as_deref()), (CheckStatus::Fail, Some("c")));
+        assert_eq!(tally(&[CheckOutcome::ok("a", "b"), f]), (1, 0, 1));
     }
 }

@@ -10,7 +10,7 @@ use crate::store::inspect::{self, Kind};
 use crate::store::{Loaded, StateFile, StoreError};
 
 use super::project::on_shared_store;
-use super::report::{Outcome, Status, Subject};
+use super::report::{CheckOutcome, CheckStatus, Subject};
 
 /// How a state file is named in the report: its path below the project
 /// root, as `Paths` places it.
@@ -23,8 +23,8 @@ pub(super) fn shown(s: &Subject<'_>, path: &Path) -> String {
 
 /// A state file that cannot even be looked at: a read error other than
 /// "missing".
-pub(super) fn unreadable(check: &str, path: &Path, e: &StoreError) -> Outcome {
-    Outcome::fail(
+pub(super) fn unreadable(check: &str, path: &Path, e: &StoreError) -> CheckOutcome {
+    CheckOutcome::fail(
         check,
         format!("cannot read it: {e}"),
         format!(
@@ -36,7 +36,7 @@ pub(super) fn unreadable(check: &str, path: &Path, e: &StoreError) -> Outcome {
 
 /// Problems with the file itself (a link, open to other users); `None`
 /// when it is a plain private-enough file or missing.
-pub(super) fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
+pub(super) fn file_itself(check: &str, path: &Path) -> Option<CheckOutcome> {
     let st = match inspect::status(path) {
         Ok(st) => st,
         Err(e) => return Some(unreadable(check, path, &e)),
@@ -44,7 +44,7 @@ pub(super) fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
     match st.kind {
         Kind::Missing | Kind::File => {}
         Kind::Symlink => {
-            return Some(Outcome::fail(
+            return Some(CheckOutcome::fail(
                 check,
                 "it is a symbolic link; swarm never follows links for state files",
                 format!(
@@ -54,7 +54,7 @@ pub(super) fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
             ));
         }
         Kind::Dir | Kind::Other => {
-            return Some(Outcome::fail(
+            return Some(CheckOutcome::fail(
                 check,
                 "it is not a regular file",
                 format!("move {} out of the way", path.display()),
@@ -62,7 +62,7 @@ pub(super) fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
         }
     }
     (st.kind == Kind::File && st.mode & 0o022 != 0).then(|| {
-        Outcome::warn(
+        CheckOutcome::warn(
             check,
             format!("other users can change it (mode {:o})", st.mode & 0o777),
             format!("chmod 600 {}", path.display()),
@@ -71,26 +71,26 @@ pub(super) fn file_itself(check: &str, path: &Path) -> Option<Outcome> {
 }
 
 /// The agent registry: a plain file, readable, every entry usable.
-pub(super) fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn registry_file(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
     let path = s.paths.registry();
     let check = &shown(s, &path);
-    let mut out: Vec<Outcome> = file_itself(check, &path).into_iter().collect();
-    if out.iter().any(|o| o.status == Status::Fail) {
+    let mut out: Vec<CheckOutcome> = file_itself(check, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == CheckStatus::Fail) {
         return out;
     }
     out.push(match s.backend.registry.read() {
-        Ok(RegistryState::Missing) => Outcome::ok(
+        Ok(RegistryState::Missing) => CheckOutcome::ok(
             check,
             "no registry yet (`swarm discover` or `swarm launch N` creates it)",
         ),
-        Ok(RegistryState::Valid(reg, skipped)) if skipped.is_empty() => Outcome::ok(
+        Ok(RegistryState::Valid(reg, skipped)) if skipped.is_empty() => CheckOutcome::ok(
             check,
             format!("readable, {} agent(s) registered", reg.agents.len()),
         ),
-        Ok(RegistryState::Valid(reg, skipped)) => Outcome::warn(
+        Ok(RegistryState::Valid(reg, skipped)) => CheckOutcome::warn(
             check,
             format!(
                 "{} agent(s) registered, {} entr{} unusable",
@@ -101,7 +101,7 @@ pub(super) fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
             "run `swarm discover` to rewrite the registry",
         )
         .with_details(skipped),
-        Ok(RegistryState::Corrupt(why)) => Outcome::fail(
+        Ok(RegistryState::Corrupt(why)) => CheckOutcome::fail(
             check,
             format!("damaged: {why}"),
             "run `swarm discover`: it moves the damaged file aside and rebuilds the registry \
@@ -113,22 +113,24 @@ pub(super) fn registry_file(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 /// The agent-id mark: a plain file, readable.
-pub(super) fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn agent_ids_file(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
     let path = s.paths.agent_ids();
     let check = &shown(s, &path);
-    let mut out: Vec<Outcome> = file_itself(check, &path).into_iter().collect();
-    if out.iter().any(|o| o.status == Status::Fail) {
+    let mut out: Vec<CheckOutcome> = file_itself(check, &path).into_iter().collect();
+    if out.iter().any(|o| o.status == CheckStatus::Fail) {
         return out;
     }
     out.push(match s.backend.registry.read_ids() {
-        Ok(IdsState::Missing) => Outcome::ok(check, "none yet (written with the first agent id)"),
-        Ok(IdsState::Valid(ids)) => {
-            Outcome::ok(check, format!("readable, next id agent-{}", ids.next))
+        Ok(IdsState::Missing) => {
+            CheckOutcome::ok(check, "none yet (written with the first agent id)")
         }
-        Ok(IdsState::Corrupt(why)) => Outcome::fail(
+        Ok(IdsState::Valid(ids)) => {
+            CheckOutcome::ok(check, format!("readable, next id agent-{}", ids.next))
+        }
+        Ok(IdsState::Corrupt(why)) => CheckOutcome::fail(
             check,
             format!("damaged: {why}"),
             "run `swarm discover`: it rebuilds the id mark from the registry and the pane labels",
@@ -139,7 +141,7 @@ pub(super) fn agent_ids_file(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 /// The pending acknowledgements: a plain file of readable JSON.
-pub(super) fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn pending_acks(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
@@ -152,14 +154,14 @@ pub(super) fn pending_acks(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 /// The agent-to-agent store files (cards, tasks, ...) that exist.
-pub(super) fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn a2a_files(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
     let found = match crate::a2a::check_files(s.backend.a2a.as_ref()) {
         Ok(found) => found,
         Err(e) => {
-            return vec![Outcome::fail(
+            return vec![CheckOutcome::fail(
                 "A2A files",
                 format!("could not read them: {e}"),
                 "check the files' owner and permissions",
@@ -173,9 +175,9 @@ pub(super) fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
             continue;
         }
         out.push(if f.problems.is_empty() {
-            Outcome::ok(f.name, format!("readable, {} record(s)", f.records))
+            CheckOutcome::ok(f.name, format!("readable, {} record(s)", f.records))
         } else {
-            Outcome::warn(
+            CheckOutcome::warn(
                 f.name,
                 format!("{} record(s) readable, with problems", f.records),
                 "the next swarm command that writes it moves a damaged file aside; records it \
@@ -188,22 +190,24 @@ pub(super) fn a2a_files(s: &Subject<'_>) -> Vec<Outcome> {
 }
 
 /// A JSON state file that is checked only for being readable JSON.
-fn json_file(check: &str, path: &Path, fix: &str) -> Vec<Outcome> {
-    let mut out: Vec<Outcome> = file_itself(check, path).into_iter().collect();
-    if out.iter().any(|o| o.status == Status::Fail) {
+fn json_file(check: &str, path: &Path, fix: &str) -> Vec<CheckOutcome> {
+    let mut out: Vec<CheckOutcome> = file_itself(check, path).into_iter().collect();
+    if out.iter().any(|o| o.status == CheckStatus::Fail) {
         return out;
     }
     match StateFile::new(path).read_json::<serde_json::Value>() {
         Ok(Loaded::Missing) => {}
-        Ok(Loaded::Valid(_)) => out.push(Outcome::ok(check, "readable JSON")),
-        Ok(Loaded::Corrupt(why)) => out.push(Outcome::fail(check, format!("damaged: {why}"), fix)),
+        Ok(Loaded::Valid(_)) => out.push(CheckOutcome::ok(check, "readable JSON")),
+        Ok(Loaded::Corrupt(why)) => {
+            out.push(CheckOutcome::fail(check, format!("damaged: {why}"), fix))
+        }
         Err(e) => out.push(unreadable(check, path, &e)),
     }
     out
 }
 
 /// The lock directory: a directory whose lock files are JSON objects.
-pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<CheckOutcome> {
     if on_shared_store(s) {
         return Vec::new();
     }
@@ -213,7 +217,7 @@ pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
     match inspect::status(&dir) {
         Ok(st) if st.kind == Kind::Missing => return Vec::new(),
         Ok(st) if st.kind != Kind::Dir => {
-            return vec![Outcome::fail(
+            return vec![CheckOutcome::fail(
                 check,
                 "it is not a directory",
                 format!("move {} out of the way", dir.display()),
@@ -242,9 +246,9 @@ pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
         }
     }
     vec![if bad.is_empty() {
-        Outcome::ok(check, format!("readable, {} lock file(s)", locks.len()))
+        CheckOutcome::ok(check, format!("readable, {} lock file(s)", locks.len()))
     } else {
-        Outcome::warn(
+        CheckOutcome::warn(
             check,
             format!("{} of {} lock file(s) are damaged", bad.len(), locks.len()),
             format!(
@@ -258,7 +262,7 @@ pub(super) fn lock_dir(s: &Subject<'_>) -> Vec<Outcome> {
 
 /// Locks whose holder is no active agent of the registry: nobody will
 /// release them, and they keep everyone else out until they go stale.
-pub(super) fn lock_holders(s: &Subject<'_>) -> Vec<Outcome> {
+pub(super) fn lock_holders(s: &Subject<'_>) -> Vec<CheckOutcome> {
     const CHECK: &str = "lock holders";
     let (Ok(locks), Ok(registry)) = (s.backend.locks.list(), s.backend.registry.read()) else {
         // The lock and registry checks report what cannot be read.
@@ -290,13 +294,13 @@ pub(super) fn lock_holders(s: &Subject<'_>) -> Vec<Outcome> {
         return Vec::new();
     }
     if orphaned.is_empty() {
-        return vec![Outcome::ok(
+        return vec![CheckOutcome::ok(
             CHECK,
             format!("every lock ({}) is held by an active agent", locks.len()),
         )];
     }
     vec![
-        Outcome::warn(
+        CheckOutcome::warn(
             CHECK,
             format!(
                 "{} lock(s) held by agents that are not in the registry or not active: \
