@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 use swarm_core::ops::{self, ReplyTarget, SendPlan, SubscribePlan, SubscribeReport};
 use swarm_core::support::{sanitize, time};
 use swarm_core::{
-    AgentId, Error, IndexedMessage, Result, SearchRequest, Topic, message_index, resolve_message,
-    search_query, thread_of,
+    AgentId, Error, IndexedMessage, Result, SearchRequest, Topic, message_index, search_query,
+    thread_of,
 };
 
 use super::args;

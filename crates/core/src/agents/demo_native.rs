@@ -224,7 +224,8 @@ impl DemoNative {
                 continue;
             }
             if busy && self.absorb {
-                self.absorbing.push((Instant::now() + ABSORB_AFTER, (text, when)));
+                self.absorbing
+                    .push((Instant::now() + ABSORB_AFTER, (text, when)));
             } else if busy {
                 self.waiting.push((text, when));
             } else {

@@ -30,8 +30,8 @@ impl ReplyTarget {
     /// one that begins several ids too; one naming no kept message is
     /// `Error::UnknownMessage`.
     pub fn find(op: &Operator, raw: &str, what: &str) -> Result<ReplyTarget> {
-        let index = conversation::index(&op.paths, op.backend.log.as_ref())?;
-        let msg_id = conversation::resolve(&index, raw, what)?;
+        let index = conversation::message_index(&op.paths, op.backend.log.as_ref())?;
+        let msg_id = conversation::resolve_message(&index, raw, what)?;
         let m = index
             .message(&msg_id)?
             .ok_or_else(|| Error::UnknownMessage(msg_id.clone()))?;

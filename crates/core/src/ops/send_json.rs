@@ -9,7 +9,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::domain::AgentId;
-use crate::log::record::Outcome;
+use crate::log::record::DeliveryOutcome;
 use crate::messaging::SendReport;
 
 /// A send as JSON: the message, each recipient's outcome, the counts.
@@ -26,7 +26,7 @@ pub struct SendView<'a> {
     parent_msg_id: Option<&'a str>,
     /// Each recipient's outcome, in recipient order.
     #[serde(serialize_with = "in_order")]
-    outcomes: &'a [(String, Outcome)],
+    outcomes: &'a [(String, DeliveryOutcome)],
     delivered: usize,
     /// Copies the agents have through their own channels, not taken yet.
     accepted: usize,
@@ -74,7 +74,10 @@ impl SendView<'_> {
 }
 
 /// The outcomes as one object keyed by recipient, in recipient order.
-fn in_order<S: Serializer>(outcomes: &&[(String, Outcome)], s: S) -> Result<S::Ok, S::Error> {
+fn in_order<S: Serializer>(
+    outcomes: &&[(String, DeliveryOutcome)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
     s.collect_map(outcomes.iter().map(|(r, o)| (r, o)))
 }
 
@@ -98,9 +101,9 @@ mod tests {
         SendReport {
             message,
             outcomes: vec![
-                ("agent-2".into(), Outcome::delivered_confirmed(true)),
-                ("agent-1".into(), Outcome::queued("no pane")),
-                ("agent-3".into(), Outcome::held("a dialog is open")),
+                ("agent-2".into(), DeliveryOutcome::delivered_confirmed(true)),
+                ("agent-1".into(), DeliveryOutcome::queued("no pane")),
+                ("agent-3".into(), DeliveryOutcome::held("a dialog is open")),
             ],
             rate_limited: Some(Duration::from_millis(2100)),
             rate: RateLimit {
