@@ -36,6 +36,15 @@ fn native_agent(server: &TmuxServer, project: &Project, flags: &str) -> String {
     pane
 }
 
+/// `native_agent`, working on a turn of 3 s (its session file says busy).
+fn busy_native_agent(server: &TmuxServer, project: &Project, flags: &str) -> String {
+    let pane = native_agent(server, project, flags);
+    type_keys(server, &pane, "long work DEMOSLEEP3");
+    server.wait_for_screen(&pane, "* working");
+    wait_busy(project);
+    pane
+}
+
 fn config_dir(project: &Project) -> PathBuf {
     project.file(".claude-config")
 }
@@ -77,6 +86,14 @@ fn msg_json(project: &Project, server: &TmuxServer, args: &[&str]) -> Output {
     let mut all = vec!["msg", "agent-0", "INFO", "--json"];
     all.extend_from_slice(args);
     swarm(project, server).args(&all).output().expect("run")
+}
+
+/// The id `msg --json` gave the message.
+fn msg_id(out: &Output) -> String {
+    stdout_json(out)["msg_id"]
+        .as_str()
+        .expect("msg --json names the message")
+        .to_owned()
 }
 
 fn outcome(out: &Output) -> serde_json::Value {
@@ -126,10 +143,7 @@ fn an_idle_agent_takes_a_message_from_its_socket_once_confirmed_by_its_transcrip
     assert_eq!(got[0]["pastes"], 0, "{got:?}");
     let peers = peer_records(&project);
     assert_eq!(peers.len(), 1, "{peers:?}");
-    let id = stdout_json(&out)["msg_id"]
-        .as_str()
-        .expect("as set up")
-        .to_owned();
+    let id = msg_id(&out);
     assert_eq!(logged_outcome(&project, &id)["via"], "socket");
 }
 
@@ -137,10 +151,7 @@ fn an_idle_agent_takes_a_message_from_its_socket_once_confirmed_by_its_transcrip
 fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     let server = TmuxServer::start();
     let project = Project::new();
-    let pane = native_agent(&server, &project, "");
-    type_keys(&server, &pane, "long work DEMOSLEEP3");
-    server.wait_for_screen(&pane, "* working");
-    wait_busy(&project);
+    busy_native_agent(&server, &project, "");
 
     let out = msg_json(&project, &server, &["--", "after your turn"]);
     assert!(out.status.success(), "{out:?}");
@@ -148,10 +159,7 @@ fn a_busy_agent_accepts_a_message_and_takes_it_once_when_its_turn_ends() {
     assert_eq!(o["status"], "accepted", "{o}");
     assert_eq!(o["via"], "socket", "{o}");
     assert_eq!(feed_of(&project, "message_accepted").len(), 1);
-    let id = stdout_json(&out)["msg_id"]
-        .as_str()
-        .expect("as set up")
-        .to_owned();
+    let id = msg_id(&out);
 
     let _watch = watch(&project, &server, &[]);
     let taken = wait_for("the watcher to see it taken", || {
@@ -461,10 +469,7 @@ fn the_prompt_hook_never_lists_a_message_the_agent_accepted_on_its_socket() {
     wait_busy(&project);
     let out = msg_json(&project, &server, &["--", "accepted on the socket"]);
     assert_eq!(outcome(&out)["status"], "accepted", "{out:?}");
-    let id = stdout_json(&out)["msg_id"]
-        .as_str()
-        .expect("as set up")
-        .to_owned();
+    let id = msg_id(&out);
     // A prompt of the person's, taken before the accepted message: its
     // hook lists the agent's unread messages.
     type_keys(&server, &pane, "a prompt of my own");
@@ -500,10 +505,7 @@ fn a_message_the_agent_holds_is_awaiting_approval_from_its_record() {
     let o = outcome(&out);
     assert_eq!(o["status"], "awaiting_approval", "{o}");
     assert_eq!(o["via"], "socket", "{o}");
-    let id = stdout_json(&out)["msg_id"]
-        .as_str()
-        .expect("as set up")
-        .to_owned();
+    let id = msg_id(&out);
     let held: Vec<_> = transcript(&project)
         .into_iter()
         .filter(|r| r["type"] == "system")
@@ -528,17 +530,11 @@ fn a_message_the_agent_holds_is_awaiting_approval_from_its_record() {
 fn a_message_taken_into_the_running_turn_is_delivered_not_dropped() {
     let server = TmuxServer::start();
     let project = Project::new();
-    let pane = native_agent(&server, &project, "--native-absorb");
-    type_keys(&server, &pane, "long work DEMOSLEEP3");
-    server.wait_for_screen(&pane, "* working");
-    wait_busy(&project);
+    let pane = busy_native_agent(&server, &project, "--native-absorb");
 
     let out = msg_json(&project, &server, &["--", "into this turn"]);
     assert!(out.status.success(), "{out:?}");
-    let id = stdout_json(&out)["msg_id"]
-        .as_str()
-        .expect("as set up")
-        .to_owned();
+    let id = msg_id(&out);
     let o = outcome(&out);
     // Queued first (the send sees that, the agent being busy), or already
     // taken in when the send looked.
