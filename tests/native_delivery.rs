@@ -575,13 +575,7 @@ fn a_message_taken_into_the_running_turn_is_delivered_not_dropped() {
 /// A directory whose `tmux` logs each call to `log` and then runs the
 /// real one: put first on `PATH`, it shows every tmux command swarm runs.
 fn logging_tmux(project: &Project, log: &std::path::Path) -> PathBuf {
-    let real = std::env::var_os("PATH")
-        .and_then(|p| {
-            std::env::split_paths(&p)
-                .map(|d| d.join("tmux"))
-                .find(|t| t.is_file())
-        })
-        .expect("tmux on PATH");
+    let real = crate::harness::real_tmux();
     let dir = project.file("logging-tmux");
     std::fs::create_dir_all(&dir).expect("as set up");
     let script = dir.join("tmux");

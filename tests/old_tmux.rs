@@ -23,13 +23,7 @@ struct OldTmux {
 
 impl OldTmux {
     fn new() -> OldTmux {
-        let real = std::env::var_os("PATH")
-            .and_then(|path| {
-                std::env::split_paths(&path)
-                    .map(|dir| dir.join("tmux"))
-                    .find(|candidate| candidate.is_file())
-            })
-            .expect("tmux on PATH");
+        let real = crate::harness::real_tmux();
         let dir = tempfile::tempdir().expect("tempdir");
         let log = dir.path().join("refused.log");
         let calls = dir.path().join("calls.log");

@@ -38,6 +38,17 @@ pub fn swarm_bin() -> &'static str {
     env!("CARGO_BIN_EXE_swarm")
 }
 
+/// The real `tmux` on `PATH`, for a test's own `tmux` in front of it.
+pub fn real_tmux() -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join("tmux"))
+                .find(|candidate| candidate.is_file())
+        })
+        .expect("tmux on PATH")
+}
+
 /// How long `wait_for` waits for a condition before failing the test.
 /// Generous: the machine is shared and slow; a healthy run takes
 /// milliseconds.
