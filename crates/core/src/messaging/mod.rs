@@ -21,6 +21,7 @@ pub(crate) mod rates;
 pub(crate) mod relay;
 mod resume_prompt;
 mod send;
+mod send_report;
 pub(crate) mod topics;
 mod wait;
 
@@ -31,4 +32,5 @@ pub use overlap_notice::ToldOverlap;
 pub(crate) use overlap_notice::notice_overlaps;
 pub(crate) use relay::hand_over::Relayed;
 pub(crate) use send::feed_detail;
-pub use send::{Recipients, Redelivery, SendReport, SendRequest};
+pub use send::{Recipients, SendRequest};
+pub use send_report::{Redelivery, SendReport};
