@@ -119,7 +119,7 @@ pub struct HookSightings {
     file: StateFile,
     /// The watcher's record of its last round (`.swarm/pane_states.json`),
     /// written once a round: its time says when the watcher last looked.
-    rounds: std::path::PathBuf,
+    rounds: StateFile,
 }
 
 impl HookSightings {
@@ -127,7 +127,7 @@ impl HookSightings {
     pub fn new(paths: &Paths) -> HookSightings {
         HookSightings {
             file: StateFile::new(paths.hook_sightings()),
-            rounds: paths.pane_states(),
+            rounds: StateFile::new(paths.pane_states()),
         }
     }
 
@@ -146,13 +146,10 @@ impl HookSightings {
     /// nothing readers act on leaves the file as it is (see the module's
     /// doc), without taking its lock.
     pub fn record(&self, report: &Report<'_>, at: Timestamp) -> Result<(), StoreError> {
-        if let Some(old) = self.load().get(report.agent) {
-            let round = std::fs::metadata(&self.rounds)
-                .and_then(|m| m.modified())
-                .ok();
-            if unchanged(old, report, at, round) {
-                return Ok(());
-            }
+        if let Some(old) = self.load().get(report.agent)
+            && unchanged(old, report, at, self.rounds.modified())
+        {
+            return Ok(());
         }
         let lock = self.file.lock(DEFAULT_LOCK_TIMEOUT)?;
         let mut data: SightingsFile = self.file.load_for_change(&lock, SIGHTINGS_LOST)?;

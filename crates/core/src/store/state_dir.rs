@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use tempfile::NamedTempFile;
 
 use super::error::StoreError;
-use super::state_file::{StateLock, ensure_private_dir};
+use super::state_file::{StateFile, StateLock, ensure_private_dir};
 
 /// Prefix of the temp files this module writes (and removes when a crashed
 /// writer left them behind).
@@ -86,9 +86,7 @@ impl StateDir {
 
     /// When `name` was last written, if it exists.
     pub fn modified(&self, name: &str) -> Option<SystemTime> {
-        fs::symlink_metadata(self.file(name))
-            .and_then(|m| m.modified())
-            .ok()
+        StateFile::new(self.file(name)).modified()
     }
 
     /// Creates `name` with `bytes` unless it exists: `Ok(true)` when this
@@ -161,7 +159,7 @@ impl StateDir {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::{DEFAULT_LOCK_TIMEOUT, StateFile};
+    use crate::store::DEFAULT_LOCK_TIMEOUT;
 
     #[test]
     fn create_new_refuses_an_existing_name_and_replace_overwrites() {

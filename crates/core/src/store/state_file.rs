@@ -13,7 +13,7 @@ use std::io::{self, Read, Write};
 use std::ops::ControlFlow;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 use serde::de::DeserializeOwned;
 
@@ -101,6 +101,14 @@ impl StateFile {
     /// Where the data lives.
     pub(crate) fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// When the file was last written, if it exists (a final symbolic link
+    /// is not followed).
+    pub(crate) fn modified(&self) -> Option<SystemTime> {
+        fs::symlink_metadata(&self.path)
+            .and_then(|m| m.modified())
+            .ok()
     }
 
     fn file_name(&self) -> String {
